@@ -1,0 +1,145 @@
+# toolscored — build, test and install.
+#
+#   make            build everything into $(BUILD)/
+#   make run        install missing Debian packages, build, run the daemon
+#   make check      install missing Debian packages, build, run every test
+#   make asan       the whole test suite under ASan + UBSan (build-asan/)
+#   make bench      benchmarks (not part of check)
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Sources are found by wildcard: a new lib/*.c, proto/*.c, daemon/*.c,
+# client/ts_client*.c, client/tsctl*.c or tests/test_*.c needs no edit here.
+
+VERSION      := 0.1.0
+PREFIX       ?= /usr/local
+BUILD        ?= build
+SANITIZE     ?=
+CC           ?= cc
+PKGS         := libuv json-c msgpack libmd
+OPTFLAGS     ?= -O2 -g
+
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
+	-Wno-missing-field-initializers
+CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -Ilib -Iproto -Iclient
+CFLAGS   += -std=c11 $(OPTFLAGS) $(WARNINGS) -fPIC $(SANITIZE) \
+	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+LDFLAGS  += $(SANITIZE)
+LIBS     := $(shell pkg-config --libs json-c libmd 2>/dev/null) -lm
+UV_LIBS  := $(shell pkg-config --libs libuv 2>/dev/null)
+MP_LIBS  := $(shell pkg-config --libs msgpack 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+LIB_SRC    := $(sort $(wildcard lib/*.c))
+PROTO_SRC  := $(sort $(wildcard proto/*.c))
+DAEMON_SRC := $(sort $(wildcard daemon/*.c))
+CLIENT_SRC := $(sort $(wildcard client/ts_client*.c))
+TSCTL_SRC  := $(sort $(wildcard client/tsctl*.c))
+TEST_SRC   := $(sort $(wildcard tests/test_*.c))
+TESTUTIL_SRC := $(sort $(wildcard tests/util_*.c))
+
+obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
+LIB_OBJ    := $(call obj,$(LIB_SRC))
+PROTO_OBJ  := $(call obj,$(PROTO_SRC))
+DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
+CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
+TSCTL_OBJ  := $(call obj,$(TSCTL_SRC))
+TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TESTUTIL_OBJ := $(call obj,$(TESTUTIL_SRC))
+
+LIBTS      := $(BUILD)/libtoolscore.a
+LIBPROTO   := $(BUILD)/libtoolscore-proto.a
+LIBCLIENT  := $(BUILD)/libtoolscore-client.a
+LIBCLIENT_SO := $(BUILD)/libtoolscore-client.so
+DAEMON     := $(BUILD)/toolscored
+TSCTL      := $(BUILD)/tsctl
+
+.PHONY: all deps deps-test run check asan bench fuzz stress install clean format
+
+all: deps $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(DAEMON) $(TSCTL) \
+	$(BUILD)/toolscore-client.pc $(TEST_BIN)
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(LIBTS): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBPROTO): $(PROTO_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+# The client library carries the lib/ and proto/ code it needs, so a test
+# worker or a language shim links one archive (plus json-c, msgpack, libmd).
+$(LIBCLIENT): $(CLIENT_OBJ) $(PROTO_OBJ) $(LIB_OBJ)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIBCLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ) $(LIB_OBJ)
+	$(CC) -shared -Wl,-soname,libtoolscore-client.so.0 $(LDFLAGS) -o $@ $^ $(MP_LIBS) $(LIBS)
+
+$(BUILD)/toolscore-client.pc: client/toolscore-client.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(DAEMON): $(DAEMON_OBJ) $(LIBPROTO) $(LIBTS)
+	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJ) $(LIBPROTO) $(LIBTS) $(UV_LIBS) $(MP_LIBS) $(LIBS)
+
+$(TSCTL): $(TSCTL_OBJ) $(LIBCLIENT)
+	$(CC) $(LDFLAGS) -o $@ $(TSCTL_OBJ) $(LIBCLIENT) $(MP_LIBS) $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT)
+	$(CC) $(LDFLAGS) -o $@ $< $(TESTUTIL_OBJ) $(LIBCLIENT) $(CHECK_LIBS) $(MP_LIBS) $(LIBS)
+
+# Every test needs the binaries too (integration tests start them).
+check: deps-test all
+	@BUILD=$(BUILD) tests/run.sh
+
+run: deps $(DAEMON) $(TSCTL)
+	$(DAEMON) --foreground
+
+asan:
+	@scripts/deps.sh test
+	$(MAKE) BUILD=build-asan OPTFLAGS='-O1 -g -fno-omit-frame-pointer' \
+		SANITIZE='-fsanitize=address,undefined -fno-sanitize-recover=all' check
+
+bench: all
+	@BUILD=$(BUILD) tests/bench/run.sh
+
+fuzz:
+	@scripts/deps.sh test
+	@tests/fuzz/run.sh
+
+stress: all
+	@BUILD=$(BUILD) TS_STRESS=1 tests/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
+		$(DESTDIR)$(PREFIX)/lib/systemd/user
+	install -m 755 $(DAEMON) $(TSCTL) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(LIBCLIENT) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(LIBCLIENT_SO) $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so.0
+	ln -sf libtoolscore-client.so.0 $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so
+	install -m 644 $(BUILD)/toolscore-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 644 client/toolscore_client.h $(DESTDIR)$(PREFIX)/include/
+	-install -m 644 docs/tsctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	-install -m 644 docs/toolscored.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	-install -m 644 systemd/toolscored.service systemd/toolscored.socket \
+		$(DESTDIR)$(PREFIX)/lib/systemd/user/
+
+format:
+	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch]
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,38 @@
+/*
+ * ts_extract — turning an agent's raw response into a list of calls
+ * (../shared/spec/extract.md). One implementation for the daemon, tsctl and
+ * every client shim.
+ */
+#ifndef TS_EXTRACT_H
+#define TS_EXTRACT_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "ts_error.h"
+
+/* Where the input came from: file-only formats (langchain, custom) are
+ * accepted only from trace files. */
+typedef enum ts_extract_origin {
+    TS_EXTRACT_RESPONSE = 0, /* an in-memory response handed over by a test */
+    TS_EXTRACT_FILE = 1      /* a trace file (tsctl record/eval/extract) */
+} ts_extract_origin;
+
+/*
+ * Extract calls from input. format is NULL or "auto" for detection, or one of
+ * the names of extract.md. *calls_out receives a new array
+ * [{"tool": ..., "args": {...}}, ...] (the "calls" format keeps items as they
+ * are). Errors have code "format" and say what was wrong, e.g.
+ * "cannot auto-detect the format of an object (supported formats: ...)".
+ */
+int ts_extract(const struct json_object *input, const char *format, ts_extract_origin origin,
+               struct json_object **calls_out, ts_error *err);
+
+/* True when name is a known format name (including "auto"). */
+bool ts_extract_format_known(const char *name);
+
+/* The supported format names, comma separated, for help and messages. */
+const char *ts_extract_format_list(void);
+
+#endif

@@ -1,0 +1,75 @@
+/*
+ * ts_json — reading and writing JSON values.
+ *
+ * Values in memory are json-c objects (struct json_object): they keep int and
+ * float distinct (json_type_int / json_type_double) and keep object keys in
+ * the order they arrived. This module adds what json-c lacks:
+ *   - a strict, bounded reader: UTF-8 validated, a depth limit, a size limit,
+ *     no trailing garbage, no NaN/Infinity, errors that give line and column;
+ *   - a writer that produces exactly the bytes of Python's
+ *     json.dumps(v, indent=2, ensure_ascii=False) (snapshot files), and a
+ *     compact single-line form (json.dumps(v, ensure_ascii=False) with
+ *     separators (", ", ": ")) for messages and logs;
+ *   - doubles in the shortest form that reads back to the same double,
+ *     written as Python's repr writes them (1.0, 0.1, 1e-07, 1e+16).
+ *
+ * Ownership: a value returned through an out-parameter holds one reference
+ * that the caller releases with json_object_put().
+ */
+#ifndef TS_JSON_H
+#define TS_JSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "ts_buf.h"
+#include "ts_error.h"
+
+#define TS_JSON_MAX_DEPTH 128              /* nesting levels accepted */
+#define TS_JSON_MAX_BYTES (64u << 20)      /* largest document read */
+#define TS_JSON_DOUBLE_MAX 32              /* longest formatted double + NUL */
+
+/*
+ * Parse one JSON document of len bytes (need not be NUL-terminated).
+ * max_depth <= 0 means TS_JSON_MAX_DEPTH. Errors (code "invalid_json" or
+ * "limit"/"too_large"): invalid UTF-8, syntax errors, NaN/Infinity, trailing
+ * content, depth over the limit; the message says what and where
+ * ("line 3, column 7: ..."). *out is set only on success.
+ */
+int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object **out,
+                  ts_error *err);
+
+/*
+ * Append v to out as json.dumps(v, indent=2, ensure_ascii=False) does
+ * (no trailing newline). Fails with "invalid_argument" on NaN/Infinity or a
+ * string that is not valid UTF-8, and with -E2BIG if out's maximum is passed.
+ * A NULL v is written as null.
+ */
+int ts_json_write_pretty(const struct json_object *v, ts_buf *out, ts_error *err);
+
+/* Same, single line: json.dumps(v, ensure_ascii=False). */
+int ts_json_write_compact(const struct json_object *v, ts_buf *out, ts_error *err);
+
+/*
+ * Format d as Python's repr(float) does, into out (TS_JSON_DOUBLE_MAX bytes).
+ * Returns the length, or -EINVAL for NaN/Infinity.
+ */
+int ts_json_format_double(double d, char *out);
+
+/* Append s (len bytes) as a JSON string literal (quotes, escapes, no \u for
+ * non-ASCII). -EINVAL if s is not valid UTF-8. */
+int ts_json_write_string(const char *s, size_t len, ts_buf *out);
+
+/* True when s[0..len) is valid UTF-8 (no overlongs, no surrogates). */
+bool ts_utf8_valid(const char *s, size_t len);
+
+/* Deep copy of v (NULL stays NULL). Returns NULL only on allocation failure
+ * of a non-NULL v. */
+struct json_object *ts_json_copy(const struct json_object *v);
+
+/* String value of key in obj, or NULL if absent or not a string. */
+const char *ts_json_get_string(const struct json_object *obj, const char *key);
+
+#endif

@@ -1,0 +1,96 @@
+/*
+ * ts_score — comparing actual tool calls with expected ones
+ * (../shared/spec/scoring.md; numbers match the reference to 1e-12).
+ *
+ * Calls are json-c arrays of objects {"tool": string, "args": object|null|absent}.
+ * Neither list is modified.
+ */
+#ifndef TS_SCORE_H
+#define TS_SCORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "ts_error.h"
+
+typedef struct ts_weights {
+    double selection_accuracy;
+    double argument_f1;
+    double sequence_accuracy;
+    double redundant_rate;
+} ts_weights;
+
+typedef struct ts_score_options {
+    ts_weights weights;  /* ts_weights_default() or ts_weights_from_json() */
+    bool strict;         /* type-exact argument comparison */
+    double min_score;    /* in [0, 1]; 1.0 by default */
+} ts_score_options;
+
+typedef struct ts_score_result {
+    double score;
+    char grade;                   /* 'A' .. 'F' */
+    bool passed;
+    double min_score;
+    double invocation_accuracy;
+    double selection_accuracy;
+    double argument_precision;
+    double argument_recall;
+    double argument_f1;
+    double edit_distance;
+    double normalized_distance;
+    double sequence_accuracy;
+    int64_t redundant_count;
+    int64_t total_calls;
+    double redundant_rate;
+    double tool_correctness;
+    double trajectory_accuracy;
+    double step_match_rate;
+    double path_efficiency;
+    struct json_object *expected_tools; /* owned: sorted array of strings */
+    struct json_object *called_tools;
+    struct json_object *missing_tools;
+    struct json_object *extra_tools;
+} ts_score_result;
+
+/* Options with default weights, strict off, min_score 1.0. */
+void ts_score_options_default(ts_score_options *opt);
+void ts_weights_default(ts_weights *w);
+
+/*
+ * Weights from a JSON object with any subset of the four keys: unknown key,
+ * non-number, negative, NaN or infinite value -> error naming the key; given
+ * values replace defaults, then all four are divided by their total
+ * (total 0 -> error).
+ */
+int ts_weights_from_json(const struct json_object *obj, ts_weights *out, ts_error *err);
+
+/* min_score must lie in [0, 1]. */
+int ts_score_check_min(double min_score, ts_error *err);
+
+/*
+ * Validate a calls list (array; each item an object with a non-empty string
+ * "tool"): "item at index i is not an object" / "item at index i is missing
+ * 'tool'". which is "expected" or "actual" for the message.
+ */
+int ts_calls_validate(const struct json_object *calls, const char *which, ts_error *err);
+
+/*
+ * Score actual (already extracted) against expected. out is filled on
+ * success and must be released with ts_score_result_free().
+ */
+int ts_evaluate(const struct json_object *expected, const struct json_object *actual,
+                const ts_score_options *opt, ts_score_result *out, ts_error *err);
+
+void ts_score_result_free(ts_score_result *r);
+
+/* The result as JSON with exactly scoring.md's keys plus passed, min_score. */
+struct json_object *ts_score_result_to_json(const ts_score_result *r);
+
+/* Value comparison of scoring.md (lenient: numbers by value, trim top-level
+ * strings when top_level; strict: identical types). */
+bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
+                     bool top_level);
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * ts_snapshot — one snapshot: its model, its file format, and timestamps.
+ *
+ * The file format is the reference tool's (snapshots.md): keys in the order
+ * schema_version, name, created_at, updated_at, toolscore_version, approved,
+ * source, calls; written by ts_json_write_pretty plus one "\n".
+ */
+#ifndef TS_SNAPSHOT_H
+#define TS_SNAPSHOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "ts_buf.h"
+#include "ts_error.h"
+
+#define TS_SNAPSHOT_SCHEMA_VERSION 1
+#define TS_SNAPSHOT_MAX_BYTES (32u << 20)   /* largest snapshot file read */
+#define TS_SNAPSHOT_MAX_CALLS 100000        /* most calls in one snapshot */
+#define TS_TIMESTAMP_MAX 48
+
+typedef struct ts_snapshot {
+    int schema_version;
+    char *name;                       /* owned, valid UTF-8 */
+    char created_at[TS_TIMESTAMP_MAX];
+    char updated_at[TS_TIMESTAMP_MAX];
+    char *toolscore_version;          /* owned */
+    bool approved;
+    char *source;                     /* owned: "pytest", "trace" or "record" */
+    struct json_object *calls;        /* owned reference: an array of call objects */
+} ts_snapshot;
+
+/*
+ * A new snapshot named name with calls (a reference is taken: the caller keeps
+ * its own), source, approved=false, created_at = updated_at = now, our
+ * version. Calls are validated (an array of objects, each with a non-empty
+ * string "tool"; at most TS_SNAPSHOT_MAX_CALLS).
+ */
+int ts_snapshot_new(const char *name, struct json_object *calls, const char *source,
+                    ts_snapshot **out, ts_error *err);
+
+/*
+ * Parse a snapshot file's bytes. what names the file in error messages
+ * ("<what>: line 2, column 5: ..."). Accepts every file of the reference
+ * tool; refuses (with "invalid_json"/"invalid_snapshot"/"too_large"/"limit")
+ * corrupt or truncated JSON, invalid UTF-8, wrong types, a missing name or
+ * calls, too deep nesting, and files over TS_SNAPSHOT_MAX_BYTES.
+ */
+int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot **out,
+                      ts_error *err);
+
+/* Append the exact file bytes of s (pretty JSON + "\n") to out. */
+int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
+
+/* The snapshot as a JSON object with the file's keys in the file's order. */
+struct json_object *ts_snapshot_to_json(const ts_snapshot *s);
+
+/* Replace s->calls (a reference is taken) after validating; updated_at = now. */
+int ts_snapshot_set_calls(ts_snapshot *s, struct json_object *calls, ts_error *err);
+
+/* Validate a calls array as ts_snapshot_new does. */
+int ts_snapshot_validate_calls(const struct json_object *calls, ts_error *err);
+
+/* Deep copy. NULL on allocation failure. */
+ts_snapshot *ts_snapshot_copy(const ts_snapshot *s);
+
+void ts_snapshot_free(ts_snapshot *s);
+
+/* Now, UTC, "2025-06-01T12:05:00.123456+00:00". */
+void ts_timestamp_now(char out[TS_TIMESTAMP_MAX]);
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * ts_store — a directory of snapshot files (the snapshot root).
+ *
+ * Owns the root's directory descriptor. Every file is opened relative to it
+ * with O_NOFOLLOW, so no name and no symbolic link can reach outside the root.
+ * An absent root is an empty store; it is created (mkdir -p) on the first
+ * write. Writes are durable: temp file ".<file>.<random>.tmp" in the root,
+ * write, fsync, rename over the target, fsync the root. Any failure leaves the
+ * previous file intact and is returned.
+ *
+ * Thread safety: functions on one store may run from several threads at once
+ * as long as no two touch the same snapshot name at the same time (the daemon
+ * serializes per name); ts_store_open/close are not concurrent with anything.
+ */
+#ifndef TS_STORE_H
+#define TS_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+#include "ts_snapshot.h"
+
+typedef struct ts_store ts_store;
+
+/* What a file looked like when read: enough to notice it changed. */
+typedef struct ts_file_stamp {
+    uint64_t dev, ino, size;
+    int64_t mtime_ns, ctime_ns;
+    bool exists;
+} ts_file_stamp;
+
+/* A file in the root that is not a readable snapshot. */
+typedef struct ts_store_problem {
+    char *file;     /* file name relative to the root */
+    char *message;  /* why it could not be read */
+} ts_store_problem;
+
+typedef struct ts_store_listing {
+    ts_snapshot **items;          /* sorted by name (byte order) */
+    char **files;                 /* files[i] is the file name of items[i] */
+    size_t count;
+    ts_store_problem *problems;   /* unreadable files and name/hash mismatches */
+    size_t problem_count;
+} ts_store_listing;
+
+/* Flags for ts_store_save / ts_store_remove. */
+#define TS_STORE_NO_DIRSYNC 0x1  /* caller will ts_store_sync() (batching) */
+
+/*
+ * Open the store at root (a path; need not exist yet). Does not create it.
+ * Returns 0 or a negative code (-ENOTDIR if root exists and is no directory).
+ */
+int ts_store_open(const char *root, ts_store **out, ts_error *err);
+void ts_store_close(ts_store *store);
+const char *ts_store_root(const ts_store *store);
+
+/* The file path (root + "/" + file name) for name into out. */
+int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz,
+                  ts_error *err);
+
+/* Load a snapshot by name. -ENOENT ("not_found") when there is none.
+ * stamp (optional) receives the identity of the file that was read. */
+int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_stamp *stamp,
+                  ts_error *err);
+
+/* Stat the file of name without reading it (stamp->exists false if absent). */
+int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err);
+
+/* Durably write s under its name (creating the root if needed). */
+int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err);
+
+/* Durably remove the snapshot name. -ENOENT when there is none. */
+int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err);
+
+/* fsync the root directory (after saves made with TS_STORE_NO_DIRSYNC). */
+int ts_store_sync(ts_store *store, ts_error *err);
+
+/* Load, set approved=true and updated_at=now, save. -ENOENT if missing. */
+int ts_store_approve(ts_store *store, const char *name, ts_error *err);
+
+/* Every snapshot in the root, sorted by name; unreadable files reported. */
+int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err);
+void ts_store_listing_free(ts_store_listing *listing);
+
+/* Remove stray ".*.tmp" files left by a crash. Returns how many, or < 0. */
+int ts_store_cleanup_temp(ts_store *store, ts_error *err);
+
+/* True when both stamps describe the same version of the same file. */
+bool ts_file_stamp_equal(const ts_file_stamp *a, const ts_file_stamp *b);
+
+#endif

@@ -1,0 +1,28 @@
+#!/bin/sh
+# Installs the Debian packages toolscored needs to build and test, when missing.
+# Usage: scripts/deps.sh [build|test]
+#   build: compilers and libraries (make all, make run)
+#   test:  build + the tools the test suite drives (make check)
+set -eu
+want=${1:-build}
+pkgs="build-essential pkg-config libuv1-dev libjson-c-dev libmsgpack-dev check libmd-dev"
+if [ "$want" = test ]; then
+	pkgs="$pkgs valgrind tmux systemd man-db clang libclang-rt-14-dev util-linux procps"
+fi
+missing=""
+for p in $pkgs; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "toolscored needs these Debian packages:$missing" >&2
+	echo "install them with: sudo apt-get update && sudo apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "installing Debian packages:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >&2

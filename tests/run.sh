@@ -1,0 +1,41 @@
+#!/bin/sh
+# Runs every test program: $BUILD/tests/test_* (Check suites, fork mode, each
+# test with a timeout) and tests/test_*.sh (shell-driven integration tests).
+# Prints Check's own summary per suite and one closing line for the whole run.
+# TS_TESTS="name ..." runs only those (e.g. TS_TESTS="test_json test_store.sh").
+set -u
+BUILD=${BUILD:-build}
+export BUILD
+export TS_BUILD_DIR="$(cd "$BUILD" && pwd)"
+export TS_SOURCE_DIR="$(pwd)"
+export CK_FORK=yes
+export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60}
+# The suite must not see a CI flag from the machine that runs it: tests that
+# need CI set it themselves.
+unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE
+passed=0
+failed=0
+failed_names=""
+selected() {
+	[ -z "${TS_TESTS:-}" ] && return 0
+	for t in $TS_TESTS; do [ "$t" = "$1" ] && return 0; done
+	return 1
+}
+for t in "$BUILD"/tests/test_*; do
+	case "$t" in *.o|*.d) continue ;; esac
+	[ -x "$t" ] || continue
+	name=$(basename "$t")
+	selected "$name" || continue
+	echo "== $name"
+	if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
+done
+for t in tests/test_*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t")
+	selected "$name" || continue
+	echo "== $name"
+	if timeout 600 sh "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
+done
+[ -n "$failed_names" ] && echo "failed:$failed_names"
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
