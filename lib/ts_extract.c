@@ -17,7 +17,6 @@
 #include "ts_extract.h"
 
 #include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -106,12 +105,8 @@ static bool member_is(const struct json_object *obj, const char *key, const char
 /* A deep copy; *out = NULL for a JSON null. -ENOMEM on allocation failure. */
 static int copy_value(const struct json_object *v, struct json_object **out)
 {
-    *out = NULL;
-    if (v == NULL)
-        return 0;
-    if (json_object_deep_copy((struct json_object *)v, out, NULL) < 0)
-        return -ENOMEM;
-    return 0;
+    *out = ts_json_copy(v);
+    return v != NULL && *out == NULL ? -ENOMEM : 0;
 }
 
 /* "an object", "an array", ... for messages. */
@@ -159,40 +154,21 @@ static int no_memory(extract_ctx *ctx)
 
 /* ---- argument normalization ------------------------------------------ */
 
-/* Parse text as one JSON document; *parsed = false means "does not parse"
- * (the caller decides what that becomes). -ENOMEM on allocation failure. */
+/* Parse text as one JSON document (ts_json's strict reader: valid UTF-8,
+ * bounded depth, no trailing content). *parsed = false means "does not
+ * parse"; the caller decides what that becomes. -ENOMEM on allocation
+ * failure. */
 static int parse_text(const char *text, size_t len, bool *parsed, struct json_object **out)
 {
-    struct json_tokener *tok;
-    size_t end;
+    ts_error ignored;
+    int rc;
 
     *out = NULL;
     *parsed = false;
-    if (len > TS_JSON_MAX_BYTES || len > (size_t)INT32_MAX)
-        return 0;
-    tok = json_tokener_new_ex(EXTRACT_ARGS_MAX_DEPTH);
-    if (tok == NULL)
-        return -ENOMEM;
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-    *out = json_tokener_parse_ex(tok, text, (int)len);
-    if (*out == NULL && json_tokener_get_error(tok) == json_tokener_continue)
-        *out = json_tokener_parse_ex(tok, "", 1);
-    end = json_tokener_get_parse_end(tok);
-    if (json_tokener_get_error(tok) != json_tokener_success) {
-        json_object_put(*out);
-        *out = NULL;
-        json_tokener_free(tok);
-        return 0;
-    }
-    json_tokener_free(tok);
-    while (end < len && strchr(" \t\r\n", text[end]) != NULL && text[end] != '\0')
-        end++;
-    if (end < len) {
-        json_object_put(*out);
-        *out = NULL;
-        return 0;
-    }
-    *parsed = true;
+    rc = ts_json_parse(text, len, EXTRACT_ARGS_MAX_DEPTH, out, &ignored);
+    if (rc == -ENOMEM)
+        return rc;
+    *parsed = rc == 0;
     return 0;
 }
 

@@ -11,6 +11,7 @@
 
 #include "ts_buf.h"
 #include "ts_extract.h"
+#include "ts_json.h"
 
 /* ---- helpers ------------------------------------------------------------- */
 
@@ -34,17 +35,14 @@ static char *read_file(const char *path, size_t *len)
     return data;
 }
 
-/* Parse a whole JSON document (test inputs are trusted and well-formed). */
+/* Parse a whole JSON document with the project's reader. */
 static struct json_object *parse_json(const char *text, size_t len, const char *what)
 {
-    struct json_tokener *tok = json_tokener_new_ex(64);
-    struct json_object *v;
+    struct json_object *v = NULL;
+    ts_error err;
 
-    ck_assert_ptr_nonnull(tok);
-    v = json_tokener_parse_ex(tok, text, (int)len);
-    ck_assert_msg(json_tokener_get_error(tok) == json_tokener_success, "bad JSON in %s: %s", what,
-                  json_tokener_error_desc(json_tokener_get_error(tok)));
-    json_tokener_free(tok);
+    ck_assert_msg(ts_json_parse(text, len, 0, &v, &err) == 0, "bad JSON in %s: %s", what,
+                  err.message);
     return v;
 }
 
@@ -73,9 +71,7 @@ static struct json_object *load_fixture(const char *name, const char *suffix)
 static const char *compact(const struct json_object *v, ts_buf *b)
 {
     ts_buf_init(b, 64u << 20);
-    ck_assert_int_eq(ts_buf_appends(b, json_object_to_json_string_ext((struct json_object *)v,
-                                                                      JSON_C_TO_STRING_PLAIN)),
-                     0);
+    ck_assert_int_eq(ts_json_write_compact(v, b, NULL), 0);
     return b->data;
 }
 
