@@ -500,13 +500,15 @@ END_TEST
 START_TEST(test_bad_arguments)
 {
     struct json_object *in = load_fixture("calls_list", ".json");
+    struct json_object *calls = in;
     ts_error err;
 
     ck_assert_int_eq(ts_extract(in, NULL, TS_EXTRACT_RESPONSE, NULL, &err), -EINVAL);
     ck_assert_str_eq(err.code, TS_ERR_INVALID_ARGUMENT);
-    /* a NULL error object is allowed */
-    ck_assert_int_lt(ts_extract(in, "nope", TS_EXTRACT_RESPONSE, &in, NULL), 0);
-    ck_assert_ptr_null(in);
+    /* a NULL error object is allowed; *calls_out is reset on failure */
+    ck_assert_int_lt(ts_extract(in, "nope", TS_EXTRACT_RESPONSE, &calls, NULL), 0);
+    ck_assert_ptr_null(calls);
+    json_object_put(in);
 }
 END_TEST
 
@@ -706,6 +708,26 @@ START_TEST(test_user_messages_and_tool_results_never_calls)
 }
 END_TEST
 
+START_TEST(test_invalid_utf8_argument_string)
+{
+    struct json_object *in = parse_text("{\"new_items\": [{\"type\": \"tool_call_item\", "
+                                        "\"raw_item\": {\"name\": \"f\"}}]}");
+    struct json_object *raw = json_object_object_get(
+        json_object_array_get_idx(json_object_object_get(in, "new_items"), 0), "raw_item");
+    struct json_object *calls;
+
+    /* a response built in memory can carry bytes no JSON text could */
+    json_object_object_add(raw, "arguments", json_object_new_string("{\"a\": \"\xff\xfe\"}"));
+    calls = extract_ok(in, NULL, TS_EXTRACT_RESPONSE);
+    ck_assert_uint_eq(json_object_array_length(calls), 1);
+    ck_assert_int_eq(json_object_object_length(
+                         json_object_object_get(json_object_array_get_idx(calls, 0), "args")),
+                     0);
+    json_object_put(calls);
+    json_object_put(in);
+}
+END_TEST
+
 static Suite *extract_suite(void)
 {
     Suite *s = suite_create("extract");
@@ -732,6 +754,7 @@ static Suite *extract_suite(void)
     tcase_add_test(tb, test_huge_message_list);
     tcase_add_test(tb, test_deep_nesting);
     tcase_add_test(tb, test_wrong_types_everywhere);
+    tcase_add_test(tb, test_invalid_utf8_argument_string);
     suite_add_tcase(s, tb);
     return s;
 }
