@@ -21,19 +21,6 @@
 
 static char *notify_path;
 
-char *tsd_default_socket_path(void)
-{
-    const char *xdg = getenv("XDG_RUNTIME_DIR");
-    char *out = NULL;
-    int n;
-
-    if (xdg != NULL && xdg[0] == '/')
-        n = asprintf(&out, "%s/toolscore/toolscored.sock", xdg);
-    else
-        n = asprintf(&out, "/tmp/toolscore-%lu/toolscored.sock", (unsigned long)geteuid());
-    return n < 0 ? NULL : out;
-}
-
 static void listener_init(tsd_listener *l)
 {
     memset(l, 0, sizeof(*l));

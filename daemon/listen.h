@@ -30,13 +30,6 @@ typedef struct tsd_listener {
 } tsd_listener;
 
 /*
- * The default socket path: $XDG_RUNTIME_DIR/toolscore/toolscored.sock, or
- * /tmp/toolscore-<uid>/toolscored.sock without XDG_RUNTIME_DIR. Newly
- * allocated (free it), NULL on allocation failure.
- */
-char *tsd_default_socket_path(void);
-
-/*
  * Take over a socket passed by systemd: LISTEN_PID must be our pid and
  * LISTEN_FDS >= 1; fd 3 must be a listening Unix stream socket. *found is
  * false (and 0 returned) when no socket was passed. The variables are

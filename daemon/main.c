@@ -12,12 +12,13 @@
 #include "log.h"
 #include "options.h"
 #include "server.h"
+#include "ts_paths.h"
 
 /* Open the listener: systemd's socket when one was passed, else our own. */
 static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
 {
     bool activated = false;
-    char *path;
+    char path[TS_PATHS_MAX];
     int rc = tsd_listener_from_env(l, &activated, err);
 
     if (rc < 0 || activated) {
@@ -26,11 +27,11 @@ static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
                      opt->socket_path);
         return rc;
     }
-    path = opt->socket_path != NULL ? strdup(opt->socket_path) : tsd_default_socket_path();
-    if (path == NULL)
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    rc = tsd_listener_open(path, l, err);
-    free(path);
+    if (opt->socket_path != NULL)
+        return tsd_listener_open(opt->socket_path, l, err);
+    rc = ts_paths_default_socket(path, sizeof(path), err);
+    if (rc == 0)
+        rc = tsd_listener_open(path, l, err);
     return rc;
 }
 

@@ -3,7 +3,8 @@
  */
 #include "options.h"
 
-#include <limits.h>
+#include "ts_paths.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,17 +74,16 @@ static int parse_frame(const char *value, size_t *out, ts_error *err)
     return 0;
 }
 
-/* --store: absolute; resolved through symlinks when it exists. */
+/* --store: resolved to an absolute, symlink-free path (relative to the
+ * working directory), as clients name stores. */
 static int parse_store(const char *value, char **out, ts_error *err)
 {
-    char resolved[PATH_MAX];
+    char resolved[TS_PATHS_MAX];
+    int rc = ts_paths_resolve(value, resolved, sizeof(resolved), err);
 
-    if (value[0] != '/')
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "--store: the snapshot root must be an absolute path, got '%s'", value);
-    if (realpath(value, resolved) != NULL)
-        return dup_into(out, resolved, err);
-    return dup_into(out, value, err);
+    if (rc < 0)
+        return ts_error_prefix(err, rc, "--store");
+    return dup_into(out, resolved, err);
 }
 
 /* Split "--opt=value" or take the next argument as the value. */

@@ -37,8 +37,7 @@ typedef struct tsd_options {
 /*
  * Parse argv into opt. Errors (code "invalid_argument") name the option and
  * the problem, e.g. "--idle-timeout: not a number of seconds: 'x'".
- * --store is resolved to an absolute, symlink-free path when it exists, and
- * must be absolute or resolvable otherwise.
+ * --store is resolved to an absolute, symlink-free path (ts_paths_resolve).
  */
 int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err);
 void tsd_options_free(tsd_options *opt);

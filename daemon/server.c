@@ -13,10 +13,9 @@
 
 #include "dispatch.h"
 #include "log.h"
-#include "ts_wire.h"
+#include "ts_message.h"
 
 #define READ_CHUNK (64u << 10)
-#define REPLY_MAX ((size_t)1 << 30)
 
 typedef struct reply_write {
     uv_write_t req;
@@ -101,61 +100,54 @@ static void send_frame(tsd_conn *conn, char *data, size_t len)
     conn->queued_replies++;
 }
 
-/* Encode reply as a frame and send it. A reply that cannot be encoded is
- * replaced by an error reply carrying the same id. */
-static void send_value(tsd_conn *conn, struct json_object *reply)
+/* The largest reply: requests are bounded by --max-frame, replies (a long
+ * listing) may need the protocol's default even when requests are limited
+ * further. */
+static size_t reply_max(const tsd_conn *conn)
 {
-    ts_buf buf;
-    ts_error err;
-    unsigned char header[TS_FRAME_HEADER_SIZE] = {0};
-    int rc;
+    size_t max = conn->server->options->max_frame;
 
-    ts_buf_init(&buf, REPLY_MAX);
-    rc = ts_buf_append(&buf, header, sizeof(header));
-    if (rc == 0)
-        rc = ts_wire_encode(reply, &buf, &err);
-    if (rc < 0) {
-        ts_buf_free(&buf);
-        tsd_warn("connection %llu: cannot encode a reply: %s", (unsigned long long)conn->id,
-                 rc == -E2BIG ? "too large" : err.message);
-        conn_start_close(conn);
-        return;
-    }
-    ts_frame_put_header((unsigned char *)buf.data, (uint32_t)(buf.len - TS_FRAME_HEADER_SIZE));
+    return max > TS_FRAME_DEFAULT_MAX ? max : TS_FRAME_DEFAULT_MAX;
+}
+
+static void send_buf(tsd_conn *conn, ts_buf *buf)
+{
     size_t len = 0;
-    char *data = ts_buf_detach(&buf, &len);
+    char *data = ts_buf_detach(buf, &len);
+
     send_frame(conn, data, len);
 }
 
-static struct json_object *id_value(const struct json_object *id)
+static void send_error(tsd_conn *conn, const uint64_t *id, const char *code, const char *message)
 {
-    return id != NULL ? json_object_get((struct json_object *)id) : NULL;
+    ts_buf buf;
+    ts_error err;
+
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    if (ts_message_encode_error(&buf, id, code, message, &err) < 0) {
+        ts_buf_free(&buf);
+        conn_start_close(conn);
+        return;
+    }
+    send_buf(conn, &buf);
 }
 
-static void send_error(tsd_conn *conn, const struct json_object *id, const char *code,
-                       const char *message)
+/* Send an ok reply; one that cannot be encoded (too large) becomes an error
+ * reply with the same id. */
+static void send_result(tsd_conn *conn, uint64_t id, const struct json_object *result)
 {
-    struct json_object *reply = json_object_new_object();
-    struct json_object *error = json_object_new_object();
+    ts_buf buf;
+    ts_error err;
 
-    json_object_object_add(reply, "id", id_value(id));
-    json_object_object_add(reply, "ok", json_object_new_boolean(0));
-    json_object_object_add(error, "code", json_object_new_string(code));
-    json_object_object_add(error, "message", json_object_new_string(message));
-    json_object_object_add(reply, "error", error);
-    send_value(conn, reply);
-    json_object_put(reply);
-}
-
-static void send_result(tsd_conn *conn, const struct json_object *id, struct json_object *result)
-{
-    struct json_object *reply = json_object_new_object();
-
-    json_object_object_add(reply, "id", id_value(id));
-    json_object_object_add(reply, "ok", json_object_new_boolean(1));
-    json_object_object_add(reply, "result", result);
-    send_value(conn, reply);
-    json_object_put(reply);
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    if (ts_message_encode_result(&buf, id, result, reply_max(conn), &err) < 0) {
+        ts_buf_free(&buf);
+        tsd_warn("connection %llu: cannot send a reply: %s", (unsigned long long)conn->id,
+                 err.message);
+        send_error(conn, &id, err.code, err.message);
+        return;
+    }
+    send_buf(conn, &buf);
 }
 
 /* ---- closing ---------------------------------------------------------- */
@@ -211,49 +203,7 @@ static void conn_force_close(tsd_conn *conn)
 
 /* ---- requests --------------------------------------------------------- */
 
-/*
- * Check the request's shape: a map with "id" (unsigned integer), "method"
- * (string) and "params" (map, may be absent or nil). Returns 0, or a
- * negative code with err (the connection is then closed).
- */
-static int request_parts(struct json_object *req, struct json_object **id, const char **method,
-                         struct json_object **params, ts_error *err)
-{
-    struct json_object *v = NULL;
-
-    *id = NULL;
-    if (!json_object_is_type(req, json_type_object))
-        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_REQUEST,
-                            "a request must be a map with id, method and params");
-    if (json_object_object_get_ex(req, "id", &v) && json_object_is_type(v, json_type_int) &&
-        json_object_get_int64(v) >= 0)
-        *id = v;
-    json_object_object_foreach(req, key, val)
-    {
-        (void)val;
-        if (strcmp(key, "id") != 0 && strcmp(key, "method") != 0 && strcmp(key, "params") != 0)
-            return ts_error_set(err, -EBADMSG, TS_ERR_BAD_REQUEST, "unknown key '%s' in a request",
-                                key);
-    }
-    if (*id == NULL)
-        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_REQUEST,
-                            "a request needs an \"id\" that is an unsigned integer");
-    if (!json_object_object_get_ex(req, "method", &v) || !json_object_is_type(v, json_type_string))
-        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_REQUEST,
-                            "a request needs a \"method\" that is a string");
-    *method = json_object_get_string(v);
-    *params = NULL;
-    if (json_object_object_get_ex(req, "params", &v) && v != NULL) {
-        if (!json_object_is_type(v, json_type_object))
-            return ts_error_set(err, -EBADMSG, TS_ERR_BAD_REQUEST,
-                                "\"params\" must be a map, got %s",
-                                json_type_to_name(json_object_get_type(v)));
-        *params = v;
-    }
-    return 0;
-}
-
-static void run_request(tsd_conn *conn, struct json_object *id, const char *method,
+static void run_request(tsd_conn *conn, uint64_t id, const char *method,
                         struct json_object *params)
 {
     tsd_server *srv = conn->server;
@@ -280,43 +230,40 @@ static void run_request(tsd_conn *conn, struct json_object *id, const char *meth
             ts_error_set(&err, rc, TS_ERR_INTERNAL, "%s failed: %s", method, strerror(-rc));
         tsd_debug("connection %llu: %s: %s: %s", (unsigned long long)conn->id, method, err.code,
                   err.message);
-        send_error(conn, id, err.code, err.message);
+        send_error(conn, &id, err.code, err.message);
         if (strcmp(err.code, TSD_ERR_VERSION_MISMATCH) == 0)
             conn_start_close(conn);
         return;
     }
     send_result(conn, id, result);
+    json_object_put(result);
     if (srv->stop_requested)
         tsd_server_stop(srv, "stop request");
 }
 
-/* One complete frame payload. */
+/*
+ * One complete frame payload. A request whose envelope is broken after its id
+ * was read is answered with that id and the connection stays; one without a
+ * readable id is answered with id nil and the connection is closed.
+ */
 static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t len)
 {
-    struct json_object *req = NULL;
-    struct json_object *id = NULL;
-    struct json_object *params = NULL;
-    const char *method = NULL;
+    ts_request req;
     ts_error err;
-    int rc = ts_wire_decode(payload, len, 0, &req, &err);
+    int rc = ts_message_decode_request(payload, len, &req, &err);
 
-    if (rc == 0)
-        rc = request_parts(req, &id, &method, &params, &err);
     if (rc < 0) {
         tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
                  (long)conn->pid, err.message);
-        send_error(conn, id, err.code, err.message);
-        json_object_put(req);
-        conn_start_close(conn);
-        return;
+        send_error(conn, req.has_id ? &req.id : NULL, err.code, err.message);
+        if (!req.has_id)
+            conn_start_close(conn);
+    } else if (conn->server->stopping) {
+        send_error(conn, &req.id, TSD_ERR_SHUTTING_DOWN, "the daemon is stopping");
+    } else {
+        run_request(conn, req.id, req.method, req.params);
     }
-    if (conn->server->stopping) {
-        send_error(conn, id, TSD_ERR_SHUTTING_DOWN, "the daemon is stopping");
-        json_object_put(req);
-        return;
-    }
-    run_request(conn, id, method, params);
-    json_object_put(req);
+    ts_request_free(&req);
 }
 
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)

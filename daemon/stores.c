@@ -3,30 +3,27 @@
  */
 #include "stores.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "log.h"
+#include "ts_paths.h"
 
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err)
 {
-    char resolved[PATH_MAX];
+    char resolved[TS_PATHS_MAX];
     char *copy;
-    size_t len;
+    int rc;
 
     if (root == NULL || root[0] != '/')
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "store must be an absolute path, got '%s'", root ? root : "");
-    if (strlen(root) >= PATH_MAX)
-        return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
-                            "store path is longer than %d bytes", PATH_MAX - 1);
-    copy = realpath(root, resolved) != NULL ? strdup(resolved) : strdup(root);
+    rc = ts_paths_resolve(root, resolved, sizeof(resolved), err);
+    if (rc < 0)
+        return rc;
+    copy = strdup(resolved);
     if (copy == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    len = strlen(copy);
-    while (len > 1 && copy[len - 1] == '/')
-        copy[--len] = '\0';
     if (stores->pinned != NULL && strcmp(copy, stores->pinned) != 0) {
         ts_error_set(err, -EPERM, TSD_ERR_STORE_REFUSED,
                      "this daemon serves only the store %s (started with --store), not %s",

@@ -40,8 +40,8 @@ typedef struct tsd_stores {
  */
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);
 
-/* Normalize root as tsd_stores_get does (realpath when it exists, trailing
- * slashes dropped) into a new string; errors as tsd_stores_get. */
+/* Normalize root as tsd_stores_get does (absolute, symlinks resolved even
+ * when it does not exist yet: ts_paths_resolve) into a new string; errors as tsd_stores_get. */
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err);
 
 /* Remember (observed != NULL, a reference is taken) or forget the observed
