@@ -283,7 +283,7 @@ START_TEST(bad_params)
     json_object_object_add(p, "weights", tjson("{\"bogus\": 1}"));
     tdaemon_err(conn_, "check", p, "invalid_argument");
     json_object_object_del(p, "weights");
-    json_object_object_add(p, "actual", tjson("[{\"args\": {}}]"));
+    json_object_object_add(p, "actual", tjson("[{\"tool\": 5}]"));
     tdaemon_err(conn_, "check", p, "invalid_calls");
     json_object_object_add(p, "actual", tjson(CALLS_A));
     char *longname = malloc(5000);
