@@ -31,6 +31,7 @@ uint64_t tsd_server_now_ms(const tsd_server *srv)
 }
 
 static void conn_start_close(tsd_conn *conn);
+static void conn_force_close(tsd_conn *conn);
 static void on_idle(uv_timer_t *timer);
 
 /* ---- writing replies ------------------------------------------------- */
@@ -52,10 +53,6 @@ static void on_write(uv_write_t *req, int status)
     if (conn->closing) {
         conn_start_close(conn);
         return;
-    }
-    if (conn->paused && conn->queued_replies == 0) {
-        conn->paused = false;
-        uv_read_start((uv_stream_t *)&conn->handle, NULL, NULL);
     }
 }
 
@@ -98,6 +95,11 @@ static void send_frame(tsd_conn *conn, char *data, size_t len)
         return;
     }
     conn->queued_replies++;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) > TSD_MAX_QUEUED_BYTES) {
+        tsd_warn("connection %llu (pid %ld): more than %u bytes of replies unread; closing it",
+                 (unsigned long long)conn->id, (long)conn->pid, TSD_MAX_QUEUED_BYTES);
+        conn_force_close(conn);
+    }
 }
 
 /* The largest reply: requests are bounded by --max-frame, replies (a long
@@ -203,8 +205,7 @@ static void conn_force_close(tsd_conn *conn)
 
 /* ---- requests --------------------------------------------------------- */
 
-static void run_request(tsd_conn *conn, uint64_t id, const char *method,
-                        struct json_object *params)
+static void run_request(tsd_conn *conn, uint64_t id, const char *method, struct json_object *params)
 {
     tsd_server *srv = conn->server;
     struct json_object *empty = NULL;
@@ -260,6 +261,14 @@ static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t 
             conn_start_close(conn);
     } else if (conn->server->stopping) {
         send_error(conn, &req.id, TSD_ERR_SHUTTING_DOWN, "the daemon is stopping");
+    } else if (conn->queued_replies >= TSD_MAX_IN_FLIGHT) {
+        char msg[160];
+
+        snprintf(msg, sizeof(msg),
+                 "too many requests in flight on this connection (%d replies unread); read "
+                 "replies before sending more",
+                 TSD_MAX_IN_FLIGHT);
+        send_error(conn, &req.id, TS_ERR_LIMIT, msg);
     } else {
         run_request(conn, req.id, req.method, req.params);
     }
@@ -310,11 +319,6 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
             handle_payload(conn, payload, len);
             free(payload);
         }
-    }
-    /* Backpressure: a client that does not read its replies is not read. */
-    if (!conn->closing && conn->queued_replies >= TSD_MAX_QUEUED_REPLIES) {
-        conn->paused = true;
-        uv_read_stop(stream);
     }
 }
 

@@ -26,10 +26,11 @@
 #include "stores.h"
 #include "ts_frame.h"
 
-#define TSD_MAX_CONNECTIONS 512   /* open client connections */
-#define TSD_MAX_QUEUED_REPLIES 64 /* unwritten replies before reading pauses */
-#define TSD_STOP_GRACE_MS 5000    /* bounded wait for in-flight work at stop */
-#define TSD_SLOW_REQUEST_MS 500   /* requests slower than this are logged */
+#define TSD_MAX_CONNECTIONS 512          /* open client connections */
+#define TSD_MAX_IN_FLIGHT 4096           /* unread replies before requests get "limit" */
+#define TSD_MAX_QUEUED_BYTES (64u << 20) /* unread reply bytes before the connection closes */
+#define TSD_STOP_GRACE_MS 5000           /* bounded wait for in-flight work at stop */
+#define TSD_SLOW_REQUEST_MS 500          /* requests slower than this are logged */
 
 typedef struct tsd_server tsd_server;
 
@@ -42,8 +43,7 @@ typedef struct tsd_conn {
     pid_t pid;
     bool hello_done;
     bool closing;          /* no more reading; close once writes drain */
-    bool paused;           /* reading stopped by backpressure */
-    size_t queued_replies; /* replies handed to libuv but not yet written */
+    size_t queued_replies; /* replies the socket did not take yet (in flight) */
     char client[128];      /* identity from hello */
     struct tsd_conn *prev, *next;
 } tsd_conn;

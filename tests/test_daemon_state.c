@@ -18,8 +18,12 @@
 #include "ts_snapshot.h"
 #include "util_daemon.h"
 
-#define CALLS_A "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}, {\"tool\": \"book\", \"args\": {\"id\": 42}}]"
-#define CALLS_B "[{\"tool\": \"search\", \"args\": {\"q\": \"LAX\"}}, {\"tool\": \"book\", \"args\": {\"id\": 42}}]"
+#define CALLS_A                                                                                    \
+    "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}, {\"tool\": \"book\", \"args\": "         \
+    "{\"id\": 42}}]"
+#define CALLS_B                                                                                    \
+    "[{\"tool\": \"search\", \"args\": {\"q\": \"LAX\"}}, {\"tool\": \"book\", \"args\": "         \
+    "{\"id\": 42}}]"
 
 static tdaemon daemon_;
 static int conn_ = -1;
@@ -70,8 +74,8 @@ static void expect_outcome(const char *name, const char *calls, const char *flag
 {
     struct json_object *r = check(conn_, name, calls, flags);
 
-    ck_assert_msg(strcmp(tstr(r, "outcome"), outcome) == 0, "check %s [%s]: want %s, got %s",
-                  name, flags ? flags : "", outcome, json_object_to_json_string(r));
+    ck_assert_msg(strcmp(tstr(r, "outcome"), outcome) == 0, "check %s [%s]: want %s, got %s", name,
+                  flags ? flags : "", outcome, json_object_to_json_string(r));
     json_object_put(r);
 }
 
@@ -245,8 +249,9 @@ END_TEST
 /* Raw provider responses are extracted by the daemon. */
 START_TEST(extracts_actual)
 {
-    const char *openai = "{\"choices\": [{\"message\": {\"tool_calls\": [{\"function\": "
-                         "{\"name\": \"search\", \"arguments\": \"{\\\"q\\\": \\\"NYC\\\"}\"}}]}}]}";
+    const char *openai =
+        "{\"choices\": [{\"message\": {\"tool_calls\": [{\"function\": "
+        "{\"name\": \"search\", \"arguments\": \"{\\\"q\\\": \\\"NYC\\\"}\"}}]}}]}";
     expect_outcome("o", openai, NULL, "CREATED");
     ts_snapshot *s = read_snapshot("o");
     ck_assert_str_eq(json_object_to_json_string(s->calls),

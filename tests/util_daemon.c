@@ -384,10 +384,9 @@ const char *tdaemon_err(int fd, const char *method, struct json_object *params, 
     struct json_object *error = NULL;
 
     ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
-                  "%s: expected error %s, got %s", method, code,
-                  json_object_to_json_string(reply));
-    ck_assert_msg(strcmp(tstr(error, "code"), code) == 0, "%s: expected error %s, got %s",
-                  method, code, json_object_to_json_string(reply));
+                  "%s: expected error %s, got %s", method, code, json_object_to_json_string(reply));
+    ck_assert_msg(strcmp(tstr(error, "code"), code) == 0, "%s: expected error %s, got %s", method,
+                  code, json_object_to_json_string(reply));
     snprintf(message, sizeof(message), "%s", tstr(error, "message"));
     json_object_put(reply);
     return message;

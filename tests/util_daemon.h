@@ -17,11 +17,11 @@
 
 typedef struct tdaemon {
     pid_t pid;
-    char dir[256];      /* private temporary directory (0700) */
-    char socket[512];   /* dir/run/toolscored.sock */
-    char store[512];    /* dir/store: an absolute snapshot root */
-    char log[512];      /* dir/daemon.log (the daemon's --log-file) */
-    char out[512];      /* dir/stdout: what the daemon printed */
+    char dir[256];    /* private temporary directory (0700) */
+    char socket[512]; /* dir/run/toolscored.sock */
+    char store[512];  /* dir/store: an absolute snapshot root */
+    char log[512];    /* dir/daemon.log (the daemon's --log-file) */
+    char out[512];    /* dir/stdout: what the daemon printed */
 } tdaemon;
 
 /* Path of the built daemon ($TS_BUILD_DIR/toolscored). */
