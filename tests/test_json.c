@@ -167,7 +167,7 @@ START_TEST(writer_matches_python_bytes)
 {
     static const char *const names[] = {"mixed",       "strings",       "duplicates",
                                         "whitespace",  "scalar_string", "scalar_number",
-                                        "scalar_null", "key_escapes"};
+                                        "scalar_null", "key_escapes",   "random"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         char rel[128];
