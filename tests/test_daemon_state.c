@@ -732,6 +732,23 @@ START_TEST(runs)
 }
 END_TEST
 
+/* A crash leaves temp files; the daemon removes them when it opens the store. */
+START_TEST(stray_temp_files_cleaned)
+{
+    char path[800];
+    struct stat st;
+
+    ck_assert(mkdir(daemon_.store, 0700) == 0);
+    snprintf(path, sizeof(path), "%s/.x-12345678.json.0123456789abcdef.tmp", daemon_.store);
+    FILE *f = fopen(path, "w");
+    fputs("{\"half\": ", f);
+    fclose(f);
+    expect_outcome("after-crash", CALLS_A, NULL, "CREATED");
+    ck_assert_msg(stat(path, &st) != 0, "stray temp file still there");
+    ck_assert(file_exists("after-crash"));
+}
+END_TEST
+
 static Suite *state_suite(void)
 {
     Suite *s = suite_create("daemon_state");
@@ -750,6 +767,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, approvals_kept_under_load);
     tcase_add_test(tc, sees_changes_behind_its_back);
     tcase_add_test(tc, runs);
+    tcase_add_test(tc, stray_temp_files_cleaned);
     suite_add_tcase(s, tc);
     return s;
 }
