@@ -336,6 +336,145 @@ START_TEST(report_names_with_control_characters)
 }
 END_TEST
 
+START_TEST(report_identical_lists)
+{
+    const char *calls = "[{\"tool\":\"a\",\"args\":{\"x\":[1,{\"y\":\"z\"}]}},{\"tool\":\"b\"},"
+                        "{\"tool\":\"a\",\"args\":{}}]";
+    assert_drift(
+        calls, calls, true,
+        "Expected vs Actual Tool Calls\n"
+        "# | Expected             | Actual               | Status\n"
+        "--+----------------------+----------------------+-------\n"
+        "1 | a(x=[1, {'y': 'z'}]) | a(x=[1, {'y': 'z'}]) | ✓\n"
+        "2 | b(…any args…)        | b()                  | ✓\n"
+        "3 | a()                  | a()                  | ✓\n"
+        "\n"
+        "score 1.00 >= 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 1.00\n");
+}
+END_TEST
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+START_TEST(report_thousand_calls_reversed)
+{
+    struct json_object *g = json_object_new_array(), *t = json_object_new_array();
+    ts_score_result r;
+    ts_buf out;
+
+    for (int i = 0; i < 1000; i++) {
+        char name[16];
+        struct json_object *c = json_object_new_object(), *d = json_object_new_object();
+        snprintf(name, sizeof(name), "t%d", i);
+        json_object_object_add(c, "tool", json_object_new_string(name));
+        json_object_array_add(g, c);
+        snprintf(name, sizeof(name), "t%d", 999 - i);
+        json_object_object_add(d, "tool", json_object_new_string(name));
+        json_object_array_add(t, d);
+    }
+    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_report_drift(g, t, &r, false, &out, NULL), 0);
+    /* difflib pairs t0 only: 999 inserted, 1 equal, 999 deleted */
+    ck_assert_uint_eq(count(out.data, "| EXTRA\n"), 999);
+    ck_assert_uint_eq(count(out.data, "| MISSING\n"), 999);
+    ck_assert_uint_eq(count(out.data, "| ✓\n"), 1);
+    ck_assert_ptr_nonnull(strstr(out.data, "\n1000 | t0(…any args…)   | t0()        | ✓\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "\n1999 | t999(…any args…) | — MISSING — | MISSING\n"));
+    ck_assert_uint_eq(count(out.data, "unexpected at calls["), 999);
+    ck_assert_uint_eq(count(out.data, "missing at calls["), 999);
+    ck_assert_ptr_nonnull(strstr(out.data, "missing at calls[999]\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "unexpected at calls[998]\n"));
+    ts_buf_free(&out);
+    ts_score_result_free(&r);
+    json_object_put(g);
+    json_object_put(t);
+}
+END_TEST
+
+static unsigned next_random(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
+}
+
+/* Random call-like values: sometimes valid calls, often not. */
+static struct json_object *random_list(unsigned *seed)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (unsigned n = next_random(seed) % 6; n > 0; n--) {
+        unsigned shape = next_random(seed) % 10;
+        struct json_object *c;
+        char tool[8];
+        if (shape == 0) {
+            json_object_array_add(list, json_object_new_int(3));
+            continue;
+        }
+        c = json_object_new_object();
+        snprintf(tool, sizeof(tool), "t%u", next_random(seed) % 3);
+        if (shape != 1)
+            json_object_object_add(c, "tool", json_object_new_string(tool));
+        if (shape == 2)
+            json_object_object_add(c, "args", json_object_new_string("x"));
+        else if (shape >= 5) {
+            struct json_object *args = json_object_new_object();
+            json_object_object_add(args, shape % 2 ? "k" : "k.2",
+                                   shape == 9 ? json_object_new_array()
+                                              : json_object_new_int((int)(next_random(seed) % 2)));
+            json_object_object_add(c, "args", args);
+        }
+        json_object_array_add(list, c);
+    }
+    return list;
+}
+
+START_TEST(report_garbage_is_refused_cleanly)
+{
+    unsigned seed = 31;
+    int ok = 0, refused = 0;
+
+    for (int round = 0; round < 1500; round++) {
+        struct json_object *g = random_list(&seed), *t = random_list(&seed);
+        ts_score_result r;
+        ts_error err;
+        ts_buf out;
+        int rc;
+        ts_buf_init(&out, TS_BUF_UNLIMITED);
+        if (ts_evaluate(g, t, NULL, &r, NULL) == 0) {
+            rc = ts_report_drift(g, t, &r, round % 2, &out, &err);
+            ck_assert_int_eq(rc, 0);
+            ck_assert_ptr_nonnull(strstr(out.data, "Expected vs Actual Tool Calls"));
+            ck_assert_ptr_nonnull(strstr(out.data, "required  ·  selection"));
+            ts_score_result_free(&r);
+            ok++;
+        } else {
+            ts_score_options opt;
+            ts_score_options_default(&opt);
+            memset(&r, 0, sizeof(r));
+            rc = ts_report_drift(g, t, &r, false, &out, &err);
+            ck_assert_int_eq(rc, -EINVAL);
+            ck_assert_str_eq(err.code, TS_ERR_INVALID_CALLS);
+            ck_assert_uint_eq(out.len, 0);
+            rc = ts_report_paths(g, t, &out, &err);
+            ck_assert_int_eq(rc, -EINVAL);
+            refused++;
+        }
+        ts_buf_free(&out);
+        json_object_put(g);
+        json_object_put(t);
+    }
+    ck_assert_int_gt(ok, 100);
+    ck_assert_int_gt(refused, 100);
+}
+END_TEST
+
 /* ---- errors ---- */
 
 START_TEST(report_rejects_bad_input)
@@ -635,6 +774,9 @@ static Suite *report_suite(void)
     tcase_add_test(tc, report_color_switch);
     tcase_add_test(tc, report_names_with_control_characters);
     tcase_add_test(tc, report_rejects_bad_input);
+    tcase_add_test(tc, report_identical_lists);
+    tcase_add_test(tc, report_thousand_calls_reversed);
+    tcase_add_test(tc, report_garbage_is_refused_cleanly);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("paths");

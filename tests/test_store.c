@@ -146,7 +146,7 @@ static int count_entries(const char *dir, const char *prefix)
     int n = 0;
 
     ck_assert_ptr_nonnull(d);
-    while ((de = readdir(d)) != NULL) {
+    for (de = readdir(d); de != NULL; de = readdir(d)) {
         if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
             strncmp(de->d_name, prefix, strlen(prefix)) == 0)
             n++;
