@@ -423,18 +423,24 @@ static int lex_token(json_lex *lx)
     return 0;
 }
 
-/* The lexical pass over the whole input; 0, or an error filled in err. */
-static int json_lex_check(const char *buf, size_t len, int max_depth, ts_error *err)
+/*
+ * The lexical pass over the whole input; 0, or an error filled in err with
+ * *fail_at set to its offset (SIZE_MAX for invalid UTF-8, which always wins).
+ */
+static int json_lex_check(const char *buf, size_t len, int max_depth, size_t *fail_at,
+                          ts_error *err)
 {
     json_lex lx = {.buf = buf, .len = len, .max_depth = max_depth};
     size_t bad = utf8_first_invalid(buf, len);
     int rc = 0;
 
+    *fail_at = SIZE_MAX;
     if (bad < len)
         return syntax_error(err, buf, len, bad, "invalid UTF-8");
     while (lx.pos < len && rc == 0)
         rc = lex_token(&lx);
     if (rc < 0) {
+        *fail_at = lx.fail_at;
         if (lx.fail_why == lx.why && strncmp(lx.why, "nesting", 7) == 0) {
             size_t line;
             size_t column;
@@ -463,14 +469,40 @@ static const char *tokener_message(enum json_tokener_error e)
     }
 }
 
+/* json-c over the whole input: the value (or NULL), its error and where. */
+static int tokener_run(const char *buf, size_t len, int max_depth, struct json_object **v,
+                       enum json_tokener_error *e, size_t *offset)
+{
+    struct json_tokener *tok = json_tokener_new_ex(max_depth + 2);
+
+    if (tok == NULL)
+        return -ENOMEM;
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    *v = json_tokener_parse_ex(tok, buf, (int)len);
+    *e = json_tokener_get_error(tok);
+    *offset = json_tokener_get_parse_end(tok);
+    if (*v == NULL && *e == json_tokener_continue) {
+        /* End of input: a NUL tells json-c that a top-level scalar is done. */
+        *v = json_tokener_parse_ex(tok, "", 1);
+        *e = json_tokener_get_error(tok);
+        *offset = len;
+    }
+    json_tokener_free(tok);
+    if (*e != json_tokener_success) {
+        json_object_put(*v);
+        *v = NULL;
+    }
+    return 0;
+}
+
 int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object **out,
                   ts_error *err)
 {
-    struct json_tokener *tok;
-    struct json_object *v;
+    struct json_object *v = NULL;
     enum json_tokener_error e;
+    size_t lex_at;
     size_t offset;
-    int rc;
+    int lex_rc;
 
     if (max_depth <= 0)
         max_depth = TS_JSON_MAX_DEPTH;
@@ -478,26 +510,17 @@ int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "document of %zu bytes is over the %u-byte limit", len,
                             TS_JSON_MAX_BYTES);
-    rc = json_lex_check(buf, len, max_depth, err);
-    if (rc < 0)
-        return rc;
-    tok = json_tokener_new_ex(max_depth + 2);
-    if (tok == NULL)
+    lex_rc = json_lex_check(buf, len, max_depth, &lex_at, err);
+    if (lex_rc < 0 && lex_at == SIZE_MAX)
+        return lex_rc;
+    if (tokener_run(buf, len, max_depth, &v, &e, &offset) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
-    v = json_tokener_parse_ex(tok, buf, (int)len);
-    e = json_tokener_get_error(tok);
-    offset = json_tokener_get_parse_end(tok);
-    if (v == NULL && e == json_tokener_continue) {
-        /* End of input: a NUL tells json-c that a top-level scalar is done. */
-        v = json_tokener_parse_ex(tok, "", 1);
-        e = json_tokener_get_error(tok);
-        offset = len;
-    }
-    json_tokener_free(tok);
-    if (e != json_tokener_success) {
-        json_object_put(v);
+    /* Report whichever problem comes first in the text. */
+    if (e != json_tokener_success && (lex_rc == 0 || offset < lex_at))
         return syntax_error(err, buf, len, offset, tokener_message(e));
+    if (lex_rc < 0) {
+        json_object_put(v);
+        return lex_rc;
     }
     *out = v; /* NULL for the document "null" */
     return 0;

@@ -73,21 +73,11 @@ static int mkdir_parents(const char *path, ts_error *err)
     return rc;
 }
 
-/*
- * The root's descriptor into *fd. Returns 0, 1 when the root does not exist
- * and create is false, or a negative code. With create, makes the root first.
- */
-static int store_dir(ts_store *store, bool create, int *fd, ts_error *err)
+/* Open the root by its path (making it first with create). */
+static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
 {
-    int current = atomic_load(&store->dirfd);
-    int opened;
-    int expected = -1;
+    int opened = open(store->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
-    if (current >= 0) {
-        *fd = current;
-        return 0;
-    }
-    opened = open(store->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (opened < 0 && errno == ENOENT && create) {
         int rc = mkdir_parents(store->root, err);
 
@@ -100,12 +90,45 @@ static int store_dir(ts_store *store, bool create, int *fd, ts_error *err)
             return 1;
         return sys_error(err, -errno, store->root, "cannot open the snapshot root");
     }
-    if (!atomic_compare_exchange_strong(&store->dirfd, &expected, opened)) {
-        close(opened); /* another thread got there first */
-        opened = expected;
-    }
     *fd = opened;
     return 0;
+}
+
+/*
+ * The root's descriptor for one operation into *fd; give it back with
+ * store_dir_release. Returns 0, 1 when the root does not exist and create is
+ * false, or a negative code. With create, makes the root first.
+ *
+ * The first descriptor opened is kept for the store's life. If that
+ * directory has since been removed (a user deleted the root, a checkout
+ * recreated it), the path is opened again for this operation only: a cached
+ * descriptor cannot be swapped while other threads may be using it.
+ */
+static int store_dir(ts_store *store, bool create, int *fd, ts_error *err)
+{
+    int current = atomic_load(&store->dirfd);
+    int expected = -1;
+    struct stat st;
+    int rc;
+
+    if (current >= 0 && fstat(current, &st) == 0 && st.st_nlink > 0) {
+        *fd = current;
+        return 0;
+    }
+    rc = open_root(store, create, fd, err);
+    if (rc != 0 || current >= 0)
+        return rc;
+    if (!atomic_compare_exchange_strong(&store->dirfd, &expected, *fd)) {
+        close(*fd); /* another thread got there first */
+        *fd = expected;
+    }
+    return 0;
+}
+
+static void store_dir_release(ts_store *store, int fd)
+{
+    if (fd != atomic_load(&store->dirfd))
+        close(fd);
 }
 
 /* The file name of name, refusing names the file system cannot hold. */
@@ -284,25 +307,15 @@ static int load_file(int dirfd, const char *file, const char *path, ts_snapshot 
     return rc;
 }
 
-int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_stamp *stamp,
-                  ts_error *err)
+/* Load name from the root dirfd (see ts_store_load). */
+static int load_in(ts_store *store, int dirfd, const char *name, const char *file,
+                   ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
 {
-    char file[TS_FILENAME_MAX];
     char path[PATH_MAX];
     ts_snapshot *s = NULL;
-    int dirfd;
-    int rc = file_of(name, file, err);
+    int rc;
 
-    if (rc < 0)
-        return rc;
     join_path(store, file, path, sizeof(path));
-    if (stamp != NULL)
-        stamp_absent(stamp);
-    rc = store_dir(store, false, &dirfd, err);
-    if (rc == 1)
-        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
-    if (rc < 0)
-        return rc;
     rc = load_file(dirfd, file, path, &s, stamp, err);
     if (rc == -ENOENT)
         return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
@@ -316,6 +329,28 @@ int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_
     }
     *out = s;
     return 0;
+}
+
+int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_stamp *stamp,
+                  ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    int dirfd;
+    int rc;
+
+    if (stamp != NULL)
+        stamp_absent(stamp);
+    rc = file_of(name, file, err);
+    if (rc < 0)
+        return rc;
+    rc = store_dir(store, false, &dirfd, err);
+    if (rc == 1)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+    if (rc < 0)
+        return rc;
+    rc = load_in(store, dirfd, name, file, out, stamp, err);
+    store_dir_release(store, dirfd);
+    return rc;
 }
 
 int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err)
@@ -332,14 +367,14 @@ int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_er
     rc = store_dir(store, false, &dirfd, err);
     if (rc != 0)
         return rc < 0 ? rc : 0;
-    if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-        if (errno == ENOENT)
-            return 0;
+    if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        stamp_from_stat(&st, stamp);
+    } else if (errno != ENOENT) {
         join_path(store, file, path, sizeof(path));
-        return sys_error(err, -errno, path, "cannot stat");
+        rc = sys_error(err, -errno, path, "cannot stat");
     }
-    stamp_from_stat(&st, stamp);
-    return 0;
+    store_dir_release(store, dirfd);
+    return rc;
 }
 
 bool ts_file_stamp_equal(const ts_file_stamp *a, const ts_file_stamp *b)
@@ -428,26 +463,16 @@ static int write_temp(int dirfd, const char *file, const char *path, const ts_bu
     return rc;
 }
 
-int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err)
+/* Temp file, rename, directory fsync: the durable part of ts_store_save. */
+static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
+                   ts_error *err)
 {
-    char file[TS_FILENAME_MAX];
     char temp[FILE_NAME_LIMIT + 1];
     char path[PATH_MAX];
-    ts_buf data;
-    int dirfd;
-    int rc = file_of(s->name, file, err);
+    int rc;
 
-    if (rc < 0)
-        return rc;
     join_path(store, file, path, sizeof(path));
-    ts_buf_init(&data, TS_SNAPSHOT_MAX_BYTES);
-    rc = ts_snapshot_serialize(s, &data, err);
-    if (rc < 0)
-        return rc;
-    rc = store_dir(store, true, &dirfd, err);
-    if (rc == 0)
-        rc = write_temp(dirfd, file, path, &data, temp, sizeof(temp), err);
-    ts_buf_free(&data);
+    rc = write_temp(dirfd, file, path, data, temp, sizeof(temp), err);
     if (rc < 0)
         return rc;
     if (renameat(dirfd, temp, dirfd, file) < 0) {
@@ -458,6 +483,27 @@ int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *er
     if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0)
         return sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
     return 0;
+}
+
+int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    ts_buf data;
+    int dirfd;
+    int rc = file_of(s->name, file, err);
+
+    if (rc < 0)
+        return rc;
+    ts_buf_init(&data, TS_SNAPSHOT_MAX_BYTES);
+    rc = ts_snapshot_serialize(s, &data, err);
+    if (rc == 0)
+        rc = store_dir(store, true, &dirfd, err);
+    if (rc == 0) {
+        rc = save_in(store, dirfd, file, &data, flags, err);
+        store_dir_release(store, dirfd);
+    }
+    ts_buf_free(&data);
+    return rc;
 }
 
 int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
@@ -477,12 +523,14 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
     join_path(store, file, path, sizeof(path));
     if (unlinkat(dirfd, file, 0) < 0) {
         if (errno == ENOENT)
-            return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
-        return sys_error(err, -errno, path, "cannot remove");
+            rc = ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+        else
+            rc = sys_error(err, -errno, path, "cannot remove");
+    } else if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0) {
+        rc = sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
     }
-    if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0)
-        return sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
-    return 0;
+    store_dir_release(store, dirfd);
+    return rc;
 }
 
 int ts_store_sync(ts_store *store, ts_error *err)
@@ -493,8 +541,9 @@ int ts_store_sync(ts_store *store, ts_error *err)
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if (fsync(dirfd) < 0)
-        return sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
-    return 0;
+        rc = sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    store_dir_release(store, dirfd);
+    return rc;
 }
 
 int ts_store_approve(ts_store *store, const char *name, ts_error *err)
@@ -703,8 +752,10 @@ int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
     if (rc != 0)
         return rc < 0 ? rc : 0;
     rc = open_root_stream(store, dirfd, &dir, err);
-    if (rc < 0)
+    if (rc < 0) {
+        store_dir_release(store, dirfd);
         return rc;
+    }
     errno = 0;
     while (rc == 0 && (de = readdir(dir)) != NULL) {
         if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".json"))
@@ -715,6 +766,7 @@ int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
     if (rc == 0 && errno != 0)
         rc = sys_error(err, -errno, store->root, "cannot read the directory");
     closedir(dir);
+    store_dir_release(store, dirfd);
     if (rc == 0)
         rc = list_finish(&st, out);
     if (rc < 0) {
@@ -772,8 +824,10 @@ int ts_store_cleanup_temp(ts_store *store, ts_error *err)
     if (rc != 0)
         return rc < 0 ? rc : 0;
     rc = open_root_stream(store, dirfd, &dir, err);
-    if (rc < 0)
+    if (rc < 0) {
+        store_dir_release(store, dirfd);
         return rc;
+    }
     while ((de = readdir(dir)) != NULL) {
         struct stat st;
 
@@ -789,5 +843,6 @@ int ts_store_cleanup_temp(ts_store *store, ts_error *err)
     closedir(dir);
     if (rc == 0 && removed > 0 && fsync(dirfd) < 0)
         rc = sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    store_dir_release(store, dirfd);
     return rc < 0 ? rc : removed;
 }

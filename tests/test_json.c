@@ -302,6 +302,9 @@ START_TEST(syntax_errors_say_where)
     parse_fails_s("[1e]", "line 1, column 2: invalid number (digit expected in exponent)");
     parse_fails_s("[-]", "line 1, column 2: invalid number");
     parse_fails_s("[+1]", "line 1, column 2: unexpected character");
+    /* The first problem in the text is reported, whichever pass finds it. */
+    parse_fails_s("[1,,2, NaN]", "line 1, column 4: unexpected character");
+    parse_fails_s("[1, NaN,,2]", "line 1, column 5: NaN and Infinity are not valid JSON");
     parse_fails_s("{\"a\" 1}", "line 1, column 6: object property name separator ':' expected");
 }
 END_TEST

@@ -814,6 +814,50 @@ START_TEST(failed_save_leaves_old_file_intact_full_disk)
 }
 END_TEST
 
+/* The root deleted (or recreated by a checkout) while the store is open:
+ * the store follows the path, not the old directory. */
+START_TEST(root_removed_and_recreated_while_open)
+{
+    ts_store *store = open_store();
+    ts_store *other;
+    ts_snapshot *a = make_snapshot("a", 1, 1);
+    ts_snapshot *b = make_snapshot("b", 1, 1);
+    ts_snapshot *back = NULL;
+    ts_store_listing listing;
+    ts_file_stamp stamp;
+    char path[1400];
+    ts_error err;
+
+    save_ok(store, a);
+    remove_tree(root);
+    ck_assert_int_eq(ts_store_load(store, "a", &back, NULL, &err), -ENOENT);
+    ck_assert_int_eq(ts_store_list(store, &listing, &err), 0);
+    ck_assert_int_eq((int)listing.count, 0);
+    ts_store_listing_free(&listing);
+    ck_assert_int_eq(ts_store_stat(store, "a", &stamp, &err), 0);
+    ck_assert(!stamp.exists);
+    /* A save makes the root again, where the path says. */
+    save_ok(store, b);
+    ck_assert_int_eq(ts_store_path(store, "b", path, sizeof(path), &err), 0);
+    ck_assert_int_eq(access(path, F_OK), 0);
+    ck_assert_int_eq(ts_store_load(store, "b", &back, NULL, &err), 0);
+    ts_snapshot_free(back);
+    /* Written by someone else into the new directory: visible here. */
+    other = open_store();
+    save_ok(other, a);
+    ts_store_close(other);
+    ck_assert_int_eq(ts_store_load(store, "a", &back, NULL, &err), 0);
+    ts_snapshot_free(back);
+    ck_assert_int_eq(ts_store_remove(store, "a", 0, &err), 0);
+    ck_assert_int_eq(ts_store_list(store, &listing, &err), 0);
+    ck_assert_int_eq((int)listing.count, 1);
+    ts_store_listing_free(&listing);
+    ts_snapshot_free(a);
+    ts_snapshot_free(b);
+    ts_store_close(store);
+}
+END_TEST
+
 /* ---- several threads at once ---- */
 
 typedef struct worker {
@@ -900,6 +944,7 @@ int main(void)
     tcase_add_test(tc, long_names);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_fsize);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_full_disk);
+    tcase_add_test(tc, root_removed_and_recreated_while_open);
     tcase_add_test(tc, threads_on_different_names);
     suite_add_tcase(s, tc);
     sr = srunner_create(s);
