@@ -43,16 +43,9 @@ static int do_hello(tsd_server *srv, tsd_conn *conn, const struct json_object *p
                     struct json_object **result, ts_error *err)
 {
     const char *client = NULL;
-    int64_t protocol = 0;
     int64_t pid = 0;
-    int rc = tsd_param_int(params, "protocol", -1, &protocol, err);
+    int rc = ts_message_check_hello(params, err);
 
-    if (rc == 0 && protocol < 0)
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'protocol' is required");
-    if (rc == 0 && protocol != TSD_PROTOCOL_VERSION)
-        rc = ts_error_set(err, -EPROTO, TSD_ERR_VERSION_MISMATCH,
-                          "client speaks protocol %lld, server speaks protocol %d",
-                          (long long)protocol, TSD_PROTOCOL_VERSION);
     if (rc == 0)
         rc = tsd_param_string(params, "client", false, &client, err);
     if (rc == 0)
@@ -64,7 +57,7 @@ static int do_hello(tsd_server *srv, tsd_conn *conn, const struct json_object *p
     tsd_debug("connection %llu: hello from %s (pid %lld)", (unsigned long long)conn->id,
               conn->client, (long long)pid);
     *result = json_object_new_object();
-    json_object_object_add(*result, "protocol", json_object_new_int(TSD_PROTOCOL_VERSION));
+    json_object_object_add(*result, "protocol", json_object_new_int(TS_PROTOCOL_VERSION));
     json_object_object_add(*result, "server", json_object_new_string("toolscored/" TS_VERSION));
     json_object_object_add(*result, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(*result, "max_frame",
@@ -582,12 +575,12 @@ int tsd_dispatch(tsd_server *srv, tsd_conn *conn, const char *method, struct jso
         if (strcmp(method, methods[i].name) != 0)
             continue;
         if (!conn->hello_done && methods[i].fn != do_hello)
-            return ts_error_set(err, -EPROTO, TSD_ERR_HELLO_REQUIRED,
+            return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
                                 "the first request on a connection must be hello, not %s", method);
         return methods[i].fn(srv, conn, params, result, err);
     }
     if (!conn->hello_done)
-        return ts_error_set(err, -EPROTO, TSD_ERR_HELLO_REQUIRED,
+        return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
                             "the first request on a connection must be hello");
-    return ts_error_set(err, -ENOSYS, TSD_ERR_UNKNOWN_METHOD, "unknown method '%.200s'", method);
+    return ts_error_set(err, -ENOSYS, TS_ERR_UNKNOWN_METHOD, "unknown method '%.200s'", method);
 }

@@ -10,17 +10,11 @@
 #include <json-c/json.h>
 
 #include "server.h"
+#include "ts_message.h"
 #include "ts_error.h"
 
-#define TSD_PROTOCOL_VERSION 1
-
-/* Wire error codes used by the daemon beyond those of lib/ and proto/. */
-#define TSD_ERR_HELLO_REQUIRED "hello_required"
-#define TSD_ERR_VERSION_MISMATCH "version_mismatch"
-#define TSD_ERR_UNKNOWN_METHOD "unknown_method"
-#define TSD_ERR_SHUTTING_DOWN "shutting_down"
+/* Wire error code used by the daemon beyond those of lib/ and proto/. */
 #define TSD_ERR_PERMISSION "permission_denied"
-#define TSD_ERR_BUSY "busy"
 
 /*
  * Run method with params (an object, borrowed) for conn. On success *result

@@ -241,6 +241,7 @@ static int bind_socket(tsd_listener *l, int fd, ts_error *err)
     }
     if (rc < 0)
         return ts_error_set(err, rc, TS_ERR_IO, "cannot bind %s: %s", l->path, strerror(-rc));
+    l->bound = true;
     if (fchmodat(l->dir_fd, l->base, 0600, 0) < 0)
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot chmod %s: %s", l->path,
                             strerror(errno));
@@ -310,7 +311,6 @@ int tsd_listener_open(const char *path, tsd_listener *l, ts_error *err)
     if (listen(fd, LISTEN_BACKLOG) < 0) {
         rc = ts_error_set(err, -errno, TS_ERR_IO, "cannot listen on %s: %s", l->path,
                           strerror(errno));
-        unlinkat(l->dir_fd, l->base, 0);
         goto fail;
     }
     l->fd = fd;
@@ -326,7 +326,7 @@ fail:
 void tsd_listener_release(tsd_listener *l, bool remove_files)
 {
     if (remove_files && !l->activated && l->dir_fd >= 0 && l->lock_fd >= 0) {
-        if (l->base != NULL)
+        if (l->base != NULL && l->bound)
             unlinkat(l->dir_fd, l->base, 0);
         if (l->lock_base != NULL)
             unlinkat(l->dir_fd, l->lock_base, 0);

@@ -26,6 +26,7 @@ typedef struct tsd_listener {
     char *path;      /* absolute socket path (as reported by status) */
     char *base;      /* socket file name inside dir_fd */
     char *lock_base; /* lock file name inside dir_fd */
+    bool bound;      /* we created the socket file: ours to remove */
     bool activated;  /* the socket came from systemd: do not remove it */
 } tsd_listener;
 

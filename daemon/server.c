@@ -232,7 +232,7 @@ static void run_request(tsd_conn *conn, uint64_t id, const char *method, struct 
         tsd_debug("connection %llu: %s: %s: %s", (unsigned long long)conn->id, method, err.code,
                   err.message);
         send_error(conn, &id, err.code, err.message);
-        if (strcmp(err.code, TSD_ERR_VERSION_MISMATCH) == 0)
+        if (strcmp(err.code, TS_ERR_VERSION_MISMATCH) == 0)
             conn_start_close(conn);
         return;
     }
@@ -260,7 +260,7 @@ static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t 
         if (!req.has_id)
             conn_start_close(conn);
     } else if (conn->server->stopping) {
-        send_error(conn, &req.id, TSD_ERR_SHUTTING_DOWN, "the daemon is stopping");
+        send_error(conn, &req.id, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
     } else if (conn->queued_replies >= TSD_MAX_IN_FLIGHT) {
         char msg[160];
 
@@ -268,7 +268,7 @@ static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t 
                  "too many requests in flight on this connection (%d replies unread); read "
                  "replies before sending more",
                  TSD_MAX_IN_FLIGHT);
-        send_error(conn, &req.id, TS_ERR_LIMIT, msg);
+        send_error(conn, &req.id, TS_ERR_BUSY, msg);
     } else {
         run_request(conn, req.id, req.method, req.params);
     }
@@ -386,7 +386,7 @@ static void on_connection(uv_stream_t *server, int status)
                      TSD_MAX_CONNECTIONS);
         tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
                  (long)conn->pid, why);
-        send_error(conn, NULL, srv->stopping ? TSD_ERR_SHUTTING_DOWN : TS_ERR_LIMIT, why);
+        send_error(conn, NULL, srv->stopping ? TS_ERR_SHUTTING_DOWN : TS_ERR_LIMIT, why);
         conn_start_close(conn);
         return;
     }

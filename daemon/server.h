@@ -27,7 +27,7 @@
 #include "ts_frame.h"
 
 #define TSD_MAX_CONNECTIONS 512          /* open client connections */
-#define TSD_MAX_IN_FLIGHT 4096           /* unread replies before requests get "limit" */
+#define TSD_MAX_IN_FLIGHT 4096           /* unread replies before requests get "busy" */
 #define TSD_MAX_QUEUED_BYTES (64u << 20) /* unread reply bytes before the connection closes */
 #define TSD_STOP_GRACE_MS 5000           /* bounded wait for in-flight work at stop */
 #define TSD_SLOW_REQUEST_MS 500          /* requests slower than this are logged */

@@ -15,9 +15,9 @@
 #include <json-c/json.h>
 
 #include "ts_error.h"
+#include "ts_message.h"
 #include "ts_store.h"
 
-#define TSD_ERR_STORE_REFUSED "store_refused"
 #define TSD_STORES_MAX 256
 
 typedef struct tsd_store {
