@@ -39,6 +39,7 @@ static void teardown(void)
 {
     if (conn_ >= 0)
         close(conn_);
+    tdaemon_stop_ok(&daemon_);
     tdaemon_cleanup(&daemon_);
 }
 
@@ -250,6 +251,7 @@ START_TEST(daemon_env_ignored)
     json_object_put(r);
     json_object_put(p);
     close(fd);
+    tdaemon_stop_ok(&other);
     tdaemon_cleanup(&other);
 }
 END_TEST
@@ -339,6 +341,7 @@ START_TEST(pinned_store)
     json_object_put(r);
     json_object_put(p);
     close(fd);
+    tdaemon_stop_ok(&pinned);
     tdaemon_cleanup(&pinned);
 }
 END_TEST

@@ -34,6 +34,7 @@ static void teardown(void)
 {
     if (bystander_ >= 0)
         close(bystander_);
+    tdaemon_stop_ok(&daemon_);
     tdaemon_cleanup(&daemon_);
 }
 
