@@ -25,7 +25,7 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
     if (copy == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (stores->pinned != NULL && strcmp(copy, stores->pinned) != 0) {
-        ts_error_set(err, -EPERM, TSD_ERR_STORE_REFUSED,
+        ts_error_set(err, -EPERM, TS_ERR_STORE_REFUSED,
                      "this daemon serves only the store %s (started with --store), not %s",
                      stores->pinned, copy);
         free(copy);

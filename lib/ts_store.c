@@ -7,11 +7,12 @@
  * atomic compare-and-swap, so threads working on different names never share
  * anything mutable. Every file is reached with *at() calls relative to that
  * descriptor and O_NOFOLLOW; names map to file names without '/' (ts_name),
- * so nothing can be read or written outside the root.
+ * so nothing can be read or written outside the root. Listing and temp-file
+ * cleanup are in ts_store_list.c.
  */
 #include "ts_store.h"
+#include "ts_store_internal.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -28,22 +29,14 @@
 #include "ts_json.h"
 #include "ts_name.h"
 
-#define FILE_NAME_LIMIT 255 /* NAME_MAX of the common file systems */
-#define TEMP_RANDOM_HEX 16
-
-struct ts_store {
-    char *root;
-    _Atomic int dirfd; /* -1 while the root does not exist (or is not open yet) */
-};
-
 /* ---- small helpers ------------------------------------------------------ */
 
-static int sys_error(ts_error *err, int rc, const char *path, const char *what)
+int ts_store__sys_error(ts_error *err, int rc, const char *path, const char *what)
 {
     return ts_error_set(err, rc, TS_ERR_IO, "%s: %s: %s", path, what, strerror(-rc));
 }
 
-static int no_memory(ts_error *err)
+int ts_store__no_memory(ts_error *err)
 {
     return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }
@@ -56,7 +49,7 @@ static int mkdir_parents(const char *path, ts_error *err)
     int rc = 0;
 
     if (copy == NULL)
-        return no_memory(err);
+        return ts_store__no_memory(err);
     len = strlen(copy);
     while (len > 1 && copy[len - 1] == '/')
         copy[--len] = '\0';
@@ -65,7 +58,7 @@ static int mkdir_parents(const char *path, ts_error *err)
             continue;
         copy[i] = '\0';
         if (mkdir(copy, 0777) < 0 && errno != EEXIST)
-            rc = sys_error(err, -errno, copy, "cannot create directory");
+            rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
         if (i < len)
             copy[i] = '/';
     }
@@ -88,7 +81,7 @@ static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
     if (opened < 0) {
         if (errno == ENOENT && !create)
             return 1;
-        return sys_error(err, -errno, store->root, "cannot open the snapshot root");
+        return ts_store__sys_error(err, -errno, store->root, "cannot open the snapshot root");
     }
     *fd = opened;
     return 0;
@@ -96,7 +89,7 @@ static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
 
 /*
  * The root's descriptor for one operation into *fd; give it back with
- * store_dir_release. Returns 0, 1 when the root does not exist and create is
+ * ts_store__dir_release. Returns 0, 1 when the root does not exist and create is
  * false, or a negative code. With create, makes the root first.
  *
  * The first descriptor opened is kept for the store's life. If that
@@ -104,7 +97,7 @@ static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
  * recreated it), the path is opened again for this operation only: a cached
  * descriptor cannot be swapped while other threads may be using it.
  */
-static int store_dir(ts_store *store, bool create, int *fd, ts_error *err)
+int ts_store__dir(ts_store *store, bool create, int *fd, ts_error *err)
 {
     int current = atomic_load(&store->dirfd);
     int expected = -1;
@@ -125,14 +118,14 @@ static int store_dir(ts_store *store, bool create, int *fd, ts_error *err)
     return 0;
 }
 
-static void store_dir_release(ts_store *store, int fd)
+void ts_store__dir_release(ts_store *store, int fd)
 {
     if (fd != atomic_load(&store->dirfd))
         close(fd);
 }
 
 /* The file name of name, refusing names the file system cannot hold. */
-static int file_of(const char *name, char *file, ts_error *err)
+int ts_store__file_of(const char *name, char *file, ts_error *err)
 {
     size_t len;
     int rc;
@@ -143,15 +136,15 @@ static int file_of(const char *name, char *file, ts_error *err)
     if (rc < 0)
         return rc;
     len = strlen(file);
-    if (len > FILE_NAME_LIMIT)
+    if (len > TS_STORE_FILE_NAME_LIMIT)
         return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
                             "the file name for snapshot '%s' would be %zu bytes, over the "
                             "file system's %d-byte limit",
-                            name, len, FILE_NAME_LIMIT);
+                            name, len, TS_STORE_FILE_NAME_LIMIT);
     return 0;
 }
 
-static void join_path(const ts_store *store, const char *file, char *out, size_t outsz)
+void ts_store__join_path(const ts_store *store, const char *file, char *out, size_t outsz)
 {
     snprintf(out, outsz, "%s/%s", store->root, file);
 }
@@ -186,14 +179,14 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
                             "snapshot root path is too long");
     store = calloc(1, sizeof(*store));
     if (store == NULL)
-        return no_memory(err);
+        return ts_store__no_memory(err);
     store->root = strdup(root);
     atomic_init(&store->dirfd, -1);
     if (store->root == NULL) {
         free(store);
-        return no_memory(err);
+        return ts_store__no_memory(err);
     }
-    rc = store_dir(store, false, &fd, err);
+    rc = ts_store__dir(store, false, &fd, err);
     if (rc < 0) {
         ts_store_close(store);
         return rc;
@@ -223,17 +216,52 @@ const char *ts_store_root(const ts_store *store)
 int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err)
 {
     char file[TS_FILENAME_MAX];
-    int rc = file_of(name, file, err);
+    int rc = ts_store__file_of(name, file, err);
 
     if (rc < 0)
         return rc;
     if (strlen(store->root) + 1 + strlen(file) >= outsz)
         return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT, "path buffer too small");
-    join_path(store, file, out, outsz);
+    ts_store__join_path(store, file, out, outsz);
     return 0;
 }
 
 /* ---- reading ------------------------------------------------------------ */
+
+/*
+ * Read fd to its end into out (whose maximum is one byte over the limit, so
+ * that a file that grew past the limit after fstat is noticed).
+ */
+static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_error *err)
+{
+    int rc = ts_buf_reserve(out, expected < out->max ? expected + 1 : out->max);
+
+    while (rc == 0) {
+        size_t room = out->max - out->len;
+        ssize_t n;
+
+        if (room > 65536)
+            room = 65536;
+        if (room == 0)
+            break;
+        rc = ts_buf_reserve(out, room);
+        if (rc < 0)
+            break;
+        n = read(fd, out->data + out->len, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return ts_store__sys_error(err, -errno, path, "read failed");
+        if (n == 0)
+            return 0;
+        out->len += (size_t)n;
+        out->data[out->len] = '\0';
+    }
+    if (rc == -ENOMEM)
+        return ts_store__no_memory(err);
+    return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE, "%s: file is over the %u-byte limit", path,
+                        TS_SNAPSHOT_MAX_BYTES);
+}
 
 /* Read the regular file dirfd/file (never through a link) into out. */
 static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
@@ -251,10 +279,10 @@ static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
                                 "%s: is a symbolic link; snapshot files are never read "
                                 "through links",
                                 path);
-        return sys_error(err, -errno, path, "cannot open");
+        return ts_store__sys_error(err, -errno, path, "cannot open");
     }
     if (fstat(fd, &st) < 0) {
-        rc = sys_error(err, -errno, path, "cannot stat");
+        rc = ts_store__sys_error(err, -errno, path, "cannot stat");
     } else if (!S_ISREG(st.st_mode)) {
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT, "%s: not a regular file", path);
     } else if ((uint64_t)st.st_size > TS_SNAPSHOT_MAX_BYTES) {
@@ -264,29 +292,9 @@ static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
     }
     if (rc == 0 && stamp != NULL)
         stamp_from_stat(&st, stamp);
-    ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES);
-    while (rc == 0) {
-        ssize_t n;
-
-        rc = ts_buf_reserve(out, 65536);
-        if (rc < 0) {
-            rc = ts_error_set(err, rc, rc == -E2BIG ? TS_ERR_TOO_LARGE : TS_ERR_NO_MEMORY,
-                              "%s: file is over the %u-byte limit or memory ran out", path,
-                              TS_SNAPSHOT_MAX_BYTES);
-            break;
-        }
-        n = read(fd, out->data + out->len, 65536);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = sys_error(err, -errno, path, "read failed");
-            break;
-        }
-        if (n == 0)
-            break;
-        out->len += (size_t)n;
-        out->data[out->len] = '\0';
-    }
+    ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES + 1);
+    if (rc == 0)
+        rc = read_all(fd, path, (size_t)st.st_size, out, err);
     close(fd);
     if (rc < 0)
         ts_buf_free(out);
@@ -294,8 +302,8 @@ static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
 }
 
 /* Read and parse dirfd/file; path names it in messages. */
-static int load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
-                     ts_file_stamp *stamp, ts_error *err)
+int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
+                        ts_file_stamp *stamp, ts_error *err)
 {
     ts_buf data;
     int rc = read_file(dirfd, file, path, &data, stamp, err);
@@ -315,8 +323,8 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
     ts_snapshot *s = NULL;
     int rc;
 
-    join_path(store, file, path, sizeof(path));
-    rc = load_file(dirfd, file, path, &s, stamp, err);
+    ts_store__join_path(store, file, path, sizeof(path));
+    rc = ts_store__load_file(dirfd, file, path, &s, stamp, err);
     if (rc == -ENOENT)
         return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
     if (rc < 0)
@@ -340,16 +348,16 @@ int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_
 
     if (stamp != NULL)
         stamp_absent(stamp);
-    rc = file_of(name, file, err);
+    rc = ts_store__file_of(name, file, err);
     if (rc < 0)
         return rc;
-    rc = store_dir(store, false, &dirfd, err);
+    rc = ts_store__dir(store, false, &dirfd, err);
     if (rc == 1)
         return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
     if (rc < 0)
         return rc;
     rc = load_in(store, dirfd, name, file, out, stamp, err);
-    store_dir_release(store, dirfd);
+    ts_store__dir_release(store, dirfd);
     return rc;
 }
 
@@ -359,21 +367,21 @@ int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_er
     char path[PATH_MAX];
     struct stat st;
     int dirfd;
-    int rc = file_of(name, file, err);
+    int rc = ts_store__file_of(name, file, err);
 
     stamp_absent(stamp);
     if (rc < 0)
         return rc;
-    rc = store_dir(store, false, &dirfd, err);
+    rc = ts_store__dir(store, false, &dirfd, err);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
         stamp_from_stat(&st, stamp);
     } else if (errno != ENOENT) {
-        join_path(store, file, path, sizeof(path));
-        rc = sys_error(err, -errno, path, "cannot stat");
+        ts_store__join_path(store, file, path, sizeof(path));
+        rc = ts_store__sys_error(err, -errno, path, "cannot stat");
     }
-    store_dir_release(store, dirfd);
+    ts_store__dir_release(store, dirfd);
     return rc;
 }
 
@@ -391,10 +399,10 @@ bool ts_file_stamp_equal(const ts_file_stamp *a, const ts_file_stamp *b)
 static int temp_name(const char *file, char *out, size_t outsz)
 {
     static atomic_uint_fast64_t fallback_counter;
-    unsigned char random[TEMP_RANDOM_HEX / 2];
+    unsigned char random[TS_STORE_TEMP_RANDOM_HEX / 2];
     size_t keep = strlen(file);
-    size_t room = FILE_NAME_LIMIT - (1 + 1 + TEMP_RANDOM_HEX + 4);
-    char hex[TEMP_RANDOM_HEX + 1];
+    size_t room = TS_STORE_FILE_NAME_LIMIT - (1 + 1 + TS_STORE_TEMP_RANDOM_HEX + 4);
+    char hex[TS_STORE_TEMP_RANDOM_HEX + 1];
 
     if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
         /* No entropy source: pid, time and a counter are unique enough. */
@@ -441,23 +449,23 @@ static int write_temp(int dirfd, const char *file, const char *path, const ts_bu
     for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
         rc = temp_name(file, temp, tempsz);
         if (rc < 0)
-            return sys_error(err, rc, path, "cannot name a temporary file");
+            return ts_store__sys_error(err, rc, path, "cannot name a temporary file");
         fd = openat(dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd < 0 && errno != EEXIST)
-            return sys_error(err, -errno, path, "cannot create a temporary file");
+            return ts_store__sys_error(err, -errno, path, "cannot create a temporary file");
     }
     if (fd < 0)
-        return sys_error(err, -EEXIST, path, "cannot create a temporary file");
+        return ts_store__sys_error(err, -EEXIST, path, "cannot create a temporary file");
     /* Keep the permissions of the file being replaced. */
     if (fstatat(dirfd, file, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode))
         (void)fchmod(fd, old.st_mode & 07777);
     rc = write_all(fd, data->data, data->len);
     if (rc < 0)
-        sys_error(err, rc, path, "write failed");
+        ts_store__sys_error(err, rc, path, "write failed");
     if (rc == 0 && fsync(fd) < 0)
-        rc = sys_error(err, -errno, path, "fsync failed");
+        rc = ts_store__sys_error(err, -errno, path, "fsync failed");
     if (close(fd) < 0 && rc == 0)
-        rc = sys_error(err, -errno, path, "close failed");
+        rc = ts_store__sys_error(err, -errno, path, "close failed");
     if (rc < 0)
         unlinkat(dirfd, temp, 0);
     return rc;
@@ -467,21 +475,21 @@ static int write_temp(int dirfd, const char *file, const char *path, const ts_bu
 static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
                    ts_error *err)
 {
-    char temp[FILE_NAME_LIMIT + 1];
+    char temp[TS_STORE_FILE_NAME_LIMIT + 1];
     char path[PATH_MAX];
     int rc;
 
-    join_path(store, file, path, sizeof(path));
+    ts_store__join_path(store, file, path, sizeof(path));
     rc = write_temp(dirfd, file, path, data, temp, sizeof(temp), err);
     if (rc < 0)
         return rc;
     if (renameat(dirfd, temp, dirfd, file) < 0) {
-        rc = sys_error(err, -errno, path, "rename failed");
+        rc = ts_store__sys_error(err, -errno, path, "rename failed");
         unlinkat(dirfd, temp, 0);
         return rc;
     }
     if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0)
-        return sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+        return ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
     return 0;
 }
 
@@ -490,17 +498,17 @@ int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *er
     char file[TS_FILENAME_MAX];
     ts_buf data;
     int dirfd;
-    int rc = file_of(s->name, file, err);
+    int rc = ts_store__file_of(s->name, file, err);
 
     if (rc < 0)
         return rc;
     ts_buf_init(&data, TS_SNAPSHOT_MAX_BYTES);
     rc = ts_snapshot_serialize(s, &data, err);
     if (rc == 0)
-        rc = store_dir(store, true, &dirfd, err);
+        rc = ts_store__dir(store, true, &dirfd, err);
     if (rc == 0) {
         rc = save_in(store, dirfd, file, &data, flags, err);
-        store_dir_release(store, dirfd);
+        ts_store__dir_release(store, dirfd);
     }
     ts_buf_free(&data);
     return rc;
@@ -511,38 +519,38 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
     char file[TS_FILENAME_MAX];
     char path[PATH_MAX];
     int dirfd;
-    int rc = file_of(name, file, err);
+    int rc = ts_store__file_of(name, file, err);
 
     if (rc < 0)
         return rc;
-    rc = store_dir(store, false, &dirfd, err);
+    rc = ts_store__dir(store, false, &dirfd, err);
     if (rc == 1)
         return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
     if (rc < 0)
         return rc;
-    join_path(store, file, path, sizeof(path));
+    ts_store__join_path(store, file, path, sizeof(path));
     if (unlinkat(dirfd, file, 0) < 0) {
         if (errno == ENOENT)
             rc = ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
         else
-            rc = sys_error(err, -errno, path, "cannot remove");
+            rc = ts_store__sys_error(err, -errno, path, "cannot remove");
     } else if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0) {
-        rc = sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
     }
-    store_dir_release(store, dirfd);
+    ts_store__dir_release(store, dirfd);
     return rc;
 }
 
 int ts_store_sync(ts_store *store, ts_error *err)
 {
     int dirfd;
-    int rc = store_dir(store, false, &dirfd, err);
+    int rc = ts_store__dir(store, false, &dirfd, err);
 
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if (fsync(dirfd) < 0)
-        rc = sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
-    store_dir_release(store, dirfd);
+        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    ts_store__dir_release(store, dirfd);
     return rc;
 }
 
@@ -558,291 +566,4 @@ int ts_store_approve(ts_store *store, const char *name, ts_error *err)
     rc = ts_store_save(store, s, 0, err);
     ts_snapshot_free(s);
     return rc;
-}
-
-/* ---- listing ------------------------------------------------------------ */
-
-typedef struct list_entry {
-    ts_snapshot *snapshot;
-    char *file;
-} list_entry;
-
-typedef struct list_state {
-    list_entry *entries;
-    size_t count;
-    size_t cap;
-    ts_store_problem *problems;
-    size_t problem_count;
-    size_t problem_cap;
-} list_state;
-
-static bool grow(void **items, size_t *cap, size_t count, size_t size)
-{
-    void *p;
-    size_t want;
-
-    if (count < *cap)
-        return true;
-    want = *cap ? *cap * 2 : 16;
-    p = realloc(*items, want * size);
-    if (p == NULL)
-        return false;
-    *items = p;
-    *cap = want;
-    return true;
-}
-
-static int add_problem(list_state *st, const char *file, const char *message)
-{
-    ts_store_problem *p;
-
-    if (!grow((void **)&st->problems, &st->problem_cap, st->problem_count, sizeof(*p)))
-        return -ENOMEM;
-    p = &st->problems[st->problem_count];
-    p->file = strdup(file);
-    p->message = strdup(message);
-    if (p->file == NULL || p->message == NULL) {
-        free(p->file);
-        free(p->message);
-        return -ENOMEM;
-    }
-    st->problem_count++;
-    return 0;
-}
-
-static int add_entry(list_state *st, const char *file, ts_snapshot *s)
-{
-    list_entry *e;
-
-    if (!grow((void **)&st->entries, &st->cap, st->count, sizeof(*e)))
-        return -ENOMEM;
-    e = &st->entries[st->count];
-    e->file = strdup(file);
-    if (e->file == NULL)
-        return -ENOMEM;
-    e->snapshot = s;
-    st->count++;
-    return 0;
-}
-
-static bool has_suffix(const char *s, const char *suffix)
-{
-    size_t n = strlen(s);
-    size_t m = strlen(suffix);
-
-    return n >= m && memcmp(s + n - m, suffix, m) == 0;
-}
-
-/* One directory entry that looks like a snapshot file. */
-static int list_one(ts_store *store, int dirfd, const char *file, list_state *st)
-{
-    char path[PATH_MAX];
-    char expected[TS_FILENAME_MAX];
-    char *message = NULL;
-    ts_snapshot *s = NULL;
-    ts_error err;
-    int rc;
-
-    join_path(store, file, path, sizeof(path));
-    rc = load_file(dirfd, file, path, &s, NULL, &err);
-    if (rc == -ENOMEM)
-        return rc;
-    if (rc == -ENOENT)
-        return 0; /* removed while we were listing */
-    if (rc < 0)
-        return add_problem(st, file, err.message);
-    rc = file_of(s->name, expected, &err);
-    if (rc < 0 || strcmp(expected, file) != 0) {
-        if (asprintf(&message,
-                     "%s: holds snapshot '%s', whose file name is %s; rename the file or "
-                     "fix its name",
-                     path, s->name, rc < 0 ? err.message : expected) < 0)
-            message = NULL;
-        ts_snapshot_free(s);
-        rc = message ? add_problem(st, file, message) : -ENOMEM;
-        free(message);
-        return rc;
-    }
-    rc = add_entry(st, file, s);
-    if (rc < 0)
-        ts_snapshot_free(s);
-    return rc;
-}
-
-static int compare_entries(const void *a, const void *b)
-{
-    const list_entry *x = a;
-    const list_entry *y = b;
-
-    return strcmp(x->snapshot->name, y->snapshot->name);
-}
-
-static int compare_problems(const void *a, const void *b)
-{
-    const ts_store_problem *x = a;
-    const ts_store_problem *y = b;
-
-    return strcmp(x->file, y->file);
-}
-
-/* Move the sorted entries into the caller's listing. */
-static int list_finish(list_state *st, ts_store_listing *out)
-{
-    if (st->count > 1)
-        qsort(st->entries, st->count, sizeof(*st->entries), compare_entries);
-    if (st->problem_count > 1)
-        qsort(st->problems, st->problem_count, sizeof(*st->problems), compare_problems);
-    out->items = calloc(st->count + 1, sizeof(*out->items));
-    out->files = calloc(st->count + 1, sizeof(*out->files));
-    if (out->items == NULL || out->files == NULL)
-        return -ENOMEM;
-    for (size_t i = 0; i < st->count; i++) {
-        out->items[i] = st->entries[i].snapshot;
-        out->files[i] = st->entries[i].file;
-    }
-    out->count = st->count;
-    out->problems = st->problems;
-    out->problem_count = st->problem_count;
-    free(st->entries);
-    memset(st, 0, sizeof(*st));
-    return 0;
-}
-
-static void list_state_free(list_state *st)
-{
-    for (size_t i = 0; i < st->count; i++) {
-        ts_snapshot_free(st->entries[i].snapshot);
-        free(st->entries[i].file);
-    }
-    for (size_t i = 0; i < st->problem_count; i++) {
-        free(st->problems[i].file);
-        free(st->problems[i].message);
-    }
-    free(st->entries);
-    free(st->problems);
-}
-
-/* A private stream over the root (each caller its own, for threads). */
-static int open_root_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
-{
-    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-    if (fd < 0)
-        return sys_error(err, -errno, store->root, "cannot read the directory");
-    *out = fdopendir(fd);
-    if (*out == NULL) {
-        int rc = -errno;
-
-        close(fd);
-        return sys_error(err, rc, store->root, "cannot read the directory");
-    }
-    return 0;
-}
-
-int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
-{
-    list_state st = {0};
-    struct dirent *de;
-    DIR *dir;
-    int dirfd;
-    int rc;
-
-    memset(out, 0, sizeof(*out));
-    rc = store_dir(store, false, &dirfd, err);
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
-    rc = open_root_stream(store, dirfd, &dir, err);
-    if (rc < 0) {
-        store_dir_release(store, dirfd);
-        return rc;
-    }
-    errno = 0;
-    while (rc == 0 && (de = readdir(dir)) != NULL) {
-        if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".json"))
-            continue;
-        rc = list_one(store, dirfd, de->d_name, &st);
-        errno = 0;
-    }
-    if (rc == 0 && errno != 0)
-        rc = sys_error(err, -errno, store->root, "cannot read the directory");
-    closedir(dir);
-    store_dir_release(store, dirfd);
-    if (rc == 0)
-        rc = list_finish(&st, out);
-    if (rc < 0) {
-        list_state_free(&st);
-        ts_store_listing_free(out);
-        if (rc == -ENOMEM)
-            return no_memory(err);
-        return rc;
-    }
-    return 0;
-}
-
-void ts_store_listing_free(ts_store_listing *listing)
-{
-    for (size_t i = 0; i < listing->count; i++) {
-        ts_snapshot_free(listing->items[i]);
-        free(listing->files[i]);
-    }
-    for (size_t i = 0; i < listing->problem_count; i++) {
-        free(listing->problems[i].file);
-        free(listing->problems[i].message);
-    }
-    free(listing->items);
-    free(listing->files);
-    free(listing->problems);
-    memset(listing, 0, sizeof(*listing));
-}
-
-/* ".<anything>.<16 lowercase hex>.tmp": a temp file of ts_store_save. */
-static bool is_temp_name(const char *name)
-{
-    size_t n = strlen(name);
-    const char *hex;
-
-    if (n < 1 + 1 + TEMP_RANDOM_HEX + 4 + 1 || name[0] != '.' || !has_suffix(name, ".tmp"))
-        return false;
-    hex = name + n - 4 - TEMP_RANDOM_HEX;
-    if (hex[-1] != '.')
-        return false;
-    for (int i = 0; i < TEMP_RANDOM_HEX; i++) {
-        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
-            return false;
-    }
-    return true;
-}
-
-int ts_store_cleanup_temp(ts_store *store, ts_error *err)
-{
-    struct dirent *de;
-    DIR *dir;
-    int dirfd;
-    int removed = 0;
-    int rc = store_dir(store, false, &dirfd, err);
-
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
-    rc = open_root_stream(store, dirfd, &dir, err);
-    if (rc < 0) {
-        store_dir_release(store, dirfd);
-        return rc;
-    }
-    while ((de = readdir(dir)) != NULL) {
-        struct stat st;
-
-        if (!is_temp_name(de->d_name))
-            continue;
-        if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
-            continue;
-        if (unlinkat(dirfd, de->d_name, 0) == 0)
-            removed++;
-        else if (errno != ENOENT && rc == 0)
-            rc = sys_error(err, -errno, store->root, "cannot remove a temporary file");
-    }
-    closedir(dir);
-    if (rc == 0 && removed > 0 && fsync(dirfd) < 0)
-        rc = sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
-    store_dir_release(store, dirfd);
-    return rc < 0 ? rc : removed;
 }

@@ -34,6 +34,7 @@ static void teardown(void)
 {
     if (bystander_ >= 0)
         close(bystander_);
+    tdaemon_stop_ok(&daemon_);
     tdaemon_cleanup(&daemon_);
 }
 
@@ -344,7 +345,7 @@ START_TEST(pipelining_in_order)
 END_TEST
 
 /* A client that sends far more than it reads: past the in-flight limit its
- * requests are answered with "limit"; every request gets a reply, in order. */
+ * requests are answered with "busy"; every request gets a reply, in order. */
 START_TEST(in_flight_limit)
 {
     int fd = tdaemon_connect(daemon_.socket);
@@ -361,7 +362,7 @@ START_TEST(in_flight_limit)
         ck_assert_int_eq((unsigned long long)json_object_get_int64(id), i);
         if (!json_object_get_boolean(ok)) {
             json_object_object_get_ex(r, "error", &error);
-            ck_assert_str_eq(tstr(error, "code"), "limit");
+            ck_assert_str_eq(tstr(error, "code"), "busy");
             ck_assert_ptr_nonnull(strstr(tstr(error, "message"), "in flight"));
             limited++;
         }

@@ -167,7 +167,7 @@ START_TEST(writer_matches_python_bytes)
 {
     static const char *const names[] = {"mixed",       "strings",       "duplicates",
                                         "whitespace",  "scalar_string", "scalar_number",
-                                        "scalar_null", "key_escapes"};
+                                        "scalar_null", "key_escapes",   "random"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         char rel[128];
@@ -386,7 +386,9 @@ END_TEST
 
 START_TEST(copy_and_get_string)
 {
-    struct json_object *v = parse_ok("{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5]}}");
+    struct json_object *v =
+        parse_ok("{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5, 0.1]}, \"u\": "
+                 "18446744073709551615, \"i\": -9223372036854775808, \"s\": \"a\\u0000b\"}");
     struct json_object *c = ts_json_copy(v);
     char *a;
     char *b;
@@ -395,6 +397,8 @@ START_TEST(copy_and_get_string)
     a = compact(v);
     b = compact(c);
     ck_assert_str_eq(a, b);
+    ck_assert_str_eq(b, "{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5, 0.1]}, \"u\": "
+                        "18446744073709551615, \"i\": -9223372036854775808, \"s\": \"a\\u0000b\"}");
     ck_assert_str_eq(ts_json_get_string(v, "tool"), "x");
     ck_assert_ptr_null(ts_json_get_string(v, "n"));
     ck_assert_ptr_null(ts_json_get_string(v, "missing"));
