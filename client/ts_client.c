@@ -103,9 +103,21 @@ static void drop_connection(ts_client *c)
     ts_frame_reader_init(&c->reader, c->local_max_frame);
 }
 
+/* Largest request payload: what the daemon announced it accepts. */
 static size_t frame_limit(const ts_client *c)
 {
     return c->server_max_frame ? c->server_max_frame : c->local_max_frame;
+}
+
+/* Largest reply payload: the daemon may answer up to the protocol default
+ * even when it accepts smaller requests (docs/protocol.md, "Frames"). */
+static size_t reply_limit(const ts_client *c)
+{
+    size_t limit = c->local_max_frame;
+
+    if (c->server_max_frame > limit)
+        limit = c->server_max_frame;
+    return limit;
 }
 
 /* Try one connect(); 0, or the negative errno. */
@@ -216,7 +228,7 @@ static int fill(ts_client *c, int timeout_ms, ts_error *err)
 static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
                       ts_error *err)
 {
-    c->reader.max = frame_limit(c);
+    c->reader.max = reply_limit(c);
     for (;;) {
         size_t used = 0;
         int rc;

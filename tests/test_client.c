@@ -998,6 +998,56 @@ START_TEST(real_daemon_fork_safety)
 }
 END_TEST
 
+/* A daemon accepting small requests still sends large replies: the client
+ * refuses an oversized request locally and reads a reply larger than the
+ * daemon's --max-frame. */
+START_TEST(real_daemon_small_max_frame)
+{
+    static const char *const extra[] = {"--max-frame", "4096", "--idle-timeout", "20", NULL};
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    ts_check_args a;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
+    struct json_object *big = json_object_new_array();
+    struct json_object *res = NULL;
+    char name[64];
+    int i;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, extra);
+    c = connect_to(d.socket);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(
+                         (struct json_object *)ts_client_server_info(c), "max_frame")),
+                     4096);
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.actual = calls;
+    for (i = 0; i < 60; i++) {
+        snprintf(name, sizeof(name), "a-fairly-long-snapshot-name-number-%03d", i);
+        a.name = name;
+        ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), 0);
+    }
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 60);
+    ck_assert_int_gt(strlen(json_object_to_json_string(res)), 8192);
+    json_object_put(res);
+    for (i = 0; i < 200; i++)
+        json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
+    a.name = "big";
+    a.actual = big;
+    ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "4096"));
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    ck_assert_int_eq(tdaemon_stop(&d, 5000), 0);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+    json_object_put(big);
+}
+END_TEST
+
 /* A daemon that starts but cannot serve (here: a socket directory open to
  * others, which it refuses) ends in a clear error after the connect budget,
  * telling how to see why. */
@@ -1113,6 +1163,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_fork_safety);
+    tcase_add_test(real, real_daemon_small_max_frame);
     tcase_add_test(real, real_daemon_that_cannot_start);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
     suite_add_tcase(s, fake_tc);
