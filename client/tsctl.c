@@ -207,9 +207,10 @@ static void print_main_help(FILE *f)
         tsctl_pad(f, commands[i].name, 17);
         fprintf(f, "%s\n", commands[i].summary);
     }
-    fprintf(f, "\n%s\nRun 'tsctl COMMAND --help' for a command's options.\n"
-               "Exit codes: 0 success, 1 failed, 2 bad usage or input, 3 daemon "
-               "unreachable.\n",
+    fprintf(f,
+            "\n%s\nRun 'tsctl COMMAND --help' for a command's options.\n"
+            "Exit codes: 0 success, 1 failed, 2 bad usage or input, 3 daemon "
+            "unreachable.\n",
             common_help);
 }
 

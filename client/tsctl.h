@@ -30,15 +30,15 @@
 struct toolscore_client;
 
 typedef struct tsctl_ctx {
-    const char *command;  /* "eval", "snapshots list", ... for messages */
-    const char *dir;      /* snapshot root as given (--dir, TOOLSCORE_DIR, default) */
-    const char *socket;   /* --socket or TOOLSCORE_SOCKET; NULL = the default */
-    bool json;            /* --json */
-    bool color_out;       /* colour on stdout (a terminal and no NO_COLOR) */
-    bool color_err;       /* colour on stderr */
+    const char *command;             /* "eval", "snapshots list", ... for messages */
+    const char *dir;                 /* snapshot root as given (--dir, TOOLSCORE_DIR, default) */
+    const char *socket;              /* --socket or TOOLSCORE_SOCKET; NULL = the default */
+    bool json;                       /* --json */
+    bool color_out;                  /* colour on stdout (a terminal and no NO_COLOR) */
+    bool color_err;                  /* colour on stderr */
     struct toolscore_client *client; /* open connection, or NULL */
-    ts_error last_error;  /* the last failed request's error (tsctl_call) */
-    bool unreachable;     /* the last failure was the daemon not answering */
+    ts_error last_error;             /* the last failed request's error (tsctl_call) */
+    bool unreachable;                /* the last failure was the daemon not answering */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */
@@ -51,11 +51,11 @@ typedef struct tsctl_option {
 
 /* The positional arguments after parsing. */
 typedef struct tsctl_args {
-    char **pos;       /* positional arguments (before any "--") */
+    char **pos; /* positional arguments (before any "--") */
     int npos;
-    char **rest;      /* everything after "--" (NULL-terminated), or NULL */
+    char **rest; /* everything after "--" (NULL-terminated), or NULL */
     int nrest;
-    bool dashdash;    /* a "--" was present */
+    bool dashdash; /* a "--" was present */
 } tsctl_args;
 
 typedef struct tsctl_command {
@@ -66,9 +66,10 @@ typedef struct tsctl_command {
 } tsctl_command;
 
 /* Flags for tsctl_parse. */
-#define TSCTL_PARSE_JSON 0x1    /* the command accepts --json */
-#define TSCTL_PARSE_COMMAND 0x2 /* what follows "--" is a command (args->rest);
-                                   otherwise it is more positional arguments */
+#define TSCTL_PARSE_JSON 0x1 /* the command accepts --json */
+#define TSCTL_PARSE_COMMAND                                                                        \
+    0x2 /* what follows "--" is a command (args->rest);                                            \
+           otherwise it is more positional arguments */
 
 /*
  * Parse argv (argv[0] is the command word) against opts (terminated by an
@@ -138,8 +139,8 @@ void tsctl_pad(FILE *f, const char *s, size_t width);
 /* A simple text table: rows of cells, printed with aligned columns. */
 typedef struct tsctl_table {
     size_t ncols;
-    size_t nrows;  /* including the header row */
-    char **cells;  /* nrows * ncols owned strings */
+    size_t nrows; /* including the header row */
+    char **cells; /* nrows * ncols owned strings */
 } tsctl_table;
 
 void tsctl_table_init(tsctl_table *t, size_t ncols);
@@ -171,9 +172,9 @@ void tsctl_disconnect(tsctl_ctx *ctx);
  */
 struct json_object *tsctl_store_params(const tsctl_ctx *ctx);
 
-/* The absolute, symlink-resolved path of ctx->dir (need not exist: the
- * longest existing prefix is resolved). 0 or -errno. */
-int tsctl_resolve_root(const char *dir, char *out, size_t outsz);
+/* The absolute, symlink-resolved snapshot root of ctx->dir into out
+ * (TS_PATHS_MAX bytes). 0, or TSCTL_EXIT_USAGE after printing the reason. */
+int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
 
 /*
  * One request to the daemon (connecting with autostart when not connected).

@@ -140,10 +140,8 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         params, "update",
         json_object_new_boolean(update || tsctl_env_truthy(getenv("TOOLSCORE_RECORD_UPDATE"))));
     json_object_object_add(params, "allow_pending", json_object_new_boolean(allow_pending));
-    json_object_object_add(params, "run",
-                           run && run[0] ? json_object_new_string(run) : NULL);
-    json_object_object_add(params, "test",
-                           test && test[0] ? json_object_new_string(test) : NULL);
+    json_object_object_add(params, "run", run && run[0] ? json_object_new_string(run) : NULL);
+    json_object_object_add(params, "test", test && test[0] ? json_object_new_string(test) : NULL);
     json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out && !ctx->json));
     rc = tsctl_call(ctx, "check", params, 0, &reply);
     if (rc != 0)
@@ -202,8 +200,8 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
     if (ctx->json) {
         rc = tsctl_print_json(ctx, reply);
     } else if (strcmp(tsctl_str(reply, "outcome", ""), "UPDATED") == 0) {
-        printf("snapshot '%s' updated from %s (calls overwritten and approved): %s\n", name,
-               trace, tsctl_str(reply, "file", "?"));
+        printf("snapshot '%s' updated from %s (calls overwritten and approved): %s\n", name, trace,
+               tsctl_str(reply, "file", "?"));
     } else {
         printf("snapshot '%s' recorded from %s (pending approval): %s\n"
                "Review it, then approve with `tsctl approve`.\n",

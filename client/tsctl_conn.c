@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ts_paths.h"
+
 bool tsctl_interactive(void)
 {
     return isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1;
@@ -50,17 +52,23 @@ bool tsctl_bool(const struct json_object *obj, const char *key)
     return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
+int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
+{
+    ts_error err;
+
+    if (ts_paths_resolve(ctx->dir, out, outsz, &err) < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", ctx->dir,
+                          err.message);
+    return 0;
+}
+
 struct json_object *tsctl_store_params(const tsctl_ctx *ctx)
 {
-    char root[PATH_MAX];
+    char root[TS_PATHS_MAX];
     struct json_object *params;
-    int rc = tsctl_resolve_root(ctx->dir, root, sizeof(root));
 
-    if (rc < 0) {
-        tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", ctx->dir,
-                   strerror(-rc));
+    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
         return NULL;
-    }
     params = json_object_new_object();
     if (params != NULL)
         json_object_object_add(params, "store", json_object_new_string(root));

@@ -38,8 +38,7 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
     if (ctx->json) {
         rc = tsctl_print_json(ctx, result);
     } else {
-        printf("%s●%s toolscored is running\n", tsctl_c(c, TSCTL_GREEN),
-               tsctl_c(c, TSCTL_RESET));
+        printf("%s●%s toolscored is running\n", tsctl_c(c, TSCTL_GREEN), tsctl_c(c, TSCTL_RESET));
         printf("  pid:              %lld\n", tsctl_int(result, "pid", 0));
         printf("  version:          %s\n", tsctl_str(result, "version", "?"));
         printf("  socket:           %s\n", tsctl_str(result, "socket", tsctl_socket_path(ctx)));

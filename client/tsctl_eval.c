@@ -73,8 +73,7 @@ static void print_tools(const char *label, const struct json_object *list)
     if (n == 0)
         printf(" -");
     for (i = 0; i < n; i++) {
-        printf("%s%s", i ? ", " : " ",
-               json_object_get_string(json_object_array_get_idx(list, i)));
+        printf("%s%s", i ? ", " : " ", json_object_get_string(json_object_array_get_idx(list, i)));
     }
     printf("\n");
 }
@@ -102,8 +101,8 @@ static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r)
     bool c = ctx->color_out;
     size_t i;
 
-    printf("%sscore %.4f  grade %c  %s%s%s (min_score %.2f)\n", tsctl_c(c, TSCTL_BOLD),
-           r->score, r->grade, tsctl_c(c, r->passed ? TSCTL_GREEN : TSCTL_RED),
+    printf("%sscore %.4f  grade %c  %s%s%s (min_score %.2f)\n", tsctl_c(c, TSCTL_BOLD), r->score,
+           r->grade, tsctl_c(c, r->passed ? TSCTL_GREEN : TSCTL_RED),
            r->passed ? "passed" : "failed", tsctl_c(c, TSCTL_RESET), r->min_score);
     printf("\n%-22s %s\n", "Metric", "Value");
     for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

@@ -149,8 +149,7 @@ static int accept_item(tsctl_ctx *ctx, const struct json_object *item)
         json_object_object_add(params, "format", json_object_new_string("calls"));
         rc = tsctl_call(ctx, "record", params, 0, &reply);
         if (rc == 0)
-            printf("Accepted: snapshot '%s' updated with the observed calls and approved.\n",
-                   name);
+            printf("Accepted: snapshot '%s' updated with the observed calls and approved.\n", name);
     } else {
         struct json_object *names = json_object_new_array();
 
@@ -236,8 +235,8 @@ static void print_would_review(const struct json_object *items)
         struct json_object *item = json_object_array_get_idx(items, i);
 
         if (item_is_failed_check(item))
-            printf("  failed check      %s (%zu observed call(s))\n",
-                   tsctl_str(item, "name", "?"), count_of(tsctl_get(item, "observed")));
+            printf("  failed check      %s (%zu observed call(s))\n", tsctl_str(item, "name", "?"),
+                   count_of(tsctl_get(item, "observed")));
         else
             printf("  pending snapshot  %s (%zu call(s))\n", tsctl_str(item, "name", "?"),
                    count_of(tsctl_get(item, "calls")));
@@ -321,7 +320,7 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     if (args.npos != 0)
         return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
-    if (delete && !yes)
+    if (delete &&!yes)
         return tsctl_usage_error(ctx, "--delete needs --yes");
     params = tsctl_store_params(ctx);
     if (params == NULL)
@@ -332,8 +331,10 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     names = tsctl_get(reply, "names");
     n = count_of(names);
-    if (ctx->json)
-        rc = tsctl_print_json(ctx, names ? names : json_object_new_array());
+    if (ctx->json && names == NULL)
+        printf("[]\n");
+    else if (ctx->json)
+        rc = tsctl_print_json(ctx, names);
     else if (n == 0)
         printf("No orphaned snapshots.\n");
     for (i = 0; i < n && rc == 0; i++) {
@@ -353,7 +354,7 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
         rc = tsctl_call(ctx, "rm", params, 0, &rm_reply);
         json_object_put(rm_reply);
     }
-    if (rc == 0 && delete && !ctx->json && n > 0)
+    if (rc == 0 && delete &&!ctx->json && n > 0)
         printf("Deleted %zu orphaned snapshot(s).\n", n);
     json_object_put(reply);
     return rc;

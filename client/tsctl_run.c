@@ -17,6 +17,7 @@
 
 #include "ts_buf.h"
 #include "ts_json.h"
+#include "ts_paths.h"
 
 /* Append s XML-escaped: markup characters as entities, ANSI colour
  * sequences dropped, characters XML 1.0 forbids replaced by U+FFFD. */
@@ -34,11 +35,21 @@ static void xml_escape(ts_buf *b, const char *s)
             continue;
         }
         switch (ch) {
-        case '&': ts_buf_appends(b, "&amp;"); break;
-        case '<': ts_buf_appends(b, "&lt;"); break;
-        case '>': ts_buf_appends(b, "&gt;"); break;
-        case '"': ts_buf_appends(b, "&quot;"); break;
-        case '\'': ts_buf_appends(b, "&apos;"); break;
+        case '&':
+            ts_buf_appends(b, "&amp;");
+            break;
+        case '<':
+            ts_buf_appends(b, "&lt;");
+            break;
+        case '>':
+            ts_buf_appends(b, "&gt;");
+            break;
+        case '"':
+            ts_buf_appends(b, "&quot;");
+            break;
+        case '\'':
+            ts_buf_appends(b, "&apos;");
+            break;
         default:
             if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
                 ts_buf_appends(b, "\xEF\xBF\xBD");
@@ -187,8 +198,7 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
                 setenv("TOOLSCORE_RECORD_UPDATE", "1", 1);
         }
         execvp(cmd[0], cmd);
-        fprintf(stderr, "tsctl %s: cannot run '%s': %s\n", ctx->command, cmd[0],
-                strerror(errno));
+        fprintf(stderr, "tsctl %s: cannot run '%s': %s\n", ctx->command, cmd[0], strerror(errno));
         _exit(127);
     }
     while (waitpid(pid, &status, 0) < 0) {
@@ -222,8 +232,8 @@ static void print_duplicates(const tsctl_ctx *ctx, const struct json_object *sum
         printf("%stoolscore: error:%s snapshot '%s' was claimed by more than one test:",
                tsctl_c(ctx->color_out, TSCTL_RED), tsctl_c(ctx->color_out, TSCTL_RESET),
                tsctl_str(d, "name", "?"));
-        for (j = 0; json_object_is_type(tests, json_type_array) &&
-                    j < json_object_array_length(tests);
+        for (j = 0;
+             json_object_is_type(tests, json_type_array) && j < json_object_array_length(tests);
              j++)
             printf("%s %s", j ? "," : "",
                    json_object_get_string(json_object_array_get_idx(tests, j)));
@@ -252,13 +262,13 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
     struct json_object *summary = NULL;
     FILE *junit = NULL;
     FILE *json = NULL;
-    char root[PATH_MAX];
+    char root[TS_PATHS_MAX];
     char run_id[256];
     int status;
     int rc = 0;
 
-    if (tsctl_resolve_root(ctx->dir, root, sizeof(root)) < 0)
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --dir '%s'", ctx->dir);
+    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
+        return TSCTL_EXIT_USAGE;
     junit = open_report(ctx, junit_path, &rc);
     if (rc == 0)
         json = open_report(ctx, json_path, &rc);
@@ -330,11 +340,8 @@ int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
     const char *format = NULL;
     bool update = false;
     const tsctl_option opts[] = {
-        {"from-trace", 0, &trace, NULL},
-        {"name", 0, &name, NULL},
-        {"format", 0, &format, NULL},
-        {"update", 0, NULL, &update},
-        {NULL, 0, NULL, NULL},
+        {"from-trace", 0, &trace, NULL}, {"name", 0, &name, NULL}, {"format", 0, &format, NULL},
+        {"update", 0, NULL, &update},    {NULL, 0, NULL, NULL},
     };
     tsctl_args args;
     bool command;

@@ -151,8 +151,8 @@ static void print_snapshot(const tsctl_ctx *ctx, const struct json_object *snap,
         struct json_object *call = json_object_array_get_idx(calls, i);
         struct json_object *call_args = NULL;
 
-        printf("\n%sCall %zu — %s%s\n", tsctl_c(c, TSCTL_BOLD), i + 1,
-               tsctl_str(call, "tool", "?"), tsctl_c(c, TSCTL_RESET));
+        printf("\n%sCall %zu — %s%s\n", tsctl_c(c, TSCTL_BOLD), i + 1, tsctl_str(call, "tool", "?"),
+               tsctl_c(c, TSCTL_RESET));
         if (!json_object_object_get_ex(call, "args", &call_args) || call_args == NULL)
             printf("  (any args: arguments are not checked)\n");
         else

@@ -36,9 +36,15 @@ int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
 int tsctl_exit_for_error(const ts_error *err)
 {
     static const char *const usage_codes[] = {
-        TS_ERR_INVALID_ARGUMENT, TS_ERR_INVALID_JSON, TS_ERR_INVALID_SNAPSHOT,
-        TS_ERR_INVALID_CALLS,    TS_ERR_FORMAT,       TS_ERR_TOO_LARGE,
-        TS_ERR_LIMIT,            "bad_request",       "store_refused",
+        TS_ERR_INVALID_ARGUMENT,
+        TS_ERR_INVALID_JSON,
+        TS_ERR_INVALID_SNAPSHOT,
+        TS_ERR_INVALID_CALLS,
+        TS_ERR_FORMAT,
+        TS_ERR_TOO_LARGE,
+        TS_ERR_LIMIT,
+        "bad_request",
+        "store_refused",
     };
     size_t i;
 
@@ -85,8 +91,7 @@ int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object *
     if (strcmp(path, "-") != 0) {
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
-            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", path,
-                              strerror(errno));
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
     }
     ts_buf_init(&b, TS_JSON_MAX_BYTES);
     rc = read_all(fd, &b);
@@ -150,8 +155,7 @@ int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out)
     errno = 0;
     v = strtod(text, &end);
     if (text[0] == '\0' || end == text || *end != '\0' || errno != 0 || !isfinite(v))
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --min-score '%s': not a number",
-                          text);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --min-score '%s': not a number", text);
     if (v < 0.0 || v > 1.0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
                           "invalid --min-score '%s': must lie between 0 and 1", text);
@@ -341,7 +345,8 @@ bool tsctl_env_truthy(const char *value)
     while (end > start && strchr(" \t\r\n\v\f", value[end - 1]) != NULL)
         end--;
     for (i = 0; i < sizeof(falsy) / sizeof(falsy[0]); i++) {
-        if (strlen(falsy[i]) == end - start && strncasecmp(value + start, falsy[i], end - start) == 0)
+        if (strlen(falsy[i]) == end - start &&
+            strncasecmp(value + start, falsy[i], end - start) == 0)
             return false;
     }
     return true;
