@@ -27,18 +27,19 @@
 /* Returned by tsctl_parse when --help or --version was handled: exit 0. */
 #define TSCTL_DONE (-1)
 
-struct toolscore_client;
+struct ts_client;
 
 typedef struct tsctl_ctx {
-    const char *command;             /* "eval", "snapshots list", ... for messages */
-    const char *dir;                 /* snapshot root as given (--dir, TOOLSCORE_DIR, default) */
-    const char *socket;              /* --socket or TOOLSCORE_SOCKET; NULL = the default */
-    bool json;                       /* --json */
-    bool color_out;                  /* colour on stdout (a terminal and no NO_COLOR) */
-    bool color_err;                  /* colour on stderr */
-    struct toolscore_client *client; /* open connection, or NULL */
-    ts_error last_error;             /* the last failed request's error (tsctl_call) */
-    bool unreachable;                /* the last failure was the daemon not answering */
+    const char *command;      /* "eval", "snapshots list", ... for messages */
+    const char *dir;          /* snapshot root as given (--dir, TOOLSCORE_DIR, default) */
+    const char *socket;       /* --socket or TOOLSCORE_SOCKET; NULL = the default */
+    bool json;                /* --json */
+    bool color_out;           /* colour on stdout (a terminal and no NO_COLOR) */
+    bool color_err;           /* colour on stderr */
+    struct ts_client *client; /* open connection, or NULL */
+    char socket_path[4096];   /* the socket in use (filled by tsctl_connect) */
+    ts_error last_error;      /* the last failed request's error (tsctl_call) */
+    bool unreachable;         /* the last failure was the daemon not answering */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */

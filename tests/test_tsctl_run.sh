@@ -67,24 +67,24 @@ assert r["counts"]["created"] == 26 and r["counts"]["pending"] == 1, r["counts"]
 assert [d["name"] for d in r["duplicates"]] == ["shared_name"], r["duplicates"]
 PY
 t 0 ts approve --all
-out_has "Approved 27 snapshot(s)."
+out_has "Approved 26 snapshot(s)."
 
 # --- second run: replays, one drifts; CMD fails so run exits 1 ---------------------
 t 1 env DRIFT=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --junit "$WORK/r2.xml" -- sh "$WORK/suite.sh"
-out_has "toolscore: 27 passed, 1 failed"
+out_has "toolscore: 26 passed, 1 failed"
 out_has "shared_name"
 python3 - "$WORK/r2.xml" <<'PY' || fail "JUnit of the second run"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
 cases = root.findall(".//testcase")
-assert len(cases) == 28, len(cases)
+assert len(cases) == 27, len(cases)
 failed = [c for c in cases if c.find("failure") is not None]
 assert [c.get("name") for c in failed] == ["w3_c"], [c.get("name") for c in failed]
 text = failed[0].find("failure").text
 assert "Expected vs Actual Tool Calls" in text, text
 assert "calls[0].args.x" in text, text
 assert "\x1b" not in text
-assert root.get("failures") == "1" and root.get("tests") == "28"
+assert root.get("failures") == "1" and root.get("tests") == "27"
 PY
 grep -q '&lt;&amp;&quot;x&quot;&gt;' "$WORK/r2.xml" || fail "JUnit name not escaped"
 
@@ -112,11 +112,16 @@ out_has "toolscore: 1 snapshot created (pending approval)"
 t 2 ts record --name x -- true && err_one_line
 
 # --- orphans ---------------------------------------------------------------------------
-t 0 ts run -- sh -c '"$0" check w1_a --calls "$1"' "$TSCTL" "$DATA/x1.json"
-t 0 ts orphans --json
+t 0 ts run --json-report "$WORK/r3.json" -- sh -c '"$0" check w1_a --calls "$1"' "$TSCTL" "$DATA/x1.json"
+RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/r3.json")
+t 0 ts orphans --json --run "$RUN"
 python3 -c 'import json,sys; n=json.loads(sys.argv[1]); assert "w1_a" not in n and "w2_b" in n, n' "$OUT" || fail "orphans: $OUT"
-t 2 ts orphans --delete && err_one_line
-t 0 ts orphans --delete --yes
+t 0 ts orphans --run "$RUN"
+out_has "w2_b" && out_lacks "w1_a"
+t 2 ts orphans --delete --run "$RUN" && err_one_line
+t 1 ts orphans --run no-such-run
+t 0 ts orphans --delete --yes --run "$RUN"
+out_has "Deleted 26 orphaned snapshot(s)."
 t 0 ts snapshots list --json
 same "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(s["name"] for s in json.load(sys.stdin)))')" "w1_a" "orphans deleted"
 
