@@ -103,9 +103,21 @@ static void drop_connection(ts_client *c)
     ts_frame_reader_init(&c->reader, c->local_max_frame);
 }
 
+/* Largest request payload: what the daemon announced it accepts. */
 static size_t frame_limit(const ts_client *c)
 {
     return c->server_max_frame ? c->server_max_frame : c->local_max_frame;
+}
+
+/* Largest reply payload: the daemon may answer up to the protocol default
+ * even when it accepts smaller requests (docs/protocol.md, "Frames"). */
+static size_t reply_limit(const ts_client *c)
+{
+    size_t limit = c->local_max_frame;
+
+    if (c->server_max_frame > limit)
+        limit = c->server_max_frame;
+    return limit;
 }
 
 /* Try one connect(); 0, or the negative errno. */
@@ -216,7 +228,7 @@ static int fill(ts_client *c, int timeout_ms, ts_error *err)
 static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
                       ts_error *err)
 {
-    c->reader.max = frame_limit(c);
+    c->reader.max = reply_limit(c);
     for (;;) {
         size_t used = 0;
         int rc;
@@ -334,11 +346,11 @@ static bool connect_retryable(int rc)
     return rc == -ENOENT || rc == -ECONNREFUSED || rc == -EAGAIN;
 }
 
-/* Start the daemon once; on failure keep the reason in why. */
-static int autostart(ts_client *c, ts_error *why)
+/* Start the daemon once (its path into daemon); on failure keep the reason
+ * in why. */
+static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
 {
-    char daemon[TS_PATHS_MAX];
-    int rc = ts_client_find_daemon(c->daemon_path, daemon, sizeof(daemon), why);
+    int rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
 
     if (rc == 0)
         rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args,
@@ -355,6 +367,7 @@ static int establish(ts_client *c, ts_error *err)
     int64_t deadline = now_ms() + c->connect_timeout_ms;
     int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
     bool started = false;
+    char daemon[TS_PATHS_MAX];
     ts_error why;
     ts_error last;
     int start_rc = 0;
@@ -380,7 +393,7 @@ static int establish(ts_client *c, ts_error *err)
             return rc;
         } else if (!started && c->autostart) {
             started = true;
-            start_rc = autostart(c, &why);
+            start_rc = autostart(c, daemon, sizeof(daemon), &why);
             if (start_rc < 0)
                 break;
         } else if (!c->autostart) {
@@ -396,11 +409,23 @@ static int establish(ts_client *c, ts_error *err)
                             why.message);
     if (started)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
-                            "%s (a daemon was started but did not answer within %d ms)",
-                            last.message, c->connect_timeout_ms);
+                            "%s (started %s, which did not answer within %d ms; "
+                            "`%s --socket %s --foreground` shows why)",
+                            last.message, daemon, c->connect_timeout_ms, daemon, c->socket_path);
     if (err != NULL)
         *err = last;
     return rc;
+}
+
+/* True when an idle connection was closed by the daemon (or holds bytes
+ * nobody asked for): it cannot carry a new request. */
+static bool idle_connection_dead(ts_client *c)
+{
+    struct pollfd p = {c->fd, POLLIN, 0};
+
+    if (c->in_flight > 0 || c->rpos < c->rlen)
+        return false;
+    return poll(&p, 1, 0) > 0;
 }
 
 /* Make sure c holds a live connection of this process. */
@@ -408,6 +433,8 @@ static int ensure_connected(ts_client *c, ts_error *err)
 {
     if (c->fd >= 0 && c->owner != getpid())
         drop_connection(c); /* inherited across fork: never share the stream */
+    if (c->fd >= 0 && idle_connection_dead(c))
+        drop_connection(c); /* e.g. the daemon restarted or timed out idle */
     if (c->fd >= 0)
         return 0;
     return establish(c, err);
@@ -554,11 +581,25 @@ const struct json_object *ts_client_server_info(const ts_client *c)
 int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
                    ts_error *err)
 {
+    bool idle;
     int rc = ensure_connected(c, err);
 
     if (rc < 0)
         return rc;
-    return send_request(c, method, params, id, err);
+    idle = c->in_flight == 0;
+    rc = send_request(c, method, params, id, err);
+    /*
+     * A send refused outright (the daemon closed the connection between
+     * the liveness check and now) never reached it: resending on a fresh
+     * connection cannot run the request twice.
+     */
+    if (rc < 0 && idle && c->fd < 0 && err != NULL &&
+        strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
+        rc = establish(c, err);
+        if (rc == 0)
+            rc = send_request(c, method, params, id, err);
+    }
+    return rc;
 }
 
 int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, ts_error *err)

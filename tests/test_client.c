@@ -117,6 +117,9 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         /* no reply */
     } else if (strcmp(req->method, "drop") == 0) {
         keep = -1;
+    } else if (strcmp(req->method, "bye") == 0) {
+        ts_message_encode_result(&out, req->id, NULL, 0, NULL);
+        keep = -1;
     } else if (strcmp(req->method, "garbage") == 0) {
         static const char bad[] = {0, 0, 0, 1, (char)0xc1};
         ts_buf_append(&out, bad, sizeof(bad));
@@ -519,11 +522,20 @@ START_TEST(broken_connection_reconnects)
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ck_assert_int_eq(f.nconn, 2);
 
+    /* a daemon that closed an idle connection (restart, idle timeout) is
+     * noticed before the next request, which goes out on a new connection */
+    ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
+    usleep(50000);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+
     /* an error with id nil ends the connection too; the next call recovers */
     ck_assert_int_eq(ts_client_call(c, "nilerr", NULL, NULL, &err), TS_CLIENT_EREMOTE);
     ck_assert_str_eq(err.code, "limit");
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
-    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(f.nconn, 4);
     ts_client_close(c);
     fake_stop(&f);
 }
@@ -861,6 +873,7 @@ START_TEST(real_daemon_autostart_and_calls)
     struct json_object *calls =
         json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": 1}}]");
     ts_check_args a;
+    int64_t first_pid;
     int rc;
 
     tdaemon_prepare(&d);
@@ -887,6 +900,19 @@ START_TEST(real_daemon_autostart_and_calls)
     ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "PASSED");
     json_object_put(res);
 
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    wait_no_daemon(d.socket);
+    /* the same client, idle while its daemon went away: the next call
+     * starts a new daemon and goes through */
+    first_pid = json_object_get_int64(
+        json_object_object_get((struct json_object *)ts_client_server_info(c), "pid"));
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 1);
+    json_object_put(res);
+    ck_assert_int_ne(json_object_get_int64(json_object_object_get(
+                         (struct json_object *)ts_client_server_info(c), "pid")),
+                     first_pid);
+    ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
     ck_assert_int_eq(ts_client_stop(c, &err), 0);
     ts_client_close(c);
     wait_no_daemon(d.socket);
@@ -967,6 +993,90 @@ START_TEST(real_daemon_fork_safety)
     ck_assert_int_lt(i, 100);
     ck_assert_int_eq(ts_client_stop(c, &err), 0);
     ts_client_close(c);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+/* A daemon accepting small requests still sends large replies: the client
+ * refuses an oversized request locally and reads a reply larger than the
+ * daemon's --max-frame. */
+START_TEST(real_daemon_small_max_frame)
+{
+    static const char *const extra[] = {"--max-frame", "4096", "--idle-timeout", "20", NULL};
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    ts_check_args a;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
+    struct json_object *big = json_object_new_array();
+    struct json_object *res = NULL;
+    char name[64];
+    int i;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, extra);
+    c = connect_to(d.socket);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(
+                         (struct json_object *)ts_client_server_info(c), "max_frame")),
+                     4096);
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.actual = calls;
+    for (i = 0; i < 60; i++) {
+        snprintf(name, sizeof(name), "a-fairly-long-snapshot-name-number-%03d", i);
+        a.name = name;
+        ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), 0);
+    }
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 60);
+    ck_assert_int_gt(strlen(json_object_to_json_string(res)), 8192);
+    json_object_put(res);
+    for (i = 0; i < 200; i++)
+        json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
+    a.name = "big";
+    a.actual = big;
+    ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "4096"));
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    ck_assert_int_eq(tdaemon_stop(&d, 5000), 0);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+    json_object_put(big);
+}
+END_TEST
+
+/* A daemon that starts but cannot serve (here: a socket directory open to
+ * others, which it refuses) ends in a clear error after the connect budget,
+ * telling how to see why. */
+START_TEST(real_daemon_that_cannot_start)
+{
+    tdaemon d;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    char dir[600];
+    int64_t start = now_ms();
+
+    tdaemon_prepare(&d);
+    snprintf(dir, sizeof(dir), "%s/run", d.dir);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ts_client_options_init(&o);
+    o.socket_path = d.socket;
+    o.daemon_path = tdaemon_binary();
+    o.daemon_args = idle_args;
+    o.connect_timeout_ms = 1500;
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, d.socket));
+    ck_assert_ptr_nonnull(strstr(err.message, "did not answer within 1500 ms"));
+    ck_assert_ptr_nonnull(strstr(err.message, "--foreground"));
+    ck_assert_int_ge(now_ms() - start, 1400);
+    ck_assert_int_lt(now_ms() - start, 5000);
     wait_no_daemon(d.socket);
     tdaemon_cleanup(&d);
 }
@@ -1053,6 +1163,8 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_fork_safety);
+    tcase_add_test(real, real_daemon_small_max_frame);
+    tcase_add_test(real, real_daemon_that_cannot_start);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
     suite_add_tcase(s, fake_tc);
     suite_add_tcase(s, real);
