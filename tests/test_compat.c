@@ -244,6 +244,57 @@ START_TEST(json_documents_match_python)
 }
 END_TEST
 
+/* ---- (a') the reader: accept and refuse as Python does ------------------- */
+
+START_TEST(reader_accepts_and_refuses_like_python)
+{
+    mismatches m = {"reader", 0};
+    vec_file f;
+    vec_record input, want;
+    size_t n = 0, accepted = 0;
+
+    vec_open(&f, "reader.vec");
+    while (vec_next(&f, &input)) {
+        struct json_object *v = NULL;
+        ts_error err;
+        int rc;
+
+        ck_assert_str_eq(input.tag, "input");
+        ck_assert(vec_next(&f, &want));
+        rc = ts_json_parse(input.data, input.len, 0, &v, &err);
+        if (strcmp(want.tag, "compact") == 0) {
+            vec_record expect = want;
+            char label[64];
+            accepted++;
+            snprintf(label, sizeof(label), "text %zu", n);
+            if (rc < 0)
+                mismatch(&m, "text %zu: refused (%s) what Python reads\n  input: %.*s", n,
+                         err.message, (int)input.len, input.data);
+            else
+                check_written(&m, n, label, v, &expect, false);
+        } else {
+            ck_assert_str_eq(want.tag, "refused");
+            if (rc == 0)
+                mismatch(&m, "text %zu: read what is refused (%.*s)\n  input: %.*s", n,
+                         (int)want.len, want.data, (int)input.len, input.data);
+            else if (err.message[0] == '\0' || (strcmp(err.code, TS_ERR_INVALID_JSON) != 0 &&
+                                                strcmp(err.code, TS_ERR_LIMIT) != 0))
+                mismatch(&m, "text %zu: refused with code '%s' and message '%s'", n, err.code,
+                         err.message);
+        }
+        json_object_put(v);
+        n++;
+    }
+    vec_close(&f);
+    printf("reader: %zu mutated texts (%zu read by Python), %zu mismatches\n", n, accepted,
+           m.count);
+    ck_assert_int_ge(n, 1500);
+    ck_assert_int_ge(accepted, 100);
+    ck_assert_int_ge(n - accepted, 1000);
+    ck_assert_msg(m.count == 0, "%zu of %zu texts read differently from Python", m.count, n);
+}
+END_TEST
+
 /* ---- (b) names ---------------------------------------------------------- */
 
 START_TEST(file_names_match_python)
@@ -573,6 +624,7 @@ static char *compact_text(const struct json_object *v)
 }
 
 typedef struct score_stats {
+    size_t errors;
     size_t cases;
     size_t numbers;
     size_t bit_exact;
@@ -634,6 +686,25 @@ static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
     return rc;
 }
 
+/* A case the spec refuses: C must refuse it too, with the spec's message for
+ * a bad calls list ("item at index i ..."). */
+static void check_score_error(struct json_object *c, size_t index, mismatches *m, score_stats *st)
+{
+    const char *why = json_object_get_string(json_object_object_get(c, "error"));
+    ts_score_result r;
+    ts_error err;
+
+    st->errors++;
+    if (run_case(c, &r, &err) == 0) {
+        mismatch(m, "case %zu: C scored what the spec refuses (%s): score %.17g", index, why,
+                 r.score);
+        ts_score_result_free(&r);
+        return;
+    }
+    if (strncmp(why, "item at index", 13) == 0 && strstr(err.message, why) == NULL)
+        mismatch(m, "case %zu: message \"%s\" does not say \"%s\"", index, err.message, why);
+}
+
 static void check_score_case(const char *line, size_t len, size_t index, mismatches *m,
                              score_stats *st)
 {
@@ -645,6 +716,11 @@ static void check_score_case(const char *line, size_t len, size_t index, mismatc
     ck_assert_msg(ts_json_parse(line, len, 0, &c, &err) == 0, "scores.jsonl line %zu: %s",
                   index + 1, err.message);
     want = json_object_object_get(c, "result");
+    if (want == NULL) {
+        check_score_error(c, index, m, st);
+        json_object_put(c);
+        return;
+    }
     ck_assert_uint_eq(json_object_array_length(want), N_RESULT_KEYS);
     if (run_case(c, &r, &err) < 0) {
         mismatch(m, "case %zu: C refused what Python scores: %s\n  %.*s", index, err.message,
@@ -668,7 +744,7 @@ static void check_score_case(const char *line, size_t len, size_t index, mismatc
 START_TEST(scores_match_python)
 {
     mismatches m = {"score", 0};
-    score_stats st = {0, 0, 0};
+    score_stats st = {0, 0, 0, 0};
     vec_file f;
     size_t index = 0;
 
@@ -681,9 +757,11 @@ START_TEST(scores_match_python)
         f.pos = (size_t)(nl - f.data) + 1;
     }
     vec_close(&f);
-    printf("scores: %zu cases, %zu numbers (%zu bit-identical), %zu mismatches\n", st.cases,
-           st.numbers, st.bit_exact, m.count);
-    ck_assert_int_ge(index, 1000);
+    printf("scores: %zu cases, %zu numbers (%zu bit-identical), %zu refused inputs, "
+           "%zu mismatches\n",
+           st.cases, st.numbers, st.bit_exact, st.errors, m.count);
+    ck_assert_int_ge(st.cases, 1000);
+    ck_assert_int_ge(st.errors, 10);
     ck_assert_msg(m.count == 0, "%zu of %zu scoring cases differ from Python", m.count, index);
 }
 END_TEST
@@ -774,6 +852,7 @@ int main(void)
 
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, json_documents_match_python);
+    tcase_add_test(tc, reader_accepts_and_refuses_like_python);
     tcase_add_test(tc, file_names_match_python);
     tcase_add_test(tc, snapshot_files_match_python);
     tcase_add_test(tc, scores_match_python);
