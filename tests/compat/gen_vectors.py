@@ -643,9 +643,11 @@ def write_snapshots(rng, inputs, names):
     rec.comment("Per snapshot: snapshot (tab-separated: created_at, updated_at,")
     rec.comment("toolscore_version, approved, source, and the comma-separated indexes of")
     rec.comment("the documents in json.vec that are the args of its calls, one call each),")
-    rec.comment("one tool per call, name, then either file (the whole file json.dumps")
+    rec.comment("one tool per call, name, filename (the reference's file name for it),")
+    rec.comment("then either file (the whole file json.dumps")
     rec.comment("writes) or sha1 ('<40 hex> <length>' of that file).")
     objects = [i for i, (_, value) in enumerate(inputs) if isinstance(value, dict)]
+    used_names = set()
     count = 0
     while objects:
         take = rng.randint(1, 4)
@@ -653,7 +655,7 @@ def write_snapshots(rng, inputs, names):
         tools = [rng.choice(["search", "book_flight", "поиск", "\U0001f50d", "a/b", "t\"q",
                              "tool with spaces", "x\u2028y"]) for _ in chosen]
         name = names[chosen[0] % len(names)]
-        if len(name.encode("utf-8")) > 60:
+        if len(name.encode("utf-8")) > 60 or name in used_names:
             name = "tests/test_snap.py::test_%d[%s]" % (chosen[0], rng.choice(["a", "é", "\U0001f600", "x y"]))
         snap = {
             "schema_version": 1,
@@ -671,9 +673,11 @@ def write_snapshots(rng, inputs, names):
                                        snap["toolscore_version"],
                                        "true" if snap["approved"] else "false", snap["source"],
                                        ",".join(str(i) for i in chosen)]))
+        used_names.add(name)
         for t in tools:
             rec.add("tool", t)
         rec.add("name", name)
+        rec.add("filename", snapshot_filename(name))
         if count < N_SNAPSHOT_FULL:
             rec.add("file", data)
         else:
