@@ -1034,6 +1034,46 @@ START_TEST(repr_escapes_exactly_what_python_does)
 }
 END_TEST
 
+/* Whole values through ts_repr_value: quotes, escapes, True/False/None,
+ * float and integer forms, list and dict layout. */
+START_TEST(repr_of_values_matches_python)
+{
+    mismatches m = {"repr", 0};
+    vec_file docs_file, f;
+    vec_record index_rec, want;
+    document *docs;
+    size_t n_docs, n = 0;
+
+    vec_open(&docs_file, "json.vec");
+    docs = load_documents(&docs_file, &n_docs);
+    vec_open(&f, "repr.vec");
+    while (vec_next(&f, &index_rec)) {
+        struct json_object *v = NULL;
+        size_t index = strtoul(index_rec.data, NULL, 10);
+        ts_error err;
+        ts_buf out;
+
+        ck_assert_str_eq(index_rec.tag, "doc");
+        vec_expect(&f, "repr", &want);
+        ck_assert_uint_lt(index, n_docs);
+        ck_assert_int_eq(ts_json_parse(docs[index].input, docs[index].input_len, 0, &v, &err), 0);
+        ts_buf_init(&out, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_repr_value(v, &out), 0);
+        if (!same_bytes(want.data, want.len, out.data, out.len))
+            bytes_mismatch(&m, "repr", want.data, want.len, out.data, out.len);
+        ts_buf_free(&out);
+        json_object_put(v);
+        n++;
+    }
+    vec_close(&f);
+    free(docs);
+    vec_close(&docs_file);
+    printf("repr: %zu values, %zu mismatches\n", n, m.count);
+    ck_assert_uint_ge(n, 400);
+    ck_assert_msg(m.count == 0, "%zu values written unlike Python's repr", m.count);
+}
+END_TEST
+
 /* ---- escaped surrogate pairs (found by the vectors) ----------------------- */
 
 static void utf8_of(uint32_t cp, char out[5])
@@ -1126,6 +1166,7 @@ int main(void)
     tcase_add_test(tc, store_uses_the_reference_layout);
     tcase_add_test(tc, scores_match_python);
     tcase_add_test(tc, repr_escapes_exactly_what_python_does);
+    tcase_add_test(tc, repr_of_values_matches_python);
     suite_add_tcase(s, tc);
     tc = tcase_create("surrogate_pairs");
     tcase_add_test(tc, every_escaped_surrogate_pair_reads_exactly);

@@ -564,6 +564,40 @@ def write_printable():
     return ("\n".join(lines) + "\n").encode("ascii")
 
 
+N_REPR = 500
+
+
+def all_assigned(v):
+    """True when every string in v (keys too) holds only assigned code
+    points, whose repr() does not depend on the Unicode version."""
+    import unicodedata
+    if isinstance(v, str):
+        return all(unicodedata.category(c) not in ("Cn", "Cs") for c in v)
+    if isinstance(v, list):
+        return all(all_assigned(x) for x in v)
+    if isinstance(v, dict):
+        return all(all_assigned(k) and all_assigned(x) for k, x in v.items())
+    return True
+
+
+def write_repr(inputs):
+    rec = Records()
+    rec.comment(HEADER)
+    rec.comment("Per value: doc (index of a json.vec document) and repr (Python's")
+    rec.comment("repr() of json.loads of it). Only documents whose strings hold")
+    rec.comment("assigned code points only.")
+    count = 0
+    for index, (_, value) in enumerate(inputs):
+        if count == N_REPR:
+            break
+        if not all_assigned(value):
+            continue
+        rec.add("doc", str(index))
+        rec.add("repr", repr(value))
+        count += 1
+    return rec, count
+
+
 # ---------------------------------------------------------------------------
 # (b) Snapshot file names (snapshots.md, "Store and file names")
 # ---------------------------------------------------------------------------
@@ -1210,7 +1244,8 @@ def main():
     reader_rec, n_accepted = write_reader(random.Random(rng.getrandbits(64)), inputs)
     files = {"json.vec": doc_rec.bytes(), "names.vec": name_rec.bytes(),
              "snapshots.vec": snap_rec.bytes(), "scores.jsonl": scores,
-             "reader.vec": reader_rec.bytes(), "printable.txt": write_printable()}
+             "reader.vec": reader_rec.bytes(), "printable.txt": write_printable(),
+             "repr.vec": write_repr(inputs)[0].bytes()}
     os.makedirs(args.out, exist_ok=True)
     stale = []
     for fname, data in files.items():
