@@ -24,6 +24,9 @@ int ts_error_prefix(ts_error *err, int rc, const char *fmt, ...)
 {
     char prefix[512];
     char old[TS_ERROR_MESSAGE_MAX];
+    size_t used;
+    size_t room;
+    size_t old_len;
     va_list ap;
 
     if (err == NULL)
@@ -32,7 +35,15 @@ int ts_error_prefix(ts_error *err, int rc, const char *fmt, ...)
     vsnprintf(prefix, sizeof(prefix), fmt, ap);
     va_end(ap);
     memcpy(old, err->message, sizeof(old));
-    snprintf(err->message, sizeof(err->message), "%s: %s", prefix, old);
+    old[sizeof(old) - 1] = '\0';
+    /* prefix + ": " always fits; the old message is cut to what is left. */
+    used = (size_t)snprintf(err->message, sizeof(err->message), "%s: ", prefix);
+    room = sizeof(err->message) - 1 - used;
+    old_len = strlen(old);
+    if (old_len > room)
+        old_len = room;
+    memcpy(err->message + used, old, old_len);
+    err->message[used + old_len] = '\0';
     return rc;
 }
 

@@ -52,6 +52,7 @@ typedef struct ts_score_result {
     struct json_object *called_tools;
     struct json_object *missing_tools;
     struct json_object *extra_tools;
+    bool strict; /* the value comparison that was used (the report reuses it) */
 } ts_score_result;
 
 /* Options with default weights, strict off, min_score 1.0. */

@@ -18,7 +18,7 @@ failed=0
 failed_names=""
 selected() {
 	[ -z "${TS_TESTS:-}" ] && return 0
-	for t in $TS_TESTS; do [ "$t" = "$1" ] && return 0; done
+	for wanted in $TS_TESTS; do [ "$wanted" = "$1" ] && return 0; done
 	return 1
 }
 for t in "$BUILD"/tests/test_*; do

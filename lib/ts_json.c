@@ -1,0 +1,886 @@
+/*
+ * ts_json — strict bounded JSON reader over json-c, and a writer that
+ * reproduces Python's json.dumps byte for byte (see ts_json.h and
+ * docs/internals/json.md).
+ *
+ * Reading happens in two passes. A lexical pass (json_lex_*) walks the bytes
+ * once and checks everything json-c is lenient about or reports poorly:
+ * UTF-8, raw control characters, escapes and surrogate pairs, the number
+ * grammar, integers beyond 64 bits, doubles that overflow, NaN/Infinity and
+ * other bare words, "\u0000" in object keys, and the nesting depth. json-c
+ * then builds the tree and checks the structure (with a backstop depth limit
+ * and JSON_TOKENER_STRICT, which also refuses trailing content).
+ */
+#include "ts_json.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TS_JSON_WRITE_MAX_DEPTH 1024 /* recursion guard for built values */
+
+/* ---- the "C" locale for number conversions ------------------------------ */
+
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static locale_t c_locale = (locale_t)0;
+
+static void c_locale_init(void)
+{
+    c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+}
+
+/* Switch this thread to the "C" locale; returns what to restore. */
+static locale_t c_locale_enter(void)
+{
+    pthread_once(&c_locale_once, c_locale_init);
+    if (c_locale == (locale_t)0)
+        return (locale_t)0;
+    return uselocale(c_locale);
+}
+
+static void c_locale_leave(locale_t previous)
+{
+    if (previous != (locale_t)0)
+        uselocale(previous);
+}
+
+/* ---- UTF-8 -------------------------------------------------------------- */
+
+/*
+ * Length of the valid UTF-8 sequence at s[0..len), or 0 if it is invalid
+ * (overlong, surrogate, beyond U+10FFFF, truncated, stray continuation).
+ * *cp receives the code point.
+ */
+static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+{
+    unsigned char c = s[0];
+    size_t n;
+    uint32_t v;
+    uint32_t min;
+
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        v = c & 0x1F;
+        min = 0x80;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        v = c & 0x0F;
+        min = 0x800;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        v = c & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (len < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return n;
+}
+
+/* Offset of the first invalid UTF-8 byte, or len when all is valid. */
+static size_t utf8_first_invalid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    uint32_t cp;
+
+    while (i < len) {
+        size_t n;
+
+        if (p[i] < 0x80) {
+            i++;
+            continue;
+        }
+        n = utf8_decode(p + i, len - i, &cp);
+        if (n == 0)
+            return i;
+        i += n;
+    }
+    return len;
+}
+
+bool ts_utf8_valid(const char *s, size_t len)
+{
+    return utf8_first_invalid(s, len) == len;
+}
+
+/* ---- error positions ---------------------------------------------------- */
+
+/* 1-based line and column (in code points) of offset in buf. */
+static void text_position(const char *buf, size_t len, size_t offset, size_t *line, size_t *column)
+{
+    size_t l = 1;
+    size_t c = 1;
+
+    if (offset > len)
+        offset = len;
+    for (size_t i = 0; i < offset; i++) {
+        unsigned char b = (unsigned char)buf[i];
+
+        if (b == '\n') {
+            l++;
+            c = 1;
+        } else if ((b & 0xC0) != 0x80) {
+            c++;
+        }
+    }
+    *line = l;
+    *column = c;
+}
+
+static int syntax_error(ts_error *err, const char *buf, size_t len, size_t offset, const char *what)
+{
+    size_t line;
+    size_t column;
+
+    text_position(buf, len, offset, &line, &column);
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_JSON, "line %zu, column %zu: %s", line, column,
+                        what);
+}
+
+/* ---- the lexical pass --------------------------------------------------- */
+
+typedef struct json_lex {
+    const char *buf;
+    size_t len;
+    size_t pos;
+    int depth;
+    int max_depth;
+    size_t fail_at;       /* where the error is, for the message */
+    const char *fail_why; /* static text */
+    char why[96];         /* or formatted text */
+} json_lex;
+
+static int lex_fail(json_lex *lx, size_t at, const char *why)
+{
+    lx->fail_at = at;
+    lx->fail_why = why;
+    return -1;
+}
+
+static bool is_ws(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* Read the 4 hex digits of a \u escape at lx->buf[at]; -1 if malformed. */
+static long lex_hex4(const json_lex *lx, size_t at)
+{
+    long v = 0;
+
+    if (at + 4 > lx->len)
+        return -1;
+    for (size_t i = 0; i < 4; i++) {
+        int h = hex_value(lx->buf[at + i]);
+
+        if (h < 0)
+            return -1;
+        v = (v << 4) | h;
+    }
+    return v;
+}
+
+/* A \u escape starting at the backslash; advances *i past it (and its pair). */
+static int lex_unicode_escape(json_lex *lx, size_t *i, bool *has_nul)
+{
+    size_t start = *i;
+    long v = lex_hex4(lx, start + 2);
+    long low;
+
+    if (v < 0)
+        return lex_fail(lx, start, "invalid \\u escape (4 hex digits expected)");
+    *i = start + 6;
+    if (v == 0)
+        *has_nul = true;
+    if (v >= 0xDC00 && v <= 0xDFFF)
+        return lex_fail(lx, start, "lone low surrogate in \\u escape");
+    if (v < 0xD800 || v > 0xDBFF)
+        return 0;
+    if (*i + 1 >= lx->len || lx->buf[*i] != '\\' || lx->buf[*i + 1] != 'u')
+        return lex_fail(lx, start, "lone high surrogate in \\u escape");
+    low = lex_hex4(lx, *i + 2);
+    if (low < 0xDC00 || low > 0xDFFF)
+        return lex_fail(lx, start, "lone high surrogate in \\u escape");
+    *i += 6;
+    return 0;
+}
+
+/* A string starting at the opening quote; sets lx->pos after the closing one. */
+static int lex_string(json_lex *lx, bool *has_nul)
+{
+    size_t i = lx->pos + 1;
+
+    *has_nul = false;
+    while (i < lx->len) {
+        unsigned char c = (unsigned char)lx->buf[i];
+
+        if (c == '"') {
+            lx->pos = i + 1;
+            return 0;
+        }
+        if (c < 0x20) {
+            snprintf(lx->why, sizeof(lx->why), "control character U+%04X in string", c);
+            return lex_fail(lx, i, lx->why);
+        }
+        if (c != '\\') {
+            i++;
+            continue;
+        }
+        if (i + 1 >= lx->len)
+            break;
+        if (lx->buf[i + 1] == 'u') {
+            if (lex_unicode_escape(lx, &i, has_nul) < 0)
+                return -1;
+            continue;
+        }
+        if (strchr("\"\\/bfnrt", lx->buf[i + 1]) == NULL || lx->buf[i + 1] == '\0')
+            return lex_fail(lx, i, "invalid escape in string");
+        i += 2;
+    }
+    return lex_fail(lx, lx->len, "unterminated string");
+}
+
+static size_t lex_digits(const json_lex *lx, size_t i)
+{
+    while (i < lx->len && lx->buf[i] >= '0' && lx->buf[i] <= '9')
+        i++;
+    return i;
+}
+
+/* An integer literal (no fraction, no exponent) must fit int64 or uint64. */
+static bool integer_fits(const char *s, size_t n)
+{
+    static const char int64_min[] = "9223372036854775808";
+    static const char uint64_max[] = "18446744073709551615";
+    const char *limit = uint64_max;
+    size_t limit_len = sizeof(uint64_max) - 1;
+
+    if (s[0] == '-') {
+        s++;
+        n--;
+        limit = int64_min;
+        limit_len = sizeof(int64_min) - 1;
+    }
+    if (n != limit_len)
+        return n < limit_len;
+    return memcmp(s, limit, n) <= 0;
+}
+
+static bool double_finite(const char *s, size_t n)
+{
+    char small[128];
+    char *text = n < sizeof(small) ? small : malloc(n + 1);
+    locale_t previous;
+    double d;
+
+    if (text == NULL)
+        return true; /* out of memory: json-c fails on its own allocation next */
+    memcpy(text, s, n);
+    text[n] = '\0';
+    previous = c_locale_enter();
+    d = strtod(text, NULL);
+    c_locale_leave(previous);
+    if (text != small)
+        free(text);
+    return isfinite(d);
+}
+
+/* A number per RFC 8259: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static int lex_number(json_lex *lx)
+{
+    size_t start = lx->pos;
+    size_t i = start;
+    bool integer = true;
+
+    if (lx->buf[i] == '-')
+        i++;
+    if (i < lx->len && lx->buf[i] == 'I')
+        return lex_fail(lx, start, "NaN and Infinity are not valid JSON");
+    if (i >= lx->len || lx->buf[i] < '0' || lx->buf[i] > '9')
+        return lex_fail(lx, start, "invalid number");
+    if (lx->buf[i] == '0')
+        i++;
+    else
+        i = lex_digits(lx, i);
+    if (i < lx->len && lx->buf[i] >= '0' && lx->buf[i] <= '9')
+        return lex_fail(lx, start, "invalid number (leading zero)");
+    if (i < lx->len && lx->buf[i] == '.') {
+        size_t d = lex_digits(lx, i + 1);
+
+        if (d == i + 1)
+            return lex_fail(lx, start, "invalid number (digit expected after '.')");
+        i = d;
+        integer = false;
+    }
+    if (i < lx->len && (lx->buf[i] == 'e' || lx->buf[i] == 'E')) {
+        size_t d = i + 1;
+
+        if (d < lx->len && (lx->buf[d] == '+' || lx->buf[d] == '-'))
+            d++;
+        if (lex_digits(lx, d) == d)
+            return lex_fail(lx, start, "invalid number (digit expected in exponent)");
+        i = lex_digits(lx, d);
+        integer = false;
+    }
+    if (integer && !integer_fits(lx->buf + start, i - start))
+        return lex_fail(lx, start, "integer out of range (beyond 64 bits)");
+    if (!integer && !double_finite(lx->buf + start, i - start))
+        return lex_fail(lx, start, "number out of range (overflows a double)");
+    lx->pos = i;
+    return 0;
+}
+
+static int lex_word(json_lex *lx)
+{
+    static const char *const words[] = {"true", "false", "null"};
+    size_t start = lx->pos;
+    size_t i = start;
+
+    while (i < lx->len &&
+           ((lx->buf[i] >= 'a' && lx->buf[i] <= 'z') || (lx->buf[i] >= 'A' && lx->buf[i] <= 'Z')))
+        i++;
+    for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+        if (i - start == strlen(words[w]) && memcmp(lx->buf + start, words[w], i - start) == 0) {
+            lx->pos = i;
+            return 0;
+        }
+    }
+    if ((i - start == 3 && memcmp(lx->buf + start, "NaN", 3) == 0) ||
+        (i - start == 8 && memcmp(lx->buf + start, "Infinity", 8) == 0))
+        return lex_fail(lx, start, "NaN and Infinity are not valid JSON");
+    return lex_fail(lx, start, "unexpected character");
+}
+
+/* True when the next non-whitespace byte after pos is ':' (a key ended). */
+static bool lex_followed_by_colon(const json_lex *lx)
+{
+    size_t i = lx->pos;
+
+    while (i < lx->len && is_ws(lx->buf[i]))
+        i++;
+    return i < lx->len && lx->buf[i] == ':';
+}
+
+static int lex_token(json_lex *lx)
+{
+    char c = lx->buf[lx->pos];
+    bool has_nul;
+    size_t start = lx->pos;
+
+    if (c == '"') {
+        if (lex_string(lx, &has_nul) < 0)
+            return -1;
+        if (has_nul && lex_followed_by_colon(lx))
+            return lex_fail(lx, start, "object key contains \\u0000");
+        return 0;
+    }
+    if (c == '-' || (c >= '0' && c <= '9'))
+        return lex_number(lx);
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
+        return lex_word(lx);
+    if (c == '[' || c == '{') {
+        if (++lx->depth > lx->max_depth) {
+            snprintf(lx->why, sizeof(lx->why), "nesting deeper than %d levels", lx->max_depth);
+            return lex_fail(lx, start, lx->why);
+        }
+    } else if (c == ']' || c == '}') {
+        lx->depth--;
+    } else if (c == '\0') {
+        return lex_fail(lx, start, "NUL byte");
+    } else if (c != ',' && c != ':' && !is_ws(c)) {
+        return lex_fail(lx, start, "unexpected character");
+    }
+    lx->pos++;
+    return 0;
+}
+
+/* The lexical pass over the whole input; 0, or an error filled in err. */
+static int json_lex_check(const char *buf, size_t len, int max_depth, ts_error *err)
+{
+    json_lex lx = {.buf = buf, .len = len, .max_depth = max_depth};
+    size_t bad = utf8_first_invalid(buf, len);
+    int rc = 0;
+
+    if (bad < len)
+        return syntax_error(err, buf, len, bad, "invalid UTF-8");
+    while (lx.pos < len && rc == 0)
+        rc = lex_token(&lx);
+    if (rc < 0) {
+        if (lx.fail_why == lx.why && strncmp(lx.why, "nesting", 7) == 0) {
+            size_t line;
+            size_t column;
+
+            text_position(buf, len, lx.fail_at, &line, &column);
+            return ts_error_set(err, -EINVAL, TS_ERR_LIMIT, "line %zu, column %zu: %s", line,
+                                column, lx.fail_why);
+        }
+        return syntax_error(err, buf, len, lx.fail_at, lx.fail_why);
+    }
+    return 0;
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+
+static const char *tokener_message(enum json_tokener_error e)
+{
+    switch (e) {
+    case json_tokener_continue:
+    case json_tokener_error_parse_eof:
+        return "unexpected end of input";
+    case json_tokener_error_depth:
+        return "nesting too deep";
+    default:
+        return json_tokener_error_desc(e);
+    }
+}
+
+int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object **out,
+                  ts_error *err)
+{
+    struct json_tokener *tok;
+    struct json_object *v;
+    enum json_tokener_error e;
+    size_t offset;
+    int rc;
+
+    if (max_depth <= 0)
+        max_depth = TS_JSON_MAX_DEPTH;
+    if (len > TS_JSON_MAX_BYTES)
+        return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
+                            "document of %zu bytes is over the %u-byte limit", len,
+                            TS_JSON_MAX_BYTES);
+    rc = json_lex_check(buf, len, max_depth, err);
+    if (rc < 0)
+        return rc;
+    tok = json_tokener_new_ex(max_depth + 2);
+    if (tok == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+    v = json_tokener_parse_ex(tok, buf, (int)len);
+    e = json_tokener_get_error(tok);
+    offset = json_tokener_get_parse_end(tok);
+    if (v == NULL && e == json_tokener_continue) {
+        /* End of input: a NUL tells json-c that a top-level scalar is done. */
+        v = json_tokener_parse_ex(tok, "", 1);
+        e = json_tokener_get_error(tok);
+        offset = len;
+    }
+    json_tokener_free(tok);
+    if (e != json_tokener_success) {
+        json_object_put(v);
+        return syntax_error(err, buf, len, offset, tokener_message(e));
+    }
+    *out = v; /* NULL for the document "null" */
+    return 0;
+}
+
+/* ---- doubles ------------------------------------------------------------ */
+
+/* Decimal digits (no trailing zeros) and exponent of a %.*e rendering. */
+typedef struct decimal {
+    char digits[24];
+    int count;
+    int exponent; /* value = 0.d1d2... * 10^(exponent + 1) */
+} decimal;
+
+/* Split snprintf's "d.ddde+XX" into digits and exponent. */
+static void decimal_from_e(const char *text, decimal *dec)
+{
+    const char *p = text;
+
+    dec->count = 0;
+    for (; *p != 'e' && *p != '\0'; p++) {
+        if (*p >= '0' && *p <= '9')
+            dec->digits[dec->count++] = *p;
+    }
+    dec->digits[dec->count] = '\0';
+    dec->exponent = *p == 'e' ? atoi(p + 1) : 0;
+}
+
+static double decimal_value(const decimal *dec)
+{
+    char text[48];
+
+    snprintf(text, sizeof(text), "%c.%se%d", dec->digits[0], dec->digits + 1, dec->exponent);
+    return strtod(text, NULL);
+}
+
+/* Add delta (+1 or -1) to the last digit; false if the count would change. */
+static bool decimal_step(decimal *dec, int delta)
+{
+    int i = dec->count - 1;
+
+    if (delta > 0) {
+        while (i >= 0 && dec->digits[i] == '9')
+            dec->digits[i--] = '0';
+        if (i < 0) {
+            dec->digits[0] = '1';
+            dec->exponent++;
+            return true;
+        }
+        dec->digits[i]++;
+        return true;
+    }
+    while (i >= 0 && dec->digits[i] == '0')
+        dec->digits[i--] = '9';
+    if (i < 0)
+        return false;
+    dec->digits[i]--;
+    return dec->digits[0] != '0';
+}
+
+/*
+ * The shortest digits that read back as x (x > 0, finite): for each
+ * precision, the correctly rounded digits, or the neighbour on the other side
+ * of x when the rounding interval is lopsided (at powers of two).
+ */
+static void shortest_decimal(double x, decimal *dec)
+{
+    char text[48];
+
+    for (int precision = 1; precision <= 17; precision++) {
+        decimal other;
+        double value;
+
+        snprintf(text, sizeof(text), "%.*e", precision - 1, x);
+        decimal_from_e(text, dec);
+        value = decimal_value(dec);
+        if (value == x || precision == 17)
+            break;
+        other = *dec;
+        if (decimal_step(&other, value > x ? -1 : 1) && decimal_value(&other) == x) {
+            *dec = other;
+            break;
+        }
+    }
+    while (dec->count > 1 && dec->digits[dec->count - 1] == '0')
+        dec->digits[--dec->count] = '\0';
+}
+
+/* Python's repr layout of digits (format_float_short, mode 'r'). */
+static int decimal_format(const decimal *dec, bool negative, char *out)
+{
+    int decpt = dec->exponent + 1;
+    char *p = out;
+
+    if (negative)
+        *p++ = '-';
+    if (decpt <= -4 || decpt > 16) {
+        *p++ = dec->digits[0];
+        if (dec->count > 1) {
+            *p++ = '.';
+            memcpy(p, dec->digits + 1, (size_t)dec->count - 1);
+            p += dec->count - 1;
+        }
+        p += sprintf(p, "e%c%02d", dec->exponent < 0 ? '-' : '+', abs(dec->exponent));
+    } else if (decpt <= 0) {
+        p += sprintf(p, "0.%.*s%s", -decpt, "0000", dec->digits);
+    } else if (decpt >= dec->count) {
+        p += sprintf(p, "%s%.*s.0", dec->digits, decpt - dec->count, "0000000000000000");
+    } else {
+        p += sprintf(p, "%.*s.%s", decpt, dec->digits, dec->digits + decpt);
+    }
+    *p = '\0';
+    return (int)(p - out);
+}
+
+int ts_json_format_double(double d, char *out)
+{
+    decimal dec;
+    locale_t previous;
+
+    if (!isfinite(d))
+        return -EINVAL;
+    if (d == 0) {
+        strcpy(out, signbit(d) ? "-0.0" : "0.0");
+        return (int)strlen(out);
+    }
+    previous = c_locale_enter();
+    shortest_decimal(fabs(d), &dec);
+    c_locale_leave(previous);
+    return decimal_format(&dec, signbit(d) != 0, out);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int ts_json_write_string(const char *s, size_t len, ts_buf *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    int rc;
+
+    if (!ts_utf8_valid(s, len))
+        return -EINVAL;
+    rc = ts_buf_appendc(out, '"');
+    for (size_t i = 0; i < len && rc == 0; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t esc_len = 2;
+
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        rc = ts_buf_append(out, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+        case '\\':
+            esc[1] = (char)c;
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 0xF];
+            esc_len = 6;
+            break;
+        }
+        if (rc == 0)
+            rc = ts_buf_append(out, esc, esc_len);
+    }
+    if (rc == 0)
+        rc = ts_buf_append(out, s + run, len - run);
+    if (rc == 0)
+        rc = ts_buf_appendc(out, '"');
+    return rc;
+}
+
+typedef struct json_writer {
+    ts_buf *out;
+    bool pretty;
+    ts_error *err;
+} json_writer;
+
+static int write_value(json_writer *w, const struct json_object *v, int level);
+
+static int write_rc(json_writer *w, int rc)
+{
+    if (rc == -E2BIG)
+        return ts_error_set(w->err, rc, TS_ERR_TOO_LARGE, "JSON output over %zu bytes",
+                            w->out->max);
+    if (rc == -ENOMEM)
+        return ts_error_set(w->err, rc, TS_ERR_NO_MEMORY, "out of memory writing JSON");
+    return rc;
+}
+
+/* Newline plus indentation (pretty), or the ", " separator's space. */
+static int write_break(json_writer *w, int level)
+{
+    int rc;
+
+    if (!w->pretty)
+        return 0;
+    rc = ts_buf_appendc(w->out, '\n');
+    for (int i = 0; rc == 0 && i < level; i++)
+        rc = ts_buf_append(w->out, "  ", 2);
+    return rc;
+}
+
+static int write_separator(json_writer *w, int level)
+{
+    int rc = ts_buf_appendc(w->out, ',');
+
+    if (rc == 0 && !w->pretty)
+        rc = ts_buf_appendc(w->out, ' ');
+    if (rc == 0)
+        rc = write_break(w, level);
+    return rc;
+}
+
+static int write_array(json_writer *w, const struct json_object *v, int level)
+{
+    size_t n = json_object_array_length(v);
+    int rc;
+
+    if (n == 0)
+        return ts_buf_append(w->out, "[]", 2);
+    rc = ts_buf_appendc(w->out, '[');
+    if (rc == 0)
+        rc = write_break(w, level + 1);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i > 0)
+            rc = write_separator(w, level + 1);
+        if (rc == 0)
+            rc = write_value(w, json_object_array_get_idx(v, i), level + 1);
+    }
+    if (rc == 0)
+        rc = write_break(w, level);
+    if (rc == 0)
+        rc = ts_buf_appendc(w->out, ']');
+    return rc;
+}
+
+static int write_object(json_writer *w, const struct json_object *v, int level)
+{
+    struct lh_entry *e = json_object_get_object(v)->head;
+    bool first = true;
+    int rc;
+
+    if (e == NULL)
+        return ts_buf_append(w->out, "{}", 2);
+    rc = ts_buf_appendc(w->out, '{');
+    if (rc == 0)
+        rc = write_break(w, level + 1);
+    for (; e != NULL && rc == 0; e = e->next) {
+        const char *key = (const char *)lh_entry_k(e);
+
+        if (!first)
+            rc = write_separator(w, level + 1);
+        first = false;
+        if (rc == 0)
+            rc = ts_json_write_string(key, strlen(key), w->out);
+        if (rc == -EINVAL)
+            return ts_error_set(w->err, rc, TS_ERR_INVALID_ARGUMENT,
+                                "object key is not valid UTF-8");
+        if (rc == 0)
+            rc = ts_buf_append(w->out, ": ", 2);
+        if (rc == 0)
+            rc = write_value(w, (const struct json_object *)lh_entry_v(e), level + 1);
+    }
+    if (rc == 0)
+        rc = write_break(w, level);
+    if (rc == 0)
+        rc = ts_buf_appendc(w->out, '}');
+    return rc;
+}
+
+static int write_int(json_writer *w, const struct json_object *v)
+{
+    struct json_object *o = (struct json_object *)v;
+    int64_t i = json_object_get_int64(o);
+
+    /* json-c keeps integers above INT64_MAX as uint64; get_uint64 is exact
+     * for every non-negative value of either kind. */
+    if (i < 0)
+        return ts_buf_appendf(w->out, "%lld", (long long)i);
+    return ts_buf_appendf(w->out, "%llu", (unsigned long long)json_object_get_uint64(o));
+}
+
+static int write_value(json_writer *w, const struct json_object *v, int level)
+{
+    struct json_object *o = (struct json_object *)v;
+    char num[TS_JSON_DOUBLE_MAX];
+    int n;
+    int rc;
+
+    if (level > TS_JSON_WRITE_MAX_DEPTH)
+        return ts_error_set(w->err, -ELOOP, TS_ERR_LIMIT, "value nested deeper than %d levels",
+                            TS_JSON_WRITE_MAX_DEPTH);
+    switch (json_object_get_type(o)) {
+    case json_type_null:
+        return ts_buf_append(w->out, "null", 4);
+    case json_type_boolean:
+        return ts_buf_appends(w->out, json_object_get_boolean(o) ? "true" : "false");
+    case json_type_int:
+        return write_int(w, v);
+    case json_type_double:
+        n = ts_json_format_double(json_object_get_double(o), num);
+        if (n < 0)
+            return ts_error_set(w->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "NaN and Infinity cannot be written as JSON");
+        return ts_buf_append(w->out, num, (size_t)n);
+    case json_type_string:
+        rc = ts_json_write_string(json_object_get_string(o), (size_t)json_object_get_string_len(o),
+                                  w->out);
+        if (rc == -EINVAL)
+            return ts_error_set(w->err, rc, TS_ERR_INVALID_ARGUMENT, "string is not valid UTF-8");
+        return rc;
+    case json_type_array:
+        return write_array(w, v, level);
+    case json_type_object:
+        return write_object(w, v, level);
+    }
+    return ts_error_set(w->err, -EINVAL, TS_ERR_INTERNAL, "unknown JSON value type");
+}
+
+static int write_document(const struct json_object *v, ts_buf *out, bool pretty, ts_error *err)
+{
+    json_writer w = {.out = out, .pretty = pretty, .err = err};
+    size_t start = out->len;
+    int rc = write_value(&w, v, 0);
+
+    if (rc == -E2BIG || rc == -ENOMEM)
+        return write_rc(&w, rc);
+    if (rc < 0 && out->data != NULL) {
+        /* Do not leave half a value behind in the caller's buffer. */
+        out->len = start;
+        out->data[start] = '\0';
+    }
+    return rc;
+}
+
+int ts_json_write_pretty(const struct json_object *v, ts_buf *out, ts_error *err)
+{
+    return write_document(v, out, true, err);
+}
+
+int ts_json_write_compact(const struct json_object *v, ts_buf *out, ts_error *err)
+{
+    return write_document(v, out, false, err);
+}
+
+/* ---- helpers ------------------------------------------------------------ */
+
+struct json_object *ts_json_copy(const struct json_object *v)
+{
+    struct json_object *copy = NULL;
+
+    if (v == NULL)
+        return NULL;
+    if (json_object_deep_copy((struct json_object *)v, &copy, NULL) < 0)
+        return NULL;
+    return copy;
+}
+
+const char *ts_json_get_string(const struct json_object *obj, const char *key)
+{
+    struct json_object *v = NULL;
+
+    if (obj == NULL || !json_object_is_type(obj, json_type_object))
+        return NULL;
+    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
+        return NULL;
+    return json_object_get_string(v);
+}

@@ -1,0 +1,930 @@
+/*
+ * ts_score — scoring a list of actual tool calls against an expected list
+ * (../shared/spec/scoring.md). Owns the value comparison (lenient and
+ * strict), weight validation, and every metric of the composite score.
+ *
+ * Tool names are mapped to small integer ids (in byte order, which is code
+ * point order for UTF-8) once per evaluation, so set operations, counting,
+ * the Levenshtein distance and the argument alignment all work on int arrays.
+ */
+#include "ts_score.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define THRESHOLD_EPSILON 1e-9
+
+/* ---------------------------------------------------------------------------
+ * Value comparison
+ * ------------------------------------------------------------------------- */
+
+/* An integer as json-c holds it: int64, or uint64 above INT64_MAX. */
+typedef struct json_integer {
+    bool big; /* value > INT64_MAX, held in u */
+    int64_t s;
+    uint64_t u;
+} json_integer;
+
+static json_integer integer_of(const struct json_object *v)
+{
+    json_integer n = {false, 0, 0};
+
+    if (json_object_is_type(v, json_type_boolean)) {
+        n.s = json_object_get_boolean(v) ? 1 : 0;
+        return n;
+    }
+    n.s = json_object_get_int64(v);
+    if (n.s == INT64_MAX) {
+        uint64_t u = json_object_get_uint64(v);
+        if (u > (uint64_t)INT64_MAX) {
+            n.big = true;
+            n.u = u;
+        }
+    }
+    return n;
+}
+
+static bool integers_equal(json_integer a, json_integer b)
+{
+    if (a.big != b.big)
+        return false;
+    return a.big ? a.u == b.u : a.s == b.s;
+}
+
+/* Exact mathematical comparison (no rounding of the integer to a double). */
+static bool integer_equals_double(json_integer n, double d)
+{
+    if (!isfinite(d) || d != trunc(d))
+        return false;
+    if (n.big) {
+        if (d < 9223372036854775808.0 || d >= 18446744073709551616.0)
+            return false;
+        return (uint64_t)d == n.u;
+    }
+    if (d < -9223372036854775808.0 || d >= 9223372036854775808.0)
+        return false;
+    return (int64_t)d == n.s;
+}
+
+static bool is_number(const struct json_object *v)
+{
+    return json_object_is_type(v, json_type_boolean) || json_object_is_type(v, json_type_int) ||
+           json_object_is_type(v, json_type_double);
+}
+
+static bool numbers_equal(const struct json_object *a, const struct json_object *b)
+{
+    bool a_double = json_object_is_type(a, json_type_double);
+    bool b_double = json_object_is_type(b, json_type_double);
+
+    if (a_double && b_double)
+        return json_object_get_double(a) == json_object_get_double(b);
+    if (a_double)
+        return integer_equals_double(integer_of(b), json_object_get_double(a));
+    if (b_double)
+        return integer_equals_double(integer_of(a), json_object_get_double(b));
+    return integers_equal(integer_of(a), integer_of(b));
+}
+
+static bool strings_equal(const struct json_object *a, const struct json_object *b)
+{
+    size_t la = (size_t)json_object_get_string_len(a);
+    size_t lb = (size_t)json_object_get_string_len(b);
+
+    return la == lb && memcmp(json_object_get_string((struct json_object *)a),
+                              json_object_get_string((struct json_object *)b), la) == 0;
+}
+
+static bool deep_equal(const struct json_object *a, const struct json_object *b, bool strict);
+
+static bool arrays_equal(const struct json_object *a, const struct json_object *b, bool strict)
+{
+    size_t n = json_object_array_length(a);
+
+    if (n != json_object_array_length(b))
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (!deep_equal(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i), strict))
+            return false;
+    }
+    return true;
+}
+
+static bool objects_equal(const struct json_object *a, const struct json_object *b, bool strict)
+{
+    if (json_object_object_length(a) != json_object_object_length(b))
+        return false;
+    json_object_object_foreach((struct json_object *)a, key, va)
+    {
+        struct json_object *vb;
+        if (!json_object_object_get_ex(b, key, &vb))
+            return false;
+        if (!deep_equal(va, vb, strict))
+            return false;
+    }
+    return true;
+}
+
+/* json-c holds JSON null as a NULL pointer. */
+static bool deep_equal(const struct json_object *a, const struct json_object *b, bool strict)
+{
+    enum json_type ta = json_object_get_type(a);
+    enum json_type tb = json_object_get_type(b);
+
+    if (!strict && is_number(a) && is_number(b))
+        return numbers_equal(a, b);
+    if (ta != tb)
+        return false;
+    switch (ta) {
+    case json_type_null:
+        return true;
+    case json_type_boolean:
+        return json_object_get_boolean(a) == json_object_get_boolean(b);
+    case json_type_int:
+    case json_type_double:
+        return numbers_equal(a, b);
+    case json_type_string:
+        return strings_equal(a, b);
+    case json_type_array:
+        return arrays_equal(a, b, strict);
+    case json_type_object:
+        return objects_equal(a, b, strict);
+    }
+    return false;
+}
+
+/* Python's str.isspace() set (what str.strip() removes). */
+static bool is_unicode_space(uint32_t cp)
+{
+    return (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x20) || cp == 0x85 || cp == 0xa0 ||
+           cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
+           cp == 0x202f || cp == 0x205f || cp == 0x3000;
+}
+
+/* Byte length of the whitespace character starting at s (n bytes available),
+ * 0 if there is none. Only 1- to 3-byte sequences can be whitespace. */
+static size_t space_at(const unsigned char *s, size_t n)
+{
+    uint32_t cp;
+    size_t len;
+
+    if (n == 0)
+        return 0;
+    if (s[0] < 0x80) {
+        cp = s[0];
+        len = 1;
+    } else if ((s[0] & 0xe0) == 0xc0 && n >= 2 && (s[1] & 0xc0) == 0x80) {
+        cp = ((uint32_t)(s[0] & 0x1f) << 6) | (s[1] & 0x3f);
+        len = 2;
+    } else if ((s[0] & 0xf0) == 0xe0 && n >= 3 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
+        cp = ((uint32_t)(s[0] & 0x0f) << 12) | ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
+        len = 3;
+    } else {
+        return 0;
+    }
+    return is_unicode_space(cp) ? len : 0;
+}
+
+/* Narrow [*start, *end) to exclude leading and trailing whitespace. */
+static void trim_span(const unsigned char *s, size_t *start, size_t *end)
+{
+    size_t k;
+
+    for (k = space_at(s + *start, *end - *start); k > 0; k = space_at(s + *start, *end - *start))
+        *start += k;
+    for (;;) {
+        size_t step = 0;
+        for (k = 1; k <= 3 && k <= *end - *start; k++) {
+            if (space_at(s + *end - k, k) == k) {
+                step = k;
+                break;
+            }
+        }
+        if (step == 0)
+            break;
+        *end -= step;
+    }
+}
+
+static bool strings_equal_trimmed(const struct json_object *a, const struct json_object *b)
+{
+    const unsigned char *sa =
+        (const unsigned char *)json_object_get_string((struct json_object *)a);
+    const unsigned char *sb =
+        (const unsigned char *)json_object_get_string((struct json_object *)b);
+    size_t a0 = 0, a1 = (size_t)json_object_get_string_len(a);
+    size_t b0 = 0, b1 = (size_t)json_object_get_string_len(b);
+
+    trim_span(sa, &a0, &a1);
+    trim_span(sb, &b0, &b1);
+    return a1 - a0 == b1 - b0 && memcmp(sa + a0, sb + b0, a1 - a0) == 0;
+}
+
+bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
+                     bool top_level)
+{
+    if (deep_equal(a, b, strict))
+        return true;
+    if (strict || !top_level)
+        return false;
+    if (!json_object_is_type(a, json_type_string) || !json_object_is_type(b, json_type_string))
+        return false;
+    return strings_equal_trimmed(a, b);
+}
+
+/* ---------------------------------------------------------------------------
+ * Options, weights, validation
+ * ------------------------------------------------------------------------- */
+
+static const char *const weight_keys[4] = {"selection_accuracy", "argument_f1", "sequence_accuracy",
+                                           "redundant_rate"};
+
+void ts_weights_default(ts_weights *w)
+{
+    w->selection_accuracy = 0.4;
+    w->argument_f1 = 0.3;
+    w->sequence_accuracy = 0.2;
+    w->redundant_rate = 0.1;
+}
+
+void ts_score_options_default(ts_score_options *opt)
+{
+    ts_weights_default(&opt->weights);
+    opt->strict = false;
+    opt->min_score = 1.0;
+}
+
+static double *weight_slot(ts_weights *w, size_t i)
+{
+    double *slots[4] = {&w->selection_accuracy, &w->argument_f1, &w->sequence_accuracy,
+                        &w->redundant_rate};
+    return slots[i];
+}
+
+static int weight_index(const char *key)
+{
+    for (size_t i = 0; i < 4; i++) {
+        if (strcmp(key, weight_keys[i]) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+static int invalid_weight(ts_error *err, const char *key, const char *why)
+{
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "weight '%s' %s", key, why);
+}
+
+int ts_weights_from_json(const struct json_object *obj, ts_weights *out, ts_error *err)
+{
+    ts_weights w;
+    double total;
+
+    ts_weights_default(&w);
+    if (!json_object_is_type(obj, json_type_object))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "weights must be an object mapping metric names to numbers");
+    json_object_object_foreach((struct json_object *)obj, key, val)
+    {
+        int idx = weight_index(key);
+        double d;
+        if (idx < 0)
+            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "unknown weight '%s' (known: selection_accuracy, argument_f1, "
+                                "sequence_accuracy, redundant_rate)",
+                                key);
+        if (!json_object_is_type(val, json_type_int) && !json_object_is_type(val, json_type_double))
+            return invalid_weight(err, key, "must be a number");
+        d = json_object_get_double(val);
+        if (isnan(d))
+            return invalid_weight(err, key, "must not be NaN");
+        if (isinf(d))
+            return invalid_weight(err, key, "must be finite");
+        if (d < 0)
+            return invalid_weight(err, key, "must not be negative");
+        *weight_slot(&w, (size_t)idx) = d;
+    }
+    total = w.selection_accuracy + w.argument_f1 + w.sequence_accuracy + w.redundant_rate;
+    if (total == 0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "weights sum to 0: at least one weight must be positive");
+    if (!isfinite(total))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "weights are too large");
+    for (size_t i = 0; i < 4; i++)
+        *weight_slot(&w, i) /= total;
+    *out = w;
+    return 0;
+}
+
+int ts_score_check_min(double min_score, ts_error *err)
+{
+    if (isnan(min_score) || min_score < 0.0 || min_score > 1.0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "min_score must be between 0 and 1 (got %g)", min_score);
+    return 0;
+}
+
+static int check_weights(const ts_weights *w, ts_error *err)
+{
+    ts_weights copy = *w;
+
+    for (size_t i = 0; i < 4; i++) {
+        double d = *weight_slot(&copy, i);
+        if (!isfinite(d) || d < 0)
+            return invalid_weight(err, weight_keys[i], "must be a finite number >= 0");
+    }
+    return 0;
+}
+
+static const char *json_type_word(const struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        return "null";
+    case json_type_boolean:
+        return "a boolean";
+    case json_type_int:
+    case json_type_double:
+        return "a number";
+    case json_type_string:
+        return "a string";
+    case json_type_array:
+        return "a list";
+    case json_type_object:
+        return "an object";
+    }
+    return "something else";
+}
+
+/* "<which>: item at index i <problem>" (no prefix when which is NULL). */
+static int invalid_calls(ts_error *err, const char *which, size_t i, const char *problem)
+{
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_CALLS, "%s%sitem at index %zu %s",
+                        which ? which : "", which ? ": " : "", i, problem);
+}
+
+int ts_calls_validate(const struct json_object *calls, const char *which, ts_error *err)
+{
+    size_t n;
+
+    if (!json_object_is_type(calls, json_type_array))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_CALLS,
+                            "%s must be a list of calls, got %s", which ? which : "calls",
+                            json_type_word(calls));
+    n = json_object_array_length(calls);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item = json_object_array_get_idx(calls, i);
+        struct json_object *tool, *args;
+        if (!json_object_is_type(item, json_type_object))
+            return invalid_calls(err, which, i, "is not an object");
+        if (!json_object_object_get_ex(item, "tool", &tool) ||
+            !json_object_is_type(tool, json_type_string) || json_object_get_string_len(tool) == 0)
+            return invalid_calls(err, which, i, "is missing 'tool'");
+        if (json_object_object_get_ex(item, "args", &args) && args != NULL &&
+            !json_object_is_type(args, json_type_object))
+            return invalid_calls(err, which, i, "has 'args' that is not an object");
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------
+ * Calls as ids
+ * ------------------------------------------------------------------------- */
+
+typedef struct call_view {
+    const char *tool;
+    size_t tool_len;
+    struct json_object *args; /* NULL when absent or null */
+    int id;                   /* index of the tool name in the sorted distinct names */
+} call_view;
+
+typedef struct call_lists {
+    call_view *gold;
+    call_view *trace;
+    size_t n_gold, n_trace;
+    size_t n_names;
+    const call_view **names; /* one call per distinct name, sorted */
+    size_t *gold_count;      /* per id */
+    size_t *trace_count;
+} call_lists;
+
+static int compare_names(const char *a, size_t la, const char *b, size_t lb)
+{
+    int c = memcmp(a, b, la < lb ? la : lb);
+
+    if (c != 0)
+        return c;
+    return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+static int compare_call_ptrs(const void *pa, const void *pb)
+{
+    const call_view *a = *(const call_view *const *)pa;
+    const call_view *b = *(const call_view *const *)pb;
+
+    return compare_names(a->tool, a->tool_len, b->tool, b->tool_len);
+}
+
+static void view_calls(const struct json_object *calls, call_view *out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item = json_object_array_get_idx(calls, i);
+        struct json_object *tool = json_object_object_get(item, "tool");
+        struct json_object *args = NULL;
+        out[i].tool = json_object_get_string(tool);
+        out[i].tool_len = (size_t)json_object_get_string_len(tool);
+        json_object_object_get_ex(item, "args", &args);
+        out[i].args = args;
+        out[i].id = -1;
+    }
+}
+
+static void call_lists_free(call_lists *cl)
+{
+    free(cl->gold);
+    free(cl->trace);
+    free(cl->names);
+    free(cl->gold_count);
+    free(cl->trace_count);
+}
+
+/* Assign ids in sorted name order and count each name on both sides. */
+static int assign_ids(call_lists *cl)
+{
+    size_t total = cl->n_gold + cl->n_trace;
+    call_view **all = malloc((total ? total : 1) * sizeof(*all));
+    size_t k = 0;
+
+    if (all == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < cl->n_gold; i++)
+        all[k++] = &cl->gold[i];
+    for (size_t i = 0; i < cl->n_trace; i++)
+        all[k++] = &cl->trace[i];
+    qsort(all, total, sizeof(*all), compare_call_ptrs);
+    cl->names = malloc((total ? total : 1) * sizeof(*cl->names));
+    if (cl->names == NULL) {
+        free(all);
+        return -ENOMEM;
+    }
+    for (size_t i = 0; i < total; i++) {
+        if (i == 0 || compare_call_ptrs(&all[i - 1], &all[i]) != 0)
+            cl->names[cl->n_names++] = all[i];
+        all[i]->id = (int)cl->n_names - 1;
+    }
+    free(all);
+    cl->gold_count = calloc(cl->n_names + 1, sizeof(size_t));
+    cl->trace_count = calloc(cl->n_names + 1, sizeof(size_t));
+    if (cl->gold_count == NULL || cl->trace_count == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < cl->n_gold; i++)
+        cl->gold_count[cl->gold[i].id]++;
+    for (size_t i = 0; i < cl->n_trace; i++)
+        cl->trace_count[cl->trace[i].id]++;
+    return 0;
+}
+
+static int call_lists_init(call_lists *cl, const struct json_object *expected,
+                           const struct json_object *actual)
+{
+    memset(cl, 0, sizeof(*cl));
+    cl->n_gold = json_object_array_length(expected);
+    cl->n_trace = json_object_array_length(actual);
+    cl->gold = calloc(cl->n_gold + 1, sizeof(call_view));
+    cl->trace = calloc(cl->n_trace + 1, sizeof(call_view));
+    if (cl->gold == NULL || cl->trace == NULL)
+        return -ENOMEM;
+    view_calls(expected, cl->gold, cl->n_gold);
+    view_calls(actual, cl->trace, cl->n_trace);
+    return assign_ids(cl);
+}
+
+/* ---------------------------------------------------------------------------
+ * Metrics
+ * ------------------------------------------------------------------------- */
+
+static double clamp01(double v)
+{
+    return v < 0.0 ? 0.0 : v > 1.0 ? 1.0 : v;
+}
+
+static void score_sets(const call_lists *cl, ts_score_result *r)
+{
+    size_t gold_names = 0, trace_names = 0, common = 0;
+    size_t selected = 0, redundant = 0;
+
+    for (size_t id = 0; id < cl->n_names; id++) {
+        bool in_gold = cl->gold_count[id] > 0, in_trace = cl->trace_count[id] > 0;
+        gold_names += in_gold;
+        trace_names += in_trace;
+        common += in_gold && in_trace;
+        if (in_gold)
+            selected += cl->trace_count[id];
+        if (cl->trace_count[id] > cl->gold_count[id])
+            redundant += cl->trace_count[id] - cl->gold_count[id];
+    }
+    if (cl->n_gold == 0 || cl->n_trace == 0) {
+        r->invocation_accuracy = (cl->n_gold == 0 && cl->n_trace == 0) ? 1.0 : 0.0;
+    } else {
+        double penalty = (double)((trace_names - common) + (gold_names - common));
+        r->invocation_accuracy = clamp01(((double)common - 0.5 * penalty) / (double)gold_names);
+    }
+    if (cl->n_trace == 0)
+        r->selection_accuracy = cl->n_gold == 0 ? 1.0 : 0.0;
+    else if (cl->n_gold == 0)
+        r->selection_accuracy = 0.0;
+    else
+        r->selection_accuracy = (double)selected / (double)cl->n_trace;
+    r->redundant_count = (int64_t)redundant;
+    r->total_calls = (int64_t)cl->n_trace;
+    r->redundant_rate = cl->n_trace ? (double)redundant / (double)cl->n_trace : 0.0;
+    if (cl->n_gold == 0)
+        r->tool_correctness = cl->n_trace == 0 ? 1.0 : 0.0;
+    else
+        r->tool_correctness = (double)common / (double)gold_names;
+}
+
+/* Levenshtein distance over id arrays: O(n*m) time, O(min(n, m)) memory. */
+static int levenshtein(const call_view *a, size_t n, const call_view *b, size_t m, size_t *out)
+{
+    size_t *row;
+
+    if (n < m) {
+        const call_view *t = a;
+        size_t tn = n;
+        a = b;
+        n = m;
+        b = t;
+        m = tn;
+    }
+    row = malloc((m + 1) * sizeof(*row));
+    if (row == NULL)
+        return -ENOMEM;
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            size_t best = diagonal + (a[i - 1].id != b[j - 1].id);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = up;
+        }
+    }
+    *out = row[m];
+    free(row);
+    return 0;
+}
+
+static int score_sequence(const call_lists *cl, ts_score_result *r)
+{
+    size_t d = 0;
+    size_t longest = cl->n_gold > cl->n_trace ? cl->n_gold : cl->n_trace;
+    int rc = levenshtein(cl->gold, cl->n_gold, cl->trace, cl->n_trace, &d);
+
+    if (rc < 0)
+        return rc;
+    r->edit_distance = (double)d;
+    r->normalized_distance = (double)d / (double)(longest > 0 ? longest : 1);
+    r->sequence_accuracy = 1.0 - r->normalized_distance;
+    return 0;
+}
+
+/* Trace positions grouped by id (ascending within each id), for lookups of
+ * "the first trace call at or after i with this tool". */
+typedef struct positions {
+    size_t *start; /* n_names + 1 offsets into index */
+    size_t *index;
+} positions;
+
+static int positions_build(const call_lists *cl, positions *p)
+{
+    size_t *fill;
+
+    p->start = calloc(cl->n_names + 1, sizeof(size_t));
+    p->index = malloc((cl->n_trace + 1) * sizeof(size_t));
+    fill = calloc(cl->n_names + 1, sizeof(size_t));
+    if (p->start == NULL || p->index == NULL || fill == NULL) {
+        free(fill);
+        return -ENOMEM;
+    }
+    for (size_t id = 0; id < cl->n_names; id++)
+        p->start[id + 1] = p->start[id] + cl->trace_count[id];
+    for (size_t j = 0; j < cl->n_trace; j++) {
+        int id = cl->trace[j].id;
+        p->index[p->start[id] + fill[id]++] = j;
+    }
+    free(fill);
+    return 0;
+}
+
+/* The partner of gold call i: the first trace index j >= i with the same
+ * tool, or -1. */
+static long partner_of(const call_lists *cl, const positions *p, size_t i)
+{
+    int id = cl->gold[i].id;
+    size_t lo = p->start[id], hi = p->start[id + 1];
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (p->index[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->start[id + 1] ? (long)p->index[lo] : -1;
+}
+
+static size_t args_length(const struct json_object *args)
+{
+    return args ? (size_t)json_object_object_length(args) : 0;
+}
+
+/* Gold keys present in the trace args with an equal value. */
+static size_t correct_keys(const struct json_object *gold, const struct json_object *trace,
+                           bool strict)
+{
+    size_t correct = 0;
+
+    if (gold == NULL || trace == NULL)
+        return 0;
+    json_object_object_foreach((struct json_object *)gold, key, gv)
+    {
+        struct json_object *tv;
+        if (json_object_object_get_ex(trace, key, &tv) && ts_values_equal(gv, tv, strict, true))
+            correct++;
+    }
+    return correct;
+}
+
+static void score_arguments(const call_lists *cl, const positions *p, bool strict,
+                            ts_score_result *r)
+{
+    size_t correct = 0, expected = 0, actual = 0, vacuous = 0;
+    double precision, recall;
+
+    if (cl->n_gold == 0 && cl->n_trace == 0) {
+        r->argument_precision = r->argument_recall = r->argument_f1 = 1.0;
+        return;
+    }
+    if (cl->n_gold == 0 || cl->n_trace == 0) {
+        r->argument_precision = r->argument_recall = r->argument_f1 = 0.0;
+        return;
+    }
+    for (size_t i = 0; i < cl->n_gold; i++) {
+        const call_view *g = &cl->gold[i];
+        long j = partner_of(cl, p, i);
+        if (g->args == NULL) {
+            vacuous += j >= 0;
+            continue;
+        }
+        expected += args_length(g->args);
+        if (j < 0)
+            continue;
+        actual += args_length(cl->trace[j].args);
+        correct += correct_keys(g->args, cl->trace[j].args, strict);
+        if (args_length(g->args) == 0 && args_length(cl->trace[j].args) == 0)
+            vacuous++;
+    }
+    if (expected == 0 && actual == 0 && vacuous > 0) {
+        r->argument_precision = r->argument_recall = r->argument_f1 = 1.0;
+        return;
+    }
+    precision = actual ? (double)correct / (double)actual : 0.0;
+    recall = expected ? (double)correct / (double)expected : 0.0;
+    r->argument_precision = precision;
+    r->argument_recall = recall;
+    r->argument_f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0.0;
+}
+
+/* Every gold key present in trace with a deep-equal (lenient, untrimmed) value. */
+static bool step_matches(const call_view *g, const call_view *t)
+{
+    if (g->id != t->id)
+        return false;
+    if (g->args == NULL)
+        return true;
+    json_object_object_foreach(g->args, key, gv)
+    {
+        struct json_object *tv;
+        if (t->args == NULL || !json_object_object_get_ex(t->args, key, &tv))
+            return false;
+        if (!ts_values_equal(gv, tv, false, false))
+            return false;
+    }
+    return true;
+}
+
+static void score_trajectory(const call_lists *cl, ts_score_result *r)
+{
+    size_t matched = 0;
+    size_t steps = cl->n_gold < cl->n_trace ? cl->n_gold : cl->n_trace;
+
+    if (cl->n_gold == 0) {
+        r->step_match_rate = r->trajectory_accuracy = cl->n_trace == 0 ? 1.0 : 0.0;
+        r->path_efficiency = 1.0;
+        return;
+    }
+    if (cl->n_trace == 0) {
+        r->step_match_rate = r->trajectory_accuracy = r->path_efficiency = 0.0;
+        return;
+    }
+    for (size_t k = 0; k < steps; k++)
+        matched += step_matches(&cl->gold[k], &cl->trace[k]);
+    r->step_match_rate = (double)matched / (double)cl->n_gold;
+    r->path_efficiency = cl->n_trace > cl->n_gold ? (double)cl->n_gold / (double)cl->n_trace : 1.0;
+    r->trajectory_accuracy = r->step_match_rate * r->path_efficiency;
+}
+
+static int add_name(struct json_object *list, const call_view *c)
+{
+    struct json_object *s = json_object_new_string_len(c->tool, (int)c->tool_len);
+
+    if (s == NULL || json_object_array_add(list, s) < 0) {
+        json_object_put(s);
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+static int tool_lists(const call_lists *cl, ts_score_result *r)
+{
+    r->expected_tools = json_object_new_array();
+    r->called_tools = json_object_new_array();
+    r->missing_tools = json_object_new_array();
+    r->extra_tools = json_object_new_array();
+    if (!r->expected_tools || !r->called_tools || !r->missing_tools || !r->extra_tools)
+        return -ENOMEM;
+    for (size_t id = 0; id < cl->n_names; id++) {
+        bool in_gold = cl->gold_count[id] > 0, in_trace = cl->trace_count[id] > 0;
+        const call_view *c = cl->names[id];
+        if (in_gold && add_name(r->expected_tools, c) < 0)
+            return -ENOMEM;
+        if (in_trace && add_name(r->called_tools, c) < 0)
+            return -ENOMEM;
+        if (in_gold && !in_trace && add_name(r->missing_tools, c) < 0)
+            return -ENOMEM;
+        if (in_trace && !in_gold && add_name(r->extra_tools, c) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+static char grade_of(double score)
+{
+    if (score >= 0.9)
+        return 'A';
+    if (score >= 0.8)
+        return 'B';
+    if (score >= 0.7)
+        return 'C';
+    if (score >= 0.6)
+        return 'D';
+    return 'F';
+}
+
+static void composite(const ts_weights *w, double min_score, ts_score_result *r)
+{
+    double threshold = min_score - THRESHOLD_EPSILON;
+
+    /* Left to right, as the reference sums it. */
+    r->score = w->selection_accuracy * r->selection_accuracy + w->argument_f1 * r->argument_f1 +
+               w->sequence_accuracy * r->sequence_accuracy +
+               w->redundant_rate * (1.0 - r->redundant_rate);
+    r->grade = grade_of(r->score);
+    r->min_score = min_score;
+    r->passed = r->score >= (threshold > 0.0 ? threshold : 0.0);
+}
+
+static int compute(const call_lists *cl, const ts_score_options *opt, ts_score_result *r)
+{
+    positions p = {NULL, NULL};
+    int rc;
+
+    score_sets(cl, r);
+    rc = score_sequence(cl, r);
+    if (rc == 0)
+        rc = positions_build(cl, &p);
+    if (rc == 0) {
+        score_arguments(cl, &p, opt->strict, r);
+        score_trajectory(cl, r);
+        rc = tool_lists(cl, r);
+    }
+    free(p.start);
+    free(p.index);
+    if (rc == 0)
+        composite(&opt->weights, opt->min_score, r);
+    return rc;
+}
+
+int ts_evaluate(const struct json_object *expected, const struct json_object *actual,
+                const ts_score_options *opt, ts_score_result *out, ts_error *err)
+{
+    ts_score_options defaults;
+    ts_score_result r;
+    call_lists cl;
+    int rc;
+
+    if (opt == NULL) {
+        ts_score_options_default(&defaults);
+        opt = &defaults;
+    }
+    rc = ts_score_check_min(opt->min_score, err);
+    if (rc == 0)
+        rc = check_weights(&opt->weights, err);
+    if (rc == 0)
+        rc = ts_calls_validate(expected, "expected", err);
+    if (rc == 0)
+        rc = ts_calls_validate(actual, "actual", err);
+    if (rc < 0)
+        return rc;
+    memset(&r, 0, sizeof(r));
+    r.strict = opt->strict;
+    rc = call_lists_init(&cl, expected, actual);
+    if (rc == 0)
+        rc = compute(&cl, opt, &r);
+    call_lists_free(&cl);
+    if (rc < 0) {
+        ts_score_result_free(&r);
+        return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory while scoring");
+    }
+    *out = r;
+    return 0;
+}
+
+void ts_score_result_free(ts_score_result *r)
+{
+    if (r == NULL)
+        return;
+    json_object_put(r->expected_tools);
+    json_object_put(r->called_tools);
+    json_object_put(r->missing_tools);
+    json_object_put(r->extra_tools);
+    r->expected_tools = r->called_tools = r->missing_tools = r->extra_tools = NULL;
+}
+
+/* ---------------------------------------------------------------------------
+ * Result as JSON
+ * ------------------------------------------------------------------------- */
+
+static bool put_double(struct json_object *o, const char *key, double v)
+{
+    return json_object_object_add(o, key, json_object_new_double(v)) == 0;
+}
+
+static bool put_list(struct json_object *o, const char *key, const struct json_object *list)
+{
+    struct json_object *copy = NULL;
+
+    if (list == NULL)
+        copy = json_object_new_array();
+    else if (json_object_deep_copy((struct json_object *)list, &copy, NULL) != 0)
+        return false;
+    return copy != NULL && json_object_object_add(o, key, copy) == 0;
+}
+
+struct json_object *ts_score_result_to_json(const ts_score_result *r)
+{
+    struct json_object *o = json_object_new_object();
+    char grade[2] = {r->grade, '\0'};
+    bool ok;
+
+    if (o == NULL)
+        return NULL;
+    ok = put_double(o, "score", r->score) &&
+         json_object_object_add(o, "grade", json_object_new_string(grade)) == 0 &&
+         put_double(o, "invocation_accuracy", r->invocation_accuracy) &&
+         put_double(o, "selection_accuracy", r->selection_accuracy) &&
+         put_double(o, "argument_precision", r->argument_precision) &&
+         put_double(o, "argument_recall", r->argument_recall) &&
+         put_double(o, "argument_f1", r->argument_f1) &&
+         put_double(o, "edit_distance", r->edit_distance) &&
+         put_double(o, "normalized_distance", r->normalized_distance) &&
+         put_double(o, "sequence_accuracy", r->sequence_accuracy) &&
+         json_object_object_add(o, "redundant_count", json_object_new_int64(r->redundant_count)) ==
+             0 &&
+         json_object_object_add(o, "total_calls", json_object_new_int64(r->total_calls)) == 0 &&
+         put_double(o, "redundant_rate", r->redundant_rate) &&
+         put_double(o, "tool_correctness", r->tool_correctness) &&
+         put_double(o, "trajectory_accuracy", r->trajectory_accuracy) &&
+         put_double(o, "step_match_rate", r->step_match_rate) &&
+         put_double(o, "path_efficiency", r->path_efficiency) &&
+         put_list(o, "expected_tools", r->expected_tools) &&
+         put_list(o, "called_tools", r->called_tools) &&
+         put_list(o, "missing_tools", r->missing_tools) &&
+         put_list(o, "extra_tools", r->extra_tools) &&
+         json_object_object_add(o, "passed", json_object_new_boolean(r->passed)) == 0 &&
+         put_double(o, "min_score", r->min_score);
+    if (!ok) {
+        json_object_put(o);
+        return NULL;
+    }
+    return o;
+}

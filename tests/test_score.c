@@ -1,0 +1,1191 @@
+/*
+ * test_score — scoring.md: every metric, value comparison in both modes,
+ * weights, thresholds, grades, validation, and large inputs.
+ */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_score.h"
+
+#define TOL 1e-12
+
+static struct json_object *parse(const char *text)
+{
+    enum json_tokener_error jerr;
+    struct json_object *v = json_tokener_parse_verbose(text, &jerr);
+
+    ck_assert_msg(jerr == json_tokener_success, "bad test JSON: %s", text);
+    return v;
+}
+
+/* Evaluate with options; fails the test on an error. */
+static ts_score_result eval_opt(const char *expected, const char *actual,
+                                const ts_score_options *opt)
+{
+    struct json_object *g = parse(expected), *t = parse(actual);
+    ts_score_result r;
+    ts_error err;
+    int rc = ts_evaluate(g, t, opt, &r, &err);
+
+    ck_assert_msg(rc == 0, "evaluate failed: %s", err.message);
+    json_object_put(g);
+    json_object_put(t);
+    return r;
+}
+
+static ts_score_result eval_default(const char *expected, const char *actual)
+{
+    ts_score_options opt;
+
+    ts_score_options_default(&opt);
+    return eval_opt(expected, actual, &opt);
+}
+
+static ts_score_result eval_strict(const char *expected, const char *actual)
+{
+    ts_score_options opt;
+
+    ts_score_options_default(&opt);
+    opt.strict = true;
+    return eval_opt(expected, actual, &opt);
+}
+
+static void weights_json(const char *text, ts_weights *w)
+{
+    struct json_object *o = parse(text);
+    ts_error err;
+
+    ck_assert_msg(ts_weights_from_json(o, w, &err) == 0, "weights: %s", err.message);
+    json_object_put(o);
+}
+
+static bool equal_text(const char *a, const char *b, bool strict, bool top)
+{
+    struct json_object *va = parse(a), *vb = parse(b);
+    bool eq = ts_values_equal(va, vb, strict, top);
+
+    json_object_put(va);
+    json_object_put(vb);
+    return eq;
+}
+
+static char *list_text(const struct json_object *list)
+{
+    return strdup(
+        json_object_to_json_string_ext((struct json_object *)list, JSON_C_TO_STRING_PLAIN));
+}
+
+static void assert_list(const struct json_object *list, const char *want)
+{
+    char *got = list_text(list);
+
+    ck_assert_str_eq(got, want);
+    free(got);
+}
+
+/* ---- worked examples of scoring.md ---- */
+
+START_TEST(example_perfect_match)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"search\",\"args\":{\"q\":\"test\"}}]",
+                                     "[{\"tool\":\"search\",\"args\":{\"q\":\"test\"}}]");
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert(r.sequence_accuracy == 1.0);
+    ck_assert(r.redundant_rate == 0.0);
+    ck_assert(r.score == 0.9999999999999999);
+    ck_assert(r.passed);
+    ck_assert_int_eq(r.grade, 'A');
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(example_wrong_value)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                                     "[{\"tool\":\"a\",\"args\":{\"x\":2}}]");
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.sequence_accuracy == 1.0);
+    ck_assert(r.redundant_rate == 0.0);
+    ck_assert_double_eq_tol(r.score, 0.7, TOL);
+    ck_assert(!r.passed);
+    ck_assert_int_eq(r.grade, 'C');
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(example_selection_only_weights)
+{
+    ts_score_options opt;
+    ts_score_result r;
+
+    ts_score_options_default(&opt);
+    weights_json("{\"selection_accuracy\":1,\"argument_f1\":0,\"sequence_accuracy\":0,"
+                 "\"redundant_rate\":0}",
+                 &opt.weights);
+    r = eval_opt("[{\"tool\":\"a\",\"args\":{\"x\":1}}]", "[{\"tool\":\"a\",\"args\":{\"x\":2}}]",
+                 &opt);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.score == 1.0);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(example_int_float_lenient_and_strict)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"t\",\"args\":{\"x\":1}}]",
+                                     "[{\"tool\":\"t\",\"args\":{\"x\":1.0}}]");
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert_double_eq_tol(r.score, 1.0, TOL);
+    ck_assert(r.passed);
+    ck_assert(!r.strict);
+    ts_score_result_free(&r);
+
+    r = eval_strict("[{\"tool\":\"t\",\"args\":{\"x\":1}}]",
+                    "[{\"tool\":\"t\",\"args\":{\"x\":1.0}}]");
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.sequence_accuracy == 1.0);
+    ck_assert_double_eq_tol(r.score, 0.7, TOL);
+    ck_assert(!r.passed);
+    ck_assert(r.strict);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(example_swapped_order)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"A\"},{\"tool\":\"B\"},{\"tool\":\"C\"}]",
+                                     "[{\"tool\":\"B\"},{\"tool\":\"A\"},{\"tool\":\"C\"}]");
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert(r.edit_distance == 2.0);
+    ck_assert_double_eq_tol(r.sequence_accuracy, 1.0 / 3.0, TOL);
+    ck_assert(r.redundant_rate == 0.0);
+    ck_assert(r.score == 0.8666666666666666);
+    ck_assert_int_eq(r.grade, 'B');
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(example_args_absent_is_unchecked)
+{
+    ts_score_result r =
+        eval_default("[{\"tool\":\"search\"}]", "[{\"tool\":\"search\",\"args\":{\"q\":\"x\"}}]");
+    ck_assert(r.argument_precision == 1.0);
+    ck_assert(r.argument_recall == 1.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert_double_eq_tol(r.score, 1.0, TOL);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(example_empty_args_expects_none)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"search\",\"args\":{}}]",
+                                     "[{\"tool\":\"search\",\"args\":{\"q\":\"x\"}}]");
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.sequence_accuracy == 1.0);
+    ck_assert_double_eq_tol(r.score, 0.7, TOL);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- empty lists ---- */
+
+START_TEST(both_empty_is_perfect)
+{
+    ts_score_result r = eval_default("[]", "[]");
+    ck_assert(r.invocation_accuracy == 1.0);
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.argument_precision == 1.0);
+    ck_assert(r.argument_recall == 1.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert(r.edit_distance == 0.0);
+    ck_assert(r.normalized_distance == 0.0);
+    ck_assert(r.sequence_accuracy == 1.0);
+    ck_assert(r.redundant_rate == 0.0);
+    ck_assert_int_eq(r.redundant_count, 0);
+    ck_assert_int_eq(r.total_calls, 0);
+    ck_assert(r.tool_correctness == 1.0);
+    ck_assert(r.step_match_rate == 1.0);
+    ck_assert(r.trajectory_accuracy == 1.0);
+    ck_assert(r.path_efficiency == 1.0);
+    ck_assert_double_eq_tol(r.score, 1.0, TOL);
+    ck_assert(r.passed); /* min_score 1.0: an empty baseline passes its own replay */
+    ck_assert_int_eq(r.grade, 'A');
+    assert_list(r.expected_tools, "[]");
+    assert_list(r.missing_tools, "[]");
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(expected_empty_actual_not)
+{
+    ts_score_result r =
+        eval_default("[]", "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"a\"}]");
+    ck_assert(r.invocation_accuracy == 0.0);
+    ck_assert(r.selection_accuracy == 0.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.argument_precision == 0.0);
+    ck_assert(r.edit_distance == 2.0);
+    ck_assert(r.normalized_distance == 1.0);
+    ck_assert(r.sequence_accuracy == 0.0);
+    ck_assert_int_eq(r.redundant_count, 2);
+    ck_assert_int_eq(r.total_calls, 2);
+    ck_assert(r.redundant_rate == 1.0);
+    ck_assert(r.tool_correctness == 0.0);
+    ck_assert(r.step_match_rate == 0.0);
+    ck_assert(r.trajectory_accuracy == 0.0);
+    ck_assert(r.path_efficiency == 1.0);
+    ck_assert(r.score == 0.0);
+    ck_assert_int_eq(r.grade, 'F');
+    assert_list(r.extra_tools, "[\"a\"]");
+    assert_list(r.called_tools, "[\"a\"]");
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(actual_empty_expected_not)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":{}}]", "[]");
+    ck_assert(r.invocation_accuracy == 0.0);
+    ck_assert(r.selection_accuracy == 0.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.edit_distance == 2.0);
+    ck_assert(r.sequence_accuracy == 0.0);
+    ck_assert(r.redundant_rate == 0.0);
+    ck_assert_int_eq(r.total_calls, 0);
+    ck_assert(r.tool_correctness == 0.0);
+    ck_assert(r.step_match_rate == 0.0);
+    ck_assert(r.trajectory_accuracy == 0.0);
+    ck_assert(r.path_efficiency == 0.0);
+    /* only the redundancy term survives */
+    ck_assert_double_eq_tol(r.score, 0.1, TOL);
+    assert_list(r.missing_tools, "[\"a\",\"b\"]");
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- args absent / null / {} ---- */
+
+START_TEST(expected_args_null_is_unchecked)
+{
+    ts_score_result r =
+        eval_default("[{\"tool\":\"a\",\"args\":null}]", "[{\"tool\":\"a\",\"args\":{\"z\":3}}]");
+    ck_assert(r.argument_f1 == 1.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(expected_empty_args_met_by_absent_or_null)
+{
+    const char *actuals[] = {"[{\"tool\":\"a\"}]", "[{\"tool\":\"a\",\"args\":null}]",
+                             "[{\"tool\":\"a\",\"args\":{}}]"};
+    for (size_t i = 0; i < 3; i++) {
+        ts_score_result r = eval_default("[{\"tool\":\"a\",\"args\":{}}]", actuals[i]);
+        ck_assert_msg(r.argument_f1 == 1.0, "actual %s", actuals[i]);
+        ck_assert(r.passed);
+        ts_score_result_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(expected_args_but_actual_absent)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1}}]", "[{\"tool\":\"a\"}]");
+    ck_assert(r.argument_precision == 0.0);
+    ck_assert(r.argument_recall == 0.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.step_match_rate == 0.0); /* gold key missing from the trace */
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(unchecked_call_without_partner_is_not_vacuous)
+{
+    /* gold args absent but the tool was never called: nothing counted and no
+     * vacuous match, so 0/0 gives 0 */
+    ts_score_result r = eval_default("[{\"tool\":\"a\"}]", "[{\"tool\":\"b\"}]");
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.selection_accuracy == 0.0);
+    ck_assert(r.invocation_accuracy == 0.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(extra_actual_keys_lower_precision)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                                     "[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":2}}]");
+    ck_assert(r.argument_precision == 0.5);
+    ck_assert(r.argument_recall == 1.0);
+    ck_assert(r.argument_f1 == 0.6666666666666666);
+    ck_assert(r.step_match_rate == 1.0); /* extra trace keys allowed in a step */
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(missing_key_lowers_recall)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":2}}]",
+                                     "[{\"tool\":\"a\",\"args\":{\"x\":1}}]");
+    ck_assert(r.argument_precision == 1.0);
+    ck_assert(r.argument_recall == 0.5);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- alignment ---- */
+
+START_TEST(two_gold_calls_share_one_trace_call)
+{
+    ts_score_result r =
+        eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                     "[{\"tool\":\"b\",\"args\":{}},{\"tool\":\"a\",\"args\":{\"x\":1}}]");
+    /* both gold calls partner trace[1]: expected 2, actual 2, correct 2 */
+    ck_assert(r.argument_precision == 1.0);
+    ck_assert(r.argument_recall == 1.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(earlier_trace_call_never_partners)
+{
+    ts_score_result r =
+        eval_default("[{\"tool\":\"b\",\"args\":{}},{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                     "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\",\"args\":{}}]");
+    /* gold[1] (a) would only find trace[0], which is before it: expected 1,
+     * actual 0, correct 0 */
+    ck_assert(r.argument_precision == 0.0);
+    ck_assert(r.argument_recall == 0.0);
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.selection_accuracy == 1.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(partner_is_first_at_or_after)
+{
+    /* gold[1] partners trace[1] (x:2), not trace[2] (x:1) */
+    ts_score_result r =
+        eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                     "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"a\",\"args\":{\"x\":2}},"
+                     "{\"tool\":\"a\",\"args\":{\"x\":1}}]");
+    ck_assert(r.argument_precision == 0.5);
+    ck_assert(r.argument_recall == 0.5);
+    ck_assert(r.argument_f1 == 0.5);
+    ck_assert_int_eq(r.redundant_count, 1);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- value comparison ---- */
+
+START_TEST(lenient_numbers_by_value)
+{
+    ck_assert(equal_text("1", "1.0", false, true));
+    ck_assert(equal_text("true", "1", false, true));
+    ck_assert(equal_text("true", "1.0", false, true));
+    ck_assert(equal_text("false", "0", false, true));
+    ck_assert(equal_text("false", "0.0", false, true));
+    ck_assert(equal_text("-0.0", "0", false, true));
+    ck_assert(!equal_text("true", "2", false, true));
+    ck_assert(!equal_text("true", "false", false, true));
+    ck_assert(!equal_text("1", "1.5", false, true));
+    ck_assert(equal_text("[1, true, {\"k\": 0}]", "[1.0, 1, {\"k\": false}]", false, true));
+    ck_assert(equal_text("{\"a\": [1.0]}", "{\"a\": [1]}", false, false));
+}
+END_TEST
+
+START_TEST(lenient_no_coercion)
+{
+    ck_assert(!equal_text("\"1\"", "1", false, true));
+    ck_assert(!equal_text("\"true\"", "true", false, true));
+    ck_assert(!equal_text("null", "0", false, true));
+    ck_assert(!equal_text("null", "false", false, true));
+    ck_assert(!equal_text("null", "\"\"", false, true));
+    ck_assert(equal_text("null", "null", false, true));
+    ck_assert(!equal_text("\"NYC\"", "\"nyc\"", false, true));
+    ck_assert(!equal_text("[]", "{}", false, true));
+    ck_assert(!equal_text("[1, 2]", "[2, 1]", false, true));
+    ck_assert(!equal_text("[1, 2]", "[1, 2, 3]", false, true));
+    ck_assert(!equal_text("{\"a\": 1}", "{\"a\": 1, \"b\": 2}", false, true));
+    ck_assert(!equal_text("{\"a\": 1}", "{\"b\": 1}", false, true));
+    ck_assert(equal_text("{\"a\": 1, \"b\": 2}", "{\"b\": 2, \"a\": 1}", false, true));
+}
+END_TEST
+
+START_TEST(large_integers_compare_exactly)
+{
+    /* 2^53 + 1 is not representable as a double */
+    ck_assert(!equal_text("9007199254740993", "9007199254740992", false, true));
+    ck_assert(!equal_text("9007199254740993", "9007199254740992.0", false, true));
+    ck_assert(equal_text("9007199254740992", "9007199254740992.0", false, true));
+    ck_assert(equal_text("9223372036854775807", "9223372036854775807", false, true));
+    ck_assert(!equal_text("9223372036854775807", "9223372036854775806", false, true));
+    ck_assert(!equal_text("9223372036854775807", "9223372036854775808.0", false, true));
+    ck_assert(equal_text("-9223372036854775808", "-9223372036854775808.0", false, true));
+    ck_assert(equal_text("18446744073709551615", "18446744073709551615", false, true));
+    ck_assert(!equal_text("18446744073709551615", "18446744073709551614", false, true));
+    ck_assert(!equal_text("18446744073709551615", "9223372036854775807", false, true));
+    ck_assert(equal_text("9223372036854775808", "9223372036854775808.0", false, true));
+    ck_assert(!equal_text("1e300", "9223372036854775807", false, true));
+    ck_assert(equal_text("9007199254740993", "9007199254740993", true, true));
+    ck_assert(!equal_text("9007199254740993", "9007199254740992", true, true));
+}
+END_TEST
+
+START_TEST(strict_types_must_match)
+{
+    ck_assert(!equal_text("1", "1.0", true, true));
+    ck_assert(!equal_text("true", "1", true, true));
+    ck_assert(!equal_text("false", "0", true, true));
+    ck_assert(equal_text("1", "1", true, true));
+    ck_assert(equal_text("1.5", "1.5", true, true));
+    ck_assert(equal_text("true", "true", true, true));
+    ck_assert(!equal_text("[1]", "[1.0]", true, true));
+    ck_assert(!equal_text("{\"n\": 1}", "{\"n\": 1.0}", true, true));
+    ck_assert(equal_text("{\"n\": [1, {\"m\": null}]}", "{\"n\": [1, {\"m\": null}]}", true, true));
+    ck_assert(!equal_text("\" a\"", "\"a\"", true, true)); /* no trimming */
+    ck_assert(!equal_text("null", "false", true, true));
+}
+END_TEST
+
+START_TEST(trimming_only_top_level_strings)
+{
+    ck_assert(equal_text("\" NYC \"", "\"NYC\"", false, true));
+    ck_assert(equal_text("\"NYC\"", "\"\\tNYC\\n\"", false, true));
+    ck_assert(!equal_text("\" NYC \"", "\"NYC\"", false, false));
+    ck_assert(!equal_text("[\" NYC\"]", "[\"NYC\"]", false, true));
+    ck_assert(!equal_text("{\"c\": \"NYC \"}", "{\"c\": \"NYC\"}", false, true));
+    ck_assert(!equal_text("\"N YC\"", "\"NYC\"", false, true)); /* inner space kept */
+    ck_assert(equal_text("\"   \"", "\"\"", false, true));
+}
+END_TEST
+
+START_TEST(trimming_unicode_whitespace)
+{
+    /* U+3000 ideographic space, U+00A0 no-break space, U+2028, U+0085,
+     * U+1680, U+200A, U+001F (unit separator: Python strips it too) */
+    ck_assert(equal_text("\"\\u3000NYC\\u00a0\"", "\"NYC\"", false, true));
+    ck_assert(equal_text("\"\\u2028NYC\\u0085\"", "\"NYC\"", false, true));
+    ck_assert(equal_text("\"\\u1680NYC\\u200a\\u001f\"", "\"NYC\"", false, true));
+    /* U+200B zero-width space is not whitespace for str.strip() */
+    ck_assert(!equal_text("\"\\u200bNYC\"", "\"NYC\"", false, true));
+    /* non-ASCII content itself is compared byte for byte */
+    ck_assert(equal_text("\" Zürich \"", "\"Zürich\"", false, true));
+    ck_assert(!equal_text("\"Zurich\"", "\"Zürich\"", false, true));
+    ck_assert(equal_text("\"東京\\u3000\"", "\"東京\"", false, true));
+    ck_assert(!equal_text("\"\\u3000東京\"", "\"東京\"", true, true));
+}
+END_TEST
+
+START_TEST(trimmed_match_counts_in_score)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\",\"args\":{\"city\":\"NYC\"}}]",
+                                     "[{\"tool\":\"a\",\"args\":{\"city\":\" NYC \"}}]");
+    ck_assert(r.argument_f1 == 1.0);
+    /* the trajectory step uses deep equality without trimming */
+    ck_assert(r.step_match_rate == 0.0);
+    ts_score_result_free(&r);
+
+    r = eval_strict("[{\"tool\":\"a\",\"args\":{\"city\":\"NYC\"}}]",
+                    "[{\"tool\":\"a\",\"args\":{\"city\":\" NYC \"}}]");
+    ck_assert(r.argument_f1 == 0.0);
+    ts_score_result_free(&r);
+
+    r = eval_default("[{\"tool\":\"a\",\"args\":{\"c\":[\"NYC\"]}}]",
+                     "[{\"tool\":\"a\",\"args\":{\"c\":[\" NYC\"]}}]");
+    ck_assert(r.argument_f1 == 0.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(strict_ignored_by_trajectory)
+{
+    ts_score_result r = eval_strict("[{\"tool\":\"a\",\"args\":{\"x\":true}}]",
+                                    "[{\"tool\":\"a\",\"args\":{\"x\":1}}]");
+    ck_assert(r.argument_f1 == 0.0);
+    ck_assert(r.step_match_rate == 1.0);
+    ck_assert(r.trajectory_accuracy == 1.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- names, sets, repeats ---- */
+
+START_TEST(tool_names_case_sensitive)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"Search\"}]", "[{\"tool\":\"search\"}]");
+    ck_assert(r.selection_accuracy == 0.0);
+    ck_assert(r.edit_distance == 1.0);
+    assert_list(r.missing_tools, "[\"Search\"]");
+    assert_list(r.extra_tools, "[\"search\"]");
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(unicode_tool_names_sorted_by_code_point)
+{
+    ts_score_result r = eval_default(
+        "[{\"tool\":\"été\"},{\"tool\":\"zed\"},{\"tool\":\"Été\"},{\"tool\":\"東京\"}]",
+        "[{\"tool\":\"东京\"},{\"tool\":\"zed\"},{\"tool\":\"été\"}]");
+    assert_list(r.expected_tools, "[\"zed\",\"Été\",\"été\",\"東京\"]");
+    assert_list(r.called_tools, "[\"zed\",\"été\",\"东京\"]");
+    assert_list(r.missing_tools, "[\"Été\",\"東京\"]");
+    assert_list(r.extra_tools, "[\"东京\"]");
+    ck_assert_double_eq_tol(r.selection_accuracy, 2.0 / 3.0, TOL);
+    ck_assert_double_eq_tol(r.tool_correctness, 0.5, TOL);
+    /* correct 2, penalty 1 + 2 = 3: (2 - 1.5) / 4 */
+    ck_assert(r.invocation_accuracy == 0.125);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(repeated_tools_are_redundant)
+{
+    ts_score_result r =
+        eval_default("[{\"tool\":\"a\"}]", "[{\"tool\":\"a\"},{\"tool\":\"a\"},{\"tool\":\"a\"}]");
+    ck_assert_int_eq(r.redundant_count, 2);
+    ck_assert_int_eq(r.total_calls, 3);
+    ck_assert(r.redundant_rate == 2.0 / 3.0);
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.invocation_accuracy == 1.0);
+    ck_assert(r.edit_distance == 2.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert(r.step_match_rate == 1.0);
+    ck_assert(r.path_efficiency == 1.0 / 3.0);
+    ck_assert(r.trajectory_accuracy == 1.0 / 3.0);
+    ck_assert_double_eq_tol(r.score, 0.4 + 0.3 + 0.2 * (1.0 / 3.0) + 0.1 * (1.0 / 3.0), TOL);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(redundancy_counts_per_tool)
+{
+    /* a: 3 vs 1 -> 2; b: 1 vs 2 -> 0; c: 2 vs 0 -> 2 */
+    ts_score_result r = eval_default(
+        "[{\"tool\":\"a\"},{\"tool\":\"b\"},{\"tool\":\"b\"}]",
+        "[{\"tool\":\"a\"},{\"tool\":\"a\"},{\"tool\":\"b\"},{\"tool\":\"c\"},{\"tool\":\"a\"},"
+        "{\"tool\":\"c\"}]");
+    ck_assert_int_eq(r.redundant_count, 4);
+    ck_assert(r.redundant_rate == 4.0 / 6.0);
+    ck_assert(r.selection_accuracy == 4.0 / 6.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(invocation_accuracy_formula)
+{
+    ts_score_result r = eval_default("[{\"tool\":\"a\"},{\"tool\":\"b\"},{\"tool\":\"c\"}]",
+                                     "[{\"tool\":\"a\"},{\"tool\":\"b\"},{\"tool\":\"d\"}]");
+    ck_assert(r.invocation_accuracy == (2 - 0.5 * 2) / 3.0);
+    ts_score_result_free(&r);
+    r = eval_default("[{\"tool\":\"a\"}]", "[{\"tool\":\"a\"},{\"tool\":\"x\"},{\"tool\":\"y\"},"
+                                           "{\"tool\":\"z\"}]");
+    ck_assert(r.invocation_accuracy == 0.0); /* (1 - 1.5) / 1 clamped */
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(trajectory_positions)
+{
+    ts_score_result r =
+        eval_default("[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\"},{\"tool\":\"c\","
+                     "\"args\":{\"y\":2}}]",
+                     "[{\"tool\":\"a\",\"args\":{\"x\":1.0,\"z\":0}},{\"tool\":\"c\"}]");
+    /* step 0 matches (number by value, extra key), step 1 b != c */
+    ck_assert(r.step_match_rate == 1.0 / 3.0);
+    ck_assert(r.path_efficiency == 1.0);
+    ck_assert(r.trajectory_accuracy == 1.0 / 3.0);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- weights ---- */
+
+static void assert_weights_error(const char *text, const char *needle)
+{
+    struct json_object *o = parse(text);
+    ts_weights w;
+    ts_error err;
+    int rc = ts_weights_from_json(o, &w, &err);
+
+    ck_assert_msg(rc == -EINVAL, "weights %s accepted", text);
+    ck_assert_str_eq(err.code, TS_ERR_INVALID_ARGUMENT);
+    ck_assert_msg(strstr(err.message, needle) != NULL, "message '%s' lacks '%s'", err.message,
+                  needle);
+    json_object_put(o);
+}
+
+START_TEST(weights_invalid)
+{
+    assert_weights_error("{\"speed\": 1}", "speed");
+    assert_weights_error("{\"Selection_accuracy\": 1}", "Selection_accuracy");
+    assert_weights_error("{\"argument_f1\": -0.1}", "argument_f1");
+    assert_weights_error("{\"sequence_accuracy\": \"0.5\"}", "sequence_accuracy");
+    assert_weights_error("{\"redundant_rate\": true}", "redundant_rate");
+    assert_weights_error("{\"redundant_rate\": null}", "redundant_rate");
+    assert_weights_error("{\"selection_accuracy\": 0, \"argument_f1\": 0, "
+                         "\"sequence_accuracy\": 0, \"redundant_rate\": 0}",
+                         "sum to 0");
+    assert_weights_error("[1, 2]", "object");
+    assert_weights_error("0.5", "object");
+    assert_weights_error("{\"selection_accuracy\": 1e308, \"argument_f1\": 1e308}", "too large");
+}
+END_TEST
+
+START_TEST(weights_nan_and_infinity)
+{
+    double bad[] = {NAN, INFINITY, -INFINITY};
+    for (size_t i = 0; i < 3; i++) {
+        struct json_object *o = json_object_new_object();
+        ts_weights w;
+        ts_error err;
+        json_object_object_add(o, "argument_f1", json_object_new_double(bad[i]));
+        ck_assert_int_eq(ts_weights_from_json(o, &w, &err), -EINVAL);
+        ck_assert_ptr_nonnull(strstr(err.message, "argument_f1"));
+        json_object_put(o);
+    }
+}
+END_TEST
+
+START_TEST(weights_normalized)
+{
+    ts_weights w;
+
+    weights_json("{\"argument_f1\": 0}", &w);
+    ck_assert(w.selection_accuracy == 0.4 / 0.7000000000000001);
+    ck_assert(w.argument_f1 == 0.0);
+    ck_assert(w.sequence_accuracy == 0.2 / 0.7000000000000001);
+    ck_assert(w.redundant_rate == 0.1 / 0.7000000000000001);
+
+    weights_json("{\"selection_accuracy\": 2, \"argument_f1\": 2, \"sequence_accuracy\": 2, "
+                 "\"redundant_rate\": 2}",
+                 &w);
+    ck_assert(w.selection_accuracy == 0.25 && w.redundant_rate == 0.25);
+
+    weights_json("{}", &w);
+    ck_assert_double_eq_tol(w.selection_accuracy, 0.4, TOL);
+    ck_assert_double_eq_tol(w.redundant_rate, 0.1, TOL);
+
+    weights_json("{\"sequence_accuracy\": 3}", &w); /* 0.4 + 0.3 + 3 + 0.1 = 3.8 */
+    ck_assert_double_eq_tol(w.sequence_accuracy, 3 / 3.8, TOL);
+    ck_assert_double_eq_tol(w.argument_f1, 0.3 / 3.8, TOL);
+}
+END_TEST
+
+START_TEST(weights_change_score)
+{
+    ts_score_options opt;
+    ts_score_result r;
+
+    ts_score_options_default(&opt);
+    weights_json("{\"argument_f1\": 0}", &opt.weights);
+    r = eval_opt("[{\"tool\":\"a\",\"args\":{\"x\":1}}]", "[{\"tool\":\"a\",\"args\":{\"x\":2}}]",
+                 &opt);
+    ck_assert_double_eq_tol(r.score, 1.0, TOL);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+START_TEST(evaluate_rejects_bad_weights_in_options)
+{
+    ts_score_options opt;
+    ts_score_result r;
+    ts_error err;
+    struct json_object *g = parse("[]");
+
+    ts_score_options_default(&opt);
+    opt.weights.sequence_accuracy = -1;
+    ck_assert_int_eq(ts_evaluate(g, g, &opt, &r, &err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "sequence_accuracy"));
+    json_object_put(g);
+}
+END_TEST
+
+/* ---- threshold and grades ---- */
+
+START_TEST(min_score_range)
+{
+    ts_error err;
+    ck_assert_int_eq(ts_score_check_min(0.0, &err), 0);
+    ck_assert_int_eq(ts_score_check_min(1.0, &err), 0);
+    ck_assert_int_eq(ts_score_check_min(0.5, &err), 0);
+    ck_assert_int_eq(ts_score_check_min(-0.01, &err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "min_score"));
+    ck_assert_int_eq(ts_score_check_min(1.01, &err), -EINVAL);
+    ck_assert_int_eq(ts_score_check_min(NAN, &err), -EINVAL);
+    ck_assert_int_eq(ts_score_check_min(INFINITY, &err), -EINVAL);
+    ck_assert_int_eq(ts_score_check_min(1.0, NULL), 0);
+    ck_assert_int_eq(ts_score_check_min(2.0, NULL), -EINVAL);
+}
+END_TEST
+
+START_TEST(evaluate_rejects_bad_min_score)
+{
+    ts_score_options opt;
+    ts_score_result r;
+    ts_error err;
+    struct json_object *g = parse("[]");
+
+    ts_score_options_default(&opt);
+    opt.min_score = 1.5;
+    ck_assert_int_eq(ts_evaluate(g, g, &opt, &r, &err), -EINVAL);
+    ck_assert_str_eq(err.code, TS_ERR_INVALID_ARGUMENT);
+    json_object_put(g);
+}
+END_TEST
+
+/* n calls of "a" out of ten expected as "a", scored by selection only. */
+static ts_score_result selection_score(int hits, int total, double min_score)
+{
+    char gold[64], trace[4096];
+    size_t len = 0;
+    ts_score_options opt;
+
+    snprintf(gold, sizeof(gold), "[{\"tool\":\"a\"}]");
+    len += (size_t)snprintf(trace + len, sizeof(trace) - len, "[");
+    for (int i = 0; i < total; i++)
+        len += (size_t)snprintf(trace + len, sizeof(trace) - len, "%s{\"tool\":\"%s\"}",
+                                i ? "," : "", i < hits ? "a" : "other");
+    snprintf(trace + len, sizeof(trace) - len, "]");
+    ts_score_options_default(&opt);
+    weights_json("{\"selection_accuracy\":1,\"argument_f1\":0,\"sequence_accuracy\":0,"
+                 "\"redundant_rate\":0}",
+                 &opt.weights);
+    opt.min_score = min_score;
+    return eval_opt(gold, trace, &opt);
+}
+
+START_TEST(grade_boundaries)
+{
+    struct {
+        int hits, total;
+        char grade;
+    } cases[] = {{10, 10, 'A'}, {9, 10, 'A'},   {89, 100, 'B'}, {8, 10, 'B'},   {79, 100, 'C'},
+                 {7, 10, 'C'},  {69, 100, 'D'}, {6, 10, 'D'},   {59, 100, 'F'}, {0, 10, 'F'}};
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ts_score_result r = selection_score(cases[i].hits, cases[i].total, 0.0);
+        ck_assert(r.score == (double)cases[i].hits / cases[i].total);
+        ck_assert_msg(r.grade == cases[i].grade, "%d/%d graded %c", cases[i].hits, cases[i].total,
+                      r.grade);
+        ck_assert(r.passed); /* min_score 0 passes everything */
+        ts_score_result_free(&r);
+    }
+}
+END_TEST
+
+START_TEST(threshold_epsilon)
+{
+    ts_score_result r = selection_score(9, 10, 0.9);
+    ck_assert(r.passed);
+    ck_assert(r.min_score == 0.9);
+    ts_score_result_free(&r);
+    r = selection_score(9, 10, 0.9 + 5e-10); /* within 1e-9 */
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+    r = selection_score(9, 10, 0.9 + 2e-9);
+    ck_assert(!r.passed);
+    ts_score_result_free(&r);
+    r = selection_score(89, 100, 0.9);
+    ck_assert(!r.passed);
+    ts_score_result_free(&r);
+    r = selection_score(0, 10, 0.0);
+    ck_assert(r.score == 0.0 && r.passed);
+    ts_score_result_free(&r);
+}
+END_TEST
+
+/* ---- validation ---- */
+
+static void assert_calls_error(const char *text, const char *which, const char *message)
+{
+    struct json_object *v = parse(text);
+    ts_error err;
+
+    ck_assert_int_eq(ts_calls_validate(v, which, &err), -EINVAL);
+    ck_assert_str_eq(err.code, TS_ERR_INVALID_CALLS);
+    ck_assert_str_eq(err.message, message);
+    json_object_put(v);
+}
+
+START_TEST(validate_messages)
+{
+    assert_calls_error("[{\"tool\":\"a\"}, 3]", NULL, "item at index 1 is not an object");
+    assert_calls_error("[null]", NULL, "item at index 0 is not an object");
+    assert_calls_error("[[]]", NULL, "item at index 0 is not an object");
+    assert_calls_error("[{\"args\":{}}]", NULL, "item at index 0 is missing 'tool'");
+    assert_calls_error("[{\"tool\":\"\"}]", NULL, "item at index 0 is missing 'tool'");
+    assert_calls_error("[{\"tool\":null}]", NULL, "item at index 0 is missing 'tool'");
+    assert_calls_error("[{\"tool\":\"a\"},{\"tool\":7}]", NULL,
+                       "item at index 1 is missing 'tool'");
+    assert_calls_error("[{\"tool\":\"a\"},{\"tool\":7}]", "expected",
+                       "expected: item at index 1 is missing 'tool'");
+    assert_calls_error("[{\"tool\":\"a\",\"args\":[1]}]", NULL,
+                       "item at index 0 has 'args' that is not an object");
+    assert_calls_error("{\"tool\":\"a\"}", "expected",
+                       "expected must be a list of calls, got an object");
+    assert_calls_error("\"calls\"", "expected", "expected must be a list of calls, got a string");
+    assert_calls_error("null", "actual", "actual must be a list of calls, got null");
+}
+END_TEST
+
+START_TEST(validate_accepts_good_lists)
+{
+    struct json_object *v = parse("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":null},"
+                                  "{\"tool\":\"c\",\"args\":{},\"id\":\"x\",\"extra\":[1]}]");
+    ts_error err;
+
+    ck_assert_int_eq(ts_calls_validate(v, "expected", &err), 0);
+    json_object_put(v);
+    v = parse("[]");
+    ck_assert_int_eq(ts_calls_validate(v, "expected", NULL), 0);
+    json_object_put(v);
+}
+END_TEST
+
+START_TEST(evaluate_validates_both_lists)
+{
+    struct json_object *good = parse("[{\"tool\":\"a\"}]");
+    struct json_object *bad = parse("[{\"tool\":\"a\"},{}]");
+    ts_score_result r;
+    ts_error err;
+
+    ck_assert_int_eq(ts_evaluate(bad, good, NULL, &r, &err), -EINVAL);
+    ck_assert_str_eq(err.message, "expected: item at index 1 is missing 'tool'");
+    ck_assert_int_eq(ts_evaluate(good, bad, NULL, &r, &err), -EINVAL);
+    ck_assert_str_eq(err.message, "actual: item at index 1 is missing 'tool'");
+    ck_assert_int_eq(ts_evaluate(NULL, good, NULL, &r, &err), -EINVAL);
+    ck_assert_str_eq(err.message, "expected must be a list of calls, got null");
+    ck_assert_int_eq(ts_evaluate(good, good, NULL, &r, NULL), 0); /* NULL options: defaults */
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+    json_object_put(good);
+    json_object_put(bad);
+}
+END_TEST
+
+START_TEST(inputs_not_modified)
+{
+    const char *text = "[{\"tool\":\"a\",\"args\":{\"x\":\" 1 \"}},{\"tool\":\"b\"}]";
+    struct json_object *g = parse(text), *t = parse("[{\"tool\":\"b\",\"args\":null}]");
+    char *before = strdup(json_object_to_json_string(g));
+    ts_score_result r;
+
+    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
+    ck_assert_str_eq(json_object_to_json_string(g), before);
+    ck_assert_str_eq(json_object_to_json_string_ext(t, JSON_C_TO_STRING_PLAIN),
+                     "[{\"tool\":\"b\",\"args\":null}]");
+    ts_score_result_free(&r);
+    free(before);
+    json_object_put(g);
+    json_object_put(t);
+}
+END_TEST
+
+/* ---- result JSON ---- */
+
+START_TEST(result_json_keys)
+{
+    static const char *keys[] = {"score",
+                                 "grade",
+                                 "invocation_accuracy",
+                                 "selection_accuracy",
+                                 "argument_precision",
+                                 "argument_recall",
+                                 "argument_f1",
+                                 "edit_distance",
+                                 "normalized_distance",
+                                 "sequence_accuracy",
+                                 "redundant_count",
+                                 "total_calls",
+                                 "redundant_rate",
+                                 "tool_correctness",
+                                 "trajectory_accuracy",
+                                 "step_match_rate",
+                                 "path_efficiency",
+                                 "expected_tools",
+                                 "called_tools",
+                                 "missing_tools",
+                                 "extra_tools",
+                                 "passed",
+                                 "min_score"};
+    ts_score_result r = eval_default("[{\"tool\":\"a\"},{\"tool\":\"b\"}]",
+                                     "[{\"tool\":\"a\"},{\"tool\":\"a\"},{\"tool\":\"c\"}]");
+    struct json_object *o = ts_score_result_to_json(&r);
+    size_t i = 0;
+
+    ck_assert_ptr_nonnull(o);
+    ck_assert_int_eq(json_object_object_length(o), sizeof(keys) / sizeof(keys[0]));
+    json_object_object_foreach(o, key, val)
+    {
+        (void)val;
+        ck_assert_str_eq(key, keys[i++]);
+    }
+    ck_assert(json_object_is_type(json_object_object_get(o, "redundant_count"), json_type_int));
+    ck_assert_int_eq(json_object_get_int64(json_object_object_get(o, "redundant_count")), 2);
+    ck_assert_int_eq(json_object_get_int64(json_object_object_get(o, "total_calls")), 3);
+    ck_assert(json_object_is_type(json_object_object_get(o, "edit_distance"), json_type_double));
+    ck_assert(json_object_get_double(json_object_object_get(o, "edit_distance")) == 2.0);
+    ck_assert(json_object_is_type(json_object_object_get(o, "score"), json_type_double));
+    ck_assert(json_object_get_double(json_object_object_get(o, "score")) == r.score);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "grade")), "D");
+    ck_assert(!json_object_get_boolean(json_object_object_get(o, "passed")));
+    ck_assert(json_object_get_double(json_object_object_get(o, "min_score")) == 1.0);
+    assert_list(json_object_object_get(o, "missing_tools"), "[\"b\"]");
+    assert_list(json_object_object_get(o, "extra_tools"), "[\"c\"]");
+    assert_list(json_object_object_get(o, "expected_tools"), "[\"a\",\"b\"]");
+    assert_list(json_object_object_get(o, "called_tools"), "[\"a\",\"c\"]");
+    json_object_put(o);
+    ts_score_result_free(&r);
+    ts_score_result_free(&r); /* idempotent */
+}
+END_TEST
+
+/* ---- large inputs ---- */
+
+static struct json_object *make_calls(size_t n, size_t names, size_t rotate)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (size_t k = 0; k < n; k++) {
+        size_t i = (k + rotate) % n;
+        char tool[32];
+        struct json_object *call = json_object_new_object(), *args = json_object_new_object();
+        snprintf(tool, sizeof(tool), "tool_%zu", i % names);
+        json_object_object_add(call, "tool", json_object_new_string(tool));
+        json_object_object_add(args, "i", json_object_new_int64((int64_t)i));
+        json_object_object_add(call, "args", args);
+        json_object_array_add(list, call);
+    }
+    return list;
+}
+
+START_TEST(thousand_calls_rotated)
+{
+    /* expected tool_0..tool_999, actual tool_1..tool_999, tool_0: every gold
+     * call i >= 1 only has its partner before i, so only gold 0 pairs */
+    struct json_object *g = make_calls(1000, 1000, 0), *t = make_calls(1000, 1000, 1);
+    ts_score_result r;
+
+    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
+    ck_assert(r.edit_distance == 2.0);
+    ck_assert(r.sequence_accuracy == 1.0 - 2.0 / 1000.0);
+    ck_assert(r.selection_accuracy == 1.0);
+    ck_assert(r.invocation_accuracy == 1.0);
+    ck_assert(r.argument_precision == 1.0);
+    ck_assert(r.argument_recall == 0.001);
+    ck_assert(r.argument_f1 == 2 * 1.0 * 0.001 / (1.0 + 0.001));
+    ck_assert_int_eq(r.redundant_count, 0);
+    ck_assert(r.step_match_rate == 0.0);
+    ck_assert_int_eq(json_object_array_length(r.expected_tools), 1000);
+    ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(r.expected_tools, 0)),
+                     "tool_0");
+    ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(r.expected_tools, 1)),
+                     "tool_1");
+    ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(r.expected_tools, 2)),
+                     "tool_10");
+    ts_score_result_free(&r);
+    json_object_put(g);
+    json_object_put(t);
+}
+END_TEST
+
+START_TEST(thousand_calls_identical_and_disjoint)
+{
+    struct json_object *g = make_calls(1000, 7, 0), *t = make_calls(1000, 7, 0);
+    struct json_object *other = json_object_new_array();
+    ts_score_result r;
+
+    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
+    ck_assert(r.edit_distance == 0.0);
+    ck_assert(r.argument_f1 == 1.0);
+    ck_assert_int_eq(r.redundant_count, 0);
+    ck_assert_double_eq_tol(r.score, 1.0, TOL);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+
+    for (int i = 0; i < 1000; i++) {
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "tool", json_object_new_string(i % 2 ? "x" : "y"));
+        json_object_array_add(other, c);
+    }
+    ck_assert_int_eq(ts_evaluate(g, other, NULL, &r, NULL), 0);
+    ck_assert(r.edit_distance == 1000.0);
+    ck_assert(r.sequence_accuracy == 0.0);
+    ck_assert(r.selection_accuracy == 0.0);
+    ck_assert_int_eq(r.redundant_count, 1000);
+    ts_score_result_free(&r);
+    json_object_put(g);
+    json_object_put(t);
+    json_object_put(other);
+}
+END_TEST
+
+/* Full-matrix Levenshtein over single-letter tool names. */
+static size_t reference_distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    size_t *d = malloc((n + 1) * (m + 1) * sizeof(size_t));
+    size_t out;
+
+    for (size_t i = 0; i <= n; i++)
+        d[i * (m + 1)] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        for (size_t j = 1; j <= m; j++) {
+            size_t best = d[(i - 1) * (m + 1) + j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[(i - 1) * (m + 1) + j] + 1 < best)
+                best = d[(i - 1) * (m + 1) + j] + 1;
+            if (d[i * (m + 1) + j - 1] + 1 < best)
+                best = d[i * (m + 1) + j - 1] + 1;
+            d[i * (m + 1) + j] = best;
+        }
+    }
+    out = d[n * (m + 1) + m];
+    free(d);
+    return out;
+}
+
+static struct json_object *letters_to_calls(const char *s)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (; *s; s++) {
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "tool", json_object_new_string_len(s, 1));
+        json_object_array_add(list, c);
+    }
+    return list;
+}
+
+START_TEST(levenshtein_matches_reference)
+{
+    unsigned seed = 12345;
+    for (int round = 0; round < 300; round++) {
+        char a[24], b[24];
+        size_t n, m;
+        seed = seed * 1103515245u + 12345u;
+        n = (seed >> 16) % 20;
+        seed = seed * 1103515245u + 12345u;
+        m = (seed >> 16) % 20;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            a[i] = (char)('a' + (seed >> 16) % 4);
+        }
+        for (size_t i = 0; i < m; i++) {
+            seed = seed * 1103515245u + 12345u;
+            b[i] = (char)('a' + (seed >> 16) % 4);
+        }
+        a[n] = b[m] = '\0';
+        struct json_object *g = letters_to_calls(a), *t = letters_to_calls(b);
+        ts_score_result r;
+        size_t want = reference_distance(a, b);
+        size_t longest = n > m ? n : m;
+        ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
+        ck_assert_msg(r.edit_distance == (double)want, "'%s' vs '%s': %g, want %zu", a, b,
+                      r.edit_distance, want);
+        ck_assert(r.normalized_distance == (double)want / (double)(longest ? longest : 1));
+        ts_score_result_free(&r);
+        json_object_put(g);
+        json_object_put(t);
+    }
+}
+END_TEST
+
+static Suite *score_suite(void)
+{
+    Suite *s = suite_create("score");
+    TCase *tc = tcase_create("examples");
+
+    tcase_add_test(tc, example_perfect_match);
+    tcase_add_test(tc, example_wrong_value);
+    tcase_add_test(tc, example_selection_only_weights);
+    tcase_add_test(tc, example_int_float_lenient_and_strict);
+    tcase_add_test(tc, example_swapped_order);
+    tcase_add_test(tc, example_args_absent_is_unchecked);
+    tcase_add_test(tc, example_empty_args_expects_none);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("metrics");
+    tcase_add_test(tc, both_empty_is_perfect);
+    tcase_add_test(tc, expected_empty_actual_not);
+    tcase_add_test(tc, actual_empty_expected_not);
+    tcase_add_test(tc, expected_args_null_is_unchecked);
+    tcase_add_test(tc, expected_empty_args_met_by_absent_or_null);
+    tcase_add_test(tc, expected_args_but_actual_absent);
+    tcase_add_test(tc, unchecked_call_without_partner_is_not_vacuous);
+    tcase_add_test(tc, extra_actual_keys_lower_precision);
+    tcase_add_test(tc, missing_key_lowers_recall);
+    tcase_add_test(tc, two_gold_calls_share_one_trace_call);
+    tcase_add_test(tc, earlier_trace_call_never_partners);
+    tcase_add_test(tc, partner_is_first_at_or_after);
+    tcase_add_test(tc, tool_names_case_sensitive);
+    tcase_add_test(tc, unicode_tool_names_sorted_by_code_point);
+    tcase_add_test(tc, repeated_tools_are_redundant);
+    tcase_add_test(tc, redundancy_counts_per_tool);
+    tcase_add_test(tc, invocation_accuracy_formula);
+    tcase_add_test(tc, trajectory_positions);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("values");
+    tcase_add_test(tc, lenient_numbers_by_value);
+    tcase_add_test(tc, lenient_no_coercion);
+    tcase_add_test(tc, large_integers_compare_exactly);
+    tcase_add_test(tc, strict_types_must_match);
+    tcase_add_test(tc, trimming_only_top_level_strings);
+    tcase_add_test(tc, trimming_unicode_whitespace);
+    tcase_add_test(tc, trimmed_match_counts_in_score);
+    tcase_add_test(tc, strict_ignored_by_trajectory);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("options");
+    tcase_add_test(tc, weights_invalid);
+    tcase_add_test(tc, weights_nan_and_infinity);
+    tcase_add_test(tc, weights_normalized);
+    tcase_add_test(tc, weights_change_score);
+    tcase_add_test(tc, evaluate_rejects_bad_weights_in_options);
+    tcase_add_test(tc, min_score_range);
+    tcase_add_test(tc, evaluate_rejects_bad_min_score);
+    tcase_add_test(tc, grade_boundaries);
+    tcase_add_test(tc, threshold_epsilon);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("validation");
+    tcase_add_test(tc, validate_messages);
+    tcase_add_test(tc, validate_accepts_good_lists);
+    tcase_add_test(tc, evaluate_validates_both_lists);
+    tcase_add_test(tc, inputs_not_modified);
+    tcase_add_test(tc, result_json_keys);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("large");
+    tcase_add_test(tc, thousand_calls_rotated);
+    tcase_add_test(tc, thousand_calls_identical_and_disjoint);
+    tcase_add_test(tc, levenshtein_matches_reference);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(score_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
