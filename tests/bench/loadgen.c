@@ -6,12 +6,20 @@
  *   loadgen --mode echo   --socket S --size BYTES  --clients N (--seconds T | --count K)
  *   loadgen --mode check  --socket S --store DIR --name NAME --calls FILE ...
  *   loadgen --mode record --socket S --store DIR --prefix P --calls FILE --count K ...
+ *   loadgen --mode mix    --socket S --store DIR --name NAME --prefix P --calls FILE ...
+ *   loadgen --mode hold   --socket S --clients N --seconds T
  *
  * echo:   writes BYTES and reads BYTES back (the reference: echo_server).
  * check:  the check method on NAME with the calls of FILE (an approved
  *         snapshot replays; every reply must be PASSED).
  * record: each request checks a new name "<P>_<client>_<seq>" (outcome
  *         CREATED, acknowledged once the file is durable).
+ * mix:    of every 10 requests, 1 lists the store, 2 check one of 4 names
+ *         of the client's own ("<P>_<client>_<k>": CREATED the first time,
+ *         PENDING after), 7 replay NAME (PASSED).
+ * hold:   connects every client (a failed connection is an error, not
+ *         fatal), holds the connections for T seconds, then asks for the
+ *         status on each; ops counts the connections that did both.
  *
  * Prints one line of key=value fields: mode clients ops errors seconds
  * ops_per_s p50_us p99_us max_us, and for one client the bytes moved per
@@ -53,8 +61,8 @@ typedef struct worker {
     bench_conn *conn; /* check / record */
     char *payload;
     bench_lat lat;
-    long ops, errors;
-    char first_error[512];
+    long ops, errors, connect_errors;
+    char first_error[1024];
 } worker;
 
 static void note_error(worker *w, const char *msg)
@@ -95,6 +103,39 @@ static int echo_once(worker *w)
     return 0;
 }
 
+/* One request of the mix: list, a check of one of the worker's own names,
+ * or a replay of the approved snapshot. */
+static int mix_request(worker *w, long seq, char *err, size_t errsz)
+{
+    const options *opt = w->opt;
+    long kind = seq % 10;
+    if (kind == 0) {
+        long count;
+        return bench_conn_list(w->conn, opt->store, &count, err, errsz);
+    }
+    if (kind <= 2) {
+        char name[256];
+        snprintf(name, sizeof(name), "%s_%03d_%ld", opt->prefix, w->index, (seq / 10) % 4);
+        return bench_conn_check(w->conn, opt->store, name, w->payload, "CREATED|PENDING", err,
+                                errsz);
+    }
+    return bench_conn_check(w->conn, opt->store, opt->name, w->payload, "PASSED", err, errsz);
+}
+
+/* hold: the connection is open; wait, then one status request. */
+static void hold_connection(worker *w)
+{
+    char err[512];
+    uint64_t deadline = bench_now_ns() + (uint64_t)(w->opt->seconds * 1e9);
+    while (bench_now_ns() < deadline)
+        usleep(10000);
+    if (bench_conn_status(w->conn, err, sizeof(err)) < 0) {
+        note_error(w, err);
+        return;
+    }
+    w->ops++;
+}
+
 /* One request of the selected mode; seq numbers the requests of a worker. */
 static int one_request(worker *w, long seq)
 {
@@ -108,10 +149,12 @@ static int one_request(worker *w, long seq)
     } else if (strcmp(opt->mode, "check") == 0) {
         rc = bench_conn_check(w->conn, opt->store, opt->name, w->payload, "PASSED", err,
                               sizeof(err));
-    } else {
+    } else if (strcmp(opt->mode, "record") == 0) {
         char name[256];
         snprintf(name, sizeof(name), "%s_%03d_%07ld", opt->prefix, w->index, seq);
         rc = bench_conn_check(w->conn, opt->store, name, w->payload, "CREATED", err, sizeof(err));
+    } else {
+        rc = mix_request(w, seq, err, sizeof(err));
     }
     if (rc < 0)
         note_error(w, err);
@@ -135,7 +178,8 @@ static char *read_file(const char *path)
     return data;
 }
 
-static void worker_setup(worker *w)
+/* Connect; 0, or -1 with the error noted (the worker then does nothing). */
+static int worker_setup(worker *w)
 {
     const options *opt = w->opt;
     if (strcmp(opt->mode, "echo") == 0) {
@@ -144,26 +188,42 @@ static void worker_setup(worker *w)
         if (!w->payload)
             bench_die("out of memory");
         memset(w->payload, 'x', opt->size);
-        return;
+        return 0;
     }
     char err[512];
     w->conn = bench_conn_open(opt->socket, err, sizeof(err));
-    if (!w->conn)
-        bench_die("client %d: %s", w->index, err);
-    w->payload = read_file(opt->calls);
+    if (!w->conn) {
+        char msg[600];
+        snprintf(msg, sizeof(msg), "connect: %s", err);
+        note_error(w, msg);
+        w->connect_errors++;
+        return -1;
+    }
+    if (opt->calls)
+        w->payload = read_file(opt->calls);
+    return 0;
 }
 
 static void *worker_main(void *arg)
 {
     worker *w = arg;
     const options *opt = w->opt;
-    worker_setup(w);
+    int connected = worker_setup(w) == 0;
     long seq = 0;
-    for (long i = 0; i < opt->warmup; i++)
-        one_request(w, seq++);
-    w->errors = 0;
-    w->first_error[0] = '\0';
+    if (connected && strcmp(opt->mode, "hold") != 0 && opt->warmup > 0) {
+        for (long i = 0; i < opt->warmup; i++)
+            one_request(w, seq++);
+        w->errors = 0;
+        w->first_error[0] = '\0';
+    }
     pthread_barrier_wait(w->barrier);
+    if (!connected)
+        return NULL;
+    if (strcmp(opt->mode, "hold") == 0) {
+        hold_connection(w);
+        bench_conn_close(w->conn);
+        return NULL;
+    }
     uint64_t start = bench_now_ns();
     uint64_t deadline = start + (uint64_t)(opt->seconds * 1e9);
     for (long i = 0;; i++) {
@@ -178,7 +238,7 @@ static void *worker_main(void *arg)
     }
     if (w->conn)
         bench_conn_close(w->conn);
-    if (w->fd > 0)
+    if (w->fd >= 0)
         close(w->fd);
     free(w->payload);
     return NULL;
@@ -186,7 +246,7 @@ static void *worker_main(void *arg)
 
 static void usage(void)
 {
-    bench_die("usage: loadgen --mode echo|check|record --socket PATH [--clients N] "
+    bench_die("usage: loadgen --mode echo|check|record|mix|hold --socket PATH [--clients N] "
               "[--seconds T | --count K] [--warmup K] [--size BYTES] [--store DIR] "
               "[--name NAME] [--prefix P] [--calls FILE]");
 }
@@ -253,6 +313,12 @@ static void parse_options(int argc, char **argv, options *opt)
         if (!opt->store || !opt->calls)
             usage();
         opt->warmup = 0; /* every record creates a file: count them all */
+    } else if (strcmp(opt->mode, "mix") == 0) {
+        if (!opt->store || !opt->name || !opt->calls)
+            usage();
+        opt->warmup = 0;
+    } else if (strcmp(opt->mode, "hold") == 0) {
+        opt->count = 0;
     } else {
         usage();
     }
@@ -285,13 +351,14 @@ int main(int argc, char **argv)
     bench_io_bytes(&r1, &w1);
 
     bench_lat all = {0};
-    long ops = 0, errors = 0;
+    long ops = 0, errors = 0, connect_errors = 0;
     const char *first_error = NULL;
     for (int i = 0; i < opt.clients; i++) {
         bench_lat_merge(&all, &workers[i].lat);
         bench_lat_free(&workers[i].lat);
         ops += workers[i].ops;
         errors += workers[i].errors;
+        connect_errors += workers[i].connect_errors;
         if (!first_error && workers[i].errors)
             first_error = workers[i].first_error;
     }
@@ -303,9 +370,9 @@ int main(int argc, char **argv)
         snprintf(bytes, sizeof(bytes), " req_bytes=%.0f resp_bytes=%.0f",
                  (double)(w1 - w0) / (double)ops, (double)(r1 - r0) / (double)ops);
     bench_result("mode=%s clients=%d ops=%ld errors=%ld seconds=%.3f ops_per_s=%.1f "
-                 "p50_us=%.1f p99_us=%.1f max_us=%.1f%s",
+                 "p50_us=%.1f p99_us=%.1f max_us=%.1f connect_errors=%ld%s",
                  opt.mode, opt.clients, ops, errors, secs, secs > 0 ? (double)ops / secs : 0, p50,
-                 p99, max, bytes);
+                 p99, max, connect_errors, bytes);
     if (first_error)
         fprintf(stderr, "loadgen: %ld errors, first: %s\n", errors, first_error);
     bench_lat_free(&all);
