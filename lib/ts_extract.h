@@ -29,6 +29,12 @@ typedef enum ts_extract_origin {
 int ts_extract(const struct json_object *input, const char *format, ts_extract_origin origin,
                struct json_object **calls_out, ts_error *err);
 
+/*
+ * The format auto-detection picks for input (extract.md, "Auto-detection"),
+ * e.g. "openai", or NULL when no rule applies. Never a file-only format.
+ */
+const char *ts_extract_detect(const struct json_object *input);
+
 /* True when name is a known format name (including "auto"). */
 bool ts_extract_format_known(const char *name);
 

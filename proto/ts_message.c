@@ -1,0 +1,478 @@
+/*
+ * ts_message — encoding and decoding protocol messages (see ts_message.h).
+ */
+#include "ts_message.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---- encoding ------------------------------------------------------- */
+
+typedef struct frame_builder {
+    ts_buf buf;
+    ts_wire_writer w;
+    size_t max_frame;
+} frame_builder;
+
+static void builder_start(frame_builder *b, size_t max_frame)
+{
+    static const unsigned char zero[TS_FRAME_HEADER_SIZE] = {0};
+
+    b->max_frame = max_frame ? max_frame : TS_FRAME_DEFAULT_MAX;
+    if (b->max_frame > TS_FRAME_LIMIT_MAX)
+        b->max_frame = TS_FRAME_LIMIT_MAX;
+    ts_buf_init(&b->buf, TS_FRAME_HEADER_SIZE + b->max_frame);
+    ts_buf_append(&b->buf, zero, sizeof(zero)); /* header, patched at the end */
+    ts_wire_writer_init(&b->w, &b->buf);
+}
+
+static int builder_status(frame_builder *b, const char *what, ts_error *err)
+{
+    if (b->w.rc == -E2BIG || b->buf.data == NULL)
+        return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
+                            "%s exceeds the maximum frame size of %zu bytes", what, b->max_frame);
+    if (b->w.rc < 0)
+        return ts_error_set(err, b->w.rc, TS_ERR_NO_MEMORY, "cannot allocate the %s", what);
+    return 0;
+}
+
+static void builder_key(frame_builder *b, const char *key)
+{
+    size_t len = strlen(key);
+
+    msgpack_pack_str(&b->w.pk, len);
+    msgpack_pack_str_body(&b->w.pk, key, len);
+}
+
+/* Patch the header and append the frame to out; always frees b. */
+static int builder_finish(frame_builder *b, ts_buf *out, const char *what, ts_error *err)
+{
+    int rc = builder_status(b, what, err);
+
+    if (rc == 0) {
+        ts_frame_put_header((unsigned char *)b->buf.data,
+                            (uint32_t)(b->buf.len - TS_FRAME_HEADER_SIZE));
+        rc = ts_buf_append(out, b->buf.data, b->buf.len);
+        if (rc < 0)
+            rc = ts_error_set(err, rc, rc == -E2BIG ? TS_ERR_TOO_LARGE : TS_ERR_NO_MEMORY,
+                              "no room for the %s in the output buffer", what);
+    }
+    ts_buf_free(&b->buf);
+    return rc;
+}
+
+/* Pack a value nested one level inside the envelope map. */
+static int builder_value(frame_builder *b, const struct json_object *v, const char *what,
+                         ts_error *err)
+{
+    int rc = ts_wire_pack(&b->w, v, 1, err);
+
+    if (rc < 0 && (b->w.rc == -E2BIG || b->buf.data == NULL))
+        return builder_status(b, what, err);
+    return rc;
+}
+
+int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
+                              const struct json_object *params, size_t max_frame, ts_error *err)
+{
+    frame_builder b;
+    struct json_object *empty = NULL;
+    int rc;
+
+    if (method == NULL || method[0] == '\0' || strlen(method) > TS_METHOD_MAX)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "method name must be 1 to %d bytes", TS_METHOD_MAX);
+    if (params != NULL && !json_object_is_type(params, json_type_object))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "params of %s must be an object",
+                            method);
+    if (params == NULL) {
+        empty = json_object_new_object();
+        if (empty == NULL)
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate params");
+        params = empty;
+    }
+    builder_start(&b, max_frame);
+    msgpack_pack_map(&b.w.pk, 3);
+    builder_key(&b, "id");
+    msgpack_pack_uint64(&b.w.pk, id);
+    builder_key(&b, "method");
+    msgpack_pack_str(&b.w.pk, strlen(method));
+    msgpack_pack_str_body(&b.w.pk, method, strlen(method));
+    builder_key(&b, "params");
+    rc = builder_value(&b, params, "request", err);
+    json_object_put(empty);
+    if (rc < 0) {
+        ts_buf_free(&b.buf);
+        return rc;
+    }
+    return builder_finish(&b, out, "request", err);
+}
+
+int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object *result,
+                             size_t max_frame, ts_error *err)
+{
+    frame_builder b;
+    int rc;
+
+    builder_start(&b, max_frame);
+    msgpack_pack_map(&b.w.pk, 3);
+    builder_key(&b, "id");
+    msgpack_pack_uint64(&b.w.pk, id);
+    builder_key(&b, "ok");
+    msgpack_pack_true(&b.w.pk);
+    builder_key(&b, "result");
+    rc = builder_value(&b, result, "reply", err);
+    if (rc < 0) {
+        ts_buf_free(&b.buf);
+        return rc;
+    }
+    return builder_finish(&b, out, "reply", err);
+}
+
+/* Copy s into out (size outsz) with every invalid UTF-8 byte replaced by '?'. */
+static void sanitize_utf8(const char *s, char *out, size_t outsz)
+{
+    const unsigned char *p = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)p);
+    size_t i = 0;
+    size_t o = 0;
+
+    while (i < len && o + 1 < outsz) {
+        size_t n = 1;
+        while (n <= 4 && i + n <= len && !ts_wire_utf8_valid((const char *)p + i, n))
+            n++;
+        if (n > 4 || i + n > len || o + n >= outsz) {
+            out[o++] = '?';
+            i++;
+            continue;
+        }
+        memcpy(out + o, p + i, n);
+        o += n;
+        i += n;
+    }
+    out[o] = '\0';
+}
+
+int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
+                            ts_error *err)
+{
+    char clean_code[64];
+    char clean_message[TS_ERROR_MESSAGE_MAX];
+    frame_builder b;
+
+    sanitize_utf8(code && code[0] ? code : TS_ERR_INTERNAL, clean_code, sizeof(clean_code));
+    sanitize_utf8(message, clean_message, sizeof(clean_message));
+    builder_start(&b, TS_FRAME_DEFAULT_MAX);
+    msgpack_pack_map(&b.w.pk, 3);
+    builder_key(&b, "id");
+    if (id != NULL)
+        msgpack_pack_uint64(&b.w.pk, *id);
+    else
+        msgpack_pack_nil(&b.w.pk);
+    builder_key(&b, "ok");
+    msgpack_pack_false(&b.w.pk);
+    builder_key(&b, "error");
+    msgpack_pack_map(&b.w.pk, 2);
+    builder_key(&b, "code");
+    builder_key(&b, clean_code);
+    builder_key(&b, "message");
+    builder_key(&b, clean_message);
+    return builder_finish(&b, out, "error reply", err);
+}
+
+/* ---- decoding requests ---------------------------------------------- */
+
+static const char *type_name(const struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        return "nil";
+    case json_type_boolean:
+        return "a boolean";
+    case json_type_int:
+        return "an integer";
+    case json_type_double:
+        return "a float";
+    case json_type_string:
+        return "a string";
+    case json_type_object:
+        return "a map";
+    case json_type_array:
+        return "an array";
+    }
+    return "an unknown type";
+}
+
+/* Read a top-level map header: 1 and *count if the value is a map, 0 if it
+ * is something else (nothing consumed), negative when truncated. */
+static int read_map_header(const unsigned char *p, size_t len, uint64_t *count, size_t *used,
+                           ts_error *err)
+{
+    size_t width;
+    size_t i;
+
+    if (len == 0)
+        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME, "empty payload: no msgpack value");
+    if (p[0] >= 0x80 && p[0] <= 0x8f) {
+        *count = p[0] & 0x0f;
+        *used = 1;
+        return 1;
+    }
+    if (p[0] != 0xde && p[0] != 0xdf)
+        return 0;
+    width = p[0] == 0xde ? 2 : 4;
+    if (len < 1 + width)
+        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME,
+                            "truncated msgpack value: map length at byte 1");
+    *count = 0;
+    for (i = 0; i < width; i++)
+        *count = (*count << 8) | p[1 + i];
+    *used = 1 + width;
+    return 1;
+}
+
+#define shape_error(err, ...) ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST, __VA_ARGS__)
+
+/* Read an id value: a non-negative integer. */
+static int read_id(const struct json_object *v, uint64_t *id)
+{
+    if (!json_object_is_type(v, json_type_int))
+        return -EINVAL;
+    if (json_object_get_int64(v) < 0)
+        return -EINVAL;
+    *id = json_object_get_uint64(v);
+    return 0;
+}
+
+static int request_field(ts_request *req, const char *key, struct json_object *value,
+                         unsigned *seen, ts_error *err)
+{
+    static const char *const keys[] = {"id", "method", "params"};
+    unsigned i;
+
+    for (i = 0; i < 3; i++) {
+        if (strcmp(key, keys[i]) != 0)
+            continue;
+        if (*seen & (1u << i))
+            return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST, "duplicate key \"%s\" in request",
+                                key);
+        *seen |= 1u << i;
+    }
+    if (strcmp(key, "id") == 0) {
+        if (read_id(value, &req->id) < 0)
+            return shape_error(err, "request id must be a non-negative integer, got %s",
+                               type_name(value));
+        req->has_id = true;
+        return 0;
+    }
+    if (strcmp(key, "method") == 0) {
+        if (!json_object_is_type(value, json_type_string))
+            return shape_error(err, "request method must be a string, got %s", type_name(value));
+        if (json_object_get_string_len(value) == 0 ||
+            json_object_get_string_len(value) > TS_METHOD_MAX ||
+            memchr(json_object_get_string(value), '\0',
+                   (size_t)json_object_get_string_len(value)) != NULL)
+            return shape_error(err, "request method %s", "must be 1 to 64 bytes without NUL");
+        req->method = strdup(json_object_get_string(value));
+        if (req->method == NULL)
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate the method");
+        return 0;
+    }
+    if (strcmp(key, "params") == 0) {
+        if (value == NULL)
+            return 0; /* nil = {} */
+        if (!json_object_is_type(value, json_type_object))
+            return shape_error(err, "request params must be a map, got %s", type_name(value));
+        req->params = json_object_get(value);
+        return 0;
+    }
+    return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST,
+                        "unknown request key \"%.64s\" (allowed: id, method, params)", key);
+}
+
+/* Decode one key/value pair of the envelope at payload[*pos..len). */
+static int request_pair(ts_request *req, const unsigned char *payload, size_t len, size_t *pos,
+                        unsigned *seen, ts_error *err)
+{
+    struct json_object *key = NULL;
+    struct json_object *value = NULL;
+    size_t used = 0;
+    int rc;
+
+    rc = ts_wire_decode_prefix(payload + *pos, len - *pos, 1, &key, &used, err);
+    if (rc < 0)
+        return rc == -E2BIG ? shape_error(err, "request keys must be %s", "strings") : rc;
+    *pos += used;
+    if (!json_object_is_type(key, json_type_string)) {
+        rc = shape_error(err, "request keys must be strings, got %s", type_name(key));
+        goto out;
+    }
+    rc = ts_wire_decode_prefix(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, &value, &used,
+                               err);
+    if (rc < 0)
+        goto out;
+    *pos += used;
+    rc = request_field(req, json_object_get_string(key), value, seen, err);
+out:
+    json_object_put(key);
+    json_object_put(value);
+    return rc;
+}
+
+int ts_message_decode_request(const void *payload, size_t len, ts_request *req, ts_error *err)
+{
+    const unsigned char *p = payload;
+    struct json_object *whole = NULL;
+    uint64_t count = 0;
+    uint64_t i;
+    size_t pos = 0;
+    unsigned seen = 0;
+    int rc;
+
+    memset(req, 0, sizeof(*req));
+    rc = read_map_header(p, len, &count, &pos, err);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        /* Not a map: decode it anyway so that garbage is told apart from a
+         * well-formed value of the wrong type. */
+        rc = ts_wire_decode(p, len, 0, &whole, err);
+        if (rc < 0)
+            return rc;
+        rc = shape_error(err, "a request must be a map, got %s", type_name(whole));
+        json_object_put(whole);
+        return rc;
+    }
+    if (count > 3)
+        return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST,
+                            "a request map has at most 3 keys (id, method, params), got %llu",
+                            (unsigned long long)count);
+    for (i = 0; i < count; i++) {
+        rc = request_pair(req, p, len, &pos, &seen, err);
+        if (rc < 0)
+            return rc;
+    }
+    if (pos != len)
+        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME,
+                            "%zu unexpected bytes after the request (a frame holds exactly one "
+                            "value)",
+                            len - pos);
+    if (!req->has_id)
+        return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST, "request has no id");
+    if (req->method == NULL)
+        return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST, "request has no method");
+    if (req->params == NULL) {
+        req->params = json_object_new_object();
+        if (req->params == NULL)
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate params");
+    }
+    return 0;
+}
+
+void ts_request_free(ts_request *req)
+{
+    free(req->method);
+    json_object_put(req->params);
+    memset(req, 0, sizeof(*req));
+}
+
+/* ---- decoding replies ----------------------------------------------- */
+
+#define reply_error(err, ...) ts_error_set(err, -EPROTO, TS_ERR_BAD_REPLY, __VA_ARGS__)
+
+static int reply_error_object(ts_reply *reply, struct json_object *e, ts_error *err)
+{
+    struct json_object *code = NULL;
+    struct json_object *message = NULL;
+
+    if (!json_object_is_type(e, json_type_object))
+        return reply_error(err, "reply error must be a map, got %s", type_name(e));
+    json_object_object_get_ex(e, "code", &code);
+    json_object_object_get_ex(e, "message", &message);
+    if (!json_object_is_type(code, json_type_string) || json_object_get_string_len(code) == 0)
+        return reply_error(err, "reply error code must be a non-empty string, got %s",
+                           type_name(code));
+    if (!json_object_is_type(message, json_type_string))
+        return reply_error(err, "reply error message must be a string, got %s", type_name(message));
+    snprintf(reply->error.code, sizeof(reply->error.code), "%s", json_object_get_string(code));
+    snprintf(reply->error.message, sizeof(reply->error.message), "%s",
+             json_object_get_string(message));
+    return 0;
+}
+
+static int reply_fields(ts_reply *reply, struct json_object *v, ts_error *err)
+{
+    struct json_object *id = NULL;
+    struct json_object *ok = NULL;
+    struct json_object *field = NULL;
+
+    if (!json_object_is_type(v, json_type_object))
+        return reply_error(err, "a reply must be a map, got %s", type_name(v));
+    if (!json_object_object_get_ex(v, "id", &id))
+        return reply_error(err, "reply has %s", "no id");
+    if (id != NULL) {
+        if (read_id(id, &reply->id) < 0)
+            return reply_error(err, "reply id must be a non-negative integer or nil, got %s",
+                               type_name(id));
+        reply->has_id = true;
+    }
+    if (!json_object_object_get_ex(v, "ok", &ok) || !json_object_is_type(ok, json_type_boolean))
+        return reply_error(err, "reply ok must be a boolean, got %s", type_name(ok));
+    reply->ok = json_object_get_boolean(ok);
+    if (reply->ok) {
+        if (!json_object_object_get_ex(v, "result", &field))
+            return reply_error(err, "ok reply has %s", "no result");
+        reply->result = json_object_get(field);
+        return 0;
+    }
+    if (!json_object_object_get_ex(v, "error", &field))
+        return reply_error(err, "error reply has %s", "no error");
+    return reply_error_object(reply, field, err);
+}
+
+int ts_message_decode_reply(const void *payload, size_t len, ts_reply *reply, ts_error *err)
+{
+    struct json_object *v = NULL;
+    int rc;
+
+    memset(reply, 0, sizeof(*reply));
+    rc = ts_wire_decode(payload, len, 0, &v, err);
+    if (rc < 0)
+        return ts_error_prefix(err, rc, "undecodable reply");
+    rc = reply_fields(reply, v, err);
+    json_object_put(v);
+    if (rc < 0) {
+        json_object_put(reply->result);
+        reply->result = NULL;
+    }
+    return rc;
+}
+
+void ts_reply_free(ts_reply *reply)
+{
+    json_object_put(reply->result);
+    memset(reply, 0, sizeof(*reply));
+}
+
+/* ---- hello ---------------------------------------------------------- */
+
+int ts_message_check_hello(const struct json_object *params, ts_error *err)
+{
+    struct json_object *protocol = NULL;
+    int64_t version;
+
+    if (!json_object_object_get_ex(params, "protocol", &protocol) ||
+        !json_object_is_type(protocol, json_type_int))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "hello needs \"protocol\": an integer (this server speaks "
+                            "protocol %d)",
+                            TS_PROTOCOL_VERSION);
+    version = json_object_get_int64(protocol);
+    if (version != TS_PROTOCOL_VERSION)
+        return ts_error_set(err, -EPROTONOSUPPORT, TS_ERR_VERSION_MISMATCH,
+                            "client speaks protocol %lld, server speaks protocol %d",
+                            (long long)version, TS_PROTOCOL_VERSION);
+    return 0;
+}

@@ -1,0 +1,114 @@
+/*
+ * ts_message — requests and replies of the toolscored protocol.
+ *
+ * Encodes a request, an ok reply or an error reply as one complete frame
+ * (header + msgpack payload), and decodes a frame's payload into a request
+ * or a reply, validating the envelope's shape (docs/protocol.md, "Messages"):
+ *
+ *   request      {"id": uint, "method": str, "params": map}   (params: map,
+ *                nil or absent = {}; no other keys)
+ *   ok reply     {"id": uint, "ok": true, "result": value}
+ *   error reply  {"id": uint|nil, "ok": false,
+ *                 "error": {"code": str, "message": str}}
+ *
+ * Decoding a request reads the envelope pair by pair, so when "id" precedes
+ * a refused value (as every encoder here writes it) the error still carries
+ * the id: the server answers it with that id and keeps the connection. An
+ * error whose id could not be read is answered with id nil, after which the
+ * server closes the connection.
+ *
+ * Ownership: decoded requests and replies own their strings and values;
+ * release them with ts_request_free() / ts_reply_free().
+ */
+#ifndef TS_MESSAGE_H
+#define TS_MESSAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "ts_buf.h"
+#include "ts_error.h"
+#include "ts_frame.h"
+#include "ts_wire.h"
+
+#define TS_PROTOCOL_VERSION 1
+#define TS_METHOD_MAX 64 /* longest method name accepted */
+
+/* Stable wire error codes beyond those of lib/ts_error.h, ts_frame.h and
+ * ts_wire.h (the full list is in docs/protocol.md). */
+#define TS_ERR_HELLO_REQUIRED "hello_required"     /* first request was not hello */
+#define TS_ERR_VERSION_MISMATCH "version_mismatch" /* hello with another protocol */
+#define TS_ERR_UNKNOWN_METHOD "unknown_method"     /* no such method */
+#define TS_ERR_STORE_REFUSED "store_refused"       /* daemon pinned to another store */
+#define TS_ERR_BUSY "busy"                         /* too many connections/requests */
+#define TS_ERR_SHUTTING_DOWN "shutting_down"       /* the daemon is stopping */
+
+typedef struct ts_request {
+    bool has_id; /* id was read (also after a later error) */
+    uint64_t id;
+    char *method;               /* owned */
+    struct json_object *params; /* owned; an object on success */
+} ts_request;
+
+typedef struct ts_reply {
+    bool has_id; /* false for id nil (a connection-level error) */
+    uint64_t id;
+    bool ok;
+    struct json_object *result; /* owned, ok replies only (NULL is null) */
+    ts_error error;             /* error replies: the server's code and message */
+} ts_reply;
+
+/*
+ * Append one frame holding the request {id, method, params} to out. params
+ * NULL is sent as {}; otherwise it must be an object. The frame is built
+ * apart and appended only when complete, so on failure out is unchanged.
+ * Errors: "invalid_argument" (params not an object, bad UTF-8, NaN),
+ * "limit" (nesting), "too_large" (-E2BIG) when the payload would pass
+ * max_frame bytes (0 = TS_FRAME_DEFAULT_MAX) or out's own maximum.
+ */
+int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
+                              const struct json_object *params, size_t max_frame, ts_error *err);
+
+/* Append one ok reply frame {id, ok: true, result} to out (same rules). */
+int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object *result,
+                             size_t max_frame, ts_error *err);
+
+/*
+ * Append one error reply frame to out. id NULL sends id nil. Bytes of message
+ * that are not valid UTF-8 are sent as '?', and a message longer than
+ * TS_ERROR_MESSAGE_MAX is cut, so this fails only on -ENOMEM.
+ */
+int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
+                            ts_error *err);
+
+/*
+ * Decode a request payload. On failure the error code tells what happened
+ * ("bad_frame": not one msgpack value; "bad_request": a refused value or a
+ * wrong envelope; "limit": nesting) and req->has_id/req->id tell whether the
+ * id was read. req is always initialized; free it with ts_request_free().
+ */
+int ts_message_decode_request(const void *payload, size_t len, ts_request *req, ts_error *err);
+void ts_request_free(ts_request *req);
+
+/*
+ * Decode a reply payload (client side). Unknown envelope keys are ignored
+ * (forward compatibility); a missing or mistyped id/ok/result/error is
+ * "bad_reply". An error reply decodes successfully (returns 0) with ok false
+ * and reply->error filled. Free with ts_reply_free().
+ */
+#define TS_ERR_BAD_REPLY "bad_reply"
+int ts_message_decode_reply(const void *payload, size_t len, ts_reply *reply, ts_error *err);
+void ts_reply_free(ts_reply *reply);
+
+/*
+ * Check a hello request's params for the protocol version this side speaks:
+ * "invalid_argument" when "protocol" is missing or not an integer,
+ * "version_mismatch" with the message "client speaks protocol X, server
+ * speaks protocol 1" otherwise when it differs.
+ */
+int ts_message_check_hello(const struct json_object *params, ts_error *err);
+
+#endif

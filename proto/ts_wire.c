@@ -1,0 +1,632 @@
+/*
+ * ts_wire — msgpack <-> json-c conversion with the protocol's rules
+ * (see ts_wire.h).
+ */
+#include "ts_wire.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_frame.h"
+
+/* ---- UTF-8 ---------------------------------------------------------- */
+
+/* Length of the UTF-8 sequence starting at s[0..len), or 0 if invalid. */
+static size_t utf8_sequence(const unsigned char *s, size_t len)
+{
+    unsigned char c = s[0];
+    size_t n;
+    size_t i;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xc2 && c <= 0xdf)
+        n = 2;
+    else if (c >= 0xe0 && c <= 0xef)
+        n = 3;
+    else if (c >= 0xf0 && c <= 0xf4)
+        n = 4;
+    else
+        return 0;
+    if (len < n)
+        return 0;
+    for (i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if (c == 0xe0 && s[1] < 0xa0) /* overlong */
+        return 0;
+    if (c == 0xed && s[1] >= 0xa0) /* surrogates */
+        return 0;
+    if (c == 0xf0 && s[1] < 0x90) /* overlong */
+        return 0;
+    if (c == 0xf4 && s[1] >= 0x90) /* above U+10FFFF */
+        return 0;
+    return n;
+}
+
+bool ts_wire_utf8_valid(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    size_t n;
+
+    while (i < len) {
+        n = utf8_sequence(p + i, len - i);
+        if (n == 0)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+/* ---- decoding ------------------------------------------------------- */
+
+typedef struct decoder {
+    const unsigned char *start;
+    const unsigned char *p;
+    const unsigned char *end;
+    int max_depth;
+    ts_error *err;
+} decoder;
+
+static size_t dec_offset(const decoder *d)
+{
+    return (size_t)(d->p - d->start);
+}
+
+static size_t dec_left(const decoder *d)
+{
+    return (size_t)(d->end - d->p);
+}
+
+static int dec_truncated(decoder *d, const char *what)
+{
+    return ts_error_set(d->err, -EBADMSG, TS_ERR_BAD_FRAME,
+                        "truncated msgpack value: %s at byte %zu needs more bytes than the %zu "
+                        "left",
+                        what, dec_offset(d), dec_left(d));
+}
+
+/* Read an n-byte big-endian unsigned number (n = 1, 2, 4, 8). */
+static int dec_uint(decoder *d, size_t n, const char *what, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t i;
+
+    if (dec_left(d) < n)
+        return dec_truncated(d, what);
+    for (i = 0; i < n; i++)
+        v = (v << 8) | d->p[i];
+    d->p += n;
+    *out = v;
+    return 0;
+}
+
+static int dec_new(decoder *d, struct json_object *v, struct json_object **out)
+{
+    if (v == NULL)
+        return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a value");
+    *out = v;
+    return 0;
+}
+
+static int dec_signed(decoder *d, size_t n, struct json_object **out)
+{
+    uint64_t u;
+    int64_t v;
+    int rc = dec_uint(d, n, "an int", &u);
+
+    if (rc < 0)
+        return rc;
+    if (n == 1)
+        v = (int8_t)u;
+    else if (n == 2)
+        v = (int16_t)u;
+    else if (n == 4)
+        v = (int32_t)u;
+    else
+        v = (int64_t)u;
+    return dec_new(d, json_object_new_int64(v), out);
+}
+
+static int dec_unsigned(decoder *d, size_t n, struct json_object **out)
+{
+    uint64_t u;
+    int rc = dec_uint(d, n, "a uint", &u);
+
+    if (rc < 0)
+        return rc;
+    if (u > (uint64_t)INT64_MAX)
+        return dec_new(d, json_object_new_uint64(u), out);
+    return dec_new(d, json_object_new_int64((int64_t)u), out);
+}
+
+static int dec_float(decoder *d, size_t n, struct json_object **out)
+{
+    size_t at = dec_offset(d);
+    uint64_t u;
+    double v;
+    int rc = dec_uint(d, n, "a float", &u);
+
+    if (rc < 0)
+        return rc;
+    if (n == 4) {
+        uint32_t u32 = (uint32_t)u;
+        float f;
+        memcpy(&f, &u32, sizeof(f));
+        v = f;
+    } else {
+        memcpy(&v, &u, sizeof(v));
+    }
+    if (!isfinite(v))
+        return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                            "float at byte %zu is NaN or infinite, which JSON cannot hold",
+                            at > 0 ? at - 1 : 0);
+    return dec_new(d, json_object_new_double(v), out);
+}
+
+/* Point *s at a string body of len bytes and check it is UTF-8. */
+static int dec_str_body(decoder *d, uint64_t len, const char **s)
+{
+    size_t at = dec_offset(d);
+
+    if (dec_left(d) < len)
+        return dec_truncated(d, "a str");
+    if (len > INT32_MAX)
+        return ts_error_set(d->err, -E2BIG, TS_ERR_TOO_LARGE, "str at byte %zu is over 2 GiB", at);
+    *s = (const char *)d->p;
+    if (!ts_wire_utf8_valid(*s, (size_t)len))
+        return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                            "str at byte %zu is not valid UTF-8", at);
+    d->p += len;
+    return 0;
+}
+
+/* For a type byte b just read: 1 and the length of a str (its length field
+ * consumed), 0 if b is not a str type, or a negative error. */
+static int dec_str_header(decoder *d, unsigned char b, uint64_t *len)
+{
+    int rc;
+
+    if (b >= 0xa0 && b <= 0xbf) {
+        *len = b & 0x1f;
+        return 1;
+    }
+    if (b == 0xd9)
+        rc = dec_uint(d, 1, "a str8 length", len);
+    else if (b == 0xda)
+        rc = dec_uint(d, 2, "a str16 length", len);
+    else if (b == 0xdb)
+        rc = dec_uint(d, 4, "a str32 length", len);
+    else
+        return 0;
+    return rc < 0 ? rc : 1;
+}
+
+static int dec_value(decoder *d, int depth, struct json_object **out);
+
+static int dec_depth(decoder *d, int depth, size_t at)
+{
+    if (depth + 1 > d->max_depth)
+        return ts_error_set(d->err, -E2BIG, TS_ERR_LIMIT,
+                            "value nested deeper than %d levels at byte %zu", d->max_depth, at);
+    return 0;
+}
+
+static int dec_array(decoder *d, uint64_t count, int depth, size_t at, struct json_object **out)
+{
+    struct json_object *arr;
+    struct json_object *item;
+    uint64_t i;
+    int rc = dec_depth(d, depth, at);
+
+    if (rc < 0)
+        return rc;
+    if (count > dec_left(d)) /* every element takes at least one byte */
+        return ts_error_set(d->err, -EBADMSG, TS_ERR_BAD_FRAME,
+                            "array at byte %zu announces %llu elements but only %zu bytes follow",
+                            at, (unsigned long long)count, dec_left(d));
+    if (count > INT32_MAX)
+        return ts_error_set(d->err, -E2BIG, TS_ERR_TOO_LARGE,
+                            "array at byte %zu announces too many elements", at);
+    arr = json_object_new_array_ext(count > 0 ? (int)count : 1);
+    if (arr == NULL)
+        return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate an array");
+    for (i = 0; i < count; i++) {
+        rc = dec_value(d, depth + 1, &item);
+        if (rc < 0)
+            goto fail;
+        if (json_object_array_add(arr, item) < 0) {
+            json_object_put(item);
+            rc = ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot grow an array");
+            goto fail;
+        }
+    }
+    *out = arr;
+    return 0;
+fail:
+    json_object_put(arr);
+    return rc;
+}
+
+/* Read one map key (a str without NUL bytes) into a fresh NUL-terminated
+ * string. */
+static int dec_key(decoder *d, struct json_object *map, char **key)
+{
+    size_t at = dec_offset(d);
+    uint64_t len = 0;
+    const char *s;
+    unsigned char b;
+    int rc;
+
+    if (dec_left(d) < 1)
+        return dec_truncated(d, "a map key");
+    b = *d->p++;
+    rc = dec_str_header(d, b, &len);
+    if (rc < 0)
+        return rc;
+    if (rc == 0)
+        return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                            "map key at byte %zu is not a string (type byte 0x%02x)", at, b);
+    rc = dec_str_body(d, len, &s);
+    if (rc < 0)
+        return rc;
+    if (memchr(s, '\0', (size_t)len) != NULL)
+        return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                            "map key at byte %zu contains a NUL byte", at);
+    *key = strndup(s, (size_t)len);
+    if (*key == NULL)
+        return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a key");
+    if (json_object_object_get_ex(map, *key, NULL)) {
+        rc = ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                          "duplicate map key \"%.100s\" at byte %zu", *key, at);
+        free(*key);
+        *key = NULL;
+        return rc;
+    }
+    return 0;
+}
+
+static int dec_map(decoder *d, uint64_t count, int depth, size_t at, struct json_object **out)
+{
+    struct json_object *map;
+    struct json_object *value;
+    char *key = NULL;
+    uint64_t i;
+    int rc = dec_depth(d, depth, at);
+
+    if (rc < 0)
+        return rc;
+    if (count > dec_left(d) / 2) /* every pair takes at least two bytes */
+        return ts_error_set(d->err, -EBADMSG, TS_ERR_BAD_FRAME,
+                            "map at byte %zu announces %llu pairs but only %zu bytes follow", at,
+                            (unsigned long long)count, dec_left(d));
+    map = json_object_new_object();
+    if (map == NULL)
+        return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a map");
+    for (i = 0; i < count; i++) {
+        rc = dec_key(d, map, &key);
+        if (rc < 0)
+            goto fail;
+        rc = dec_value(d, depth + 1, &value);
+        if (rc < 0)
+            goto fail;
+        if (json_object_object_add_ex(map, key, value, JSON_C_OBJECT_ADD_KEY_IS_NEW) < 0) {
+            json_object_put(value);
+            rc = ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot grow a map");
+            goto fail;
+        }
+        free(key);
+        key = NULL;
+    }
+    *out = map;
+    return 0;
+fail:
+    free(key);
+    json_object_put(map);
+    return rc;
+}
+
+static int dec_refused(decoder *d, const char *what, size_t at)
+{
+    return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                        "%s at byte %zu is not allowed (values follow the JSON data model)", what,
+                        at);
+}
+
+/* Containers and strings with explicit length fields. */
+static int dec_sized(decoder *d, unsigned char b, int depth, size_t at, struct json_object **out)
+{
+    static const size_t width[] = {2, 4};
+    uint64_t count;
+    int rc;
+
+    if (b == 0xdc || b == 0xdd) {
+        rc = dec_uint(d, width[b - 0xdc], "an array length", &count);
+        return rc < 0 ? rc : dec_array(d, count, depth, at, out);
+    }
+    rc = dec_uint(d, width[b - 0xde], "a map length", &count);
+    return rc < 0 ? rc : dec_map(d, count, depth, at, out);
+}
+
+static int dec_string(decoder *d, uint64_t len, struct json_object **out)
+{
+    const char *s;
+    int rc = dec_str_body(d, len, &s);
+
+    if (rc < 0)
+        return rc;
+    return dec_new(d, json_object_new_string_len(s, (int)len), out);
+}
+
+static int dec_value(decoder *d, int depth, struct json_object **out)
+{
+    size_t at = dec_offset(d);
+    uint64_t len;
+    unsigned char b;
+    int rc;
+
+    if (dec_left(d) < 1)
+        return dec_truncated(d, "a value");
+    b = *d->p++;
+    *out = NULL;
+    if (b <= 0x7f)
+        return dec_new(d, json_object_new_int64(b), out);
+    if (b >= 0xe0)
+        return dec_new(d, json_object_new_int64((int8_t)b), out);
+    if (b <= 0x8f)
+        return dec_map(d, b & 0x0f, depth, at, out);
+    if (b <= 0x9f)
+        return dec_array(d, b & 0x0f, depth, at, out);
+    rc = dec_str_header(d, b, &len);
+    if (rc < 0)
+        return rc;
+    if (rc > 0)
+        return dec_string(d, len, out);
+    switch (b) {
+    case 0xc0:
+        return 0; /* nil: the NULL value */
+    case 0xc2:
+        return dec_new(d, json_object_new_boolean(0), out);
+    case 0xc3:
+        return dec_new(d, json_object_new_boolean(1), out);
+    case 0xc4:
+    case 0xc5:
+    case 0xc6:
+        return dec_refused(d, "bin", at);
+    case 0xc7:
+    case 0xc8:
+    case 0xc9:
+    case 0xd4:
+    case 0xd5:
+    case 0xd6:
+    case 0xd7:
+    case 0xd8:
+        return dec_refused(d, "ext", at);
+    case 0xca:
+        return dec_float(d, 4, out);
+    case 0xcb:
+        return dec_float(d, 8, out);
+    case 0xcc:
+        return dec_unsigned(d, 1, out);
+    case 0xcd:
+        return dec_unsigned(d, 2, out);
+    case 0xce:
+        return dec_unsigned(d, 4, out);
+    case 0xcf:
+        return dec_unsigned(d, 8, out);
+    case 0xd0:
+        return dec_signed(d, 1, out);
+    case 0xd1:
+        return dec_signed(d, 2, out);
+    case 0xd2:
+        return dec_signed(d, 4, out);
+    case 0xd3:
+        return dec_signed(d, 8, out);
+    case 0xdc:
+    case 0xdd:
+    case 0xde:
+    case 0xdf:
+        return dec_sized(d, b, depth, at, out);
+    default: /* 0xc1 */
+        return ts_error_set(d->err, -EBADMSG, TS_ERR_BAD_FRAME,
+                            "byte 0x%02x at byte %zu is not a msgpack type", b, at);
+    }
+}
+
+int ts_wire_decode_prefix(const void *data, size_t len, int max_depth, struct json_object **out,
+                          size_t *used, ts_error *err)
+{
+    decoder d;
+    struct json_object *v = NULL;
+    int rc;
+
+    d.start = data;
+    d.p = data;
+    d.end = d.start + len;
+    d.max_depth = max_depth > 0 ? max_depth : TS_WIRE_MAX_DEPTH;
+    d.err = err;
+    rc = dec_value(&d, 0, &v);
+    if (rc < 0)
+        return rc;
+    *used = dec_offset(&d);
+    *out = v;
+    return 0;
+}
+
+int ts_wire_decode(const void *data, size_t len, int max_depth, struct json_object **out,
+                   ts_error *err)
+{
+    struct json_object *v = NULL;
+    size_t used = 0;
+    int rc;
+
+    if (len == 0)
+        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME, "empty payload: no msgpack value");
+    rc = ts_wire_decode_prefix(data, len, max_depth, &v, &used, err);
+    if (rc < 0)
+        return rc;
+    if (used != len) {
+        json_object_put(v);
+        return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME,
+                            "%zu unexpected bytes after the msgpack value (a frame holds exactly "
+                            "one value)",
+                            len - used);
+    }
+    *out = v;
+    return 0;
+}
+
+/* ---- encoding ------------------------------------------------------- */
+
+static int writer_append(void *data, const char *buf, size_t len)
+{
+    ts_wire_writer *w = data;
+    int rc;
+
+    if (w->rc < 0)
+        return -1;
+    rc = ts_buf_append(w->out, buf, len);
+    if (rc < 0) {
+        w->rc = rc;
+        return -1;
+    }
+    return 0;
+}
+
+void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out)
+{
+    w->out = out;
+    w->rc = 0;
+    msgpack_packer_init(&w->pk, w, writer_append);
+}
+
+static int writer_status(ts_wire_writer *w, ts_error *err)
+{
+    if (w->rc == -E2BIG)
+        return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
+                            "encoded value exceeds the limit of %zu bytes", w->out->max);
+    if (w->rc < 0)
+        return ts_error_set(err, w->rc, TS_ERR_NO_MEMORY, "cannot allocate the encoded value");
+    return 0;
+}
+
+static int pack_string(ts_wire_writer *w, const char *s, size_t len, const char *what,
+                       ts_error *err)
+{
+    if (!ts_wire_utf8_valid(s, len))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "%s is not valid UTF-8 and cannot be sent", what);
+    msgpack_pack_str(&w->pk, len);
+    msgpack_pack_str_body(&w->pk, s, len);
+    return writer_status(w, err);
+}
+
+static int pack_int(ts_wire_writer *w, const struct json_object *v, ts_error *err)
+{
+    int64_t i = json_object_get_int64(v);
+
+    /* json-c clamps a uint64 above INT64_MAX to INT64_MAX when read as int64 */
+    if (i == INT64_MAX)
+        msgpack_pack_uint64(&w->pk, json_object_get_uint64(v));
+    else
+        msgpack_pack_int64(&w->pk, i);
+    return writer_status(w, err);
+}
+
+static int pack_double(ts_wire_writer *w, double d, ts_error *err)
+{
+    if (!isfinite(d))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "NaN or infinite number cannot be sent (JSON has none)");
+    msgpack_pack_double(&w->pk, d);
+    return writer_status(w, err);
+}
+
+static int pack_depth(int depth, ts_error *err)
+{
+    if (depth + 1 > TS_WIRE_MAX_DEPTH)
+        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "value nested deeper than %d levels",
+                            TS_WIRE_MAX_DEPTH);
+    return 0;
+}
+
+static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
+{
+    int rc = pack_depth(depth, err);
+
+    if (rc < 0)
+        return rc;
+    msgpack_pack_map(&w->pk, (size_t)json_object_object_length(v));
+    rc = writer_status(w, err);
+    if (rc < 0)
+        return rc;
+    json_object_object_foreach((struct json_object *)v, key, child)
+    {
+        rc = pack_string(w, key, strlen(key), "a key", err);
+        if (rc < 0)
+            return rc;
+        rc = ts_wire_pack(w, child, depth + 1, err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
+{
+    size_t n = json_object_array_length(v);
+    size_t i;
+    int rc = pack_depth(depth, err);
+
+    if (rc < 0)
+        return rc;
+    msgpack_pack_array(&w->pk, n);
+    rc = writer_status(w, err);
+    for (i = 0; i < n && rc == 0; i++)
+        rc = ts_wire_pack(w, json_object_array_get_idx(v, i), depth + 1, err);
+    return rc;
+}
+
+int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        msgpack_pack_nil(&w->pk);
+        return writer_status(w, err);
+    case json_type_boolean:
+        if (json_object_get_boolean(v))
+            msgpack_pack_true(&w->pk);
+        else
+            msgpack_pack_false(&w->pk);
+        return writer_status(w, err);
+    case json_type_int:
+        return pack_int(w, v, err);
+    case json_type_double:
+        return pack_double(w, json_object_get_double(v), err);
+    case json_type_string:
+        return pack_string(w, json_object_get_string((struct json_object *)v),
+                           (size_t)json_object_get_string_len(v), "a string", err);
+    case json_type_object:
+        return pack_object(w, v, depth, err);
+    case json_type_array:
+        return pack_array(w, v, depth, err);
+    }
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown value type");
+}
+
+int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err)
+{
+    ts_wire_writer w;
+    size_t mark = out->len;
+    int rc;
+
+    ts_wire_writer_init(&w, out);
+    rc = ts_wire_pack(&w, v, 0, err);
+    if (rc < 0 && out->data != NULL && out->len >= mark)
+        out->len = mark; /* drop the partial value, keep what was there */
+    return rc;
+}

@@ -1,0 +1,88 @@
+/*
+ * ts_wire — protocol values: msgpack bytes <-> json-c values.
+ *
+ * The protocol carries JSON's data model in msgpack (docs/protocol.md,
+ * "Values"): map with string keys <-> object (key order kept), array <->
+ * array, str (valid UTF-8) <-> string, int (positive or negative, the whole
+ * int64 and uint64 range) <-> integer, float32/float64 <-> double (integers
+ * and doubles stay distinct in both directions), true/false, nil <-> null.
+ *
+ * Refused on decode: bin and ext (any type), a map key that is not a string
+ * or holds a NUL byte, a duplicate key in one map, invalid UTF-8, NaN and
+ * infinities (code "bad_request"); nesting deeper than TS_WIRE_MAX_DEPTH
+ * containers (code "limit"); truncated input, the never-used byte 0xc1 and
+ * bytes after the value (code "bad_frame").
+ *
+ * Decoding is done here rather than by msgpack_unpack_next(): msgpack-c's
+ * unpacker stops at 32 levels of nesting and allocates whatever element
+ * count a header announces; this decoder allows TS_WIRE_MAX_DEPTH levels and
+ * checks every announced count against the bytes actually present before
+ * allocating. Encoding uses msgpack-c's packer (smallest encodings; floats
+ * are always written as float64 so a double reads back exactly).
+ *
+ * Ownership: a decoded value holds one reference the caller releases with
+ * json_object_put(); json-c's NULL pointer is the null value.
+ */
+#ifndef TS_WIRE_H
+#define TS_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+#include <msgpack.h>
+
+#include "ts_buf.h"
+#include "ts_error.h"
+
+#define TS_WIRE_MAX_DEPTH 128 /* containers nested in one frame's value */
+
+#define TS_ERR_BAD_REQUEST "bad_request" /* a value or message the protocol refuses */
+
+/*
+ * Decode exactly one msgpack value from data[0..len) into *out (NULL is the
+ * null value). max_depth <= 0 means TS_WIRE_MAX_DEPTH; a top-level map or
+ * array is depth 1. Errors as listed above; the message names the byte
+ * offset. *out is set only on success.
+ */
+int ts_wire_decode(const void *data, size_t len, int max_depth, struct json_object **out,
+                   ts_error *err);
+
+/*
+ * Decode the one msgpack value at the start of data[0..len) and set *used to
+ * its size in bytes; bytes after it are left alone. Same rules and errors as
+ * ts_wire_decode otherwise (offsets in messages are relative to data).
+ */
+int ts_wire_decode_prefix(const void *data, size_t len, int max_depth, struct json_object **out,
+                          size_t *used, ts_error *err);
+
+/*
+ * A msgpack packer that appends to a ts_buf. The first failed append
+ * (-E2BIG past the buffer's maximum, -ENOMEM) is kept in rc and every later
+ * write is ignored, so a caller checks rc once at the end.
+ */
+typedef struct ts_wire_writer {
+    msgpack_packer pk;
+    ts_buf *out;
+    int rc;
+} ts_wire_writer;
+
+void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out);
+
+/*
+ * Pack v with w. depth is the number of containers already open around v
+ * (0 for a top-level value); v's own containers may reach TS_WIRE_MAX_DEPTH.
+ * Errors: "invalid_argument" (-EINVAL) for a string or key that is not
+ * valid UTF-8 or a NaN/infinite double, "limit" (-E2BIG) past the depth,
+ * and the writer's own failure (-E2BIG "too_large", -ENOMEM).
+ */
+int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err);
+
+/* Append v as one msgpack value to out (see ts_wire_pack). */
+int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err);
+
+/* True when s[0..len) is valid UTF-8 (no overlong forms, no surrogates,
+ * nothing above U+10FFFF). */
+bool ts_wire_utf8_valid(const char *s, size_t len);
+
+#endif

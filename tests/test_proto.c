@@ -1,0 +1,1103 @@
+/*
+ * test_proto — the wire format shared by daemon and client: frames (ts_frame),
+ * values (ts_wire), messages (ts_message) and paths (ts_paths).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "ts_frame.h"
+#include "ts_message.h"
+#include "ts_paths.h"
+#include "ts_wire.h"
+
+/* ---- helpers -------------------------------------------------------- */
+
+static struct json_object *decode_ok(const void *data, size_t len)
+{
+    struct json_object *v = NULL;
+    ts_error err;
+    int rc = ts_wire_decode(data, len, 0, &v, &err);
+
+    ck_assert_msg(rc == 0, "decode failed: %s: %s", err.code, err.message);
+    return v;
+}
+
+/* Decode must fail with the given code. */
+static void decode_fails(const void *data, size_t len, const char *code)
+{
+    struct json_object *v = (struct json_object *)0x1;
+    ts_error err;
+    int rc;
+
+    ts_error_clear(&err);
+    rc = ts_wire_decode(data, len, 0, &v, &err);
+    ck_assert_int_lt(rc, 0);
+    ck_assert_str_eq(err.code, code);
+    ck_assert_msg(err.message[0] != '\0', "error without a message");
+    ck_assert_ptr_eq(v, (struct json_object *)0x1); /* untouched */
+}
+
+static void encode_ok(const struct json_object *v, ts_buf *out)
+{
+    ts_error err;
+    int rc;
+
+    ts_buf_init(out, TS_BUF_UNLIMITED);
+    rc = ts_wire_encode(v, out, &err);
+    ck_assert_msg(rc == 0, "encode failed: %s: %s", err.code, err.message);
+}
+
+/* Encode v, decode the bytes, and check the result equals v exactly
+ * (types included: json_object_equal tells int from double). */
+static void round_trip(struct json_object *v)
+{
+    ts_buf b;
+    struct json_object *back;
+
+    encode_ok(v, &b);
+    back = decode_ok(b.data, b.len);
+    ck_assert_msg(json_object_equal(v, back), "round trip changed %s into %s",
+                  json_object_to_json_string(v), json_object_to_json_string(back));
+    ck_assert_int_eq(json_object_get_type(v), json_object_get_type(back));
+    json_object_put(back);
+    ts_buf_free(&b);
+}
+
+static void expect_bytes(const struct json_object *v, const char *hex)
+{
+    ts_buf b;
+    char got[512] = "";
+    size_t i;
+
+    encode_ok(v, &b);
+    for (i = 0; i < b.len && i * 2 + 2 < sizeof(got); i++)
+        sprintf(got + i * 2, "%02x", (unsigned char)b.data[i]);
+    ck_assert_str_eq(got, hex);
+    ts_buf_free(&b);
+}
+
+static size_t unhex(const char *hex, unsigned char *out)
+{
+    size_t n = 0;
+    unsigned v;
+
+    while (hex[0] && hex[1]) {
+        if (hex[0] == ' ') {
+            hex++;
+            continue;
+        }
+        sscanf(hex, "%2x", &v);
+        out[n++] = (unsigned char)v;
+        hex += 2;
+    }
+    return n;
+}
+
+/* ---- frames --------------------------------------------------------- */
+
+START_TEST(frame_header_big_endian)
+{
+    unsigned char h[4];
+
+    ts_frame_put_header(h, 0x01020304u);
+    ck_assert_int_eq(h[0], 1);
+    ck_assert_int_eq(h[1], 2);
+    ck_assert_int_eq(h[2], 3);
+    ck_assert_int_eq(h[3], 4);
+    ck_assert_uint_eq(ts_frame_get_header(h), 0x01020304u);
+    ts_frame_put_header(h, UINT32_MAX);
+    ck_assert_uint_eq(ts_frame_get_header(h), UINT32_MAX);
+}
+END_TEST
+
+/* Build a stream of frames with payloads of many sizes, feed it in random
+ * chunk sizes and check every payload comes out whole and in order. */
+START_TEST(frame_reader_random_chunks)
+{
+    enum { FRAMES = 60 };
+    size_t sizes[FRAMES];
+    ts_buf stream;
+    unsigned seed;
+    size_t i, j, k;
+
+    ts_buf_init(&stream, TS_BUF_UNLIMITED);
+    for (i = 0; i < FRAMES; i++) {
+        unsigned char h[4];
+        sizes[i] = i % 7 == 0 ? 1 : (i * 7919) % 20000 + 1;
+        ts_frame_put_header(h, (uint32_t)sizes[i]);
+        ck_assert_int_eq(ts_buf_append(&stream, h, 4), 0);
+        for (j = 0; j < sizes[i]; j++)
+            ck_assert_int_eq(ts_buf_appendc(&stream, (char)(i + j * 31)), 0);
+    }
+    for (seed = 1; seed <= 20; seed++) {
+        ts_frame_reader r;
+        size_t pos = 0, got = 0;
+        srand(seed);
+        ts_frame_reader_init(&r, 0);
+        while (pos < stream.len) {
+            size_t chunk = seed == 1 ? 1 : (size_t)(rand() % 9000) + 1;
+            if (chunk > stream.len - pos)
+                chunk = stream.len - pos;
+            while (chunk > 0) {
+                size_t used = 0;
+                ts_error err;
+                int rc = ts_frame_reader_feed(&r, stream.data + pos, chunk, &used, &err);
+                ck_assert_int_ge(rc, 0);
+                ck_assert_uint_le(used, chunk);
+                pos += used;
+                chunk -= used;
+                if (rc == 1) {
+                    size_t n;
+                    unsigned char *p = ts_frame_reader_take(&r, &n);
+                    ck_assert_ptr_nonnull(p);
+                    ck_assert_uint_eq(n, sizes[got]);
+                    for (k = 0; k < n; k++)
+                        ck_assert_int_eq(p[k], (unsigned char)(got + k * 31));
+                    ck_assert_int_eq(p[n], 0);
+                    free(p);
+                    got++;
+                }
+            }
+        }
+        ck_assert_uint_eq(got, FRAMES);
+        ck_assert_int_eq(ts_frame_reader_partial(&r), 0);
+        ts_frame_reader_free(&r);
+    }
+    ts_buf_free(&stream);
+}
+END_TEST
+
+START_TEST(frame_reader_refuses_oversized_header_at_once)
+{
+    ts_frame_reader r;
+    unsigned char h[4];
+    size_t used;
+    ts_error err;
+
+    ts_frame_reader_init(&r, 1000);
+    ts_frame_put_header(h, 1001);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, h, 3, &used, &err), 0);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, h + 3, 1, &used, &err), -EMSGSIZE);
+    ck_assert_str_eq(err.code, "frame_too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "1001"));
+    ck_assert_ptr_nonnull(strstr(err.message, "1000"));
+    ck_assert_ptr_null(r.payload); /* nothing was allocated for it */
+    /* sticky */
+    ck_assert_int_eq(ts_frame_reader_feed(&r, "x", 1, &used, &err), -EMSGSIZE);
+    ck_assert_uint_eq(used, 0);
+    ts_frame_reader_free(&r);
+
+    /* the exact maximum is accepted; the default maximum is 16 MiB */
+    ts_frame_reader_init(&r, 1000);
+    ts_frame_put_header(h, 1000);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, h, 4, &used, &err), 0);
+    ts_frame_reader_free(&r);
+    ts_frame_reader_init(&r, 0);
+    ck_assert_uint_eq(r.max, 16u << 20);
+    ts_frame_put_header(h, (16u << 20) + 1);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, h, 4, &used, &err), -EMSGSIZE);
+    ts_frame_reader_free(&r);
+}
+END_TEST
+
+START_TEST(frame_reader_zero_length_and_truncation)
+{
+    ts_frame_reader r;
+    unsigned char h[4] = {0, 0, 0, 0};
+    unsigned char part[6] = {0, 0, 0, 5, 'a', 'b'};
+    size_t used;
+    ts_error err;
+
+    ts_frame_reader_init(&r, 0);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, h, 4, &used, &err), -EBADMSG);
+    ck_assert_str_eq(err.code, "bad_frame");
+    ts_frame_reader_free(&r);
+
+    ts_frame_reader_init(&r, 0);
+    ck_assert_int_eq(ts_frame_reader_partial(&r), 0);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, part, 2, &used, &err), 0);
+    ck_assert_int_eq(ts_frame_reader_partial(&r), 1); /* half a header */
+    ck_assert_int_eq(ts_frame_reader_feed(&r, part + 2, 4, &used, &err), 0);
+    ck_assert_int_eq(ts_frame_reader_partial(&r), 1); /* 2 of 5 payload bytes */
+    ck_assert_ptr_null(ts_frame_reader_take(&r, NULL));
+    ts_frame_reader_free(&r);
+}
+END_TEST
+
+START_TEST(frame_reader_stops_at_frame_end)
+{
+    ts_frame_reader r;
+    unsigned char two[] = {0, 0, 0, 1, 0xc0, 0, 0, 0, 1, 0xc3};
+    size_t used, n;
+    ts_error err;
+    unsigned char *p;
+
+    ts_frame_reader_init(&r, 0);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, two, sizeof(two), &used, &err), 1);
+    ck_assert_uint_eq(used, 5);
+    /* feeding before taking is refused, nothing consumed */
+    ck_assert_int_eq(ts_frame_reader_feed(&r, two + 5, 5, &used, &err), -EBUSY);
+    ck_assert_uint_eq(used, 0);
+    p = ts_frame_reader_take(&r, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(p[0], 0xc0);
+    free(p);
+    ck_assert_int_eq(ts_frame_reader_feed(&r, two + 5, 5, &used, &err), 1);
+    p = ts_frame_reader_take(&r, &n);
+    ck_assert_int_eq(p[0], 0xc3);
+    free(p);
+    ts_frame_reader_free(&r);
+}
+END_TEST
+
+/* ---- values --------------------------------------------------------- */
+
+START_TEST(wire_round_trip_scalars)
+{
+    static const int64_t ints[] = {
+        0,         1,  127, 128, 255,  256,  65535,  65536,  4294967295LL,  4294967296LL,
+        INT64_MAX, -1, -32, -33, -128, -129, -32768, -32769, -2147483648LL, -2147483649LL,
+        INT64_MIN};
+    static const double doubles[] = {
+        0.0, -0.0, 1.0, -1.5, 0.1, 1e300, -1e-300, 5e-324, 1.7976931348623157e308, 3.0};
+    size_t i;
+    struct json_object *v;
+
+    for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+        v = json_object_new_int64(ints[i]);
+        round_trip(v);
+        json_object_put(v);
+    }
+    v = json_object_new_uint64(UINT64_MAX);
+    round_trip(v);
+    json_object_put(v);
+    v = json_object_new_uint64((uint64_t)INT64_MAX + 1);
+    round_trip(v);
+    json_object_put(v);
+    for (i = 0; i < sizeof(doubles) / sizeof(doubles[0]); i++) {
+        struct json_object *back;
+        ts_buf b;
+        v = json_object_new_double(doubles[i]);
+        encode_ok(v, &b);
+        back = decode_ok(b.data, b.len);
+        ck_assert(json_object_is_type(back, json_type_double));
+        ck_assert(memcmp(&doubles[i], &(double){json_object_get_double(back)}, 8) == 0);
+        json_object_put(back);
+        ts_buf_free(&b);
+        json_object_put(v);
+    }
+    round_trip(NULL);
+    v = json_object_new_boolean(1);
+    round_trip(v);
+    json_object_put(v);
+    v = json_object_new_boolean(0);
+    round_trip(v);
+    json_object_put(v);
+}
+END_TEST
+
+START_TEST(wire_round_trip_strings)
+{
+    static const size_t lens[] = {0, 1, 31, 32, 255, 256, 65535, 65536, 200000};
+    size_t i, j;
+
+    for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+        char *s = malloc(lens[i] + 1);
+        struct json_object *v;
+        for (j = 0; j < lens[i]; j++)
+            s[j] = (char)('a' + j % 26);
+        v = json_object_new_string_len(s, (int)lens[i]);
+        round_trip(v);
+        json_object_put(v);
+        free(s);
+    }
+    {
+        /* multi-byte UTF-8 and an embedded NUL (U+0000 is valid) */
+        const char u[] = "h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80 \x00z";
+        struct json_object *v = json_object_new_string_len(u, (int)sizeof(u) - 1);
+        round_trip(v);
+        json_object_put(v);
+    }
+}
+END_TEST
+
+START_TEST(wire_round_trip_containers_keep_order)
+{
+    struct json_object *v =
+        json_tokener_parse("{\"zeta\": 1, \"alpha\": [1, 2.5, \"x\", null, true, {}],"
+                           " \"mid\": {\"b\": {\"c\": [[], [{}]]}, \"a\": -7}, \"\": \"\"}");
+    struct json_object *back;
+    ts_buf b;
+    const char *keys[] = {"zeta", "alpha", "mid", ""};
+    size_t i = 0;
+
+    ck_assert_ptr_nonnull(v);
+    round_trip(v);
+    encode_ok(v, &b);
+    back = decode_ok(b.data, b.len);
+    json_object_object_foreach(back, key, val)
+    {
+        (void)val;
+        ck_assert_str_eq(key, keys[i++]);
+    }
+    ck_assert_uint_eq(i, 4);
+    json_object_put(back);
+    ts_buf_free(&b);
+    json_object_put(v);
+}
+END_TEST
+
+START_TEST(wire_int_and_float_distinct)
+{
+    struct json_object *i = json_object_new_int64(1);
+    struct json_object *d = json_object_new_double(1.0);
+    struct json_object *back;
+    ts_buf b;
+
+    expect_bytes(i, "01");
+    expect_bytes(d, "cb3ff0000000000000");
+    encode_ok(d, &b);
+    back = decode_ok(b.data, b.len);
+    ck_assert(json_object_is_type(back, json_type_double));
+    ck_assert(!json_object_equal(back, i));
+    json_object_put(back);
+    ts_buf_free(&b);
+    json_object_put(i);
+    json_object_put(d);
+
+    /* float32 on the wire becomes a double, 1.5f exactly */
+    {
+        unsigned char f32[] = {0xca, 0x3f, 0xc0, 0x00, 0x00};
+        back = decode_ok(f32, sizeof(f32));
+        ck_assert(json_object_is_type(back, json_type_double));
+        ck_assert(json_object_get_double(back) == 1.5);
+        json_object_put(back);
+    }
+    /* every integer encoding decodes to an integer */
+    {
+        const char *hex[] = {
+            "05",   "cc05",   "cd0005",     "ce00000005",        "cf0000000000000005",
+            "d005", "d10005", "d200000005", "d30000000000000005"};
+        size_t k;
+        for (k = 0; k < sizeof(hex) / sizeof(hex[0]); k++) {
+            unsigned char raw[16];
+            size_t n = unhex(hex[k], raw);
+            back = decode_ok(raw, n);
+            ck_assert(json_object_is_type(back, json_type_int));
+            ck_assert_int_eq(json_object_get_int64(back), 5);
+            json_object_put(back);
+        }
+    }
+}
+END_TEST
+
+START_TEST(wire_smallest_encodings)
+{
+    struct json_object *v;
+
+    v = json_object_new_int64(-1);
+    expect_bytes(v, "ff");
+    json_object_put(v);
+    v = json_object_new_int64(200);
+    expect_bytes(v, "ccc8");
+    json_object_put(v);
+    v = json_object_new_int64(-200);
+    expect_bytes(v, "d1ff38");
+    json_object_put(v);
+    v = json_object_new_uint64(UINT64_MAX);
+    expect_bytes(v, "cfffffffffffffffff");
+    json_object_put(v);
+    v = json_object_new_string("hi");
+    expect_bytes(v, "a26869");
+    json_object_put(v);
+    v = json_tokener_parse("{\"a\":[null,false,true]}");
+    expect_bytes(v, "81a16193c0c2c3");
+    json_object_put(v);
+}
+END_TEST
+
+START_TEST(wire_refuses_invalid_utf8)
+{
+    static const char *bad[] = {
+        "a1ff",         /* 0xff never appears in UTF-8 */
+        "a2c080",       /* overlong NUL */
+        "a3eda080",     /* UTF-16 surrogate */
+        "a4f4908080",   /* above U+10FFFF */
+        "a2e282",       /* truncated sequence */
+        "a180",         /* lone continuation byte */
+        "d903e08080",   /* overlong 3-byte form, str8 */
+        "81a2c3286101", /* invalid key */
+    };
+    size_t i;
+    unsigned char raw[32];
+    struct json_object *v;
+    ts_buf b;
+    ts_error err;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        decode_fails(raw, unhex(bad[i], raw), "bad_request");
+    /* encoding refuses it too, naming the problem, and leaves out as it was */
+    v = json_object_new_string_len("ok\xff", 3);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ts_buf_appends(&b, "keep");
+    ck_assert_int_eq(ts_wire_encode(v, &b, &err), -EINVAL);
+    ck_assert_str_eq(err.code, "invalid_argument");
+    ck_assert_ptr_nonnull(strstr(err.message, "UTF-8"));
+    ck_assert_uint_eq(b.len, 4);
+    ts_buf_free(&b);
+    json_object_put(v);
+    v = json_object_new_object();
+    json_object_object_add(v, "k\xc3", json_object_new_int(1));
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_wire_encode(v, &b, &err), -EINVAL);
+    ts_buf_free(&b);
+    json_object_put(v);
+}
+END_TEST
+
+static struct json_object *nested_arrays(int depth)
+{
+    struct json_object *v = json_object_new_int(1);
+    int i;
+
+    for (i = 0; i < depth; i++) {
+        struct json_object *a = json_object_new_array();
+        json_object_array_add(a, v);
+        v = a;
+    }
+    return v;
+}
+
+START_TEST(wire_depth_limit)
+{
+    unsigned char raw[512];
+    struct json_object *v;
+    ts_buf b;
+    ts_error err;
+    int i;
+
+    /* 128 levels decode (msgpack-c's own unpacker would stop at 32) */
+    for (i = 0; i < 128; i++)
+        raw[i] = 0x91;
+    raw[128] = 0x01;
+    v = decode_ok(raw, 129);
+    json_object_put(v);
+    /* 129 do not */
+    for (i = 0; i < 129; i++)
+        raw[i] = 0x91;
+    raw[129] = 0x01;
+    decode_fails(raw, 130, "limit");
+    /* maps count as levels too */
+    for (i = 0; i < 129; i++) {
+        raw[i * 3] = 0x81;
+        raw[i * 3 + 1] = 0xa1;
+        raw[i * 3 + 2] = 'k';
+    }
+    raw[129 * 3] = 0xc0;
+    decode_fails(raw, 129 * 3 + 1, "limit");
+    /* a custom limit */
+    ck_assert_int_eq(ts_wire_decode(raw, 3 * 3 + 1 + 0, 2, &v, &err) < 0, 1);
+
+    v = nested_arrays(128);
+    round_trip(v);
+    json_object_put(v);
+    v = nested_arrays(129);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_wire_encode(v, &b, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "limit");
+    ts_buf_free(&b);
+    json_object_put(v);
+}
+END_TEST
+
+START_TEST(wire_refuses_non_json_values)
+{
+    static const struct {
+        const char *hex;
+        const char *code;
+    } cases[] = {
+        {"c40161", "bad_request"},             /* bin8 */
+        {"c5000161", "bad_request"},           /* bin16 */
+        {"c600000001ff", "bad_request"},       /* bin32 */
+        {"d40100", "bad_request"},             /* fixext1 */
+        {"c7010100", "bad_request"},           /* ext8 */
+        {"d6ffffffffff", "bad_request"},       /* timestamp32 */
+        {"c1", "bad_frame"},                   /* never-used type byte */
+        {"81c001", "bad_request"},             /* nil key */
+        {"8101c3", "bad_request"},             /* int key */
+        {"8291c0c0a16101", "bad_request"},     /* array key */
+        {"82a16101a16102", "bad_request"},     /* duplicate key */
+        {"81a2610001", "bad_request"},         /* key with NUL */
+        {"cb7ff8000000000000", "bad_request"}, /* NaN */
+        {"cb7ff0000000000000", "bad_request"}, /* +inf */
+        {"caff800000", "bad_request"},         /* float32 -inf */
+        {"c0c0", "bad_frame"},                 /* two values */
+        {"", "bad_frame"},                     /* nothing */
+        {"dd7fffffff", "bad_frame"},           /* array announcing 2^31-1 elements */
+        {"dfffffffff", "bad_frame"},           /* map announcing 2^32-1 pairs */
+        {"dbffffffff61", "bad_frame"},         /* str announcing 4 GiB */
+        {"92c0", "bad_frame"},                 /* array short of elements */
+        {"81a161", "bad_frame"},               /* map short of a value */
+    };
+    unsigned char raw[64];
+    size_t i;
+
+    for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t n = unhex(cases[i].hex, raw);
+        decode_fails(raw, n, cases[i].code);
+    }
+    {
+        struct json_object *v = json_object_new_double(NAN);
+        ts_buf b;
+        ts_error err;
+        ts_buf_init(&b, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_wire_encode(v, &b, &err), -EINVAL);
+        ts_buf_free(&b);
+        json_object_put(v);
+    }
+}
+END_TEST
+
+/* Every proper prefix of a valid encoding is truncated: bad_frame, never a
+ * crash or a read past the end (run under ASan). */
+START_TEST(wire_truncated_prefixes)
+{
+    struct json_object *v = json_tokener_parse(
+        "{\"id\": 4294967296, \"s\": \"h\\u00e9llo\", \"a\": [1.5, -3, null, true, "
+        "{\"k\": [\"x\", 300, -70000]}], \"u\": 18446744073709551615}");
+    ts_buf b;
+    size_t n;
+
+    encode_ok(v, &b);
+    for (n = 0; n < b.len; n++) {
+        unsigned char *copy = malloc(n + 1); /* exact size so ASan sees overreads */
+        memcpy(copy, b.data, n);
+        decode_fails(copy, n, "bad_frame");
+        free(copy);
+    }
+    ts_buf_free(&b);
+    json_object_put(v);
+}
+END_TEST
+
+/* Random bytes and random mutations of valid encodings: the decoder returns
+ * a value or one of the documented codes, and never crashes. */
+START_TEST(wire_garbage)
+{
+    struct json_object *seed = json_tokener_parse(
+        "{\"id\": 7, \"method\": \"check\", \"params\": {\"a\": [1, 2.5, \"x\", {\"b\": null}]}}");
+    ts_buf b;
+    int round;
+
+    encode_ok(seed, &b);
+    srand(42);
+    for (round = 0; round < 20000; round++) {
+        unsigned char buf[96];
+        size_t n, i;
+        struct json_object *v = NULL;
+        ts_error err;
+        int rc;
+        if (round % 2) {
+            n = (size_t)(rand() % (int)sizeof(buf));
+            for (i = 0; i < n; i++)
+                buf[i] = (unsigned char)rand();
+        } else {
+            n = b.len;
+            memcpy(buf, b.data, n);
+            for (i = 0; i < 3; i++)
+                buf[rand() % (int)n] = (unsigned char)rand();
+        }
+        rc = ts_wire_decode(buf, n, 0, &v, &err);
+        if (rc == 0) {
+            json_object_put(v);
+            continue;
+        }
+        ck_assert_msg(strcmp(err.code, "bad_frame") == 0 || strcmp(err.code, "bad_request") == 0 ||
+                          strcmp(err.code, "limit") == 0 || strcmp(err.code, "too_large") == 0,
+                      "unexpected code %s", err.code);
+        {
+            ts_request req;
+            rc = ts_message_decode_request(buf, n, &req, &err);
+            ts_request_free(&req);
+        }
+    }
+    ts_buf_free(&b);
+    json_object_put(seed);
+}
+END_TEST
+
+/* ---- messages ------------------------------------------------------- */
+
+static void frame_payload(const ts_buf *frame, const unsigned char **payload, size_t *len)
+{
+    ck_assert_uint_ge(frame->len, 5);
+    *len = ts_frame_get_header((const unsigned char *)frame->data);
+    ck_assert_uint_eq(*len + 4, frame->len);
+    *payload = (const unsigned char *)frame->data + 4;
+}
+
+START_TEST(message_request_round_trip)
+{
+    struct json_object *params = json_tokener_parse("{\"name\": \"flow\", \"min_score\": 1.0}");
+    ts_buf out;
+    ts_request req;
+    ts_error err;
+    const unsigned char *p;
+    size_t n;
+
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_message_encode_request(&out, 42, "check", params, 0, &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_request(p, n, &req, &err), 0);
+    ck_assert(req.has_id);
+    ck_assert_uint_eq(req.id, 42);
+    ck_assert_str_eq(req.method, "check");
+    ck_assert(json_object_equal(req.params, params));
+    ck_assert(
+        json_object_is_type(json_object_object_get(req.params, "min_score"), json_type_double));
+    ts_request_free(&req);
+
+    /* NULL params are sent as {}; the id uses the whole uint64 range */
+    ts_buf_reset(&out);
+    ck_assert_int_eq(ts_message_encode_request(&out, UINT64_MAX, "ping", NULL, 0, &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_request(p, n, &req, &err), 0);
+    ck_assert_uint_eq(req.id, UINT64_MAX);
+    ck_assert(json_object_is_type(req.params, json_type_object));
+    ck_assert_int_eq(json_object_object_length(req.params), 0);
+    ts_request_free(&req);
+    ts_buf_free(&out);
+    json_object_put(params);
+}
+END_TEST
+
+START_TEST(message_request_params_optional)
+{
+    unsigned char raw[64];
+    size_t n;
+    ts_request req;
+    ts_error err;
+
+    /* {"id": 1, "method": "ping"} */
+    n = unhex("82a2696401a66d6574686f64a470696e67", raw);
+    ck_assert_int_eq(ts_message_decode_request(raw, n, &req, &err), 0);
+    ck_assert_int_eq(json_object_object_length(req.params), 0);
+    ts_request_free(&req);
+    /* {"method": "ping", "params": nil, "id": 1}: any order, nil params */
+    n = unhex("83a66d6574686f64a470696e67a6706172616d73c0a2696401", raw);
+    ck_assert_int_eq(ts_message_decode_request(raw, n, &req, &err), 0);
+    ck_assert_uint_eq(req.id, 1);
+    ts_request_free(&req);
+}
+END_TEST
+
+static void request_fails(const char *hex, const char *code, int has_id, uint64_t id)
+{
+    unsigned char raw[128];
+    size_t n = unhex(hex, raw);
+    ts_request req;
+    ts_error err;
+
+    ts_error_clear(&err);
+    ck_assert_int_lt(ts_message_decode_request(raw, n, &req, &err), 0);
+    ck_assert_msg(strcmp(err.code, code) == 0, "%s: expected %s, got %s (%s)", hex, code, err.code,
+                  err.message);
+    ck_assert_int_eq(req.has_id, has_id);
+    if (has_id)
+        ck_assert_uint_eq(req.id, id);
+    ts_request_free(&req);
+}
+
+START_TEST(message_request_wrong_shapes)
+{
+    request_fails("93010203", "bad_request", 0, 0);                           /* array */
+    request_fails("a3616263", "bad_request", 0, 0);                           /* string */
+    request_fails("c0", "bad_request", 0, 0);                                 /* nil */
+    request_fails("81a66d6574686f64a470696e67", "bad_request", 0, 0);         /* no id */
+    request_fails("81a2696401", "bad_request", 1, 1);                         /* no method */
+    request_fails("82a26964ffa66d6574686f64a470696e67", "bad_request", 0, 0); /* id -1 */
+    request_fails("82a26964cb3ff0000000000000a66d6574686f64a170", "bad_request", 0, 0); /* 1.0 */
+    request_fails("82a26964a131a66d6574686f64a170", "bad_request", 0, 0);               /* id "1" */
+    request_fails("82a2696405a66d6574686f6407", "bad_request", 1, 5); /* method int */
+    request_fails("82a2696405a66d6574686f64a0", "bad_request", 1, 5); /* method "" */
+    request_fails("83a2696405a66d6574686f64a170a6706172616d7390", "bad_request", 1, 5);
+    request_fails("83a2696405a66d6574686f64a170a178c0", "bad_request", 1, 5); /* unknown key */
+    request_fails("83a2696405a2696406a66d6574686f64", "bad_request", 1, 5);   /* duplicate id */
+    request_fails("84a2696405a66d6574686f64a170a6706172616d7380a17801", "bad_request", 0, 0);
+    request_fails("8201a170", "bad_request", 0, 0); /* int key */
+    /* a refused value after the id: the id is known, so the server can
+     * answer it and keep the connection */
+    request_fails("83a2696409a66d6574686f64a170a6706172616d7381a162c40100", "bad_request", 1, 9);
+    /* the id after the refused value: not known */
+    request_fails("83a66d6574686f64a170a6706172616d7381a162c40100a2696409", "bad_request", 0, 0);
+    /* undecodable */
+    request_fails("83a2696409a66d6574686f64", "bad_frame", 1, 9);
+    request_fails("dfff", "bad_frame", 0, 0);
+    request_fails("81a2696401c0", "bad_frame", 1, 1); /* trailing byte */
+    request_fails("", "bad_frame", 0, 0);
+}
+END_TEST
+
+START_TEST(message_request_depth_counts_envelope)
+{
+    /* params nested so that the whole request is 128 levels: accepted;
+     * one more: "limit", with the id known */
+    ts_buf out;
+    ts_request req;
+    ts_error err;
+    struct json_object *params = json_object_new_object();
+    const unsigned char *p;
+    size_t n;
+
+    json_object_object_add(params, "x", nested_arrays(126));
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_message_encode_request(&out, 3, "check", params, 0, &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_request(p, n, &req, &err), 0);
+    ts_request_free(&req);
+    json_object_put(params);
+
+    params = json_object_new_object();
+    json_object_object_add(params, "x", nested_arrays(127));
+    ts_buf_reset(&out);
+    ck_assert_int_eq(ts_message_encode_request(&out, 3, "check", params, 0, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "limit");
+    ck_assert_uint_eq(out.len, 0);
+    json_object_put(params);
+    ts_buf_free(&out);
+}
+END_TEST
+
+START_TEST(message_request_too_large)
+{
+    struct json_object *params = json_object_new_object();
+    char *big = malloc(2000);
+    ts_buf out;
+    ts_error err;
+
+    memset(big, 'x', 2000);
+    json_object_object_add(params, "blob", json_object_new_string_len(big, 2000));
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ts_buf_appends(&out, "earlier frames");
+    ck_assert_int_eq(ts_message_encode_request(&out, 1, "check", params, 1000, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "1000"));
+    ck_assert_str_eq(out.data, "earlier frames"); /* untouched */
+    ck_assert_int_eq(ts_message_encode_request(&out, 1, "check", params, 3000, &err), 0);
+    ck_assert_uint_gt(out.len, 2014);
+    ck_assert_int_eq(ts_message_encode_request(&out, 1, "", params, 0, &err), -EINVAL);
+    ck_assert_int_eq(ts_message_encode_request(&out, 1, "check",
+                                               json_object_object_get(params, "blob"), 0, &err),
+                     -EINVAL);
+    ts_buf_free(&out);
+    free(big);
+    json_object_put(params);
+}
+END_TEST
+
+START_TEST(message_replies)
+{
+    struct json_object *result = json_tokener_parse("{\"outcome\": \"PASSED\", \"score\": 1.0}");
+    ts_buf out;
+    ts_reply reply;
+    ts_error err;
+    const unsigned char *p;
+    size_t n;
+    uint64_t id = 77;
+
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_message_encode_result(&out, 77, result, 0, &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
+    ck_assert(reply.ok);
+    ck_assert(reply.has_id);
+    ck_assert_uint_eq(reply.id, 77);
+    ck_assert(json_object_equal(reply.result, result));
+    ts_reply_free(&reply);
+
+    /* null result */
+    ts_buf_reset(&out);
+    ck_assert_int_eq(ts_message_encode_result(&out, 1, NULL, 0, &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
+    ck_assert(reply.ok);
+    ck_assert_ptr_null(reply.result);
+    ts_reply_free(&reply);
+
+    /* error with an id, and error with nil id and invalid UTF-8 in the message */
+    ts_buf_reset(&out);
+    ck_assert_int_eq(ts_message_encode_error(&out, &id, "not_found", "no snapshot named x", &err),
+                     0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
+    ck_assert(!reply.ok);
+    ck_assert(reply.has_id);
+    ck_assert_uint_eq(reply.id, 77);
+    ck_assert_str_eq(reply.error.code, "not_found");
+    ck_assert_str_eq(reply.error.message, "no snapshot named x");
+    ts_reply_free(&reply);
+    ts_buf_reset(&out);
+    ck_assert_int_eq(
+        ts_message_encode_error(&out, NULL, "bad_frame", "bad \xff byte \xc3\xa9", &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
+    ck_assert(!reply.has_id);
+    ck_assert_str_eq(reply.error.message, "bad ? byte \xc3\xa9");
+    ts_reply_free(&reply);
+    ts_buf_free(&out);
+    json_object_put(result);
+}
+END_TEST
+
+START_TEST(message_reply_wrong_shapes)
+{
+    static const char *bad[] = {
+        "90",                                           /* not a map */
+        "81a26f6bc3",                                   /* no id */
+        "82a26964a178a26f6bc3",                         /* id a string */
+        "82a2696401a26f6b01",                           /* ok not a bool */
+        "82a2696401a26f6bc3",                           /* ok without result */
+        "82a2696401a26f6bc2",                           /* error reply without error */
+        "83a2696401a26f6bc2a56572726f7201",             /* error not a map */
+        "83a2696401a26f6bc2a56572726f7281a7636f6465a0", /* empty code, no message */
+        "c1",                                           /* garbage */
+    };
+    unsigned char raw[64];
+    size_t i;
+
+    for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ts_reply reply;
+        ts_error err;
+        size_t n = unhex(bad[i], raw);
+        ck_assert_int_lt(ts_message_decode_reply(raw, n, &reply, &err), 0);
+        ck_assert_msg(strcmp(err.code, "bad_reply") == 0 || strcmp(err.code, "bad_frame") == 0,
+                      "%s: %s", bad[i], err.code);
+        ts_reply_free(&reply);
+    }
+    {
+        /* unknown keys in a reply are ignored */
+        ts_reply reply;
+        ts_error err;
+        size_t n = unhex("84a2696401a26f6bc3a6726573756c74c0a57a7a7a7a7a01", raw);
+        ck_assert_int_eq(ts_message_decode_reply(raw, n, &reply, &err), 0);
+        ts_reply_free(&reply);
+    }
+}
+END_TEST
+
+START_TEST(message_hello_version)
+{
+    struct json_object *p = json_tokener_parse("{\"protocol\": 1, \"client\": \"t/1\"}");
+    ts_error err;
+
+    ck_assert_int_eq(ts_message_check_hello(p, &err), 0);
+    json_object_put(p);
+    p = json_tokener_parse("{\"protocol\": 2}");
+    ck_assert_int_lt(ts_message_check_hello(p, &err), 0);
+    ck_assert_str_eq(err.code, "version_mismatch");
+    ck_assert_str_eq(err.message, "client speaks protocol 2, server speaks protocol 1");
+    json_object_put(p);
+    p = json_tokener_parse("{\"protocol\": \"1\"}");
+    ck_assert_int_lt(ts_message_check_hello(p, &err), 0);
+    ck_assert_str_eq(err.code, "invalid_argument");
+    json_object_put(p);
+}
+END_TEST
+
+/* ---- paths ---------------------------------------------------------- */
+
+static char *make_tmpdir(void)
+{
+    char tmpl[] = "/tmp/ts-proto-XXXXXX";
+    char *d = mkdtemp(tmpl);
+    char real[PATH_MAX];
+
+    ck_assert_ptr_nonnull(d);
+    ck_assert_ptr_nonnull(realpath(d, real));
+    return strdup(real);
+}
+
+START_TEST(paths_default_socket)
+{
+    char out[TS_PATHS_MAX];
+    char want[256];
+    ts_error err;
+
+    setenv("XDG_RUNTIME_DIR", "/run/user/1234", 1);
+    ck_assert_int_eq(ts_paths_default_socket(out, sizeof(out), &err), 0);
+    ck_assert_str_eq(out, "/run/user/1234/toolscore/toolscored.sock");
+    unsetenv("XDG_RUNTIME_DIR");
+    ck_assert_int_eq(ts_paths_default_socket(out, sizeof(out), &err), 0);
+    snprintf(want, sizeof(want), "/tmp/toolscore-%lu/toolscored.sock", (unsigned long)getuid());
+    ck_assert_str_eq(out, want);
+    setenv("XDG_RUNTIME_DIR", "relative/dir", 1); /* not absolute: ignored */
+    ck_assert_int_eq(ts_paths_default_socket(out, sizeof(out), &err), 0);
+    ck_assert_str_eq(out, want);
+    ck_assert_int_eq(ts_paths_default_socket(out, 10, &err), -ENAMETOOLONG);
+}
+END_TEST
+
+START_TEST(paths_resolve)
+{
+    char *tmp = make_tmpdir();
+    char path[TS_PATHS_MAX], out[TS_PATHS_MAX], want[TS_PATHS_MAX];
+    ts_error err;
+
+    snprintf(path, sizeof(path), "%s/real", tmp);
+    ck_assert_int_eq(mkdir(path, 0700), 0);
+    snprintf(path, sizeof(path), "%s/link", tmp);
+    ck_assert_int_eq(symlink("real", path), 0);
+
+    /* existing, through a symlink */
+    ck_assert_int_eq(ts_paths_resolve(path, out, sizeof(out), &err), 0);
+    snprintf(want, sizeof(want), "%s/real", tmp);
+    ck_assert_str_eq(out, want);
+    /* missing below a symlink: the existing part is resolved */
+    snprintf(path, sizeof(path), "%s/link/snaps/./deep//x", tmp);
+    ck_assert_int_eq(ts_paths_resolve(path, out, sizeof(out), &err), 0);
+    snprintf(want, sizeof(want), "%s/real/snaps/deep/x", tmp);
+    ck_assert_str_eq(out, want);
+    /* ".." inside the missing part */
+    snprintf(path, sizeof(path), "%s/link/a/b/../c", tmp);
+    ck_assert_int_eq(ts_paths_resolve(path, out, sizeof(out), &err), 0);
+    snprintf(want, sizeof(want), "%s/real/a/c", tmp);
+    ck_assert_str_eq(out, want);
+    /* relative to the working directory */
+    ck_assert_int_eq(chdir(tmp), 0);
+    ck_assert_int_eq(ts_paths_resolve(".toolscore/snapshots", out, sizeof(out), &err), 0);
+    snprintf(want, sizeof(want), "%s/.toolscore/snapshots", tmp);
+    ck_assert_str_eq(out, want);
+    ck_assert_int_eq(ts_paths_resolve("link", out, sizeof(out), &err), 0);
+    snprintf(want, sizeof(want), "%s/real", tmp);
+    ck_assert_str_eq(out, want);
+    /* a file in the way */
+    ck_assert_int_eq(close(open("file", O_CREAT | O_WRONLY, 0600)), 0);
+    ck_assert_int_eq(ts_paths_resolve("file/x", out, sizeof(out), &err), -ENOTDIR);
+    ck_assert_ptr_nonnull(strstr(err.message, "file"));
+    ck_assert_int_eq(ts_paths_resolve("", out, sizeof(out), &err), -EINVAL);
+    ck_assert_int_eq(ts_paths_resolve("/", out, sizeof(out), &err), 0);
+    ck_assert_str_eq(out, "/");
+    ck_assert_int_eq(ts_paths_resolve("/nonexistent-ts-dir/a", out, sizeof(out), &err), 0);
+    ck_assert_str_eq(out, "/nonexistent-ts-dir/a");
+    ck_assert_int_eq(ts_paths_resolve(tmp, out, 5, &err), -ENAMETOOLONG);
+    free(tmp);
+}
+END_TEST
+
+START_TEST(paths_sockaddr_long_paths)
+{
+    char *tmp = make_tmpdir();
+    char dir[TS_PATHS_MAX], sock[TS_PATHS_MAX * 2];
+    ts_sockaddr a, b;
+    ts_error err;
+    int srv, cli;
+    size_t i;
+
+    /* short: used as is */
+    snprintf(sock, sizeof(sock), "%s/s.sock", tmp);
+    ck_assert_int_eq(ts_paths_sockaddr(sock, &a, &err), 0);
+    ck_assert_str_eq(a.addr.sun_path, sock);
+    ck_assert_int_eq(a.dirfd, -1);
+    ts_paths_sockaddr_release(&a);
+
+    /* a directory path of ~200 bytes: bind and connect through its fd */
+    snprintf(dir, sizeof(dir), "%s", tmp);
+    for (i = 0; i < 4; i++) {
+        size_t n = strlen(dir);
+        snprintf(dir + n, sizeof(dir) - n, "/%s",
+                 "dddddddddddddddddddddddddddddddddddddddddddddddd");
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+    }
+    snprintf(sock, sizeof(sock), "%s/toolscored.sock", dir);
+    ck_assert_uint_gt(strlen(sock), TS_PATHS_SUN_MAX);
+    ck_assert_int_eq(ts_paths_sockaddr(sock, &a, &err), 0);
+    ck_assert_int_ge(a.dirfd, 0);
+    srv = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_eq(bind(srv, (struct sockaddr *)&a.addr, a.len), 0);
+    ck_assert_int_eq(listen(srv, 1), 0);
+    ts_paths_sockaddr_release(&a);
+    ck_assert_int_eq(access(sock, F_OK), 0); /* the socket is where the path says */
+    ck_assert_int_eq(ts_paths_sockaddr(sock, &b, &err), 0);
+    cli = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert_int_eq(connect(cli, (struct sockaddr *)&b.addr, b.len), 0);
+    ts_paths_sockaddr_release(&b);
+    ts_paths_sockaddr_release(&b); /* twice is fine */
+    close(cli);
+    close(srv);
+
+    /* a file name too long even alone: refused, naming the limit */
+    snprintf(sock, sizeof(sock), "%s/", tmp);
+    for (i = 0; i < 120; i++)
+        strcat(sock, "s");
+    ck_assert_int_eq(ts_paths_sockaddr(sock, &a, &err), -ENAMETOOLONG);
+    ck_assert_ptr_nonnull(strstr(err.message, "107"));
+    /* a missing directory */
+    snprintf(sock, sizeof(sock), "%s/missing/%s", dir, "toolscored.sock");
+    ck_assert_int_eq(ts_paths_sockaddr(sock, &a, &err), -ENOENT);
+    ck_assert_int_eq(ts_paths_sockaddr("", &a, &err), -EINVAL);
+    free(tmp);
+}
+END_TEST
+
+static Suite *proto_suite(void)
+{
+    Suite *s = suite_create("proto");
+    TCase *frame = tcase_create("frame");
+    TCase *wire = tcase_create("wire");
+    TCase *message = tcase_create("message");
+    TCase *paths = tcase_create("paths");
+
+    tcase_add_test(frame, frame_header_big_endian);
+    tcase_add_test(frame, frame_reader_random_chunks);
+    tcase_add_test(frame, frame_reader_refuses_oversized_header_at_once);
+    tcase_add_test(frame, frame_reader_zero_length_and_truncation);
+    tcase_add_test(frame, frame_reader_stops_at_frame_end);
+    tcase_add_test(wire, wire_round_trip_scalars);
+    tcase_add_test(wire, wire_round_trip_strings);
+    tcase_add_test(wire, wire_round_trip_containers_keep_order);
+    tcase_add_test(wire, wire_int_and_float_distinct);
+    tcase_add_test(wire, wire_smallest_encodings);
+    tcase_add_test(wire, wire_refuses_invalid_utf8);
+    tcase_add_test(wire, wire_depth_limit);
+    tcase_add_test(wire, wire_refuses_non_json_values);
+    tcase_add_test(wire, wire_truncated_prefixes);
+    tcase_add_test(wire, wire_garbage);
+    tcase_add_test(message, message_request_round_trip);
+    tcase_add_test(message, message_request_params_optional);
+    tcase_add_test(message, message_request_wrong_shapes);
+    tcase_add_test(message, message_request_depth_counts_envelope);
+    tcase_add_test(message, message_request_too_large);
+    tcase_add_test(message, message_replies);
+    tcase_add_test(message, message_reply_wrong_shapes);
+    tcase_add_test(message, message_hello_version);
+    tcase_add_test(paths, paths_default_socket);
+    tcase_add_test(paths, paths_resolve);
+    tcase_add_test(paths, paths_sockaddr_long_paths);
+    suite_add_tcase(s, frame);
+    suite_add_tcase(s, wire);
+    suite_add_tcase(s, message);
+    suite_add_tcase(s, paths);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(proto_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
