@@ -283,6 +283,10 @@ int ts_weights_from_json(const struct json_object *obj, ts_weights *out, ts_erro
     double total;
 
     ts_weights_default(&w);
+    if (obj == NULL) { /* JSON null: no weights given, defaults as they are */
+        *out = w;
+        return 0;
+    }
     if (!json_object_is_type(obj, json_type_object))
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "weights must be an object mapping metric names to numbers");
@@ -329,12 +333,17 @@ int ts_score_check_min(double min_score, ts_error *err)
 static int check_weights(const ts_weights *w, ts_error *err)
 {
     ts_weights copy = *w;
+    double total = 0;
 
     for (size_t i = 0; i < 4; i++) {
         double d = *weight_slot(&copy, i);
         if (!isfinite(d) || d < 0)
             return invalid_weight(err, weight_keys[i], "must be a finite number >= 0");
+        total += d;
     }
+    if (total == 0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "weights sum to 0: at least one weight must be positive");
     return 0;
 }
 

@@ -63,7 +63,8 @@ void ts_weights_default(ts_weights *w);
  * Weights from a JSON object with any subset of the four keys: unknown key,
  * non-number, negative, NaN or infinite value -> error naming the key; given
  * values replace defaults, then all four are divided by their total
- * (total 0 -> error).
+ * (total 0 -> error). A NULL obj (JSON null: no weights given) yields the
+ * defaults as they are.
  */
 int ts_weights_from_json(const struct json_object *obj, ts_weights *out, ts_error *err);
 

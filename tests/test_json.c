@@ -167,7 +167,7 @@ START_TEST(writer_matches_python_bytes)
 {
     static const char *const names[] = {"mixed",       "strings",       "duplicates",
                                         "whitespace",  "scalar_string", "scalar_number",
-                                        "scalar_null", "key_escapes"};
+                                        "scalar_null", "key_escapes",   "random"};
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
         char rel[128];
@@ -302,6 +302,9 @@ START_TEST(syntax_errors_say_where)
     parse_fails_s("[1e]", "line 1, column 2: invalid number (digit expected in exponent)");
     parse_fails_s("[-]", "line 1, column 2: invalid number");
     parse_fails_s("[+1]", "line 1, column 2: unexpected character");
+    /* The first problem in the text is reported, whichever pass finds it. */
+    parse_fails_s("[1,,2, NaN]", "line 1, column 4: unexpected character");
+    parse_fails_s("[1, NaN,,2]", "line 1, column 5: NaN and Infinity are not valid JSON");
     parse_fails_s("{\"a\" 1}", "line 1, column 6: object property name separator ':' expected");
 }
 END_TEST
@@ -383,7 +386,9 @@ END_TEST
 
 START_TEST(copy_and_get_string)
 {
-    struct json_object *v = parse_ok("{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5]}}");
+    struct json_object *v =
+        parse_ok("{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5, 0.1]}, \"u\": "
+                 "18446744073709551615, \"i\": -9223372036854775808, \"s\": \"a\\u0000b\"}");
     struct json_object *c = ts_json_copy(v);
     char *a;
     char *b;
@@ -392,6 +397,8 @@ START_TEST(copy_and_get_string)
     a = compact(v);
     b = compact(c);
     ck_assert_str_eq(a, b);
+    ck_assert_str_eq(b, "{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5, 0.1]}, \"u\": "
+                        "18446744073709551615, \"i\": -9223372036854775808, \"s\": \"a\\u0000b\"}");
     ck_assert_str_eq(ts_json_get_string(v, "tool"), "x");
     ck_assert_ptr_null(ts_json_get_string(v, "n"));
     ck_assert_ptr_null(ts_json_get_string(v, "missing"));

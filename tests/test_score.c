@@ -1105,6 +1105,195 @@ START_TEST(levenshtein_matches_reference)
 }
 END_TEST
 
+/* ---- properties over random lists ---- */
+
+static unsigned next_random(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
+}
+
+static struct json_object *random_value(unsigned *seed, int depth)
+{
+    static const char *strings[] = {"NYC", " NYC ", "東京", "", "a b", "\t"};
+    struct json_object *v;
+
+    switch (next_random(seed) % (depth > 2 ? 6 : 8)) {
+    case 0:
+        return NULL;
+    case 1:
+        return json_object_new_boolean(next_random(seed) % 2);
+    case 2:
+        return json_object_new_int64((int64_t)(next_random(seed) % 3) - 1);
+    case 3:
+        return json_object_new_double((double)(next_random(seed) % 3) / 2.0);
+    case 4:
+    case 5:
+        return json_object_new_string(strings[next_random(seed) % 6]);
+    case 6:
+        v = json_object_new_array();
+        for (unsigned n = next_random(seed) % 3; n > 0; n--)
+            json_object_array_add(v, random_value(seed, depth + 1));
+        return v;
+    default:
+        v = json_object_new_object();
+        for (unsigned n = next_random(seed) % 3; n > 0; n--) {
+            char key[8];
+            snprintf(key, sizeof(key), "k%u", next_random(seed) % 4);
+            json_object_object_add(v, key, random_value(seed, depth + 1));
+        }
+        return v;
+    }
+}
+
+/* A valid calls list: tools from a small set, args absent/null/{}/objects. */
+static struct json_object *random_calls(unsigned *seed)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (unsigned n = next_random(seed) % 7; n > 0; n--) {
+        struct json_object *c = json_object_new_object();
+        char tool[8];
+        unsigned shape = next_random(seed) % 4;
+        snprintf(tool, sizeof(tool), "t%u", next_random(seed) % 4);
+        json_object_object_add(c, "tool", json_object_new_string(tool));
+        if (shape == 1)
+            json_object_object_add(c, "args", NULL);
+        else if (shape == 2)
+            json_object_object_add(c, "args", json_object_new_object());
+        else if (shape == 3) {
+            struct json_object *args = json_object_new_object();
+            for (unsigned k = next_random(seed) % 4; k > 0; k--) {
+                char key[8];
+                snprintf(key, sizeof(key), "a%u", next_random(seed) % 4);
+                json_object_object_add(args, key, random_value(seed, 0));
+            }
+            json_object_object_add(c, "args", args);
+        }
+        json_object_array_add(list, c);
+    }
+    return list;
+}
+
+static bool unit(double v)
+{
+    return v >= 0.0 && v <= 1.0;
+}
+
+START_TEST(baseline_passes_its_own_replay)
+{
+    unsigned seed = 99;
+    for (int round = 0; round < 400; round++) {
+        struct json_object *g = random_calls(&seed), *t = NULL;
+        ts_score_options opt;
+        ts_score_result r;
+        ck_assert_int_eq(json_object_deep_copy(g, &t, NULL), 0);
+        ts_score_options_default(&opt);
+        opt.strict = round % 2;
+        ck_assert_int_eq(ts_evaluate(g, t, &opt, &r, NULL), 0);
+        ck_assert_msg(r.passed, "round %d: %s scored %.17g", round, json_object_to_json_string(g),
+                      r.score);
+        ck_assert(r.score >= 0.9999999999999999 && r.score <= 1.0);
+        ck_assert(r.argument_f1 == 1.0 && r.sequence_accuracy == 1.0);
+        ck_assert(r.trajectory_accuracy == 1.0);
+        ck_assert_int_eq(r.grade, 'A');
+        ts_score_result_free(&r);
+        json_object_put(g);
+        json_object_put(t);
+    }
+}
+END_TEST
+
+START_TEST(metrics_stay_in_range)
+{
+    unsigned seed = 4242;
+    for (int round = 0; round < 1000; round++) {
+        struct json_object *g = random_calls(&seed), *t = random_calls(&seed);
+        ts_score_options opt;
+        ts_score_result r;
+        ts_score_options_default(&opt);
+        opt.strict = round % 3 == 0;
+        opt.min_score = (double)(round % 11) / 10.0;
+        ck_assert_int_eq(ts_evaluate(g, t, &opt, &r, NULL), 0);
+        ck_assert(unit(r.score) && unit(r.invocation_accuracy) && unit(r.selection_accuracy));
+        ck_assert(unit(r.argument_precision) && unit(r.argument_recall) && unit(r.argument_f1));
+        ck_assert(unit(r.normalized_distance) && unit(r.sequence_accuracy));
+        ck_assert(unit(r.redundant_rate) && unit(r.tool_correctness));
+        ck_assert(unit(r.trajectory_accuracy) && unit(r.step_match_rate) &&
+                  unit(r.path_efficiency));
+        ck_assert(r.sequence_accuracy + r.normalized_distance == 1.0);
+        ck_assert_int_eq(r.total_calls, (int64_t)json_object_array_length(t));
+        ck_assert(r.redundant_count <= r.total_calls);
+        ck_assert(r.passed == (r.score >= fmax(0.0, opt.min_score - 1e-9)));
+        ck_assert(r.grade == (r.score >= 0.9   ? 'A'
+                              : r.score >= 0.8 ? 'B'
+                              : r.score >= 0.7 ? 'C'
+                              : r.score >= 0.6 ? 'D'
+                                               : 'F'));
+        ck_assert_uint_eq(
+            json_object_array_length(r.missing_tools) + json_object_array_length(r.extra_tools) +
+                2 * (json_object_array_length(r.expected_tools) -
+                     json_object_array_length(r.missing_tools)),
+            json_object_array_length(r.expected_tools) + json_object_array_length(r.called_tools));
+        ts_score_result_free(&r);
+        json_object_put(g);
+        json_object_put(t);
+    }
+}
+END_TEST
+
+START_TEST(garbage_is_refused_cleanly)
+{
+    unsigned seed = 7;
+    int refused = 0;
+    for (int round = 0; round < 2000; round++) {
+        struct json_object *g = random_value(&seed, 0), *t = random_calls(&seed);
+        ts_score_result r;
+        ts_error err;
+        int rc = ts_evaluate(g, t, NULL, &r, &err);
+        if (rc == 0) {
+            /* only an actual list of calls can be accepted */
+            ck_assert(json_object_is_type(g, json_type_array));
+            ts_score_result_free(&r);
+        } else {
+            ck_assert_int_eq(rc, -EINVAL);
+            ck_assert_str_eq(err.code, TS_ERR_INVALID_CALLS);
+            ck_assert(strlen(err.message) > 0);
+            refused++;
+        }
+        json_object_put(g);
+        json_object_put(t);
+    }
+    ck_assert_int_gt(refused, 1000);
+}
+END_TEST
+
+START_TEST(weights_null_means_defaults)
+{
+    ts_weights w;
+    ts_error err;
+
+    ck_assert_int_eq(ts_weights_from_json(NULL, &w, &err), 0);
+    ck_assert(w.selection_accuracy == 0.4 && w.argument_f1 == 0.3);
+    ck_assert(w.sequence_accuracy == 0.2 && w.redundant_rate == 0.1);
+}
+END_TEST
+
+START_TEST(evaluate_rejects_zero_weights)
+{
+    ts_score_options opt;
+    ts_score_result r;
+    ts_error err;
+    struct json_object *g = parse("[]");
+
+    ts_score_options_default(&opt);
+    memset(&opt.weights, 0, sizeof(opt.weights));
+    ck_assert_int_eq(ts_evaluate(g, g, &opt, &r, &err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "sum to 0"));
+    json_object_put(g);
+}
+END_TEST
+
 static Suite *score_suite(void)
 {
     Suite *s = suite_create("score");
@@ -1175,6 +1364,14 @@ static Suite *score_suite(void)
     tcase_add_test(tc, thousand_calls_rotated);
     tcase_add_test(tc, thousand_calls_identical_and_disjoint);
     tcase_add_test(tc, levenshtein_matches_reference);
+    suite_add_tcase(s, tc);
+
+    tc = tcase_create("properties");
+    tcase_add_test(tc, baseline_passes_its_own_replay);
+    tcase_add_test(tc, metrics_stay_in_range);
+    tcase_add_test(tc, garbage_is_refused_cleanly);
+    tcase_add_test(tc, weights_null_means_defaults);
+    tcase_add_test(tc, evaluate_rejects_zero_weights);
     suite_add_tcase(s, tc);
     return s;
 }

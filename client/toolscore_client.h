@@ -1,0 +1,262 @@
+/*
+ * toolscore_client.h — libtoolscore-client, the C client of toolscored.
+ *
+ * A small synchronous library that test workers, tsctl and language shims
+ * link to talk to the toolscored daemon over its Unix socket (the protocol
+ * is docs/protocol.md). No event loop, no threads, no signals, no output:
+ * every failure comes back as a negative return value and a filled ts_error
+ * (a stable code string and a one-line message).
+ *
+ *   ts_client_options opt;
+ *   ts_client *c;
+ *   ts_error err;
+ *   ts_client_options_init(&opt);
+ *   opt.client_name = "myshim/1.0";
+ *   if (ts_client_connect(&opt, &c, &err) < 0) { report err.message; }
+ *   ts_check_args a;
+ *   ts_check_args_init(&a);
+ *   a.store = ".toolscore/snapshots"; a.name = "flow"; a.actual = calls;
+ *   struct json_object *res;
+ *   if (ts_client_check(c, &a, &res, &err) == 0) { ...outcome...; json_object_put(res); }
+ *   ts_client_close(c);
+ *
+ * Connecting: the socket is opt.socket_path, else $TOOLSCORE_SOCKET, else the
+ * default ($XDG_RUNTIME_DIR/toolscore/toolscored.sock or
+ * /tmp/toolscore-<uid>/toolscored.sock). When nothing answers (no socket
+ * file, or connection refused) and opt.autostart is set, the library starts
+ * toolscored detached (its own session, stdio on /dev/null) with
+ * `--socket PATH` and retries with backoff until opt.connect_timeout_ms.
+ * Many processes doing this at once end with one daemon (the daemon's lock
+ * makes the others exit; every client just keeps retrying). The daemon
+ * binary is opt.daemon_path, else $TOOLSCORED, else "toolscored" beside the
+ * running executable, else "toolscored" on PATH. After connecting, the
+ * library sends hello and checks the protocol version.
+ *
+ * Threads and fork: a ts_client is one connection; use one per thread (no
+ * two threads may use the same ts_client at once; distinct ones are
+ * independent). After fork() the child may keep using a ts_client it
+ * inherited: the first call in the child notices the pid change, drops the
+ * inherited descriptor (never touching the parent's stream) and connects
+ * anew. A broken connection is also re-established by the next call.
+ * Descriptors are close-on-exec.
+ *
+ * Ownership: params passed in are borrowed (never modified or released);
+ * each result returned through struct json_object ** holds one reference
+ * the caller releases with json_object_put(). Result pointers may be NULL
+ * when the caller does not want the result.
+ *
+ * Link with pkg-config: `pkg-config --cflags --libs toolscore-client`.
+ */
+#ifndef TOOLSCORE_CLIENT_H
+#define TOOLSCORE_CLIENT_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#if defined(__has_include)
+#if __has_include("ts_error.h")
+#include "ts_error.h"
+#endif
+#endif
+#ifndef TS_ERROR_H
+/* Installed alone: the same layout as the source tree's lib/ts_error.h. */
+#define TS_ERROR_H
+#define TS_ERROR_MESSAGE_MAX 1024
+typedef struct ts_error {
+    char code[40];                      /* stable code, e.g. "not_found" */
+    char message[TS_ERROR_MESSAGE_MAX]; /* one line, no trailing newline */
+} ts_error;
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TS_CLIENT_PROTOCOL 1
+
+/*
+ * Return values: 0 on success; TS_CLIENT_EREMOTE when the daemon answered
+ * the request with an error (err->code/err->message are the daemon's: see
+ * docs/protocol.md "Error codes", e.g. "not_found", "exists",
+ * "invalid_argument"); any other negative errno-style value for a local or
+ * connection failure, with one of the codes below (or "invalid_argument",
+ * "too_large", "no_memory" for a bad call, an oversized request, no memory).
+ */
+#define TS_CLIENT_EREMOTE (-EREMOTEIO)
+
+#define TS_CLIENT_ERR_UNAVAILABLE "unavailable"   /* no daemon answered or could be started */
+#define TS_CLIENT_ERR_DISCONNECTED "disconnected" /* the connection broke mid-exchange */
+#define TS_CLIENT_ERR_TIMEOUT "timeout"           /* no reply within request_timeout_ms */
+#define TS_CLIENT_ERR_BAD_REPLY "bad_reply"       /* the daemon sent something unreadable */
+
+/* True when err describes a failure to reach or talk to the daemon (the
+ * codes above, plus the daemon's "version_mismatch" and "shutting_down"),
+ * as opposed to an answer about the request itself. tsctl exits 3 on these. */
+bool ts_client_error_is_connection(const ts_error *err);
+
+typedef struct ts_client ts_client;
+
+typedef struct ts_client_options {
+    const char *socket_path;        /* NULL: $TOOLSCORE_SOCKET, else the default path */
+    const char *client_name;        /* hello "client", e.g. "tsctl/0.1.0"; NULL: library name */
+    bool autostart;                 /* start toolscored when none answers (default true) */
+    const char *daemon_path;        /* NULL: $TOOLSCORED, beside the executable, PATH */
+    const char *const *daemon_args; /* extra arguments after --socket PATH, NULL-ended */
+    int connect_timeout_ms;         /* whole connect + autostart budget (default 5000) */
+    int request_timeout_ms;         /* longest wait for one reply; 0: no limit (default) */
+    size_t max_frame;               /* largest frame before hello tells the daemon's (16 MiB) */
+    int protocol;                   /* protocol announced in hello (default TS_CLIENT_PROTOCOL) */
+} ts_client_options;
+
+/* Fill o with the defaults above. */
+void ts_client_options_init(ts_client_options *o);
+
+/*
+ * The socket path a connect with socket_path NULL would use ($TOOLSCORE_SOCKET
+ * or the default) into out (outsz bytes; 4096 is enough).
+ */
+int ts_client_default_socket(char *out, size_t outsz, ts_error *err);
+
+/*
+ * Connect (starting the daemon if allowed and needed), send hello and check
+ * the version. On failure *out is untouched and err says why, naming the
+ * socket path: "unavailable" (with the last connect errno and, if autostart
+ * failed, why), "version_mismatch" (the daemon's message, giving both
+ * versions), "invalid_argument" for a socket path that cannot be used.
+ */
+int ts_client_connect(const ts_client_options *o, ts_client **out, ts_error *err);
+
+/* Close the connection and free c (NULL is fine). In a forked child this
+ * only closes the child's copy of the descriptor. */
+void ts_client_close(ts_client *c);
+
+/* The socket path this client uses. */
+const char *ts_client_socket_path(const ts_client *c);
+
+/* The daemon's hello result ({protocol, server, pid, max_frame}) of the
+ * current connection; borrowed, valid until the next call on c. */
+const struct json_object *ts_client_server_info(const ts_client *c);
+
+/*
+ * Send one request and wait for its reply. params may be NULL ({}) and must
+ * otherwise be an object. On success *result (if result is not NULL) gets
+ * the reply's result (NULL for null). Returns TS_CLIENT_EREMOTE with the
+ * daemon's code and message when the daemon answered with an error.
+ */
+int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
+                   struct json_object **result, ts_error *err);
+
+/*
+ * Pipelining: send a request without waiting (its id in *id), then take the
+ * replies in order with ts_client_receive (*id tells which request it
+ * answers). Returns of ts_client_receive are those of ts_client_call.
+ * A reconnect (after fork or a broken connection) forgets requests in flight.
+ */
+int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
+                   ts_error *err);
+int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, ts_error *err);
+
+/* ---- typed helpers ---------------------------------------------------
+ * Each builds the params of one method (docs/protocol.md "Methods") and
+ * calls it. A store is any path to the snapshot root: the library sends
+ * its absolute, symlink-resolved form. Results are the method's result
+ * object as documented there.
+ */
+
+int ts_client_ping(ts_client *c, ts_error *err);
+
+typedef struct ts_check_args {
+    const char *store;                 /* snapshot root (required) */
+    const char *name;                  /* snapshot name (required) */
+    const struct json_object *actual;  /* raw provider response or calls list (required) */
+    const char *format;                /* "auto" (default) or a format of extract.md */
+    double min_score;                  /* default 1.0 */
+    const struct json_object *weights; /* NULL: default weights */
+    bool strict;
+    bool ci; /* CI mode: a missing/pending snapshot is an error */
+    bool update;
+    bool allow_pending;
+    const char *run;  /* run id to count this check in, or NULL */
+    const char *test; /* id of the test claiming the name, or NULL */
+    bool color;       /* ANSI colours in the report */
+} ts_check_args;
+
+void ts_check_args_init(ts_check_args *a);
+
+/* check -> {outcome, name, file, message, result|null, report|null} */
+int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
+                    ts_error *err);
+
+typedef struct ts_record_args {
+    const char *store;
+    const char *name;
+    const struct json_object *calls; /* raw trace or calls list (required) */
+    const char *source;              /* default "trace" */
+    const char *format;              /* default "auto" */
+    bool update;                     /* overwrite (and approve) an existing snapshot */
+} ts_record_args;
+
+void ts_record_args_init(ts_record_args *a);
+
+/* record -> {outcome: CREATED|UPDATED, name, file}; an existing name without
+ * update is TS_CLIENT_EREMOTE "exists". */
+int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object **result,
+                     ts_error *err);
+
+/* approve names[0..count) or, with all, every pending snapshot.
+ * -> {approved: [{name, calls, created_at, updated_at}]}; any unknown name is
+ * "not_found" and nothing is approved. */
+int ts_client_approve(ts_client *c, const char *store, const char *const *names, size_t count,
+                      bool all, struct json_object **result, ts_error *err);
+
+/* list -> {snapshots: [...], problems: [...]} (pending only with pending). */
+int ts_client_list(ts_client *c, const char *store, bool pending, struct json_object **result,
+                   ts_error *err);
+
+/* show -> {snapshot, file} */
+int ts_client_show(ts_client *c, const char *store, const char *name, struct json_object **result,
+                   ts_error *err);
+
+/* rm -> {name, file} */
+int ts_client_rm(ts_client *c, const char *store, const char *name, struct json_object **result,
+                 ts_error *err);
+
+/* run.open -> {run}; label may be NULL. */
+int ts_client_run_open(ts_client *c, const char *store, const char *label,
+                       struct json_object **result, ts_error *err);
+
+/* run.join -> {run, store} */
+int ts_client_run_join(ts_client *c, const char *run, struct json_object **result, ts_error *err);
+
+/* run.close -> the run's summary (as run.summary); the run stays readable. */
+int ts_client_run_close(ts_client *c, const char *run, struct json_object **result, ts_error *err);
+
+/* run.summary -> {run, store, closed, counts, summary, checks, duplicates} */
+int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result,
+                          ts_error *err);
+
+/* review -> {items: [{name, approved, calls, baseline, observed}]}; run may
+ * be NULL (pending snapshots only). */
+int ts_client_review(ts_client *c, const char *store, const char *run, struct json_object **result,
+                     ts_error *err);
+
+/* orphans -> {names: [...]} (the run must be closed). */
+int ts_client_orphans(ts_client *c, const char *store, const char *run, struct json_object **result,
+                      ts_error *err);
+
+/* status -> {pid, version, socket, uptime_s, stores_open, requests_served,
+ * runs_open, connections} */
+int ts_client_status(ts_client *c, struct json_object **result, ts_error *err);
+
+/* stop: the daemon finishes in-flight work and exits. */
+int ts_client_stop(ts_client *c, ts_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,366 @@
+/*
+ * check — the snapshot state machine and trace import (see check.h).
+ */
+#include "check.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "params.h"
+#include "ts_extract.h"
+#include "ts_name.h"
+#include "ts_report.h"
+#include "ts_score.h"
+#include "ts_snapshot.h"
+#include "ts_store.h"
+
+#define REPORT_MAX (4u << 20)
+
+typedef struct check_request {
+    const char *store;
+    const char *name;
+    const char *format;
+    const char *run;
+    const char *test;
+    struct json_object *actual; /* borrowed raw value */
+    ts_score_options score;
+    bool ci, update, allow_pending, color;
+} check_request;
+
+/* What one pass of the state machine produced. */
+typedef struct check_outcome {
+    const char *outcome;
+    char *message;
+    struct json_object *result; /* scoring keys, or NULL */
+    char *report;               /* drift report, or NULL */
+    double score;               /* < 0 when not evaluated */
+} check_outcome;
+
+static int parse_name(const struct json_object *params, const char **name, ts_error *err)
+{
+    int rc = tsd_param_string(params, "name", true, name, err);
+
+    if (rc == 0)
+        rc = ts_name_validate(*name, strlen(*name), err);
+    return rc;
+}
+
+static int parse_format(const struct json_object *params, const char **format, ts_error *err)
+{
+    int rc = tsd_param_string(params, "format", false, format, err);
+
+    if (rc == 0 && *format != NULL && !ts_extract_format_known(*format))
+        return ts_error_set(err, -EINVAL, TS_ERR_FORMAT, "unknown format '%s' (supported: %s)",
+                            *format, ts_extract_format_list());
+    return rc;
+}
+
+static int parse_check(const struct json_object *params, check_request *rq, ts_error *err)
+{
+    struct json_object *weights = NULL;
+    int rc;
+
+    memset(rq, 0, sizeof(*rq));
+    ts_score_options_default(&rq->score);
+    rc = tsd_param_string(params, "store", true, &rq->store, err);
+    if (rc == 0)
+        rc = parse_name(params, &rq->name, err);
+    if (rc == 0)
+        rc = tsd_param_value(params, "actual", &rq->actual, err);
+    if (rc == 0)
+        rc = parse_format(params, &rq->format, err);
+    if (rc == 0)
+        rc = tsd_param_number(params, "min_score", 1.0, &rq->score.min_score, err);
+    if (rc == 0)
+        rc = ts_score_check_min(rq->score.min_score, err);
+    if (rc == 0)
+        rc = tsd_param_object(params, "weights", &weights, err);
+    if (rc == 0 && weights != NULL)
+        rc = ts_weights_from_json(weights, &rq->score.weights, err);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "strict", false, &rq->score.strict, err);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "ci", false, &rq->ci, err);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "update", false, &rq->update, err);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "allow_pending", false, &rq->allow_pending, err);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "color", false, &rq->color, err);
+    if (rc == 0)
+        rc = tsd_param_string(params, "run", false, &rq->run, err);
+    if (rc == 0)
+        rc = tsd_param_string(params, "test", false, &rq->test, err);
+    return rc;
+}
+
+/* Extract and validate the calls of a raw value. */
+static int extract_calls(struct json_object *raw, const char *format, ts_extract_origin origin,
+                         struct json_object **calls, ts_error *err)
+{
+    int rc = ts_extract(raw, format, origin, calls, err);
+
+    if (rc < 0)
+        return rc;
+    rc = ts_snapshot_validate_calls(*calls, err);
+    if (rc < 0) {
+        json_object_put(*calls);
+        *calls = NULL;
+    }
+    return rc;
+}
+
+static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A new string (NULL when out of memory). */
+static char *message(const char *fmt, ...)
+{
+    char *out = NULL;
+    va_list ap;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&out, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : out;
+}
+
+/*
+ * Write calls as name's snapshot: approved, source, keeping created_at of an
+ * existing readable file. Durable on return.
+ */
+static int write_snapshot(ts_store *store, const char *name, struct json_object *calls,
+                          const char *source, bool approved, ts_error *err)
+{
+    ts_snapshot *old = NULL;
+    ts_snapshot *snap = NULL;
+    ts_error ignored;
+    int rc = ts_snapshot_new(name, calls, source, &snap, err);
+
+    if (rc < 0)
+        return rc;
+    snap->approved = approved;
+    if (ts_store_load(store, name, &old, NULL, &ignored) == 0) {
+        memcpy(snap->created_at, old->created_at, sizeof(snap->created_at));
+        ts_snapshot_free(old);
+    }
+    rc = ts_store_save(store, snap, 0, err);
+    ts_snapshot_free(snap);
+    return rc;
+}
+
+/* Replay against an approved baseline: PASSED or FAILED with the report. */
+static int evaluate(const check_request *rq, const ts_snapshot *snap, struct json_object *calls,
+                    check_outcome *out, ts_error *err)
+{
+    ts_score_result r;
+    ts_buf report;
+    int rc = ts_evaluate(snap->calls, calls, &rq->score, &r, err);
+
+    if (rc < 0)
+        return rc;
+    out->score = r.score;
+    out->result = ts_score_result_to_json(&r);
+    if (r.passed) {
+        out->outcome = "PASSED";
+        out->message =
+            message("snapshot '%s' matches its approved baseline (score %.2f)", rq->name, r.score);
+    } else {
+        out->outcome = "FAILED";
+        out->message = message("snapshot '%s' drifted from its approved baseline "
+                               "(score %.2f < %.2f required)",
+                               rq->name, r.score, r.min_score);
+        ts_buf_init(&report, REPORT_MAX);
+        rc = ts_report_drift(snap->calls, calls, &r, rq->color, &report, err);
+        out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
+        ts_buf_free(&report);
+    }
+    ts_score_result_free(&r);
+    return rc;
+}
+
+static int state_machine(const check_request *rq, ts_store *store, struct json_object *calls,
+                         check_outcome *out, ts_error *err)
+{
+    bool strict_ci = rq->ci && !rq->allow_pending;
+    ts_snapshot *snap = NULL;
+    int rc;
+
+    if (rq->update) {
+        rc = write_snapshot(store, rq->name, calls, "pytest", true, err);
+        out->outcome = "UPDATED";
+        out->message = message("snapshot '%s' updated (calls overwritten and approved)", rq->name);
+        return rc;
+    }
+    rc = ts_store_load(store, rq->name, &snap, NULL, err);
+    if (rc == -ENOENT) {
+        if (strict_ci) {
+            out->outcome = "ERROR_MISSING_IN_CI";
+            out->message = message(
+                "snapshot '%s' does not exist; snapshots cannot be created in CI. Run the test "
+                "locally to record it, review it, then approve with `tsctl approve`.",
+                rq->name);
+            return 0;
+        }
+        rc = write_snapshot(store, rq->name, calls, "pytest", false, err);
+        out->outcome = "CREATED";
+        out->message = message(
+            "snapshot '%s' created - review it, then approve with `tsctl approve`", rq->name);
+        return rc;
+    }
+    if (rc < 0)
+        return rc;
+    if (!snap->approved && strict_ci) {
+        out->outcome = "ERROR_PENDING_IN_CI";
+        out->message = message("snapshot '%s' is pending approval; an unapproved snapshot cannot "
+                               "be used as a baseline in CI. Approve it locally with `tsctl "
+                               "approve`.",
+                               rq->name);
+    } else if (!snap->approved) {
+        out->outcome = "PENDING";
+        out->message =
+            message("snapshot '%s' pending approval - run `tsctl approve` to use it as a baseline",
+                    rq->name);
+    } else {
+        rc = evaluate(rq, snap, calls, out, err);
+    }
+    ts_snapshot_free(snap);
+    return rc;
+}
+
+static struct json_object *string_or_null(const char *s)
+{
+    return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *check_reply(const check_request *rq, const char *file,
+                                       check_outcome *out)
+{
+    struct json_object *o = json_object_new_object();
+
+    json_object_object_add(o, "outcome", json_object_new_string(out->outcome));
+    json_object_object_add(o, "name", json_object_new_string(rq->name));
+    json_object_object_add(o, "file", json_object_new_string(file));
+    json_object_object_add(o, "message", json_object_new_string(out->message));
+    json_object_object_add(o, "result", out->result);
+    json_object_object_add(o, "report", string_or_null(out->report));
+    out->result = NULL;
+    return o;
+}
+
+/* The run named by the request, if any: it must exist and be open. */
+static int find_run(tsd_server *srv, const char *id, tsd_run **run, ts_error *err)
+{
+    int rc;
+
+    *run = NULL;
+    if (id == NULL)
+        return 0;
+    rc = tsd_runs_get(&srv->runs, id, run, err);
+    if (rc == 0 && (*run)->closed)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "run '%s' is closed; it takes no more checks", id);
+    return rc;
+}
+
+int tsd_check(tsd_server *srv, const struct json_object *params, struct json_object **result,
+              ts_error *err)
+{
+    uint64_t start = uv_hrtime();
+    check_request rq;
+    check_outcome out = {.score = -1};
+    struct json_object *calls = NULL;
+    tsd_store *st = NULL;
+    tsd_run *run = NULL;
+    char file[PATH_MAX];
+    int rc = parse_check(params, &rq, err);
+
+    if (rc == 0)
+        rc = find_run(srv, rq.run, &run, err);
+    if (rc == 0)
+        rc = extract_calls(rq.actual, rq.format, TS_EXTRACT_RESPONSE, &calls, err);
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, rq.store, &st, err);
+    if (rc == 0)
+        rc = ts_store_path(st->store, rq.name, file, sizeof(file), err);
+    if (rc == 0)
+        rc = state_machine(&rq, st->store, calls, &out, err);
+    if (rc == 0 && out.message == NULL)
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (rc == 0) {
+        bool failed = strcmp(out.outcome, "FAILED") == 0;
+        double ms = (double)(uv_hrtime() - start) / 1e6;
+
+        if (failed || strcmp(out.outcome, "PASSED") == 0 || strcmp(out.outcome, "UPDATED") == 0)
+            tsd_store_note_failure(st, rq.name, failed ? calls : NULL);
+        if (run != NULL && tsd_run_record(run, rq.name, rq.test, out.outcome, out.score, ms,
+                                          out.message, out.report, calls) < 0)
+            tsd_warn("run %s: out of memory recording a check", run->id);
+        *result = check_reply(&rq, file, &out);
+    }
+    json_object_put(calls);
+    json_object_put(out.result);
+    free(out.message);
+    free(out.report);
+    return rc;
+}
+
+int tsd_record(tsd_server *srv, const struct json_object *params, struct json_object **result,
+               ts_error *err)
+{
+    const char *store_root = NULL, *name = NULL, *source = NULL, *format = NULL;
+    struct json_object *raw = NULL;
+    struct json_object *calls = NULL;
+    ts_file_stamp stamp;
+    tsd_store *st = NULL;
+    bool update = false;
+    char file[PATH_MAX];
+    int rc = tsd_param_string(params, "store", true, &store_root, err);
+
+    if (rc == 0)
+        rc = parse_name(params, &name, err);
+    if (rc == 0)
+        rc = tsd_param_value(params, "calls", &raw, err);
+    if (rc == 0)
+        rc = tsd_param_string(params, "source", false, &source, err);
+    if (rc == 0 && source == NULL)
+        source = "trace";
+    if (rc == 0 && strcmp(source, "trace") != 0 && strcmp(source, "pytest") != 0 &&
+        strcmp(source, "record") != 0)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "'source' must be \"trace\", \"pytest\" or \"record\", got \"%s\"",
+                          source);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "update", false, &update, err);
+    if (rc == 0)
+        rc = parse_format(params, &format, err);
+    if (rc == 0)
+        rc = extract_calls(raw, format, TS_EXTRACT_FILE, &calls, err);
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, store_root, &st, err);
+    if (rc == 0)
+        rc = ts_store_path(st->store, name, file, sizeof(file), err);
+    if (rc == 0)
+        rc = ts_store_stat(st->store, name, &stamp, err);
+    if (rc == 0 && stamp.exists && !update)
+        rc = ts_error_set(err, -EEXIST, TS_ERR_EXISTS,
+                          "snapshot '%s' already exists (%s); record with update to overwrite "
+                          "and approve it",
+                          name, file);
+    if (rc == 0)
+        rc = write_snapshot(st->store, name, calls, source, update, err);
+    if (rc == 0) {
+        tsd_store_note_failure(st, name, NULL);
+        *result = json_object_new_object();
+        json_object_object_add(*result, "outcome",
+                               json_object_new_string(update ? "UPDATED" : "CREATED"));
+        json_object_object_add(*result, "name", json_object_new_string(name));
+        json_object_object_add(*result, "file", json_object_new_string(file));
+    }
+    json_object_put(calls);
+    return rc;
+}

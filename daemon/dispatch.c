@@ -1,0 +1,586 @@
+/*
+ * dispatch — the method table and the handlers other than check/record
+ * (see dispatch.h).
+ */
+#include "dispatch.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "log.h"
+#include "params.h"
+#include "ts_name.h"
+#include "ts_snapshot.h"
+#include "ts_store.h"
+
+typedef int (*method_fn)(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                         struct json_object **result, ts_error *err);
+
+static struct json_object *string_or_null(const char *s)
+{
+    return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+/* The store named by params["store"], opened on first use. */
+static int param_store(tsd_server *srv, const struct json_object *params, tsd_store **st,
+                       ts_error *err)
+{
+    const char *root = NULL;
+    int rc = tsd_param_string(params, "store", true, &root, err);
+
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, root, st, err);
+    return rc;
+}
+
+/* ---- session ---------------------------------------------------------- */
+
+static int do_hello(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                    struct json_object **result, ts_error *err)
+{
+    const char *client = NULL;
+    int64_t pid = 0;
+    int rc = ts_message_check_hello(params, err);
+
+    if (rc == 0)
+        rc = tsd_param_string(params, "client", false, &client, err);
+    if (rc == 0)
+        rc = tsd_param_int(params, "pid", 0, &pid, err);
+    if (rc < 0)
+        return rc;
+    snprintf(conn->client, sizeof(conn->client), "%s", client != NULL ? client : "unknown");
+    conn->hello_done = true;
+    tsd_debug("connection %llu: hello from %s (pid %lld)", (unsigned long long)conn->id,
+              conn->client, (long long)pid);
+    *result = json_object_new_object();
+    json_object_object_add(*result, "protocol", json_object_new_int(TS_PROTOCOL_VERSION));
+    json_object_object_add(*result, "server", json_object_new_string("toolscored/" TS_VERSION));
+    json_object_object_add(*result, "pid", json_object_new_int64((int64_t)getpid()));
+    json_object_object_add(*result, "max_frame",
+                           json_object_new_int64((int64_t)srv->options->max_frame));
+    return 0;
+}
+
+static int do_ping(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                   struct json_object **result, ts_error *err)
+{
+    (void)srv;
+    (void)conn;
+    (void)params;
+    (void)err;
+    *result = json_object_new_object();
+    return 0;
+}
+
+static int do_status(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                     struct json_object **result, ts_error *err)
+{
+    struct json_object *o = json_object_new_object();
+
+    (void)conn;
+    (void)params;
+    (void)err;
+    json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
+    json_object_object_add(o, "version", json_object_new_string(TS_VERSION));
+    json_object_object_add(o, "socket", json_object_new_string(srv->listener->path));
+    json_object_object_add(
+        o, "uptime_s",
+        json_object_new_double((double)(tsd_server_now_ms(srv) - srv->started_ms) / 1000.0));
+    json_object_object_add(o, "stores_open", json_object_new_int64((int64_t)srv->stores.count));
+    json_object_object_add(o, "requests_served",
+                           json_object_new_int64((int64_t)srv->requests_served));
+    json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
+    json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
+    json_object_object_add(o, "store", string_or_null(srv->options->store_root));
+    *result = o;
+    return 0;
+}
+
+static int do_stop(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                   struct json_object **result, ts_error *err)
+{
+    (void)params;
+    (void)err;
+    tsd_info("stop requested by pid %ld", (long)conn->pid);
+    srv->stop_requested = true;
+    *result = json_object_new_object();
+    return 0;
+}
+
+/* ---- snapshots -------------------------------------------------------- */
+
+static int do_check(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                    struct json_object **result, ts_error *err)
+{
+    (void)conn;
+    return tsd_check(srv, params, result, err);
+}
+
+static int do_record(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                     struct json_object **result, ts_error *err)
+{
+    (void)conn;
+    return tsd_record(srv, params, result, err);
+}
+
+/* A list entry: {name, approved, calls (count), created_at, updated_at, source, file}. */
+static struct json_object *summary_entry(const ts_snapshot *s, const char *file)
+{
+    struct json_object *o = json_object_new_object();
+
+    json_object_object_add(o, "name", json_object_new_string(s->name));
+    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
+    json_object_object_add(o, "calls",
+                           json_object_new_int64((int64_t)json_object_array_length(s->calls)));
+    json_object_object_add(o, "created_at", json_object_new_string(s->created_at));
+    json_object_object_add(o, "updated_at", json_object_new_string(s->updated_at));
+    json_object_object_add(o, "source", json_object_new_string(s->source));
+    json_object_object_add(o, "file", json_object_new_string(file));
+    return o;
+}
+
+static int full_path(tsd_store *st, const char *name, char *out, size_t outsz, ts_error *err)
+{
+    return ts_store_path(st->store, name, out, outsz, err);
+}
+
+/* Approve every name in names (all must exist), sharing one directory sync. */
+static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct json_object *out,
+                         ts_error *err)
+{
+    char file[PATH_MAX];
+    bool wrote = false;
+    int rc = 0;
+
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!snaps[i]->approved) {
+            snaps[i]->approved = true;
+            ts_timestamp_now(snaps[i]->updated_at);
+            rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
+            wrote = true;
+        }
+        if (rc == 0)
+            rc = full_path(st, snaps[i]->name, file, sizeof(file), err);
+        if (rc == 0) {
+            struct json_object *e = json_object_new_object();
+
+            tsd_store_note_failure(st, snaps[i]->name, NULL);
+            json_object_object_add(e, "name", json_object_new_string(snaps[i]->name));
+            json_object_object_add(
+                e, "calls",
+                json_object_new_int64((int64_t)json_object_array_length(snaps[i]->calls)));
+            json_object_object_add(e, "created_at", json_object_new_string(snaps[i]->created_at));
+            json_object_object_add(e, "updated_at", json_object_new_string(snaps[i]->updated_at));
+            json_object_object_add(e, "file", json_object_new_string(file));
+            json_object_array_add(out, e);
+        }
+    }
+    /* Acknowledged only once every rename is durable. */
+    if (wrote) {
+        int sync_rc = ts_store_sync(st->store, rc == 0 ? err : NULL);
+
+        if (rc == 0)
+            rc = sync_rc;
+    }
+    return rc;
+}
+
+/* Load the snapshots to approve: names given (all must exist) or all pending. */
+static int approve_targets(tsd_store *st, const struct json_object *names, bool all,
+                           ts_snapshot ***out, size_t *count, ts_error *err)
+{
+    size_t n = all ? 0 : json_object_array_length(names);
+    ts_snapshot **snaps;
+    int rc = 0;
+
+    if (all) {
+        ts_store_listing listing;
+
+        rc = ts_store_list(st->store, &listing, err);
+        if (rc < 0)
+            return rc;
+        snaps = calloc(listing.count + 1, sizeof(*snaps));
+        for (size_t i = 0; snaps != NULL && i < listing.count && rc == 0; i++) {
+            if (listing.items[i]->approved)
+                continue;
+            snaps[n] = ts_snapshot_copy(listing.items[i]);
+            if (snaps[n++] == NULL)
+                rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        }
+        ts_store_listing_free(&listing);
+    } else {
+        snaps = calloc(n + 1, sizeof(*snaps));
+        for (size_t i = 0; snaps != NULL && i < n && rc == 0; i++) {
+            const char *name = json_object_get_string(json_object_array_get_idx(names, i));
+
+            rc = ts_store_load(st->store, name, &snaps[i], NULL, err);
+            if (rc == -ENOENT)
+                ts_error_set(err, rc, TS_ERR_NOT_FOUND,
+                             "no snapshot named '%s'; nothing was approved", name);
+        }
+    }
+    if (snaps == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    *out = snaps;
+    *count = n;
+    return rc;
+}
+
+static void free_snapshots(ts_snapshot **snaps, size_t n)
+{
+    for (size_t i = 0; snaps != NULL && i < n; i++)
+        ts_snapshot_free(snaps[i]);
+    free(snaps);
+}
+
+static int check_names(const struct json_object *names, ts_error *err)
+{
+    if (!json_object_is_type(names, json_type_array))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'names' must be an array of strings");
+    for (size_t i = 0; i < json_object_array_length(names); i++) {
+        struct json_object *v = json_object_array_get_idx(names, i);
+
+        if (!json_object_is_type(v, json_type_string))
+            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "'names' item %zu must be a string", i);
+        int rc =
+            ts_name_validate(json_object_get_string(v), (size_t)json_object_get_string_len(v), err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int do_approve(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                      struct json_object **result, ts_error *err)
+{
+    struct json_object *names = NULL;
+    struct json_object *approved;
+    ts_snapshot **snaps = NULL;
+    size_t n = 0;
+    tsd_store *st = NULL;
+    bool all = false;
+    int rc = tsd_param_bool(params, "all", false, &all, err);
+
+    (void)conn;
+    if (rc == 0 && !all)
+        rc = tsd_param_value(params, "names", &names, err);
+    if (rc == 0 && !all)
+        rc = check_names(names, err);
+    if (rc == 0)
+        rc = param_store(srv, params, &st, err);
+    if (rc == 0)
+        rc = approve_targets(st, names, all, &snaps, &n, err);
+    if (rc < 0) {
+        free_snapshots(snaps, n);
+        return rc;
+    }
+    approved = json_object_new_array();
+    rc = approve_names(st, snaps, n, approved, err);
+    free_snapshots(snaps, n);
+    if (rc < 0) {
+        json_object_put(approved);
+        return rc;
+    }
+    if (n > 0)
+        tsd_info("store %s: approved %zu snapshot(s)", st->root, n);
+    *result = json_object_new_object();
+    json_object_object_add(*result, "approved", approved);
+    return 0;
+}
+
+static int do_list(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                   struct json_object **result, ts_error *err)
+{
+    ts_store_listing listing;
+    tsd_store *st = NULL;
+    bool pending = false;
+    char file[PATH_MAX];
+    int rc = tsd_param_bool(params, "pending", false, &pending, err);
+
+    (void)conn;
+    if (rc == 0)
+        rc = param_store(srv, params, &st, err);
+    if (rc == 0)
+        rc = ts_store_list(st->store, &listing, err);
+    if (rc < 0)
+        return rc;
+    struct json_object *items = json_object_new_array();
+    struct json_object *problems = json_object_new_array();
+    for (size_t i = 0; i < listing.count; i++) {
+        if (pending && listing.items[i]->approved)
+            continue;
+        snprintf(file, sizeof(file), "%s/%s", st->root, listing.files[i]);
+        json_object_array_add(items, summary_entry(listing.items[i], file));
+    }
+    for (size_t i = 0; i < listing.problem_count; i++) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(file, sizeof(file), "%s/%s", st->root, listing.problems[i].file);
+        json_object_object_add(p, "file", json_object_new_string(file));
+        json_object_object_add(p, "message", json_object_new_string(listing.problems[i].message));
+        json_object_array_add(problems, p);
+    }
+    ts_store_listing_free(&listing);
+    *result = json_object_new_object();
+    json_object_object_add(*result, "snapshots", items);
+    json_object_object_add(*result, "problems", problems);
+    return 0;
+}
+
+static int do_show(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                   struct json_object **result, ts_error *err)
+{
+    const char *name = NULL;
+    ts_snapshot *snap = NULL;
+    tsd_store *st = NULL;
+    char file[PATH_MAX];
+    int rc = tsd_param_string(params, "name", true, &name, err);
+
+    (void)conn;
+    if (rc == 0)
+        rc = ts_name_validate(name, strlen(name), err);
+    if (rc == 0)
+        rc = param_store(srv, params, &st, err);
+    if (rc == 0)
+        rc = full_path(st, name, file, sizeof(file), err);
+    if (rc == 0)
+        rc = ts_store_load(st->store, name, &snap, NULL, err);
+    if (rc < 0)
+        return rc;
+    *result = json_object_new_object();
+    json_object_object_add(*result, "snapshot", ts_snapshot_to_json(snap));
+    json_object_object_add(*result, "file", json_object_new_string(file));
+    ts_snapshot_free(snap);
+    return 0;
+}
+
+static int do_rm(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                 struct json_object **result, ts_error *err)
+{
+    const char *name = NULL;
+    tsd_store *st = NULL;
+    char file[PATH_MAX];
+    int rc = tsd_param_string(params, "name", true, &name, err);
+
+    (void)conn;
+    if (rc == 0)
+        rc = ts_name_validate(name, strlen(name), err);
+    if (rc == 0)
+        rc = param_store(srv, params, &st, err);
+    if (rc == 0)
+        rc = full_path(st, name, file, sizeof(file), err);
+    if (rc == 0)
+        rc = ts_store_remove(st->store, name, 0, err);
+    if (rc < 0)
+        return rc;
+    tsd_store_note_failure(st, name, NULL);
+    *result = json_object_new_object();
+    json_object_object_add(*result, "name", json_object_new_string(name));
+    json_object_object_add(*result, "file", json_object_new_string(file));
+    return 0;
+}
+
+/* ---- runs ------------------------------------------------------------- */
+
+static int param_run(tsd_server *srv, const struct json_object *params, tsd_run **run,
+                     ts_error *err)
+{
+    const char *id = NULL;
+    int rc = tsd_param_string(params, "run", true, &id, err);
+
+    if (rc == 0)
+        rc = tsd_runs_get(&srv->runs, id, run, err);
+    return rc;
+}
+
+static int do_run_open(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                       struct json_object **result, ts_error *err)
+{
+    const char *root = NULL, *label = NULL;
+    char *key = NULL;
+    tsd_run *run = NULL;
+    int rc = tsd_param_string(params, "store", true, &root, err);
+
+    (void)conn;
+    if (rc == 0)
+        rc = tsd_param_string(params, "label", false, &label, err);
+    if (rc == 0)
+        rc = tsd_stores_normalize(&srv->stores, root, &key, err);
+    if (rc == 0)
+        rc = tsd_runs_open(&srv->runs, key, label, &run, err);
+    free(key);
+    if (rc < 0)
+        return rc;
+    tsd_info("run %s opened on %s%s%s", run->id, run->store, label ? ": " : "", label ? label : "");
+    *result = json_object_new_object();
+    json_object_object_add(*result, "run", json_object_new_string(run->id));
+    return 0;
+}
+
+static int do_run_join(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                       struct json_object **result, ts_error *err)
+{
+    tsd_run *run = NULL;
+    int rc = param_run(srv, params, &run, err);
+
+    (void)conn;
+    if (rc == 0 && run->closed)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run '%s' is closed", run->id);
+    if (rc < 0)
+        return rc;
+    *result = json_object_new_object();
+    json_object_object_add(*result, "run", json_object_new_string(run->id));
+    json_object_object_add(*result, "store", json_object_new_string(run->store));
+    return 0;
+}
+
+static int do_run_close(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                        struct json_object **result, ts_error *err)
+{
+    tsd_run *run = NULL;
+    int rc = param_run(srv, params, &run, err);
+
+    (void)conn;
+    if (rc < 0)
+        return rc;
+    if (!run->closed)
+        tsd_info("run %s closed", run->id);
+    tsd_runs_close(&srv->runs, run);
+    *result = tsd_run_summary(run);
+    return 0;
+}
+
+static int do_run_summary(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                          struct json_object **result, ts_error *err)
+{
+    tsd_run *run = NULL;
+    int rc = param_run(srv, params, &run, err);
+
+    (void)conn;
+    if (rc < 0)
+        return rc;
+    *result = tsd_run_summary(run);
+    return 0;
+}
+
+/* ---- review and orphans ----------------------------------------------- */
+
+static struct json_object *review_item(const ts_snapshot *s, struct json_object *observed)
+{
+    struct json_object *o = json_object_new_object();
+
+    json_object_object_add(o, "name", json_object_new_string(s->name));
+    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
+    json_object_object_add(o, "calls", json_object_get(s->calls));
+    json_object_object_add(o, "baseline", s->approved ? json_object_get(s->calls) : NULL);
+    json_object_object_add(o, "observed", json_object_get(observed));
+    return o;
+}
+
+static int do_review(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                     struct json_object **result, ts_error *err)
+{
+    const char *run_id = NULL;
+    struct json_object *failed;
+    ts_store_listing listing;
+    tsd_store *st = NULL;
+    tsd_run *run = NULL;
+    int rc = tsd_param_string(params, "run", false, &run_id, err);
+
+    (void)conn;
+    if (rc == 0 && run_id != NULL)
+        rc = tsd_runs_get(&srv->runs, run_id, &run, err);
+    if (rc == 0)
+        rc = param_store(srv, params, &st, err);
+    if (rc == 0)
+        rc = ts_store_list(st->store, &listing, err);
+    if (rc < 0)
+        return rc;
+    failed = run != NULL ? run->failed : st->failed;
+    struct json_object *items = json_object_new_array();
+    for (size_t i = 0; i < listing.count; i++) {
+        const ts_snapshot *s = listing.items[i];
+        struct json_object *observed = NULL;
+        bool has_failure = s->approved && json_object_object_get_ex(failed, s->name, &observed);
+
+        if (!s->approved || has_failure)
+            json_object_array_add(items, review_item(s, has_failure ? observed : NULL));
+    }
+    ts_store_listing_free(&listing);
+    *result = json_object_new_object();
+    json_object_object_add(*result, "items", items);
+    return 0;
+}
+
+static int do_orphans(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+                      struct json_object **result, ts_error *err)
+{
+    ts_store_listing listing;
+    tsd_store *st = NULL;
+    tsd_run *run = NULL;
+    int rc = param_run(srv, params, &run, err);
+
+    (void)conn;
+    if (rc == 0 && !run->closed)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "run '%s' is still open; orphans are known once it is closed", run->id);
+    if (rc == 0)
+        rc = param_store(srv, params, &st, err);
+    if (rc == 0 && strcmp(st->root, run->store) != 0)
+        rc =
+            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                         "run '%s' belongs to the store %s, not %s", run->id, run->store, st->root);
+    if (rc == 0)
+        rc = ts_store_list(st->store, &listing, err);
+    if (rc < 0)
+        return rc;
+    struct json_object *names = json_object_new_array();
+    for (size_t i = 0; i < listing.count; i++) {
+        if (!tsd_run_references(run, listing.items[i]->name))
+            json_object_array_add(names, json_object_new_string(listing.items[i]->name));
+    }
+    ts_store_listing_free(&listing);
+    *result = json_object_new_object();
+    json_object_object_add(*result, "names", names);
+    return 0;
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+static const struct {
+    const char *name;
+    method_fn fn;
+} methods[] = {
+    {"hello", do_hello},         {"ping", do_ping},
+    {"check", do_check},         {"record", do_record},
+    {"approve", do_approve},     {"list", do_list},
+    {"show", do_show},           {"rm", do_rm},
+    {"run.open", do_run_open},   {"run.join", do_run_join},
+    {"run.close", do_run_close}, {"run.summary", do_run_summary},
+    {"review", do_review},       {"orphans", do_orphans},
+    {"status", do_status},       {"stop", do_stop},
+};
+
+int tsd_dispatch(tsd_server *srv, tsd_conn *conn, const char *method, struct json_object *params,
+                 struct json_object **result, ts_error *err)
+{
+    *result = NULL;
+    for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
+        if (strcmp(method, methods[i].name) != 0)
+            continue;
+        if (!conn->hello_done && methods[i].fn != do_hello)
+            return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
+                                "the first request on a connection must be hello, not %s", method);
+        return methods[i].fn(srv, conn, params, result, err);
+    }
+    if (!conn->hello_done)
+        return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
+                            "the first request on a connection must be hello");
+    return ts_error_set(err, -ENOSYS, TS_ERR_UNKNOWN_METHOD, "unknown method '%.200s'", method);
+}

@@ -1,0 +1,84 @@
+/*
+ * main — toolscored's entry point: options, logging, the listening socket
+ * (own or socket-activated), then the server loop until a graceful stop.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "listen.h"
+#include "log.h"
+#include "options.h"
+#include "server.h"
+#include "ts_paths.h"
+
+/* Open the listener: systemd's socket when one was passed, else our own. */
+static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
+{
+    bool activated = false;
+    char path[TS_PATHS_MAX];
+    int rc = tsd_listener_from_env(l, &activated, err);
+
+    if (rc < 0 || activated) {
+        if (activated && opt->socket_path != NULL)
+            tsd_info("socket activation: serving the passed socket, not --socket %s",
+                     opt->socket_path);
+        return rc;
+    }
+    if (opt->socket_path != NULL)
+        return tsd_listener_open(opt->socket_path, l, err);
+    rc = ts_paths_default_socket(path, sizeof(path), err);
+    if (rc == 0)
+        rc = tsd_listener_open(path, l, err);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    tsd_options opt;
+    tsd_listener listener;
+    ts_error err;
+    int rc;
+
+    ts_error_clear(&err);
+    if (tsd_options_parse(argc, argv, &opt, &err) < 0) {
+        fprintf(stderr, "toolscored: %s\n%s", err.message, "try 'toolscored --help'\n");
+        return 2;
+    }
+    if (opt.action == TSD_HELP) {
+        fputs(tsd_options_usage(), stdout);
+        tsd_options_free(&opt);
+        return 0;
+    }
+    if (opt.action == TSD_VERSION) {
+        printf("toolscored %s\n", TS_VERSION);
+        tsd_options_free(&opt);
+        return 0;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    tsd_notify_init();
+    rc = tsd_log_open(opt.log_level, opt.log_file, opt.foreground, &err);
+    if (rc == 0)
+        rc = open_listener(&opt, &listener, &err);
+    if (rc < 0) {
+        /* Start-up errors always reach the caller, foreground or not. */
+        fprintf(stderr, "toolscored: %s\n", err.message);
+        tsd_log(TSD_LOG_ERROR, "%s", err.message);
+        tsd_log_close();
+        tsd_notify_done();
+        tsd_options_free(&opt);
+        return 1;
+    }
+    /* Hold no directory busy (paths given relative were resolved above). */
+    if (chdir("/") < 0)
+        tsd_warn("chdir /: %s", strerror(errno));
+    rc = tsd_server_run(&opt, &listener);
+    tsd_listener_release(&listener, true);
+    tsd_info("stopped");
+    tsd_log_close();
+    tsd_notify_done();
+    tsd_options_free(&opt);
+    return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,192 @@
+/*
+ * options — parsing the daemon's command line (see options.h).
+ */
+#include "options.h"
+
+#include "ts_paths.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: toolscored [OPTIONS]\n"
+    "\n"
+    "Serve snapshot stores to toolscore clients over a Unix socket.\n"
+    "\n"
+    "  --socket PATH        listen on PATH (default $XDG_RUNTIME_DIR/toolscore/\n"
+    "                       toolscored.sock, or /tmp/toolscore-UID/toolscored.sock)\n"
+    "  --store DIR          serve only the snapshot root DIR; refuse others\n"
+    "  --foreground         log to stderr and print the socket path when ready\n"
+    "  --idle-timeout S     exit after S seconds without a client (0: never)\n"
+    "  --log-level LEVEL    debug, info (default), warn or error\n"
+    "  --log-file FILE      append the log to FILE\n"
+    "  --max-frame BYTES    largest request frame accepted (default 16777216)\n"
+    "  -h, --help           show this help and exit\n"
+    "  --version            print the version and exit\n";
+
+const char *tsd_options_usage(void)
+{
+    return usage_text;
+}
+
+static int dup_into(char **slot, const char *value, ts_error *err)
+{
+    char *copy = strdup(value);
+
+    if (copy == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    free(*slot);
+    *slot = copy;
+    return 0;
+}
+
+static int parse_seconds(const char *value, uint64_t *ms, ts_error *err)
+{
+    char *end = NULL;
+    double s;
+
+    errno = 0;
+    s = strtod(value, &end);
+    if (value[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite(s) || s < 0 ||
+        s > 31536000.0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "--idle-timeout: not a number of seconds (0 to 31536000): '%s'", value);
+    *ms = (uint64_t)(s * 1000.0 + 0.5);
+    if (s > 0 && *ms == 0)
+        *ms = 1;
+    return 0;
+}
+
+static int parse_frame(const char *value, size_t *out, ts_error *err)
+{
+    char *end = NULL;
+    unsigned long long n;
+
+    errno = 0;
+    n = strtoull(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || n < TSD_MIN_MAX_FRAME ||
+        n > TSD_MAX_MAX_FRAME)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "--max-frame: expected a number of bytes from %u to %u, got '%s'",
+                            TSD_MIN_MAX_FRAME, TSD_MAX_MAX_FRAME, value);
+    *out = (size_t)n;
+    return 0;
+}
+
+/* --store: resolved to an absolute, symlink-free path (relative to the
+ * working directory), as clients name stores. */
+static int parse_store(const char *value, char **out, ts_error *err)
+{
+    char resolved[TS_PATHS_MAX];
+    int rc = ts_paths_resolve(value, resolved, sizeof(resolved), err);
+
+    if (rc < 0)
+        return ts_error_prefix(err, rc, "--store");
+    return dup_into(out, resolved, err);
+}
+
+/* Split "--opt=value" or take the next argument as the value. */
+static int option_value(int argc, char **argv, int *i, const char *name, const char **value,
+                        ts_error *err)
+{
+    const char *arg = argv[*i];
+    size_t n = strlen(name);
+
+    if (strncmp(arg, name, n) == 0 && arg[n] == '=') {
+        *value = arg + n + 1;
+        return 0;
+    }
+    if (*i + 1 >= argc)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "%s needs a value", name);
+    *i += 1;
+    *value = argv[*i];
+    return 0;
+}
+
+static bool is_option(const char *arg, const char *name)
+{
+    size_t n = strlen(name);
+
+    return strncmp(arg, name, n) == 0 && (arg[n] == '\0' || arg[n] == '=');
+}
+
+static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *err)
+{
+    const char *arg = argv[*i];
+    const char *value = NULL;
+    int rc;
+
+    if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
+        opt->action = TSD_HELP;
+        return 0;
+    }
+    if (strcmp(arg, "--version") == 0) {
+        opt->action = TSD_VERSION;
+        return 0;
+    }
+    if (strcmp(arg, "--foreground") == 0) {
+        opt->foreground = true;
+        return 0;
+    }
+    static const char *const valued[] = {"--socket",    "--store",    "--idle-timeout",
+                                         "--log-level", "--log-file", "--max-frame"};
+    for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
+        if (!is_option(arg, valued[k]))
+            continue;
+        rc = option_value(argc, argv, i, valued[k], &value, err);
+        if (rc < 0)
+            return rc;
+        switch (k) {
+        case 0:
+            if (value[0] == '\0')
+                return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "--socket: empty path");
+            return dup_into(&opt->socket_path, value, err);
+        case 1:
+            return parse_store(value, &opt->store_root, err);
+        case 2:
+            return parse_seconds(value, &opt->idle_timeout_ms, err);
+        case 3:
+            if (tsd_log_level_parse(value, &opt->log_level) < 0)
+                return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                    "--log-level: expected debug, info, warn or error, got '%s'",
+                                    value);
+            return 0;
+        case 4:
+            return dup_into(&opt->log_file, value, err);
+        default:
+            return parse_frame(value, &opt->max_frame, err);
+        }
+    }
+    if (arg[0] == '-')
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown option '%s'", arg);
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unexpected argument '%s'", arg);
+}
+
+int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err)
+{
+    memset(opt, 0, sizeof(*opt));
+    opt->log_level = TSD_LOG_INFO;
+    opt->max_frame = TSD_DEFAULT_MAX_FRAME;
+    for (int i = 1; i < argc; i++) {
+        int rc = parse_one(argc, argv, &i, opt, err);
+
+        if (rc < 0) {
+            tsd_options_free(opt);
+            return rc;
+        }
+        if (opt->action != TSD_RUN)
+            return 0;
+    }
+    return 0;
+}
+
+void tsd_options_free(tsd_options *opt)
+{
+    free(opt->socket_path);
+    free(opt->store_root);
+    free(opt->log_file);
+    opt->socket_path = NULL;
+    opt->store_root = NULL;
+    opt->log_file = NULL;
+}

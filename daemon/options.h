@@ -1,0 +1,48 @@
+/*
+ * options — the daemon's command line.
+ *
+ *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
+ *              [--log-level debug|info|warn|error] [--log-file F]
+ *              [--max-frame BYTES] [-h|--help] [--version]
+ *
+ * Owns the strings it returns (tsd_options_free).
+ */
+#ifndef TSD_OPTIONS_H
+#define TSD_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "ts_error.h"
+
+#define TSD_DEFAULT_MAX_FRAME (16u << 20)
+#define TSD_MIN_MAX_FRAME 1024u
+#define TSD_MAX_MAX_FRAME (1u << 30)
+
+typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
+
+typedef struct tsd_options {
+    tsd_action action;
+    char *socket_path; /* NULL: the default path (or the activated socket) */
+    char *store_root;  /* NULL: any store; else the one absolute root served */
+    bool foreground;
+    uint64_t idle_timeout_ms; /* 0: never */
+    tsd_log_level log_level;
+    char *log_file; /* NULL: stderr with --foreground, else nowhere */
+    size_t max_frame;
+} tsd_options;
+
+/*
+ * Parse argv into opt. Errors (code "invalid_argument") name the option and
+ * the problem, e.g. "--idle-timeout: not a number of seconds: 'x'".
+ * --store is resolved to an absolute, symlink-free path (ts_paths_resolve).
+ */
+int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err);
+void tsd_options_free(tsd_options *opt);
+
+/* The --help text. */
+const char *tsd_options_usage(void);
+
+#endif

@@ -1,0 +1,536 @@
+/*
+ * server — the libuv loop, connections, frames and graceful stop
+ * (see server.h).
+ */
+#include "server.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "dispatch.h"
+#include "log.h"
+#include "ts_message.h"
+
+#define READ_CHUNK (64u << 10)
+
+typedef struct reply_write {
+    uv_write_t req;
+    tsd_conn *conn;
+    char *data;
+} reply_write;
+
+static char read_buffer[READ_CHUNK];
+
+uint64_t tsd_server_now_ms(const tsd_server *srv)
+{
+    return uv_now(srv->loop);
+}
+
+static void conn_start_close(tsd_conn *conn);
+static void conn_force_close(tsd_conn *conn);
+static void on_idle(uv_timer_t *timer);
+
+/* ---- writing replies ------------------------------------------------- */
+
+static void on_write(uv_write_t *req, int status)
+{
+    reply_write *w = (reply_write *)req;
+    tsd_conn *conn = w->conn;
+
+    free(w->data);
+    free(w);
+    conn->queued_replies--;
+    if (status < 0 && status != UV_ECANCELED && !conn->closing) {
+        tsd_debug("connection %llu: write failed: %s", (unsigned long long)conn->id,
+                  uv_strerror(status));
+        conn_start_close(conn);
+        return;
+    }
+    if (conn->closing) {
+        conn_start_close(conn);
+        return;
+    }
+}
+
+/*
+ * Send one encoded frame (4-byte header + payload, owned by data): written
+ * at once when the socket takes it, else queued (and counted).
+ */
+static void send_frame(tsd_conn *conn, char *data, size_t len)
+{
+    uv_buf_t buf = uv_buf_init(data, (unsigned)len);
+    reply_write *w;
+    int n = 0;
+
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) == 0)
+        n = uv_try_write((uv_stream_t *)&conn->handle, &buf, 1);
+    if (n == (int)len) {
+        free(data);
+        return;
+    }
+    if (n < 0 && n != UV_EAGAIN) {
+        free(data);
+        tsd_debug("connection %llu: write failed: %s", (unsigned long long)conn->id,
+                  uv_strerror(n));
+        conn_start_close(conn);
+        return;
+    }
+    w = malloc(sizeof(*w));
+    if (w == NULL) {
+        free(data);
+        conn_start_close(conn);
+        return;
+    }
+    w->conn = conn;
+    w->data = data;
+    buf = uv_buf_init(data + (n > 0 ? n : 0), (unsigned)(len - (size_t)(n > 0 ? n : 0)));
+    if (uv_write(&w->req, (uv_stream_t *)&conn->handle, &buf, 1, on_write) < 0) {
+        free(data);
+        free(w);
+        conn_start_close(conn);
+        return;
+    }
+    conn->queued_replies++;
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) > TSD_MAX_QUEUED_BYTES) {
+        tsd_warn("connection %llu (pid %ld): more than %u bytes of replies unread; closing it",
+                 (unsigned long long)conn->id, (long)conn->pid, TSD_MAX_QUEUED_BYTES);
+        conn_force_close(conn);
+    }
+}
+
+/* The largest reply: requests are bounded by --max-frame, replies (a long
+ * listing) may need the protocol's default even when requests are limited
+ * further. */
+static size_t reply_max(const tsd_conn *conn)
+{
+    size_t max = conn->server->options->max_frame;
+
+    return max > TS_FRAME_DEFAULT_MAX ? max : TS_FRAME_DEFAULT_MAX;
+}
+
+static void send_buf(tsd_conn *conn, ts_buf *buf)
+{
+    size_t len = 0;
+    char *data = ts_buf_detach(buf, &len);
+
+    send_frame(conn, data, len);
+}
+
+static void send_error(tsd_conn *conn, const uint64_t *id, const char *code, const char *message)
+{
+    ts_buf buf;
+    ts_error err;
+
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    if (ts_message_encode_error(&buf, id, code, message, &err) < 0) {
+        ts_buf_free(&buf);
+        conn_start_close(conn);
+        return;
+    }
+    send_buf(conn, &buf);
+}
+
+/* Send an ok reply; one that cannot be encoded (too large) becomes an error
+ * reply with the same id. */
+static void send_result(tsd_conn *conn, uint64_t id, const struct json_object *result)
+{
+    ts_buf buf;
+    ts_error err;
+
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    if (ts_message_encode_result(&buf, id, result, reply_max(conn), &err) < 0) {
+        ts_buf_free(&buf);
+        tsd_warn("connection %llu: cannot send a reply: %s", (unsigned long long)conn->id,
+                 err.message);
+        send_error(conn, &id, err.code, err.message);
+        return;
+    }
+    send_buf(conn, &buf);
+}
+
+/* ---- closing ---------------------------------------------------------- */
+
+static void maybe_start_idle_timer(tsd_server *srv)
+{
+    if (srv->options->idle_timeout_ms > 0 && srv->connection_count == 0 && !srv->stopping)
+        uv_timer_start(&srv->idle_timer, on_idle, srv->options->idle_timeout_ms, 0);
+}
+
+static void on_conn_closed(uv_handle_t *handle)
+{
+    tsd_conn *conn = (tsd_conn *)handle;
+    tsd_server *srv = conn->server;
+
+    if (conn->prev != NULL)
+        conn->prev->next = conn->next;
+    else
+        srv->conns = conn->next;
+    if (conn->next != NULL)
+        conn->next->prev = conn->prev;
+    srv->connection_count--;
+    ts_frame_reader_free(&conn->reader);
+    tsd_debug("connection %llu closed", (unsigned long long)conn->id);
+    free(conn);
+    maybe_start_idle_timer(srv);
+}
+
+/*
+ * Stop reading; close once every queued reply is written (on_write calls
+ * back here). Idempotent.
+ */
+static void conn_start_close(tsd_conn *conn)
+{
+    uv_handle_t *h = (uv_handle_t *)&conn->handle;
+
+    if (!conn->closing) {
+        conn->closing = true;
+        uv_read_stop((uv_stream_t *)&conn->handle);
+    }
+    if (conn->queued_replies == 0 && !uv_is_closing(h))
+        uv_close(h, on_conn_closed);
+}
+
+static void conn_force_close(tsd_conn *conn)
+{
+    uv_handle_t *h = (uv_handle_t *)&conn->handle;
+
+    conn->closing = true;
+    if (!uv_is_closing(h))
+        uv_close(h, on_conn_closed); /* pending writes end with UV_ECANCELED */
+}
+
+/* ---- requests --------------------------------------------------------- */
+
+static void run_request(tsd_conn *conn, uint64_t id, const char *method, struct json_object *params)
+{
+    tsd_server *srv = conn->server;
+    struct json_object *empty = NULL;
+    struct json_object *result = NULL;
+    ts_error err;
+    uint64_t start = uv_hrtime();
+    int rc;
+
+    if (params == NULL) {
+        empty = json_object_new_object();
+        params = empty;
+    }
+    ts_error_clear(&err);
+    rc = tsd_dispatch(srv, conn, method, params, &result, &err);
+    json_object_put(empty);
+    srv->requests_served++;
+    uint64_t ms = (uv_hrtime() - start) / 1000000u;
+    if (ms >= TSD_SLOW_REQUEST_MS)
+        tsd_warn("slow request: %s took %llu ms (connection %llu, pid %ld)", method,
+                 (unsigned long long)ms, (unsigned long long)conn->id, (long)conn->pid);
+    if (rc < 0) {
+        if (err.code[0] == '\0')
+            ts_error_set(&err, rc, TS_ERR_INTERNAL, "%s failed: %s", method, strerror(-rc));
+        tsd_debug("connection %llu: %s: %s: %s", (unsigned long long)conn->id, method, err.code,
+                  err.message);
+        send_error(conn, &id, err.code, err.message);
+        if (strcmp(err.code, TS_ERR_VERSION_MISMATCH) == 0)
+            conn_start_close(conn);
+        return;
+    }
+    send_result(conn, id, result);
+    json_object_put(result);
+    if (srv->stop_requested)
+        tsd_server_stop(srv, "stop request");
+}
+
+/*
+ * One complete frame payload. A request whose envelope is broken after its id
+ * was read is answered with that id and the connection stays; one without a
+ * readable id is answered with id nil and the connection is closed.
+ */
+static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t len)
+{
+    ts_request req;
+    ts_error err;
+    int rc = ts_message_decode_request(payload, len, &req, &err);
+
+    if (rc < 0) {
+        tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
+                 (long)conn->pid, err.message);
+        send_error(conn, req.has_id ? &req.id : NULL, err.code, err.message);
+        if (!req.has_id)
+            conn_start_close(conn);
+    } else if (conn->server->stopping) {
+        send_error(conn, &req.id, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
+    } else if (conn->queued_replies >= TSD_MAX_IN_FLIGHT) {
+        char msg[160];
+
+        snprintf(msg, sizeof(msg),
+                 "too many requests in flight on this connection (%d replies unread); read "
+                 "replies before sending more",
+                 TSD_MAX_IN_FLIGHT);
+        send_error(conn, &req.id, TS_ERR_BUSY, msg);
+    } else {
+        run_request(conn, req.id, req.method, req.params);
+    }
+    ts_request_free(&req);
+}
+
+static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
+{
+    (void)handle;
+    (void)suggested;
+    *buf = uv_buf_init(read_buffer, sizeof(read_buffer));
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    tsd_conn *conn = (tsd_conn *)stream;
+    const char *p = buf->base;
+    size_t left = nread > 0 ? (size_t)nread : 0;
+    ts_error err;
+
+    if (nread < 0) {
+        if (nread != UV_EOF)
+            tsd_debug("connection %llu: read: %s", (unsigned long long)conn->id,
+                      uv_strerror((int)nread));
+        else if (ts_frame_reader_partial(&conn->reader))
+            tsd_warn("connection %llu (pid %ld): closed in the middle of a frame",
+                     (unsigned long long)conn->id, (long)conn->pid);
+        conn_start_close(conn);
+        return;
+    }
+    while (left > 0 && !conn->closing) {
+        size_t used = 0;
+        int rc = ts_frame_reader_feed(&conn->reader, p, left, &used, &err);
+
+        p += used;
+        left -= used;
+        if (rc < 0) {
+            tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
+                     err.message);
+            send_error(conn, NULL, err.code, err.message);
+            conn_start_close(conn);
+            return;
+        }
+        if (rc == 1) {
+            size_t len = 0;
+            unsigned char *payload = ts_frame_reader_take(&conn->reader, &len);
+
+            handle_payload(conn, payload, len);
+            free(payload);
+        }
+    }
+}
+
+/* ---- accepting -------------------------------------------------------- */
+
+static int peer_allowed(tsd_conn *conn, char *why, size_t whysz)
+{
+    struct ucred cred;
+    socklen_t len = sizeof(cred);
+    uv_os_fd_t fd;
+
+    if (uv_fileno((uv_handle_t *)&conn->handle, &fd) < 0 ||
+        getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
+        snprintf(why, whysz, "cannot read the peer's credentials");
+        return 0;
+    }
+    conn->uid = cred.uid;
+    conn->pid = cred.pid;
+    if (cred.uid == geteuid() || cred.uid == 0)
+        return 1;
+    snprintf(why, whysz, "uid %lu may not use this daemon (it serves uid %lu)",
+             (unsigned long)cred.uid, (unsigned long)geteuid());
+    return 0;
+}
+
+static void on_connection(uv_stream_t *server, int status)
+{
+    tsd_server *srv = server->data;
+    tsd_conn *conn;
+    char why[160];
+
+    if (status < 0) {
+        tsd_warn("accept: %s", uv_strerror(status));
+        return;
+    }
+    conn = calloc(1, sizeof(*conn));
+    if (conn == NULL)
+        return;
+    uv_pipe_init(srv->loop, &conn->handle, 0);
+    conn->server = srv;
+    conn->id = ++srv->next_conn_id;
+    ts_frame_reader_init(&conn->reader, srv->options->max_frame);
+    conn->next = srv->conns;
+    if (srv->conns != NULL)
+        srv->conns->prev = conn;
+    srv->conns = conn;
+    srv->connection_count++;
+    uv_timer_stop(&srv->idle_timer);
+    if (uv_accept(server, (uv_stream_t *)&conn->handle) < 0) {
+        conn_force_close(conn);
+        return;
+    }
+    if (!peer_allowed(conn, why, sizeof(why))) {
+        tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
+                 (long)conn->pid, why);
+        send_error(conn, NULL, TSD_ERR_PERMISSION, why);
+        conn_start_close(conn);
+        return;
+    }
+    if (srv->connection_count > TSD_MAX_CONNECTIONS || srv->stopping) {
+        if (srv->stopping)
+            snprintf(why, sizeof(why), "the daemon is stopping");
+        else
+            snprintf(why, sizeof(why), "too many open connections (the limit is %d)",
+                     TSD_MAX_CONNECTIONS);
+        tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
+                 (long)conn->pid, why);
+        send_error(conn, NULL, srv->stopping ? TS_ERR_SHUTTING_DOWN : TS_ERR_LIMIT, why);
+        conn_start_close(conn);
+        return;
+    }
+    tsd_debug("connection %llu from pid %ld uid %lu", (unsigned long long)conn->id, (long)conn->pid,
+              (unsigned long)conn->uid);
+    uv_read_start((uv_stream_t *)&conn->handle, on_alloc, on_read);
+}
+
+/* ---- stopping --------------------------------------------------------- */
+
+static void on_stop_timeout(uv_timer_t *timer)
+{
+    tsd_server *srv = timer->data;
+
+    tsd_warn("stop: %zu connection(s) still busy after %d ms; closing them", srv->connection_count,
+             TSD_STOP_GRACE_MS);
+    for (tsd_conn *c = srv->conns; c != NULL; c = c->next)
+        conn_force_close(c);
+}
+
+void tsd_server_stop(tsd_server *srv, const char *why)
+{
+    if (srv->stopping)
+        return;
+    srv->stopping = true;
+    tsd_info("stopping (%s)", why);
+    tsd_notify("STOPPING=1");
+    if (srv->listening) {
+        uv_close((uv_handle_t *)&srv->listen_handle, NULL);
+        srv->listening = false;
+    }
+    uv_timer_stop(&srv->idle_timer);
+    uv_close((uv_handle_t *)&srv->idle_timer, NULL);
+    uv_close((uv_handle_t *)&srv->sigterm, NULL);
+    uv_close((uv_handle_t *)&srv->sigint, NULL);
+    uv_close((uv_handle_t *)&srv->sighup, NULL);
+    /* The stop timer does not keep the loop alive on its own. */
+    uv_timer_start(&srv->stop_timer, on_stop_timeout, TSD_STOP_GRACE_MS, 0);
+    uv_unref((uv_handle_t *)&srv->stop_timer);
+    for (tsd_conn *c = srv->conns; c != NULL; c = c->next)
+        conn_start_close(c);
+}
+
+static void on_signal(uv_signal_t *handle, int signum)
+{
+    tsd_server *srv = handle->data;
+
+    if (signum == SIGHUP) {
+        tsd_info("SIGHUP ignored (nothing to reload)");
+        return;
+    }
+    tsd_server_stop(srv, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+static void on_idle(uv_timer_t *timer)
+{
+    tsd_server *srv = timer->data;
+
+    tsd_server_stop(srv, "idle timeout");
+}
+
+/* ---- running ---------------------------------------------------------- */
+
+static void raise_fd_limit(void)
+{
+    struct rlimit rl;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static int start_handles(tsd_server *srv, tsd_listener *listener)
+{
+    int rc;
+
+    uv_pipe_init(srv->loop, &srv->listen_handle, 0);
+    srv->listen_handle.data = srv;
+    rc = uv_pipe_open(&srv->listen_handle, listener->fd);
+    if (rc == 0) {
+        listener->fd = -1; /* the handle owns it now */
+        rc = uv_listen((uv_stream_t *)&srv->listen_handle, 128, on_connection);
+    }
+    if (rc < 0) {
+        tsd_error("cannot listen on %s: %s", listener->path, uv_strerror(rc));
+        uv_close((uv_handle_t *)&srv->listen_handle, NULL);
+        return rc;
+    }
+    srv->listening = true;
+    uv_timer_init(srv->loop, &srv->idle_timer);
+    uv_timer_init(srv->loop, &srv->stop_timer);
+    srv->idle_timer.data = srv;
+    srv->stop_timer.data = srv;
+    uv_signal_init(srv->loop, &srv->sigterm);
+    uv_signal_init(srv->loop, &srv->sigint);
+    uv_signal_init(srv->loop, &srv->sighup);
+    srv->sigterm.data = srv;
+    srv->sigint.data = srv;
+    srv->sighup.data = srv;
+    uv_signal_start(&srv->sigterm, on_signal, SIGTERM);
+    uv_signal_start(&srv->sigint, on_signal, SIGINT);
+    uv_signal_start(&srv->sighup, on_signal, SIGHUP);
+    maybe_start_idle_timer(srv);
+    return 0;
+}
+
+int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
+{
+    tsd_server srv;
+    uv_loop_t loop;
+    int rc;
+
+    memset(&srv, 0, sizeof(srv));
+    raise_fd_limit();
+    rc = uv_loop_init(&loop);
+    if (rc < 0) {
+        tsd_error("cannot start the event loop: %s", uv_strerror(rc));
+        return rc;
+    }
+    srv.loop = &loop;
+    srv.options = opt;
+    srv.listener = listener;
+    srv.stores.pinned = opt->store_root;
+    srv.started_ms = uv_now(&loop);
+    rc = start_handles(&srv, listener);
+    if (rc == 0) {
+        tsd_info("listening on %s (pid %ld, version %s%s%s)", listener->path, (long)getpid(),
+                 TS_VERSION, opt->store_root ? ", store " : "",
+                 opt->store_root ? opt->store_root : "");
+        if (opt->foreground) {
+            printf("toolscored: listening on %s\n", listener->path);
+            fflush(stdout);
+        }
+        tsd_notify("READY=1");
+        uv_run(&loop, UV_RUN_DEFAULT);
+        /* Every write was flushed or its connection closed; now the files. */
+        if (!uv_is_closing((uv_handle_t *)&srv.stop_timer))
+            uv_close((uv_handle_t *)&srv.stop_timer, NULL);
+    }
+    uv_run(&loop, UV_RUN_DEFAULT);
+    tsd_runs_free(&srv.runs);
+    tsd_stores_close_all(&srv.stores);
+    if (uv_loop_close(&loop) < 0)
+        tsd_warn("event loop closed with handles still open");
+    return rc;
+}

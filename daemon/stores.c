@@ -1,0 +1,108 @@
+/*
+ * stores — the registry of open snapshot stores (see stores.h).
+ */
+#include "stores.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "ts_paths.h"
+
+int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err)
+{
+    char resolved[TS_PATHS_MAX];
+    char *copy;
+    int rc;
+
+    if (root == NULL || root[0] != '/')
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "store must be an absolute path, got '%s'", root ? root : "");
+    rc = ts_paths_resolve(root, resolved, sizeof(resolved), err);
+    if (rc < 0)
+        return rc;
+    copy = strdup(resolved);
+    if (copy == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (stores->pinned != NULL && strcmp(copy, stores->pinned) != 0) {
+        ts_error_set(err, -EPERM, TS_ERR_STORE_REFUSED,
+                     "this daemon serves only the store %s (started with --store), not %s",
+                     stores->pinned, copy);
+        free(copy);
+        return -EPERM;
+    }
+    *out = copy;
+    return 0;
+}
+
+int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
+{
+    char *key = NULL;
+    tsd_store *st;
+    ts_error cleanup_err;
+    int rc = tsd_stores_normalize(stores, root, &key, err);
+
+    if (rc < 0)
+        return rc;
+    for (st = stores->list; st != NULL; st = st->next) {
+        if (strcmp(st->root, key) == 0) {
+            free(key);
+            *out = st;
+            return 0;
+        }
+    }
+    if (stores->count >= TSD_STORES_MAX) {
+        free(key);
+        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "this daemon already serves %d stores",
+                            TSD_STORES_MAX);
+    }
+    st = calloc(1, sizeof(*st));
+    if (st != NULL)
+        st->failed = json_object_new_object();
+    if (st == NULL || st->failed == NULL) {
+        free(st);
+        free(key);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    st->root = key;
+    rc = ts_store_open(key, &st->store, err);
+    if (rc < 0) {
+        tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
+        json_object_put(st->failed);
+        free(st->root);
+        free(st);
+        return rc;
+    }
+    rc = ts_store_cleanup_temp(st->store, &cleanup_err);
+    if (rc > 0)
+        tsd_info("store %s: removed %d stray temp file(s)", key, rc);
+    else if (rc < 0)
+        tsd_warn("store %s: cleaning temp files: %s", key, cleanup_err.message);
+    tsd_info("store opened: %s", key);
+    st->next = stores->list;
+    stores->list = st;
+    stores->count++;
+    *out = st;
+    return 0;
+}
+
+void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object *observed)
+{
+    if (observed != NULL)
+        json_object_object_add(st->failed, name, json_object_get(observed));
+    else
+        json_object_object_del(st->failed, name);
+}
+
+void tsd_stores_close_all(tsd_stores *stores)
+{
+    while (stores->list != NULL) {
+        tsd_store *st = stores->list;
+        stores->list = st->next;
+        ts_store_close(st->store);
+        json_object_put(st->failed);
+        free(st->root);
+        free(st);
+    }
+    stores->count = 0;
+}

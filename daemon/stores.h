@@ -1,0 +1,53 @@
+/*
+ * stores — the snapshot stores a daemon serves, opened on first use and
+ * keyed by their absolute root path, plus what the daemon keeps per store:
+ * the observed calls of the last FAILED check of each name (for review).
+ *
+ * With a pinned root (--store) every other root is refused ("store_refused").
+ * Owns the ts_store handles.
+ */
+#ifndef TSD_STORES_H
+#define TSD_STORES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "ts_error.h"
+#include "ts_message.h"
+#include "ts_store.h"
+
+#define TSD_STORES_MAX 256
+
+typedef struct tsd_store {
+    char *root; /* absolute path, the registry key */
+    ts_store *store;
+    struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
+    struct tsd_store *next;
+} tsd_store;
+
+typedef struct tsd_stores {
+    const char *pinned; /* borrowed: --store, or NULL */
+    tsd_store *list;
+    size_t count;
+} tsd_stores;
+
+/*
+ * The store at root, opening it on first use (stray temp files are cleaned
+ * then). root must be absolute ("invalid_argument" otherwise); a root other
+ * than the pinned one is "store_refused".
+ */
+int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);
+
+/* Normalize root as tsd_stores_get does (absolute, symlinks resolved even
+ * when it does not exist yet: ts_paths_resolve) into a new string; errors as tsd_stores_get. */
+int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err);
+
+/* Remember (observed != NULL, a reference is taken) or forget the observed
+ * calls of name's last failed check. */
+void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object *observed);
+
+void tsd_stores_close_all(tsd_stores *stores);
+
+#endif

@@ -1,0 +1,374 @@
+/*
+ * ts_json_write — JSON text exactly as Python's json.dumps writes it, and
+ * doubles exactly as Python's repr(float) (see ts_json.h and
+ * docs/internals/json.md).
+ */
+#include "ts_json.h"
+#include "ts_json_internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TS_JSON_WRITE_MAX_DEPTH 1024 /* recursion guard for built values */
+
+/* ---- doubles ------------------------------------------------------------ */
+
+/* Decimal digits (no trailing zeros) and exponent of a %.*e rendering. */
+typedef struct decimal {
+    char digits[24];
+    int count;
+    int exponent; /* value = 0.d1d2... * 10^(exponent + 1) */
+} decimal;
+
+/* Split snprintf's "d.ddde+XX" into digits and exponent. */
+static void decimal_from_e(const char *text, decimal *dec)
+{
+    const char *p = text;
+
+    dec->count = 0;
+    for (; *p != 'e' && *p != '\0'; p++) {
+        if (*p >= '0' && *p <= '9')
+            dec->digits[dec->count++] = *p;
+    }
+    dec->digits[dec->count] = '\0';
+    dec->exponent = *p == 'e' ? atoi(p + 1) : 0;
+}
+
+static double decimal_value(const decimal *dec)
+{
+    char text[48];
+
+    snprintf(text, sizeof(text), "%c.%se%d", dec->digits[0], dec->digits + 1, dec->exponent);
+    return strtod(text, NULL);
+}
+
+/* Add delta (+1 or -1) to the last digit; false if the count would change. */
+static bool decimal_step(decimal *dec, int delta)
+{
+    int i = dec->count - 1;
+
+    if (delta > 0) {
+        while (i >= 0 && dec->digits[i] == '9')
+            dec->digits[i--] = '0';
+        if (i < 0) {
+            dec->digits[0] = '1';
+            dec->exponent++;
+            return true;
+        }
+        dec->digits[i]++;
+        return true;
+    }
+    while (i >= 0 && dec->digits[i] == '0')
+        dec->digits[i--] = '9';
+    if (i < 0)
+        return false;
+    dec->digits[i]--;
+    return dec->digits[0] != '0';
+}
+
+/*
+ * The shortest digits that read back as x (x > 0, finite): for each
+ * precision, the correctly rounded digits, or the neighbour on the other side
+ * of x when the rounding interval is lopsided (at powers of two).
+ */
+static void shortest_decimal(double x, decimal *dec)
+{
+    char text[48];
+
+    for (int precision = 1; precision <= 17; precision++) {
+        decimal other;
+        double value;
+
+        snprintf(text, sizeof(text), "%.*e", precision - 1, x);
+        decimal_from_e(text, dec);
+        value = decimal_value(dec);
+        if (value == x || precision == 17)
+            break;
+        other = *dec;
+        if (decimal_step(&other, value > x ? -1 : 1) && decimal_value(&other) == x) {
+            *dec = other;
+            break;
+        }
+    }
+    while (dec->count > 1 && dec->digits[dec->count - 1] == '0')
+        dec->digits[--dec->count] = '\0';
+}
+
+/* Python's repr layout of digits (format_float_short, mode 'r'). */
+static int decimal_format(const decimal *dec, bool negative, char *out)
+{
+    int decpt = dec->exponent + 1;
+    char *p = out;
+
+    if (negative)
+        *p++ = '-';
+    if (decpt <= -4 || decpt > 16) {
+        *p++ = dec->digits[0];
+        if (dec->count > 1) {
+            *p++ = '.';
+            memcpy(p, dec->digits + 1, (size_t)dec->count - 1);
+            p += dec->count - 1;
+        }
+        p += sprintf(p, "e%c%02d", dec->exponent < 0 ? '-' : '+', abs(dec->exponent));
+    } else if (decpt <= 0) {
+        p += sprintf(p, "0.%.*s%s", -decpt, "0000", dec->digits);
+    } else if (decpt >= dec->count) {
+        p += sprintf(p, "%s%.*s.0", dec->digits, decpt - dec->count, "0000000000000000");
+    } else {
+        p += sprintf(p, "%.*s.%s", decpt, dec->digits, dec->digits + decpt);
+    }
+    *p = '\0';
+    return (int)(p - out);
+}
+
+int ts_json_format_double(double d, char *out)
+{
+    decimal dec;
+    locale_t previous;
+
+    if (!isfinite(d))
+        return -EINVAL;
+    if (d == 0) {
+        strcpy(out, signbit(d) ? "-0.0" : "0.0");
+        return (int)strlen(out);
+    }
+    previous = ts_json__c_locale_enter();
+    shortest_decimal(fabs(d), &dec);
+    ts_json__c_locale_leave(previous);
+    return decimal_format(&dec, signbit(d) != 0, out);
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+int ts_json_write_string(const char *s, size_t len, ts_buf *out)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t run = 0;
+    int rc;
+
+    if (!ts_utf8_valid(s, len))
+        return -EINVAL;
+    rc = ts_buf_appendc(out, '"');
+    for (size_t i = 0; i < len && rc == 0; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
+        size_t esc_len = 2;
+
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        rc = ts_buf_append(out, s + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+        case '\\':
+            esc[1] = (char)c;
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 0xF];
+            esc_len = 6;
+            break;
+        }
+        if (rc == 0)
+            rc = ts_buf_append(out, esc, esc_len);
+    }
+    if (rc == 0)
+        rc = ts_buf_append(out, s + run, len - run);
+    if (rc == 0)
+        rc = ts_buf_appendc(out, '"');
+    return rc;
+}
+
+typedef struct json_writer {
+    ts_buf *out;
+    bool pretty;
+    ts_error *err;
+} json_writer;
+
+static int write_value(json_writer *w, const struct json_object *v, int level);
+
+static int write_rc(json_writer *w, int rc)
+{
+    if (rc == -E2BIG)
+        return ts_error_set(w->err, rc, TS_ERR_TOO_LARGE, "JSON output over %zu bytes",
+                            w->out->max);
+    if (rc == -ENOMEM)
+        return ts_error_set(w->err, rc, TS_ERR_NO_MEMORY, "out of memory writing JSON");
+    return rc;
+}
+
+/* Newline plus indentation (pretty), or the ", " separator's space. */
+static int write_break(json_writer *w, int level)
+{
+    int rc;
+
+    if (!w->pretty)
+        return 0;
+    rc = ts_buf_appendc(w->out, '\n');
+    for (int i = 0; rc == 0 && i < level; i++)
+        rc = ts_buf_append(w->out, "  ", 2);
+    return rc;
+}
+
+static int write_separator(json_writer *w, int level)
+{
+    int rc = ts_buf_appendc(w->out, ',');
+
+    if (rc == 0 && !w->pretty)
+        rc = ts_buf_appendc(w->out, ' ');
+    if (rc == 0)
+        rc = write_break(w, level);
+    return rc;
+}
+
+static int write_array(json_writer *w, const struct json_object *v, int level)
+{
+    size_t n = json_object_array_length(v);
+    int rc;
+
+    if (n == 0)
+        return ts_buf_append(w->out, "[]", 2);
+    rc = ts_buf_appendc(w->out, '[');
+    if (rc == 0)
+        rc = write_break(w, level + 1);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (i > 0)
+            rc = write_separator(w, level + 1);
+        if (rc == 0)
+            rc = write_value(w, json_object_array_get_idx(v, i), level + 1);
+    }
+    if (rc == 0)
+        rc = write_break(w, level);
+    if (rc == 0)
+        rc = ts_buf_appendc(w->out, ']');
+    return rc;
+}
+
+static int write_object(json_writer *w, const struct json_object *v, int level)
+{
+    struct lh_entry *e = json_object_get_object(v)->head;
+    bool first = true;
+    int rc;
+
+    if (e == NULL)
+        return ts_buf_append(w->out, "{}", 2);
+    rc = ts_buf_appendc(w->out, '{');
+    if (rc == 0)
+        rc = write_break(w, level + 1);
+    for (; e != NULL && rc == 0; e = e->next) {
+        const char *key = (const char *)lh_entry_k(e);
+
+        if (!first)
+            rc = write_separator(w, level + 1);
+        first = false;
+        if (rc == 0)
+            rc = ts_json_write_string(key, strlen(key), w->out);
+        if (rc == -EINVAL)
+            return ts_error_set(w->err, rc, TS_ERR_INVALID_ARGUMENT,
+                                "object key is not valid UTF-8");
+        if (rc == 0)
+            rc = ts_buf_append(w->out, ": ", 2);
+        if (rc == 0)
+            rc = write_value(w, (const struct json_object *)lh_entry_v(e), level + 1);
+    }
+    if (rc == 0)
+        rc = write_break(w, level);
+    if (rc == 0)
+        rc = ts_buf_appendc(w->out, '}');
+    return rc;
+}
+
+static int write_int(json_writer *w, const struct json_object *v)
+{
+    struct json_object *o = (struct json_object *)v;
+    int64_t i = json_object_get_int64(o);
+
+    /* json-c keeps integers above INT64_MAX as uint64; get_uint64 is exact
+     * for every non-negative value of either kind. */
+    if (i < 0)
+        return ts_buf_appendf(w->out, "%lld", (long long)i);
+    return ts_buf_appendf(w->out, "%llu", (unsigned long long)json_object_get_uint64(o));
+}
+
+static int write_value(json_writer *w, const struct json_object *v, int level)
+{
+    struct json_object *o = (struct json_object *)v;
+    char num[TS_JSON_DOUBLE_MAX];
+    int n;
+    int rc;
+
+    if (level > TS_JSON_WRITE_MAX_DEPTH)
+        return ts_error_set(w->err, -ELOOP, TS_ERR_LIMIT, "value nested deeper than %d levels",
+                            TS_JSON_WRITE_MAX_DEPTH);
+    switch (json_object_get_type(o)) {
+    case json_type_null:
+        return ts_buf_append(w->out, "null", 4);
+    case json_type_boolean:
+        return ts_buf_appends(w->out, json_object_get_boolean(o) ? "true" : "false");
+    case json_type_int:
+        return write_int(w, v);
+    case json_type_double:
+        n = ts_json_format_double(json_object_get_double(o), num);
+        if (n < 0)
+            return ts_error_set(w->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "NaN and Infinity cannot be written as JSON");
+        return ts_buf_append(w->out, num, (size_t)n);
+    case json_type_string:
+        rc = ts_json_write_string(json_object_get_string(o), (size_t)json_object_get_string_len(o),
+                                  w->out);
+        if (rc == -EINVAL)
+            return ts_error_set(w->err, rc, TS_ERR_INVALID_ARGUMENT, "string is not valid UTF-8");
+        return rc;
+    case json_type_array:
+        return write_array(w, v, level);
+    case json_type_object:
+        return write_object(w, v, level);
+    }
+    return ts_error_set(w->err, -EINVAL, TS_ERR_INTERNAL, "unknown JSON value type");
+}
+
+static int write_document(const struct json_object *v, ts_buf *out, bool pretty, ts_error *err)
+{
+    json_writer w = {.out = out, .pretty = pretty, .err = err};
+    size_t start = out->len;
+    int rc = write_value(&w, v, 0);
+
+    if (rc == -E2BIG || rc == -ENOMEM)
+        return write_rc(&w, rc);
+    if (rc < 0 && out->data != NULL) {
+        /* Do not leave half a value behind in the caller's buffer. */
+        out->len = start;
+        out->data[start] = '\0';
+    }
+    return rc;
+}
+
+int ts_json_write_pretty(const struct json_object *v, ts_buf *out, ts_error *err)
+{
+    return write_document(v, out, true, err);
+}
+
+int ts_json_write_compact(const struct json_object *v, ts_buf *out, ts_error *err)
+{
+    return write_document(v, out, false, err);
+}

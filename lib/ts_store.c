@@ -1,0 +1,554 @@
+/*
+ * ts_store — the snapshot root directory (see ts_store.h and
+ * docs/internals/store.md).
+ *
+ * The only state is the root path and the root's directory descriptor, which
+ * is opened lazily (the root may not exist yet) and published once with an
+ * atomic compare-and-swap, so threads working on different names never share
+ * anything mutable. Every file is reached with *at() calls relative to that
+ * descriptor and O_NOFOLLOW; names map to file names without '/' (ts_name),
+ * so nothing can be read or written outside the root. Listing and temp-file
+ * cleanup are in ts_store_list.c.
+ */
+#include "ts_store.h"
+#include "ts_store_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ts_buf.h"
+#include "ts_json.h"
+#include "ts_name.h"
+
+/* ---- small helpers ------------------------------------------------------ */
+
+int ts_store__sys_error(ts_error *err, int rc, const char *path, const char *what)
+{
+    return ts_error_set(err, rc, TS_ERR_IO, "%s: %s: %s", path, what, strerror(-rc));
+}
+
+int ts_store__no_memory(ts_error *err)
+{
+    return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+}
+
+/* Create path and its missing parents (mkdir -p). */
+static int mkdir_parents(const char *path, ts_error *err)
+{
+    char *copy = strdup(path);
+    size_t len;
+    int rc = 0;
+
+    if (copy == NULL)
+        return ts_store__no_memory(err);
+    len = strlen(copy);
+    while (len > 1 && copy[len - 1] == '/')
+        copy[--len] = '\0';
+    for (size_t i = 1; i <= len && rc == 0; i++) {
+        if (copy[i] != '/' && copy[i] != '\0')
+            continue;
+        copy[i] = '\0';
+        if (mkdir(copy, 0777) < 0 && errno != EEXIST)
+            rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
+        if (i < len)
+            copy[i] = '/';
+    }
+    free(copy);
+    return rc;
+}
+
+/* Open the root by its path (making it first with create). */
+static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
+{
+    int opened = open(store->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (opened < 0 && errno == ENOENT && create) {
+        int rc = mkdir_parents(store->root, err);
+
+        if (rc < 0)
+            return rc;
+        opened = open(store->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    }
+    if (opened < 0) {
+        if (errno == ENOENT && !create)
+            return 1;
+        return ts_store__sys_error(err, -errno, store->root, "cannot open the snapshot root");
+    }
+    *fd = opened;
+    return 0;
+}
+
+/*
+ * The root's descriptor for one operation into *fd; give it back with
+ * ts_store__dir_release. Returns 0, 1 when the root does not exist and create is
+ * false, or a negative code. With create, makes the root first.
+ *
+ * The first descriptor opened is kept for the store's life. If that
+ * directory has since been removed (a user deleted the root, a checkout
+ * recreated it), the path is opened again for this operation only: a cached
+ * descriptor cannot be swapped while other threads may be using it.
+ */
+int ts_store__dir(ts_store *store, bool create, int *fd, ts_error *err)
+{
+    int current = atomic_load(&store->dirfd);
+    int expected = -1;
+    struct stat st;
+    int rc;
+
+    if (current >= 0 && fstat(current, &st) == 0 && st.st_nlink > 0) {
+        *fd = current;
+        return 0;
+    }
+    rc = open_root(store, create, fd, err);
+    if (rc != 0 || current >= 0)
+        return rc;
+    if (!atomic_compare_exchange_strong(&store->dirfd, &expected, *fd)) {
+        close(*fd); /* another thread got there first */
+        *fd = expected;
+    }
+    return 0;
+}
+
+void ts_store__dir_release(ts_store *store, int fd)
+{
+    if (fd != atomic_load(&store->dirfd))
+        close(fd);
+}
+
+/* The file name of name, refusing names the file system cannot hold. */
+int ts_store__file_of(const char *name, char *file, ts_error *err)
+{
+    size_t len;
+    int rc;
+
+    if (name == NULL)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "snapshot name is missing");
+    rc = ts_name_to_filename(name, strlen(name), file, TS_FILENAME_MAX, err);
+    if (rc < 0)
+        return rc;
+    len = strlen(file);
+    if (len > TS_STORE_FILE_NAME_LIMIT)
+        return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
+                            "the file name for snapshot '%s' would be %zu bytes, over the "
+                            "file system's %d-byte limit",
+                            name, len, TS_STORE_FILE_NAME_LIMIT);
+    return 0;
+}
+
+void ts_store__join_path(const ts_store *store, const char *file, char *out, size_t outsz)
+{
+    snprintf(out, outsz, "%s/%s", store->root, file);
+}
+
+static void stamp_from_stat(const struct stat *st, ts_file_stamp *stamp)
+{
+    stamp->exists = true;
+    stamp->dev = (uint64_t)st->st_dev;
+    stamp->ino = (uint64_t)st->st_ino;
+    stamp->size = (uint64_t)st->st_size;
+    stamp->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+    stamp->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+static void stamp_absent(ts_file_stamp *stamp)
+{
+    memset(stamp, 0, sizeof(*stamp));
+}
+
+/* ---- open / close ------------------------------------------------------- */
+
+int ts_store_open(const char *root, ts_store **out, ts_error *err)
+{
+    ts_store *store;
+    int fd;
+    int rc;
+
+    if (root == NULL || root[0] == '\0')
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "snapshot root is empty");
+    if (strlen(root) > PATH_MAX - TS_FILENAME_MAX - 2)
+        return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
+                            "snapshot root path is too long");
+    store = calloc(1, sizeof(*store));
+    if (store == NULL)
+        return ts_store__no_memory(err);
+    store->root = strdup(root);
+    atomic_init(&store->dirfd, -1);
+    if (store->root == NULL) {
+        free(store);
+        return ts_store__no_memory(err);
+    }
+    rc = ts_store__dir(store, false, &fd, err);
+    if (rc < 0) {
+        ts_store_close(store);
+        return rc;
+    }
+    *out = store;
+    return 0;
+}
+
+void ts_store_close(ts_store *store)
+{
+    int fd;
+
+    if (store == NULL)
+        return;
+    fd = atomic_load(&store->dirfd);
+    if (fd >= 0)
+        close(fd);
+    free(store->root);
+    free(store);
+}
+
+const char *ts_store_root(const ts_store *store)
+{
+    return store->root;
+}
+
+int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    int rc = ts_store__file_of(name, file, err);
+
+    if (rc < 0)
+        return rc;
+    if (strlen(store->root) + 1 + strlen(file) >= outsz)
+        return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT, "path buffer too small");
+    ts_store__join_path(store, file, out, outsz);
+    return 0;
+}
+
+/* ---- reading ------------------------------------------------------------ */
+
+/* Read the regular file dirfd/file (never through a link) into out. */
+static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
+                     ts_file_stamp *stamp, ts_error *err)
+{
+    struct stat st;
+    int fd = openat(dirfd, file, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    int rc = 0;
+
+    if (fd < 0) {
+        if (errno == ENOENT)
+            return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "%s: no such snapshot file", path);
+        if (errno == ELOOP)
+            return ts_error_set(err, -ELOOP, TS_ERR_IO,
+                                "%s: is a symbolic link; snapshot files are never read "
+                                "through links",
+                                path);
+        return ts_store__sys_error(err, -errno, path, "cannot open");
+    }
+    if (fstat(fd, &st) < 0) {
+        rc = ts_store__sys_error(err, -errno, path, "cannot stat");
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT, "%s: not a regular file", path);
+    } else if ((uint64_t)st.st_size > TS_SNAPSHOT_MAX_BYTES) {
+        rc = ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
+                          "%s: file of %lld bytes is over the %u-byte limit", path,
+                          (long long)st.st_size, TS_SNAPSHOT_MAX_BYTES);
+    }
+    if (rc == 0 && stamp != NULL)
+        stamp_from_stat(&st, stamp);
+    ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES);
+    while (rc == 0) {
+        ssize_t n;
+
+        rc = ts_buf_reserve(out, 65536);
+        if (rc < 0) {
+            rc = ts_error_set(err, rc, rc == -E2BIG ? TS_ERR_TOO_LARGE : TS_ERR_NO_MEMORY,
+                              "%s: file is over the %u-byte limit or memory ran out", path,
+                              TS_SNAPSHOT_MAX_BYTES);
+            break;
+        }
+        n = read(fd, out->data + out->len, 65536);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = ts_store__sys_error(err, -errno, path, "read failed");
+            break;
+        }
+        if (n == 0)
+            break;
+        out->len += (size_t)n;
+        out->data[out->len] = '\0';
+    }
+    close(fd);
+    if (rc < 0)
+        ts_buf_free(out);
+    return rc;
+}
+
+/* Read and parse dirfd/file; path names it in messages. */
+int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
+                        ts_file_stamp *stamp, ts_error *err)
+{
+    ts_buf data;
+    int rc = read_file(dirfd, file, path, &data, stamp, err);
+
+    if (rc < 0)
+        return rc;
+    rc = ts_snapshot_parse(data.data ? data.data : "", data.len, path, out, err);
+    ts_buf_free(&data);
+    return rc;
+}
+
+/* Load name from the root dirfd (see ts_store_load). */
+static int load_in(ts_store *store, int dirfd, const char *name, const char *file,
+                   ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
+{
+    char path[PATH_MAX];
+    ts_snapshot *s = NULL;
+    int rc;
+
+    ts_store__join_path(store, file, path, sizeof(path));
+    rc = ts_store__load_file(dirfd, file, path, &s, stamp, err);
+    if (rc == -ENOENT)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+    if (rc < 0)
+        return rc;
+    if (strcmp(s->name, name) != 0) {
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT,
+                          "%s: holds snapshot '%s', not '%s'", path, s->name, name);
+        ts_snapshot_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
+int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_stamp *stamp,
+                  ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    int dirfd;
+    int rc;
+
+    if (stamp != NULL)
+        stamp_absent(stamp);
+    rc = ts_store__file_of(name, file, err);
+    if (rc < 0)
+        return rc;
+    rc = ts_store__dir(store, false, &dirfd, err);
+    if (rc == 1)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+    if (rc < 0)
+        return rc;
+    rc = load_in(store, dirfd, name, file, out, stamp, err);
+    ts_store__dir_release(store, dirfd);
+    return rc;
+}
+
+int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    char path[PATH_MAX];
+    struct stat st;
+    int dirfd;
+    int rc = ts_store__file_of(name, file, err);
+
+    stamp_absent(stamp);
+    if (rc < 0)
+        return rc;
+    rc = ts_store__dir(store, false, &dirfd, err);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        stamp_from_stat(&st, stamp);
+    } else if (errno != ENOENT) {
+        ts_store__join_path(store, file, path, sizeof(path));
+        rc = ts_store__sys_error(err, -errno, path, "cannot stat");
+    }
+    ts_store__dir_release(store, dirfd);
+    return rc;
+}
+
+bool ts_file_stamp_equal(const ts_file_stamp *a, const ts_file_stamp *b)
+{
+    if (!a->exists || !b->exists)
+        return a->exists == b->exists;
+    return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+           a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
+}
+
+/* ---- writing ------------------------------------------------------------ */
+
+/* ".<file>.<16 hex>.tmp", the <file> part cut (at a character) to fit. */
+static int temp_name(const char *file, char *out, size_t outsz)
+{
+    static atomic_uint_fast64_t fallback_counter;
+    unsigned char random[TS_STORE_TEMP_RANDOM_HEX / 2];
+    size_t keep = strlen(file);
+    size_t room = TS_STORE_FILE_NAME_LIMIT - (1 + 1 + TS_STORE_TEMP_RANDOM_HEX + 4);
+    char hex[TS_STORE_TEMP_RANDOM_HEX + 1];
+
+    if (getrandom(random, sizeof(random), 0) != (ssize_t)sizeof(random)) {
+        /* No entropy source: pid, time and a counter are unique enough. */
+        uint64_t v = ((uint64_t)getpid() << 40) ^ (uint64_t)time(NULL) ^
+                     (atomic_fetch_add(&fallback_counter, 1) << 20);
+
+        memcpy(random, &v, sizeof(random));
+    }
+    for (size_t i = 0; i < sizeof(random); i++)
+        snprintf(hex + 2 * i, 3, "%02x", random[i]);
+    if (keep > room) {
+        keep = room;
+        while (keep > 0 && ((unsigned char)file[keep] & 0xC0) == 0x80)
+            keep--;
+    }
+    if ((size_t)snprintf(out, outsz, ".%.*s.%s.tmp", (int)keep, file, hex) >= outsz)
+        return -ENAMETOOLONG;
+    return 0;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Write data to a new temp file in the root; its name into temp. */
+static int write_temp(int dirfd, const char *file, const char *path, const ts_buf *data, char *temp,
+                      size_t tempsz, ts_error *err)
+{
+    struct stat old;
+    int fd = -1;
+    int rc;
+
+    for (int attempt = 0; attempt < 8 && fd < 0; attempt++) {
+        rc = temp_name(file, temp, tempsz);
+        if (rc < 0)
+            return ts_store__sys_error(err, rc, path, "cannot name a temporary file");
+        fd = openat(dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd < 0 && errno != EEXIST)
+            return ts_store__sys_error(err, -errno, path, "cannot create a temporary file");
+    }
+    if (fd < 0)
+        return ts_store__sys_error(err, -EEXIST, path, "cannot create a temporary file");
+    /* Keep the permissions of the file being replaced. */
+    if (fstatat(dirfd, file, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode))
+        (void)fchmod(fd, old.st_mode & 07777);
+    rc = write_all(fd, data->data, data->len);
+    if (rc < 0)
+        ts_store__sys_error(err, rc, path, "write failed");
+    if (rc == 0 && fsync(fd) < 0)
+        rc = ts_store__sys_error(err, -errno, path, "fsync failed");
+    if (close(fd) < 0 && rc == 0)
+        rc = ts_store__sys_error(err, -errno, path, "close failed");
+    if (rc < 0)
+        unlinkat(dirfd, temp, 0);
+    return rc;
+}
+
+/* Temp file, rename, directory fsync: the durable part of ts_store_save. */
+static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
+                   ts_error *err)
+{
+    char temp[TS_STORE_FILE_NAME_LIMIT + 1];
+    char path[PATH_MAX];
+    int rc;
+
+    ts_store__join_path(store, file, path, sizeof(path));
+    rc = write_temp(dirfd, file, path, data, temp, sizeof(temp), err);
+    if (rc < 0)
+        return rc;
+    if (renameat(dirfd, temp, dirfd, file) < 0) {
+        rc = ts_store__sys_error(err, -errno, path, "rename failed");
+        unlinkat(dirfd, temp, 0);
+        return rc;
+    }
+    if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0)
+        return ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    return 0;
+}
+
+int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    ts_buf data;
+    int dirfd;
+    int rc = ts_store__file_of(s->name, file, err);
+
+    if (rc < 0)
+        return rc;
+    ts_buf_init(&data, TS_SNAPSHOT_MAX_BYTES);
+    rc = ts_snapshot_serialize(s, &data, err);
+    if (rc == 0)
+        rc = ts_store__dir(store, true, &dirfd, err);
+    if (rc == 0) {
+        rc = save_in(store, dirfd, file, &data, flags, err);
+        ts_store__dir_release(store, dirfd);
+    }
+    ts_buf_free(&data);
+    return rc;
+}
+
+int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
+{
+    char file[TS_FILENAME_MAX];
+    char path[PATH_MAX];
+    int dirfd;
+    int rc = ts_store__file_of(name, file, err);
+
+    if (rc < 0)
+        return rc;
+    rc = ts_store__dir(store, false, &dirfd, err);
+    if (rc == 1)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+    if (rc < 0)
+        return rc;
+    ts_store__join_path(store, file, path, sizeof(path));
+    if (unlinkat(dirfd, file, 0) < 0) {
+        if (errno == ENOENT)
+            rc = ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+        else
+            rc = ts_store__sys_error(err, -errno, path, "cannot remove");
+    } else if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0) {
+        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    }
+    ts_store__dir_release(store, dirfd);
+    return rc;
+}
+
+int ts_store_sync(ts_store *store, ts_error *err)
+{
+    int dirfd;
+    int rc = ts_store__dir(store, false, &dirfd, err);
+
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    if (fsync(dirfd) < 0)
+        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    ts_store__dir_release(store, dirfd);
+    return rc;
+}
+
+int ts_store_approve(ts_store *store, const char *name, ts_error *err)
+{
+    ts_snapshot *s = NULL;
+    int rc = ts_store_load(store, name, &s, NULL, err);
+
+    if (rc < 0)
+        return rc;
+    s->approved = true;
+    ts_timestamp_now(s->updated_at);
+    rc = ts_store_save(store, s, 0, err);
+    ts_snapshot_free(s);
+    return rc;
+}

@@ -1,0 +1,308 @@
+/*
+ * ts_store_list — listing the snapshot root and cleaning stray temp files
+ * (ts_store_list, ts_store_listing_free, ts_store_cleanup_temp; see
+ * ts_store.h and docs/internals/store.md).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "ts_name.h"
+#include "ts_store.h"
+#include "ts_store_internal.h"
+
+/* ---- listing ------------------------------------------------------------ */
+
+typedef struct list_entry {
+    ts_snapshot *snapshot;
+    char *file;
+} list_entry;
+
+typedef struct list_state {
+    list_entry *entries;
+    size_t count;
+    size_t cap;
+    ts_store_problem *problems;
+    size_t problem_count;
+    size_t problem_cap;
+} list_state;
+
+static bool grow(void **items, size_t *cap, size_t count, size_t size)
+{
+    void *p;
+    size_t want;
+
+    if (count < *cap)
+        return true;
+    want = *cap ? *cap * 2 : 16;
+    p = realloc(*items, want * size);
+    if (p == NULL)
+        return false;
+    *items = p;
+    *cap = want;
+    return true;
+}
+
+static int add_problem(list_state *st, const char *file, const char *message)
+{
+    ts_store_problem *p;
+
+    if (!grow((void **)&st->problems, &st->problem_cap, st->problem_count, sizeof(*p)))
+        return -ENOMEM;
+    p = &st->problems[st->problem_count];
+    p->file = strdup(file);
+    p->message = strdup(message);
+    if (p->file == NULL || p->message == NULL) {
+        free(p->file);
+        free(p->message);
+        return -ENOMEM;
+    }
+    st->problem_count++;
+    return 0;
+}
+
+static int add_entry(list_state *st, const char *file, ts_snapshot *s)
+{
+    list_entry *e;
+
+    if (!grow((void **)&st->entries, &st->cap, st->count, sizeof(*e)))
+        return -ENOMEM;
+    e = &st->entries[st->count];
+    e->file = strdup(file);
+    if (e->file == NULL)
+        return -ENOMEM;
+    e->snapshot = s;
+    st->count++;
+    return 0;
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+    size_t n = strlen(s);
+    size_t m = strlen(suffix);
+
+    return n >= m && memcmp(s + n - m, suffix, m) == 0;
+}
+
+/* One directory entry that looks like a snapshot file. */
+static int list_one(ts_store *store, int dirfd, const char *file, list_state *st)
+{
+    char path[PATH_MAX];
+    char expected[TS_FILENAME_MAX];
+    char *message = NULL;
+    ts_snapshot *s = NULL;
+    ts_error err;
+    int rc;
+
+    ts_store__join_path(store, file, path, sizeof(path));
+    rc = ts_store__load_file(dirfd, file, path, &s, NULL, &err);
+    if (rc == -ENOMEM)
+        return rc;
+    if (rc == -ENOENT)
+        return 0; /* removed while we were listing */
+    if (rc < 0)
+        return add_problem(st, file, err.message);
+    rc = ts_store__file_of(s->name, expected, &err);
+    if (rc < 0 || strcmp(expected, file) != 0) {
+        if (asprintf(&message,
+                     "%s: holds snapshot '%s', whose file name is %s; rename the file or "
+                     "fix its name",
+                     path, s->name, rc < 0 ? err.message : expected) < 0)
+            message = NULL;
+        ts_snapshot_free(s);
+        rc = message ? add_problem(st, file, message) : -ENOMEM;
+        free(message);
+        return rc;
+    }
+    rc = add_entry(st, file, s);
+    if (rc < 0)
+        ts_snapshot_free(s);
+    return rc;
+}
+
+static int compare_entries(const void *a, const void *b)
+{
+    const list_entry *x = a;
+    const list_entry *y = b;
+
+    return strcmp(x->snapshot->name, y->snapshot->name);
+}
+
+static int compare_problems(const void *a, const void *b)
+{
+    const ts_store_problem *x = a;
+    const ts_store_problem *y = b;
+
+    return strcmp(x->file, y->file);
+}
+
+/* Move the sorted entries into the caller's listing. */
+static int list_finish(list_state *st, ts_store_listing *out)
+{
+    if (st->count > 1)
+        qsort(st->entries, st->count, sizeof(*st->entries), compare_entries);
+    if (st->problem_count > 1)
+        qsort(st->problems, st->problem_count, sizeof(*st->problems), compare_problems);
+    out->items = calloc(st->count + 1, sizeof(*out->items));
+    out->files = calloc(st->count + 1, sizeof(*out->files));
+    if (out->items == NULL || out->files == NULL)
+        return -ENOMEM;
+    for (size_t i = 0; i < st->count; i++) {
+        out->items[i] = st->entries[i].snapshot;
+        out->files[i] = st->entries[i].file;
+    }
+    out->count = st->count;
+    out->problems = st->problems;
+    out->problem_count = st->problem_count;
+    free(st->entries);
+    memset(st, 0, sizeof(*st));
+    return 0;
+}
+
+static void list_state_free(list_state *st)
+{
+    for (size_t i = 0; i < st->count; i++) {
+        ts_snapshot_free(st->entries[i].snapshot);
+        free(st->entries[i].file);
+    }
+    for (size_t i = 0; i < st->problem_count; i++) {
+        free(st->problems[i].file);
+        free(st->problems[i].message);
+    }
+    free(st->entries);
+    free(st->problems);
+}
+
+/* A private stream over the root (each caller its own, for threads). */
+static int open_root_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
+{
+    int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+    if (fd < 0)
+        return ts_store__sys_error(err, -errno, store->root, "cannot read the directory");
+    *out = fdopendir(fd);
+    if (*out == NULL) {
+        int rc = -errno;
+
+        close(fd);
+        return ts_store__sys_error(err, rc, store->root, "cannot read the directory");
+    }
+    return 0;
+}
+
+int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
+{
+    list_state st = {0};
+    struct dirent *de;
+    DIR *dir;
+    int dirfd;
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    rc = ts_store__dir(store, false, &dirfd, err);
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    rc = open_root_stream(store, dirfd, &dir, err);
+    if (rc < 0) {
+        ts_store__dir_release(store, dirfd);
+        return rc;
+    }
+    while (rc == 0) {
+        errno = 0;
+        de = readdir(dir);
+        if (de == NULL) {
+            if (errno != 0)
+                rc = ts_store__sys_error(err, -errno, store->root, "cannot read the directory");
+            break;
+        }
+        if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".json"))
+            continue;
+        rc = list_one(store, dirfd, de->d_name, &st);
+    }
+    closedir(dir);
+    ts_store__dir_release(store, dirfd);
+    if (rc == 0)
+        rc = list_finish(&st, out);
+    if (rc < 0) {
+        list_state_free(&st);
+        ts_store_listing_free(out);
+        if (rc == -ENOMEM)
+            return ts_store__no_memory(err);
+        return rc;
+    }
+    return 0;
+}
+
+void ts_store_listing_free(ts_store_listing *listing)
+{
+    for (size_t i = 0; i < listing->count; i++) {
+        ts_snapshot_free(listing->items[i]);
+        free(listing->files[i]);
+    }
+    for (size_t i = 0; i < listing->problem_count; i++) {
+        free(listing->problems[i].file);
+        free(listing->problems[i].message);
+    }
+    free(listing->items);
+    free(listing->files);
+    free(listing->problems);
+    memset(listing, 0, sizeof(*listing));
+}
+
+/* ".<anything>.<16 lowercase hex>.tmp": a temp file of ts_store_save. */
+static bool is_temp_name(const char *name)
+{
+    size_t n = strlen(name);
+    const char *hex;
+
+    if (n < 1 + 1 + TS_STORE_TEMP_RANDOM_HEX + 4 + 1 || name[0] != '.' || !has_suffix(name, ".tmp"))
+        return false;
+    hex = name + n - 4 - TS_STORE_TEMP_RANDOM_HEX;
+    if (hex[-1] != '.')
+        return false;
+    for (int i = 0; i < TS_STORE_TEMP_RANDOM_HEX; i++) {
+        if (!((hex[i] >= '0' && hex[i] <= '9') || (hex[i] >= 'a' && hex[i] <= 'f')))
+            return false;
+    }
+    return true;
+}
+
+int ts_store_cleanup_temp(ts_store *store, ts_error *err)
+{
+    struct dirent *de;
+    DIR *dir;
+    int dirfd;
+    int removed = 0;
+    int rc = ts_store__dir(store, false, &dirfd, err);
+
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    rc = open_root_stream(store, dirfd, &dir, err);
+    if (rc < 0) {
+        ts_store__dir_release(store, dirfd);
+        return rc;
+    }
+    for (de = readdir(dir); de != NULL; de = readdir(dir)) {
+        struct stat st;
+
+        if (!is_temp_name(de->d_name))
+            continue;
+        if (fstatat(dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (unlinkat(dirfd, de->d_name, 0) == 0)
+            removed++;
+        else if (errno != ENOENT && rc == 0)
+            rc = ts_store__sys_error(err, -errno, store->root, "cannot remove a temporary file");
+    }
+    closedir(dir);
+    if (rc == 0 && removed > 0 && fsync(dirfd) < 0)
+        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    ts_store__dir_release(store, dirfd);
+    return rc < 0 ? rc : removed;
+}

@@ -1,0 +1,597 @@
+/*
+ * test_daemon_proc — toolscored as a process: options, the socket directory
+ * and modes, the single-instance lock, stale sockets, long paths, printing
+ * with and without --foreground, graceful stop (SIGTERM, SIGINT, the stop
+ * request, idle timeout), peer credentials, systemd socket activation and
+ * readiness notification, a crash (kill -9) while clients write, and a run
+ * under valgrind.
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ts_snapshot.h"
+#include "util_daemon.h"
+
+static tdaemon daemon_;
+
+static void setup(void)
+{
+    tdaemon_prepare(&daemon_);
+}
+
+static void teardown(void)
+{
+    tdaemon_cleanup(&daemon_);
+}
+
+static bool path_exists(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0;
+}
+
+static int run_daemon(const char *const *args, char *out, size_t outsz)
+{
+    const char *argv[32];
+    size_t n = 0;
+
+    argv[n++] = tdaemon_binary();
+    for (size_t i = 0; args[i] != NULL && n < 31; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    return tdaemon_run(argv, out, outsz, 10000);
+}
+
+START_TEST(options)
+{
+    char out[8192];
+
+    const char *help[] = {"--help", NULL};
+    ck_assert_int_eq(run_daemon(help, out, sizeof(out)), 0);
+    ck_assert_ptr_nonnull(strstr(out, "usage: toolscored"));
+    ck_assert_ptr_nonnull(strstr(out, "--idle-timeout"));
+    const char *h[] = {"-h", NULL};
+    ck_assert_int_eq(run_daemon(h, out, sizeof(out)), 0);
+    const char *version[] = {"--version", NULL};
+    ck_assert_int_eq(run_daemon(version, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, "toolscored " TS_VERSION "\n");
+
+    static const char *const bad[][4] = {
+        {"--bogus", NULL},
+        {"extra", NULL},
+        {"--socket", NULL},
+        {"--idle-timeout", "soon", NULL},
+        {"--idle-timeout", "-1", NULL},
+        {"--log-level", "loud", NULL},
+        {"--max-frame", "12abc", NULL},
+        {"--max-frame", "10", NULL},
+        {"--max-frame", "99999999999999999999", NULL},
+        {"--socket=", NULL},
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int status = run_daemon(bad[i], out, sizeof(out));
+        ck_assert_msg(status == 2, "%s: exit %d", bad[i][0], status);
+        ck_assert_msg(strncmp(out, "toolscored: ", 12) == 0 && strlen(out) > 20, "%s: '%s'",
+                      bad[i][0], out);
+    }
+    /* a log file that cannot be opened: exit 1 naming it */
+    char socket_opt[600];
+    snprintf(socket_opt, sizeof(socket_opt), "--socket=%s", daemon_.socket);
+    const char *badlog[] = {socket_opt, "--log-file", "/nonexistent/dir/log", NULL};
+    ck_assert_int_eq(run_daemon(badlog, out, sizeof(out)), 1);
+    ck_assert_ptr_nonnull(strstr(out, "/nonexistent/dir/log"));
+}
+END_TEST
+
+START_TEST(socket_modes_and_foreground_output)
+{
+    struct stat st;
+    char dir[600];
+
+    tdaemon_start(&daemon_, NULL);
+    ck_assert(stat(daemon_.socket, &st) == 0);
+    ck_assert(S_ISSOCK(st.st_mode));
+    ck_assert_int_eq(st.st_mode & 0777, 0600);
+    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    ck_assert(stat(dir, &st) == 0);
+    ck_assert_int_eq(st.st_mode & 0777, 0700);
+    char *out = tdaemon_slurp(daemon_.out);
+    char want[700];
+    snprintf(want, sizeof(want), "toolscored: listening on %s\n", daemon_.socket);
+    ck_assert_str_eq(out, want);
+    free(out);
+    /* the lock file carries the pid */
+    char lock[700];
+    snprintf(lock, sizeof(lock), "%s.lock", daemon_.socket);
+    char *pid = tdaemon_slurp(lock);
+    ck_assert_int_eq(atol(pid), daemon_.pid);
+    free(pid);
+    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    ck_assert(!path_exists(daemon_.socket));
+    ck_assert(!path_exists(lock));
+    out = tdaemon_slurp(daemon_.log);
+    ck_assert_ptr_nonnull(strstr(out, "listening on"));
+    ck_assert_ptr_nonnull(strstr(out, "stopping (SIGTERM)"));
+    free(out);
+}
+END_TEST
+
+START_TEST(silent_without_foreground)
+{
+    char sock[600];
+    const char *argv[] = {tdaemon_binary(), "--socket", sock, "--idle-timeout", "0.3", NULL};
+
+    snprintf(sock, sizeof(sock), "%s", daemon_.socket);
+    char out[4096];
+    /* it serves, then exits on the idle timeout, having printed nothing */
+    ck_assert_int_eq(tdaemon_run(argv, out, sizeof(out), 10000), 0);
+    ck_assert_str_eq(out, "");
+    ck_assert(!path_exists(daemon_.socket));
+}
+END_TEST
+
+START_TEST(refuses_open_directory)
+{
+    char dir[600], sock[700], out[4096];
+
+    snprintf(dir, sizeof(dir), "%s/open", daemon_.dir);
+    ck_assert(mkdir(dir, 0755) == 0);
+    chmod(dir, 0755);
+    snprintf(sock, sizeof(sock), "--socket=%s/s.sock", dir);
+    const char *args[] = {sock, "--foreground", NULL};
+    ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 1);
+    ck_assert_msg(strstr(out, "0700") != NULL && strstr(out, dir) != NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(second_daemon_names_the_first)
+{
+    char out[4096], sock[600], want[64];
+
+    tdaemon_start(&daemon_, NULL);
+    snprintf(sock, sizeof(sock), "--socket=%s", daemon_.socket);
+    const char *args[] = {sock, "--foreground", NULL};
+    ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 1);
+    snprintf(want, sizeof(want), "pid %ld", (long)daemon_.pid);
+    ck_assert_msg(strstr(out, want) != NULL, "%s", out);
+    /* the first one is untouched and still serves */
+    ck_assert(path_exists(daemon_.socket));
+    int fd = tdaemon_connect(daemon_.socket);
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+}
+END_TEST
+
+START_TEST(stale_socket_does_not_block)
+{
+    char dir[600];
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    ck_assert(mkdir(dir, 0700) == 0);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    ck_assert(strlen(daemon_.socket) < sizeof(sa.sun_path));
+    memcpy(sa.sun_path, daemon_.socket, strlen(daemon_.socket) + 1);
+    ck_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    close(fd); /* a socket file nobody listens on */
+    tdaemon_start(&daemon_, NULL);
+    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    /* also after a crash: kill -9 leaves socket and lock behind */
+    tdaemon_start(&daemon_, NULL);
+    tdaemon_kill(&daemon_);
+    ck_assert(path_exists(daemon_.socket));
+    tdaemon_start(&daemon_, NULL);
+    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+}
+END_TEST
+
+START_TEST(refuses_non_socket_at_path)
+{
+    char dir[600], out[4096], sock[700];
+
+    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    ck_assert(mkdir(dir, 0700) == 0);
+    FILE *f = fopen(daemon_.socket, "w");
+    fputs("precious", f);
+    fclose(f);
+    snprintf(sock, sizeof(sock), "--socket=%s", daemon_.socket);
+    const char *args[] = {sock, NULL};
+    ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 1);
+    ck_assert_ptr_nonnull(strstr(out, "not a socket"));
+    char *kept = tdaemon_slurp(daemon_.socket);
+    ck_assert_str_eq(kept, "precious");
+    free(kept);
+}
+END_TEST
+
+START_TEST(long_socket_path)
+{
+    char deep[400];
+
+    /* a directory path well past the 107 bytes of a socket address */
+    snprintf(deep, sizeof(deep), "%s/%s/%s", daemon_.dir,
+             "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+             "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
+    ck_assert(strlen(deep) + 20 < sizeof(daemon_.socket));
+    memcpy(daemon_.socket, deep, strlen(deep));
+    memcpy(daemon_.socket + strlen(deep), "/toolscored.sock", 17);
+    ck_assert_int_gt(strlen(daemon_.socket), 107);
+    tdaemon_start(&daemon_, NULL);
+    struct stat st;
+    ck_assert(stat(daemon_.socket, &st) == 0 && S_ISSOCK(st.st_mode));
+    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    ck_assert(!path_exists(daemon_.socket));
+
+    /* a file name that alone cannot fit is refused, naming the limit */
+    char name[300], sock[1000], out[4096];
+    memset(name, 'n', 150);
+    name[150] = '\0';
+    snprintf(sock, sizeof(sock), "--socket=%s/%s", daemon_.dir, name);
+    const char *args[] = {sock, NULL};
+    ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 1);
+    ck_assert_msg(strstr(out, "107") != NULL, "%s", out);
+}
+END_TEST
+
+START_TEST(stop_request_and_sigint)
+{
+    tdaemon_start(&daemon_, NULL);
+    int fd = tdaemon_connect(daemon_.socket);
+    int other = tdaemon_connect(daemon_.socket);
+    json_object_put(tdaemon_ok(fd, "stop", NULL));
+    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    ck_assert(tdaemon_closed(other, 3000));
+    close(fd);
+    close(other);
+    ck_assert(!path_exists(daemon_.socket));
+
+    tdaemon_start(&daemon_, NULL);
+    kill(daemon_.pid, SIGINT);
+    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    ck_assert(!path_exists(daemon_.socket));
+}
+END_TEST
+
+START_TEST(idle_timeout)
+{
+    const char *extra[] = {"--idle-timeout", "0.5", NULL};
+
+    tdaemon_start(&daemon_, extra);
+    /* a connected client keeps it alive */
+    int fd = tdaemon_connect(daemon_.socket);
+    usleep(900000);
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+    ck_assert_int_eq(tdaemon_wait(&daemon_, 5000), 0);
+    ck_assert(!path_exists(daemon_.socket));
+    char *log = tdaemon_slurp(daemon_.log);
+    ck_assert_ptr_nonnull(strstr(log, "idle timeout"));
+    free(log);
+}
+END_TEST
+
+START_TEST(status_reports)
+{
+    tdaemon_start(&daemon_, NULL);
+    int fd = tdaemon_connect(daemon_.socket);
+    struct json_object *r = tdaemon_ok(fd, "status", NULL);
+    struct json_object *v = NULL;
+    ck_assert_str_eq(tstr(r, "socket"), daemon_.socket);
+    ck_assert_str_eq(tstr(r, "version"), TS_VERSION);
+    ck_assert(json_object_object_get_ex(r, "pid", &v));
+    ck_assert_int_eq(json_object_get_int64(v), daemon_.pid);
+    ck_assert(json_object_object_get_ex(r, "connections", &v));
+    ck_assert_int_eq(json_object_get_int64(v), 1);
+    ck_assert(json_object_object_get_ex(r, "requests_served", &v));
+    ck_assert_int_ge(json_object_get_int64(v), 1);
+    ck_assert(json_object_object_get_ex(r, "uptime_s", &v));
+    ck_assert(json_object_object_get_ex(r, "stores_open", &v));
+    ck_assert(json_object_object_get_ex(r, "runs_open", &v));
+    json_object_put(r);
+    close(fd);
+}
+END_TEST
+
+/* A client of another uid is refused; root (us, in CI) is allowed. */
+START_TEST(other_uid_refused)
+{
+    if (geteuid() != 0) {
+        /* Only root can become another user; as a normal user the daemon's
+         * own uid is the only one that can connect anyway. */
+        return;
+    }
+    tdaemon_start(&daemon_, NULL);
+    /* let "nobody" reach the socket, whatever the modes */
+    char dir[600];
+    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    chmod(daemon_.dir, 0755);
+    chmod(dir, 0755);
+    chmod(daemon_.socket, 0666);
+    pid_t pid = fork();
+    ck_assert(pid >= 0);
+    if (pid == 0) {
+        if (setgid(65534) < 0 || setuid(65534) < 0)
+            _exit(10);
+        int fd = tdaemon_connect_raw(daemon_.socket);
+        if (fd < 0)
+            _exit(11);
+        struct json_object *reply = NULL;
+        if (tdaemon_read(fd, &reply, 5000) != 0)
+            _exit(12);
+        struct json_object *error = NULL;
+        if (!json_object_object_get_ex(reply, "error", &error) ||
+            strcmp(tstr(error, "code"), "permission_denied") != 0 ||
+            strstr(tstr(error, "message"), "uid 65534") == NULL)
+            _exit(13);
+        json_object_put(reply);
+        _exit(tdaemon_closed(fd, 3000) ? 0 : 14);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    int fd = tdaemon_connect(daemon_.socket);
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+}
+END_TEST
+
+START_TEST(socket_activation)
+{
+    char dir[600];
+    const char *prefix[] = {"systemd-socket-activate", "-l", daemon_.socket, NULL};
+
+    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    ck_assert(mkdir(dir, 0700) == 0);
+    /* the daemon gets the socket from systemd-socket-activate: --socket is
+     * ignored, so point it somewhere that would fail */
+    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
+    int fd = tdaemon_connect(daemon_.socket);
+    struct json_object *r = tdaemon_ok(fd, "status", NULL);
+    ck_assert_str_eq(tstr(r, "socket"), daemon_.socket);
+    json_object_put(r);
+    json_object_put(tdaemon_ok(fd, "stop", NULL));
+    close(fd);
+    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    char *log = tdaemon_slurp(daemon_.log);
+    ck_assert_ptr_nonnull(strstr(log, "listening on"));
+    free(log);
+}
+END_TEST
+
+static int notify_socket(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+    ck_assert(strlen(path) < sizeof(sa.sun_path));
+    memcpy(sa.sun_path, path, strlen(path) + 1);
+    ck_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
+    return fd;
+}
+
+static void expect_datagram(int fd, const char *want)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLIN};
+    char buf[512];
+
+    ck_assert_msg(poll(&pfd, 1, 5000) == 1, "no %s datagram", want);
+    ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+    ck_assert(n > 0);
+    buf[n] = '\0';
+    ck_assert_msg(strstr(buf, want) != NULL, "got '%s', want %s", buf, want);
+    char mainpid[64];
+    snprintf(mainpid, sizeof(mainpid), "MAINPID=%ld", (long)daemon_.pid);
+    ck_assert_msg(strstr(buf, mainpid) != NULL, "got '%s'", buf);
+}
+
+START_TEST(notify_readiness)
+{
+    char path[600];
+
+    snprintf(path, sizeof(path), "%s/notify", daemon_.dir);
+    int fd = notify_socket(path);
+    setenv("NOTIFY_SOCKET", path, 1);
+    tdaemon_start(&daemon_, NULL);
+    unsetenv("NOTIFY_SOCKET");
+    expect_datagram(fd, "READY=1");
+    kill(daemon_.pid, SIGTERM);
+    expect_datagram(fd, "STOPPING=1");
+    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    close(fd);
+}
+END_TEST
+
+/* Workers record snapshots and append each acknowledged name to a file;
+ * the daemon is killed with SIGKILL mid-stream. After a restart every
+ * acknowledged snapshot reads back whole, and no file is torn. */
+START_TEST(kill9_keeps_acknowledged)
+{
+    char acked[600];
+    pid_t workers[4];
+
+    snprintf(acked, sizeof(acked), "%s/acked", daemon_.dir);
+    tdaemon_start(&daemon_, NULL);
+    for (int w = 0; w < 4; w++) {
+        workers[w] = fork();
+        ck_assert(workers[w] >= 0);
+        if (workers[w] == 0) {
+            int fd = tdaemon_connect(daemon_.socket);
+            int out = open(acked, O_WRONLY | O_CREAT | O_APPEND, 0600);
+            for (int i = 0;; i++) {
+                char name[64];
+                struct json_object *p = json_object_new_object();
+                struct json_object *reply = NULL;
+
+                snprintf(name, sizeof(name), "crash::%d::%d", w, i);
+                json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+                json_object_object_add(p, "name", json_object_new_string(name));
+                json_object_object_add(p, "actual",
+                                       tjson("[{\"tool\": \"t\", \"args\": {\"i\": 1}}]"));
+                tdaemon_send(fd, (unsigned long long)i + 1, "check", p);
+                json_object_put(p);
+                if (tdaemon_read(fd, &reply, 5000) != 0)
+                    _exit(0); /* the daemon died */
+                struct json_object *result = NULL;
+                if (json_object_object_get_ex(reply, "result", &result) &&
+                    strcmp(tstr(result, "outcome"), "CREATED") == 0) {
+                    char line[80];
+                    int n = snprintf(line, sizeof(line), "%s\n", name);
+                    if (write(out, line, (size_t)n) != n)
+                        _exit(2);
+                }
+                json_object_put(reply);
+            }
+        }
+    }
+    usleep(400000);
+    tdaemon_kill(&daemon_);
+    for (int w = 0; w < 4; w++)
+        waitpid(workers[w], NULL, 0);
+
+    tdaemon_start(&daemon_, NULL);
+    int fd = tdaemon_connect(daemon_.socket);
+    char *names = tdaemon_slurp(acked);
+    ck_assert_msg(names != NULL && strlen(names) > 0, "no check was acknowledged");
+    int count = 0;
+    for (char *line = strtok(names, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        struct json_object *p = json_object_new_object();
+        json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(p, "name", json_object_new_string(line));
+        json_object_put(tdaemon_ok(fd, "show", p));
+        json_object_put(p);
+        count++;
+    }
+    free(names);
+    ck_assert_int_gt(count, 0);
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    struct json_object *r = tdaemon_ok(fd, "list", p);
+    struct json_object *problems = NULL;
+    json_object_object_get_ex(r, "problems", &problems);
+    ck_assert_msg(json_object_array_length(problems) == 0, "%s",
+                  json_object_to_json_string(problems));
+    json_object_put(r);
+    json_object_put(p);
+    close(fd);
+}
+END_TEST
+
+/* Under a sanitizer build the daemon is checked by ASan/LSan instead (every
+ * graceful stop must exit 0, and LSan fails the exit on a leak); valgrind
+ * cannot run a sanitized binary. */
+#ifndef __SANITIZE_ADDRESS__
+START_TEST(valgrind_clean)
+{
+    const char *prefix[] = {"valgrind",           "-q",
+                            "--leak-check=full",  "--errors-for-leak-kinds=definite,indirect",
+                            "--error-exitcode=1", NULL};
+
+    tdaemon_start_wrapped(&daemon_, prefix, NULL, 30000);
+    int fd = tdaemon_connect(daemon_.socket);
+    for (int i = 0; i < 60; i++) {
+        char name[32];
+        struct json_object *p = json_object_new_object();
+
+        snprintf(name, sizeof(name), "vg-%d", i % 20);
+        json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(p, "name", json_object_new_string(name));
+        json_object_object_add(p, "actual",
+                               tjson(i % 2 ? "[{\"tool\": \"a\", \"args\": {\"x\": 1}}]"
+                                           : "[{\"tool\": \"b\", \"args\": {\"x\": 2.5}}]"));
+        if (i == 40)
+            json_object_object_add(p, "update", json_object_new_boolean(1));
+        json_object_put(tdaemon_ok(fd, "check", p));
+        json_object_put(p);
+    }
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "all", json_object_new_boolean(1));
+    json_object_put(tdaemon_ok(fd, "approve", p));
+    json_object_put(tdaemon_ok(fd, "list", p));
+    json_object_put(tdaemon_ok(fd, "review", p));
+    struct json_object *r = tdaemon_ok(fd, "run.open", p);
+    struct json_object *rp = json_object_new_object();
+    json_object_object_add(rp, "run", json_object_new_string(tstr(r, "run")));
+    json_object_put(r);
+    for (int i = 0; i < 60; i++) {
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(c, "name", json_object_new_string(i % 2 ? "vg-1" : "vg-2"));
+        json_object_object_add(c, "run", json_object_new_string(tstr(rp, "run")));
+        json_object_object_add(c, "test", json_object_new_string(i % 3 ? "t1" : "t2"));
+        json_object_object_add(c, "actual", tjson("[{\"tool\": \"a\", \"args\": {\"x\": 1}}]"));
+        json_object_put(tdaemon_ok(fd, "check", c));
+        json_object_put(c);
+    }
+    json_object_put(tdaemon_ok(fd, "run.close", rp));
+    json_object_object_add(rp, "store", json_object_new_string(daemon_.store));
+    json_object_put(tdaemon_ok(fd, "orphans", rp));
+    json_object_put(rp);
+    for (int i = 0; i < 100; i++)
+        json_object_put(tdaemon_ok(fd, i % 2 ? "ping" : "status", NULL));
+    tdaemon_err(fd, "nosuch", NULL, "unknown_method");
+    json_object_put(p);
+    /* a bad frame on another connection */
+    int bad = tdaemon_connect(daemon_.socket);
+    tdaemon_send_raw(bad, "\x00\x00\x00\x02\xc1\xc1", 6);
+    tdaemon_closed(bad, 5000);
+    close(bad);
+    close(fd);
+    int status = tdaemon_stop(&daemon_, 30000);
+    char *out = tdaemon_slurp(daemon_.out);
+    ck_assert_msg(status == 0, "valgrind exit %d: %s", status, out);
+    free(out);
+}
+END_TEST
+#endif
+
+static Suite *proc_suite(void)
+{
+    Suite *s = suite_create("daemon_proc");
+    TCase *tc = tcase_create("proc");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 90);
+    tcase_add_test(tc, options);
+    tcase_add_test(tc, socket_modes_and_foreground_output);
+    tcase_add_test(tc, silent_without_foreground);
+    tcase_add_test(tc, refuses_open_directory);
+    tcase_add_test(tc, second_daemon_names_the_first);
+    tcase_add_test(tc, stale_socket_does_not_block);
+    tcase_add_test(tc, refuses_non_socket_at_path);
+    tcase_add_test(tc, long_socket_path);
+    tcase_add_test(tc, stop_request_and_sigint);
+    tcase_add_test(tc, idle_timeout);
+    tcase_add_test(tc, status_reports);
+    tcase_add_test(tc, other_uid_refused);
+    tcase_add_test(tc, socket_activation);
+    tcase_add_test(tc, notify_readiness);
+    tcase_add_test(tc, kill9_keeps_acknowledged);
+#ifndef __SANITIZE_ADDRESS__
+    tcase_add_test(tc, valgrind_clean);
+#endif
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(proc_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

@@ -1,0 +1,784 @@
+/*
+ * test_daemon_state — the snapshot state machine over a real toolscored
+ * socket: every row of snapshots.md's table locally, in CI and with
+ * allow_pending/update, the exact messages, concurrent creators and
+ * approvers, files changed behind the daemon's back, record/list/show/rm,
+ * runs (summary, duplicates, orphans, review) and bad parameters.
+ */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ts_name.h"
+#include "ts_snapshot.h"
+#include "util_daemon.h"
+
+#define CALLS_A                                                                                    \
+    "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}, {\"tool\": \"book\", \"args\": "         \
+    "{\"id\": 42}}]"
+#define CALLS_B                                                                                    \
+    "[{\"tool\": \"search\", \"args\": {\"q\": \"LAX\"}}, {\"tool\": \"book\", \"args\": "         \
+    "{\"id\": 42}}]"
+
+static tdaemon daemon_;
+static int conn_ = -1;
+
+static void setup(void)
+{
+    tdaemon_prepare(&daemon_);
+    tdaemon_start(&daemon_, NULL);
+    conn_ = tdaemon_connect(daemon_.socket);
+}
+
+static void teardown(void)
+{
+    if (conn_ >= 0)
+        close(conn_);
+    tdaemon_cleanup(&daemon_);
+}
+
+/* params for check: store, name, actual + "key=bool" flags. */
+static struct json_object *check_params(const char *name, const char *calls, const char *flags)
+{
+    struct json_object *p = json_object_new_object();
+
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "name", json_object_new_string(name));
+    json_object_object_add(p, "actual", tjson(calls));
+    if (flags != NULL) {
+        char buf[256];
+        snprintf(buf, sizeof(buf), "%s", flags);
+        for (char *tok = strtok(buf, " "); tok != NULL; tok = strtok(NULL, " "))
+            json_object_object_add(p, tok, json_object_new_boolean(1));
+    }
+    return p;
+}
+
+/* Run one check; returns the result object (caller puts it). */
+static struct json_object *check(int fd, const char *name, const char *calls, const char *flags)
+{
+    struct json_object *p = check_params(name, calls, flags);
+    struct json_object *r = tdaemon_ok(fd, "check", p);
+
+    json_object_put(p);
+    return r;
+}
+
+static void expect_outcome(const char *name, const char *calls, const char *flags,
+                           const char *outcome)
+{
+    struct json_object *r = check(conn_, name, calls, flags);
+
+    ck_assert_msg(strcmp(tstr(r, "outcome"), outcome) == 0, "check %s [%s]: want %s, got %s", name,
+                  flags ? flags : "", outcome, json_object_to_json_string(r));
+    json_object_put(r);
+}
+
+/* value serializes exactly as the JSON text does. */
+static void assert_json(struct json_object *value, const char *text)
+{
+    struct json_object *want = tjson(text);
+
+    ck_assert_str_eq(json_object_to_json_string(value), json_object_to_json_string(want));
+    json_object_put(want);
+}
+
+static char *snapshot_file(const char *name)
+{
+    static char path[1024];
+    char file[TS_FILENAME_MAX];
+
+    ck_assert(ts_name_to_filename(name, strlen(name), file, sizeof(file), NULL) == 0);
+    snprintf(path, sizeof(path), "%s/%s", daemon_.store, file);
+    return path;
+}
+
+static bool file_exists(const char *name)
+{
+    struct stat st;
+    return stat(snapshot_file(name), &st) == 0;
+}
+
+static void approve(int fd, const char *name)
+{
+    struct json_object *p = json_object_new_object();
+    struct json_object *names = json_object_new_array();
+
+    json_object_array_add(names, json_object_new_string(name));
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "names", names);
+    json_object_put(tdaemon_ok(fd, "approve", p));
+    json_object_put(p);
+}
+
+static ts_snapshot *read_snapshot(const char *name)
+{
+    char *text = tdaemon_slurp(snapshot_file(name));
+    ts_snapshot *s = NULL;
+    ts_error err;
+
+    ck_assert_msg(text != NULL, "no file for %s", name);
+    ck_assert_msg(ts_snapshot_parse(text, strlen(text), name, &s, &err) == 0, "%s: %s", name,
+                  err.message);
+    free(text);
+    return s;
+}
+
+START_TEST(local_rows)
+{
+    struct json_object *r = check(conn_, "tests/a.py::test_one", CALLS_A, NULL);
+    ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+    ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' created - review it, "
+                                         "then approve with `tsctl approve`");
+    ck_assert_str_eq(tstr(r, "file"), snapshot_file("tests/a.py::test_one"));
+    json_object_put(r);
+    ts_snapshot *s = read_snapshot("tests/a.py::test_one");
+    ck_assert(!s->approved);
+    ck_assert_str_eq(s->source, "pytest");
+    ck_assert_int_eq(json_object_array_length(s->calls), 2);
+    ts_snapshot_free(s);
+
+    r = check(conn_, "tests/a.py::test_one", CALLS_B, NULL);
+    ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
+    ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' pending approval - "
+                                         "run `tsctl approve` to use it as a baseline");
+    json_object_put(r);
+    /* PENDING never writes: the recorded calls stay. */
+    s = read_snapshot("tests/a.py::test_one");
+    assert_json(s->calls, CALLS_A);
+    ts_snapshot_free(s);
+
+    approve(conn_, "tests/a.py::test_one");
+    r = check(conn_, "tests/a.py::test_one", CALLS_A, NULL);
+    ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
+    struct json_object *res = NULL;
+    ck_assert(json_object_object_get_ex(r, "result", &res) && res != NULL);
+    struct json_object *score = NULL;
+    ck_assert(json_object_object_get_ex(res, "score", &score));
+    ck_assert(json_object_get_double(score) > 0.999);
+    json_object_put(r);
+
+    r = check(conn_, "tests/a.py::test_one", CALLS_B, NULL);
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    ck_assert_msg(strstr(tstr(r, "report"), "Expected vs Actual Tool Calls") != NULL, "%s",
+                  tstr(r, "report"));
+    ck_assert_msg(strstr(tstr(r, "report"), "\033[") == NULL, "colour without color=true");
+    json_object_put(r);
+
+    r = check(conn_, "tests/a.py::test_one", CALLS_B, "update");
+    ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
+    ck_assert_str_eq(tstr(r, "message"),
+                     "snapshot 'tests/a.py::test_one' updated (calls overwritten and approved)");
+    json_object_put(r);
+    s = read_snapshot("tests/a.py::test_one");
+    ck_assert(s->approved);
+    ts_snapshot_free(s);
+    expect_outcome("tests/a.py::test_one", CALLS_B, NULL, "PASSED");
+    expect_outcome("tests/a.py::test_one", CALLS_A, NULL, "FAILED");
+    /* update on a missing name writes it approved */
+    expect_outcome("fresh", CALLS_A, "update", "UPDATED");
+    expect_outcome("fresh", CALLS_A, NULL, "PASSED");
+}
+END_TEST
+
+START_TEST(ci_rows)
+{
+    struct json_object *r = check(conn_, "n", CALLS_A, "ci");
+    ck_assert_str_eq(tstr(r, "outcome"), "ERROR_MISSING_IN_CI");
+    ck_assert_str_eq(tstr(r, "message"),
+                     "snapshot 'n' does not exist; snapshots cannot be created in CI. Run the "
+                     "test locally to record it, review it, then approve with `tsctl approve`.");
+    json_object_put(r);
+    ck_assert_msg(!file_exists("n"), "a file was written in CI");
+    struct stat st;
+    ck_assert_msg(stat(daemon_.store, &st) != 0, "the store root was created in CI");
+
+    expect_outcome("n", CALLS_A, NULL, "CREATED");
+    r = check(conn_, "n", CALLS_A, "ci");
+    ck_assert_str_eq(tstr(r, "outcome"), "ERROR_PENDING_IN_CI");
+    ck_assert_str_eq(tstr(r, "message"),
+                     "snapshot 'n' is pending approval; an unapproved snapshot cannot be used "
+                     "as a baseline in CI. Approve it locally with `tsctl approve`.");
+    json_object_put(r);
+
+    /* allow_pending: the missing and pending rows behave as locally */
+    expect_outcome("m", CALLS_A, "ci allow_pending", "CREATED");
+    ck_assert(file_exists("m"));
+    expect_outcome("m", CALLS_A, "ci allow_pending", "PENDING");
+    expect_outcome("n", CALLS_A, "ci allow_pending", "PENDING");
+
+    /* approved snapshots are evaluated in CI, with or without allow_pending */
+    approve(conn_, "n");
+    expect_outcome("n", CALLS_A, "ci", "PASSED");
+    expect_outcome("n", CALLS_B, "ci", "FAILED");
+    expect_outcome("n", CALLS_B, "ci allow_pending", "FAILED");
+    /* update in CI: same as locally */
+    expect_outcome("n", CALLS_B, "ci update", "UPDATED");
+    expect_outcome("n", CALLS_B, "ci", "PASSED");
+    expect_outcome("u", CALLS_B, "ci update", "UPDATED");
+    ck_assert(file_exists("u"));
+}
+END_TEST
+
+/* The daemon never reads its own environment for the mode flags. */
+START_TEST(daemon_env_ignored)
+{
+    tdaemon other;
+    const char *extra[] = {NULL};
+
+    tdaemon_prepare(&other);
+    setenv("CI", "1", 1);
+    setenv("TOOLSCORE_RECORD_UPDATE", "1", 1);
+    tdaemon_start(&other, extra);
+    unsetenv("CI");
+    unsetenv("TOOLSCORE_RECORD_UPDATE");
+    int fd = tdaemon_connect(other.socket);
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(other.store));
+    json_object_object_add(p, "name", json_object_new_string("x"));
+    json_object_object_add(p, "actual", tjson(CALLS_A));
+    struct json_object *r = tdaemon_ok(fd, "check", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+    json_object_put(r);
+    r = tdaemon_ok(fd, "check", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
+    json_object_put(r);
+    json_object_put(p);
+    close(fd);
+    tdaemon_cleanup(&other);
+}
+END_TEST
+
+/* Raw provider responses are extracted by the daemon. */
+START_TEST(extracts_actual)
+{
+    const char *openai =
+        "{\"choices\": [{\"message\": {\"tool_calls\": [{\"function\": "
+        "{\"name\": \"search\", \"arguments\": \"{\\\"q\\\": \\\"NYC\\\"}\"}}]}}]}";
+    expect_outcome("o", openai, NULL, "CREATED");
+    ts_snapshot *s = read_snapshot("o");
+    assert_json(s->calls, "[{\"tool\": \"search\", \"args\": "
+                          "{\"q\": \"NYC\"}}]");
+    ts_snapshot_free(s);
+
+    struct json_object *p = check_params("o", "{\"nothing\": 1}", NULL);
+    const char *msg = tdaemon_err(conn_, "check", p, "format");
+    ck_assert_msg(strstr(msg, "detect") != NULL || strstr(msg, "format") != NULL, "%s", msg);
+    json_object_object_add(p, "format", json_object_new_string("nosuchformat"));
+    tdaemon_err(conn_, "check", p, "format");
+    json_object_put(p);
+}
+END_TEST
+
+START_TEST(bad_params)
+{
+    struct json_object *p = check_params("x", CALLS_A, NULL);
+
+    json_object_object_add(p, "store", json_object_new_string("relative/store"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "invalid_argument"), "absolute"));
+    json_object_object_add(p, "store", json_object_new_int(3));
+    tdaemon_err(conn_, "check", p, "invalid_argument");
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "min_score", json_object_new_double(1.5));
+    tdaemon_err(conn_, "check", p, "invalid_argument");
+    json_object_object_add(p, "min_score", json_object_new_string("high"));
+    tdaemon_err(conn_, "check", p, "invalid_argument");
+    json_object_object_add(p, "min_score", json_object_new_double(0.5));
+    json_object_object_add(p, "ci", json_object_new_string("yes"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "invalid_argument"), "'ci'"));
+    json_object_object_del(p, "ci");
+    json_object_object_add(p, "weights", tjson("{\"bogus\": 1}"));
+    tdaemon_err(conn_, "check", p, "invalid_argument");
+    json_object_object_del(p, "weights");
+    json_object_object_add(p, "actual", tjson("[{\"tool\": 5}]"));
+    tdaemon_err(conn_, "check", p, "invalid_calls");
+    json_object_object_add(p, "actual", tjson(CALLS_A));
+    char *longname = malloc(5000);
+    memset(longname, 'n', 4999);
+    longname[4999] = '\0';
+    json_object_object_add(p, "name", json_object_new_string(longname));
+    free(longname);
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "too_large"), "4096"));
+    json_object_object_add(p, "name", json_object_new_string(""));
+    tdaemon_err(conn_, "check", p, "invalid_argument");
+    json_object_object_del(p, "name");
+    tdaemon_err(conn_, "check", p, "invalid_argument");
+    json_object_put(p);
+    /* nothing was written by refused requests */
+    struct stat st;
+    ck_assert(stat(daemon_.store, &st) != 0);
+    /* and the connection still serves */
+    expect_outcome("x", CALLS_A, NULL, "CREATED");
+}
+END_TEST
+
+START_TEST(pinned_store)
+{
+    tdaemon pinned;
+    char root[600];
+
+    tdaemon_prepare(&pinned);
+    snprintf(root, sizeof(root), "--store=%s", pinned.store);
+    const char *extra[] = {root, NULL};
+    tdaemon_start(&pinned, extra);
+    int fd = tdaemon_connect(pinned.socket);
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "name", json_object_new_string("x"));
+    json_object_object_add(p, "actual", tjson(CALLS_A));
+    const char *msg = tdaemon_err(fd, "check", p, "store_refused");
+    ck_assert_msg(strstr(msg, pinned.store) != NULL, "%s", msg);
+    json_object_object_add(p, "store", json_object_new_string(pinned.store));
+    struct json_object *r = tdaemon_ok(fd, "check", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+    json_object_put(r);
+    json_object_put(p);
+    close(fd);
+    tdaemon_cleanup(&pinned);
+}
+END_TEST
+
+START_TEST(record_list_show_rm)
+{
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "name", json_object_new_string("traced"));
+    json_object_object_add(p, "calls", tjson(CALLS_A));
+    struct json_object *r = tdaemon_ok(conn_, "record", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+    json_object_put(r);
+    ts_snapshot *s = read_snapshot("traced");
+    ck_assert_str_eq(s->source, "trace");
+    ck_assert(!s->approved);
+    ts_snapshot_free(s);
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "record", p, "exists"), "traced"));
+    json_object_object_add(p, "update", json_object_new_boolean(1));
+    r = tdaemon_ok(conn_, "record", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
+    json_object_put(r);
+    s = read_snapshot("traced");
+    ck_assert(s->approved);
+    ts_snapshot_free(s);
+    json_object_put(p);
+
+    expect_outcome("pending-one", CALLS_B, NULL, "CREATED");
+    p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    r = tdaemon_ok(conn_, "list", p);
+    struct json_object *items = NULL;
+    ck_assert(json_object_object_get_ex(r, "snapshots", &items));
+    ck_assert_int_eq(json_object_array_length(items), 2);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(items, 0), "name"), "pending-one");
+    ck_assert_str_eq(tstr(json_object_array_get_idx(items, 1), "name"), "traced");
+    json_object_put(r);
+    json_object_object_add(p, "pending", json_object_new_boolean(1));
+    r = tdaemon_ok(conn_, "list", p);
+    json_object_object_get_ex(r, "snapshots", &items);
+    ck_assert_int_eq(json_object_array_length(items), 1);
+    json_object_put(r);
+
+    /* an unreadable file is a problem, not a failure */
+    char junk[700];
+    snprintf(junk, sizeof(junk), "%s/junk-00000000.json", daemon_.store);
+    FILE *f = fopen(junk, "w");
+    fputs("{not json", f);
+    fclose(f);
+    json_object_object_del(p, "pending");
+    r = tdaemon_ok(conn_, "list", p);
+    struct json_object *problems = NULL;
+    ck_assert(json_object_object_get_ex(r, "problems", &problems));
+    ck_assert_int_eq(json_object_array_length(problems), 1);
+    ck_assert_ptr_nonnull(strstr(tstr(json_object_array_get_idx(problems, 0), "file"), "junk"));
+    json_object_put(r);
+
+    json_object_object_add(p, "name", json_object_new_string("traced"));
+    r = tdaemon_ok(conn_, "show", p);
+    struct json_object *snap = NULL;
+    ck_assert(json_object_object_get_ex(r, "snapshot", &snap));
+    ck_assert_str_eq(tstr(snap, "name"), "traced");
+    ck_assert_str_eq(tstr(r, "file"), snapshot_file("traced"));
+    json_object_put(r);
+    r = tdaemon_ok(conn_, "rm", p);
+    ck_assert_str_eq(tstr(r, "name"), "traced");
+    json_object_put(r);
+    ck_assert(!file_exists("traced"));
+    tdaemon_err(conn_, "rm", p, "not_found");
+    tdaemon_err(conn_, "show", p, "not_found");
+    json_object_put(p);
+
+    /* approve: an unknown name approves nothing */
+    p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "names", tjson("[\"pending-one\", \"nope\"]"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "approve", p, "not_found"), "nope"));
+    s = read_snapshot("pending-one");
+    ck_assert(!s->approved);
+    ts_snapshot_free(s);
+    json_object_object_del(p, "names");
+    json_object_object_add(p, "all", json_object_new_boolean(1));
+    r = tdaemon_ok(conn_, "approve", p);
+    struct json_object *approved = NULL;
+    ck_assert(json_object_object_get_ex(r, "approved", &approved));
+    ck_assert_int_eq(json_object_array_length(approved), 1);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(approved, 0), "name"), "pending-one");
+    json_object_put(r);
+    json_object_put(p);
+    s = read_snapshot("pending-one");
+    ck_assert(s->approved);
+    ts_snapshot_free(s);
+}
+END_TEST
+
+/* Fork n workers; each runs fn(i) on its own connection after a barrier. */
+static void run_workers(int n, void (*fn)(int index, int fd), int barrier_fd_unused)
+{
+    int go[2];
+    pid_t pids[64];
+
+    (void)barrier_fd_unused;
+    ck_assert(pipe(go) == 0);
+    for (int i = 0; i < n; i++) {
+        pids[i] = fork();
+        ck_assert(pids[i] >= 0);
+        if (pids[i] == 0) {
+            char c;
+            close(go[1]);
+            int fd = tdaemon_connect(daemon_.socket);
+            if (read(go[0], &c, 1) != 0)
+                _exit(3);
+            fn(i, fd);
+            _exit(0);
+        }
+    }
+    close(go[0]);
+    usleep(200000); /* let every worker connect and block on the barrier */
+    close(go[1]);
+    for (int i = 0; i < n; i++) {
+        int status;
+        ck_assert(waitpid(pids[i], &status, 0) == pids[i]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "worker %d failed (%d)", i,
+                      status);
+    }
+}
+
+static char outcome_dir[600];
+
+static void same_name_worker(int index, int fd)
+{
+    struct json_object *r = check(fd, "race::one", CALLS_A, NULL);
+    char path[700];
+
+    snprintf(path, sizeof(path), "%s/%d.%s", outcome_dir, index, tstr(r, "outcome"));
+    FILE *f = fopen(path, "w");
+    if (f != NULL)
+        fclose(f);
+    json_object_put(r);
+}
+
+static int count_outcomes(const char *outcome, int n)
+{
+    int count = 0;
+    char path[700];
+    struct stat st;
+
+    for (int i = 0; i < n; i++) {
+        snprintf(path, sizeof(path), "%s/%d.%s", outcome_dir, i, outcome);
+        if (stat(path, &st) == 0)
+            count++;
+    }
+    return count;
+}
+
+START_TEST(one_created_among_32)
+{
+    snprintf(outcome_dir, sizeof(outcome_dir), "%s/outcomes", daemon_.dir);
+    ck_assert(mkdir(outcome_dir, 0700) == 0);
+    run_workers(32, same_name_worker, -1);
+    ck_assert_int_eq(count_outcomes("CREATED", 32), 1);
+    ck_assert_int_eq(count_outcomes("PENDING", 32), 31);
+    ts_snapshot *s = read_snapshot("race::one");
+    ck_assert(!s->approved);
+    ts_snapshot_free(s);
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    struct json_object *r = tdaemon_ok(conn_, "list", p);
+    struct json_object *items = NULL, *problems = NULL;
+    json_object_object_get_ex(r, "snapshots", &items);
+    json_object_object_get_ex(r, "problems", &problems);
+    ck_assert_int_eq(json_object_array_length(items), 1);
+    ck_assert_int_eq(json_object_array_length(problems), 0);
+    json_object_put(r);
+    json_object_put(p);
+}
+END_TEST
+
+static void busy_worker(int index, int fd)
+{
+    char name[64];
+
+    for (int k = 0; k < 10; k++) {
+        snprintf(name, sizeof(name), "approve::%d", index);
+        json_object_put(check(fd, name, CALLS_A, NULL)); /* PENDING or PASSED */
+        json_object_put(check(fd, name, CALLS_B, NULL)); /* PENDING or FAILED */
+        snprintf(name, sizeof(name), "new::%d::%d", index, k);
+        json_object_put(check(fd, name, CALLS_B, NULL)); /* CREATED: a write */
+    }
+}
+
+static void approver(int index, int fd)
+{
+    if (index != 32)
+        busy_worker(index, fd);
+    else
+        for (int i = 0; i < 32; i++) {
+            char name[64];
+            snprintf(name, sizeof(name), "approve::%d", i);
+            approve(fd, name);
+        }
+}
+
+START_TEST(approvals_kept_under_load)
+{
+    char name[64];
+
+    for (int i = 0; i < 32; i++) {
+        snprintf(name, sizeof(name), "approve::%d", i);
+        expect_outcome(name, CALLS_A, NULL, "CREATED");
+    }
+    run_workers(33, approver, -1);
+    for (int i = 0; i < 32; i++) {
+        snprintf(name, sizeof(name), "approve::%d", i);
+        ts_snapshot *s = read_snapshot(name);
+        ck_assert_msg(s->approved, "approval of %s was lost", name);
+        assert_json(s->calls, CALLS_A);
+        ts_snapshot_free(s);
+        expect_outcome(name, CALLS_A, NULL, "PASSED");
+    }
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    struct json_object *r = tdaemon_ok(conn_, "list", p);
+    struct json_object *items = NULL, *problems = NULL;
+    json_object_object_get_ex(r, "snapshots", &items);
+    json_object_object_get_ex(r, "problems", &problems);
+    ck_assert_int_eq(json_object_array_length(items), 32 + 32 * 10);
+    ck_assert_int_eq(json_object_array_length(problems), 0);
+    json_object_put(r);
+    json_object_put(p);
+}
+END_TEST
+
+/* Write an approved snapshot file by hand: unlink, then write (new inode,
+ * often the same number; same size; same mtime tick). */
+static void replace_file(const char *name, const char *tool)
+{
+    char text[1024];
+    const char *path = snapshot_file(name);
+
+    snprintf(text, sizeof(text),
+             "{\n  \"schema_version\": 1,\n  \"name\": \"%s\",\n  \"created_at\": "
+             "\"2025-06-01T12:00:00+00:00\",\n  \"updated_at\": \"2025-06-01T12:00:00+00:00\",\n"
+             "  \"toolscore_version\": \"1.8.1\",\n  \"approved\": true,\n  \"source\": "
+             "\"pytest\",\n  \"calls\": [\n    {\n      \"tool\": \"%s\",\n      \"args\": {}\n"
+             "    }\n  ]\n}\n",
+             name, tool);
+    unlink(path);
+    FILE *f = fopen(path, "w");
+    ck_assert(f != NULL);
+    fputs(text, f);
+    fclose(f);
+}
+
+START_TEST(sees_changes_behind_its_back)
+{
+    expect_outcome("behind", "[{\"tool\": \"aaaa\", \"args\": {}}]", "update", "UPDATED");
+    for (int i = 0; i < 100; i++) {
+        const char *tool = (i % 2) ? "aaaa" : "bbbb";
+        const char *other = (i % 2) ? "bbbb" : "aaaa";
+        char calls[128], wrong[128];
+
+        replace_file("behind", tool);
+        snprintf(calls, sizeof(calls), "[{\"tool\": \"%s\", \"args\": {}}]", tool);
+        snprintf(wrong, sizeof(wrong), "[{\"tool\": \"%s\", \"args\": {}}]", other);
+        expect_outcome("behind", calls, NULL, "PASSED");
+        expect_outcome("behind", wrong, NULL, "FAILED");
+    }
+    /* deleted behind its back: missing again */
+    unlink(snapshot_file("behind"));
+    expect_outcome("behind", "[{\"tool\": \"aaaa\", \"args\": {}}]", NULL, "CREATED");
+    /* made pending behind its back */
+    expect_outcome("behind", "[{\"tool\": \"aaaa\", \"args\": {}}]", NULL, "PENDING");
+    replace_file("behind", "cccc");
+    expect_outcome("behind", "[{\"tool\": \"cccc\", \"args\": {}}]", NULL, "PASSED");
+}
+END_TEST
+
+static struct json_object *run_check(const char *run, const char *test, const char *name,
+                                     const char *calls)
+{
+    struct json_object *p = check_params(name, calls, NULL);
+    json_object_object_add(p, "run", json_object_new_string(run));
+    if (test != NULL)
+        json_object_object_add(p, "test", json_object_new_string(test));
+    struct json_object *r = tdaemon_ok(conn_, "check", p);
+    json_object_put(p);
+    return r;
+}
+
+START_TEST(runs)
+{
+    expect_outcome("keep", CALLS_A, "update", "UPDATED");
+    expect_outcome("orphan", CALLS_A, "update", "UPDATED");
+    expect_outcome("drift", CALLS_A, "update", "UPDATED");
+
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "label", json_object_new_string("suite"));
+    struct json_object *r = tdaemon_ok(conn_, "run.open", p);
+    char run[64];
+    snprintf(run, sizeof(run), "%s", tstr(r, "run"));
+    ck_assert_int_gt(strlen(run), 8);
+    json_object_put(r);
+    json_object_put(p);
+
+    p = json_object_new_object();
+    json_object_object_add(p, "run", json_object_new_string(run));
+    r = tdaemon_ok(conn_, "run.join", p);
+    ck_assert_str_eq(tstr(r, "store"), daemon_.store);
+    json_object_put(r);
+
+    json_object_put(run_check(run, "t::a", "keep", CALLS_A));
+    json_object_put(run_check(run, "t::b", "keep", CALLS_A)); /* claimed twice */
+    json_object_put(run_check(run, "t::c", "new1", CALLS_A));
+    json_object_put(run_check(run, "t::d", "new2", CALLS_A));
+    r = run_check(run, "t::e", "drift", CALLS_B);
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    json_object_put(r);
+
+    r = tdaemon_ok(conn_, "run.summary", p);
+    ck_assert_str_eq(tstr(r, "summary"),
+                     "toolscore: 2 snapshots created (pending approval), 2 passed, 1 failed");
+    struct json_object *counts = NULL, *v = NULL, *checks = NULL, *dups = NULL;
+    ck_assert(json_object_object_get_ex(r, "counts", &counts));
+    json_object_object_get_ex(counts, "created", &v);
+    ck_assert_int_eq(json_object_get_int(v), 2);
+    json_object_object_get_ex(counts, "passed", &v);
+    ck_assert_int_eq(json_object_get_int(v), 2);
+    json_object_object_get_ex(counts, "failed", &v);
+    ck_assert_int_eq(json_object_get_int(v), 1);
+    json_object_object_get_ex(r, "checks", &checks);
+    ck_assert_int_eq(json_object_array_length(checks), 5);
+    struct json_object *c4 = json_object_array_get_idx(checks, 4);
+    ck_assert_str_eq(tstr(c4, "name"), "drift");
+    ck_assert_str_eq(tstr(c4, "test"), "t::e");
+    ck_assert_str_eq(tstr(c4, "outcome"), "FAILED");
+    ck_assert(json_object_object_get_ex(c4, "duration_ms", &v) && v != NULL);
+    json_object_object_get_ex(r, "duplicates", &dups);
+    ck_assert_int_eq(json_object_array_length(dups), 1);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(dups, 0), "name"), "keep");
+    json_object_put(r);
+
+    /* orphans need a closed run */
+    struct json_object *op = json_object_new_object();
+    json_object_object_add(op, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(op, "run", json_object_new_string(run));
+    tdaemon_err(conn_, "orphans", op, "invalid_argument");
+
+    /* review: pending ones and the FAILED one with its observed calls */
+    r = tdaemon_ok(conn_, "review", op);
+    struct json_object *items = NULL;
+    json_object_object_get_ex(r, "items", &items);
+    ck_assert_int_eq(json_object_array_length(items), 3);
+    int seen_drift = 0;
+    for (size_t i = 0; i < json_object_array_length(items); i++) {
+        struct json_object *it = json_object_array_get_idx(items, i);
+        if (strcmp(tstr(it, "name"), "drift") == 0) {
+            struct json_object *obs = NULL;
+            ck_assert(json_object_object_get_ex(it, "observed", &obs) && obs != NULL);
+            assert_json(obs, CALLS_B);
+            seen_drift = 1;
+        }
+    }
+    ck_assert(seen_drift);
+    json_object_put(r);
+
+    r = tdaemon_ok(conn_, "run.close", p);
+    struct json_object *closed = NULL;
+    json_object_object_get_ex(r, "closed", &closed);
+    ck_assert(json_object_get_boolean(closed));
+    json_object_put(r);
+    r = tdaemon_ok(conn_, "orphans", op);
+    struct json_object *names = NULL;
+    json_object_object_get_ex(r, "names", &names);
+    ck_assert_int_eq(json_object_array_length(names), 1);
+    ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(names, 0)), "orphan");
+    json_object_put(r);
+
+    /* a closed run takes no more checks; an unknown run is not_found */
+    struct json_object *cp = check_params("keep", CALLS_A, NULL);
+    json_object_object_add(cp, "run", json_object_new_string(run));
+    tdaemon_err(conn_, "check", cp, "invalid_argument");
+    json_object_object_add(cp, "run", json_object_new_string("nosuchrun"));
+    tdaemon_err(conn_, "check", cp, "not_found");
+    json_object_put(cp);
+    json_object_object_add(p, "run", json_object_new_string("nosuchrun"));
+    tdaemon_err(conn_, "run.summary", p, "not_found");
+    json_object_put(p);
+    json_object_put(op);
+}
+END_TEST
+
+/* A crash leaves temp files; the daemon removes them when it opens the store. */
+START_TEST(stray_temp_files_cleaned)
+{
+    char path[800];
+    struct stat st;
+
+    ck_assert(mkdir(daemon_.store, 0700) == 0);
+    snprintf(path, sizeof(path), "%s/.x-12345678.json.0123456789abcdef.tmp", daemon_.store);
+    FILE *f = fopen(path, "w");
+    fputs("{\"half\": ", f);
+    fclose(f);
+    expect_outcome("after-crash", CALLS_A, NULL, "CREATED");
+    ck_assert_msg(stat(path, &st) != 0, "stray temp file still there");
+    ck_assert(file_exists("after-crash"));
+}
+END_TEST
+
+static Suite *state_suite(void)
+{
+    Suite *s = suite_create("daemon_state");
+    TCase *tc = tcase_create("state");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, local_rows);
+    tcase_add_test(tc, ci_rows);
+    tcase_add_test(tc, daemon_env_ignored);
+    tcase_add_test(tc, extracts_actual);
+    tcase_add_test(tc, bad_params);
+    tcase_add_test(tc, pinned_store);
+    tcase_add_test(tc, record_list_show_rm);
+    tcase_add_test(tc, one_created_among_32);
+    tcase_add_test(tc, approvals_kept_under_load);
+    tcase_add_test(tc, sees_changes_behind_its_back);
+    tcase_add_test(tc, runs);
+    tcase_add_test(tc, stray_temp_files_cleaned);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(state_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

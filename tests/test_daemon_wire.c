@@ -1,0 +1,430 @@
+/*
+ * test_daemon_wire — what toolscored does with what arrives on its socket:
+ * garbage, truncated, zero-length and oversized frames, wrong msgpack types,
+ * requests before hello, other protocol versions, unknown methods, clients
+ * vanishing mid-request, pipelining, the connection limit. In every case the
+ * offending connection gets a clear error (when possible) and every other
+ * client keeps being served.
+ */
+#include <check.h>
+#include <msgpack.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "ts_buf.h"
+#include "ts_frame.h"
+#include "util_daemon.h"
+
+static tdaemon daemon_;
+static int bystander_ = -1; /* a well-behaved client that must stay served */
+
+static void setup(void)
+{
+    const char *extra[] = {"--max-frame", "65536", NULL};
+
+    tdaemon_prepare(&daemon_);
+    tdaemon_start(&daemon_, extra);
+    bystander_ = tdaemon_connect(daemon_.socket);
+}
+
+static void teardown(void)
+{
+    if (bystander_ >= 0)
+        close(bystander_);
+    tdaemon_cleanup(&daemon_);
+}
+
+static void bystander_still_served(void)
+{
+    struct json_object *r = tdaemon_ok(bystander_, "ping", NULL);
+    json_object_put(r);
+    int fresh = tdaemon_connect(daemon_.socket);
+    json_object_put(tdaemon_ok(fresh, "ping", NULL));
+    close(fresh);
+}
+
+/* Read the error reply the daemon sends before closing; return its code. */
+static const char *read_error(int fd, bool want_nil_id)
+{
+    static char code[64];
+    struct json_object *reply = NULL;
+    struct json_object *error = NULL, *id = NULL;
+
+    ck_assert_msg(tdaemon_read(fd, &reply, 5000) == 0, "no error reply");
+    ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL, "%s",
+                  json_object_to_json_string(reply));
+    ck_assert_msg(strlen(tstr(error, "message")) > 0, "an error needs a message");
+    json_object_object_get_ex(reply, "id", &id);
+    if (want_nil_id)
+        ck_assert_msg(id == NULL, "id should be nil: %s", json_object_to_json_string(reply));
+    snprintf(code, sizeof(code), "%s", tstr(error, "code"));
+    json_object_put(reply);
+    return code;
+}
+
+/* A frame around raw msgpack bytes. */
+static void send_payload(int fd, const void *payload, uint32_t len)
+{
+    unsigned char header[4];
+
+    ts_frame_put_header(header, len);
+    ck_assert(tdaemon_send_raw(fd, header, 4) == 0);
+    ck_assert(tdaemon_send_raw(fd, payload, len) == 0);
+}
+
+START_TEST(garbage_bytes)
+{
+    int fd = tdaemon_connect(daemon_.socket);
+    const char garbage[] = "\x00\x00\x00\x05\xc1\xc1\xc1\xc1\xc1";
+
+    ck_assert(tdaemon_send_raw(fd, garbage, sizeof(garbage) - 1) == 0);
+    ck_assert_str_eq(read_error(fd, true), "bad_frame");
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
+START_TEST(http_request)
+{
+    int fd = tdaemon_connect_raw(daemon_.socket);
+    const char *http = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+
+    ck_assert(fd >= 0);
+    tdaemon_send_raw(fd, http, strlen(http)); /* "GET " is a 1.1 GB length */
+    ck_assert_str_eq(read_error(fd, true), "frame_too_large");
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
+START_TEST(oversized_and_empty_frames)
+{
+    int fd = tdaemon_connect(daemon_.socket);
+    unsigned char header[4];
+
+    ts_frame_put_header(header, 65537);
+    ck_assert(tdaemon_send_raw(fd, header, 4) == 0);
+    ck_assert_str_eq(read_error(fd, true), "frame_too_large");
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+
+    fd = tdaemon_connect(daemon_.socket);
+    ts_frame_put_header(header, 0);
+    ck_assert(tdaemon_send_raw(fd, header, 4) == 0);
+    ck_assert_str_eq(read_error(fd, true), "bad_frame");
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+
+    /* a real request just over the limit, pipelined behind a good one */
+    fd = tdaemon_connect(daemon_.socket);
+    struct json_object *p = json_object_new_object();
+    char *big = malloc(70000);
+    memset(big, 'x', 69999);
+    big[69999] = '\0';
+    json_object_object_add(p, "pad", json_object_new_string(big));
+    free(big);
+    tdaemon_send(fd, 1, "ping", NULL);
+    tdaemon_send(fd, 2, "ping", p);
+    json_object_put(p);
+    struct json_object *r = NULL;
+    ck_assert(tdaemon_read(fd, &r, 5000) == 0);
+    json_object_put(r); /* the good one was answered */
+    ck_assert_str_eq(read_error(fd, true), "frame_too_large");
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
+START_TEST(truncated_frame_and_disconnect)
+{
+    for (int i = 0; i < 20; i++) {
+        int fd = tdaemon_connect(daemon_.socket);
+        unsigned char header[4];
+
+        ts_frame_put_header(header, 1000);
+        tdaemon_send_raw(fd, header, 4);
+        tdaemon_send_raw(fd, "\x81\xa2id", 4);
+        close(fd);
+        /* half a header */
+        fd = tdaemon_connect(daemon_.socket);
+        tdaemon_send_raw(fd, header, 2);
+        close(fd);
+    }
+    bystander_still_served();
+}
+END_TEST
+
+START_TEST(disconnect_mid_request)
+{
+    /* requests whose client is gone before the reply: checks that write */
+    for (int i = 0; i < 20; i++) {
+        int fd = tdaemon_connect(daemon_.socket);
+        struct json_object *p = json_object_new_object();
+        char name[32];
+
+        snprintf(name, sizeof(name), "gone-%d", i);
+        json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(p, "name", json_object_new_string(name));
+        json_object_object_add(p, "actual", tjson("[{\"tool\": \"t\", \"args\": {}}]"));
+        tdaemon_send(fd, 7, "check", p);
+        tdaemon_send(fd, 8, "list", p);
+        json_object_put(p);
+        close(fd);
+    }
+    bystander_still_served();
+    /* every write was still done */
+    struct json_object *p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    struct json_object *r = tdaemon_ok(bystander_, "list", p);
+    struct json_object *items = NULL;
+    json_object_object_get_ex(r, "snapshots", &items);
+    ck_assert_int_eq(json_object_array_length(items), 20);
+    json_object_put(r);
+    json_object_put(p);
+}
+END_TEST
+
+/* msgpack payloads of the wrong shape. */
+static void pack_and_send(int fd, void (*build)(msgpack_packer *pk))
+{
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    build(&pk);
+    send_payload(fd, sb.data, (uint32_t)sb.size);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void key(msgpack_packer *pk, const char *k)
+{
+    msgpack_pack_str(pk, strlen(k));
+    msgpack_pack_str_body(pk, k, strlen(k));
+}
+
+static void build_array(msgpack_packer *pk)
+{
+    msgpack_pack_array(pk, 2);
+    msgpack_pack_int(pk, 1);
+    msgpack_pack_int(pk, 2);
+}
+
+static void build_string_id(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 2);
+    key(pk, "id");
+    key(pk, "one");
+    key(pk, "method");
+    key(pk, "ping");
+}
+
+static void build_int_method(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 2);
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 5);
+    key(pk, "method");
+    msgpack_pack_int(pk, 12);
+}
+
+static void build_array_params(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 6);
+    key(pk, "method");
+    key(pk, "ping");
+    key(pk, "params");
+    msgpack_pack_array(pk, 0);
+}
+
+static void build_bin_param(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 9);
+    key(pk, "method");
+    key(pk, "ping");
+    key(pk, "params");
+    msgpack_pack_map(pk, 1);
+    key(pk, "blob");
+    msgpack_pack_bin(pk, 3);
+    msgpack_pack_bin_body(pk, "abc", 3);
+}
+
+START_TEST(wrong_types)
+{
+    void (*builders[])(msgpack_packer *) = {build_array, build_string_id};
+
+    for (size_t i = 0; i < 2; i++) {
+        int fd = tdaemon_connect(daemon_.socket);
+        pack_and_send(fd, builders[i]);
+        ck_assert_str_eq(read_error(fd, true), "bad_request");
+        ck_assert(tdaemon_closed(fd, 3000));
+        close(fd);
+    }
+    /* the id was read: the error carries it and the connection stays */
+    void (*with_id[])(msgpack_packer *) = {build_int_method, build_array_params, build_bin_param};
+    for (size_t i = 0; i < 3; i++) {
+        int fd = tdaemon_connect(daemon_.socket);
+        struct json_object *reply = NULL, *id = NULL;
+
+        pack_and_send(fd, with_id[i]);
+        ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+        ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
+        struct json_object *error = NULL;
+        json_object_object_get_ex(reply, "error", &error);
+        ck_assert_str_eq(tstr(error, "code"), "bad_request");
+        json_object_put(reply);
+        json_object_put(tdaemon_ok(fd, "ping", NULL));
+        close(fd);
+    }
+    bystander_still_served();
+}
+END_TEST
+
+START_TEST(hello_rules)
+{
+    int fd = tdaemon_connect_raw(daemon_.socket);
+
+    ck_assert(fd >= 0);
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(fd, "ping", NULL, "hello_required"), "hello"));
+    tdaemon_err(fd, "nosuch", NULL, "hello_required");
+    struct json_object *hello = tjson("{\"protocol\": 2, \"client\": \"future/9\"}");
+    const char *msg = tdaemon_err(fd, "hello", hello, "version_mismatch");
+    ck_assert_str_eq(msg, "client speaks protocol 2, server speaks protocol 1");
+    json_object_put(hello);
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+
+    fd = tdaemon_connect_raw(daemon_.socket);
+    hello = tjson("{\"protocol\": \"1\"}");
+    tdaemon_err(fd, "hello", hello, "invalid_argument");
+    json_object_put(hello);
+    hello = tjson("{\"protocol\": 1, \"client\": \"t\", \"pid\": 1}");
+    struct json_object *r = tdaemon_ok(fd, "hello", hello);
+    struct json_object *v = NULL;
+    ck_assert(json_object_object_get_ex(r, "max_frame", &v));
+    ck_assert_int_eq(json_object_get_int64(v), 65536);
+    ck_assert_str_eq(tstr(r, "server"), "toolscored/" TS_VERSION);
+    json_object_put(r);
+    json_object_put(hello);
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(fd, "frobnicate", NULL, "unknown_method"), "frobnicate"));
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+}
+END_TEST
+
+START_TEST(pipelining_in_order)
+{
+    int fd = tdaemon_connect(daemon_.socket);
+
+    for (unsigned long long i = 1; i <= 2000; i++)
+        tdaemon_send(fd, i, i % 3 ? "ping" : "status", NULL);
+    for (unsigned long long i = 1; i <= 2000; i++) {
+        struct json_object *r = NULL, *id = NULL, *ok = NULL;
+
+        ck_assert(tdaemon_read(fd, &r, 10000) == 0);
+        json_object_object_get_ex(r, "id", &id);
+        json_object_object_get_ex(r, "ok", &ok);
+        ck_assert_int_eq((unsigned long long)json_object_get_int64(id), i);
+        ck_assert(json_object_get_boolean(ok));
+        json_object_put(r);
+    }
+    close(fd);
+}
+END_TEST
+
+/* A client that sends far more than it reads: past the in-flight limit its
+ * requests are answered with "busy"; every request gets a reply, in order. */
+START_TEST(in_flight_limit)
+{
+    int fd = tdaemon_connect(daemon_.socket);
+    int limited = 0;
+
+    for (unsigned long long i = 1; i <= 20000; i++)
+        tdaemon_send(fd, i, "ping", NULL);
+    for (unsigned long long i = 1; i <= 20000; i++) {
+        struct json_object *r = NULL, *id = NULL, *ok = NULL, *error = NULL;
+
+        ck_assert(tdaemon_read(fd, &r, 10000) == 0);
+        json_object_object_get_ex(r, "id", &id);
+        json_object_object_get_ex(r, "ok", &ok);
+        ck_assert_int_eq((unsigned long long)json_object_get_int64(id), i);
+        if (!json_object_get_boolean(ok)) {
+            json_object_object_get_ex(r, "error", &error);
+            ck_assert_str_eq(tstr(error, "code"), "busy");
+            ck_assert_ptr_nonnull(strstr(tstr(error, "message"), "in flight"));
+            limited++;
+        }
+        json_object_put(r);
+    }
+    ck_assert_int_gt(limited, 0);
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
+START_TEST(connection_limit)
+{
+    struct rlimit rl = {4096, 4096};
+    int fds[600];
+    int refused = 0;
+
+    setrlimit(RLIMIT_NOFILE, &rl);
+    for (int i = 0; i < 600; i++)
+        fds[i] = tdaemon_connect_raw(daemon_.socket);
+    for (int i = 0; i < 600; i++) {
+        ck_assert(fds[i] >= 0);
+        if (tdaemon_closed(fds[i], i < 500 ? 1 : 200))
+            refused++;
+    }
+    /* 512 slots, one held by the bystander */
+    ck_assert_int_eq(refused, 600 - 511);
+    for (int i = 0; i < 600; i++)
+        close(fds[i]);
+    usleep(100000);
+    bystander_still_served();
+}
+END_TEST
+
+static Suite *wire_suite(void)
+{
+    Suite *s = suite_create("daemon_wire");
+    TCase *tc = tcase_create("wire");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, garbage_bytes);
+    tcase_add_test(tc, http_request);
+    tcase_add_test(tc, oversized_and_empty_frames);
+    tcase_add_test(tc, truncated_frame_and_disconnect);
+    tcase_add_test(tc, disconnect_mid_request);
+    tcase_add_test(tc, wrong_types);
+    tcase_add_test(tc, hello_rules);
+    tcase_add_test(tc, pipelining_in_order);
+    tcase_add_test(tc, in_flight_limit);
+    tcase_add_test(tc, connection_limit);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(wire_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

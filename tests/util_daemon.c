@@ -1,0 +1,456 @@
+/*
+ * util_daemon — start, talk to and stop a real toolscored in tests
+ * (see util_daemon.h).
+ */
+#include "util_daemon.h"
+
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ts_frame.h"
+#include "ts_json.h"
+#include "ts_message.h"
+#include "ts_paths.h"
+#include "ts_wire.h"
+
+static unsigned long long next_id = 1000;
+
+static long long now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+const char *tdaemon_binary(void)
+{
+    static char path[1024];
+    const char *build = getenv("TS_BUILD_DIR");
+
+    snprintf(path, sizeof(path), "%s/toolscored", build != NULL ? build : "build");
+    return path;
+}
+
+void tdaemon_prepare(tdaemon *d)
+{
+    char tmpl[] = "/tmp/tsd-test-XXXXXX";
+
+    memset(d, 0, sizeof(*d));
+    ck_assert_msg(mkdtemp(tmpl) != NULL, "mkdtemp: %s", strerror(errno));
+    snprintf(d->dir, sizeof(d->dir), "%s", tmpl);
+    snprintf(d->socket, sizeof(d->socket), "%s/run/toolscored.sock", d->dir);
+    snprintf(d->store, sizeof(d->store), "%s/store", d->dir);
+    snprintf(d->log, sizeof(d->log), "%s/daemon.log", d->dir);
+    snprintf(d->out, sizeof(d->out), "%s/stdout", d->dir);
+}
+
+static pid_t spawn(const char *const *argv, const char *out_path)
+{
+    pid_t pid = fork();
+
+    ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+    if (pid == 0) {
+        int fd = out_path != NULL ? open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0600)
+                                  : open("/dev/null", O_WRONLY);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+        setpgid(0, 0);
+        execvp(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    return pid;
+}
+
+/* Wait for pid up to timeout_ms; exit status, 128+sig, or -1 on timeout. */
+static int wait_pid(pid_t pid, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    int status;
+
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+
+        if (r == pid)
+            return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        if (r < 0)
+            return -1;
+        if (now_ms() > deadline)
+            return -1;
+        usleep(5000);
+    }
+}
+
+int tdaemon_run(const char *const *argv, char *out, size_t outsz, int timeout_ms)
+{
+    char path[] = "/tmp/tsd-run-XXXXXX";
+    int fd = mkstemp(path);
+    pid_t pid;
+    int status;
+
+    ck_assert(fd >= 0);
+    close(fd);
+    pid = spawn(argv, path);
+    status = wait_pid(pid, timeout_ms);
+    if (status < 0) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+    }
+    if (out != NULL && outsz > 0) {
+        char *text = tdaemon_slurp(path);
+
+        snprintf(out, outsz, "%s", text != NULL ? text : "");
+        free(text);
+    }
+    unlink(path);
+    return status;
+}
+
+static bool answers_ping(const char *path)
+{
+    struct json_object *reply = NULL;
+    int fd = tdaemon_connect_raw(path);
+    bool ok = false;
+
+    if (fd < 0)
+        return false;
+    struct json_object *hello = json_object_new_object();
+    json_object_object_add(hello, "protocol", json_object_new_int(1));
+    json_object_object_add(hello, "client", json_object_new_string("test/1"));
+    tdaemon_send(fd, 1, "hello", hello);
+    json_object_put(hello);
+    if (tdaemon_read(fd, &reply, 2000) == 0) {
+        struct json_object *okv = NULL;
+        ok = json_object_object_get_ex(reply, "ok", &okv) && json_object_get_boolean(okv);
+        json_object_put(reply);
+    }
+    close(fd);
+    return ok;
+}
+
+void tdaemon_start_wrapped(tdaemon *d, const char *const *prefix, const char *const *extra,
+                           int wait_ms)
+{
+    const char *argv[64];
+    size_t n = 0;
+    long long deadline;
+
+    for (size_t i = 0; prefix != NULL && prefix[i] != NULL; i++)
+        argv[n++] = prefix[i];
+    argv[n++] = tdaemon_binary();
+    argv[n++] = "--foreground";
+    argv[n++] = "--socket";
+    argv[n++] = d->socket;
+    argv[n++] = "--log-file";
+    argv[n++] = d->log;
+    argv[n++] = "--log-level";
+    argv[n++] = "debug";
+    for (size_t i = 0; extra != NULL && extra[i] != NULL && n < 62; i++)
+        argv[n++] = extra[i];
+    argv[n] = NULL;
+    d->pid = spawn(argv, d->out);
+    deadline = now_ms() + wait_ms;
+    while (!answers_ping(d->socket)) {
+        int status = wait_pid(d->pid, 0);
+
+        if (status >= 0) {
+            char *out = tdaemon_slurp(d->out);
+            d->pid = 0;
+            ck_abort_msg("toolscored exited with %d before serving: %s", status,
+                         out != NULL ? out : "");
+        }
+        if (now_ms() > deadline) {
+            tdaemon_kill(d);
+            ck_abort_msg("toolscored did not answer on %s within %d ms", d->socket, wait_ms);
+        }
+        usleep(10000);
+    }
+}
+
+void tdaemon_start(tdaemon *d, const char *const *extra)
+{
+    tdaemon_start_wrapped(d, NULL, extra, 5000);
+}
+
+int tdaemon_stop(tdaemon *d, int timeout_ms)
+{
+    int status;
+
+    if (d->pid <= 0)
+        return -1;
+    kill(d->pid, SIGTERM);
+    status = wait_pid(d->pid, timeout_ms);
+    if (status < 0)
+        tdaemon_kill(d);
+    d->pid = 0;
+    return status;
+}
+
+void tdaemon_kill(tdaemon *d)
+{
+    if (d->pid <= 0)
+        return;
+    kill(d->pid, SIGKILL);
+    waitpid(d->pid, NULL, 0);
+    d->pid = 0;
+}
+
+int tdaemon_wait(tdaemon *d, int timeout_ms)
+{
+    int status = wait_pid(d->pid, timeout_ms);
+
+    if (status >= 0)
+        d->pid = 0;
+    return status;
+}
+
+void tdaemon_cleanup(tdaemon *d)
+{
+    tdaemon_kill(d);
+    if (d->dir[0] == '/') {
+        const char *argv[] = {"rm", "-rf", d->dir, NULL};
+        tdaemon_run(argv, NULL, 0, 10000);
+    }
+}
+
+int tdaemon_connect_raw(const char *path)
+{
+    ts_sockaddr addr;
+    int fd;
+    int rc;
+
+    if (ts_paths_sockaddr(path, &addr, NULL) < 0)
+        return -ENAMETOOLONG;
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        ts_paths_sockaddr_release(&addr);
+        return -errno;
+    }
+    rc = connect(fd, (struct sockaddr *)&addr.addr, addr.len);
+    if (rc < 0)
+        rc = -errno;
+    ts_paths_sockaddr_release(&addr);
+    if (rc < 0) {
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+int tdaemon_connect(const char *path)
+{
+    int fd = tdaemon_connect_raw(path);
+    struct json_object *hello = json_object_new_object();
+
+    ck_assert_msg(fd >= 0, "connect %s: %s", path, strerror(-fd));
+    json_object_object_add(hello, "protocol", json_object_new_int(1));
+    json_object_object_add(hello, "client", json_object_new_string("test/1"));
+    json_object_object_add(hello, "pid", json_object_new_int64(getpid()));
+    json_object_put(tdaemon_ok(fd, "hello", hello));
+    json_object_put(hello);
+    return fd;
+}
+
+int tdaemon_send_raw(int fd, const void *data, size_t len)
+{
+    const char *p = data;
+
+    while (len > 0) {
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+void tdaemon_send(int fd, unsigned long long id, const char *method, struct json_object *params)
+{
+    ts_buf buf;
+    ts_error err;
+    int rc;
+
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    rc = ts_message_encode_request(&buf, id, method, params, (size_t)1 << 30, &err);
+    ck_assert_msg(rc == 0, "encode %s: %s", method, err.message);
+    rc = tdaemon_send_raw(fd, buf.data, buf.len);
+    ts_buf_free(&buf);
+    ck_assert_msg(rc == 0, "send %s: %s", method, strerror(-rc));
+}
+
+static int read_full(int fd, void *data, size_t len, long long deadline)
+{
+    char *p = data;
+
+    while (len > 0) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        long long left = deadline - now_ms();
+        ssize_t n;
+
+        if (left <= 0 || poll(&pfd, 1, (int)left) == 0)
+            return -ETIMEDOUT;
+        n = recv(fd, p, len, 0);
+        if (n == 0)
+            return -EPIPE;
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno == ECONNRESET ? -EPIPE : -errno;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int tdaemon_read(int fd, struct json_object **reply, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    unsigned char header[4];
+    unsigned char *payload;
+    uint32_t len;
+    ts_error err;
+    int rc = read_full(fd, header, sizeof(header), deadline);
+
+    if (rc < 0)
+        return rc;
+    len = ts_frame_get_header(header);
+    ck_assert_msg(len > 0 && len <= (1u << 30), "reply frame length %u", len);
+    payload = malloc(len);
+    ck_assert(payload != NULL);
+    rc = read_full(fd, payload, len, deadline);
+    if (rc == 0) {
+        rc = ts_wire_decode(payload, len, 0, reply, &err);
+        ck_assert_msg(rc == 0, "reply does not decode: %s", err.message);
+    }
+    free(payload);
+    return rc;
+}
+
+struct json_object *tdaemon_call(int fd, const char *method, struct json_object *params)
+{
+    struct json_object *reply = NULL;
+    struct json_object *id = NULL;
+    unsigned long long want = ++next_id;
+    int rc;
+
+    tdaemon_send(fd, want, method, params);
+    rc = tdaemon_read(fd, &reply, 30000);
+    ck_assert_msg(rc == 0, "%s: no reply: %s", method, strerror(-rc));
+    ck_assert_msg(json_object_object_get_ex(reply, "id", &id) && id != NULL &&
+                      (unsigned long long)json_object_get_int64(id) == want,
+                  "%s: reply id does not match: %s", method, json_object_to_json_string(reply));
+    return reply;
+}
+
+struct json_object *tdaemon_ok(int fd, const char *method, struct json_object *params)
+{
+    struct json_object *reply = tdaemon_call(fd, method, params);
+    struct json_object *ok = NULL;
+    struct json_object *result = NULL;
+
+    ck_assert_msg(json_object_object_get_ex(reply, "ok", &ok) && json_object_get_boolean(ok),
+                  "%s failed: %s", method, json_object_to_json_string(reply));
+    json_object_object_get_ex(reply, "result", &result);
+    json_object_get(result);
+    json_object_put(reply);
+    return result;
+}
+
+const char *tdaemon_err(int fd, const char *method, struct json_object *params, const char *code)
+{
+    static char message[2048];
+    struct json_object *reply = tdaemon_call(fd, method, params);
+    struct json_object *error = NULL;
+
+    ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
+                  "%s: expected error %s, got %s", method, code, json_object_to_json_string(reply));
+    ck_assert_msg(strcmp(tstr(error, "code"), code) == 0, "%s: expected error %s, got %s", method,
+                  code, json_object_to_json_string(reply));
+    snprintf(message, sizeof(message), "%s", tstr(error, "message"));
+    json_object_put(reply);
+    return message;
+}
+
+struct json_object *tjson(const char *text)
+{
+    struct json_object *v = NULL;
+    ts_error err;
+    int rc = ts_json_parse(text, strlen(text), 0, &v, &err);
+
+    ck_assert_msg(rc == 0, "bad JSON in test: %s: %s", err.message, text);
+    return v;
+}
+
+const char *tstr(struct json_object *obj, const char *key)
+{
+    struct json_object *v = NULL;
+
+    if (!json_object_object_get_ex(obj, key, &v) || !json_object_is_type(v, json_type_string))
+        return "";
+    return json_object_get_string(v);
+}
+
+bool tdaemon_closed(int fd, int timeout_ms)
+{
+    long long deadline = now_ms() + timeout_ms;
+    char buf[4096];
+
+    for (;;) {
+        struct pollfd pfd = {.fd = fd, .events = POLLIN};
+        long long left = deadline - now_ms();
+
+        if (left <= 0 || poll(&pfd, 1, (int)left) == 0)
+            return false;
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        if (n == 0 || (n < 0 && errno == ECONNRESET))
+            return true;
+        if (n < 0 && errno != EINTR)
+            return true;
+    }
+}
+
+char *tdaemon_slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *data = NULL;
+    size_t len = 0;
+    size_t cap = 0;
+
+    if (f == NULL)
+        return NULL;
+    for (;;) {
+        if (len + 4096 + 1 > cap) {
+            cap = cap ? cap * 2 : 8192;
+            data = realloc(data, cap);
+            ck_assert(data != NULL);
+        }
+        size_t n = fread(data + len, 1, 4096, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    fclose(f);
+    data[len] = '\0';
+    return data;
+}

@@ -1,0 +1,101 @@
+/*
+ * util_daemon — test helpers for driving a real toolscored: start one on a
+ * private socket and store in a fresh temporary directory, talk to it over
+ * the socket with proto's messages (or raw bytes), and stop or kill it.
+ *
+ * Used by tests/test_daemon_*.c. Every helper fails the running Check test
+ * (ck_abort_msg) on unexpected errors, so a test reads as a list of steps.
+ */
+#ifndef UTIL_DAEMON_H
+#define UTIL_DAEMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <json-c/json.h>
+
+typedef struct tdaemon {
+    pid_t pid;
+    char dir[256];    /* private temporary directory (0700) */
+    char socket[512]; /* dir/run/toolscored.sock */
+    char store[512];  /* dir/store: an absolute snapshot root */
+    char log[512];    /* dir/daemon.log (the daemon's --log-file) */
+    char out[512];    /* dir/stdout: what the daemon printed */
+} tdaemon;
+
+/* Path of the built daemon ($TS_BUILD_DIR/toolscored). */
+const char *tdaemon_binary(void);
+
+/* Make the temporary directory and paths (no daemon yet). */
+void tdaemon_prepare(tdaemon *d);
+
+/*
+ * Start toolscored --foreground --socket d->socket --log-file d->log plus
+ * extra (NULL-terminated, may be NULL) and wait until the socket answers a
+ * ping. prefix (may be NULL) is a NULL-terminated argv run in front of the
+ * daemon (valgrind, setpriv, ...).
+ */
+void tdaemon_start(tdaemon *d, const char *const *extra);
+void tdaemon_start_wrapped(tdaemon *d, const char *const *prefix, const char *const *extra,
+                           int wait_ms);
+
+/* Run argv to completion; its stdout+stderr are captured into out (NUL-
+ * terminated, cut to outsz). Returns the exit status (128+signal if killed). */
+int tdaemon_run(const char *const *argv, char *out, size_t outsz, int timeout_ms);
+
+/* SIGTERM, wait (at most timeout_ms), return the exit status. */
+int tdaemon_stop(tdaemon *d, int timeout_ms);
+
+/* SIGKILL and reap. */
+void tdaemon_kill(tdaemon *d);
+
+/* Wait for the process to exit by itself; exit status, or -1 on timeout. */
+int tdaemon_wait(tdaemon *d, int timeout_ms);
+
+/* Remove the temporary directory (rm -rf). */
+void tdaemon_cleanup(tdaemon *d);
+
+/* Connect to path; -errno on failure (no hello). */
+int tdaemon_connect_raw(const char *path);
+
+/* Connect and say hello; aborts the test on failure. */
+int tdaemon_connect(const char *path);
+
+/* Send one request frame. */
+void tdaemon_send(int fd, unsigned long long id, const char *method, struct json_object *params);
+
+/* Send raw bytes. Returns 0 or -errno (the peer may have closed). */
+int tdaemon_send_raw(int fd, const void *data, size_t len);
+
+/*
+ * Read one reply envelope as a JSON object {"id", "ok", "result"|"error"}.
+ * Returns 0, -ECONNRESET / 0-byte EOF as -EPIPE, or -ETIMEDOUT.
+ */
+int tdaemon_read(int fd, struct json_object **reply, int timeout_ms);
+
+/*
+ * One request/reply. Returns the reply envelope (caller puts it). The reply
+ * id must match.
+ */
+struct json_object *tdaemon_call(int fd, const char *method, struct json_object *params);
+
+/* Call and require ok: returns a new reference to the result. */
+struct json_object *tdaemon_ok(int fd, const char *method, struct json_object *params);
+
+/* Call and require an error with this code; returns the error message (static). */
+const char *tdaemon_err(int fd, const char *method, struct json_object *params, const char *code);
+
+/* Parse a JSON literal (aborts on error). */
+struct json_object *tjson(const char *text);
+
+/* The string at key of an object ("" if absent). */
+const char *tstr(struct json_object *obj, const char *key);
+
+/* True when the peer closed the connection (read returns EOF within ms). */
+bool tdaemon_closed(int fd, int timeout_ms);
+
+/* Read a whole file into a new string (NULL if absent). */
+char *tdaemon_slurp(const char *path);
+
+#endif
