@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobs.h"
 #include "log.h"
 #include "params.h"
 #include "ts_extract.h"
@@ -267,100 +268,190 @@ static int find_run(tsd_server *srv, const char *id, tsd_run **run, ts_error *er
     return rc;
 }
 
-int tsd_check(tsd_server *srv, const struct json_object *params, struct json_object **result,
-              ts_error *err)
-{
-    uint64_t start = uv_hrtime();
-    check_request rq;
-    check_outcome out = {.score = -1};
-    struct json_object *calls = NULL;
-    tsd_store *st = NULL;
-    tsd_run *run = NULL;
+/* A check between the loop thread (parse, then record the outcome) and a
+ * pool thread (extract, read, evaluate, write). */
+typedef struct check_job {
+    tsd_job job;
+    tsd_server *srv;
+    tsd_request *req;
+    check_request rq; /* points into req->params */
+    tsd_store *st;
     char file[PATH_MAX];
-    int rc = parse_check(params, &rq, err);
+    struct json_object *calls;
+    check_outcome out;
+    ts_error err;
+    int rc;
+} check_job;
 
-    if (rc == 0)
-        rc = find_run(srv, rq.run, &run, err);
-    if (rc == 0)
-        rc = extract_calls(rq.actual, rq.format, TS_EXTRACT_RESPONSE, &calls, err);
-    if (rc == 0)
-        rc = tsd_stores_get(&srv->stores, rq.store, &st, err);
-    if (rc == 0)
-        rc = ts_store_path(st->store, rq.name, file, sizeof(file), err);
-    if (rc == 0)
-        rc = state_machine(&rq, st->store, calls, &out, err);
-    if (rc == 0 && out.message == NULL)
-        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    if (rc == 0) {
-        bool failed = strcmp(out.outcome, "FAILED") == 0;
-        double ms = (double)(uv_hrtime() - start) / 1e6;
+static void check_work(tsd_job *job)
+{
+    check_job *c = (check_job *)job;
 
-        if (failed || strcmp(out.outcome, "PASSED") == 0 || strcmp(out.outcome, "UPDATED") == 0)
-            tsd_store_note_failure(st, rq.name, failed ? calls : NULL);
-        if (run != NULL && tsd_run_record(run, rq.name, rq.test, out.outcome, out.score, ms,
-                                          out.message, out.report, calls) < 0)
-            tsd_warn("run %s: out of memory recording a check", run->id);
-        *result = check_reply(&rq, file, &out);
-    }
-    json_object_put(calls);
-    json_object_put(out.result);
-    free(out.message);
-    free(out.report);
-    return rc;
+    c->rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
+    if (c->rc == 0)
+        c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->err);
+    if (c->rc == 0 && c->out.message == NULL)
+        c->rc = ts_error_set(&c->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }
 
-int tsd_record(tsd_server *srv, const struct json_object *params, struct json_object **result,
-               ts_error *err)
+/* Remember the outcome (store, run) and answer. */
+static void check_done(tsd_job *job)
 {
-    const char *store_root = NULL, *name = NULL, *source = NULL, *format = NULL;
-    struct json_object *raw = NULL;
+    check_job *c = (check_job *)job;
+    struct json_object *result = NULL;
+
+    if (c->rc == 0) {
+        const char *outcome = c->out.outcome;
+        bool failed = strcmp(outcome, "FAILED") == 0;
+        double ms = (double)(uv_hrtime() - c->req->start_ns) / 1e6;
+        tsd_run *run = c->rq.run != NULL ? tsd_runs_find(&c->srv->runs, c->rq.run) : NULL;
+
+        if (failed || strcmp(outcome, "PASSED") == 0 || strcmp(outcome, "UPDATED") == 0)
+            tsd_store_note_failure(c->st, c->rq.name, failed ? c->calls : NULL);
+        if (run != NULL && tsd_run_record(run, c->rq.name, c->rq.test, outcome, c->out.score, ms,
+                                          c->out.message, c->out.report, c->calls) < 0)
+            tsd_warn("run %s: out of memory recording a check", run->id);
+        result = check_reply(&c->rq, c->file, &c->out);
+    }
+    tsd_request_finish(c->req, c->rc, result, &c->err);
+    json_object_put(result);
+    json_object_put(c->calls);
+    json_object_put(c->out.result);
+    free(c->out.message);
+    free(c->out.report);
+    free(c);
+}
+
+int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
+              struct json_object **result, ts_error *err)
+{
+    check_job *c = calloc(1, sizeof(*c));
+    tsd_run *run = NULL;
+    int rc;
+
+    (void)result;
+    if (c == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    rc = parse_check(params, &c->rq, err);
+    if (rc == 0)
+        rc = find_run(srv, c->rq.run, &run, err);
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, c->rq.store, &c->st, err);
+    if (rc == 0)
+        rc = ts_store_path(c->st->store, c->rq.name, c->file, sizeof(c->file), err);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    c->srv = srv;
+    c->req = req;
+    c->out.score = -1;
+    ts_error_clear(&c->err);
+    c->job.loop = srv->loop;
+    c->job.store = c->st;
+    c->job.key = c->rq.name;
+    c->job.on_pool = true;
+    c->job.work_fn = check_work;
+    c->job.done_fn = check_done;
+    tsd_jobs_submit(&c->job);
+    return TSD_ASYNC;
+}
+
+/* A trace import: parsed on the loop thread, written on a pool thread. */
+typedef struct record_job {
+    tsd_job job;
+    tsd_request *req;
+    tsd_store *st;
+    const char *name, *source, *format;
+    struct json_object *raw;
+    bool update;
+    char file[PATH_MAX];
+    ts_error err;
+    int rc;
+} record_job;
+
+static void record_work(tsd_job *job)
+{
+    record_job *c = (record_job *)job;
     struct json_object *calls = NULL;
     ts_file_stamp stamp;
-    tsd_store *st = NULL;
-    bool update = false;
-    char file[PATH_MAX];
-    int rc = tsd_param_string(params, "store", true, &store_root, err);
+    int rc = extract_calls(c->raw, c->format, TS_EXTRACT_FILE, &calls, &c->err);
 
     if (rc == 0)
-        rc = parse_name(params, &name, err);
-    if (rc == 0)
-        rc = tsd_param_value(params, "calls", &raw, err);
-    if (rc == 0)
-        rc = tsd_param_string(params, "source", false, &source, err);
-    if (rc == 0 && source == NULL)
-        source = "trace";
-    if (rc == 0 && strcmp(source, "trace") != 0 && strcmp(source, "pytest") != 0 &&
-        strcmp(source, "record") != 0)
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                          "'source' must be \"trace\", \"pytest\" or \"record\", got \"%s\"",
-                          source);
-    if (rc == 0)
-        rc = tsd_param_bool(params, "update", false, &update, err);
-    if (rc == 0)
-        rc = parse_format(params, &format, err);
-    if (rc == 0)
-        rc = extract_calls(raw, format, TS_EXTRACT_FILE, &calls, err);
-    if (rc == 0)
-        rc = tsd_stores_get(&srv->stores, store_root, &st, err);
-    if (rc == 0)
-        rc = ts_store_path(st->store, name, file, sizeof(file), err);
-    if (rc == 0)
-        rc = ts_store_stat(st->store, name, &stamp, err);
-    if (rc == 0 && stamp.exists && !update)
-        rc = ts_error_set(err, -EEXIST, TS_ERR_EXISTS,
+        rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
+    if (rc == 0 && stamp.exists && !c->update)
+        rc = ts_error_set(&c->err, -EEXIST, TS_ERR_EXISTS,
                           "snapshot '%s' already exists (%s); record with update to overwrite "
                           "and approve it",
-                          name, file);
+                          c->name, c->file);
     if (rc == 0)
-        rc = write_snapshot(st->store, name, calls, source, update, err);
-    if (rc == 0) {
-        tsd_store_note_failure(st, name, NULL);
-        *result = json_object_new_object();
-        json_object_object_add(*result, "outcome",
-                               json_object_new_string(update ? "UPDATED" : "CREATED"));
-        json_object_object_add(*result, "name", json_object_new_string(name));
-        json_object_object_add(*result, "file", json_object_new_string(file));
-    }
+        rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, &c->err);
     json_object_put(calls);
-    return rc;
+    c->rc = rc;
+}
+
+static void record_done(tsd_job *job)
+{
+    record_job *c = (record_job *)job;
+    struct json_object *result = NULL;
+
+    if (c->rc == 0) {
+        tsd_store_note_failure(c->st, c->name, NULL);
+        result = json_object_new_object();
+        json_object_object_add(result, "outcome",
+                               json_object_new_string(c->update ? "UPDATED" : "CREATED"));
+        json_object_object_add(result, "name", json_object_new_string(c->name));
+        json_object_object_add(result, "file", json_object_new_string(c->file));
+    }
+    tsd_request_finish(c->req, c->rc, result, &c->err);
+    json_object_put(result);
+    free(c);
+}
+
+int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *params,
+               struct json_object **result, ts_error *err)
+{
+    const char *store_root = NULL;
+    record_job *c = calloc(1, sizeof(*c));
+    int rc;
+
+    (void)result;
+    if (c == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    rc = tsd_param_string(params, "store", true, &store_root, err);
+    if (rc == 0)
+        rc = parse_name(params, &c->name, err);
+    if (rc == 0)
+        rc = tsd_param_value(params, "calls", &c->raw, err);
+    if (rc == 0)
+        rc = tsd_param_string(params, "source", false, &c->source, err);
+    if (rc == 0 && c->source == NULL)
+        c->source = "trace";
+    if (rc == 0 && strcmp(c->source, "trace") != 0 && strcmp(c->source, "pytest") != 0 &&
+        strcmp(c->source, "record") != 0)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "'source' must be \"trace\", \"pytest\" or \"record\", got \"%s\"",
+                          c->source);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "update", false, &c->update, err);
+    if (rc == 0)
+        rc = parse_format(params, &c->format, err);
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, store_root, &c->st, err);
+    if (rc == 0)
+        rc = ts_store_path(c->st->store, c->name, c->file, sizeof(c->file), err);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    c->req = req;
+    ts_error_clear(&c->err);
+    c->job.loop = srv->loop;
+    c->job.store = c->st;
+    c->job.key = c->name;
+    c->job.on_pool = true;
+    c->job.work_fn = record_work;
+    c->job.done_fn = record_done;
+    tsd_jobs_submit(&c->job);
+    return TSD_ASYNC;
 }

@@ -2,10 +2,13 @@
  * check — the record -> approve -> replay state machine of snapshots.md for
  * one request (method "check"), and trace import (method "record").
  *
- * Runs on the loop thread, so requests for one name are applied strictly in
- * arrival order: of several checks of one missing name exactly the first
- * creates it, the others see it pending; an approve is never undone by a
- * check. A reply is produced only after its write is durable.
+ * Parameters are checked on the loop thread; the work (extraction, reading,
+ * evaluation, the durable write) runs as a pool job keyed by the snapshot
+ * name (jobs.h), so requests for one name are applied strictly in arrival
+ * order: of several checks of one missing name exactly the first creates it,
+ * the others see it pending; an approve (a whole-store job) is never undone
+ * by a check. Both return TSD_ASYNC and answer through tsd_request_finish
+ * once the write is durable; a parameter error is returned at once.
  */
 #ifndef TSD_CHECK_H
 #define TSD_CHECK_H
@@ -18,11 +21,11 @@
 /* check {store, name, actual, format, min_score, weights, strict, ci, update,
  * allow_pending, run, test, color} -> {outcome, name, file, message, result,
  * report}. */
-int tsd_check(tsd_server *srv, const struct json_object *params, struct json_object **result,
-              ts_error *err);
+int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
+              struct json_object **result, ts_error *err);
 
 /* record {store, name, calls, source, update, format} -> {outcome, name, file}. */
-int tsd_record(tsd_server *srv, const struct json_object *params, struct json_object **result,
-               ts_error *err);
+int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *params,
+               struct json_object **result, ts_error *err);
 
 #endif

@@ -11,13 +11,14 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "jobs.h"
 #include "log.h"
 #include "params.h"
 #include "ts_name.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
 
-typedef int (*method_fn)(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+typedef int (*method_fn)(tsd_server *srv, tsd_request *req, const struct json_object *params,
                          struct json_object **result, ts_error *err);
 
 static struct json_object *string_or_null(const char *s)
@@ -39,7 +40,7 @@ static int param_store(tsd_server *srv, const struct json_object *params, tsd_st
 
 /* ---- session ---------------------------------------------------------- */
 
-static int do_hello(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_hello(tsd_server *srv, tsd_request *req, const struct json_object *params,
                     struct json_object **result, ts_error *err)
 {
     const char *client = NULL;
@@ -52,10 +53,11 @@ static int do_hello(tsd_server *srv, tsd_conn *conn, const struct json_object *p
         rc = tsd_param_int(params, "pid", 0, &pid, err);
     if (rc < 0)
         return rc;
-    snprintf(conn->client, sizeof(conn->client), "%s", client != NULL ? client : "unknown");
-    conn->hello_done = true;
-    tsd_debug("connection %llu: hello from %s (pid %lld)", (unsigned long long)conn->id,
-              conn->client, (long long)pid);
+    snprintf(req->conn->client, sizeof(req->conn->client), "%s",
+             client != NULL ? client : "unknown");
+    req->conn->hello_done = true;
+    tsd_debug("connection %llu: hello from %s (pid %lld)", (unsigned long long)req->conn->id,
+              req->conn->client, (long long)pid);
     *result = json_object_new_object();
     json_object_object_add(*result, "protocol", json_object_new_int(TS_PROTOCOL_VERSION));
     json_object_object_add(*result, "server", json_object_new_string("toolscored/" TS_VERSION));
@@ -65,23 +67,23 @@ static int do_hello(tsd_server *srv, tsd_conn *conn, const struct json_object *p
     return 0;
 }
 
-static int do_ping(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_ping(tsd_server *srv, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
     (void)srv;
-    (void)conn;
+    (void)req;
     (void)params;
     (void)err;
     *result = json_object_new_object();
     return 0;
 }
 
-static int do_status(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_status(tsd_server *srv, tsd_request *req, const struct json_object *params,
                      struct json_object **result, ts_error *err)
 {
     struct json_object *o = json_object_new_object();
 
-    (void)conn;
+    (void)req;
     (void)params;
     (void)err;
     json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
@@ -100,12 +102,12 @@ static int do_status(tsd_server *srv, tsd_conn *conn, const struct json_object *
     return 0;
 }
 
-static int do_stop(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_stop(tsd_server *srv, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
     (void)params;
     (void)err;
-    tsd_info("stop requested by pid %ld", (long)conn->pid);
+    tsd_info("stop requested by pid %ld", (long)req->conn->pid);
     srv->stop_requested = true;
     *result = json_object_new_object();
     return 0;
@@ -113,18 +115,18 @@ static int do_stop(tsd_server *srv, tsd_conn *conn, const struct json_object *pa
 
 /* ---- snapshots -------------------------------------------------------- */
 
-static int do_check(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
                     struct json_object **result, ts_error *err)
 {
-    (void)conn;
-    return tsd_check(srv, params, result, err);
+    (void)req;
+    return tsd_check(srv, req, params, result, err);
 }
 
-static int do_record(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_record(tsd_server *srv, tsd_request *req, const struct json_object *params,
                      struct json_object **result, ts_error *err)
 {
-    (void)conn;
-    return tsd_record(srv, params, result, err);
+    (void)req;
+    return tsd_record(srv, req, params, result, err);
 }
 
 /* A list entry: {name, approved, calls (count), created_at, updated_at, source, file}. */
@@ -256,7 +258,7 @@ static int check_names(const struct json_object *names, ts_error *err)
     return 0;
 }
 
-static int do_approve(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_approve(tsd_server *srv, tsd_request *req, const struct json_object *params,
                       struct json_object **result, ts_error *err)
 {
     struct json_object *names = NULL;
@@ -267,7 +269,7 @@ static int do_approve(tsd_server *srv, tsd_conn *conn, const struct json_object 
     bool all = false;
     int rc = tsd_param_bool(params, "all", false, &all, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0 && !all)
         rc = tsd_param_value(params, "names", &names, err);
     if (rc == 0 && !all)
@@ -294,7 +296,7 @@ static int do_approve(tsd_server *srv, tsd_conn *conn, const struct json_object 
     return 0;
 }
 
-static int do_list(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
     ts_store_listing listing;
@@ -303,7 +305,7 @@ static int do_list(tsd_server *srv, tsd_conn *conn, const struct json_object *pa
     char file[PATH_MAX];
     int rc = tsd_param_bool(params, "pending", false, &pending, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0)
         rc = param_store(srv, params, &st, err);
     if (rc == 0)
@@ -333,7 +335,7 @@ static int do_list(tsd_server *srv, tsd_conn *conn, const struct json_object *pa
     return 0;
 }
 
-static int do_show(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
     const char *name = NULL;
@@ -342,7 +344,7 @@ static int do_show(tsd_server *srv, tsd_conn *conn, const struct json_object *pa
     char file[PATH_MAX];
     int rc = tsd_param_string(params, "name", true, &name, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0)
         rc = ts_name_validate(name, strlen(name), err);
     if (rc == 0)
@@ -360,7 +362,7 @@ static int do_show(tsd_server *srv, tsd_conn *conn, const struct json_object *pa
     return 0;
 }
 
-static int do_rm(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_rm(tsd_server *srv, tsd_request *req, const struct json_object *params,
                  struct json_object **result, ts_error *err)
 {
     const char *name = NULL;
@@ -368,7 +370,7 @@ static int do_rm(tsd_server *srv, tsd_conn *conn, const struct json_object *para
     char file[PATH_MAX];
     int rc = tsd_param_string(params, "name", true, &name, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0)
         rc = ts_name_validate(name, strlen(name), err);
     if (rc == 0)
@@ -399,7 +401,7 @@ static int param_run(tsd_server *srv, const struct json_object *params, tsd_run 
     return rc;
 }
 
-static int do_run_open(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_object *params,
                        struct json_object **result, ts_error *err)
 {
     const char *root = NULL, *label = NULL;
@@ -407,7 +409,7 @@ static int do_run_open(tsd_server *srv, tsd_conn *conn, const struct json_object
     tsd_run *run = NULL;
     int rc = tsd_param_string(params, "store", true, &root, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0)
         rc = tsd_param_string(params, "label", false, &label, err);
     if (rc == 0)
@@ -423,13 +425,13 @@ static int do_run_open(tsd_server *srv, tsd_conn *conn, const struct json_object
     return 0;
 }
 
-static int do_run_join(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_run_join(tsd_server *srv, tsd_request *req, const struct json_object *params,
                        struct json_object **result, ts_error *err)
 {
     tsd_run *run = NULL;
     int rc = param_run(srv, params, &run, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0 && run->closed)
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run '%s' is closed", run->id);
     if (rc < 0)
@@ -440,13 +442,13 @@ static int do_run_join(tsd_server *srv, tsd_conn *conn, const struct json_object
     return 0;
 }
 
-static int do_run_close(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_run_close(tsd_server *srv, tsd_request *req, const struct json_object *params,
                         struct json_object **result, ts_error *err)
 {
     tsd_run *run = NULL;
     int rc = param_run(srv, params, &run, err);
 
-    (void)conn;
+    (void)req;
     if (rc < 0)
         return rc;
     if (!run->closed)
@@ -456,13 +458,13 @@ static int do_run_close(tsd_server *srv, tsd_conn *conn, const struct json_objec
     return 0;
 }
 
-static int do_run_summary(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_object *params,
                           struct json_object **result, ts_error *err)
 {
     tsd_run *run = NULL;
     int rc = param_run(srv, params, &run, err);
 
-    (void)conn;
+    (void)req;
     if (rc < 0)
         return rc;
     *result = tsd_run_summary(run);
@@ -483,7 +485,7 @@ static struct json_object *review_item(const ts_snapshot *s, struct json_object 
     return o;
 }
 
-static int do_review(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
                      struct json_object **result, ts_error *err)
 {
     const char *run_id = NULL;
@@ -493,7 +495,7 @@ static int do_review(tsd_server *srv, tsd_conn *conn, const struct json_object *
     tsd_run *run = NULL;
     int rc = tsd_param_string(params, "run", false, &run_id, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0 && run_id != NULL)
         rc = tsd_runs_get(&srv->runs, run_id, &run, err);
     if (rc == 0)
@@ -518,7 +520,7 @@ static int do_review(tsd_server *srv, tsd_conn *conn, const struct json_object *
     return 0;
 }
 
-static int do_orphans(tsd_server *srv, tsd_conn *conn, const struct json_object *params,
+static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
                       struct json_object **result, ts_error *err)
 {
     ts_store_listing listing;
@@ -526,7 +528,7 @@ static int do_orphans(tsd_server *srv, tsd_conn *conn, const struct json_object 
     tsd_run *run = NULL;
     int rc = param_run(srv, params, &run, err);
 
-    (void)conn;
+    (void)req;
     if (rc == 0 && !run->closed)
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                           "run '%s' is still open; orphans are known once it is closed", run->id);
@@ -551,35 +553,110 @@ static int do_orphans(tsd_server *srv, tsd_conn *conn, const struct json_object 
     return 0;
 }
 
+/* ---- ordering on the store ------------------------------------------- */
+
+/* A method run as an inline job of its store (jobs.h): after every earlier
+ * conflicting request of that store, on the loop thread. */
+typedef struct store_call {
+    tsd_job job;
+    tsd_server *srv;
+    tsd_request *req;
+    method_fn fn;
+    char *key;
+} store_call;
+
+static void store_call_work(tsd_job *job)
+{
+    store_call *c = (store_call *)job;
+    struct json_object *result = NULL;
+    ts_error err;
+    int rc;
+
+    ts_error_clear(&err);
+    rc = c->fn(c->srv, c->req, c->req->params, &result, &err);
+    tsd_request_finish(c->req, rc, result, &err);
+    json_object_put(result);
+}
+
+static void store_call_done(tsd_job *job)
+{
+    store_call *c = (store_call *)job;
+
+    free(c->key);
+    free(c);
+}
+
+/* Queue fn behind the store's earlier work on the same name (by_name, when
+ * the request names one) or on the whole store. */
+static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bool by_name,
+                             ts_error *err)
+{
+    const char *name = NULL;
+    tsd_store *st = NULL;
+    store_call *c;
+    int rc = param_store(srv, req->params, &st, err);
+
+    if (rc < 0)
+        return rc;
+    c = calloc(1, sizeof(*c));
+    if (by_name && tsd_param_string(req->params, "name", false, &name, NULL) == 0 && name != NULL)
+        c->key = strdup(name);
+    if (c == NULL || (name != NULL && c->key == NULL)) {
+        free(c);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    c->srv = srv;
+    c->req = req;
+    c->fn = fn;
+    c->job.loop = srv->loop;
+    c->job.store = st;
+    c->job.key = c->key;
+    c->job.on_pool = false;
+    c->job.work_fn = store_call_work;
+    c->job.done_fn = store_call_done;
+    tsd_jobs_submit(&c->job);
+    return TSD_ASYNC;
+}
+
 /* ---- the table -------------------------------------------------------- */
+
+typedef enum method_order {
+    ORDER_NONE = 0, /* no store files: run at once */
+    ORDER_SELF,     /* the method queues its own job (check, record) */
+    ORDER_NAME,     /* after earlier work on params.name */
+    ORDER_STORE     /* after all earlier work on the store */
+} method_order;
 
 static const struct {
     const char *name;
     method_fn fn;
+    method_order order;
 } methods[] = {
-    {"hello", do_hello},         {"ping", do_ping},
-    {"check", do_check},         {"record", do_record},
-    {"approve", do_approve},     {"list", do_list},
-    {"show", do_show},           {"rm", do_rm},
-    {"run.open", do_run_open},   {"run.join", do_run_join},
-    {"run.close", do_run_close}, {"run.summary", do_run_summary},
-    {"review", do_review},       {"orphans", do_orphans},
-    {"status", do_status},       {"stop", do_stop},
+    {"hello", do_hello, ORDER_NONE},         {"ping", do_ping, ORDER_NONE},
+    {"check", do_check, ORDER_SELF},         {"record", do_record, ORDER_SELF},
+    {"approve", do_approve, ORDER_STORE},    {"list", do_list, ORDER_STORE},
+    {"show", do_show, ORDER_NAME},           {"rm", do_rm, ORDER_NAME},
+    {"run.open", do_run_open, ORDER_NONE},   {"run.join", do_run_join, ORDER_NONE},
+    {"run.close", do_run_close, ORDER_NONE}, {"run.summary", do_run_summary, ORDER_NONE},
+    {"review", do_review, ORDER_STORE},      {"orphans", do_orphans, ORDER_STORE},
+    {"status", do_status, ORDER_NONE},       {"stop", do_stop, ORDER_NONE},
 };
 
-int tsd_dispatch(tsd_server *srv, tsd_conn *conn, const char *method, struct json_object *params,
+int tsd_dispatch(tsd_server *srv, tsd_request *req, const char *method, struct json_object *params,
                  struct json_object **result, ts_error *err)
 {
     *result = NULL;
     for (size_t i = 0; i < sizeof(methods) / sizeof(methods[0]); i++) {
         if (strcmp(method, methods[i].name) != 0)
             continue;
-        if (!conn->hello_done && methods[i].fn != do_hello)
+        if (!req->conn->hello_done && methods[i].fn != do_hello)
             return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
                                 "the first request on a connection must be hello, not %s", method);
-        return methods[i].fn(srv, conn, params, result, err);
+        if (methods[i].order == ORDER_NAME || methods[i].order == ORDER_STORE)
+            return submit_store_call(srv, req, methods[i].fn, methods[i].order == ORDER_NAME, err);
+        return methods[i].fn(srv, req, params, result, err);
     }
-    if (!conn->hello_done)
+    if (!req->conn->hello_done)
         return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
                             "the first request on a connection must be hello");
     return ts_error_set(err, -ENOSYS, TS_ERR_UNKNOWN_METHOD, "unknown method '%.200s'", method);

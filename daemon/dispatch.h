@@ -17,11 +17,12 @@
 #define TSD_ERR_PERMISSION "permission_denied"
 
 /*
- * Run method with params (an object, borrowed) for conn. On success *result
- * is a new value (the reply's result); on failure err says why (its code goes
- * on the wire).
+ * Run method with params (an object, owned by req) for req. Returns 0 with
+ * *result a new value (the reply's result), a negative code with err (its
+ * code goes on the wire), or TSD_ASYNC when a job took the request over and
+ * will answer it with tsd_request_finish.
  */
-int tsd_dispatch(tsd_server *srv, tsd_conn *conn, const char *method, struct json_object *params,
+int tsd_dispatch(tsd_server *srv, tsd_request *req, const char *method, struct json_object *params,
                  struct json_object **result, ts_error *err);
 
 #endif

@@ -14,6 +14,7 @@
 #include "dispatch.h"
 #include "log.h"
 #include "ts_message.h"
+#include "ts_buf.h"
 
 #define READ_CHUNK (64u << 10)
 
@@ -33,6 +34,7 @@ uint64_t tsd_server_now_ms(const tsd_server *srv)
 static void conn_start_close(tsd_conn *conn);
 static void conn_force_close(tsd_conn *conn);
 static void on_idle(uv_timer_t *timer);
+static void request_free(tsd_request *r);
 
 /* ---- writing replies ------------------------------------------------- */
 
@@ -102,56 +104,6 @@ static void send_frame(tsd_conn *conn, char *data, size_t len)
     }
 }
 
-/* The largest reply: requests are bounded by --max-frame, replies (a long
- * listing) may need the protocol's default even when requests are limited
- * further. */
-static size_t reply_max(const tsd_conn *conn)
-{
-    size_t max = conn->server->options->max_frame;
-
-    return max > TS_FRAME_DEFAULT_MAX ? max : TS_FRAME_DEFAULT_MAX;
-}
-
-static void send_buf(tsd_conn *conn, ts_buf *buf)
-{
-    size_t len = 0;
-    char *data = ts_buf_detach(buf, &len);
-
-    send_frame(conn, data, len);
-}
-
-static void send_error(tsd_conn *conn, const uint64_t *id, const char *code, const char *message)
-{
-    ts_buf buf;
-    ts_error err;
-
-    ts_buf_init(&buf, TS_BUF_UNLIMITED);
-    if (ts_message_encode_error(&buf, id, code, message, &err) < 0) {
-        ts_buf_free(&buf);
-        conn_start_close(conn);
-        return;
-    }
-    send_buf(conn, &buf);
-}
-
-/* Send an ok reply; one that cannot be encoded (too large) becomes an error
- * reply with the same id. */
-static void send_result(tsd_conn *conn, uint64_t id, const struct json_object *result)
-{
-    ts_buf buf;
-    ts_error err;
-
-    ts_buf_init(&buf, TS_BUF_UNLIMITED);
-    if (ts_message_encode_result(&buf, id, result, reply_max(conn), &err) < 0) {
-        ts_buf_free(&buf);
-        tsd_warn("connection %llu: cannot send a reply: %s", (unsigned long long)conn->id,
-                 err.message);
-        send_error(conn, &id, err.code, err.message);
-        return;
-    }
-    send_buf(conn, &buf);
-}
-
 /* ---- closing ---------------------------------------------------------- */
 
 static void maybe_start_idle_timer(tsd_server *srv)
@@ -172,6 +124,16 @@ static void on_conn_closed(uv_handle_t *handle)
     if (conn->next != NULL)
         conn->next->prev = conn->prev;
     srv->connection_count--;
+    /* Requests still at work finish without a connection (tsd_request_finish). */
+    while (conn->requests_head != NULL) {
+        tsd_request *r = conn->requests_head;
+
+        conn->requests_head = r->next;
+        if (r->done)
+            request_free(r);
+        else
+            r->conn = NULL;
+    }
     ts_frame_reader_free(&conn->reader);
     tsd_debug("connection %llu closed", (unsigned long long)conn->id);
     free(conn);
@@ -179,8 +141,8 @@ static void on_conn_closed(uv_handle_t *handle)
 }
 
 /*
- * Stop reading; close once every queued reply is written (on_write calls
- * back here). Idempotent.
+ * Stop reading; close once every request is answered and every reply written
+ * (flush_replies and on_write call back here). Idempotent.
  */
 static void conn_start_close(tsd_conn *conn)
 {
@@ -190,7 +152,7 @@ static void conn_start_close(tsd_conn *conn)
         conn->closing = true;
         uv_read_stop((uv_stream_t *)&conn->handle);
     }
-    if (conn->queued_replies == 0 && !uv_is_closing(h))
+    if (conn->queued_replies == 0 && conn->requests_head == NULL && !uv_is_closing(h))
         uv_close(h, on_conn_closed);
 }
 
@@ -203,43 +165,153 @@ static void conn_force_close(tsd_conn *conn)
         uv_close(h, on_conn_closed); /* pending writes end with UV_ECANCELED */
 }
 
-/* ---- requests --------------------------------------------------------- */
+/* ---- requests in flight ---------------------------------------------- */
 
-static void run_request(tsd_conn *conn, uint64_t id, const char *method, struct json_object *params)
+static void request_free(tsd_request *r)
 {
-    tsd_server *srv = conn->server;
-    struct json_object *empty = NULL;
-    struct json_object *result = NULL;
-    ts_error err;
-    uint64_t start = uv_hrtime();
-    int rc;
+    free(r->frame);
+    free(r->method);
+    json_object_put(r->params);
+    free(r);
+}
 
-    if (params == NULL) {
-        empty = json_object_new_object();
-        params = empty;
-    }
-    ts_error_clear(&err);
-    rc = tsd_dispatch(srv, conn, method, params, &result, &err);
-    json_object_put(empty);
-    srv->requests_served++;
-    uint64_t ms = (uv_hrtime() - start) / 1000000u;
-    if (ms >= TSD_SLOW_REQUEST_MS)
-        tsd_warn("slow request: %s took %llu ms (connection %llu, pid %ld)", method,
-                 (unsigned long long)ms, (unsigned long long)conn->id, (long)conn->pid);
-    if (rc < 0) {
-        if (err.code[0] == '\0')
-            ts_error_set(&err, rc, TS_ERR_INTERNAL, "%s failed: %s", method, strerror(-rc));
-        tsd_debug("connection %llu: %s: %s: %s", (unsigned long long)conn->id, method, err.code,
-                  err.message);
-        send_error(conn, &id, err.code, err.message);
-        if (strcmp(err.code, TS_ERR_VERSION_MISMATCH) == 0)
+/* A new request at the tail of conn's queue; id NULL for a connection-level
+ * error (answered with id nil, then the connection closes). */
+static tsd_request *request_new(tsd_conn *conn, const uint64_t *id)
+{
+    tsd_request *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return NULL;
+    r->server = conn->server;
+    r->conn = conn;
+    r->has_id = id != NULL;
+    r->id = id != NULL ? *id : 0;
+    r->close_after = id == NULL;
+    r->start_ns = uv_hrtime();
+    if (conn->requests_tail != NULL)
+        conn->requests_tail->next = r;
+    else
+        conn->requests_head = r;
+    conn->requests_tail = r;
+    conn->request_count++;
+    return r;
+}
+
+/* Write the finished replies at the head of the queue, in request order. */
+static void flush_replies(tsd_conn *conn)
+{
+    while (conn->requests_head != NULL && conn->requests_head->done) {
+        tsd_request *r = conn->requests_head;
+
+        conn->requests_head = r->next;
+        if (conn->requests_head == NULL)
+            conn->requests_tail = NULL;
+        conn->request_count--;
+        if (r->frame != NULL && !uv_is_closing((uv_handle_t *)&conn->handle)) {
+            send_frame(conn, r->frame, r->frame_len);
+            r->frame = NULL; /* send_frame owns it */
+        }
+        if (r->close_after)
             conn_start_close(conn);
+        request_free(r);
+    }
+    if (conn->closing)
+        conn_start_close(conn);
+}
+
+/* Encode the reply of r into r->frame. */
+static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
+                         const ts_error *err)
+{
+    size_t max = r->server->options->max_frame;
+    ts_error enc;
+    ts_buf buf;
+
+    /* Replies may need the protocol's default size even when requests are
+     * limited further (a long listing). */
+    if (max < TS_FRAME_DEFAULT_MAX)
+        max = TS_FRAME_DEFAULT_MAX;
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    if (rc >= 0 && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
+        goto done;
+    if (rc >= 0) {
+        ts_buf_reset(&buf);
+        tsd_warn("%s: cannot send the reply: %s", r->method ? r->method : "?", enc.message);
+        err = &enc;
+    }
+    if (ts_message_encode_error(&buf, r->has_id ? &r->id : NULL, err->code, err->message, &enc) <
+        0) {
+        ts_buf_free(&buf);
+        r->close_after = true; /* out of memory: the client sees the connection end */
         return;
     }
-    send_result(conn, id, result);
-    json_object_put(result);
+done:
+    r->frame = ts_buf_detach(&buf, &r->frame_len);
+}
+
+void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err)
+{
+    tsd_server *srv = r->server;
+    uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
+
+    if (rc < 0 && err->code[0] == '\0')
+        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
+                     strerror(-rc));
+    if (rc < 0 && strcmp(err->code, TS_ERR_VERSION_MISMATCH) == 0)
+        r->close_after = true;
+    if (r->method != NULL) {
+        srv->requests_served++;
+        if (ms >= TSD_SLOW_REQUEST_MS)
+            tsd_warn("slow request: %s took %llu ms (pid %ld)", r->method, (unsigned long long)ms,
+                     r->conn ? (long)r->conn->pid : 0L);
+        if (rc < 0)
+            tsd_debug("%s: %s: %s", r->method, err->code, err->message);
+    }
+    encode_reply(r, rc, result, err);
+    r->done = true;
+    if (r->conn == NULL)
+        request_free(r); /* the client is gone; the work itself was done */
+    else
+        flush_replies(r->conn);
     if (srv->stop_requested)
         tsd_server_stop(srv, "stop request");
+}
+
+/* Answer with id nil, then close: the connection is beyond repair. */
+static void connection_error(tsd_conn *conn, const char *code, const char *message)
+{
+    tsd_request *r = request_new(conn, NULL);
+    ts_error err;
+
+    if (r == NULL) {
+        conn_force_close(conn);
+        return;
+    }
+    ts_error_set(&err, -EPROTO, code, "%s", message);
+    tsd_request_finish(r, -EPROTO, NULL, &err);
+}
+
+/* Hand a decoded request to dispatch (it may finish later, from a job). */
+static void run_request(tsd_request *r, const char *method, struct json_object *params)
+{
+    struct json_object *result = NULL;
+    ts_error err;
+    int rc;
+
+    ts_error_clear(&err);
+    r->method = strdup(method);
+    r->params = params != NULL ? params : json_object_new_object();
+    if (r->method == NULL || r->params == NULL) {
+        ts_error_set(&err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        tsd_request_finish(r, -ENOMEM, NULL, &err);
+        return;
+    }
+    rc = tsd_dispatch(r->server, r, r->method, r->params, &result, &err);
+    if (rc == TSD_ASYNC)
+        return;
+    tsd_request_finish(r, rc, result, &err);
+    json_object_put(result);
 }
 
 /*
@@ -251,26 +323,42 @@ static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t 
 {
     ts_request req;
     ts_error err;
+    tsd_request *r;
     int rc = ts_message_decode_request(payload, len, &req, &err);
 
     if (rc < 0) {
         tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
                  (long)conn->pid, err.message);
-        send_error(conn, req.has_id ? &req.id : NULL, err.code, err.message);
-        if (!req.has_id)
-            conn_start_close(conn);
-    } else if (conn->server->stopping) {
-        send_error(conn, &req.id, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
-    } else if (conn->queued_replies >= TSD_MAX_IN_FLIGHT) {
-        char msg[160];
-
-        snprintf(msg, sizeof(msg),
-                 "too many requests in flight on this connection (%d replies unread); read "
-                 "replies before sending more",
-                 TSD_MAX_IN_FLIGHT);
-        send_error(conn, &req.id, TS_ERR_BUSY, msg);
+        if (!req.has_id) {
+            connection_error(conn, err.code, err.message);
+        } else {
+            r = request_new(conn, &req.id);
+            if (r != NULL)
+                tsd_request_finish(r, rc, NULL, &err);
+        }
+        ts_request_free(&req);
+        return;
+    }
+    r = request_new(conn, &req.id);
+    if (r == NULL) {
+        ts_request_free(&req);
+        conn_force_close(conn);
+        return;
+    }
+    if (conn->server->stopping) {
+        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
+        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
+    } else if (conn->request_count + conn->queued_replies > TSD_MAX_IN_FLIGHT) {
+        ts_error_set(&err, -EBUSY, TS_ERR_BUSY,
+                     "too many requests in flight on this connection (%d replies unread); read "
+                     "replies before sending more",
+                     TSD_MAX_IN_FLIGHT);
+        tsd_request_finish(r, -EBUSY, NULL, &err);
     } else {
-        run_request(conn, req.id, req.method, req.params);
+        struct json_object *params = req.params;
+
+        req.params = NULL; /* the request owns them now (jobs may outlive req) */
+        run_request(r, req.method, params);
     }
     ts_request_free(&req);
 }
@@ -308,8 +396,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         if (rc < 0) {
             tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
                      err.message);
-            send_error(conn, NULL, err.code, err.message);
-            conn_start_close(conn);
+            connection_error(conn, err.code, err.message);
             return;
         }
         if (rc == 1) {
@@ -374,8 +461,7 @@ static void on_connection(uv_stream_t *server, int status)
     if (!peer_allowed(conn, why, sizeof(why))) {
         tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
                  (long)conn->pid, why);
-        send_error(conn, NULL, TSD_ERR_PERMISSION, why);
-        conn_start_close(conn);
+        connection_error(conn, TSD_ERR_PERMISSION, why);
         return;
     }
     if (srv->connection_count > TSD_MAX_CONNECTIONS || srv->stopping) {
@@ -386,8 +472,7 @@ static void on_connection(uv_stream_t *server, int status)
                      TSD_MAX_CONNECTIONS);
         tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
                  (long)conn->pid, why);
-        send_error(conn, NULL, srv->stopping ? TS_ERR_SHUTTING_DOWN : TS_ERR_LIMIT, why);
-        conn_start_close(conn);
+        connection_error(conn, srv->stopping ? TS_ERR_SHUTTING_DOWN : TS_ERR_LIMIT, why);
         return;
     }
     tsd_debug("connection %llu from pid %ld uid %lu", (unsigned long long)conn->id, (long)conn->pid,

@@ -2,12 +2,12 @@
  * server — the event loop: accepting connections, reading frames, replying,
  * and stopping gracefully.
  *
- * One libuv loop, one thread. Each connection reads frames (proto/ts_frame),
- * decodes requests (proto/ts_wire), hands them to dispatch and writes the
- * replies in request order. Requests are executed to completion on the loop
- * thread, which makes every store operation serialized in arrival order: two
- * checks of one name can never interleave, and a write is durable before its
- * reply is queued.
+ * One libuv loop. Each connection reads frames (proto/ts_frame), decodes
+ * requests (proto/ts_message), hands them to dispatch and writes the replies
+ * in request order: every request has a slot in its connection's queue, and
+ * a reply leaves only when every earlier one has. Work on snapshot files runs
+ * as jobs (jobs.h), ordered per snapshot; a reply is encoded only after its
+ * job finished, so an acknowledged write is durable.
  *
  * Owns the connections, the store registry and the runs.
  */
@@ -18,12 +18,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <json-c/json.h>
 #include <uv.h>
 
 #include "listen.h"
 #include "options.h"
 #include "runs.h"
 #include "stores.h"
+#include "ts_error.h"
 #include "ts_frame.h"
 
 #define TSD_MAX_CONNECTIONS 512          /* open client connections */
@@ -33,8 +35,28 @@
 #define TSD_SLOW_REQUEST_MS 500          /* requests slower than this are logged */
 
 typedef struct tsd_server tsd_server;
+typedef struct tsd_conn tsd_conn;
 
-typedef struct tsd_conn {
+/* dispatch's return value for a request that a job will finish later. */
+#define TSD_ASYNC 1
+
+/* One request between its frame and its reply. */
+typedef struct tsd_request {
+    tsd_server *server;
+    tsd_conn *conn; /* NULL once the connection is gone */
+    bool has_id;
+    uint64_t id;
+    char *method;               /* owned */
+    struct json_object *params; /* owned: an object */
+    uint64_t start_ns;
+    bool done;        /* the reply is encoded in frame */
+    bool close_after; /* close the connection after this reply */
+    char *frame;      /* the encoded reply frame */
+    size_t frame_len;
+    struct tsd_request *next; /* in the connection's queue */
+} tsd_request;
+
+struct tsd_conn {
     uv_pipe_t handle; /* must stay first: handle.data is unused */
     tsd_server *server;
     ts_frame_reader reader;
@@ -42,11 +64,14 @@ typedef struct tsd_conn {
     uid_t uid;   /* peer credentials */
     pid_t pid;
     bool hello_done;
-    bool closing;          /* no more reading; close once writes drain */
-    size_t queued_replies; /* replies the socket did not take yet (in flight) */
-    char client[128];      /* identity from hello */
+    bool closing;               /* no more reading; close once writes drain */
+    size_t queued_replies;      /* replies the socket did not take yet (in flight) */
+    char client[128];           /* identity from hello */
+    tsd_request *requests_head; /* requests not yet answered, in arrival order */
+    tsd_request *requests_tail;
+    size_t request_count;
     struct tsd_conn *prev, *next;
-} tsd_conn;
+};
 
 struct tsd_server {
     uv_loop_t *loop;
@@ -73,6 +98,12 @@ struct tsd_server {
  * socket is taken over by the server. Returns 0 after a graceful stop.
  */
 int tsd_server_run(const tsd_options *opt, tsd_listener *listener);
+
+/*
+ * Answer r: rc < 0 with err (its code and message), else result (borrowed).
+ * Replies leave in request order. Runs on the loop thread; r is freed.
+ */
+void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err);
 
 /* Begin a graceful stop (idempotent). */
 void tsd_server_stop(tsd_server *srv, const char *why);

@@ -20,10 +20,15 @@
 
 #define TSD_STORES_MAX 256
 
+struct tsd_job;
+
 typedef struct tsd_store {
     char *root; /* absolute path, the registry key */
     ts_store *store;
     struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
+    struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
+    struct tsd_job *jobs_tail;
+    bool scheduling; /* jobs.c is scanning the queue */
     struct tsd_store *next;
 } tsd_store;
 

@@ -1121,6 +1121,27 @@ static int undetected_error(const struct json_object *input, ts_extract_origin o
                         kind_name(input));
 }
 
+/* "unknown format 'x'": the caller's text, cut and with control bytes
+ * shown as '?', so the message stays one short line. */
+static int unknown_format_error(const char *format, ts_error *err)
+{
+    char shown[68];
+    size_t i;
+
+    for (i = 0; format[i] != '\0' && i < sizeof(shown) - 4; i++) {
+        unsigned char c = (unsigned char)format[i];
+
+        shown[i] = c < 0x20 || c == 0x7f ? '?' : (char)c;
+    }
+    if (format[i] != '\0') {
+        memcpy(shown + i, "...", 3);
+        i += 3;
+    }
+    shown[i] = '\0';
+    return ts_error_set(err, -EINVAL, TS_ERR_FORMAT, "unknown format '%s' (supported formats: %s)",
+                        shown, ts_extract_format_list());
+}
+
 int ts_extract(const struct json_object *input, const char *format, ts_extract_origin origin,
                struct json_object **calls_out, ts_error *err)
 {
@@ -1140,9 +1161,7 @@ int ts_extract(const struct json_object *input, const char *format, ts_extract_o
     } else {
         fmt = format_find(format);
         if (fmt == NULL)
-            return ts_error_set(err, -EINVAL, TS_ERR_FORMAT,
-                                "unknown format '%s' (supported formats: %s)", format,
-                                ts_extract_format_list());
+            return unknown_format_error(format, err);
         if (fmt->file_only && origin != TS_EXTRACT_FILE)
             return ts_error_set(err, -EINVAL, TS_ERR_FORMAT,
                                 "format '%s' is only accepted for trace files", format);

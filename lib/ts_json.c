@@ -8,7 +8,9 @@
  * grammar, integers beyond 64 bits, doubles that overflow, NaN/Infinity and
  * other bare words, "\u0000" in object keys, and the nesting depth. json-c
  * then builds the tree and checks the structure (with a backstop depth limit
- * and JSON_TOKENER_STRICT, which also refuses trailing content).
+ * and JSON_TOKENER_STRICT, which also refuses trailing content). json-c 0.16
+ * corrupts some escaped surrogate pairs (see pair_mangled_by_json_c); a text
+ * that has one is handed to json-c with those pairs written as raw UTF-8.
  */
 #include "ts_json.h"
 #include "ts_json_internal.h"
@@ -164,6 +166,7 @@ typedef struct json_lex {
     size_t fail_at;       /* where the error is, for the message */
     const char *fail_why; /* static text */
     char why[96];         /* or formatted text */
+    bool mangled_pairs;   /* an escaped pair json-c would corrupt was seen */
 } json_lex;
 
 static int lex_fail(json_lex *lx, size_t at, const char *why)
@@ -206,6 +209,23 @@ static long lex_hex4(const json_lex *lx, size_t at)
     return v;
 }
 
+/* The code point of a high and a low surrogate. */
+static uint32_t surrogate_pair(long high, long low)
+{
+    return 0x10000 + (((uint32_t)high & 0x3FF) << 10) + ((uint32_t)low & 0x3FF);
+}
+
+/*
+ * json-c 0.16 decodes an escaped pair and then tests the code point, not the
+ * escape, for being a surrogate, with 16-bit masks: every code point whose
+ * low 16 bits fall in D800-DFFF (U+1D800-1DFFF, U+2D800-2DFFF (CJK Extension
+ * F), ... U+10D800-10DFFF) comes out as U+FFFD. Python reads them correctly.
+ */
+static bool pair_mangled_by_json_c(long high, long low)
+{
+    return (surrogate_pair(high, low) & 0xF800) == 0xD800;
+}
+
 /* A \u escape starting at the backslash; advances *i past it (and its pair). */
 static int lex_unicode_escape(json_lex *lx, size_t *i, bool *has_nul)
 {
@@ -227,6 +247,8 @@ static int lex_unicode_escape(json_lex *lx, size_t *i, bool *has_nul)
     low = lex_hex4(lx, *i + 2);
     if (low < 0xDC00 || low > 0xDFFF)
         return lex_fail(lx, start, "lone high surrogate in \\u escape");
+    if (pair_mangled_by_json_c(v, low))
+        lx->mangled_pairs = true;
     *i += 6;
     return 0;
 }
@@ -425,17 +447,19 @@ static int lex_token(json_lex *lx)
  * *fail_at set to its offset (SIZE_MAX for invalid UTF-8, which always wins).
  */
 static int json_lex_check(const char *buf, size_t len, int max_depth, size_t *fail_at,
-                          ts_error *err)
+                          bool *mangled_pairs, ts_error *err)
 {
     json_lex lx = {.buf = buf, .len = len, .max_depth = max_depth};
     size_t bad = utf8_first_invalid(buf, len);
     int rc = 0;
 
     *fail_at = SIZE_MAX;
+    *mangled_pairs = false;
     if (bad < len)
         return syntax_error(err, buf, len, bad, "invalid UTF-8");
     while (lx.pos < len && rc == 0)
         rc = lex_token(&lx);
+    *mangled_pairs = lx.mangled_pairs;
     if (rc < 0) {
         *fail_at = lx.fail_at;
         if (lx.fail_why == lx.why && strncmp(lx.why, "nesting", 7) == 0) {
@@ -492,6 +516,87 @@ static int tokener_run(const char *buf, size_t len, int max_depth, struct json_o
     return 0;
 }
 
+static size_t utf8_encode4(uint32_t cp, char *out)
+{
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/*
+ * A copy of buf (which passed the lexical pass) in which every escaped pair
+ * that json-c would corrupt is written as raw UTF-8; everything else,
+ * including all other escapes, is copied as it is. NULL when out of memory.
+ */
+static char *unescape_mangled_pairs(const char *buf, size_t len, size_t *out_len)
+{
+    json_lex lx = {.buf = buf, .len = len};
+    char *out = malloc(len + 1);
+    bool in_string = false;
+    size_t n = 0;
+    size_t i = 0;
+
+    if (out == NULL)
+        return NULL;
+    while (i < len) {
+        long high;
+        long low;
+
+        if (buf[i] == '"')
+            in_string = !in_string;
+        if (!in_string || buf[i] != '\\') {
+            out[n++] = buf[i++];
+            continue;
+        }
+        if (buf[i + 1] != 'u') {
+            out[n++] = buf[i++];
+            out[n++] = buf[i++];
+            continue;
+        }
+        high = lex_hex4(&lx, i + 2);
+        if (high >= 0xD800 && high <= 0xDBFF) {
+            low = lex_hex4(&lx, i + 8);
+            if (pair_mangled_by_json_c(high, low)) {
+                n += utf8_encode4(surrogate_pair(high, low), out + n);
+                i += 12;
+                continue;
+            }
+        }
+        memcpy(out + n, buf + i, 6);
+        n += 6;
+        i += 6;
+    }
+    out[n] = '\0';
+    *out_len = n;
+    return out;
+}
+
+/* json-c again, over the text with the pairs it would corrupt unescaped. */
+static int reparse_mangled_pairs(const char *buf, size_t len, int max_depth, struct json_object **v,
+                                 ts_error *err)
+{
+    enum json_tokener_error e;
+    size_t offset;
+    size_t fixed_len;
+    char *fixed = unescape_mangled_pairs(buf, len, &fixed_len);
+    int rc;
+
+    if (fixed == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    json_object_put(*v);
+    *v = NULL;
+    rc = tokener_run(fixed, fixed_len, max_depth, v, &e, &offset);
+    free(fixed);
+    if (rc < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (e != json_tokener_success)
+        return ts_error_set(err, -EINVAL, TS_ERR_INTERNAL,
+                            "text with escaped surrogate pairs could not be read again");
+    return 0;
+}
+
 int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object **out,
                   ts_error *err)
 {
@@ -499,6 +604,7 @@ int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object
     enum json_tokener_error e;
     size_t lex_at;
     size_t offset;
+    bool mangled_pairs;
     int lex_rc;
 
     if (max_depth <= 0)
@@ -507,7 +613,7 @@ int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "document of %zu bytes is over the %u-byte limit", len,
                             TS_JSON_MAX_BYTES);
-    lex_rc = json_lex_check(buf, len, max_depth, &lex_at, err);
+    lex_rc = json_lex_check(buf, len, max_depth, &lex_at, &mangled_pairs, err);
     if (lex_rc < 0 && lex_at == SIZE_MAX)
         return lex_rc;
     if (tokener_run(buf, len, max_depth, &v, &e, &offset) < 0)
@@ -518,6 +624,13 @@ int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object
     if (lex_rc < 0) {
         json_object_put(v);
         return lex_rc;
+    }
+    if (mangled_pairs) {
+        /* Errors come from the original text (right offsets); the value
+         * from the repaired one. */
+        int rc = reparse_mangled_pairs(buf, len, max_depth, &v, err);
+        if (rc < 0)
+            return rc;
     }
     *out = v; /* NULL for the document "null" */
     return 0;

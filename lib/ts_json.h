@@ -36,7 +36,10 @@
  * max_depth <= 0 means TS_JSON_MAX_DEPTH. Errors (code "invalid_json" or
  * "limit"/"too_large"): invalid UTF-8, syntax errors, NaN/Infinity, trailing
  * content, depth over the limit; the message says what and where
- * ("line 3, column 7: ..."). *out is set only on success.
+ * ("line 3, column 7: ..."). *out is set only on success; the document
+ * "null" gives *out == NULL (json-c's null). Integers are exact from INT64_MIN
+ * to UINT64_MAX; a literal outside that range is an error, never rounded.
+ * Duplicate keys: the last value wins, at the first key's position.
  */
 int ts_json_parse(const char *buf, size_t len, int max_depth, struct json_object **out,
                   ts_error *err);

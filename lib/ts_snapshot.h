@@ -54,7 +54,8 @@ int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot
 /* Append the exact file bytes of s (pretty JSON + "\n") to out. */
 int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
 
-/* The snapshot as a JSON object with the file's keys in the file's order. */
+/* The snapshot as a JSON object with the file's keys in the file's order.
+ * It shares s->calls (holds its own reference). NULL on allocation failure. */
 struct json_object *ts_snapshot_to_json(const ts_snapshot *s);
 
 /* Replace s->calls (a reference is taken) after validating; updated_at = now. */

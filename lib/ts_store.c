@@ -228,6 +228,41 @@ int ts_store_path(const ts_store *store, const char *name, char *out, size_t out
 
 /* ---- reading ------------------------------------------------------------ */
 
+/*
+ * Read fd to its end into out (whose maximum is one byte over the limit, so
+ * that a file that grew past the limit after fstat is noticed).
+ */
+static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_error *err)
+{
+    int rc = ts_buf_reserve(out, expected < out->max ? expected + 1 : out->max);
+
+    while (rc == 0) {
+        size_t room = out->max - out->len;
+        ssize_t n;
+
+        if (room > 65536)
+            room = 65536;
+        if (room == 0)
+            break;
+        rc = ts_buf_reserve(out, room);
+        if (rc < 0)
+            break;
+        n = read(fd, out->data + out->len, room);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return ts_store__sys_error(err, -errno, path, "read failed");
+        if (n == 0)
+            return 0;
+        out->len += (size_t)n;
+        out->data[out->len] = '\0';
+    }
+    if (rc == -ENOMEM)
+        return ts_store__no_memory(err);
+    return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE, "%s: file is over the %u-byte limit", path,
+                        TS_SNAPSHOT_MAX_BYTES);
+}
+
 /* Read the regular file dirfd/file (never through a link) into out. */
 static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
                      ts_file_stamp *stamp, ts_error *err)
@@ -257,29 +292,9 @@ static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
     }
     if (rc == 0 && stamp != NULL)
         stamp_from_stat(&st, stamp);
-    ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES);
-    while (rc == 0) {
-        ssize_t n;
-
-        rc = ts_buf_reserve(out, 65536);
-        if (rc < 0) {
-            rc = ts_error_set(err, rc, rc == -E2BIG ? TS_ERR_TOO_LARGE : TS_ERR_NO_MEMORY,
-                              "%s: file is over the %u-byte limit or memory ran out", path,
-                              TS_SNAPSHOT_MAX_BYTES);
-            break;
-        }
-        n = read(fd, out->data + out->len, 65536);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = ts_store__sys_error(err, -errno, path, "read failed");
-            break;
-        }
-        if (n == 0)
-            break;
-        out->len += (size_t)n;
-        out->data[out->len] = '\0';
-    }
+    ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES + 1);
+    if (rc == 0)
+        rc = read_all(fd, path, (size_t)st.st_size, out, err);
     close(fd);
     if (rc < 0)
         ts_buf_free(out);

@@ -80,7 +80,9 @@ int ts_store_sync(ts_store *store, ts_error *err);
 /* Load, set approved=true and updated_at=now, save. -ENOENT if missing. */
 int ts_store_approve(ts_store *store, const char *name, ts_error *err);
 
-/* Every snapshot in the root, sorted by name; unreadable files reported. */
+/* Every snapshot in the root, sorted by name; unreadable files reported.
+ * A file whose name does not hash to its file name is a problem, not an item,
+ * so every item can be loaded by its name. Hidden files are skipped. */
 int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err);
 void ts_store_listing_free(ts_store_listing *listing);
 

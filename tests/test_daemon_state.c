@@ -39,6 +39,7 @@ static void teardown(void)
 {
     if (conn_ >= 0)
         close(conn_);
+    tdaemon_stop_ok(&daemon_);
     tdaemon_cleanup(&daemon_);
 }
 
@@ -250,6 +251,7 @@ START_TEST(daemon_env_ignored)
     json_object_put(r);
     json_object_put(p);
     close(fd);
+    tdaemon_stop_ok(&other);
     tdaemon_cleanup(&other);
 }
 END_TEST
@@ -339,6 +341,7 @@ START_TEST(pinned_store)
     json_object_put(r);
     json_object_put(p);
     close(fd);
+    tdaemon_stop_ok(&pinned);
     tdaemon_cleanup(&pinned);
 }
 END_TEST
@@ -732,6 +735,41 @@ START_TEST(runs)
 }
 END_TEST
 
+/* Limits on what a check carries: calls per snapshot; an absent store root
+ * lists as empty. */
+START_TEST(limits_and_empty_store)
+{
+    struct json_object *p = json_object_new_object();
+    struct json_object *calls = json_object_new_array();
+
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    struct json_object *r = tdaemon_ok(conn_, "list", p);
+    struct json_object *items = NULL;
+    ck_assert(json_object_object_get_ex(r, "snapshots", &items));
+    ck_assert_int_eq(json_object_array_length(items), 0);
+    json_object_put(r);
+    json_object_object_add(p, "all", json_object_new_boolean(1));
+    r = tdaemon_ok(conn_, "approve", p);
+    ck_assert(json_object_object_get_ex(r, "approved", &items));
+    ck_assert_int_eq(json_object_array_length(items), 0);
+    json_object_put(r);
+
+    for (int i = 0; i < 100001; i++) {
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "tool", json_object_new_string("t"));
+        json_object_array_add(calls, c);
+    }
+    json_object_object_add(p, "name", json_object_new_string("huge"));
+    json_object_object_add(p, "actual", calls);
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "limit"), "100000"));
+    json_object_array_del_idx(calls, 0, 1);
+    r = tdaemon_ok(conn_, "check", p); /* exactly at the limit */
+    ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+    json_object_put(r);
+    json_object_put(p);
+}
+END_TEST
+
 /* A crash leaves temp files; the daemon removes them when it opens the store. */
 START_TEST(stray_temp_files_cleaned)
 {
@@ -768,6 +806,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, sees_changes_behind_its_back);
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
+    tcase_add_test(tc, limits_and_empty_store);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -34,6 +34,7 @@ static void teardown(void)
 {
     if (bystander_ >= 0)
         close(bystander_);
+    tdaemon_stop_ok(&daemon_);
     tdaemon_cleanup(&daemon_);
 }
 
@@ -290,6 +291,41 @@ START_TEST(wrong_types)
 }
 END_TEST
 
+/* Values nested deeper than 128 levels: "limit", for that request only
+ * (packed by hand: the client library refuses to encode them). */
+static void build_deep(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 77);
+    key(pk, "method");
+    key(pk, "ping");
+    key(pk, "params");
+    msgpack_pack_map(pk, 1);
+    key(pk, "deep");
+    for (int i = 0; i < 200; i++)
+        msgpack_pack_array(pk, 1);
+    msgpack_pack_nil(pk);
+}
+
+START_TEST(nesting_limit)
+{
+    int fd = tdaemon_connect(daemon_.socket);
+    struct json_object *reply = NULL, *error = NULL, *id = NULL;
+
+    pack_and_send(fd, build_deep);
+    ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+    ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
+    ck_assert_str_eq(tstr(error, "code"), "limit");
+    ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
+    ck_assert_int_eq(json_object_get_int64(id), 77);
+    json_object_put(reply);
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
 START_TEST(hello_rules)
 {
     int fd = tdaemon_connect_raw(daemon_.socket);
@@ -410,6 +446,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, truncated_frame_and_disconnect);
     tcase_add_test(tc, disconnect_mid_request);
     tcase_add_test(tc, wrong_types);
+    tcase_add_test(tc, nesting_limit);
     tcase_add_test(tc, hello_rules);
     tcase_add_test(tc, pipelining_in_order);
     tcase_add_test(tc, in_flight_limit);

@@ -728,6 +728,19 @@ START_TEST(test_invalid_utf8_argument_string)
 }
 END_TEST
 
+START_TEST(test_unknown_format_message_one_line)
+{
+    struct json_object *in = parse_text("[]");
+    char long_name[300];
+
+    extract_fails(in, "bad\nname\t", TS_EXTRACT_RESPONSE, "unknown format 'bad?name?'");
+    memset(long_name, 'x', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    extract_fails(in, long_name, TS_EXTRACT_RESPONSE, "xxx...' (supported formats: auto,");
+    json_object_put(in);
+}
+END_TEST
+
 static Suite *extract_suite(void)
 {
     Suite *s = suite_create("extract");
@@ -748,6 +761,7 @@ static Suite *extract_suite(void)
     tcase_add_test(tu, test_output_key_order_and_copy);
     tcase_add_test(tu, test_calls_kept_as_they_are);
     tcase_add_test(tu, test_bad_arguments);
+    tcase_add_test(tu, test_unknown_format_message_one_line);
     tcase_add_test(tu, test_user_messages_and_tool_results_never_calls);
     suite_add_tcase(s, tu);
     tcase_add_test(tb, test_huge_openai_response);

@@ -15,6 +15,8 @@
 
 #include "fuzz/fuzz.h"
 #include "fuzz/fuzz_extract.c"
+#include "fuzz/fuzz_proto.c"
+#include "fuzz/fuzz_snapshot.c"
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -25,6 +27,8 @@ typedef struct harness {
 
 static const harness harnesses[] = {
     {"extract", ts_fuzz_extract},
+    {"proto", ts_fuzz_proto},
+    {"snapshot", ts_fuzz_snapshot},
 };
 
 #define HARNESS_COUNT (sizeof(harnesses) / sizeof(harnesses[0]))

@@ -496,6 +496,25 @@ START_TEST(oversized_file_is_refused)
     ck_assert_int_eq(ts_store_load(store, "big", &s, NULL, &err), -E2BIG);
     ck_assert_str_eq(err.code, "too_large");
     ck_assert_ptr_nonnull(strstr(err.message, path));
+
+    /* Exactly at the limit is fine: a snapshot padded with whitespace. */
+    {
+        ts_snapshot *at_limit = make_snapshot("big", 3, 10);
+        ts_buf text;
+        char *padded = malloc(TS_SNAPSHOT_MAX_BYTES);
+
+        ts_buf_init(&text, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_snapshot_serialize(at_limit, &text, &err), 0);
+        memset(padded, ' ', TS_SNAPSHOT_MAX_BYTES);
+        memcpy(padded, text.data, text.len);
+        write_path(path, padded, TS_SNAPSHOT_MAX_BYTES);
+        ck_assert_msg(ts_store_load(store, "big", &s, NULL, &err) == 0, "%s", err.message);
+        ck_assert_int_eq((int)json_object_array_length(s->calls), 3);
+        ts_snapshot_free(s);
+        ts_snapshot_free(at_limit);
+        ts_buf_free(&text);
+        free(padded);
+    }
     ts_store_close(store);
 }
 END_TEST

@@ -201,6 +201,16 @@ int tdaemon_stop(tdaemon *d, int timeout_ms)
     return status;
 }
 
+void tdaemon_stop_ok(tdaemon *d)
+{
+    int status = tdaemon_stop(d, 20000);
+
+    if (status != 0) {
+        char *out = tdaemon_slurp(d->out);
+        ck_abort_msg("toolscored exited with %d: %s", status, out != NULL ? out : "");
+    }
+}
+
 void tdaemon_kill(tdaemon *d)
 {
     if (d->pid <= 0)

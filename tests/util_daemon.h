@@ -47,6 +47,10 @@ int tdaemon_run(const char *const *argv, char *out, size_t outsz, int timeout_ms
 /* SIGTERM, wait (at most timeout_ms), return the exit status. */
 int tdaemon_stop(tdaemon *d, int timeout_ms);
 
+/* SIGTERM and require a clean exit 0 (under a sanitizer build this also
+ * fails on leaks); the daemon's output is shown on failure. */
+void tdaemon_stop_ok(tdaemon *d);
+
 /* SIGKILL and reap. */
 void tdaemon_kill(tdaemon *d);
 

@@ -17,4 +17,11 @@
 /* JSON parse (+ writer round trip), extraction, scoring. */
 int ts_fuzz_extract(const uint8_t *data, size_t size);
 
+/* Snapshot file parsing and the serialize/parse round trip. */
+int ts_fuzz_snapshot(const uint8_t *data, size_t size);
+
+/* Frame reader on a byte stream; msgpack value, request and reply decoding
+ * with encode/decode round trips. */
+int ts_fuzz_proto(const uint8_t *data, size_t size);
+
 #endif

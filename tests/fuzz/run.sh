@@ -5,6 +5,8 @@
 #   FUZZ_SECONDS=300 tests/fuzz/run.sh            all harnesses, 5 minutes each
 #   FUZZ_HARNESSES="extract" tests/fuzz/run.sh    only fuzz_extract
 #   FUZZ_JOBS=2                                   parallel fuzzing processes
+#   FUZZ_KEEP_GOING=1     go on after a crash (libFuzzer -fork with
+#                         -ignore_crashes) to collect every distinct one
 # New inputs go to build-fuzz/corpus/<harness>/ (copy the interesting ones
 # into tests/fuzz/corpus/<harness>/ so `make check` replays them); a crash
 # leaves build-fuzz/crashes/<harness>-crash-* and fails the run.
@@ -53,18 +55,22 @@ for harness in tests/fuzz/fuzz_*.c; do
 	echo "== $name: ${SECONDS_EACH}s"
 	parallel=""
 	[ "$JOBS" -gt 1 ] && parallel="-fork=$JOBS"
+	[ -n "${FUZZ_KEEP_GOING:-}" ] && parallel="-fork=$JOBS -ignore_crashes=1 -ignore_ooms=0 -ignore_timeouts=0"
 	# shellcheck disable=SC2086
 	if ! "$OUT/$name" -max_total_time="$SECONDS_EACH" -max_len="$MAX_LEN" -timeout=10 \
 		-rss_limit_mb=2048 -print_final_stats=1 $parallel \
 		-artifact_prefix="$OUT/crashes/$short-" \
 		"$OUT/corpus/$short" "tests/fuzz/corpus/$short" >"$OUT/$name.log" 2>&1; then
 		failed="$failed $name"
-		tail -n 40 "$OUT/$name.log"
+		grep -E 'invariant failed|ERROR: (Address|Leak|libFuzzer)|runtime error|SUMMARY|Test unit written|crash-' "$OUT/$name.log" | sort -u | head -n 40
 	else
 		grep -E '^stat::(number_of_executed_units|peak_rss_mb)|^#[0-9]+.*DONE' "$OUT/$name.log" | tail -n 3
 	fi
 	ran=$((ran + 1))
 done
+if [ -n "${FUZZ_KEEP_GOING:-}" ] && ls "$OUT/crashes/" 2>/dev/null | grep -q .; then
+	failed="$failed (crash files present)"
+fi
 if [ -n "$failed" ]; then
 	echo "fuzz: FAILED:$failed (inputs in $OUT/crashes/)"
 	exit 1

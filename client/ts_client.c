@@ -1,0 +1,643 @@
+/*
+ * ts_client — connections of libtoolscore-client: connect with auto-start,
+ * hello, sending requests and reading replies, fork and breakage recovery
+ * (see toolscore_client.h).
+ *
+ * One ts_client owns one socket descriptor and the buffers of one stream.
+ * Every entry point first checks that the descriptor belongs to this
+ * process (fork) and is still connected, and reconnects otherwise.
+ */
+#include "ts_client_internal.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ts_message.h"
+
+#ifndef TS_VERSION
+#define TS_VERSION "0"
+#endif
+
+#define TS_CLIENT_BACKOFF_FIRST_MS 10
+#define TS_CLIENT_BACKOFF_MAX_MS 200
+
+/* ---- small helpers -------------------------------------------------- */
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+bool ts_client_error_is_connection(const ts_error *err)
+{
+    static const char *const codes[] = {
+        TS_CLIENT_ERR_UNAVAILABLE, TS_CLIENT_ERR_DISCONNECTED, TS_CLIENT_ERR_TIMEOUT,
+        TS_CLIENT_ERR_BAD_REPLY,   TS_ERR_VERSION_MISMATCH,    TS_ERR_SHUTTING_DOWN,
+        "permission_denied",       TS_ERR_BAD_FRAME,           TS_ERR_FRAME_TOO_LARGE,
+    };
+    size_t i;
+
+    if (err == NULL)
+        return false;
+    for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strcmp(err->code, codes[i]) == 0)
+            return true;
+    return false;
+}
+
+void ts_client_options_init(ts_client_options *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->autostart = true;
+    o->connect_timeout_ms = TS_CLIENT_DEFAULT_CONNECT_MS;
+    o->max_frame = TS_FRAME_DEFAULT_MAX;
+    o->protocol = TS_CLIENT_PROTOCOL;
+}
+
+int ts_client_default_socket(char *out, size_t outsz, ts_error *err)
+{
+    const char *env = getenv("TOOLSCORE_SOCKET");
+    int n;
+
+    if (env == NULL || env[0] == '\0')
+        return ts_paths_default_socket(out, outsz, err);
+    n = snprintf(out, outsz, "%s", env);
+    if (n < 0 || (size_t)n >= outsz)
+        return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
+                            "TOOLSCORE_SOCKET is longer than %zu bytes", outsz - 1);
+    return 0;
+}
+
+/* ---- the connection ------------------------------------------------- */
+
+/* Forget the connection. In a forked child this closes only the child's
+ * copy of the descriptor; the parent's stream is untouched. */
+static void drop_connection(ts_client *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    c->in_flight = 0;
+    c->server_max_frame = 0;
+    c->rpos = c->rlen = 0;
+    json_object_put(c->server_info);
+    c->server_info = NULL;
+    ts_frame_reader_free(&c->reader);
+    ts_frame_reader_init(&c->reader, c->local_max_frame);
+}
+
+/* Largest request payload: what the daemon announced it accepts. */
+static size_t frame_limit(const ts_client *c)
+{
+    return c->server_max_frame ? c->server_max_frame : c->local_max_frame;
+}
+
+/* Largest reply payload: the daemon may answer up to the protocol default
+ * even when it accepts smaller requests (docs/protocol.md, "Frames"). */
+static size_t reply_limit(const ts_client *c)
+{
+    size_t limit = c->local_max_frame;
+
+    if (c->server_max_frame > limit)
+        limit = c->server_max_frame;
+    return limit;
+}
+
+/* Try one connect(); 0, or the negative errno. */
+static int try_connect(ts_client *c, ts_error *err)
+{
+    ts_sockaddr addr;
+    int fd;
+    int rc;
+
+    rc = ts_paths_sockaddr(c->socket_path, &addr, err);
+    if (rc < 0)
+        return rc;
+    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        rc = -errno;
+        ts_paths_sockaddr_release(&addr);
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "socket: %s", strerror(-rc));
+    }
+    do {
+        rc = connect(fd, (struct sockaddr *)&addr.addr, addr.len);
+    } while (rc < 0 && errno == EINTR);
+    rc = rc < 0 ? -errno : 0;
+    ts_paths_sockaddr_release(&addr);
+    if (rc < 0) {
+        close(fd);
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "no daemon answers at %s: %s",
+                            c->socket_path, strerror(-rc));
+    }
+    c->fd = fd;
+    c->owner = getpid();
+    return 0;
+}
+
+/* Write all of data; a failure drops the connection. */
+static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
+{
+    while (len > 0) {
+        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int rc = -errno;
+            drop_connection(c);
+            return ts_error_set(err, rc, TS_CLIENT_ERR_DISCONNECTED,
+                                "lost the connection to the daemon at %s while sending: %s",
+                                c->socket_path, strerror(-rc));
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Wait until fd is readable, within request_timeout_ms (0: forever). */
+static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
+{
+    struct pollfd p = {c->fd, POLLIN, 0};
+    int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+    int rc;
+
+    for (;;) {
+        int wait = -1;
+        if (deadline) {
+            int64_t left = deadline - now_ms();
+            wait = left > 0 ? (int)left : 0;
+        }
+        rc = poll(&p, 1, wait);
+        if (rc > 0)
+            return 0;
+        if (rc == 0) {
+            drop_connection(c);
+            return ts_error_set(err, -ETIMEDOUT, TS_CLIENT_ERR_TIMEOUT,
+                                "no reply from the daemon at %s within %d ms", c->socket_path,
+                                timeout_ms);
+        }
+        if (errno != EINTR) {
+            rc = -errno;
+            drop_connection(c);
+            return ts_error_set(err, rc, TS_CLIENT_ERR_DISCONNECTED, "poll: %s", strerror(-rc));
+        }
+    }
+}
+
+/* Read more bytes into rbuf (which is empty). */
+static int fill(ts_client *c, int timeout_ms, ts_error *err)
+{
+    ssize_t n;
+    int rc = wait_readable(c, timeout_ms, err);
+
+    if (rc < 0)
+        return rc;
+    do {
+        n = recv(c->fd, c->rbuf, TS_CLIENT_READ_CHUNK, 0);
+    } while (n < 0 && errno == EINTR);
+    if (n > 0) {
+        c->rpos = 0;
+        c->rlen = (size_t)n;
+        return 0;
+    }
+    rc = n == 0 ? -ECONNRESET : -errno;
+    drop_connection(c);
+    return ts_error_set(err, rc, TS_CLIENT_ERR_DISCONNECTED,
+                        "the daemon at %s closed the connection%s%s", c->socket_path,
+                        n == 0 ? "" : ": ", n == 0 ? "" : strerror(-rc));
+}
+
+/* Read one complete frame payload (malloc'ed) from the stream. */
+static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
+                      ts_error *err)
+{
+    c->reader.max = reply_limit(c);
+    for (;;) {
+        size_t used = 0;
+        int rc;
+
+        if (c->rpos == c->rlen) {
+            rc = fill(c, timeout_ms, err);
+            if (rc < 0)
+                return rc;
+        }
+        rc = ts_frame_reader_feed(&c->reader, c->rbuf + c->rpos, c->rlen - c->rpos, &used, err);
+        c->rpos += used;
+        if (rc < 0) {
+            drop_connection(c);
+            return ts_error_prefix(err, rc, "reply from the daemon at %s", c->socket_path);
+        }
+        if (rc == 1) {
+            *payload = ts_frame_reader_take(&c->reader, len);
+            return 0;
+        }
+    }
+}
+
+/* Receive the next reply; maps an error reply to TS_CLIENT_EREMOTE. */
+static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result, int timeout_ms,
+                         ts_error *err)
+{
+    unsigned char *payload = NULL;
+    size_t len = 0;
+    ts_reply reply;
+    int rc = read_frame(c, &payload, &len, timeout_ms, err);
+
+    if (rc < 0)
+        return rc;
+    rc = ts_message_decode_reply(payload, len, &reply, err);
+    free(payload);
+    if (rc < 0) {
+        drop_connection(c);
+        if (err != NULL)
+            snprintf(err->code, sizeof(err->code), "%s", TS_CLIENT_ERR_BAD_REPLY);
+        return rc;
+    }
+    if (c->in_flight > 0)
+        c->in_flight--;
+    if (id != NULL)
+        *id = reply.id;
+    if (!reply.ok) {
+        if (err != NULL)
+            *err = reply.error;
+        if (!reply.has_id)
+            drop_connection(c); /* a connection-level error: the server closes */
+        ts_reply_free(&reply);
+        return TS_CLIENT_EREMOTE;
+    }
+    if (result != NULL)
+        *result = reply.result;
+    else
+        json_object_put(reply.result);
+    reply.result = NULL;
+    ts_reply_free(&reply);
+    return 0;
+}
+
+/* Encode and write one request. */
+static int send_request(ts_client *c, const char *method, const struct json_object *params,
+                        uint64_t *id, ts_error *err)
+{
+    ts_buf frame;
+    int rc;
+
+    ts_buf_init(&frame, TS_BUF_UNLIMITED);
+    rc = ts_message_encode_request(&frame, c->next_id, method, params, frame_limit(c), err);
+    if (rc == 0)
+        rc = write_all(c, frame.data, frame.len, err);
+    ts_buf_free(&frame);
+    if (rc < 0)
+        return rc;
+    if (id != NULL)
+        *id = c->next_id;
+    c->next_id++;
+    c->in_flight++;
+    return 0;
+}
+
+static int hello(ts_client *c, ts_error *err)
+{
+    struct json_object *params = json_object_new_object();
+    struct json_object *result = NULL;
+    struct json_object *max = NULL;
+    int timeout = c->request_timeout_ms > 0 ? c->request_timeout_ms : c->connect_timeout_ms;
+    int rc;
+
+    if (params == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate hello");
+    json_object_object_add(params, "protocol", json_object_new_int(c->protocol));
+    json_object_object_add(params, "client", json_object_new_string(c->client_name));
+    json_object_object_add(params, "pid", json_object_new_int64((int64_t)getpid()));
+    rc = send_request(c, "hello", params, NULL, err);
+    json_object_put(params);
+    if (rc == 0)
+        rc = receive_reply(c, NULL, &result, timeout, err);
+    if (rc < 0) {
+        drop_connection(c);
+        return rc;
+    }
+    if (json_object_object_get_ex(result, "max_frame", &max) &&
+        json_object_is_type(max, json_type_int) && json_object_get_int64(max) >= 1024 &&
+        (uint64_t)json_object_get_int64(max) <= TS_FRAME_LIMIT_MAX)
+        c->server_max_frame = (size_t)json_object_get_int64(max);
+    c->server_info = result;
+    return 0;
+}
+
+static bool connect_retryable(int rc)
+{
+    return rc == -ENOENT || rc == -ECONNREFUSED || rc == -EAGAIN;
+}
+
+/* Start the daemon once (its path into daemon); on failure keep the reason
+ * in why. */
+static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
+{
+    int rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
+
+    if (rc == 0)
+        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args,
+                                    why);
+    return rc;
+}
+
+/*
+ * Connect and hello, starting the daemon when nothing answers, retrying with
+ * backoff until the connect budget is spent.
+ */
+static int establish(ts_client *c, ts_error *err)
+{
+    int64_t deadline = now_ms() + c->connect_timeout_ms;
+    int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
+    bool started = false;
+    char daemon[TS_PATHS_MAX];
+    ts_error why;
+    ts_error last;
+    int start_rc = 0;
+    int rc;
+
+    ts_error_clear(&why);
+    for (;;) {
+        rc = try_connect(c, &last);
+        if (rc == 0) {
+            rc = hello(c, &last);
+            if (rc == 0)
+                return 0;
+            /* a daemon that is stopping or just went away: try again */
+            if (strcmp(last.code, TS_ERR_SHUTTING_DOWN) != 0 &&
+                strcmp(last.code, TS_CLIENT_ERR_DISCONNECTED) != 0) {
+                if (err != NULL)
+                    *err = last;
+                return rc;
+            }
+        } else if (!connect_retryable(rc)) {
+            if (err != NULL)
+                *err = last;
+            return rc;
+        } else if (!started && c->autostart) {
+            started = true;
+            start_rc = autostart(c, daemon, sizeof(daemon), &why);
+            if (start_rc < 0)
+                break;
+        } else if (!c->autostart) {
+            break;
+        }
+        if (now_ms() >= deadline)
+            break;
+        sleep_ms(backoff);
+        backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
+    }
+    if (start_rc < 0)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; %s", last.message,
+                            why.message);
+    if (started)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
+                            "%s (started %s, which did not answer within %d ms; "
+                            "`%s --socket %s --foreground` shows why)",
+                            last.message, daemon, c->connect_timeout_ms, daemon, c->socket_path);
+    if (err != NULL)
+        *err = last;
+    return rc;
+}
+
+/* True when an idle connection was closed by the daemon (or holds bytes
+ * nobody asked for): it cannot carry a new request. */
+static bool idle_connection_dead(ts_client *c)
+{
+    struct pollfd p = {c->fd, POLLIN, 0};
+
+    if (c->in_flight > 0 || c->rpos < c->rlen)
+        return false;
+    return poll(&p, 1, 0) > 0;
+}
+
+/* Make sure c holds a live connection of this process. */
+static int ensure_connected(ts_client *c, ts_error *err)
+{
+    if (c->fd >= 0 && c->owner != getpid())
+        drop_connection(c); /* inherited across fork: never share the stream */
+    if (c->fd >= 0 && idle_connection_dead(c))
+        drop_connection(c); /* e.g. the daemon restarted or timed out idle */
+    if (c->fd >= 0)
+        return 0;
+    return establish(c, err);
+}
+
+/* ---- public entry points -------------------------------------------- */
+
+static int copy_args(ts_client *c, const char *const *args)
+{
+    size_t n = 0;
+    size_t i;
+
+    if (args == NULL)
+        return 0;
+    while (args[n] != NULL)
+        n++;
+    c->daemon_args = calloc(n + 1, sizeof(char *));
+    if (c->daemon_args == NULL)
+        return -ENOMEM;
+    for (i = 0; i < n; i++) {
+        c->daemon_args[i] = strdup(args[i]);
+        if (c->daemon_args[i] == NULL)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+/* A relative socket path is taken from the working directory now, so that
+ * a later chdir and the daemon (which runs in "/") see the same socket. */
+static int absolute_socket_path(const char *path, char *out, size_t outsz, ts_error *err)
+{
+    char cwd[TS_PATHS_MAX];
+    int n;
+
+    if (path[0] == '/') {
+        n = snprintf(out, outsz, "%s", path);
+    } else {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return ts_error_set(err, -errno, TS_ERR_IO, "cannot read the working directory: %s",
+                                strerror(errno));
+        n = snprintf(out, outsz, "%s/%s", cwd, path);
+    }
+    if (n < 0 || (size_t)n >= outsz)
+        return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
+                            "socket path is longer than %zu bytes", outsz - 1);
+    return 0;
+}
+
+static int configure(ts_client *c, const ts_client_options *o, ts_error *err)
+{
+    char path[TS_PATHS_MAX];
+    int rc;
+    int n;
+
+    if (o->socket_path != NULL && o->socket_path[0] != '\0') {
+        n = snprintf(path, sizeof(path), "%s", o->socket_path);
+        if (n < 0 || (size_t)n >= sizeof(path))
+            return ts_error_set(err, -ENAMETOOLONG, TS_ERR_INVALID_ARGUMENT,
+                                "socket path is longer than %zu bytes", sizeof(path) - 1);
+    } else {
+        rc = ts_client_default_socket(path, sizeof(path), err);
+        if (rc < 0)
+            return rc;
+    }
+    rc = absolute_socket_path(path, c->socket_path, sizeof(c->socket_path), err);
+    if (rc < 0)
+        return rc;
+    snprintf(c->client_name, sizeof(c->client_name), "%s",
+             o->client_name ? o->client_name : "libtoolscore-client/" TS_VERSION);
+    c->autostart = o->autostart;
+    c->connect_timeout_ms =
+        o->connect_timeout_ms > 0 ? o->connect_timeout_ms : TS_CLIENT_DEFAULT_CONNECT_MS;
+    c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 0;
+    c->local_max_frame = o->max_frame ? o->max_frame : TS_FRAME_DEFAULT_MAX;
+    if (c->local_max_frame > TS_FRAME_LIMIT_MAX)
+        c->local_max_frame = TS_FRAME_LIMIT_MAX;
+    c->protocol = o->protocol ? o->protocol : TS_CLIENT_PROTOCOL;
+    if (o->daemon_path != NULL) {
+        c->daemon_path = strdup(o->daemon_path);
+        if (c->daemon_path == NULL)
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    if (copy_args(c, o->daemon_args) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    return 0;
+}
+
+int ts_client_connect(const ts_client_options *o, ts_client **out, ts_error *err)
+{
+    ts_client_options defaults;
+    ts_client *c;
+    int rc;
+
+    if (o == NULL) {
+        ts_client_options_init(&defaults);
+        o = &defaults;
+    }
+    c = calloc(1, sizeof(*c));
+    if (c == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    c->fd = -1;
+    c->next_id = 1;
+    c->rbuf = malloc(TS_CLIENT_READ_CHUNK);
+    rc = c->rbuf ? configure(c, o, err)
+                 : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (rc == 0) {
+        ts_frame_reader_init(&c->reader, c->local_max_frame);
+        rc = establish(c, err);
+    }
+    if (rc < 0) {
+        ts_client_close(c);
+        return rc;
+    }
+    *out = c;
+    return 0;
+}
+
+void ts_client_close(ts_client *c)
+{
+    size_t i;
+
+    if (c == NULL)
+        return;
+    drop_connection(c);
+    ts_frame_reader_free(&c->reader);
+    for (i = 0; c->daemon_args != NULL && c->daemon_args[i] != NULL; i++)
+        free(c->daemon_args[i]);
+    free(c->daemon_args);
+    free(c->daemon_path);
+    free(c->rbuf);
+    free(c);
+}
+
+const char *ts_client_socket_path(const ts_client *c)
+{
+    return c->socket_path;
+}
+
+const struct json_object *ts_client_server_info(const ts_client *c)
+{
+    return c->server_info;
+}
+
+int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
+                   ts_error *err)
+{
+    bool idle;
+    int rc = ensure_connected(c, err);
+
+    if (rc < 0)
+        return rc;
+    idle = c->in_flight == 0;
+    rc = send_request(c, method, params, id, err);
+    /*
+     * A send refused outright (the daemon closed the connection between
+     * the liveness check and now) never reached it: resending on a fresh
+     * connection cannot run the request twice.
+     */
+    if (rc < 0 && idle && c->fd < 0 && err != NULL &&
+        strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
+        rc = establish(c, err);
+        if (rc == 0)
+            rc = send_request(c, method, params, id, err);
+    }
+    return rc;
+}
+
+int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, ts_error *err)
+{
+    if (c->fd >= 0 && c->owner != getpid())
+        drop_connection(c);
+    if (c->fd < 0 || c->in_flight == 0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "no request is waiting for a reply on this connection");
+    return receive_reply(c, id, result, c->request_timeout_ms, err);
+}
+
+int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
+                   struct json_object **result, ts_error *err)
+{
+    uint64_t sent = 0;
+    uint64_t got = 0;
+    int rc;
+
+    if (result != NULL)
+        *result = NULL;
+    if (c->fd >= 0 && c->owner == getpid() && c->in_flight > 0)
+        return ts_error_set(err, -EBUSY, TS_ERR_INVALID_ARGUMENT,
+                            "%zu pipelined request(s) still wait for ts_client_receive",
+                            c->in_flight);
+    rc = ts_client_send(c, method, params, &sent, err);
+    if (rc < 0)
+        return rc;
+    rc = receive_reply(c, &got, result, c->request_timeout_ms, err);
+    if (rc == 0 && got != sent) {
+        if (result != NULL) {
+            json_object_put(*result);
+            *result = NULL;
+        }
+        drop_connection(c);
+        return ts_error_set(err, -EPROTO, TS_CLIENT_ERR_BAD_REPLY,
+                            "reply for request %llu arrived while waiting for %llu",
+                            (unsigned long long)got, (unsigned long long)sent);
+    }
+    return rc;
+}

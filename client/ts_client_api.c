@@ -1,0 +1,288 @@
+/*
+ * ts_client_api — the typed helpers of libtoolscore-client: one function per
+ * protocol method, building its params (docs/protocol.md "Methods") and
+ * calling it through ts_client_call. Store paths are resolved here to the
+ * absolute, symlink-resolved form the daemon keys stores by.
+ */
+#include "ts_client_internal.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Params under construction; the first failure sticks and is reported once. */
+typedef struct params {
+    struct json_object *obj;
+    int rc;
+    ts_error *err;
+} params;
+
+static void params_start(params *p, ts_error *err)
+{
+    p->obj = json_object_new_object();
+    p->err = err;
+    p->rc = p->obj ? 0 : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+}
+
+static void put(params *p, const char *key, struct json_object *v)
+{
+    if (p->rc < 0) {
+        json_object_put(v);
+        return;
+    }
+    if (json_object_object_add(p->obj, key, v) < 0) {
+        json_object_put(v);
+        p->rc = ts_error_set(p->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+}
+
+/* A required string. */
+static void put_required(params *p, const char *key, const char *value)
+{
+    if (p->rc == 0 && (value == NULL || value[0] == '\0'))
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
+    if (p->rc == 0)
+        put(p, key, json_object_new_string(value));
+}
+
+/* An optional string: sent as given, or not at all when NULL. */
+static void put_optional(params *p, const char *key, const char *value)
+{
+    if (value != NULL)
+        put(p, key, json_object_new_string(value));
+}
+
+static void put_bool(params *p, const char *key, bool value)
+{
+    put(p, key, json_object_new_boolean(value));
+}
+
+/* A borrowed value, sent as a deep copy so the caller's stays untouched. */
+static void put_value(params *p, const char *key, const struct json_object *value, bool required)
+{
+    struct json_object *copy = NULL;
+
+    if (p->rc < 0 || (value == NULL && !required))
+        return;
+    if (value == NULL) {
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
+        return;
+    }
+    /* json-c's deep copy takes a non-const source it does not modify */
+    if (json_object_deep_copy((struct json_object *)value, &copy, NULL) < 0) {
+        p->rc = ts_error_set(p->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot copy '%s'", key);
+        return;
+    }
+    put(p, key, copy);
+}
+
+/* The store param: the snapshot root resolved to its canonical form. */
+static void put_store(params *p, const char *store)
+{
+    char resolved[TS_PATHS_MAX];
+
+    if (p->rc < 0)
+        return;
+    if (store == NULL || store[0] == '\0') {
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'store' is required");
+        return;
+    }
+    p->rc = ts_paths_resolve(store, resolved, sizeof(resolved), p->err);
+    if (p->rc == 0)
+        put(p, "store", json_object_new_string(resolved));
+}
+
+/* Call method with the built params; always releases them. */
+static int params_call(ts_client *c, params *p, const char *method, struct json_object **result)
+{
+    int rc = p->rc;
+
+    if (result != NULL)
+        *result = NULL;
+    if (rc == 0)
+        rc = ts_client_call(c, method, p->obj, result, p->err);
+    json_object_put(p->obj);
+    return rc;
+}
+
+int ts_client_ping(ts_client *c, ts_error *err)
+{
+    return ts_client_call(c, "ping", NULL, NULL, err);
+}
+
+void ts_check_args_init(ts_check_args *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->min_score = 1.0;
+}
+
+int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
+                    ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, a->store);
+    put_required(&p, "name", a->name);
+    put_value(&p, "actual", a->actual, true);
+    put(&p, "format", json_object_new_string(a->format ? a->format : "auto"));
+    put(&p, "min_score", json_object_new_double(a->min_score));
+    put_value(&p, "weights", a->weights, false);
+    put_bool(&p, "strict", a->strict);
+    put_bool(&p, "ci", a->ci);
+    put_bool(&p, "update", a->update);
+    put_bool(&p, "allow_pending", a->allow_pending);
+    put_optional(&p, "run", a->run);
+    put_optional(&p, "test", a->test);
+    put_bool(&p, "color", a->color);
+    return params_call(c, &p, "check", result);
+}
+
+void ts_record_args_init(ts_record_args *a)
+{
+    memset(a, 0, sizeof(*a));
+}
+
+int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object **result,
+                     ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, a->store);
+    put_required(&p, "name", a->name);
+    put_value(&p, "calls", a->calls, true);
+    put(&p, "source", json_object_new_string(a->source ? a->source : "trace"));
+    put(&p, "format", json_object_new_string(a->format ? a->format : "auto"));
+    put_bool(&p, "update", a->update);
+    return params_call(c, &p, "record", result);
+}
+
+int ts_client_approve(ts_client *c, const char *store, const char *const *names, size_t count,
+                      bool all, struct json_object **result, ts_error *err)
+{
+    params p;
+    struct json_object *list;
+    size_t i;
+
+    params_start(&p, err);
+    put_store(&p, store);
+    if (all) {
+        put_bool(&p, "all", true);
+        return params_call(c, &p, "approve", result);
+    }
+    if (p.rc == 0 && (names == NULL || count == 0))
+        p.rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "approve needs names or all");
+    list = json_object_new_array();
+    for (i = 0; p.rc == 0 && i < count; i++) {
+        if (names[i] == NULL)
+            p.rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "name %zu is NULL", i);
+        else
+            json_object_array_add(list, json_object_new_string(names[i]));
+    }
+    put(&p, "names", list);
+    return params_call(c, &p, "approve", result);
+}
+
+int ts_client_list(ts_client *c, const char *store, bool pending, struct json_object **result,
+                   ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, store);
+    put_bool(&p, "pending", pending);
+    return params_call(c, &p, "list", result);
+}
+
+/* Methods taking {store, name}. */
+static int store_name_call(ts_client *c, const char *method, const char *store, const char *name,
+                           struct json_object **result, ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, store);
+    put_required(&p, "name", name);
+    return params_call(c, &p, method, result);
+}
+
+int ts_client_show(ts_client *c, const char *store, const char *name, struct json_object **result,
+                   ts_error *err)
+{
+    return store_name_call(c, "show", store, name, result, err);
+}
+
+int ts_client_rm(ts_client *c, const char *store, const char *name, struct json_object **result,
+                 ts_error *err)
+{
+    return store_name_call(c, "rm", store, name, result, err);
+}
+
+int ts_client_run_open(ts_client *c, const char *store, const char *label,
+                       struct json_object **result, ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, store);
+    put_optional(&p, "label", label);
+    return params_call(c, &p, "run.open", result);
+}
+
+/* Methods taking {run}. */
+static int run_call(ts_client *c, const char *method, const char *run, struct json_object **result,
+                    ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_required(&p, "run", run);
+    return params_call(c, &p, method, result);
+}
+
+int ts_client_run_join(ts_client *c, const char *run, struct json_object **result, ts_error *err)
+{
+    return run_call(c, "run.join", run, result, err);
+}
+
+int ts_client_run_close(ts_client *c, const char *run, struct json_object **result, ts_error *err)
+{
+    return run_call(c, "run.close", run, result, err);
+}
+
+int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result, ts_error *err)
+{
+    return run_call(c, "run.summary", run, result, err);
+}
+
+int ts_client_review(ts_client *c, const char *store, const char *run, struct json_object **result,
+                     ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, store);
+    put_optional(&p, "run", run);
+    return params_call(c, &p, "review", result);
+}
+
+int ts_client_orphans(ts_client *c, const char *store, const char *run, struct json_object **result,
+                      ts_error *err)
+{
+    params p;
+
+    params_start(&p, err);
+    put_store(&p, store);
+    put_required(&p, "run", run);
+    return params_call(c, &p, "orphans", result);
+}
+
+int ts_client_status(ts_client *c, struct json_object **result, ts_error *err)
+{
+    return ts_client_call(c, "status", NULL, result, err);
+}
+
+int ts_client_stop(ts_client *c, ts_error *err)
+{
+    return ts_client_call(c, "stop", NULL, NULL, err);
+}

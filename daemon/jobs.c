@@ -1,0 +1,117 @@
+/*
+ * jobs — per-store, per-snapshot ordering of work (see jobs.h).
+ */
+#include "jobs.h"
+
+#include <string.h>
+
+static bool conflicts(const tsd_job *a, const tsd_job *b)
+{
+    return a->key == NULL || b->key == NULL || strcmp(a->key, b->key) == 0;
+}
+
+static void schedule(tsd_store *st);
+
+static void unlink_job(tsd_store *st, tsd_job *job)
+{
+    tsd_job **p = &st->jobs_head;
+
+    while (*p != NULL && *p != job)
+        p = &(*p)->next;
+    if (*p == NULL)
+        return;
+    *p = job->next;
+    if (st->jobs_tail == job) {
+        st->jobs_tail = NULL;
+        for (tsd_job *j = st->jobs_head; j != NULL; j = j->next)
+            st->jobs_tail = j;
+    }
+}
+
+/* The job finished: drop it from the queue, report, start what it held up. */
+static void finish(tsd_job *job)
+{
+    tsd_store *st = job->store;
+
+    unlink_job(st, job);
+    job->done_fn(job); /* may free job */
+    /* Inside schedule() (an inline job) the scan resumes by itself. */
+    if (!st->scheduling)
+        schedule(st);
+}
+
+static void on_pool_work(uv_work_t *req)
+{
+    tsd_job *job = (tsd_job *)req;
+
+    job->work_fn(job);
+}
+
+static void on_pool_done(uv_work_t *req, int status)
+{
+    (void)status; /* never cancelled: uv_cancel is not used */
+    finish((tsd_job *)req);
+}
+
+static void start(tsd_job *job)
+{
+    job->started = true;
+    if (job->on_pool && uv_queue_work(job->loop, &job->work, on_pool_work, on_pool_done) == 0)
+        return;
+    job->work_fn(job);
+    finish(job);
+}
+
+/*
+ * Start every queued job that no earlier job blocks. Jobs before a blocked
+ * whole-store job cannot be overtaken past it, so the scan stops there.
+ */
+static void schedule(tsd_store *st)
+{
+    bool again = true;
+
+    st->scheduling = true;
+    while (again) {
+        again = false;
+        for (tsd_job *job = st->jobs_head; job != NULL; job = job->next) {
+            bool blocked = false;
+
+            if (job->started)
+                continue;
+            for (tsd_job *earlier = st->jobs_head; earlier != job; earlier = earlier->next) {
+                if (conflicts(earlier, job)) {
+                    blocked = true;
+                    break;
+                }
+            }
+            if (blocked) {
+                if (job->key == NULL)
+                    break;
+                continue;
+            }
+            /* An inline job finishes inside start() and changes the queue:
+             * rescan from the head. */
+            bool inline_job = !job->on_pool;
+            start(job);
+            if (inline_job) {
+                again = true;
+                break;
+            }
+        }
+    }
+    st->scheduling = false;
+}
+
+void tsd_jobs_submit(tsd_job *job)
+{
+    tsd_store *st = job->store;
+
+    job->started = false;
+    job->next = NULL;
+    if (st->jobs_tail != NULL)
+        st->jobs_tail->next = job;
+    else
+        st->jobs_head = job;
+    st->jobs_tail = job;
+    schedule(st);
+}

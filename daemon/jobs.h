@@ -1,0 +1,42 @@
+/*
+ * jobs — ordering the work on one store.
+ *
+ * Every request that touches a store's files becomes a job keyed by the
+ * snapshot name it touches (or by the whole store). A job starts only when no
+ * earlier job of the same store with a conflicting key is still queued or
+ * running, so requests are applied in arrival order per snapshot while jobs
+ * on different snapshots run together: "pool" jobs on libuv's thread pool
+ * (the file I/O, fsyncs, extraction and scoring of check/record), "inline"
+ * jobs on the loop thread (short ones that also touch loop-owned state).
+ *
+ * Two keys conflict when they are equal or either is the whole store (NULL).
+ * The caller allocates the job (embedded in its own context) and keeps it
+ * alive until done() ran; done() runs on the loop thread and may free it.
+ */
+#ifndef TSD_JOBS_H
+#define TSD_JOBS_H
+
+#include <stdbool.h>
+
+#include <uv.h>
+
+#include "stores.h"
+
+typedef struct tsd_job tsd_job;
+
+struct tsd_job {
+    uv_work_t work; /* pool jobs */
+    uv_loop_t *loop;
+    tsd_store *store;
+    const char *key; /* borrowed snapshot name; NULL = whole store */
+    bool on_pool;    /* run work() on the thread pool */
+    bool started;
+    void (*work_fn)(tsd_job *job); /* the work: pool thread or loop thread */
+    void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */
+    tsd_job *next;                 /* in the store's queue */
+};
+
+/* Queue job on its store and start whatever may start. */
+void tsd_jobs_submit(tsd_job *job);
+
+#endif

@@ -1,0 +1,72 @@
+/*
+ * fuzz_snapshot — arbitrary bytes as a snapshot file, checking that
+ * ts_snapshot_parse either refuses them with a code and a one-line message
+ * or gives a snapshot whose serialization is a fixed point: it parses again,
+ * serializes to the same bytes, and a copy serializes to the same bytes.
+ */
+#include <string.h>
+
+#include "fuzz.h"
+#include "fuzz_common.h"
+#include "ts_buf.h"
+#include "ts_json.h"
+#include "ts_snapshot.h"
+
+static void fuzz_serialize(const ts_snapshot *s, ts_buf *out)
+{
+    ts_error err;
+    int rc;
+
+    ts_buf_init(out, (size_t)TS_SNAPSHOT_MAX_BYTES * 4);
+    rc = ts_snapshot_serialize(s, out, &err);
+    FUZZ_CHECK(rc == 0, "serializing a parsed snapshot failed: %s", err.message);
+    FUZZ_CHECK(out->len > 0 && out->data[out->len - 1] == '\n', "no final newline");
+}
+
+int ts_fuzz_snapshot(const uint8_t *data, size_t size)
+{
+    ts_snapshot *s = NULL, *again = NULL, *copy;
+    struct json_object *j;
+    ts_buf first, second, third;
+    ts_error err;
+    int rc;
+
+    rc = ts_snapshot_parse((const char *)data, size, "fuzz.json", &s, &err);
+    if (rc < 0) {
+        FUZZ_CHECK(s == NULL, "snapshot returned on failure");
+        FUZZ_CHECK(err.code[0] != '\0' && err.message[0] != '\0', "empty error");
+        FUZZ_CHECK(strchr(err.message, '\n') == NULL, "message not one line: %s", err.message);
+        return 0;
+    }
+    FUZZ_CHECK(s != NULL && s->name != NULL, "parsed snapshot without a name");
+    fuzz_serialize(s, &first);
+    rc = ts_snapshot_parse(first.data, first.len, "serialized", &again, &err);
+    FUZZ_CHECK(rc == 0, "serialized snapshot does not parse: %s\n%s", err.message, first.data);
+    fuzz_serialize(again, &second);
+    FUZZ_CHECK(first.len == second.len && memcmp(first.data, second.data, first.len) == 0,
+               "serialization is not a fixed point:\n%s\n---\n%s", first.data, second.data);
+    copy = ts_snapshot_copy(s);
+    FUZZ_CHECK(copy != NULL, "copy failed");
+    fuzz_serialize(copy, &third);
+    FUZZ_CHECK(first.len == third.len && memcmp(first.data, third.data, first.len) == 0,
+               "a copy serializes differently");
+    j = ts_snapshot_to_json(s);
+    FUZZ_CHECK(j != NULL, "to_json failed");
+    json_object_put(j);
+    ts_buf_free(&first);
+    ts_buf_free(&second);
+    ts_buf_free(&third);
+    ts_snapshot_free(copy);
+    ts_snapshot_free(again);
+    ts_snapshot_free(s);
+    return 0;
+}
+
+#ifdef TS_FUZZ_MAIN
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return ts_fuzz_snapshot(data, size);
+}
+#endif

@@ -1,0 +1,1183 @@
+/*
+ * test_client — libtoolscore-client against an in-test fake server (a
+ * thread speaking the protocol through proto/, with methods that misbehave
+ * on purpose) and against the real toolscored ($TS_BUILD_DIR/toolscored):
+ * connect, hello and versions, calls and errors, pipelining, broken and
+ * garbage replies, timeouts, typed helpers, fork safety, auto-start and
+ * sixteen clients auto-starting at once.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "toolscore_client.h"
+#include "ts_message.h"
+#include "ts_paths.h"
+#include "util_daemon.h"
+
+/* ---- the fake server ------------------------------------------------ */
+
+#define FAKE_CONNS 16
+#define FAKE_LOG 512
+
+typedef struct fake_entry {
+    int conn;       /* connection number, from 0 in accept order */
+    long hello_pid; /* for hello: the pid the client announced */
+    char method[32];
+    struct json_object *params;
+} fake_entry;
+
+typedef struct fake {
+    char dir[64];
+    char sock[TS_PATHS_MAX];
+    int listen_fd;
+    int wake[2];
+    size_t max_frame; /* announced in hello */
+    pthread_t thread;
+    pthread_mutex_t mu;
+    fake_entry log[FAKE_LOG];
+    int nlog;
+    int nconn;
+} fake;
+
+typedef struct fake_conn {
+    int fd;
+    int number;
+    ts_frame_reader reader;
+} fake_conn;
+
+static void fake_write(int fd, const ts_buf *b)
+{
+    size_t off = 0;
+
+    while (off < b->len) {
+        ssize_t n = send(fd, b->data + off, b->len - off, MSG_NOSIGNAL);
+        if (n <= 0)
+            return;
+        off += (size_t)n;
+    }
+}
+
+static void fake_record(fake *f, int conn, const ts_request *req)
+{
+    fake_entry *e;
+
+    pthread_mutex_lock(&f->mu);
+    if (f->nlog < FAKE_LOG) {
+        e = &f->log[f->nlog++];
+        e->conn = conn;
+        snprintf(e->method, sizeof(e->method), "%s", req->method);
+        e->params = json_object_get(req->params);
+        e->hello_pid = strcmp(req->method, "hello") == 0
+                           ? (long)json_object_get_int64(json_object_object_get(req->params, "pid"))
+                           : 0;
+    }
+    pthread_mutex_unlock(&f->mu);
+}
+
+/* Answer one request; returns 0 to keep the connection, -1 to close it. */
+static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
+{
+    ts_buf out;
+    ts_error err;
+    struct json_object *res;
+    int keep = 0;
+
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    fake_record(f, c->number, req);
+    if (strcmp(req->method, "hello") == 0) {
+        if (ts_message_check_hello(req->params, &err) < 0) {
+            ts_message_encode_error(&out, &req->id, err.code, err.message, NULL);
+            keep = -1;
+        } else {
+            res = json_object_new_object();
+            json_object_object_add(res, "protocol", json_object_new_int(1));
+            json_object_object_add(res, "server", json_object_new_string("fake/1"));
+            json_object_object_add(res, "pid", json_object_new_int64(getpid()));
+            json_object_object_add(res, "max_frame", json_object_new_int64((int64_t)f->max_frame));
+            ts_message_encode_result(&out, req->id, res, 0, NULL);
+            json_object_put(res);
+        }
+    } else if (strcmp(req->method, "fail") == 0) {
+        ts_message_encode_error(&out, &req->id, "not_found", "no such thing", NULL);
+    } else if (strcmp(req->method, "hang") == 0) {
+        /* no reply */
+    } else if (strcmp(req->method, "drop") == 0) {
+        keep = -1;
+    } else if (strcmp(req->method, "bye") == 0) {
+        ts_message_encode_result(&out, req->id, NULL, 0, NULL);
+        keep = -1;
+    } else if (strcmp(req->method, "garbage") == 0) {
+        static const char bad[] = {0, 0, 0, 1, (char)0xc1};
+        ts_buf_append(&out, bad, sizeof(bad));
+    } else if (strcmp(req->method, "huge") == 0) {
+        static const char big[] = {0x7f, (char)0xff, (char)0xff, (char)0xff, 0};
+        ts_buf_append(&out, big, sizeof(big));
+    } else if (strcmp(req->method, "nilerr") == 0) {
+        ts_message_encode_error(&out, NULL, "limit", "too many connections", NULL);
+        keep = -1;
+    } else if (strcmp(req->method, "wrongid") == 0) {
+        ts_message_encode_result(&out, req->id + 1000, NULL, 0, NULL);
+    } else {
+        /* echo: every other method answers {method, params} */
+        res = json_object_new_object();
+        json_object_object_add(res, "method", json_object_new_string(req->method));
+        json_object_object_add(res, "params", json_object_get(req->params));
+        ts_message_encode_result(&out, req->id, res, 0, NULL);
+        json_object_put(res);
+    }
+    fake_write(c->fd, &out);
+    ts_buf_free(&out);
+    return keep;
+}
+
+/* Feed what arrived on c; -1 when the connection is over. */
+static int fake_read(fake *f, fake_conn *c)
+{
+    char buf[65536];
+    ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+    size_t pos = 0;
+
+    if (n <= 0)
+        return -1;
+    while (pos < (size_t)n) {
+        size_t used = 0;
+        ts_error err;
+        int rc = ts_frame_reader_feed(&c->reader, buf + pos, (size_t)n - pos, &used, &err);
+        pos += used;
+        if (rc < 0)
+            return -1;
+        if (rc == 1) {
+            size_t len;
+            unsigned char *payload = ts_frame_reader_take(&c->reader, &len);
+            ts_request req;
+            int keep = -1;
+            if (ts_message_decode_request(payload, len, &req, &err) == 0)
+                keep = fake_answer(f, c, &req);
+            ts_request_free(&req);
+            free(payload);
+            if (keep < 0)
+                return -1;
+        }
+    }
+    return 0;
+}
+
+static void fake_close_conn(fake_conn *c)
+{
+    close(c->fd);
+    ts_frame_reader_free(&c->reader);
+    c->fd = -1;
+}
+
+static void *fake_main(void *arg)
+{
+    fake *f = arg;
+    fake_conn conns[FAKE_CONNS];
+    struct pollfd p[FAKE_CONNS + 2];
+    int i;
+
+    for (i = 0; i < FAKE_CONNS; i++)
+        conns[i].fd = -1;
+    for (;;) {
+        int n = 0;
+        p[n++] = (struct pollfd){f->wake[0], POLLIN, 0};
+        p[n++] = (struct pollfd){f->listen_fd, POLLIN, 0};
+        for (i = 0; i < FAKE_CONNS; i++)
+            p[n++] = (struct pollfd){conns[i].fd, POLLIN, 0};
+        if (poll(p, (nfds_t)n, -1) < 0)
+            continue;
+        if (p[0].revents)
+            break;
+        if (p[1].revents & POLLIN) {
+            int fd = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+            for (i = 0; fd >= 0 && i < FAKE_CONNS; i++) {
+                if (conns[i].fd < 0) {
+                    conns[i].fd = fd;
+                    pthread_mutex_lock(&f->mu);
+                    conns[i].number = f->nconn++;
+                    pthread_mutex_unlock(&f->mu);
+                    ts_frame_reader_init(&conns[i].reader, 0);
+                    fd = -1;
+                }
+            }
+            if (fd >= 0)
+                close(fd);
+        }
+        for (i = 0; i < FAKE_CONNS; i++)
+            if (conns[i].fd >= 0 && (p[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) &&
+                fake_read(f, &conns[i]) < 0)
+                fake_close_conn(&conns[i]);
+    }
+    for (i = 0; i < FAKE_CONNS; i++)
+        if (conns[i].fd >= 0)
+            fake_close_conn(&conns[i]);
+    return NULL;
+}
+
+/* Start a fake server on sock (NULL: a fresh temporary directory). */
+static void fake_start_at(fake *f, const char *sock, size_t max_frame)
+{
+    ts_sockaddr addr;
+    ts_error err;
+
+    memset(f, 0, sizeof(*f));
+    snprintf(f->dir, sizeof(f->dir), "/tmp/ts-client-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(f->dir));
+    if (sock != NULL)
+        snprintf(f->sock, sizeof(f->sock), "%s", sock);
+    else
+        snprintf(f->sock, sizeof(f->sock), "%s/fake.sock", f->dir);
+    f->max_frame = max_frame ? max_frame : TS_FRAME_DEFAULT_MAX;
+    pthread_mutex_init(&f->mu, NULL);
+    ck_assert_int_eq(pipe2(f->wake, O_CLOEXEC), 0);
+    f->listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    ck_assert_int_eq(ts_paths_sockaddr(f->sock, &addr, &err), 0);
+    ck_assert_int_eq(bind(f->listen_fd, (struct sockaddr *)&addr.addr, addr.len), 0);
+    ts_paths_sockaddr_release(&addr);
+    ck_assert_int_eq(listen(f->listen_fd, 64), 0);
+    ck_assert_int_eq(pthread_create(&f->thread, NULL, fake_main, f), 0);
+}
+
+static void fake_start(fake *f)
+{
+    fake_start_at(f, NULL, 0);
+}
+
+static void fake_stop(fake *f)
+{
+    int i;
+    char cmd[128];
+
+    ck_assert_int_eq(write(f->wake[1], "x", 1), 1);
+    pthread_join(f->thread, NULL);
+    close(f->listen_fd);
+    close(f->wake[0]);
+    close(f->wake[1]);
+    for (i = 0; i < f->nlog; i++)
+        json_object_put(f->log[i].params);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+/* The last logged request of method (NULL if none); params borrowed. */
+static const fake_entry *fake_last(fake *f, const char *method)
+{
+    const fake_entry *found = NULL;
+    int i;
+
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < f->nlog; i++)
+        if (strcmp(f->log[i].method, method) == 0)
+            found = &f->log[i];
+    pthread_mutex_unlock(&f->mu);
+    return found;
+}
+
+static ts_client *connect_to(const char *sock)
+{
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    int rc;
+
+    ts_client_options_init(&o);
+    o.socket_path = sock;
+    o.autostart = false;
+    o.client_name = "test_client/1";
+    rc = ts_client_connect(&o, &c, &err);
+    ck_assert_msg(rc == 0, "connect %s: %s: %s", sock, err.code, err.message);
+    return c;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- against the fake server ---------------------------------------- */
+
+START_TEST(connect_hello_and_call)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    struct json_object *params = json_tokener_parse("{\"i\": 3, \"d\": 3.0, \"s\": \"\\u00e9\"}");
+    struct json_object *res = NULL;
+    const fake_entry *hello;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    hello = fake_last(&f, "hello");
+    ck_assert_ptr_nonnull(hello);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(hello->params, "protocol")), 1);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(hello->params, "client")),
+                     "test_client/1");
+    ck_assert_int_eq(hello->hello_pid, getpid());
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(
+                         (struct json_object *)ts_client_server_info(c), "server")),
+                     "fake/1");
+    ck_assert_str_eq(ts_client_socket_path(c), f.sock);
+
+    ck_assert_int_eq(ts_client_call(c, "echo", params, &res, &err), 0);
+    ck_assert(json_object_equal(json_object_object_get(res, "params"), params));
+    ck_assert(json_object_is_type(
+        json_object_object_get(json_object_object_get(res, "params"), "d"), json_type_double));
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+
+    /* an error reply: the server's code and message, connection kept */
+    ck_assert_int_eq(ts_client_call(c, "fail", NULL, &res, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "not_found");
+    ck_assert_str_eq(err.message, "no such thing");
+    ck_assert(!ts_client_error_is_connection(&err));
+    ck_assert_ptr_null(res);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 1);
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(params);
+}
+END_TEST
+
+START_TEST(no_daemon_without_autostart)
+{
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    int64_t start = now_ms();
+
+    ts_client_options_init(&o);
+    o.socket_path = "/tmp/ts-client-no-such-dir/x.sock";
+    o.autostart = false;
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), -ENOENT);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, "/tmp/ts-client-no-such-dir/x.sock"));
+    ck_assert(ts_client_error_is_connection(&err));
+    ck_assert_int_lt(now_ms() - start, 1000);
+}
+END_TEST
+
+START_TEST(autostart_without_binary)
+{
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    char dir[] = "/tmp/ts-client-XXXXXX";
+    char sock[128], file[128];
+    FILE *fp;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(sock, sizeof(sock), "%s/x.sock", dir);
+    ts_client_options_init(&o);
+    o.socket_path = sock;
+    setenv("TOOLSCORED", "/nonexistent/toolscored", 1);
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, "TOOLSCORED=/nonexistent/toolscored"));
+    ck_assert_ptr_nonnull(strstr(err.message, sock));
+    o.daemon_path = "/nonexistent/other";
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/other"));
+    /* not executable */
+    snprintf(file, sizeof(file), "%s/daemon", dir);
+    fp = fopen(file, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("not a program\n", fp);
+    fclose(fp);
+    ck_assert_int_eq(chmod(file, 0600), 0);
+    o.daemon_path = file;
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_ptr_nonnull(strstr(err.message, "not an executable"));
+    /* executable, but exec fails: the exec error is reported at once */
+    ck_assert_int_eq(chmod(file, 0700), 0);
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, "cannot start"));
+    ck_assert_ptr_nonnull(strstr(err.message, strerror(ENOEXEC)));
+    unlink(file);
+    unsetenv("TOOLSCORED");
+    rmdir(dir);
+}
+END_TEST
+
+START_TEST(socket_from_environment)
+{
+    fake f;
+    ts_client *c;
+    ts_client_options o;
+    ts_error err;
+    char path[TS_PATHS_MAX];
+
+    fake_start(&f);
+    setenv("TOOLSCORE_SOCKET", f.sock, 1);
+    ck_assert_int_eq(ts_client_default_socket(path, sizeof(path), &err), 0);
+    ck_assert_str_eq(path, f.sock);
+    ts_client_options_init(&o);
+    o.autostart = false;
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_str_eq(ts_client_socket_path(c), f.sock);
+    ts_client_close(c);
+    unsetenv("TOOLSCORE_SOCKET");
+    setenv("XDG_RUNTIME_DIR", "/run/user/77", 1);
+    ck_assert_int_eq(ts_client_default_socket(path, sizeof(path), &err), 0);
+    ck_assert_str_eq(path, "/run/user/77/toolscore/toolscored.sock");
+    /* a relative socket path is made absolute at connect time */
+    ck_assert_int_eq(chdir(f.dir), 0);
+    o.socket_path = "fake.sock";
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_str_eq(ts_client_socket_path(c), f.sock);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+START_TEST(version_mismatch_from_fake)
+{
+    fake f;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+
+    fake_start(&f);
+    ts_client_options_init(&o);
+    o.socket_path = f.sock;
+    o.autostart = false;
+    o.protocol = 7;
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), TS_CLIENT_EREMOTE);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.code, "version_mismatch");
+    ck_assert_str_eq(err.message, "client speaks protocol 7, server speaks protocol 1");
+    ck_assert(ts_client_error_is_connection(&err));
+    fake_stop(&f);
+}
+END_TEST
+
+START_TEST(pipelining_in_order)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    uint64_t ids[50];
+    int i;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    for (i = 0; i < 50; i++) {
+        struct json_object *p = json_object_new_object();
+        json_object_object_add(p, "n", json_object_new_int(i));
+        ck_assert_int_eq(ts_client_send(c, "echo", p, &ids[i], &err), 0);
+        json_object_put(p);
+        if (i > 0)
+            ck_assert_uint_gt(ids[i], ids[i - 1]);
+    }
+    /* a plain call while replies are outstanding is refused, not confused */
+    ck_assert_int_eq(ts_client_call(c, "ping", NULL, NULL, &err), -EBUSY);
+    for (i = 0; i < 50; i++) {
+        struct json_object *res = NULL;
+        uint64_t id = 0;
+        ck_assert_int_eq(ts_client_receive(c, &id, &res, &err), 0);
+        ck_assert_uint_eq(id, ids[i]);
+        ck_assert_int_eq(
+            json_object_get_int(json_object_object_get(json_object_object_get(res, "params"), "n")),
+            i);
+        json_object_put(res);
+    }
+    ck_assert_int_eq(ts_client_receive(c, NULL, NULL, &err), -EINVAL);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+START_TEST(broken_connection_reconnects)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_lt(ts_client_call(c, "drop", NULL, NULL, &err), 0);
+    ck_assert_str_eq(err.code, "disconnected");
+    ck_assert(ts_client_error_is_connection(&err));
+    /* the next call connects again (and says hello again) */
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+
+    /* a daemon that closed an idle connection (restart, idle timeout) is
+     * noticed before the next request, which goes out on a new connection */
+    ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
+    usleep(50000);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+
+    /* an error with id nil ends the connection too; the next call recovers */
+    ck_assert_int_eq(ts_client_call(c, "nilerr", NULL, NULL, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "limit");
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 4);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+START_TEST(bad_replies)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = (struct json_object *)0x1;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_lt(ts_client_call(c, "garbage", NULL, &res, &err), 0);
+    ck_assert_str_eq(err.code, "bad_reply");
+    ck_assert_ptr_null(res);
+    ck_assert_int_lt(ts_client_call(c, "huge", NULL, &res, &err), 0);
+    ck_assert_str_eq(err.code, "frame_too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "16777216"));
+    ck_assert_int_lt(ts_client_call(c, "wrongid", NULL, &res, &err), 0);
+    ck_assert_str_eq(err.code, "bad_reply");
+    ck_assert(ts_client_error_is_connection(&err));
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+START_TEST(request_timeout)
+{
+    fake f;
+    ts_client_options o;
+    ts_client *c;
+    ts_error err;
+    int64_t start;
+
+    fake_start(&f);
+    ts_client_options_init(&o);
+    o.socket_path = f.sock;
+    o.autostart = false;
+    o.request_timeout_ms = 300;
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), 0);
+    start = now_ms();
+    ck_assert_int_eq(ts_client_call(c, "hang", NULL, NULL, &err), -ETIMEDOUT);
+    ck_assert_str_eq(err.code, "timeout");
+    ck_assert_int_ge(now_ms() - start, 250);
+    ck_assert_int_lt(now_ms() - start, 3000);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0); /* a fresh connection */
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+START_TEST(request_over_server_max_frame)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    struct json_object *p = json_object_new_object();
+    char big[3000];
+
+    memset(big, 'x', sizeof(big));
+    json_object_object_add(p, "blob", json_object_new_string_len(big, sizeof(big)));
+    fake_start_at(&f, NULL, 2048);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_call(c, "echo", p, NULL, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "2048"));
+    ck_assert_int_eq(ts_client_ping(c, &err), 0); /* nothing was sent */
+    ck_assert_int_eq(f.nconn, 1);
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(p);
+}
+END_TEST
+
+START_TEST(long_socket_path)
+{
+    fake f;
+    char dir[] = "/tmp/ts-client-XXXXXX";
+    char path[TS_PATHS_MAX];
+    ts_client *c;
+    ts_error err;
+    int i;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(path, sizeof(path), "%s", dir);
+    for (i = 0; i < 3; i++) {
+        strcat(path, "/a-rather-long-directory-name-for-a-socket-path");
+        ck_assert_int_eq(mkdir(path, 0700), 0);
+    }
+    strcat(path, "/toolscored.sock");
+    ck_assert_uint_gt(strlen(path), 107);
+    fake_start_at(&f, path, 0);
+    c = connect_to(path);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+    snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+static struct json_object *param(const fake_entry *e, const char *key)
+{
+    ck_assert_ptr_nonnull(e);
+    return json_object_object_get(e->params, key);
+}
+
+START_TEST(typed_helpers_send_documented_params)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    ts_check_args a;
+    ts_record_args r;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
+    struct json_object *weights = json_tokener_parse("{\"tool\": 2}");
+    struct json_object *res = NULL;
+    const char *names[] = {"a", "b"};
+    char store[TS_PATHS_MAX], want[TS_PATHS_MAX];
+    const fake_entry *e;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    /* the store is sent absolute and symlink-resolved, even when missing */
+    snprintf(store, sizeof(store), "%s/link", f.dir);
+    ck_assert_int_eq(symlink(".", store), 0);
+    snprintf(store, sizeof(store), "%s/link/snaps", f.dir);
+    snprintf(want, sizeof(want), "%s/snaps", f.dir);
+
+    ts_check_args_init(&a);
+    a.store = store;
+    a.name = "flow";
+    a.actual = calls;
+    a.weights = weights;
+    a.ci = true;
+    a.run = "r1";
+    a.test = "t::x";
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    json_object_put(res);
+    e = fake_last(&f, "check");
+    ck_assert_str_eq(json_object_get_string(param(e, "store")), want);
+    ck_assert_str_eq(json_object_get_string(param(e, "name")), "flow");
+    ck_assert(json_object_equal(param(e, "actual"), calls));
+    ck_assert_str_eq(json_object_get_string(param(e, "format")), "auto");
+    ck_assert(json_object_is_type(param(e, "min_score"), json_type_double));
+    ck_assert(json_object_get_double(param(e, "min_score")) == 1.0);
+    ck_assert(json_object_equal(param(e, "weights"), weights));
+    ck_assert(json_object_get_boolean(param(e, "ci")));
+    ck_assert(!json_object_get_boolean(param(e, "strict")));
+    ck_assert_str_eq(json_object_get_string(param(e, "run")), "r1");
+    ck_assert_str_eq(json_object_get_string(param(e, "test")), "t::x");
+    /* required params are checked before anything is sent */
+    a.name = NULL;
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
+    ck_assert_str_eq(err.code, "invalid_argument");
+    ck_assert_ptr_nonnull(strstr(err.message, "name"));
+    a.name = "flow";
+    a.actual = NULL;
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
+    a.store = NULL;
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
+
+    ts_record_args_init(&r);
+    r.store = store;
+    r.name = "imported";
+    r.calls = calls;
+    r.update = true;
+    ck_assert_int_eq(ts_client_record(c, &r, NULL, &err), 0);
+    e = fake_last(&f, "record");
+    ck_assert_str_eq(json_object_get_string(param(e, "source")), "trace");
+    ck_assert(json_object_get_boolean(param(e, "update")));
+
+    ck_assert_int_eq(ts_client_approve(c, store, names, 2, false, NULL, &err), 0);
+    e = fake_last(&f, "approve");
+    ck_assert_int_eq(json_object_array_length(param(e, "names")), 2);
+    ck_assert_ptr_null(param(e, "all"));
+    ck_assert_int_eq(ts_client_approve(c, store, NULL, 0, true, NULL, &err), 0);
+    e = fake_last(&f, "approve");
+    ck_assert(json_object_get_boolean(param(e, "all")));
+    ck_assert_int_eq(ts_client_approve(c, store, NULL, 0, false, NULL, &err), -EINVAL);
+
+    ck_assert_int_eq(ts_client_list(c, store, true, NULL, &err), 0);
+    ck_assert(json_object_get_boolean(param(fake_last(&f, "list"), "pending")));
+    ck_assert_int_eq(ts_client_show(c, store, "flow", NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "show"), "name")), "flow");
+    ck_assert_int_eq(ts_client_rm(c, store, "flow", NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "rm"), "store")), want);
+    ck_assert_int_eq(ts_client_run_open(c, store, "label", NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "run.open"), "label")), "label");
+    ck_assert_int_eq(ts_client_run_join(c, "r1", NULL, &err), 0);
+    ck_assert_int_eq(ts_client_run_close(c, "r1", NULL, &err), 0);
+    ck_assert_int_eq(ts_client_run_summary(c, "r1", NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "run.summary"), "run")), "r1");
+    ck_assert_int_eq(ts_client_run_join(c, NULL, NULL, &err), -EINVAL);
+    ck_assert_int_eq(ts_client_review(c, store, NULL, NULL, &err), 0);
+    ck_assert_ptr_null(param(fake_last(&f, "review"), "run"));
+    ck_assert_int_eq(ts_client_orphans(c, store, "r1", NULL, &err), 0);
+    ck_assert_int_eq(ts_client_status(c, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "status");
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ck_assert_ptr_nonnull(fake_last(&f, "stop"));
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(calls);
+    json_object_put(weights);
+}
+END_TEST
+
+/* A child inherits the client: its first call must open its own
+ * connection (with its own hello) and leave the parent's stream alone. */
+START_TEST(fork_child_reconnects)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    pid_t pid;
+    int status;
+    int i, parent_conn_requests = 0;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int ok = ts_client_ping(c, &err) == 0 && ts_client_ping(c, &err) == 0;
+        ts_client_close(c);
+        _exit(ok ? 0 : 1);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* the parent's connection still works after the child closed its copy */
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    pthread_mutex_lock(&f.mu);
+    for (i = 0; i < f.nlog; i++) {
+        if (f.log[i].conn == 0) {
+            parent_conn_requests++;
+            if (strcmp(f.log[i].method, "hello") == 0)
+                ck_assert_int_eq(f.log[i].hello_pid, getpid());
+        } else {
+            ck_assert_int_eq(f.log[i].conn, 1);
+            if (strcmp(f.log[i].method, "hello") == 0)
+                ck_assert_int_eq(f.log[i].hello_pid, pid);
+        }
+    }
+    pthread_mutex_unlock(&f.mu);
+    ck_assert_int_eq(parent_conn_requests, 3); /* hello, ping, ping */
+    ck_assert_int_eq(f.nlog, 6);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/* ---- against the real daemon ---------------------------------------- */
+
+static const char *const idle_args[] = {"--idle-timeout", "20", NULL};
+
+static ts_client *autostart_client(const char *sock, ts_error *err, int *rc)
+{
+    ts_client_options o;
+    ts_client *c = NULL;
+
+    ts_client_options_init(&o);
+    o.socket_path = sock;
+    o.daemon_path = tdaemon_binary();
+    o.daemon_args = idle_args; /* never outlive a failed test by long */
+    o.connect_timeout_ms = 10000;
+    *rc = ts_client_connect(&o, &c, err);
+    return c;
+}
+
+/* Processes whose command line mentions sock (the daemons serving it). */
+static int daemons_on(const char *sock, pid_t *one)
+{
+    DIR *d = opendir("/proc");
+    struct dirent *e;
+    int count = 0;
+
+    ck_assert_ptr_nonnull(d);
+    while ((e = readdir(d)) != NULL) {
+        char path[300], cmd[4096], state = 0;
+        FILE *fp;
+        size_t n, i;
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+        fp = fopen(path, "r");
+        if (fp == NULL)
+            continue;
+        if (fscanf(fp, "%*d %*s %c", &state) != 1)
+            state = 0;
+        fclose(fp);
+        if (state == 'Z' || state == 0)
+            continue;
+        snprintf(path, sizeof(path), "/proc/%s/cmdline", e->d_name);
+        fp = fopen(path, "r");
+        if (fp == NULL)
+            continue;
+        n = fread(cmd, 1, sizeof(cmd) - 1, fp);
+        fclose(fp);
+        for (i = 0; i < n; i++)
+            if (cmd[i] == '\0')
+                cmd[i] = ' ';
+        cmd[n] = '\0';
+        if (strstr(cmd, "toolscored") != NULL && strstr(cmd, sock) != NULL) {
+            count++;
+            if (one != NULL)
+                *one = (pid_t)atoi(e->d_name);
+        }
+    }
+    closedir(d);
+    return count;
+}
+
+static void wait_no_daemon(const char *sock)
+{
+    int i;
+
+    for (i = 0; i < 100 && daemons_on(sock, NULL) > 0; i++)
+        usleep(50000);
+    ck_assert_int_eq(daemons_on(sock, NULL), 0);
+}
+
+START_TEST(real_daemon_autostart_and_calls)
+{
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = NULL;
+    struct json_object *calls =
+        json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": 1}}]");
+    ts_check_args a;
+    int64_t first_pid;
+    int rc;
+
+    tdaemon_prepare(&d);
+    c = autostart_client(d.socket, &err, &rc);
+    ck_assert_msg(rc == 0, "autostart: %s: %s", err.code, err.message);
+    ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
+    ck_assert_int_eq(ts_client_status(c, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "socket")), d.socket);
+    json_object_put(res);
+
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.name = "flow";
+    a.actual = calls;
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "CREATED");
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_show(c, d.store, "missing", &res, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "not_found");
+    ck_assert_int_eq(ts_client_approve(c, d.store, (const char *[]){"flow"}, 1, false, &res, &err),
+                     0);
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "PASSED");
+    json_object_put(res);
+
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    wait_no_daemon(d.socket);
+    /* the same client, idle while its daemon went away: the next call
+     * starts a new daemon and goes through */
+    first_pid = json_object_get_int64(
+        json_object_object_get((struct json_object *)ts_client_server_info(c), "pid"));
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 1);
+    json_object_put(res);
+    ck_assert_int_ne(json_object_get_int64(json_object_object_get(
+                         (struct json_object *)ts_client_server_info(c), "pid")),
+                     first_pid);
+    ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+}
+END_TEST
+
+START_TEST(real_daemon_version_mismatch)
+{
+    tdaemon d;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    int rc;
+
+    tdaemon_prepare(&d);
+    c = autostart_client(d.socket, &err, &rc);
+    ck_assert_int_eq(rc, 0);
+    ts_client_close(c);
+    c = NULL;
+    ts_client_options_init(&o);
+    o.socket_path = d.socket;
+    o.autostart = false;
+    o.protocol = 2;
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "version_mismatch");
+    ck_assert_str_eq(err.message, "client speaks protocol 2, server speaks protocol 1");
+    /* a fresh client of the right version still gets in */
+    c = autostart_client(d.socket, &err, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+START_TEST(real_daemon_fork_safety)
+{
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = NULL;
+    pid_t pid;
+    int status, rc;
+    int i;
+
+    tdaemon_prepare(&d);
+    c = autostart_client(d.socket, &err, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int ok = 1;
+        for (i = 0; i < 20 && ok; i++)
+            ok = ts_client_list(c, d.store, false, NULL, &err) == 0;
+        ts_client_close(c);
+        _exit(ok ? 0 : 1);
+    }
+    /* the parent keeps talking at the same time */
+    for (i = 0; i < 20; i++)
+        ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    /* the child's own connection is gone once the daemon saw it close;
+     * the parent's is the one left */
+    for (i = 0; i < 100; i++) {
+        int conns;
+        ck_assert_int_eq(ts_client_status(c, &res, &err), 0);
+        conns = json_object_get_int(json_object_object_get(res, "connections"));
+        json_object_put(res);
+        if (conns == 1)
+            break;
+        usleep(20000);
+    }
+    ck_assert_int_lt(i, 100);
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+/* A daemon accepting small requests still sends large replies: the client
+ * refuses an oversized request locally and reads a reply larger than the
+ * daemon's --max-frame. */
+START_TEST(real_daemon_small_max_frame)
+{
+    static const char *const extra[] = {"--max-frame", "4096", "--idle-timeout", "20", NULL};
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    ts_check_args a;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
+    struct json_object *big = json_object_new_array();
+    struct json_object *res = NULL;
+    char name[64];
+    int i;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, extra);
+    c = connect_to(d.socket);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(
+                         (struct json_object *)ts_client_server_info(c), "max_frame")),
+                     4096);
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.actual = calls;
+    for (i = 0; i < 60; i++) {
+        snprintf(name, sizeof(name), "a-fairly-long-snapshot-name-number-%03d", i);
+        a.name = name;
+        ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), 0);
+    }
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 60);
+    ck_assert_int_gt(strlen(json_object_to_json_string(res)), 8192);
+    json_object_put(res);
+    for (i = 0; i < 200; i++)
+        json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
+    a.name = "big";
+    a.actual = big;
+    ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "too_large");
+    ck_assert_ptr_nonnull(strstr(err.message, "4096"));
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    ck_assert_int_eq(tdaemon_stop(&d, 5000), 0);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+    json_object_put(big);
+}
+END_TEST
+
+/* A daemon that starts but cannot serve (here: a socket directory open to
+ * others, which it refuses) ends in a clear error after the connect budget,
+ * telling how to see why. */
+START_TEST(real_daemon_that_cannot_start)
+{
+    tdaemon d;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    char dir[600];
+    int64_t start = now_ms();
+
+    tdaemon_prepare(&d);
+    snprintf(dir, sizeof(dir), "%s/run", d.dir);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    ts_client_options_init(&o);
+    o.socket_path = d.socket;
+    o.daemon_path = tdaemon_binary();
+    o.daemon_args = idle_args;
+    o.connect_timeout_ms = 1500;
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, d.socket));
+    ck_assert_ptr_nonnull(strstr(err.message, "did not answer within 1500 ms"));
+    ck_assert_ptr_nonnull(strstr(err.message, "--foreground"));
+    ck_assert_int_ge(now_ms() - start, 1400);
+    ck_assert_int_lt(now_ms() - start, 5000);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+/* Sixteen processes find no daemon at the same moment and all auto-start:
+ * they all end up talking to one and the same daemon. */
+START_TEST(real_daemon_sixteen_autostarts_one_daemon)
+{
+    enum { N = 16 };
+    tdaemon d;
+    int fds[2];
+    pid_t kids[N];
+    long pids[N];
+    pid_t daemon_pid = 0;
+    ts_client *c;
+    ts_error err;
+    int i, rc, status;
+
+    tdaemon_prepare(&d);
+    ck_assert_int_eq(pipe(fds), 0);
+    for (i = 0; i < N; i++) {
+        kids[i] = fork();
+        ck_assert_int_ge(kids[i], 0);
+        if (kids[i] == 0) {
+            long server = -1;
+            close(fds[0]);
+            c = autostart_client(d.socket, &err, &rc);
+            if (rc == 0) {
+                server = (long)json_object_get_int64(
+                    json_object_object_get((struct json_object *)ts_client_server_info(c), "pid"));
+                if (ts_client_ping(c, &err) < 0)
+                    server = -2;
+                ts_client_close(c);
+            }
+            if (write(fds[1], &server, sizeof(server)) != sizeof(server))
+                _exit(2);
+            _exit(rc == 0 ? 0 : 1);
+        }
+    }
+    close(fds[1]);
+    for (i = 0; i < N; i++)
+        ck_assert_int_eq(read(fds[0], &pids[i], sizeof(pids[i])), sizeof(pids[i]));
+    close(fds[0]);
+    for (i = 0; i < N; i++) {
+        ck_assert_int_eq(waitpid(kids[i], &status, 0), kids[i]);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "client %d failed", i);
+        ck_assert_int_gt(pids[i], 0);
+        ck_assert_int_eq(pids[i], pids[0]);
+    }
+    /* the losers of the lock race are gone; one daemon serves the socket */
+    for (i = 0; i < 100 && daemons_on(d.socket, NULL) > 1; i++)
+        usleep(50000);
+    ck_assert_int_eq(daemons_on(d.socket, &daemon_pid), 1);
+    ck_assert_int_eq(daemon_pid, pids[0]);
+    c = autostart_client(d.socket, &err, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+static Suite *client_suite(void)
+{
+    Suite *s = suite_create("client");
+    TCase *fake_tc = tcase_create("fake server");
+    TCase *real = tcase_create("real daemon");
+
+    tcase_add_test(fake_tc, connect_hello_and_call);
+    tcase_add_test(fake_tc, no_daemon_without_autostart);
+    tcase_add_test(fake_tc, autostart_without_binary);
+    tcase_add_test(fake_tc, socket_from_environment);
+    tcase_add_test(fake_tc, version_mismatch_from_fake);
+    tcase_add_test(fake_tc, pipelining_in_order);
+    tcase_add_test(fake_tc, broken_connection_reconnects);
+    tcase_add_test(fake_tc, bad_replies);
+    tcase_add_test(fake_tc, request_timeout);
+    tcase_add_test(fake_tc, request_over_server_max_frame);
+    tcase_add_test(fake_tc, long_socket_path);
+    tcase_add_test(fake_tc, typed_helpers_send_documented_params);
+    tcase_add_test(fake_tc, fork_child_reconnects);
+    tcase_add_test(real, real_daemon_autostart_and_calls);
+    tcase_add_test(real, real_daemon_version_mismatch);
+    tcase_add_test(real, real_daemon_fork_safety);
+    tcase_add_test(real, real_daemon_small_max_frame);
+    tcase_add_test(real, real_daemon_that_cannot_start);
+    tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
+    suite_add_tcase(s, fake_tc);
+    suite_add_tcase(s, real);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(client_suite());
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

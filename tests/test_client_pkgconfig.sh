@@ -1,0 +1,75 @@
+#!/bin/sh
+# libtoolscore-client as an outside program sees it once installed: only the
+# public header, the static and shared libraries and the pkg-config file,
+# laid out as `make install` lays them out. A small program is built with
+# `pkg-config --cflags --libs toolscore-client` (shared) and with --static,
+# and each must run and report a clean "unavailable" error for a socket
+# nobody serves.
+set -u
+B=${TS_BUILD_DIR:-build}
+S=${TS_SOURCE_DIR:-.}
+fail() { echo "test_client_pkgconfig: $*" >&2; exit 1; }
+for f in "$B/libtoolscore-client.a" "$B/libtoolscore-client.so" "$B/toolscore-client.pc"; do
+	[ -f "$f" ] || fail "$f was not built (run make)"
+done
+[ -f "$S/client/toolscore-client.pc.in" ] || fail "client/toolscore-client.pc.in is missing"
+tmp=$(mktemp -d /tmp/ts-pkgconfig-XXXXXX) || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT INT TERM
+mkdir -p "$tmp/include" "$tmp/lib/pkgconfig" || fail "mkdir"
+cp "$S/client/toolscore_client.h" "$tmp/include/" || fail "copy header"
+cp "$B/libtoolscore-client.a" "$tmp/lib/" || fail "copy static library"
+cp "$B/libtoolscore-client.so" "$tmp/lib/libtoolscore-client.so.0" || fail "copy shared library"
+ln -s libtoolscore-client.so.0 "$tmp/lib/libtoolscore-client.so" || fail "symlink"
+sed "s|^prefix=.*|prefix=$tmp|" "$B/toolscore-client.pc" >"$tmp/lib/pkgconfig/toolscore-client.pc"
+export PKG_CONFIG_PATH="$tmp/lib/pkgconfig"
+pkg-config --exists toolscore-client || fail "pkg-config does not find toolscore-client"
+[ "$(pkg-config --modversion toolscore-client)" = "$(sed -n 's/^VERSION *:= *//p' "$S/Makefile")" ] ||
+	fail "pkg-config version differs from the Makefile's"
+
+cat >"$tmp/prog.c" <<'PROG'
+#include <stdio.h>
+#include <string.h>
+#include <toolscore_client.h>
+
+int main(void)
+{
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    struct json_object *v = json_object_new_int(1); /* json-c comes with the library */
+    int rc;
+
+    ts_client_options_init(&o);
+    o.socket_path = "/nonexistent-ts-pkgconfig/toolscored.sock";
+    o.autostart = false;
+    rc = ts_client_connect(&o, &c, &err);
+    json_object_put(v);
+    if (rc >= 0 || c != NULL || strcmp(err.code, "unavailable") != 0) {
+        printf("unexpected: rc %d code %s\n", rc, err.code);
+        return 1;
+    }
+    printf("%s: %s\n", err.code, err.message);
+    return 0;
+}
+PROG
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/prog.c" -o "$tmp/prog-shared" \
+	$(pkg-config --libs toolscore-client) || fail "cannot build against the shared library"
+out=$(LD_LIBRARY_PATH="$tmp/lib" "$tmp/prog-shared") || fail "shared build: $out"
+echo "$out" | grep -q "unavailable: no daemon answers at /nonexistent-ts-pkgconfig/toolscored.sock" ||
+	fail "shared build said: $out"
+LD_LIBRARY_PATH="$tmp/lib" ldd "$tmp/prog-shared" | grep -q "$tmp/lib/libtoolscore-client.so.0" ||
+	fail "the program is not linked to the shared library"
+# A static-only installation: the same layout without the shared library.
+mkdir -p "$tmp/static/include" "$tmp/static/lib/pkgconfig" || fail "mkdir"
+cp "$tmp/include/toolscore_client.h" "$tmp/static/include/" || fail "copy header"
+cp "$tmp/lib/libtoolscore-client.a" "$tmp/static/lib/" || fail "copy static library"
+sed "s|^prefix=.*|prefix=$tmp/static|" "$B/toolscore-client.pc" >"$tmp/static/lib/pkgconfig/toolscore-client.pc"
+export PKG_CONFIG_PATH="$tmp/static/lib/pkgconfig"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/prog.c" -o "$tmp/prog-static" \
+	$(pkg-config --static --libs toolscore-client) || fail "cannot build against the static library"
+ldd "$tmp/prog-static" | grep -q libtoolscore-client && fail "static build still needs the shared library"
+out=$("$tmp/prog-static") || fail "static build: $out"
+echo "$out" | grep -q "^unavailable: " || fail "static build said: $out"
+echo "test_client_pkgconfig: shared and static builds work"

@@ -1,0 +1,790 @@
+/*
+ * test_compat — differential test vectors: the C code against the reference
+ * tool's rules as CPython runs them.
+ *
+ * tests/data/compat-vectors/ is written by tests/compat/gen_vectors.py (a
+ * development tool; this test never runs Python):
+ *   json.vec       random JSON texts with json.dumps(json.loads(text),
+ *                  indent=2, ensure_ascii=False) and the compact form;
+ *   names.vec      snapshot names with the file name of snapshots.md;
+ *   snapshots.vec  snapshot files whose calls' args are json.vec documents;
+ *   scores.jsonl   call lists, options and every metric of scoring.md.
+ * Bytes must be identical, numbers within 1e-12, grades and pass flags equal.
+ * Each test goes through its whole file and then lists the first mismatches,
+ * so one run shows the extent of a problem.
+ */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sha1.h>
+
+#include "ts_extract.h"
+#include "ts_json.h"
+#include "ts_name.h"
+#include "ts_score.h"
+#include "ts_snapshot.h"
+
+#define MAX_REPORTED 8 /* mismatches printed per test */
+#define TOLERANCE 1e-12
+
+/* ---- reading the record files ------------------------------------------ */
+
+typedef struct vec_file {
+    char *data;
+    size_t len;
+    size_t pos;
+    char path[1024];
+} vec_file;
+
+typedef struct vec_record {
+    char tag[32];
+    const char *data;
+    size_t len;
+} vec_record;
+
+static void vec_open(vec_file *f, const char *name)
+{
+    const char *dir = getenv("TS_SOURCE_DIR");
+    FILE *fp;
+    long size;
+
+    snprintf(f->path, sizeof(f->path), "%s/tests/data/compat-vectors/%s", dir ? dir : ".", name);
+    fp = fopen(f->path, "rb");
+    ck_assert_msg(fp != NULL, "cannot open %s", f->path);
+    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
+    size = ftell(fp);
+    ck_assert_int_ge(size, 1);
+    ck_assert_int_eq(fseek(fp, 0, SEEK_SET), 0);
+    f->data = malloc((size_t)size + 1);
+    ck_assert_ptr_nonnull(f->data);
+    ck_assert_int_eq(fread(f->data, 1, (size_t)size, fp), (size_t)size);
+    f->data[size] = '\0';
+    fclose(fp);
+    f->len = (size_t)size;
+    f->pos = 0;
+}
+
+static void vec_close(vec_file *f)
+{
+    free(f->data);
+    f->data = NULL;
+}
+
+/* The next record ("<tag> <len>\n<len bytes>\n"), skipping '#' lines; false
+ * at the end of the file. A malformed file fails the test. */
+static bool vec_next(vec_file *f, vec_record *r)
+{
+    while (f->pos < f->len && f->data[f->pos] == '#') {
+        const char *nl = memchr(f->data + f->pos, '\n', f->len - f->pos);
+        ck_assert_msg(nl != NULL, "%s: unterminated comment", f->path);
+        f->pos = (size_t)(nl - f->data) + 1;
+    }
+    if (f->pos >= f->len)
+        return false;
+    {
+        const char *line = f->data + f->pos;
+        const char *nl = memchr(line, '\n', f->len - f->pos);
+        const char *space = memchr(line, ' ', f->len - f->pos);
+        char *end;
+        unsigned long long n;
+
+        ck_assert_msg(nl != NULL && space != NULL && space < nl &&
+                          (size_t)(space - line) < sizeof(r->tag),
+                      "%s: bad record header at byte %zu", f->path, f->pos);
+        memcpy(r->tag, line, (size_t)(space - line));
+        r->tag[space - line] = '\0';
+        n = strtoull(space + 1, &end, 10);
+        ck_assert_msg(end == nl, "%s: bad record length at byte %zu", f->path, f->pos);
+        f->pos = (size_t)(nl - f->data) + 1;
+        ck_assert_msg(n < f->len - f->pos && f->data[f->pos + n] == '\n',
+                      "%s: record '%s' at byte %zu runs past its length", f->path, r->tag, f->pos);
+        r->data = f->data + f->pos;
+        r->len = (size_t)n;
+        f->pos += (size_t)n + 1;
+    }
+    return true;
+}
+
+/* The next record, which must carry tag. */
+static void vec_expect(vec_file *f, const char *tag, vec_record *r)
+{
+    ck_assert_msg(vec_next(f, r), "%s: ends where a '%s' record was expected", f->path, tag);
+    ck_assert_msg(strcmp(r->tag, tag) == 0, "%s: found '%s' where '%s' was expected", f->path,
+                  r->tag, tag);
+}
+
+/* ---- reporting mismatches ----------------------------------------------- */
+
+typedef struct mismatches {
+    const char *what;
+    size_t count;
+} mismatches;
+
+static void mismatch(mismatches *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void mismatch(mismatches *m, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (m->count++ >= MAX_REPORTED)
+        return;
+    fprintf(stderr, "%s mismatch: ", m->what);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+/* Print the first difference of two byte strings with some context. */
+static void bytes_mismatch(mismatches *m, const char *label, const char *want, size_t want_len,
+                           const char *got, size_t got_len)
+{
+    size_t i = 0;
+    size_t from;
+
+    while (i < want_len && i < got_len && want[i] == got[i])
+        i++;
+    from = i > 40 ? i - 40 : 0;
+    mismatch(m, "%s: first difference at byte %zu\n  python: ...%.*s...\n  C:      ...%.*s...",
+             label, i, (int)((want_len - from) < 80 ? want_len - from : 80), want + from,
+             (int)((got_len - from) < 80 ? got_len - from : 80), got + from);
+}
+
+static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
+{
+    return alen == blen && memcmp(a, b, alen) == 0;
+}
+
+/* ---- (a) JSON documents ------------------------------------------------- */
+
+typedef struct document {
+    const char *input;
+    size_t input_len;
+} document;
+
+/* Every input record of json.vec (pointers into f->data). */
+static document *load_documents(vec_file *f, size_t *count)
+{
+    vec_record r;
+    size_t n = 0, cap = 256;
+    document *docs = malloc(cap * sizeof(*docs));
+
+    ck_assert_ptr_nonnull(docs);
+    while (vec_next(f, &r)) {
+        ck_assert_msg(strcmp(r.tag, "input") == 0, "json.vec: '%s' where 'input' was expected",
+                      r.tag);
+        if (n == cap) {
+            cap *= 2;
+            docs = realloc(docs, cap * sizeof(*docs));
+            ck_assert_ptr_nonnull(docs);
+        }
+        docs[n].input = r.data;
+        docs[n].input_len = r.len;
+        n++;
+        vec_expect(f, "pretty", &r);
+        vec_expect(f, "compact", &r);
+    }
+    *count = n;
+    return docs;
+}
+
+static void check_written(mismatches *m, size_t index, const char *form,
+                          const struct json_object *v, const vec_record *want, bool pretty)
+{
+    ts_buf out;
+    ts_error err;
+    int rc;
+    char label[64];
+
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    rc = pretty ? ts_json_write_pretty(v, &out, &err) : ts_json_write_compact(v, &out, &err);
+    snprintf(label, sizeof(label), "document %zu, %s", index, form);
+    if (rc < 0)
+        mismatch(m, "%s: writer failed: %s", label, err.message);
+    else if (!same_bytes(want->data, want->len, out.data, out.len))
+        bytes_mismatch(m, label, want->data, want->len, out.data, out.len);
+    ts_buf_free(&out);
+}
+
+START_TEST(json_documents_match_python)
+{
+    mismatches m = {"json", 0};
+    vec_file f;
+    vec_record input, pretty, compact;
+    size_t n = 0;
+
+    vec_open(&f, "json.vec");
+    while (vec_next(&f, &input)) {
+        struct json_object *v = NULL;
+        ts_error err;
+
+        ck_assert_str_eq(input.tag, "input");
+        vec_expect(&f, "pretty", &pretty);
+        vec_expect(&f, "compact", &compact);
+        if (ts_json_parse(input.data, input.len, 0, &v, &err) < 0) {
+            mismatch(&m, "document %zu: reader refused what Python reads: %s\n  input: %.*s", n,
+                     err.message, (int)(input.len < 200 ? input.len : 200), input.data);
+        } else {
+            check_written(&m, n, "pretty", v, &pretty, true);
+            check_written(&m, n, "compact", v, &compact, false);
+            json_object_put(v);
+        }
+        n++;
+    }
+    vec_close(&f);
+    printf("json: %zu documents, %zu mismatches\n", n, m.count);
+    ck_assert_int_ge(n, 2000);
+    ck_assert_msg(m.count == 0, "%zu of %zu documents differ from Python (first ones above)",
+                  m.count, n);
+}
+END_TEST
+
+/* ---- (b) names ---------------------------------------------------------- */
+
+START_TEST(file_names_match_python)
+{
+    mismatches m = {"name", 0};
+    vec_file f;
+    vec_record name, file;
+    size_t n = 0;
+
+    vec_open(&f, "names.vec");
+    while (vec_next(&f, &name)) {
+        char out[TS_FILENAME_MAX];
+        ts_error err;
+
+        ck_assert_str_eq(name.tag, "name");
+        vec_expect(&f, "file", &file);
+        if (ts_name_to_filename(name.data, name.len, out, sizeof(out), &err) < 0)
+            mismatch(&m, "name %zu (%.*s): refused: %s", n, (int)name.len, name.data, err.message);
+        else if (!same_bytes(file.data, file.len, out, strlen(out)))
+            mismatch(&m, "name %zu (%.*s):\n  python: %.*s\n  C:      %s", n, (int)name.len,
+                     name.data, (int)file.len, file.data, out);
+        n++;
+    }
+    vec_close(&f);
+    printf("names: %zu names, %zu mismatches\n", n, m.count);
+    ck_assert_int_ge(n, 2000);
+    ck_assert_msg(m.count == 0, "%zu of %zu file names differ from Python", m.count, n);
+}
+END_TEST
+
+/* ---- snapshot files ----------------------------------------------------- */
+
+/* The tab-separated fields of a "snapshot" record. */
+typedef struct snapshot_meta {
+    char created[TS_TIMESTAMP_MAX];
+    char updated[TS_TIMESTAMP_MAX];
+    char version[64];
+    bool approved;
+    char source[16];
+    size_t docs[8];
+    size_t n_docs;
+} snapshot_meta;
+
+static void copy_field(char *dst, size_t dstsz, const char *src, size_t len)
+{
+    ck_assert_uint_lt(len, dstsz);
+    memcpy(dst, src, len);
+    dst[len] = '\0';
+}
+
+static void parse_meta(const vec_record *r, snapshot_meta *meta)
+{
+    char fields[6][256];
+    size_t k = 0, start = 0;
+    char *p;
+
+    for (size_t i = 0; i <= r->len; i++) {
+        if (i == r->len || r->data[i] == '\t') {
+            ck_assert_uint_lt(k, 6);
+            copy_field(fields[k++], sizeof(fields[0]), r->data + start, i - start);
+            start = i + 1;
+        }
+    }
+    ck_assert_uint_eq(k, 6);
+    copy_field(meta->created, sizeof(meta->created), fields[0], strlen(fields[0]));
+    copy_field(meta->updated, sizeof(meta->updated), fields[1], strlen(fields[1]));
+    copy_field(meta->version, sizeof(meta->version), fields[2], strlen(fields[2]));
+    meta->approved = strcmp(fields[3], "true") == 0;
+    copy_field(meta->source, sizeof(meta->source), fields[4], strlen(fields[4]));
+    meta->n_docs = 0;
+    for (p = fields[5]; *p != '\0';) {
+        ck_assert_uint_lt(meta->n_docs, 8);
+        meta->docs[meta->n_docs++] = strtoul(p, &p, 10);
+        if (*p == ',')
+            p++;
+    }
+    ck_assert_uint_ge(meta->n_docs, 1);
+}
+
+static void sha1_hex(const char *data, size_t len, char out[41])
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t digest[SHA1_DIGEST_LENGTH];
+    SHA1_CTX ctx;
+
+    SHA1Init(&ctx);
+    SHA1Update(&ctx, (const uint8_t *)data, len);
+    SHA1Final(digest, &ctx);
+    for (int i = 0; i < SHA1_DIGEST_LENGTH; i++) {
+        out[2 * i] = hex[digest[i] >> 4];
+        out[2 * i + 1] = hex[digest[i] & 0xF];
+    }
+    out[40] = '\0';
+}
+
+/* {"tool": tool, "args": <document>} */
+static struct json_object *make_call(const vec_record *tool, const document *doc)
+{
+    struct json_object *call = json_object_new_object();
+    struct json_object *args = NULL;
+    ts_error err;
+
+    ck_assert_msg(ts_json_parse(doc->input, doc->input_len, 0, &args, &err) == 0, "%s",
+                  err.message);
+    ck_assert(json_object_is_type(args, json_type_object));
+    json_object_object_add(call, "tool", json_object_new_string_len(tool->data, (int)tool->len));
+    json_object_object_add(call, "args", args);
+    return call;
+}
+
+/* A snapshot built with ts_snapshot_new and the vector's metadata. */
+static ts_snapshot *build_snapshot(const vec_record *name, const snapshot_meta *meta,
+                                   struct json_object *calls, mismatches *m, size_t index)
+{
+    ts_snapshot *s = NULL;
+    ts_error err;
+    char *name_z = strndup(name->data, name->len);
+
+    ck_assert_ptr_nonnull(name_z);
+    if (ts_snapshot_new(name_z, calls, meta->source, &s, &err) < 0) {
+        mismatch(m, "snapshot %zu: ts_snapshot_new refused: %s", index, err.message);
+        free(name_z);
+        return NULL;
+    }
+    free(name_z);
+    copy_field(s->created_at, sizeof(s->created_at), meta->created, strlen(meta->created));
+    copy_field(s->updated_at, sizeof(s->updated_at), meta->updated, strlen(meta->updated));
+    free(s->toolscore_version);
+    s->toolscore_version = strdup(meta->version);
+    ck_assert_ptr_nonnull(s->toolscore_version);
+    s->approved = meta->approved;
+    return s;
+}
+
+static bool serialize(const ts_snapshot *s, ts_buf *out, mismatches *m, size_t index)
+{
+    ts_error err;
+
+    ts_buf_init(out, TS_BUF_UNLIMITED);
+    if (ts_snapshot_serialize(s, out, &err) < 0) {
+        mismatch(m, "snapshot %zu: serialize failed: %s", index, err.message);
+        ts_buf_free(out);
+        return false;
+    }
+    return true;
+}
+
+/* Python's file read back and written again: the same bytes. */
+static void check_resave(const char *data, size_t len, mismatches *m, size_t index)
+{
+    ts_snapshot *s = NULL;
+    ts_error err;
+    ts_buf out;
+
+    if (ts_snapshot_parse(data, len, "vector.json", &s, &err) < 0) {
+        mismatch(m, "snapshot %zu: reading the file Python wrote failed: %s", index, err.message);
+        return;
+    }
+    if (serialize(s, &out, m, index)) {
+        if (!same_bytes(data, len, out.data, out.len))
+            bytes_mismatch(m, "re-saved snapshot", data, len, out.data, out.len);
+        ts_buf_free(&out);
+    }
+    ts_snapshot_free(s);
+}
+
+static void check_snapshot(vec_file *f, const document *docs, size_t n_docs, const vec_record *rec,
+                           mismatches *m, size_t index, size_t *full)
+{
+    snapshot_meta meta;
+    vec_record tool, name, want;
+    struct json_object *calls = json_object_new_array();
+    ts_snapshot *s;
+    ts_buf out;
+
+    parse_meta(rec, &meta);
+    for (size_t i = 0; i < meta.n_docs; i++) {
+        ck_assert_uint_lt(meta.docs[i], n_docs);
+        vec_expect(f, "tool", &tool);
+        json_object_array_add(calls, make_call(&tool, &docs[meta.docs[i]]));
+    }
+    vec_expect(f, "name", &name);
+    ck_assert(vec_next(f, &want));
+    s = build_snapshot(&name, &meta, calls, m, index);
+    json_object_put(calls);
+    if (s == NULL || !serialize(s, &out, m, index)) {
+        ts_snapshot_free(s);
+        return;
+    }
+    if (strcmp(want.tag, "file") == 0) {
+        (*full)++;
+        if (!same_bytes(want.data, want.len, out.data, out.len))
+            bytes_mismatch(m, "snapshot file", want.data, want.len, out.data, out.len);
+        check_resave(want.data, want.len, m, index);
+    } else {
+        char hex[41];
+        char line[64];
+        ck_assert_str_eq(want.tag, "sha1");
+        sha1_hex(out.data, out.len, hex);
+        snprintf(line, sizeof(line), "%s %zu", hex, out.len);
+        if (!same_bytes(want.data, want.len, line, strlen(line)))
+            mismatch(m,
+                     "snapshot %zu (%s): SHA-1 and length of the file\n  python: %.*s\n"
+                     "  C:      %s\n  C wrote:\n%s",
+                     index, s->name, (int)want.len, want.data, line, out.data);
+        /* Our own bytes (equal to Python's when the hash matched) re-save
+         * unchanged. */
+        check_resave(out.data, out.len, m, index);
+    }
+    ts_buf_free(&out);
+    ts_snapshot_free(s);
+}
+
+START_TEST(snapshot_files_match_python)
+{
+    mismatches m = {"snapshot", 0};
+    vec_file docs_file, f;
+    vec_record rec;
+    document *docs;
+    size_t n_docs, n = 0, full = 0, calls = 0;
+
+    vec_open(&docs_file, "json.vec");
+    docs = load_documents(&docs_file, &n_docs);
+    vec_open(&f, "snapshots.vec");
+    while (vec_next(&f, &rec)) {
+        snapshot_meta meta;
+        ck_assert_str_eq(rec.tag, "snapshot");
+        parse_meta(&rec, &meta);
+        calls += meta.n_docs;
+        check_snapshot(&f, docs, n_docs, &rec, &m, n, &full);
+        n++;
+    }
+    vec_close(&f);
+    free(docs);
+    vec_close(&docs_file);
+    printf("snapshots: %zu files (%zu compared in full, the rest by SHA-1), %zu calls, "
+           "%zu mismatches\n",
+           n, full, calls, m.count);
+    ck_assert_int_ge(n, 400);
+    ck_assert_int_ge(full, 20);
+    ck_assert_int_ge(calls, 1200);
+    ck_assert_msg(m.count == 0, "%zu snapshot files differ from Python", m.count);
+}
+END_TEST
+
+/* ---- (c) scoring -------------------------------------------------------- */
+
+/* The "result" array of scores.jsonl, in this order. */
+static const char *const result_keys[] = {
+    "score",
+    "grade",
+    "passed",
+    "invocation_accuracy",
+    "selection_accuracy",
+    "argument_precision",
+    "argument_recall",
+    "argument_f1",
+    "edit_distance",
+    "normalized_distance",
+    "sequence_accuracy",
+    "redundant_count",
+    "total_calls",
+    "redundant_rate",
+    "tool_correctness",
+    "trajectory_accuracy",
+    "step_match_rate",
+    "path_efficiency",
+    "expected_tools",
+    "called_tools",
+    "missing_tools",
+    "extra_tools",
+};
+
+#define N_RESULT_KEYS (sizeof(result_keys) / sizeof(result_keys[0]))
+
+static double metric(const ts_score_result *r, const char *key)
+{
+    const struct {
+        const char *key;
+        double value;
+    } table[] = {
+        {"score", r->score},
+        {"invocation_accuracy", r->invocation_accuracy},
+        {"selection_accuracy", r->selection_accuracy},
+        {"argument_precision", r->argument_precision},
+        {"argument_recall", r->argument_recall},
+        {"argument_f1", r->argument_f1},
+        {"edit_distance", r->edit_distance},
+        {"normalized_distance", r->normalized_distance},
+        {"sequence_accuracy", r->sequence_accuracy},
+        {"redundant_count", (double)r->redundant_count},
+        {"total_calls", (double)r->total_calls},
+        {"redundant_rate", r->redundant_rate},
+        {"tool_correctness", r->tool_correctness},
+        {"trajectory_accuracy", r->trajectory_accuracy},
+        {"step_match_rate", r->step_match_rate},
+        {"path_efficiency", r->path_efficiency},
+    };
+
+    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+        if (strcmp(table[i].key, key) == 0)
+            return table[i].value;
+    }
+    ck_abort_msg("no metric %s", key);
+    return NAN;
+}
+
+static const struct json_object *tool_list(const ts_score_result *r, const char *key)
+{
+    if (strcmp(key, "expected_tools") == 0)
+        return r->expected_tools;
+    if (strcmp(key, "called_tools") == 0)
+        return r->called_tools;
+    if (strcmp(key, "missing_tools") == 0)
+        return r->missing_tools;
+    return r->extra_tools;
+}
+
+static char *compact_text(const struct json_object *v)
+{
+    ts_buf b;
+    ts_error err;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_json_write_compact(v, &b, &err), 0);
+    return ts_buf_detach(&b, NULL);
+}
+
+typedef struct score_stats {
+    size_t cases;
+    size_t numbers;
+    size_t bit_exact;
+} score_stats;
+
+/* Compare one key of the C result with Python's value; false on mismatch. */
+static bool compare_key(const ts_score_result *r, const char *key, const struct json_object *want,
+                        score_stats *st, char *why, size_t whysz)
+{
+    if (strcmp(key, "grade") == 0) {
+        const char *g = json_object_get_string((struct json_object *)want);
+        snprintf(why, whysz, "grade: python %s, C %c", g, r->grade);
+        return g[0] == r->grade && g[1] == '\0';
+    }
+    if (strcmp(key, "passed") == 0) {
+        bool p = json_object_get_boolean(want);
+        snprintf(why, whysz, "passed: python %d, C %d", p, r->passed);
+        return p == r->passed;
+    }
+    if (json_object_is_type(want, json_type_array)) {
+        char *a = compact_text(want);
+        char *b = compact_text(tool_list(r, key));
+        bool same = strcmp(a, b) == 0;
+        snprintf(why, whysz, "%s: python %s, C %s", key, a, b);
+        free(a);
+        free(b);
+        return same;
+    }
+    {
+        double w = json_object_get_double(want);
+        double c = metric(r, key);
+        st->numbers++;
+        st->bit_exact += memcmp(&w, &c, sizeof(w)) == 0;
+        snprintf(why, whysz, "%s: python %.17g, C %.17g", key, w, c);
+        if (json_object_is_type(want, json_type_int))
+            return w == c;
+        return fabs(w - c) <= TOLERANCE;
+    }
+}
+
+/* Evaluate one case (actual through extraction, as the daemon does). */
+static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
+{
+    ts_score_options opt;
+    struct json_object *actual = NULL;
+    int rc;
+
+    ts_score_options_default(&opt);
+    rc = ts_weights_from_json(json_object_object_get(c, "weights"), &opt.weights, err);
+    if (rc < 0)
+        return rc;
+    opt.strict = json_object_get_boolean(json_object_object_get(c, "strict"));
+    opt.min_score = json_object_get_double(json_object_object_get(c, "min_score"));
+    rc = ts_extract(json_object_object_get(c, "actual"), NULL, TS_EXTRACT_RESPONSE, &actual, err);
+    if (rc < 0)
+        return rc;
+    rc = ts_evaluate(json_object_object_get(c, "expected"), actual, &opt, r, err);
+    json_object_put(actual);
+    return rc;
+}
+
+static void check_score_case(const char *line, size_t len, size_t index, mismatches *m,
+                             score_stats *st)
+{
+    struct json_object *c = NULL;
+    struct json_object *want;
+    ts_score_result r;
+    ts_error err;
+
+    ck_assert_msg(ts_json_parse(line, len, 0, &c, &err) == 0, "scores.jsonl line %zu: %s",
+                  index + 1, err.message);
+    want = json_object_object_get(c, "result");
+    ck_assert_uint_eq(json_object_array_length(want), N_RESULT_KEYS);
+    if (run_case(c, &r, &err) < 0) {
+        mismatch(m, "case %zu: C refused what Python scores: %s\n  %.*s", index, err.message,
+                 (int)(len < 300 ? len : 300), line);
+        json_object_put(c);
+        return;
+    }
+    for (size_t k = 0; k < N_RESULT_KEYS; k++) {
+        char why[512];
+        if (!compare_key(&r, result_keys[k], json_object_array_get_idx(want, k), st, why,
+                         sizeof(why))) {
+            mismatch(m, "case %zu: %s\n  %.*s", index, why, (int)(len < 400 ? len : 400), line);
+            break;
+        }
+    }
+    st->cases++;
+    ts_score_result_free(&r);
+    json_object_put(c);
+}
+
+START_TEST(scores_match_python)
+{
+    mismatches m = {"score", 0};
+    score_stats st = {0, 0, 0};
+    vec_file f;
+    size_t index = 0;
+
+    vec_open(&f, "scores.jsonl");
+    while (f.pos < f.len) {
+        const char *line = f.data + f.pos;
+        const char *nl = memchr(line, '\n', f.len - f.pos);
+        ck_assert_ptr_nonnull(nl);
+        check_score_case(line, (size_t)(nl - line), index++, &m, &st);
+        f.pos = (size_t)(nl - f.data) + 1;
+    }
+    vec_close(&f);
+    printf("scores: %zu cases, %zu numbers (%zu bit-identical), %zu mismatches\n", st.cases,
+           st.numbers, st.bit_exact, m.count);
+    ck_assert_int_ge(index, 1000);
+    ck_assert_msg(m.count == 0, "%zu of %zu scoring cases differ from Python", m.count, index);
+}
+END_TEST
+
+/* ---- escaped surrogate pairs (found by the vectors) ----------------------- */
+
+static void utf8_of(uint32_t cp, char out[5])
+{
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    out[4] = '\0';
+}
+
+/*
+ * json-c 0.16 reads an escaped pair whose code point has its low 16 bits in
+ * D800-DFFF (U+1D800-1DFFF, U+2D800-2DFFF, ...) as U+FFFD; Python's
+ * json.loads, and so ts_json_parse, read every pair exactly, in keys and in
+ * values. Texts written by json.dumps with its default ensure_ascii=True
+ * (trace files, messages from Python shims) escape every astral character.
+ */
+START_TEST(every_escaped_surrogate_pair_reads_exactly)
+{
+    static const long lows[] = {0xDC00, 0xDE01, 0xDFFF};
+    size_t checked = 0;
+
+    for (long high = 0xD800; high <= 0xDBFF; high++) {
+        for (size_t k = 0; k < sizeof(lows) / sizeof(lows[0]); k++) {
+            uint32_t cp =
+                0x10000 + (((uint32_t)high - 0xD800) << 10) + ((uint32_t)lows[k] - 0xDC00);
+            struct json_object *v = NULL;
+            struct json_object *value = NULL;
+            char text[96];
+            char want[5];
+            char key[16];
+            ts_error err;
+
+            snprintf(text, sizeof(text), "{\"k\\u%04lx\\u%04lx\": \"\\u%04lX\\u%04lX.\"}", high,
+                     lows[k], high, lows[k]);
+            utf8_of(cp, want);
+            ck_assert_msg(ts_json_parse(text, strlen(text), 0, &v, &err) == 0, "%s: %s", text,
+                          err.message);
+            snprintf(key, sizeof(key), "k%s", want);
+            ck_assert_msg(json_object_object_get_ex(v, key, &value), "%s: key U+%05X misread", text,
+                          (unsigned)cp);
+            ck_assert_int_eq(json_object_get_string_len(value), 5);
+            ck_assert_msg(memcmp(json_object_get_string(value), want, 4) == 0,
+                          "%s: value U+%05X misread", text, (unsigned)cp);
+            json_object_put(v);
+            checked++;
+        }
+    }
+    ck_assert_uint_eq(checked, 3072);
+}
+END_TEST
+
+/* The repair does not move error positions: a syntax error after such a pair
+ * is reported where it is, exactly as after any other pair. */
+START_TEST(errors_after_repaired_pairs_keep_their_position)
+{
+    static const char *const pairs[][2] = {
+        {"[\"\\ud836\\udc00\", tru]", "[\"\\ud83d\\ude00\", tru]"},
+        {"{\"\\udbb7\\udff5\": 1,}", "{\"\\udbff\\udfff\": 1,}"},
+        {"[\"\\ud9b6\\udf0a\",\n \"\\ud800\"]", "[\"\\ud83d\\ude00\",\n \"\\ud800\"]"},
+        {"\"\\ud837\\ude09\" 1", "\"\\ud83d\\ude09\" 1"},
+    };
+
+    for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+        struct json_object *v = NULL;
+        ts_error repaired, plain;
+
+        ck_assert_int_lt(ts_json_parse(pairs[i][0], strlen(pairs[i][0]), 0, &v, &repaired), 0);
+        ck_assert_ptr_null(v);
+        ck_assert_int_lt(ts_json_parse(pairs[i][1], strlen(pairs[i][1]), 0, &v, &plain), 0);
+        ck_assert_str_eq(repaired.code, plain.code);
+        ck_assert_str_eq(repaired.message, plain.message);
+    }
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("compat");
+    TCase *tc = tcase_create("vectors");
+    SRunner *sr;
+    int failed;
+
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, json_documents_match_python);
+    tcase_add_test(tc, file_names_match_python);
+    tcase_add_test(tc, snapshot_files_match_python);
+    tcase_add_test(tc, scores_match_python);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("surrogate_pairs");
+    tcase_add_test(tc, every_escaped_surrogate_pair_reads_exactly);
+    tcase_add_test(tc, errors_after_repaired_pairs_keep_their_position);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}
