@@ -109,8 +109,9 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(MP_LIBS) $(LIBS) -lpthread
 
-# Every test needs the binaries too (integration tests start them).
-check: deps-test all
+# Every test needs the binaries too (integration tests start them); the
+# load and exhaustion tests drive the daemon with the bench load generator.
+check: deps-test all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
 
 run: deps $(DAEMON) $(TSCTL)

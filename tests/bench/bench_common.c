@@ -95,22 +95,6 @@ long bench_rss_kb(pid_t pid)
     return kb;
 }
 
-void bench_io_bytes(uint64_t *rchar, uint64_t *wchar)
-{
-    char line[128];
-    *rchar = *wchar = 0;
-    FILE *f = fopen("/proc/self/io", "r");
-    if (!f)
-        return;
-    while (fgets(line, sizeof(line), f)) {
-        if (strncmp(line, "rchar:", 6) == 0)
-            *rchar = strtoull(line + 6, NULL, 10);
-        else if (strncmp(line, "wchar:", 6) == 0)
-            *wchar = strtoull(line + 6, NULL, 10);
-    }
-    fclose(f);
-}
-
 void bench_name(char *out, size_t outsz, const char *prefix, long i)
 {
     snprintf(out, outsz, "%s_%07ld", prefix, i);

@@ -35,10 +35,6 @@ void bench_lat_free(bench_lat *l);
 /* Resident set size of pid in KiB (VmRSS), or -1. */
 long bench_rss_kb(pid_t pid);
 
-/* Bytes this process moved through read/write so far (/proc/self/io rchar,
- * wchar); both 0 when unavailable. */
-void bench_io_bytes(uint64_t *rchar, uint64_t *wchar);
-
 /* The snapshot name of item i in a generated set: "<prefix>_<i, 7 digits>".
  * Such names need no file-name escaping, so the file is
  * "<name>-<sha1(name)[0..8)>.json". */
