@@ -137,13 +137,16 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man8 \
-		$(DESTDIR)$(PREFIX)/lib/systemd/user
+		$(DESTDIR)$(PREFIX)/lib/systemd/user \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(DAEMON) $(TSCTL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBCLIENT) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(LIBCLIENT_SO) $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so.0
 	ln -sf libtoolscore-client.so.0 $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so
 	install -m 644 $(BUILD)/toolscore-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 client/toolscore_client.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 client/tsctl.bash-completion \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tsctl
 	-install -m 644 docs/tsctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	-install -m 644 docs/toolscored.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	-install -m 644 systemd/toolscored.service systemd/toolscored.socket \

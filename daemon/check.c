@@ -233,11 +233,6 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
     return rc;
 }
 
-static struct json_object *string_or_null(const char *s)
-{
-    return s != NULL ? json_object_new_string(s) : NULL;
-}
-
 static struct json_object *check_reply(const check_request *rq, const char *file,
                                        check_outcome *out)
 {
@@ -248,7 +243,7 @@ static struct json_object *check_reply(const check_request *rq, const char *file
     json_object_object_add(o, "file", json_object_new_string(file));
     json_object_object_add(o, "message", json_object_new_string(out->message));
     json_object_object_add(o, "result", out->result);
-    json_object_object_add(o, "report", string_or_null(out->report));
+    json_object_object_add(o, "report", tsd_json_string_or_null(out->report));
     out->result = NULL;
     return o;
 }

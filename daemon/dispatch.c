@@ -21,11 +21,6 @@
 typedef int (*method_fn)(tsd_server *srv, tsd_request *req, const struct json_object *params,
                          struct json_object **result, ts_error *err);
 
-static struct json_object *string_or_null(const char *s)
-{
-    return s != NULL ? json_object_new_string(s) : NULL;
-}
-
 /* The store named by params["store"], opened on first use. */
 static int param_store(tsd_server *srv, const struct json_object *params, tsd_store **st,
                        ts_error *err)
@@ -97,7 +92,7 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
                            json_object_new_int64((int64_t)srv->requests_served));
     json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
     json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
-    json_object_object_add(o, "store", string_or_null(srv->options->store_root));
+    json_object_object_add(o, "store", tsd_json_string_or_null(srv->options->store_root));
     *result = o;
     return 0;
 }
@@ -145,11 +140,6 @@ static struct json_object *summary_entry(const ts_snapshot *s, const char *file)
     return o;
 }
 
-static int full_path(tsd_store *st, const char *name, char *out, size_t outsz, ts_error *err)
-{
-    return ts_store_path(st->store, name, out, outsz, err);
-}
-
 /* Approve every name in names (all must exist), sharing one directory sync. */
 static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct json_object *out,
                          ts_error *err)
@@ -166,7 +156,7 @@ static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct js
             wrote = true;
         }
         if (rc == 0)
-            rc = full_path(st, snaps[i]->name, file, sizeof(file), err);
+            rc = ts_store_path(st->store, snaps[i]->name, file, sizeof(file), err);
         if (rc == 0) {
             struct json_object *e = json_object_new_object();
 
@@ -350,7 +340,7 @@ static int do_show(tsd_server *srv, tsd_request *req, const struct json_object *
     if (rc == 0)
         rc = param_store(srv, params, &st, err);
     if (rc == 0)
-        rc = full_path(st, name, file, sizeof(file), err);
+        rc = ts_store_path(st->store, name, file, sizeof(file), err);
     if (rc == 0)
         rc = ts_store_load(st->store, name, &snap, NULL, err);
     if (rc < 0)
@@ -376,7 +366,7 @@ static int do_rm(tsd_server *srv, tsd_request *req, const struct json_object *pa
     if (rc == 0)
         rc = param_store(srv, params, &st, err);
     if (rc == 0)
-        rc = full_path(st, name, file, sizeof(file), err);
+        rc = ts_store_path(st->store, name, file, sizeof(file), err);
     if (rc == 0)
         rc = ts_store_remove(st->store, name, 0, err);
     if (rc < 0)

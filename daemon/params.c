@@ -105,3 +105,8 @@ int tsd_param_value(const struct json_object *params, const char *key, struct js
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
     return 0;
 }
+
+struct json_object *tsd_json_string_or_null(const char *s)
+{
+    return s != NULL ? json_object_new_string(s) : NULL;
+}

@@ -39,4 +39,7 @@ int tsd_param_object(const struct json_object *params, const char *key, struct j
 int tsd_param_value(const struct json_object *params, const char *key, struct json_object **out,
                     ts_error *err);
 
+/* A new JSON string of s, or the null value (NULL) when s is NULL. */
+struct json_object *tsd_json_string_or_null(const char *s);
+
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "params.h"
 #include "ts_buf.h"
 
 static void run_id(char out[TSD_RUN_ID_LEN + 1])
@@ -139,11 +140,6 @@ static int add_claim(tsd_run *run, const char *name, const char *test)
     return json_object_array_add(tests, json_object_new_string(test)) < 0 ? -ENOMEM : 0;
 }
 
-static struct json_object *string_or_null(const char *s)
-{
-    return s != NULL ? json_object_new_string(s) : NULL;
-}
-
 int tsd_run_record(tsd_run *run, const char *name, const char *test, const char *outcome,
                    double score, double duration_ms, const char *message, const char *report,
                    struct json_object *observed)
@@ -163,12 +159,12 @@ int tsd_run_record(tsd_run *run, const char *name, const char *test, const char 
     if (rec == NULL)
         return -ENOMEM;
     json_object_object_add(rec, "name", json_object_new_string(name));
-    json_object_object_add(rec, "test", string_or_null(test));
+    json_object_object_add(rec, "test", tsd_json_string_or_null(test));
     json_object_object_add(rec, "outcome", json_object_new_string(outcome));
     json_object_object_add(rec, "score", score >= 0 ? json_object_new_double(score) : NULL);
     json_object_object_add(rec, "duration_ms", json_object_new_double(duration_ms));
     json_object_object_add(rec, "message", json_object_new_string(message));
-    json_object_object_add(rec, "report", string_or_null(report));
+    json_object_object_add(rec, "report", tsd_json_string_or_null(report));
     return json_object_array_add(run->checks, rec) < 0 ? -ENOMEM : 0;
 }
 
@@ -224,7 +220,7 @@ struct json_object *tsd_run_summary(const tsd_run *run)
     ts_report_summary(&run->counts, &line);
     json_object_object_add(o, "run", json_object_new_string(run->id));
     json_object_object_add(o, "store", json_object_new_string(run->store));
-    json_object_object_add(o, "label", string_or_null(run->label));
+    json_object_object_add(o, "label", tsd_json_string_or_null(run->label));
     json_object_object_add(o, "closed", json_object_new_boolean(run->closed));
     json_object_object_add(o, "counts", counts_json(&run->counts));
     json_object_object_add(o, "summary",

@@ -579,6 +579,18 @@ static int start_handles(tsd_server *srv, tsd_listener *listener)
     return 0;
 }
 
+/* A pinned store is opened at start, so a crash's stray temp files are
+ * cleaned before the first request (other stores: on first use). */
+static void open_pinned_store(tsd_server *srv)
+{
+    tsd_store *st = NULL;
+    ts_error err;
+
+    if (srv->options->store_root != NULL &&
+        tsd_stores_get(&srv->stores, srv->options->store_root, &st, &err) < 0)
+        tsd_warn("store %s: %s", srv->options->store_root, err.message);
+}
+
 int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
 {
     tsd_server srv;
@@ -606,6 +618,7 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
             printf("toolscored: listening on %s\n", listener->path);
             fflush(stdout);
         }
+        open_pinned_store(&srv);
         tsd_notify("READY=1");
         uv_run(&loop, UV_RUN_DEFAULT);
         /* Every write was flushed or its connection closed; now the files. */

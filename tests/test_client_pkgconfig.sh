@@ -26,6 +26,13 @@ pkg-config --exists toolscore-client || fail "pkg-config does not find toolscore
 [ "$(pkg-config --modversion toolscore-client)" = "$(sed -n 's/^VERSION *:= *//p' "$S/Makefile")" ] ||
 	fail "pkg-config version differs from the Makefile's"
 
+# A sanitizer build (make asan) has instrumented libraries: programs linking
+# them need the same runtime.
+SAN=""
+if nm "$B/libtoolscore-client.a" 2>/dev/null | grep -q "__asan_"; then
+	SAN="-fsanitize=address,undefined"
+fi
+
 cat >"$tmp/prog.c" <<'PROG'
 #include <stdio.h>
 #include <string.h>
@@ -53,7 +60,7 @@ int main(void)
 }
 PROG
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/prog.c" -o "$tmp/prog-shared" \
+cc $SAN -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/prog.c" -o "$tmp/prog-shared" \
 	$(pkg-config --libs toolscore-client) || fail "cannot build against the shared library"
 out=$(LD_LIBRARY_PATH="$tmp/lib" "$tmp/prog-shared") || fail "shared build: $out"
 echo "$out" | grep -q "unavailable: no daemon answers at /nonexistent-ts-pkgconfig/toolscored.sock" ||
@@ -67,7 +74,7 @@ cp "$tmp/lib/libtoolscore-client.a" "$tmp/static/lib/" || fail "copy static libr
 sed "s|^prefix=.*|prefix=$tmp/static|" "$B/toolscore-client.pc" >"$tmp/static/lib/pkgconfig/toolscore-client.pc"
 export PKG_CONFIG_PATH="$tmp/static/lib/pkgconfig"
 # shellcheck disable=SC2046
-cc -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/prog.c" -o "$tmp/prog-static" \
+cc $SAN -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/prog.c" -o "$tmp/prog-static" \
 	$(pkg-config --static --libs toolscore-client) || fail "cannot build against the static library"
 ldd "$tmp/prog-static" | grep -q libtoolscore-client && fail "static build still needs the shared library"
 out=$("$tmp/prog-static") || fail "static build: $out"

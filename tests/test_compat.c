@@ -28,6 +28,7 @@
 #include "ts_name.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
+#include "ts_store.h"
 
 #define MAX_REPORTED 8 /* mismatches printed per test */
 #define TOLERANCE 1e-12
@@ -244,6 +245,57 @@ START_TEST(json_documents_match_python)
 }
 END_TEST
 
+/* ---- (a') the reader: accept and refuse as Python does ------------------- */
+
+START_TEST(reader_accepts_and_refuses_like_python)
+{
+    mismatches m = {"reader", 0};
+    vec_file f;
+    vec_record input, want;
+    size_t n = 0, accepted = 0;
+
+    vec_open(&f, "reader.vec");
+    while (vec_next(&f, &input)) {
+        struct json_object *v = NULL;
+        ts_error err;
+        int rc;
+
+        ck_assert_str_eq(input.tag, "input");
+        ck_assert(vec_next(&f, &want));
+        rc = ts_json_parse(input.data, input.len, 0, &v, &err);
+        if (strcmp(want.tag, "compact") == 0) {
+            vec_record expect = want;
+            char label[64];
+            accepted++;
+            snprintf(label, sizeof(label), "text %zu", n);
+            if (rc < 0)
+                mismatch(&m, "text %zu: refused (%s) what Python reads\n  input: %.*s", n,
+                         err.message, (int)input.len, input.data);
+            else
+                check_written(&m, n, label, v, &expect, false);
+        } else {
+            ck_assert_str_eq(want.tag, "refused");
+            if (rc == 0)
+                mismatch(&m, "text %zu: read what is refused (%.*s)\n  input: %.*s", n,
+                         (int)want.len, want.data, (int)input.len, input.data);
+            else if (err.message[0] == '\0' || (strcmp(err.code, TS_ERR_INVALID_JSON) != 0 &&
+                                                strcmp(err.code, TS_ERR_LIMIT) != 0))
+                mismatch(&m, "text %zu: refused with code '%s' and message '%s'", n, err.code,
+                         err.message);
+        }
+        json_object_put(v);
+        n++;
+    }
+    vec_close(&f);
+    printf("reader: %zu mutated texts (%zu read by Python), %zu mismatches\n", n, accepted,
+           m.count);
+    ck_assert_int_ge(n, 1500);
+    ck_assert_int_ge(accepted, 100);
+    ck_assert_int_ge(n - accepted, 1000);
+    ck_assert_msg(m.count == 0, "%zu of %zu texts read differently from Python", m.count, n);
+}
+END_TEST
+
 /* ---- (b) names ---------------------------------------------------------- */
 
 START_TEST(file_names_match_python)
@@ -410,45 +462,69 @@ static void check_resave(const char *data, size_t len, mismatches *m, size_t ind
     ts_snapshot_free(s);
 }
 
-static void check_snapshot(vec_file *f, const document *docs, size_t n_docs, const vec_record *rec,
-                           mismatches *m, size_t index, size_t *full)
-{
+/* One record group of snapshots.vec, with its calls built. */
+typedef struct snapshot_vector {
     snapshot_meta meta;
-    vec_record tool, name, want;
-    struct json_object *calls = json_object_new_array();
-    ts_snapshot *s;
+    struct json_object *calls; /* owned */
+    vec_record name;
+    vec_record filename;
+    vec_record want; /* "file" (the bytes) or "sha1" */
+} snapshot_vector;
+
+/* The next snapshot vector of f; false at the end of the file. */
+static bool next_snapshot_vector(vec_file *f, const document *docs, size_t n_docs,
+                                 snapshot_vector *v)
+{
+    vec_record rec, tool;
+
+    if (!vec_next(f, &rec))
+        return false;
+    ck_assert_str_eq(rec.tag, "snapshot");
+    parse_meta(&rec, &v->meta);
+    v->calls = json_object_new_array();
+    for (size_t i = 0; i < v->meta.n_docs; i++) {
+        ck_assert_uint_lt(v->meta.docs[i], n_docs);
+        vec_expect(f, "tool", &tool);
+        json_object_array_add(v->calls, make_call(&tool, &docs[v->meta.docs[i]]));
+    }
+    vec_expect(f, "name", &v->name);
+    vec_expect(f, "filename", &v->filename);
+    ck_assert(vec_next(f, &v->want));
+    return true;
+}
+
+static void check_snapshot(const snapshot_vector *v, mismatches *m, size_t index, size_t *full)
+{
+    ts_snapshot *s = build_snapshot(&v->name, &v->meta, v->calls, m, index);
+    char file_name[TS_FILENAME_MAX] = "";
+    ts_error err;
     ts_buf out;
 
-    parse_meta(rec, &meta);
-    for (size_t i = 0; i < meta.n_docs; i++) {
-        ck_assert_uint_lt(meta.docs[i], n_docs);
-        vec_expect(f, "tool", &tool);
-        json_object_array_add(calls, make_call(&tool, &docs[meta.docs[i]]));
-    }
-    vec_expect(f, "name", &name);
-    ck_assert(vec_next(f, &want));
-    s = build_snapshot(&name, &meta, calls, m, index);
-    json_object_put(calls);
+    if (ts_name_to_filename(v->name.data, v->name.len, file_name, sizeof(file_name), &err) < 0 ||
+        !same_bytes(v->filename.data, v->filename.len, file_name, strlen(file_name)))
+        mismatch(m, "snapshot %zu: file name %s, python %.*s", index, file_name,
+                 (int)v->filename.len, v->filename.data);
+
     if (s == NULL || !serialize(s, &out, m, index)) {
         ts_snapshot_free(s);
         return;
     }
-    if (strcmp(want.tag, "file") == 0) {
+    if (strcmp(v->want.tag, "file") == 0) {
         (*full)++;
-        if (!same_bytes(want.data, want.len, out.data, out.len))
-            bytes_mismatch(m, "snapshot file", want.data, want.len, out.data, out.len);
-        check_resave(want.data, want.len, m, index);
+        if (!same_bytes(v->want.data, v->want.len, out.data, out.len))
+            bytes_mismatch(m, "snapshot file", v->want.data, v->want.len, out.data, out.len);
+        check_resave(v->want.data, v->want.len, m, index);
     } else {
         char hex[41];
         char line[64];
-        ck_assert_str_eq(want.tag, "sha1");
+        ck_assert_str_eq(v->want.tag, "sha1");
         sha1_hex(out.data, out.len, hex);
         snprintf(line, sizeof(line), "%s %zu", hex, out.len);
-        if (!same_bytes(want.data, want.len, line, strlen(line)))
+        if (!same_bytes(v->want.data, v->want.len, line, strlen(line)))
             mismatch(m,
                      "snapshot %zu (%s): SHA-1 and length of the file\n  python: %.*s\n"
                      "  C:      %s\n  C wrote:\n%s",
-                     index, s->name, (int)want.len, want.data, line, out.data);
+                     index, s->name, (int)v->want.len, v->want.data, line, out.data);
         /* Our own bytes (equal to Python's when the hash matched) re-save
          * unchanged. */
         check_resave(out.data, out.len, m, index);
@@ -461,19 +537,17 @@ START_TEST(snapshot_files_match_python)
 {
     mismatches m = {"snapshot", 0};
     vec_file docs_file, f;
-    vec_record rec;
+    snapshot_vector v;
     document *docs;
     size_t n_docs, n = 0, full = 0, calls = 0;
 
     vec_open(&docs_file, "json.vec");
     docs = load_documents(&docs_file, &n_docs);
     vec_open(&f, "snapshots.vec");
-    while (vec_next(&f, &rec)) {
-        snapshot_meta meta;
-        ck_assert_str_eq(rec.tag, "snapshot");
-        parse_meta(&rec, &meta);
-        calls += meta.n_docs;
-        check_snapshot(&f, docs, n_docs, &rec, &m, n, &full);
+    while (next_snapshot_vector(&f, docs, n_docs, &v)) {
+        calls += v.meta.n_docs;
+        check_snapshot(&v, &m, n, &full);
+        json_object_put(v.calls);
         n++;
     }
     vec_close(&f);
@@ -486,6 +560,155 @@ START_TEST(snapshot_files_match_python)
     ck_assert_int_ge(full, 20);
     ck_assert_int_ge(calls, 1200);
     ck_assert_msg(m.count == 0, "%zu snapshot files differ from Python", m.count);
+}
+END_TEST
+
+/* ---- the store: the reference's directory layout ------------------------- */
+
+static char *make_temp_dir(void)
+{
+    char *dir = strdup("/tmp/ts-compat-XXXXXX");
+
+    ck_assert_ptr_nonnull(dir);
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    return dir;
+}
+
+static void write_file(const char *dir, const vec_record *file_name, const vec_record *data)
+{
+    char path[2048];
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/%.*s", dir, (int)file_name->len, file_name->data);
+    fp = fopen(path, "wb");
+    ck_assert_msg(fp != NULL, "cannot create %s", path);
+    ck_assert_uint_eq(fwrite(data->data, 1, data->len, fp), data->len);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+/* The file dir/<file_name> holds exactly want's bytes. */
+static bool file_holds(const char *dir, const vec_record *file_name, const vec_record *want)
+{
+    char path[2048];
+    char *data = malloc(want->len + 2);
+    FILE *fp;
+    size_t n;
+    bool same;
+
+    snprintf(path, sizeof(path), "%s/%.*s", dir, (int)file_name->len, file_name->data);
+    ck_assert_ptr_nonnull(data);
+    fp = fopen(path, "rb");
+    if (fp == NULL) {
+        free(data);
+        return false;
+    }
+    n = fread(data, 1, want->len + 1, fp);
+    fclose(fp);
+    same = same_bytes(want->data, want->len, data, n);
+    free(data);
+    return same;
+}
+
+static size_t remove_tree(const char *dir)
+{
+    char command[512];
+
+    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
+    return (size_t)system(command);
+}
+
+static size_t count_entries(const char *dir)
+{
+    char command[512];
+    FILE *p;
+    size_t n = 0;
+
+    snprintf(command, sizeof(command), "ls -A '%s' | wc -l", dir);
+    p = popen(command, "r");
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(fscanf(p, "%zu", &n), 1);
+    pclose(p);
+    return n;
+}
+
+/*
+ * A root the reference tool wrote (its files under its file names) lists
+ * every snapshot with no problem and loads each by name; snapshots saved
+ * through ts_store land under the reference's file names with its bytes.
+ */
+START_TEST(store_uses_the_reference_layout)
+{
+    mismatches m = {"store", 0};
+    vec_file docs_file, f;
+    snapshot_vector v;
+    document *docs;
+    size_t n_docs, full = 0;
+    char *python_root = make_temp_dir();
+    char *our_root = make_temp_dir();
+    ts_store *theirs = NULL, *ours = NULL;
+    ts_store_listing listing;
+    ts_error err;
+
+    vec_open(&docs_file, "json.vec");
+    docs = load_documents(&docs_file, &n_docs);
+    vec_open(&f, "snapshots.vec");
+    ck_assert_int_eq(ts_store_open(python_root, &theirs, &err), 0);
+    ck_assert_int_eq(ts_store_open(our_root, &ours, &err), 0);
+    while (next_snapshot_vector(&f, docs, n_docs, &v)) {
+        ts_snapshot *s = NULL;
+        char *name = strndup(v.name.data, v.name.len);
+
+        if (strcmp(v.want.tag, "file") != 0) {
+            json_object_put(v.calls);
+            free(name);
+            continue;
+        }
+        full++;
+        write_file(python_root, &v.filename, &v.want);
+        /* Read back from the reference's file by name. */
+        if (ts_store_load(theirs, name, &s, NULL, &err) < 0) {
+            mismatch(&m, "loading '%s' from the reference's root: %s", name, err.message);
+        } else {
+            ts_buf out;
+            if (serialize(s, &out, &m, full)) {
+                if (!same_bytes(v.want.data, v.want.len, out.data, out.len))
+                    bytes_mismatch(&m, "loaded snapshot", v.want.data, v.want.len, out.data,
+                                   out.len);
+                ts_buf_free(&out);
+            }
+            ts_snapshot_free(s);
+        }
+        /* Written by us: the reference's file name and bytes. */
+        s = build_snapshot(&v.name, &v.meta, v.calls, &m, full);
+        if (s != NULL && ts_store_save(ours, s, 0, &err) < 0)
+            mismatch(&m, "saving '%s': %s", name, err.message);
+        else if (s != NULL && !file_holds(our_root, &v.filename, &v.want))
+            mismatch(&m, "'%s' is not stored as %.*s with the reference's bytes", name,
+                     (int)v.filename.len, v.filename.data);
+        ts_snapshot_free(s);
+        json_object_put(v.calls);
+        free(name);
+    }
+    ck_assert_int_eq(ts_store_list(theirs, &listing, &err), 0);
+    if (listing.count != full || listing.problem_count != 0)
+        mismatch(&m, "listing the reference's root: %zu snapshots (of %zu), %zu problems%s%s",
+                 listing.count, full, listing.problem_count, listing.problem_count ? ": " : "",
+                 listing.problem_count ? listing.problems[0].message : "");
+    ts_store_listing_free(&listing);
+    if (count_entries(our_root) != full)
+        mismatch(&m, "our root holds %zu entries for %zu snapshots", count_entries(our_root), full);
+    ts_store_close(theirs);
+    ts_store_close(ours);
+    vec_close(&f);
+    free(docs);
+    vec_close(&docs_file);
+    ck_assert_uint_eq(remove_tree(python_root), 0);
+    ck_assert_uint_eq(remove_tree(our_root), 0);
+    free(python_root);
+    free(our_root);
+    printf("store: %zu snapshots through both roots, %zu mismatches\n", full, m.count);
+    ck_assert_int_ge(full, 20);
+    ck_assert_msg(m.count == 0, "%zu store mismatches", m.count);
 }
 END_TEST
 
@@ -573,6 +796,7 @@ static char *compact_text(const struct json_object *v)
 }
 
 typedef struct score_stats {
+    size_t errors;
     size_t cases;
     size_t numbers;
     size_t bit_exact;
@@ -634,6 +858,25 @@ static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
     return rc;
 }
 
+/* A case the spec refuses: C must refuse it too, with the spec's message for
+ * a bad calls list ("item at index i ..."). */
+static void check_score_error(struct json_object *c, size_t index, mismatches *m, score_stats *st)
+{
+    const char *why = json_object_get_string(json_object_object_get(c, "error"));
+    ts_score_result r;
+    ts_error err;
+
+    st->errors++;
+    if (run_case(c, &r, &err) == 0) {
+        mismatch(m, "case %zu: C scored what the spec refuses (%s): score %.17g", index, why,
+                 r.score);
+        ts_score_result_free(&r);
+        return;
+    }
+    if (strncmp(why, "item at index", 13) == 0 && strstr(err.message, why) == NULL)
+        mismatch(m, "case %zu: message \"%s\" does not say \"%s\"", index, err.message, why);
+}
+
 static void check_score_case(const char *line, size_t len, size_t index, mismatches *m,
                              score_stats *st)
 {
@@ -645,6 +888,11 @@ static void check_score_case(const char *line, size_t len, size_t index, mismatc
     ck_assert_msg(ts_json_parse(line, len, 0, &c, &err) == 0, "scores.jsonl line %zu: %s",
                   index + 1, err.message);
     want = json_object_object_get(c, "result");
+    if (want == NULL) {
+        check_score_error(c, index, m, st);
+        json_object_put(c);
+        return;
+    }
     ck_assert_uint_eq(json_object_array_length(want), N_RESULT_KEYS);
     if (run_case(c, &r, &err) < 0) {
         mismatch(m, "case %zu: C refused what Python scores: %s\n  %.*s", index, err.message,
@@ -668,7 +916,7 @@ static void check_score_case(const char *line, size_t len, size_t index, mismatc
 START_TEST(scores_match_python)
 {
     mismatches m = {"score", 0};
-    score_stats st = {0, 0, 0};
+    score_stats st = {0, 0, 0, 0};
     vec_file f;
     size_t index = 0;
 
@@ -681,9 +929,11 @@ START_TEST(scores_match_python)
         f.pos = (size_t)(nl - f.data) + 1;
     }
     vec_close(&f);
-    printf("scores: %zu cases, %zu numbers (%zu bit-identical), %zu mismatches\n", st.cases,
-           st.numbers, st.bit_exact, m.count);
-    ck_assert_int_ge(index, 1000);
+    printf("scores: %zu cases, %zu numbers (%zu bit-identical), %zu refused inputs, "
+           "%zu mismatches\n",
+           st.cases, st.numbers, st.bit_exact, st.errors, m.count);
+    ck_assert_int_ge(st.cases, 1000);
+    ck_assert_int_ge(st.errors, 10);
     ck_assert_msg(m.count == 0, "%zu of %zu scoring cases differ from Python", m.count, index);
 }
 END_TEST
@@ -774,8 +1024,10 @@ int main(void)
 
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, json_documents_match_python);
+    tcase_add_test(tc, reader_accepts_and_refuses_like_python);
     tcase_add_test(tc, file_names_match_python);
     tcase_add_test(tc, snapshot_files_match_python);
+    tcase_add_test(tc, store_uses_the_reference_layout);
     tcase_add_test(tc, scores_match_python);
     suite_add_tcase(s, tc);
     tc = tcase_create("surrogate_pairs");

@@ -327,7 +327,15 @@ START_TEST(pinned_store)
     tdaemon_prepare(&pinned);
     snprintf(root, sizeof(root), "--store=%s", pinned.store);
     const char *extra[] = {root, NULL};
+    /* a pinned store's stray temp files go at start, before any request */
+    char temp[800];
+    struct stat st;
+    ck_assert(mkdir(pinned.store, 0700) == 0);
+    snprintf(temp, sizeof(temp), "%s/.y-12345678.json.0123456789abcdef.tmp", pinned.store);
+    FILE *f = fopen(temp, "w");
+    fclose(f);
     tdaemon_start(&pinned, extra);
+    ck_assert_msg(stat(temp, &st) != 0, "stray temp file of the pinned store kept");
     int fd = tdaemon_connect(pinned.socket);
     struct json_object *p = json_object_new_object();
     json_object_object_add(p, "store", json_object_new_string(daemon_.store));

@@ -13,6 +13,12 @@ never needs Python.
     python3 tests/compat/gen_vectors.py            # rewrite the vectors
     python3 tests/compat/gen_vectors.py --check    # fail if they would change
 
+A soak run with many more vectors and another seed, outside the tree:
+
+    python3 tests/compat/gen_vectors.py --scale 20 --seed 7 \\
+        --out /tmp/soak/tests/data/compat-vectors
+    TS_SOURCE_DIR=/tmp/soak build/tests/test_compat
+
 Output is deterministic (fixed seed), so a rerun on an unchanged script
 gives identical files.
 
@@ -35,7 +41,7 @@ import sys
 SEED = 20261129
 N_DOCS = 2000
 N_NAMES = 2000
-N_SCORES = 1200
+N_SCORES = 1000
 N_SNAPSHOT_FULL = 40  # snapshot vectors stored in full; the rest as SHA-1
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -411,6 +417,130 @@ def write_documents(rng, docs):
 
 
 # ---------------------------------------------------------------------------
+# (a') The reader: mutated texts, accepted or refused as Python does
+# ---------------------------------------------------------------------------
+
+N_MUTANTS = 1500
+READER_MAX_DEPTH = 128  # TS_JSON_MAX_DEPTH
+
+INJECTED = ["NaN", "Infinity", "-Infinity", "1e400", "-1e400", "\\ud800", "\\udc00",
+            "\\ud800\\u0041", "99999999999999999999", "-9223372036854775809",
+            "18446744073709551616", "true", "nul", "01", "1.", ".5", "+1", "0x10", "'a'",
+            "/*c*/", "//", ",", ",]", ",}", "\\u00", "\\x41", "\\a", "\ufeff", "\x00",
+            "\x7f", "\u2028", "\\u0000", "\"\\u0000\":1", "-", "1e", "1e+", "-0", "-0.0",
+            "1E5", "[]", "{}", "\"\"", "\t", "\x0b", "\x0c", "\xa0"]
+
+
+def depth_of(v):
+    if isinstance(v, list):
+        return 1 + max((depth_of(x) for x in v), default=0)
+    if isinstance(v, dict):
+        return 1 + max((depth_of(x) for x in v.values()), default=0)
+    return 0
+
+
+def has_surrogate(s):
+    return any(0xD800 <= ord(c) <= 0xDFFF for c in s)
+
+
+def deliberate_difference(v):
+    """Why toolscored refuses a value Python reads (json.md), or None."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return None if -2**63 <= v <= 2**64 - 1 else "integer beyond 64 bits"
+    if isinstance(v, float):
+        return None if math.isfinite(v) else "NaN, Infinity or a double overflow"
+    if isinstance(v, str):
+        return "lone surrogate" if has_surrogate(v) else None
+    if isinstance(v, list):
+        for x in v:
+            why = deliberate_difference(x)
+            if why:
+                return why
+        return None
+    for k, x in v.items():
+        if "\x00" in k:
+            return "\\u0000 in an object key"
+        if has_surrogate(k):
+            return "lone surrogate"
+        why = deliberate_difference(x)
+        if why:
+            return why
+    return None
+
+
+def python_reads(data):
+    """(value, None) when the reference reads data (UTF-8 file bytes) and
+    toolscored is meant to as well, else (None, why)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None, "invalid UTF-8"
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        return None, str(e)
+    why = deliberate_difference(value)
+    if why is None and depth_of(value) > READER_MAX_DEPTH:
+        why = "nesting deeper than %d" % READER_MAX_DEPTH
+    if why:
+        return None, "deliberate difference: " + why
+    return value, None
+
+
+def mutate(rng, data):
+    pick = rng.random()
+    i = rng.randint(0, len(data))
+    if pick < 0.2:
+        return data[:i]
+    if pick < 0.35 and data:
+        i = min(i, len(data) - 1)
+        return data[:i] + data[i + 1:]
+    if pick < 0.55:
+        junk = rng.choice(INJECTED).encode("utf-8")
+        return data[:i] + junk + data[i:]
+    if pick < 0.7 and data:
+        i = min(i, len(data) - 1)
+        return data[:i] + bytes([rng.choice(b'"{}[],:\\ 0-1eE.+tfn\x00\x01\x7f\xff\xc0\xed\x80')]) + data[i + 1:]
+    if pick < 0.8:
+        j = rng.randint(i, len(data))
+        return data[:j] + data[i:j] + data[j:]
+    if pick < 0.9 and len(data) > 1:
+        i = min(i, len(data) - 2)
+        return data[:i] + data[i + 1:i + 2] + data[i:i + 1] + data[i + 2:]
+    if rng.random() < 0.3:
+        return b"[" * rng.choice([127, 128, 129]) + data + b"]" * rng.choice([0, 127, 128, 129])
+    return b"[" + data + b"]" * rng.choice([0, 1, 2])
+
+
+def write_reader(rng, inputs):
+    rec = Records()
+    rec.comment(HEADER)
+    rec.comment("Per text: input (mutated from a json.vec document), then compact")
+    rec.comment("(json.dumps(json.loads(input), ensure_ascii=False)) when Python reads it")
+    rec.comment("and toolscored is meant to, or refused (why, for the reader of a failure).")
+    seeds = [text.encode("utf-8") for text, _ in inputs if len(text.encode("utf-8")) <= 90]
+    seen = set()
+    accepted = 0
+    while len(seen) < N_MUTANTS:
+        data = rng.choice(seeds)
+        for _ in range(rng.choice([1, 1, 2, 3])):
+            data = mutate(rng, data)
+        if data in seen or len(data) > 1200:
+            continue
+        seen.add(data)
+        value, why = python_reads(data)
+        rec.add("input", data)
+        if why is None:
+            rec.add("compact", compact(value))
+            accepted += 1
+        else:
+            rec.add("refused", why)
+    return rec, accepted
+
+
+# ---------------------------------------------------------------------------
 # (b) Snapshot file names (snapshots.md, "Store and file names")
 # ---------------------------------------------------------------------------
 
@@ -513,9 +643,11 @@ def write_snapshots(rng, inputs, names):
     rec.comment("Per snapshot: snapshot (tab-separated: created_at, updated_at,")
     rec.comment("toolscore_version, approved, source, and the comma-separated indexes of")
     rec.comment("the documents in json.vec that are the args of its calls, one call each),")
-    rec.comment("one tool per call, name, then either file (the whole file json.dumps")
+    rec.comment("one tool per call, name, filename (the reference's file name for it),")
+    rec.comment("then either file (the whole file json.dumps")
     rec.comment("writes) or sha1 ('<40 hex> <length>' of that file).")
     objects = [i for i, (_, value) in enumerate(inputs) if isinstance(value, dict)]
+    used_names = set()
     count = 0
     while objects:
         take = rng.randint(1, 4)
@@ -523,7 +655,7 @@ def write_snapshots(rng, inputs, names):
         tools = [rng.choice(["search", "book_flight", "поиск", "\U0001f50d", "a/b", "t\"q",
                              "tool with spaces", "x\u2028y"]) for _ in chosen]
         name = names[chosen[0] % len(names)]
-        if len(name.encode("utf-8")) > 60:
+        if len(name.encode("utf-8")) > 60 or name in used_names:
             name = "tests/test_snap.py::test_%d[%s]" % (chosen[0], rng.choice(["a", "é", "\U0001f600", "x y"]))
         snap = {
             "schema_version": 1,
@@ -541,9 +673,11 @@ def write_snapshots(rng, inputs, names):
                                        snap["toolscore_version"],
                                        "true" if snap["approved"] else "false", snap["source"],
                                        ",".join(str(i) for i in chosen)]))
+        used_names.add(name)
         for t in tools:
             rec.add("tool", t)
         rec.add("name", name)
+        rec.add("filename", snapshot_filename(name))
         if count < N_SNAPSHOT_FULL:
             rec.add("file", data)
         else:
@@ -802,7 +936,8 @@ def perturb(rng, v):
         return rng.choice([float(v), v + 1 if v < 2**64 - 1 else v - 1,
                            bool(v) if v in (0, 1) else v, str(v)])
     if isinstance(v, float):
-        return rng.choice([int(v) if v.is_integer() and abs(v) < 2**64 else v, v * 2, -v])
+        double = v * 2 if abs(v) < 1e308 else v / 2  # stays finite
+        return rng.choice([int(v) if v.is_integer() and abs(v) < 2**64 else v, double, -v])
     if isinstance(v, str):
         return rng.choice(WS_AROUND) + v + rng.choice(["", " ", "\u3000"])
     if isinstance(v, list):
@@ -954,8 +1089,38 @@ def near_threshold(rng, case):
     return case
 
 
+# Inputs scoring.md refuses (no score): the C code must refuse them too.
+ERROR_CASES = [
+    ({"tool": "a"}, [], None, 1.0),
+    (["a"], [], None, 1.0),
+    ([{"tool": "a"}, 7], [], None, 1.0),
+    ([{"args": {}}], [], None, 1.0),
+    ([{"tool": ""}], [], None, 1.0),
+    ([{"tool": 5}], [], None, 1.0),
+    ([{"tool": None}], [], None, 1.0),
+    ([{"tool": "a"}], [], {"bogus": 1}, 1.0),
+    ([{"tool": "a"}], [], {"argument_f1": -1}, 1.0),
+    ([{"tool": "a"}], [], {"argument_f1": -0.0001, "selection_accuracy": 1}, 1.0),
+    ([{"tool": "a"}], [], {"selection_accuracy": 0, "argument_f1": 0, "sequence_accuracy": 0,
+                           "redundant_rate": 0}, 1.0),
+    ([{"tool": "a"}], [], {"argument_f1": "1"}, 1.0),
+    ([{"tool": "a"}], [], None, 1.5),
+    ([{"tool": "a"}], [], None, -0.1),
+]
+
+
 def write_scores(rng):
     lines = []
+    for expected, actual, weights, min_score in ERROR_CASES:
+        try:
+            score(expected, actual, weights, False, min_score)
+        except ValueError as e:
+            why = str(e)
+        else:
+            raise AssertionError("not refused: %r" % ((expected, weights, min_score),))
+        lines.append(json.dumps({"expected": expected, "actual": actual, "weights": weights,
+                                 "strict": False, "min_score": min_score, "result": None,
+                                 "error": why}, ensure_ascii=False, separators=(",", ":")))
     cases = fixed_score_cases()
     while len(cases) < N_SCORES:
         case = score_case(rng, len(cases))
@@ -968,7 +1133,7 @@ def write_scores(rng):
         case = dict(case)
         case["result"] = [result[k] for k in RESULT_KEYS]
         lines.append(json.dumps(case, ensure_ascii=False, separators=(",", ":")))
-    return ("\n".join(lines) + "\n").encode("utf-8"), len(cases)
+    return ("\n".join(lines) + "\n").encode("utf-8"), len(lines)
 
 
 # ---------------------------------------------------------------------------
@@ -1004,16 +1169,24 @@ def main():
     parser.add_argument("--check", action="store_true",
                         help="compare with the files on disk instead of writing")
     parser.add_argument("--out", default=OUT)
+    parser.add_argument("--scale", type=int, default=1,
+                        help="N times as many vectors (a soak run into --out; not committed)")
+    parser.add_argument("--seed", type=int, default=SEED)
     args = parser.parse_args()
+    global N_DOCS, N_NAMES, N_SCORES, N_MUTANTS
+    N_DOCS, N_NAMES, N_SCORES, N_MUTANTS = (n * args.scale for n in
+                                            (N_DOCS, N_NAMES, N_SCORES, N_MUTANTS))
     self_check()
-    rng = random.Random(SEED)
+    rng = random.Random(args.seed)
     docs = gen_documents(random.Random(rng.getrandbits(64)))
     doc_rec, inputs = write_documents(random.Random(rng.getrandbits(64)), docs)
     name_rec, names = write_names(random.Random(rng.getrandbits(64)))
     snap_rec, n_snap = write_snapshots(random.Random(rng.getrandbits(64)), inputs, names)
     scores, n_scores = write_scores(random.Random(rng.getrandbits(64)))
+    reader_rec, n_accepted = write_reader(random.Random(rng.getrandbits(64)), inputs)
     files = {"json.vec": doc_rec.bytes(), "names.vec": name_rec.bytes(),
-             "snapshots.vec": snap_rec.bytes(), "scores.jsonl": scores}
+             "snapshots.vec": snap_rec.bytes(), "scores.jsonl": scores,
+             "reader.vec": reader_rec.bytes()}
     os.makedirs(args.out, exist_ok=True)
     stale = []
     for fname, data in files.items():
@@ -1025,8 +1198,9 @@ def main():
         else:
             with open(path, "wb") as f:
                 f.write(data)
-    print("%d documents, %d names, %d snapshots, %d scoring cases; %d bytes" % (
-        len(inputs), len(names), n_snap, n_scores, sum(len(d) for d in files.values())))
+    print("%d documents, %d names, %d snapshots, %d scoring cases, %d mutated texts (%d read); "
+          "%d bytes" % (len(inputs), len(names), n_snap, n_scores, N_MUTANTS, n_accepted,
+                        sum(len(d) for d in files.values())))
     if stale:
         print("out of date: " + ", ".join(stale), file=sys.stderr)
         return 1

@@ -1,0 +1,225 @@
+/*
+ * tsctl — internal interface shared by the command line's files.
+ *
+ * tsctl.c owns main, the command table, the common options and the option
+ * parser; tsctl_util.c the helpers every command uses (reading JSON files,
+ * colour, tables, ages, the daemon connection); each tsctl_<group>.c one
+ * group of commands. Nothing here is a library: these functions print to
+ * stdout/stderr and return tsctl exit codes.
+ */
+#ifndef TSCTL_H
+#define TSCTL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "ts_error.h"
+
+/* Exit codes: the public contract of docs/tsctl.1. */
+#define TSCTL_EXIT_OK 0
+#define TSCTL_EXIT_FAILED 1      /* the thing asked about failed */
+#define TSCTL_EXIT_USAGE 2       /* bad usage or bad input */
+#define TSCTL_EXIT_UNREACHABLE 3 /* the daemon could not be reached or started */
+
+/* Returned by tsctl_parse when --help or --version was handled: exit 0. */
+#define TSCTL_DONE (-1)
+
+struct ts_client;
+
+typedef struct tsctl_ctx {
+    const char *command;      /* "eval", "snapshots list", ... for messages */
+    const char *dir;          /* snapshot root as given (--dir, TOOLSCORE_DIR, default) */
+    const char *socket;       /* --socket or TOOLSCORE_SOCKET; NULL = the default */
+    bool json;                /* --json */
+    bool color_out;           /* colour on stdout (a terminal and no NO_COLOR) */
+    bool color_err;           /* colour on stderr */
+    struct ts_client *client; /* open connection, or NULL */
+    char socket_path[4096];   /* the socket in use (filled by tsctl_connect) */
+    ts_error last_error;      /* the last failed request's error (tsctl_call) */
+    bool unreachable;         /* the last failure was the daemon not answering */
+} tsctl_ctx;
+
+/* One option a command accepts besides the common ones. */
+typedef struct tsctl_option {
+    const char *name;   /* long name without "--" */
+    char short_name;    /* 0 for none */
+    const char **value; /* set for options taking a value */
+    bool *flag;         /* set for flags */
+} tsctl_option;
+
+/* The positional arguments after parsing. */
+typedef struct tsctl_args {
+    char **pos; /* positional arguments (before any "--") */
+    int npos;
+    char **rest; /* everything after "--" (NULL-terminated), or NULL */
+    int nrest;
+    bool dashdash; /* a "--" was present */
+} tsctl_args;
+
+typedef struct tsctl_command {
+    const char *name;    /* "eval", "snapshots list" */
+    const char *summary; /* one line for the command list */
+    const char *help;    /* full help text: usage line, description, options */
+    int (*run)(tsctl_ctx *ctx, int argc, char **argv);
+} tsctl_command;
+
+/* Flags for tsctl_parse. */
+#define TSCTL_PARSE_JSON 0x1 /* the command accepts --json */
+#define TSCTL_PARSE_COMMAND                                                                        \
+    0x2 /* what follows "--" is a command (args->rest);                                            \
+           otherwise it is more positional arguments */
+
+/*
+ * Parse argv (argv[0] is the command word) against opts (terminated by an
+ * entry with a NULL name) plus the common options. Returns 0, TSCTL_DONE
+ * (help or version printed), or TSCTL_EXIT_USAGE after printing a one-line
+ * reason. args->pos points into a static array valid until the next call.
+ */
+int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts, int flags,
+                tsctl_args *args);
+
+/* Print a one-line usage error for ctx->command; returns TSCTL_EXIT_USAGE. */
+int tsctl_usage_error(const tsctl_ctx *ctx, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Print "tsctl COMMAND: message" on stderr and return code. */
+int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Map a library/daemon error code string to a tsctl exit code. */
+int tsctl_exit_for_error(const ts_error *err);
+
+/* Report err ("tsctl COMMAND: message") with the exit code it maps to. */
+int tsctl_report_error(const tsctl_ctx *ctx, const ts_error *err);
+
+/*
+ * Read and parse a JSON file (path "-" is stdin). On failure prints the
+ * reason naming the file (line and column for syntax errors) and returns
+ * TSCTL_EXIT_USAGE; 0 on success with *out owned by the caller.
+ */
+int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out);
+
+/* Parse a --weights value: inline JSON, or @FILE. 0 or TSCTL_EXIT_USAGE. */
+struct ts_weights;
+int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, struct ts_weights *out,
+                        struct json_object **json_out);
+
+/* Parse a --min-score value (a number in [0, 1]). 0 or TSCTL_EXIT_USAGE. */
+int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out);
+
+/* Check a --format value. 0 or TSCTL_EXIT_USAGE. */
+int tsctl_check_format(const tsctl_ctx *ctx, const char *format);
+
+/* Print v as pretty JSON (python indent=2) plus newline on stdout. */
+int tsctl_print_json(const tsctl_ctx *ctx, const struct json_object *v);
+
+/* "today", "1 day ago", "N days ago" for an ISO-8601 timestamp. */
+void tsctl_age(const char *timestamp, char *out, size_t outsz);
+
+/* "2025-06-01 12:05" from an ISO-8601 timestamp (UTC). */
+void tsctl_short_time(const char *timestamp, char *out, size_t outsz);
+
+/* ANSI colour helpers: return the code when on, "" when off. */
+const char *tsctl_c(bool on, const char *code);
+#define TSCTL_GREEN "\033[32m"
+#define TSCTL_RED "\033[31m"
+#define TSCTL_YELLOW "\033[33m"
+#define TSCTL_BOLD "\033[1m"
+#define TSCTL_DIM "\033[2m"
+#define TSCTL_RESET "\033[0m"
+
+/* Display width of a UTF-8 string (code points; no wide-char tables). */
+size_t tsctl_width(const char *s);
+
+/* Print s padded with spaces to width columns. */
+void tsctl_pad(FILE *f, const char *s, size_t width);
+
+/* A simple text table: rows of cells, printed with aligned columns. */
+typedef struct tsctl_table {
+    size_t ncols;
+    size_t nrows; /* including the header row */
+    char **cells; /* nrows * ncols owned strings */
+} tsctl_table;
+
+void tsctl_table_init(tsctl_table *t, size_t ncols);
+/* Append a row of ncols strings (copied). */
+int tsctl_table_add(tsctl_table *t, const char *const *cells);
+void tsctl_table_print(const tsctl_table *t, FILE *f, bool color);
+void tsctl_table_free(tsctl_table *t);
+
+/* Truthiness of TOOLSCORE_RECORD_UPDATE: set and not empty/0/false/no. */
+bool tsctl_env_truthy(const char *value);
+
+/* True when the CI variable is set and non-empty. */
+bool tsctl_env_ci(void);
+
+/*
+ * Connect to the daemon for ctx->socket (starting one when autostart and none
+ * answers). On failure prints "tsctl COMMAND: cannot reach the daemon at
+ * SOCKET: REASON" and returns TSCTL_EXIT_UNREACHABLE; 0 with ctx->client set.
+ */
+int tsctl_connect(tsctl_ctx *ctx, bool autostart);
+
+/* Close ctx->client if open. */
+void tsctl_disconnect(tsctl_ctx *ctx);
+
+/*
+ * New params object for a store request: {"store": <absolute, resolved
+ * root>}. NULL after printing the reason (the caller returns
+ * TSCTL_EXIT_USAGE).
+ */
+struct json_object *tsctl_store_params(const tsctl_ctx *ctx);
+
+/* The absolute, symlink-resolved snapshot root of ctx->dir into out
+ * (TS_PATHS_MAX bytes). 0, or TSCTL_EXIT_USAGE after printing the reason. */
+int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
+
+/*
+ * One request to the daemon (connecting with autostart when not connected).
+ * params is consumed. On success *result is a new reference (may be NULL for
+ * an empty result) and 0 is returned. On failure the reason is printed
+ * (unless TSCTL_CALL_QUIET), ctx->last_error holds it and the exit code is
+ * returned: 3 when the daemon cannot be reached, 2 for bad input, 1 otherwise.
+ */
+#define TSCTL_CALL_QUIET 0x1
+#define TSCTL_CALL_NO_AUTOSTART 0x2
+int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, int flags,
+               struct json_object **result);
+
+/* The socket path in use (after tsctl_connect), for messages and exports. */
+const char *tsctl_socket_path(const tsctl_ctx *ctx);
+
+/* Field helpers on a JSON reply. */
+const char *tsctl_str(const struct json_object *obj, const char *key, const char *fallback);
+long long tsctl_int(const struct json_object *obj, const char *key, long long fallback);
+bool tsctl_bool(const struct json_object *obj, const char *key);
+struct json_object *tsctl_get(const struct json_object *obj, const char *key);
+
+/* True when stdin and stdout are both terminals (prompts, review). */
+bool tsctl_interactive(void);
+
+/* Commands (one group per file). */
+int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_snapshots_path(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, const char *format,
+                       bool update);
+int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
+
+/* The help text of the running command (for tsctl_parse). */
+extern const tsctl_command *tsctl_current;
+
+#endif

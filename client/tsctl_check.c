@@ -1,0 +1,212 @@
+/*
+ * tsctl_check — `tsctl check` (one pass of the snapshot state machine
+ * through the daemon) and `tsctl record --from-trace` (importing a trace file
+ * as a snapshot). The mode flags come from this process's environment:
+ * CI (set and non-empty), TOOLSCORE_RECORD_UPDATE (truthy), TOOLSCORE_RUN
+ * (the run to join) and TOOLSCORE_TEST (the test claiming the name).
+ */
+#include "tsctl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_extract.h"
+#include "ts_score.h"
+
+/* Exit code for a check outcome. */
+static int outcome_exit(const char *outcome)
+{
+    static const char *const ok[] = {"CREATED", "PENDING", "UPDATED", "PASSED"};
+    size_t i;
+
+    for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        if (strcmp(outcome, ok[i]) == 0)
+            return TSCTL_EXIT_OK;
+    }
+    return TSCTL_EXIT_FAILED;
+}
+
+static void print_outcome(const tsctl_ctx *ctx, const struct json_object *reply)
+{
+    const char *outcome = tsctl_str(reply, "outcome", "?");
+    const char *message = tsctl_str(reply, "message", "");
+    const char *report = tsctl_str(reply, "report", NULL);
+    struct json_object *result = tsctl_get(reply, "result");
+    const char *color = TSCTL_YELLOW;
+    bool c = ctx->color_out;
+
+    if (strcmp(outcome, "PASSED") == 0)
+        color = TSCTL_GREEN;
+    else if (outcome_exit(outcome) != 0)
+        color = TSCTL_RED;
+    printf("%s%s%s", tsctl_c(c, color), outcome, tsctl_c(c, TSCTL_RESET));
+    if (message[0] != '\0')
+        printf("  %s", message);
+    else
+        printf("  snapshot '%s'", tsctl_str(reply, "name", "?"));
+    if (json_object_is_type(result, json_type_object)) {
+        struct json_object *score = tsctl_get(result, "score");
+
+        printf(" (score %.2f)", json_object_get_double(score));
+    }
+    printf("\n");
+    if (report != NULL && report[0] != '\0') {
+        size_t len = strlen(report);
+
+        printf("\n%s%s", report, report[len - 1] == '\n' ? "" : "\n");
+    }
+}
+
+/* The reply with exactly the keys of cli.md, in its order. */
+static struct json_object *check_json(const struct json_object *reply)
+{
+    static const char *const keys[] = {"outcome", "name", "file", "message", "result", "report"};
+    struct json_object *out = json_object_new_object();
+    size_t i;
+
+    for (i = 0; out != NULL && i < sizeof(keys) / sizeof(keys[0]); i++) {
+        struct json_object *v = tsctl_get(reply, keys[i]);
+
+        json_object_object_add(out, keys[i], v ? json_object_get(v) : NULL);
+    }
+    return out;
+}
+
+int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
+{
+    const char *calls_path = NULL;
+    const char *format = NULL;
+    const char *min_score = NULL;
+    const char *weights = NULL;
+    const char *test = NULL;
+    bool strict = false;
+    bool update = false;
+    bool allow_pending = false;
+    const tsctl_option opts[] = {
+        {"calls", 0, &calls_path, NULL},
+        {"format", 0, &format, NULL},
+        {"min-score", 0, &min_score, NULL},
+        {"weights", 0, &weights, NULL},
+        {"test", 0, &test, NULL},
+        {"strict", 0, NULL, &strict},
+        {"update", 0, NULL, &update},
+        {"allow-pending", 0, NULL, &allow_pending},
+        {NULL, 0, NULL, NULL},
+    };
+    struct json_object *actual = NULL;
+    struct json_object *weights_json = NULL;
+    struct json_object *params;
+    struct json_object *reply = NULL;
+    const char *run = getenv("TOOLSCORE_RUN");
+    ts_weights parsed;
+    double min = 1.0;
+    tsctl_args args;
+    int rc;
+
+    rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc != 0)
+        return rc;
+    if (args.npos != 1)
+        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
+    if (calls_path == NULL)
+        return tsctl_usage_error(ctx, "missing --calls FILE (or --calls - for stdin)");
+    if (test == NULL)
+        test = getenv("TOOLSCORE_TEST");
+    rc = tsctl_check_format(ctx, format);
+    if (rc == 0 && min_score != NULL)
+        rc = tsctl_parse_min_score(ctx, min_score, &min);
+    if (rc == 0 && weights != NULL)
+        rc = tsctl_parse_weights(ctx, weights, &parsed, &weights_json);
+    if (rc == 0)
+        rc = tsctl_read_json(ctx, calls_path, &actual);
+    if (rc != 0) {
+        json_object_put(weights_json);
+        return rc;
+    }
+    params = tsctl_store_params(ctx);
+    if (params == NULL) {
+        json_object_put(weights_json);
+        json_object_put(actual);
+        return TSCTL_EXIT_USAGE;
+    }
+    json_object_object_add(params, "name", json_object_new_string(args.pos[0]));
+    json_object_object_add(params, "actual", actual);
+    json_object_object_add(params, "format", json_object_new_string(format ? format : "auto"));
+    json_object_object_add(params, "min_score", json_object_new_double(min));
+    json_object_object_add(params, "weights", weights_json);
+    json_object_object_add(params, "strict", json_object_new_boolean(strict));
+    json_object_object_add(params, "ci", json_object_new_boolean(tsctl_env_ci()));
+    json_object_object_add(
+        params, "update",
+        json_object_new_boolean(update || tsctl_env_truthy(getenv("TOOLSCORE_RECORD_UPDATE"))));
+    json_object_object_add(params, "allow_pending", json_object_new_boolean(allow_pending));
+    json_object_object_add(params, "run", run && run[0] ? json_object_new_string(run) : NULL);
+    json_object_object_add(params, "test", test && test[0] ? json_object_new_string(test) : NULL);
+    json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out && !ctx->json));
+    rc = tsctl_call(ctx, "check", params, 0, &reply);
+    if (rc != 0)
+        return rc;
+    if (ctx->json) {
+        struct json_object *out = check_json(reply);
+
+        rc = tsctl_print_json(ctx, out);
+        json_object_put(out);
+    } else {
+        print_outcome(ctx, reply);
+    }
+    if (rc == 0)
+        rc = outcome_exit(tsctl_str(reply, "outcome", "?"));
+    json_object_put(reply);
+    return rc;
+}
+
+/* `tsctl record --from-trace FILE --name NAME [--format F] [--update]`. */
+int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, const char *format,
+                       bool update)
+{
+    struct json_object *doc = NULL;
+    struct json_object *calls = NULL;
+    struct json_object *params;
+    struct json_object *reply = NULL;
+    ts_error err;
+    int rc;
+
+    rc = tsctl_check_format(ctx, format);
+    if (rc == 0)
+        rc = tsctl_read_json(ctx, trace, &doc);
+    if (rc != 0)
+        return rc;
+    rc = ts_extract(doc, format, TS_EXTRACT_FILE, &calls, &err);
+    json_object_put(doc);
+    if (rc < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", trace, err.message);
+    params = tsctl_store_params(ctx);
+    if (params == NULL) {
+        json_object_put(calls);
+        return TSCTL_EXIT_USAGE;
+    }
+    json_object_object_add(params, "name", json_object_new_string(name));
+    json_object_object_add(params, "calls", calls);
+    json_object_object_add(params, "source", json_object_new_string("trace"));
+    json_object_object_add(params, "update", json_object_new_boolean(update));
+    json_object_object_add(params, "format", json_object_new_string("calls"));
+    rc = tsctl_call(ctx, "record", params, TSCTL_CALL_QUIET, &reply);
+    if (rc != 0) {
+        if (strcmp(ctx->last_error.code, "exists") == 0)
+            return tsctl_fail(ctx, TSCTL_EXIT_FAILED,
+                              "snapshot '%s' already exists; use --update to overwrite it", name);
+        return tsctl_fail(ctx, rc, "%s", ctx->last_error.message);
+    }
+    if (ctx->json) {
+        rc = tsctl_print_json(ctx, reply);
+    } else if (strcmp(tsctl_str(reply, "outcome", ""), "UPDATED") == 0) {
+        printf("snapshot '%s' updated from %s (calls overwritten and approved): %s\n", name, trace,
+               tsctl_str(reply, "file", "?"));
+    } else {
+        printf("snapshot '%s' recorded from %s (pending approval): %s\n"
+               "Review it, then approve with `tsctl approve`.\n",
+               name, trace, tsctl_str(reply, "file", "?"));
+    }
+    json_object_put(reply);
+    return rc;
+}

@@ -1,0 +1,170 @@
+/*
+ * tsctl_conn — tsctl's side of the daemon connection: connecting through the
+ * client library (with auto-start), one request at a time with the exit
+ * code its failure maps to, the store parameter every store request
+ * carries, and small accessors for reply fields.
+ */
+#include "tsctl.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "toolscore_client.h"
+#include "ts_paths.h"
+
+bool tsctl_interactive(void)
+{
+    return isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1;
+}
+
+struct json_object *tsctl_get(const struct json_object *obj, const char *key)
+{
+    struct json_object *v = NULL;
+
+    if (!json_object_is_type(obj, json_type_object))
+        return NULL;
+    json_object_object_get_ex(obj, key, &v);
+    return v;
+}
+
+const char *tsctl_str(const struct json_object *obj, const char *key, const char *fallback)
+{
+    struct json_object *v = tsctl_get(obj, key);
+
+    return json_object_is_type(v, json_type_string) ? json_object_get_string(v) : fallback;
+}
+
+long long tsctl_int(const struct json_object *obj, const char *key, long long fallback)
+{
+    struct json_object *v = tsctl_get(obj, key);
+
+    if (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double))
+        return (long long)json_object_get_int64(v);
+    return fallback;
+}
+
+bool tsctl_bool(const struct json_object *obj, const char *key)
+{
+    struct json_object *v = tsctl_get(obj, key);
+
+    return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
+}
+
+int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
+{
+    ts_error err;
+
+    if (ts_paths_resolve(ctx->dir, out, outsz, &err) < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", ctx->dir,
+                          err.message);
+    return 0;
+}
+
+struct json_object *tsctl_store_params(const tsctl_ctx *ctx)
+{
+    char root[TS_PATHS_MAX];
+    struct json_object *params;
+
+    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
+        return NULL;
+    params = json_object_new_object();
+    if (params != NULL)
+        json_object_object_add(params, "store", json_object_new_string(root));
+    return params;
+}
+
+/* Remember the socket path in use (for messages, exports and stop). */
+static void note_socket(tsctl_ctx *ctx)
+{
+    ts_error err;
+
+    if (ctx->client != NULL)
+        snprintf(ctx->socket_path, sizeof(ctx->socket_path), "%s",
+                 ts_client_socket_path(ctx->client));
+    else if (ctx->socket != NULL)
+        snprintf(ctx->socket_path, sizeof(ctx->socket_path), "%s", ctx->socket);
+    else if (ts_client_default_socket(ctx->socket_path, sizeof(ctx->socket_path), &err) < 0)
+        snprintf(ctx->socket_path, sizeof(ctx->socket_path), "(default socket)");
+}
+
+const char *tsctl_socket_path(const tsctl_ctx *ctx)
+{
+    return ctx->socket_path;
+}
+
+/* Print the unreachable message (naming the socket) and return exit 3. */
+static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
+{
+    ctx->unreachable = true;
+    if (strstr(err->message, ctx->socket_path) != NULL)
+        ts_error_set(&ctx->last_error, 0, err->code, "cannot reach the daemon: %s", err->message);
+    else
+        ts_error_set(&ctx->last_error, 0, err->code, "cannot reach the daemon at %s: %s",
+                     ctx->socket_path, err->message);
+    if (!quiet)
+        tsctl_fail(ctx, TSCTL_EXIT_UNREACHABLE, "%s", ctx->last_error.message);
+    return TSCTL_EXIT_UNREACHABLE;
+}
+
+static int connect_quietly(tsctl_ctx *ctx, bool autostart, bool quiet)
+{
+    ts_client_options opt;
+    ts_error err;
+
+    if (ctx->client != NULL)
+        return 0;
+    ts_client_options_init(&opt);
+    opt.socket_path = ctx->socket;
+    opt.client_name = "tsctl/" TS_VERSION;
+    opt.autostart = autostart;
+    note_socket(ctx);
+    if (ts_client_connect(&opt, &ctx->client, &err) < 0) {
+        ctx->client = NULL;
+        return unreachable(ctx, &err, quiet);
+    }
+    note_socket(ctx);
+    return 0;
+}
+
+int tsctl_connect(tsctl_ctx *ctx, bool autostart)
+{
+    return connect_quietly(ctx, autostart, false);
+}
+
+void tsctl_disconnect(tsctl_ctx *ctx)
+{
+    ts_client_close(ctx->client);
+    ctx->client = NULL;
+}
+
+int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, int flags,
+               struct json_object **result)
+{
+    bool quiet = (flags & TSCTL_CALL_QUIET) != 0;
+    ts_error err;
+    int code;
+    int rc;
+
+    *result = NULL;
+    ts_error_clear(&ctx->last_error);
+    ctx->unreachable = false;
+    rc = connect_quietly(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0, quiet);
+    if (rc != 0) {
+        json_object_put(params);
+        return rc;
+    }
+    rc = ts_client_call(ctx->client, method, params, result, &err);
+    json_object_put(params);
+    if (rc == 0)
+        return 0;
+    if (ts_client_error_is_connection(&err))
+        return unreachable(ctx, &err, quiet);
+    ctx->last_error = err;
+    code = tsctl_exit_for_error(&err);
+    if (!quiet)
+        tsctl_fail(ctx, code, "%s", err.message);
+    return code;
+}

@@ -1,0 +1,100 @@
+/*
+ * tsctl_daemon — `tsctl status` and `tsctl stop`: the commands about the
+ * daemon itself. Neither starts a daemon: no daemon answering is exit 3.
+ */
+#include "tsctl.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <time.h>
+
+static void print_uptime(long long s)
+{
+    if (s >= 86400)
+        printf("%lldd %lldh %lldm\n", s / 86400, s % 86400 / 3600, s % 3600 / 60);
+    else if (s >= 3600)
+        printf("%lldh %lldm %llds\n", s / 3600, s % 3600 / 60, s % 60);
+    else if (s >= 60)
+        printf("%lldm %llds\n", s / 60, s % 60);
+    else
+        printf("%llds\n", s);
+}
+
+int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
+{
+    struct json_object *result = NULL;
+    tsctl_args args;
+    bool c = ctx->color_out;
+    int rc;
+
+    rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    if (rc != 0)
+        return rc;
+    if (args.npos != 0)
+        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
+    rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &result);
+    if (rc != 0)
+        return rc;
+    if (ctx->json) {
+        rc = tsctl_print_json(ctx, result);
+    } else {
+        printf("%s●%s toolscored is running\n", tsctl_c(c, TSCTL_GREEN), tsctl_c(c, TSCTL_RESET));
+        printf("  pid:              %lld\n", tsctl_int(result, "pid", 0));
+        printf("  version:          %s\n", tsctl_str(result, "version", "?"));
+        printf("  socket:           %s\n", tsctl_str(result, "socket", tsctl_socket_path(ctx)));
+        printf("  uptime:           ");
+        print_uptime(tsctl_int(result, "uptime_s", 0));
+        printf("  stores open:      %lld\n", tsctl_int(result, "stores_open", 0));
+        printf("  requests served:  %lld\n", tsctl_int(result, "requests_served", 0));
+        printf("  runs open:        %lld\n", tsctl_int(result, "runs_open", 0));
+        printf("  connections:      %lld\n", tsctl_int(result, "connections", 0));
+    }
+    json_object_put(result);
+    return rc;
+}
+
+/* Wait up to about ten seconds for the socket file to go away. */
+static bool wait_gone(const char *socket)
+{
+    struct timespec pause = {0, 20 * 1000 * 1000};
+    struct stat st;
+    int i;
+
+    for (i = 0; i < 500; i++) {
+        if (stat(socket, &st) < 0 && errno == ENOENT)
+            return true;
+        nanosleep(&pause, NULL);
+    }
+    return false;
+}
+
+int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv)
+{
+    struct json_object *status = NULL;
+    struct json_object *result = NULL;
+    long long pid;
+    tsctl_args args;
+    int rc;
+
+    rc = tsctl_parse(ctx, argc, argv, NULL, 0, &args);
+    if (rc != 0)
+        return rc;
+    if (args.npos != 0)
+        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
+    rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &status);
+    if (rc != 0)
+        return rc;
+    pid = tsctl_int(status, "pid", 0);
+    json_object_put(status);
+    rc = tsctl_call(ctx, "stop", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &result);
+    if (rc != 0)
+        return rc;
+    json_object_put(result);
+    tsctl_disconnect(ctx);
+    if (!wait_gone(tsctl_socket_path(ctx)))
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED,
+                          "toolscored (pid %lld) accepted the stop request but has not exited",
+                          pid);
+    printf("toolscored (pid %lld) stopped.\n", pid);
+    return TSCTL_EXIT_OK;
+}

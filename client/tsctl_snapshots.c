@@ -1,0 +1,334 @@
+/*
+ * tsctl_snapshots — the store upkeep commands that go through the daemon:
+ * `tsctl snapshots list|show|rm` and `tsctl approve`.
+ */
+#include "tsctl.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_json.h"
+
+static void print_problems(const tsctl_ctx *ctx, const struct json_object *result)
+{
+    struct json_object *problems = tsctl_get(result, "problems");
+    size_t i;
+
+    if (!json_object_is_type(problems, json_type_array))
+        return;
+    for (i = 0; i < json_object_array_length(problems); i++) {
+        struct json_object *p = json_object_array_get_idx(problems, i);
+
+        fprintf(stderr, "%swarning:%s unreadable snapshot file %s: %s\n",
+                tsctl_c(ctx->color_err, TSCTL_YELLOW), tsctl_c(ctx->color_err, TSCTL_RESET),
+                tsctl_str(p, "file", "?"), tsctl_str(p, "message", "?"));
+    }
+}
+
+static int print_list_table(const tsctl_ctx *ctx, const struct json_object *list)
+{
+    static const char *const header[] = {"Status", "Name", "Calls", "Updated", "Source"};
+    size_t n = json_object_array_length(list);
+    tsctl_table t;
+    size_t i;
+
+    if (n == 0) {
+        printf("No snapshots found.\n");
+        return TSCTL_EXIT_OK;
+    }
+    tsctl_table_init(&t, 5);
+    tsctl_table_add(&t, header);
+    for (i = 0; i < n; i++) {
+        struct json_object *s = json_object_array_get_idx(list, i);
+        char calls[32];
+        char updated[64];
+        const char *row[5];
+
+        snprintf(calls, sizeof(calls), "%lld", tsctl_int(s, "calls", 0));
+        tsctl_short_time(tsctl_str(s, "updated_at", "?"), updated, sizeof(updated));
+        row[0] = tsctl_bool(s, "approved") ? "✓ approved" : "○ pending";
+        row[1] = tsctl_str(s, "name", "?");
+        row[2] = calls;
+        row[3] = updated;
+        row[4] = tsctl_str(s, "source", "?");
+        if (tsctl_table_add(&t, row) < 0) {
+            tsctl_table_free(&t);
+            return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
+        }
+    }
+    tsctl_table_print(&t, stdout, ctx->color_out);
+    tsctl_table_free(&t);
+    return TSCTL_EXIT_OK;
+}
+
+int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
+{
+    bool pending = false;
+    const tsctl_option opts[] = {
+        {"pending", 0, NULL, &pending},
+        {NULL, 0, NULL, NULL},
+    };
+    struct json_object *params;
+    struct json_object *result = NULL;
+    struct json_object *list;
+    tsctl_args args;
+    int rc;
+
+    rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc != 0)
+        return rc;
+    if (args.npos != 0)
+        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
+    params = tsctl_store_params(ctx);
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    json_object_object_add(params, "pending", json_object_new_boolean(pending));
+    rc = tsctl_call(ctx, "list", params, 0, &result);
+    if (rc != 0)
+        return rc;
+    list = tsctl_get(result, "snapshots");
+    if (!json_object_is_type(list, json_type_array)) {
+        json_object_put(result);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "the daemon sent no snapshot list");
+    }
+    print_problems(ctx, result);
+    rc = ctx->json ? tsctl_print_json(ctx, list) : print_list_table(ctx, list);
+    json_object_put(result);
+    return rc;
+}
+
+/* Ask the daemon for snapshot name: {snapshot, file}. */
+static int fetch_snapshot(tsctl_ctx *ctx, const char *name, struct json_object **result)
+{
+    struct json_object *params = tsctl_store_params(ctx);
+
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    json_object_object_add(params, "name", json_object_new_string(name));
+    return tsctl_call(ctx, "show", params, 0, result);
+}
+
+static void print_indented_json(const struct json_object *v, const char *indent)
+{
+    ts_buf b;
+    const char *p;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (ts_json_write_pretty(v, &b, NULL) < 0 || b.data == NULL) {
+        ts_buf_free(&b);
+        printf("%s?\n", indent);
+        return;
+    }
+    for (p = b.data; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+        printf("%s%.*s\n", indent, (int)len, p);
+        p += len + (nl ? 1 : 0);
+    }
+    ts_buf_free(&b);
+}
+
+static void print_snapshot(const tsctl_ctx *ctx, const struct json_object *snap, const char *file)
+{
+    struct json_object *calls = tsctl_get(snap, "calls");
+    bool approved = tsctl_bool(snap, "approved");
+    bool c = ctx->color_out;
+    size_t n = json_object_is_type(calls, json_type_array) ? json_object_array_length(calls) : 0;
+    size_t i;
+
+    printf("%sName:%s     %s\n", tsctl_c(c, TSCTL_BOLD), tsctl_c(c, TSCTL_RESET),
+           tsctl_str(snap, "name", "?"));
+    printf("File:     %s\n", file);
+    printf("Status:   %s%s%s\n", tsctl_c(c, approved ? TSCTL_GREEN : TSCTL_YELLOW),
+           approved ? "✓ approved" : "○ pending", tsctl_c(c, TSCTL_RESET));
+    printf("Source:   %s\n", tsctl_str(snap, "source", "?"));
+    printf("Created:  %s\n", tsctl_str(snap, "created_at", "?"));
+    printf("Updated:  %s\n", tsctl_str(snap, "updated_at", "?"));
+    printf("Version:  %s\n", tsctl_str(snap, "toolscore_version", "?"));
+    printf("Calls:    %zu\n", n);
+    for (i = 0; i < n; i++) {
+        struct json_object *call = json_object_array_get_idx(calls, i);
+        struct json_object *call_args = NULL;
+
+        printf("\n%sCall %zu — %s%s\n", tsctl_c(c, TSCTL_BOLD), i + 1, tsctl_str(call, "tool", "?"),
+               tsctl_c(c, TSCTL_RESET));
+        if (!json_object_object_get_ex(call, "args", &call_args) || call_args == NULL)
+            printf("  (any args: arguments are not checked)\n");
+        else
+            print_indented_json(call_args, "  ");
+    }
+}
+
+int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv)
+{
+    struct json_object *result = NULL;
+    struct json_object *snap;
+    tsctl_args args;
+    int rc;
+
+    rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    if (rc != 0)
+        return rc;
+    if (args.npos != 1)
+        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
+    rc = fetch_snapshot(ctx, args.pos[0], &result);
+    if (rc != 0)
+        return rc;
+    snap = tsctl_get(result, "snapshot");
+    if (!json_object_is_type(snap, json_type_object)) {
+        json_object_put(result);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "the daemon sent no snapshot");
+    }
+    if (ctx->json)
+        rc = tsctl_print_json(ctx, snap);
+    else
+        print_snapshot(ctx, snap, tsctl_str(result, "file", "?"));
+    json_object_put(result);
+    return rc;
+}
+
+/* Ask "question [y/N] " on the terminal; true only for y/yes. */
+static bool confirm(const char *question)
+{
+    char line[64];
+    size_t len;
+
+    printf("%s [y/N] ", question);
+    fflush(stdout);
+    if (fgets(line, sizeof(line), stdin) == NULL)
+        return false;
+    len = strcspn(line, "\r\n");
+    line[len] = '\0';
+    return strcmp(line, "y") == 0 || strcmp(line, "Y") == 0 || strcmp(line, "yes") == 0 ||
+           strcmp(line, "YES") == 0 || strcmp(line, "Yes") == 0;
+}
+
+int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
+{
+    bool yes = false;
+    const tsctl_option opts[] = {
+        {"yes", 'y', NULL, &yes},
+        {NULL, 0, NULL, NULL},
+    };
+    struct json_object *result = NULL;
+    struct json_object *params;
+    char question[4200];
+    tsctl_args args;
+    int rc;
+
+    rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
+    if (rc != 0)
+        return rc;
+    if (args.npos != 1)
+        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
+    if (!yes && !tsctl_interactive())
+        return tsctl_usage_error(ctx, "not a terminal: refusing to delete without --yes");
+    rc = fetch_snapshot(ctx, args.pos[0], &result);
+    if (rc != 0)
+        return rc;
+    if (!yes) {
+        snprintf(question, sizeof(question), "Delete snapshot '%s' (%s)?", args.pos[0],
+                 tsctl_str(result, "file", "?"));
+        if (!confirm(question)) {
+            json_object_put(result);
+            printf("Aborted.\n");
+            return TSCTL_EXIT_OK;
+        }
+    }
+    json_object_put(result);
+    result = NULL;
+    params = tsctl_store_params(ctx);
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    json_object_object_add(params, "name", json_object_new_string(args.pos[0]));
+    rc = tsctl_call(ctx, "rm", params, 0, &result);
+    if (rc != 0)
+        return rc;
+    printf("Deleted snapshot '%s' (%s).\n", args.pos[0], tsctl_str(result, "file", "?"));
+    json_object_put(result);
+    return TSCTL_EXIT_OK;
+}
+
+static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
+{
+    static const char *const header[] = {"Name", "Calls", "Age"};
+    size_t n = json_object_array_length(list);
+    tsctl_table t;
+    size_t i;
+
+    tsctl_table_init(&t, 3);
+    tsctl_table_add(&t, header);
+    for (i = 0; i < n; i++) {
+        struct json_object *s = json_object_array_get_idx(list, i);
+        char calls[32];
+        char age[48];
+        const char *row[3];
+
+        snprintf(calls, sizeof(calls), "%lld", tsctl_int(s, "calls", 0));
+        tsctl_age(tsctl_str(s, "created_at", NULL), age, sizeof(age));
+        row[0] = tsctl_str(s, "name", "?");
+        row[1] = calls;
+        row[2] = age;
+        if (tsctl_table_add(&t, row) < 0) {
+            tsctl_table_free(&t);
+            return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
+        }
+    }
+    tsctl_table_print(&t, stdout, ctx->color_out);
+    tsctl_table_free(&t);
+    printf("\n%sApproved %zu snapshot(s).%s\n", tsctl_c(ctx->color_out, TSCTL_GREEN), n,
+           tsctl_c(ctx->color_out, TSCTL_RESET));
+    return TSCTL_EXIT_OK;
+}
+
+int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
+{
+    bool all = false;
+    const tsctl_option opts[] = {
+        {"all", 'a', NULL, &all},
+        {NULL, 0, NULL, NULL},
+    };
+    struct json_object *params;
+    struct json_object *result = NULL;
+    struct json_object *list;
+    tsctl_args args;
+    int rc;
+    int i;
+
+    rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc != 0)
+        return rc;
+    if (all && args.npos > 0)
+        return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
+    if (!all && args.npos == 0)
+        return tsctl_usage_error(ctx, "expected NAME... or --all");
+    params = tsctl_store_params(ctx);
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    if (all) {
+        json_object_object_add(params, "all", json_object_new_boolean(true));
+    } else {
+        struct json_object *names = json_object_new_array();
+
+        for (i = 0; i < args.npos; i++)
+            json_object_array_add(names, json_object_new_string(args.pos[i]));
+        json_object_object_add(params, "names", names);
+    }
+    rc = tsctl_call(ctx, "approve", params, 0, &result);
+    if (rc != 0)
+        return rc;
+    list = tsctl_get(result, "approved");
+    if (!json_object_is_type(list, json_type_array)) {
+        json_object_put(result);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "the daemon sent no approval list");
+    }
+    if (ctx->json)
+        rc = tsctl_print_json(ctx, list);
+    else if (json_object_array_length(list) == 0)
+        printf("No pending snapshots found — nothing to approve.\n");
+    else
+        rc = print_approved(ctx, list);
+    json_object_put(result);
+    return rc;
+}

@@ -1,0 +1,360 @@
+/*
+ * tsctl_util — helpers every tsctl command uses: error messages and exit
+ * codes, reading JSON input files, parsing --weights / --min-score /
+ * --format, printing JSON, ages and times, aligned tables, environment flags.
+ */
+#include "tsctl.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ts_buf.h"
+#include "ts_extract.h"
+#include "ts_json.h"
+#include "ts_score.h"
+
+int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "tsctl%s%s: ", ctx->command ? " " : "", ctx->command ? ctx->command : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return code;
+}
+
+int tsctl_exit_for_error(const ts_error *err)
+{
+    static const char *const usage_codes[] = {
+        TS_ERR_INVALID_ARGUMENT,
+        TS_ERR_INVALID_JSON,
+        TS_ERR_INVALID_SNAPSHOT,
+        TS_ERR_INVALID_CALLS,
+        TS_ERR_FORMAT,
+        TS_ERR_TOO_LARGE,
+        TS_ERR_LIMIT,
+        "bad_request",
+        "store_refused",
+    };
+    size_t i;
+
+    for (i = 0; i < sizeof(usage_codes) / sizeof(usage_codes[0]); i++) {
+        if (strcmp(err->code, usage_codes[i]) == 0)
+            return TSCTL_EXIT_USAGE;
+    }
+    return TSCTL_EXIT_FAILED;
+}
+
+int tsctl_report_error(const tsctl_ctx *ctx, const ts_error *err)
+{
+    return tsctl_fail(ctx, tsctl_exit_for_error(err), "%s",
+                      err->message[0] ? err->message : "unknown error");
+}
+
+/* Read all of fd into b (bounded by b->max). 0 or -errno / -E2BIG. */
+static int read_all(int fd, ts_buf *b)
+{
+    char chunk[65536];
+    ssize_t n;
+
+    for (;;) {
+        n = read(fd, chunk, sizeof(chunk));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        if (n == 0)
+            return 0;
+        if (ts_buf_append(b, chunk, (size_t)n) < 0)
+            return -E2BIG;
+    }
+}
+
+int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out)
+{
+    const char *what = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    ts_buf b;
+    ts_error err;
+    int fd = STDIN_FILENO;
+    int rc;
+
+    if (strcmp(path, "-") != 0) {
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
+    }
+    ts_buf_init(&b, TS_JSON_MAX_BYTES);
+    rc = read_all(fd, &b);
+    if (fd != STDIN_FILENO)
+        close(fd);
+    if (rc == -E2BIG) {
+        ts_buf_free(&b);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: larger than %u bytes", what,
+                          TS_JSON_MAX_BYTES);
+    }
+    if (rc < 0) {
+        ts_buf_free(&b);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", what, strerror(-rc));
+    }
+    rc = ts_json_parse(b.data ? b.data : "", b.len, 0, out, &err);
+    ts_buf_free(&b);
+    if (rc < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", what, err.message);
+    return 0;
+}
+
+int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, ts_weights *out,
+                        struct json_object **json_out)
+{
+    struct json_object *obj = NULL;
+    ts_error err;
+    int rc;
+
+    if (text[0] == '@') {
+        rc = tsctl_read_json(ctx, text + 1, &obj);
+        if (rc != 0)
+            return rc;
+    } else {
+        rc = ts_json_parse(text, strlen(text), 0, &obj, &err);
+        if (rc < 0)
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --weights: %s", err.message);
+    }
+    if (!json_object_is_type(obj, json_type_object)) {
+        json_object_put(obj);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
+                          "invalid --weights: expected a JSON object such as "
+                          "'{\"selection_accuracy\": 1}'");
+    }
+    rc = ts_weights_from_json(obj, out, &err);
+    if (rc < 0) {
+        json_object_put(obj);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --weights: %s", err.message);
+    }
+    if (json_out != NULL)
+        *json_out = obj;
+    else
+        json_object_put(obj);
+    return 0;
+}
+
+int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out)
+{
+    char *end = NULL;
+    double v;
+
+    errno = 0;
+    v = strtod(text, &end);
+    if (text[0] == '\0' || end == text || *end != '\0' || errno != 0 || !isfinite(v))
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --min-score '%s': not a number", text);
+    if (v < 0.0 || v > 1.0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
+                          "invalid --min-score '%s': must lie between 0 and 1", text);
+    *out = v;
+    return 0;
+}
+
+int tsctl_check_format(const tsctl_ctx *ctx, const char *format)
+{
+    if (format == NULL || ts_extract_format_known(format))
+        return 0;
+    return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "unknown format '%s' (supported: %s)", format,
+                      ts_extract_format_list());
+}
+
+int tsctl_print_json(const tsctl_ctx *ctx, const struct json_object *v)
+{
+    ts_buf b;
+    ts_error err;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (ts_json_write_pretty(v, &b, &err) < 0) {
+        ts_buf_free(&b);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write JSON: %s", err.message);
+    }
+    fwrite(b.data ? b.data : "null", 1, b.data ? b.len : 4, stdout);
+    fputc('\n', stdout);
+    ts_buf_free(&b);
+    return 0;
+}
+
+/* Seconds since the epoch of "YYYY-MM-DDTHH:MM:SS..." (UTC), or -1. */
+static time_t parse_time(const char *timestamp)
+{
+    struct tm tm;
+    const char *end;
+
+    if (timestamp == NULL)
+        return (time_t)-1;
+    memset(&tm, 0, sizeof(tm));
+    end = strptime(timestamp, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (end == NULL)
+        return (time_t)-1;
+    return timegm(&tm);
+}
+
+void tsctl_age(const char *timestamp, char *out, size_t outsz)
+{
+    time_t t = parse_time(timestamp);
+    long days;
+
+    if (t == (time_t)-1) {
+        snprintf(out, outsz, "?");
+        return;
+    }
+    days = (long)((time(NULL) - t) / 86400);
+    if (days <= 0)
+        snprintf(out, outsz, "today");
+    else if (days == 1)
+        snprintf(out, outsz, "1 day ago");
+    else
+        snprintf(out, outsz, "%ld days ago", days);
+}
+
+void tsctl_short_time(const char *timestamp, char *out, size_t outsz)
+{
+    time_t t = parse_time(timestamp);
+    struct tm tm;
+
+    if (t == (time_t)-1 || gmtime_r(&t, &tm) == NULL) {
+        snprintf(out, outsz, "%s", timestamp ? timestamp : "?");
+        return;
+    }
+    strftime(out, outsz, "%Y-%m-%d %H:%M", &tm);
+}
+
+const char *tsctl_c(bool on, const char *code)
+{
+    return on ? code : "";
+}
+
+size_t tsctl_width(const char *s)
+{
+    size_t n = 0;
+
+    for (; *s; s++) {
+        if (((unsigned char)*s & 0xC0) != 0x80)
+            n++;
+    }
+    return n;
+}
+
+void tsctl_pad(FILE *f, const char *s, size_t width)
+{
+    size_t w = tsctl_width(s);
+
+    fputs(s, f);
+    for (; w < width; w++)
+        fputc(' ', f);
+}
+
+void tsctl_table_init(tsctl_table *t, size_t ncols)
+{
+    t->ncols = ncols;
+    t->nrows = 0;
+    t->cells = NULL;
+}
+
+int tsctl_table_add(tsctl_table *t, const char *const *cells)
+{
+    char **grown = realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(char *));
+    size_t i;
+
+    if (grown == NULL)
+        return -ENOMEM;
+    t->cells = grown;
+    for (i = 0; i < t->ncols; i++) {
+        char *copy = strdup(cells[i] ? cells[i] : "");
+
+        if (copy == NULL) {
+            for (; i > 0; i--)
+                free(t->cells[t->nrows * t->ncols + i - 1]);
+            return -ENOMEM;
+        }
+        t->cells[t->nrows * t->ncols + i] = copy;
+    }
+    t->nrows++;
+    return 0;
+}
+
+void tsctl_table_print(const tsctl_table *t, FILE *f, bool color)
+{
+    size_t widths[16] = {0};
+    size_t r;
+    size_t c;
+
+    for (r = 0; r < t->nrows; r++) {
+        for (c = 0; c < t->ncols && c < 16; c++) {
+            size_t w = tsctl_width(t->cells[r * t->ncols + c]);
+
+            if (w > widths[c])
+                widths[c] = w;
+        }
+    }
+    for (r = 0; r < t->nrows; r++) {
+        if (r == 0)
+            fputs(tsctl_c(color, TSCTL_BOLD), f);
+        for (c = 0; c < t->ncols && c < 16; c++) {
+            const char *cell = t->cells[r * t->ncols + c];
+
+            if (c + 1 == t->ncols) {
+                fputs(cell, f);
+            } else {
+                tsctl_pad(f, cell, widths[c]);
+                fputs("  ", f);
+            }
+        }
+        if (r == 0)
+            fputs(tsctl_c(color, TSCTL_RESET), f);
+        fputc('\n', f);
+    }
+}
+
+void tsctl_table_free(tsctl_table *t)
+{
+    size_t i;
+
+    for (i = 0; i < t->nrows * t->ncols; i++)
+        free(t->cells[i]);
+    free(t->cells);
+    t->cells = NULL;
+    t->nrows = 0;
+}
+
+bool tsctl_env_truthy(const char *value)
+{
+    static const char *const falsy[] = {"", "0", "false", "no"};
+    size_t start = 0;
+    size_t end;
+    size_t i;
+
+    if (value == NULL)
+        return false;
+    end = strlen(value);
+    while (start < end && strchr(" \t\r\n\v\f", value[start]) != NULL)
+        start++;
+    while (end > start && strchr(" \t\r\n\v\f", value[end - 1]) != NULL)
+        end--;
+    for (i = 0; i < sizeof(falsy) / sizeof(falsy[0]); i++) {
+        if (strlen(falsy[i]) == end - start &&
+            strncasecmp(value + start, falsy[i], end - start) == 0)
+            return false;
+    }
+    return true;
+}
+
+bool tsctl_env_ci(void)
+{
+    const char *ci = getenv("CI");
+
+    return ci != NULL && ci[0] != '\0';
+}

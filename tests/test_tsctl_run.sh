@@ -1,0 +1,128 @@
+#!/bin/sh
+# tsctl run and tsctl record -- CMD: 8 worker processes checking snapshots in
+# parallel under one run give one summary line that counts them all, a JUnit
+# file listing every check (well-formed, escaped), a JSON report, and the
+# name two tests claimed; CMD's exit code is passed through.
+. "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
+
+start_daemon
+
+# The worker: checks its snapshots as test "test_worker_$1"; worker 1 and 2
+# both claim "shared_name"; with DRIFT set, worker 3 checks w3_c drifted.
+cat >"$WORK/worker.sh" <<'WORKER'
+w=$1
+export TOOLSCORE_TEST="tests/test_workers.py::test_worker_$w"
+rc=0
+for s in a b c; do
+	calls="$DATA/x1.json"
+	[ -n "${DRIFT:-}" ] && [ "$w" = 3 ] && [ "$s" = c ] && calls="$DATA/x2.json"
+	"$TSCTL" check "w${w}_$s" --calls "$calls" >/dev/null || rc=1
+done
+if [ "$w" = 4 ]; then
+	"$TSCTL" check 'w4_<&"x">' --calls "$DATA/x1.json" >/dev/null || rc=1
+fi
+if [ "$w" = 1 ] || [ "$w" = 2 ]; then
+	"$TSCTL" check shared_name --calls "$DATA/x1.json" >/dev/null || rc=1
+fi
+exit $rc
+WORKER
+cat >"$WORK/suite.sh" <<'SUITE'
+pids=""
+for w in 1 2 3 4 5 6 7 8; do
+	sh "$WORK/worker.sh" $w &
+	pids="$pids $!"
+done
+rc=0
+for p in $pids; do wait $p || rc=1; done
+exit $rc
+SUITE
+export DATA TSCTL WORK
+
+# --- first run: everything is new -------------------------------------------------
+t 0 ts run --junit "$WORK/r1.xml" --json-report "$WORK/r1.json" -- sh "$WORK/suite.sh"
+out_has "toolscore: 26 snapshots created (pending approval), 1 pending"
+same "$(printf '%s\n' "$OUT" | grep -c '^toolscore: [0-9]')" "1" "one summary line"
+out_has "shared_name" && out_has "claimed by more than one test"
+out_has "test_worker_1" && out_has "test_worker_2"
+python3 - "$WORK/r1.xml" <<'PY' || fail "JUnit of the first run"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall(".//testcase")
+names = sorted(c.get("name") for c in cases)
+assert len(cases) == 27, len(cases)
+assert 'w4_<&"x">' in names, names
+for w in range(1, 9):
+    for s in "abc":
+        assert "w%d_%s" % (w, s) in names, (w, s)
+assert names.count("shared_name") == 2
+assert not root.findall(".//failure"), "no failures expected"
+c = [c for c in cases if c.get("name") == "w3_b"][0]
+assert c.get("classname") == "tests/test_workers.py::test_worker_3", c.get("classname")
+PY
+python3 - "$WORK/r1.json" <<'PY' || fail "JSON report of the first run"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["checks"]) == 27, len(r["checks"])
+assert r["counts"]["created"] == 26 and r["counts"]["pending"] == 1, r["counts"]
+assert [d["name"] for d in r["duplicates"]] == ["shared_name"], r["duplicates"]
+PY
+t 0 ts approve --all
+out_has "Approved 26 snapshot(s)."
+
+# --- second run: replays, one drifts; CMD fails so run exits 1 ---------------------
+t 1 env DRIFT=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --junit "$WORK/r2.xml" -- sh "$WORK/suite.sh"
+out_has "toolscore: 26 passed, 1 failed"
+out_has "shared_name"
+python3 - "$WORK/r2.xml" <<'PY' || fail "JUnit of the second run"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+cases = root.findall(".//testcase")
+assert len(cases) == 27, len(cases)
+failed = [c for c in cases if c.find("failure") is not None]
+assert [c.get("name") for c in failed] == ["w3_c"], [c.get("name") for c in failed]
+text = failed[0].find("failure").text
+assert "Expected vs Actual Tool Calls" in text, text
+assert "calls[0].args.x" in text, text
+assert "\x1b" not in text
+assert root.get("failures") == "1" and root.get("tests") == "27"
+PY
+grep -q '&lt;&amp;&quot;x&quot;&gt;' "$WORK/r2.xml" || fail "JUnit name not escaped"
+
+# --- exit codes ----------------------------------------------------------------------
+t 7 ts run -- sh -c 'exit 7'
+same "$OUT" "" "nothing happened: no summary line"
+t 0 ts run -- sh -c 'test -n "$TOOLSCORE_RUN" && test "$TOOLSCORE_SOCKET" = "$0"' "$SOCK"
+t 0 ts run -- sh -c 'test "$TOOLSCORE_DIR" = "$0"' "$(cd "$STORE" && pwd -P)"
+t 127 ts run -- "$WORK/no-such-command" && err_has "no-such-command"
+t 2 ts run && err_one_line
+t 2 ts run -- && err_one_line
+t 2 ts run true && err_one_line
+t 2 ts run --junit "$WORK/nodir/x.xml" -- touch "$WORK/ran" && err_one_line && err_has "nodir"
+[ -e "$WORK/ran" ] && fail "run started CMD although its report file cannot be written"
+t 2 ts run --junit && err_one_line
+
+# --- record -- CMD ------------------------------------------------------------------------
+t 0 ts record -- sh -c 'test "$TOOLSCORE_RECORD" = 1 && test -z "${TOOLSCORE_RECORD_UPDATE:-}" && test -n "$TOOLSCORE_RUN"'
+t 0 ts record --update -- sh -c 'test "$TOOLSCORE_RECORD" = 1 && test "$TOOLSCORE_RECORD_UPDATE" = 1'
+t 3 ts record -- sh -c 'exit 3'
+t 0 ts record --update -- sh -c '"$0" check w3_c --calls "$1"' "$TSCTL" "$DATA/x2.json"
+out_has "toolscore: 1 updated"
+t 0 ts record -- sh -c '"$0" check rec_new --calls "$1"' "$TSCTL" "$DATA/x1.json"
+out_has "toolscore: 1 snapshot created (pending approval)"
+t 2 ts record --name x -- true && err_one_line
+
+# --- orphans ---------------------------------------------------------------------------
+t 0 ts run --json-report "$WORK/r3.json" -- sh -c '"$0" check w1_a --calls "$1"' "$TSCTL" "$DATA/x1.json"
+RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/r3.json")
+t 0 ts orphans --json --run "$RUN"
+python3 -c 'import json,sys; n=json.loads(sys.argv[1]); assert "w1_a" not in n and "w2_b" in n, n' "$OUT" || fail "orphans: $OUT"
+t 0 ts orphans --run "$RUN"
+out_has "w2_b" && out_lacks "w1_a"
+t 2 ts orphans --delete --run "$RUN" && err_one_line
+t 1 ts orphans --run no-such-run
+t 0 ts orphans --delete --yes --run "$RUN"
+out_has "Deleted 26 orphaned snapshot(s)."
+t 0 ts snapshots list --json
+same "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(s["name"] for s in json.load(sys.stdin)))')" "w1_a" "orphans deleted"
+
+finish

@@ -1,0 +1,200 @@
+#!/bin/sh
+# tsctl through a daemon: check (every outcome, CI and update rules, --json),
+# approve, snapshots list/show/rm, record --from-trace, status, stop; the
+# files written are byte-compatible with the reference tool's; unknown names
+# are exit 1, bad input exit 2, no daemon exit 3.
+. "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
+
+FL="tests/test_flights.py::test_books_a_flight"
+start_daemon
+
+# Compare a file with a reference file except created_at/updated_at/version.
+same_file() {
+	CHECKS=$((CHECKS + 1))
+	if ! [ -f "$1" ]; then
+		fail "missing file $1"
+		return 1
+	fi
+	sed -E '/^  "(created_at|updated_at|toolscore_version)": /d' "$1" >"$WORK/a.cmp"
+	sed -E '/^  "(created_at|updated_at|toolscore_version)": /d' "$2" >"$WORK/b.cmp"
+	if ! cmp -s "$WORK/a.cmp" "$WORK/b.cmp"; then
+		fail "$1 differs from $2"
+		diff "$WORK/a.cmp" "$WORK/b.cmp" >&2
+		return 1
+	fi
+}
+
+# --- status ----------------------------------------------------------------------
+t 0 ts status && out_has "running" && out_has "pid"
+t 0 ts status --json
+same "$(json_get pid)" "$DAEMON_PID" "status pid"
+out_has '"requests_served"'
+
+# --- check: CREATED, PENDING, CI rules -------------------------------------------
+t 0 ts check "$FL" --calls "$DATA/trace_flights.json"
+out_has "CREATED" && out_has "snapshot '$FL' created - review it, then approve with \`tsctl approve\`"
+t 0 ts snapshots path "$FL"
+FLFILE=$OUT
+[ -f "$FLFILE" ] || fail "check did not write $FLFILE"
+t 0 ts check "$FL" --calls "$DATA/trace_flights.json" --json
+same "$(json_get outcome)" "PENDING" "second check is pending"
+same "$(json_get result)" "null" "pending has no result"
+same "$(json_get report)" "null" "pending has no report"
+same "$(out_keys)" "file message name outcome report result" "check --json keys"
+out_has "pending approval - run \`tsctl approve\` to use it as a baseline"
+t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json" --json
+same "$(json_get outcome)" "ERROR_PENDING_IN_CI" "pending in CI"
+t 1 env CI=0 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"
+out_has "ERROR_PENDING_IN_CI"
+t 0 env CI= "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"
+out_has "PENDING"
+t 0 env CI=true "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json" --allow-pending
+out_has "PENDING"
+t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check brand_new --calls "$DATA/x1.json"
+out_has "ERROR_MISSING_IN_CI" && out_has "snapshots cannot be created in CI"
+t 0 ts snapshots path brand_new
+[ -e "$OUT" ] && fail "a check in CI wrote $OUT"
+t 0 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check brand_new --calls "$DATA/x1.json" --allow-pending
+out_has "CREATED"
+
+# --- approve ---------------------------------------------------------------------
+t 1 ts approve "$FL" no_such_name && err_has "no_such_name"
+t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"
+t 0 ts approve "$FL"
+out_has "Name" && out_has "Calls" && out_has "Age" && out_has "today" && out_has "Approved 1 snapshot(s)."
+same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+t 0 ts approve --all
+out_has "brand_new" && out_has "Approved 1 snapshot(s)."
+t 0 ts approve --all
+same "$OUT" "No pending snapshots found — nothing to approve." "approve --all, nothing pending"
+t 2 ts approve && err_one_line
+t 2 ts approve --all x && err_one_line
+
+# --- replay: PASSED, FAILED with the drift report, min-score, update --------------
+t 0 ts check "$FL" --calls "$DATA/trace_flights.json"
+out_has "PASSED"
+t 0 ts check "$FL" --calls "$DATA/trace_flights.json" --json
+same "$(json_get outcome)" "PASSED" "replay passes"
+same "$(json_get result.passed)" "true" "result.passed"
+same "$(json_get result.redundant_count)" "0" "result keys"
+t 1 ts check "$FL" --calls "$DATA/flights_drift.json"
+out_has "FAILED" && out_has "Expected vs Actual Tool Calls" && out_has 'value changed at calls[0].args.destination: "NYC" -> "LA"'
+out_has "required"
+out_lacks "$(printf '\033')"
+t 1 ts check "$FL" --calls "$DATA/flights_drift.json" --json
+same "$(json_get outcome)" "FAILED" "drift fails"
+out_has "Expected vs Actual Tool Calls"
+t 0 ts check "$FL" --calls "$DATA/flights_drift.json" --min-score 0.5
+out_has "PASSED"
+t 1 env TOOLSCORE_RECORD_UPDATE=no "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+t 1 env TOOLSCORE_RECORD_UPDATE=" FALSE " "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+t 1 env TOOLSCORE_RECORD_UPDATE= "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+t 0 env TOOLSCORE_RECORD_UPDATE=yes "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+out_has "UPDATED" && out_has "updated (calls overwritten and approved)"
+t 0 ts check "$FL" --calls "$DATA/flights_drift.json"
+out_has "PASSED"
+t 0 ts check "$FL" --calls "$DATA/trace_flights.json" --update
+out_has "UPDATED"
+same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+t 0 sh -c "\"$TSCTL\" --socket \"$SOCK\" --dir \"$STORE\" check '$FL' --calls - < \"$DATA/trace_flights.json\""
+out_has "PASSED"
+
+# --- check: bad input ----------------------------------------------------------------
+t 2 ts check "$FL" && err_one_line && err_has "--calls"
+t 2 ts check --calls "$DATA/x1.json" && err_one_line
+t 2 ts check "$FL" --calls "$WORK/none.json" && err_one_line && err_has "No such file"
+t 2 ts check "$FL" --calls "$DATA/invalid_json.json" && err_one_line && err_has "line 3"
+t 2 ts check "$FL" --calls "$DATA/x1.json" --format nope && err_one_line
+t 2 ts check "$FL" --calls "$DATA/unknown_shape.json" && err_one_line && err_has "auto-detect"
+t 2 ts check "$FL" --calls "$DATA/x1.json" --weights '{"x": 1}' && err_one_line
+t 2 ts check "$FL" --calls "$DATA/x1.json" --min-score 2 && err_one_line
+t 2 ts check "" --calls "$DATA/x1.json" && err_one_line
+
+# --- record --from-trace: byte-compatible files, exists, update --------------------
+t 0 ts record --from-trace "$DATA/trace_floats.json" --name floats_and_ints
+out_has "pending approval"
+t 0 ts snapshots path floats_and_ints
+same_file "$OUT" "$COMPAT/floats_and_ints-75b53452.json"
+t 0 ts record --from-trace "$DATA/trace_no_args.json" --name no_args --format calls
+t 0 ts snapshots path no_args
+NOARGS=$OUT
+same_file "$NOARGS" "$COMPAT/no_args-7066a219.json"
+t 1 ts record --from-trace "$DATA/trace_no_args.json" --name no_args && err_has "already exists"
+t 0 ts record --from-trace "$DATA/x1.json" --name no_args --update
+out_has "updated"
+t 0 ts snapshots show no_args --json
+same "$(json_get approved)" "true" "record --update approves"
+same "$(json_get source)" "trace" "source trace"
+same "$(json_get calls.0.tool)" "a" "record --update overwrites"
+t 0 ts record --from-trace "$DATA/langchain_steps.json" --name lc --format langchain
+t 2 ts record --from-trace "$DATA/x1.json" && err_one_line && err_has "--name"
+t 2 ts record --from-trace "$DATA/x1.json" --name a -- true && err_one_line
+t 2 ts record && err_one_line
+t 2 ts record --from-trace "$WORK/none.json" --name a && err_one_line
+t 2 ts record --from-trace "$DATA/invalid_json.json" --name a && err_one_line && err_has "line 3"
+t 2 ts record --from-trace "$DATA/x1.json" --name a --format bogus && err_one_line
+t 2 ts record --from-trace "$DATA/openai_search.json" --name a --format gemini && err_one_line
+
+# --- snapshots list / show / rm ------------------------------------------------------
+t 0 ts snapshots list
+out_has "Status" && out_has "Name" && out_has "Calls" && out_has "Updated" && out_has "Source"
+out_has "✓ approved" && out_has "○ pending" && out_has "$FL" && out_has "floats_and_ints"
+first=$(printf '%s\n' "$OUT" | sed -n 2p)
+case "$first" in *brand_new*) ;; *) fail "list is not sorted by name: $first" ;; esac
+t 0 ts snapshots list --json
+same "$(json_get 0.name)" "brand_new" "list --json sorted"
+same "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin)[0])))')" \
+	"approved calls created_at file name source updated_at" "list --json keys"
+t 0 ts snapshots list --pending --json
+same "$(printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(s["name"] for s in json.load(sys.stdin)))')" \
+	"floats_and_ints lc" "list --pending"
+t 0 ts snapshots show "$FL"
+out_has "Call 1 — search_flights" && out_has "Call 2 — book_flight" && out_has '"destination": "NYC"'
+t 0 ts snapshots show "$FL" --json
+same "$(out_compact)" "$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' "$FLFILE")" "show --json is the file"
+t 1 ts snapshots show no_such && err_has "no_such"
+t 2 ts snapshots show && err_one_line
+t 2 ts snapshots rm lc </dev/null && err_one_line && err_has "--yes"
+t 1 ts snapshots rm no_such --yes
+t 0 ts snapshots rm lc --yes
+t 1 ts snapshots show lc
+t 0 ts snapshots list --pending
+out_lacks "lc"
+mkdir -p "$WORK/empty"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/none" snapshots list
+same "$OUT" "No snapshots found." "empty store"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/none" snapshots list --json
+same "$(out_compact)" "[]" "empty store json"
+
+# --- unreadable files are reported, not fatal -------------------------------------------
+printf '{"broken": ' >"$STORE/broken-00000000.json"
+t 0 ts snapshots list
+err_has "broken-00000000.json"
+
+# --- exit 3: no daemon ------------------------------------------------------------------
+NOSOCK="$WORK/nodaemon/none.sock"
+for cmd in "status" "stop" "snapshots list" "approve --all" "snapshots show x" \
+	"check x --calls $DATA/x1.json" "record --from-trace $DATA/x1.json --name x" "review" "orphans"; do
+	# shellcheck disable=SC2086
+	t 3 env TOOLSCORED=/nonexistent/toolscored "$TSCTL" --socket "$NOSOCK" --dir "$STORE" $cmd && err_has "$NOSOCK"
+done
+t 3 env TOOLSCORED=/nonexistent/toolscored "$TSCTL" --socket "$NOSOCK" run -- true && err_has "$NOSOCK"
+
+# --- stop ------------------------------------------------------------------------------
+t 0 ts stop && out_has "stopped"
+[ -S "$SOCK" ] && fail "socket still there after stop"
+wait "$DAEMON_PID" 2>/dev/null
+DAEMON_PID=""
+t 3 env TOOLSCORED=/nonexistent/toolscored "$TSCTL" --socket "$SOCK" status && err_has "$SOCK"
+
+# --- auto-start: a store command starts a daemon on the socket -------------------------
+t 0 ts snapshots list
+out_has "$FL"
+t 0 ts status --json
+AUTOPID=$(json_get pid)
+t 0 ts stop
+i=0
+while kill -0 "$AUTOPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -0 "$AUTOPID" 2>/dev/null && fail "auto-started daemon $AUTOPID still running 5 s after stop"
+
+finish

@@ -1,0 +1,137 @@
+# Shared helpers of the tsctl shell tests (sourced, not run on its own).
+# Each test gets its own temporary directory holding its socket and store,
+# and stops the daemon it started on exit, also on failure.
+set -u
+: "${TS_BUILD_DIR:=$(pwd)/build}"
+: "${TS_SOURCE_DIR:=$(pwd)}"
+TSCTL="$TS_BUILD_DIR/tsctl"
+TOOLSCORED="$TS_BUILD_DIR/toolscored"
+export TOOLSCORED
+DATA="$TS_SOURCE_DIR/tests/data/tsctl"
+COMPAT="$TS_SOURCE_DIR/tests/data/compat"
+unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE TOOLSCORE_TEST NO_COLOR
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsctl-test.XXXXXX")
+SOCK="$WORK/d.sock"
+STORE="$WORK/snapshots"
+DAEMON_PID=""
+FAILURES=0
+CHECKS=0
+
+cleanup() {
+	if [ -n "$DAEMON_PID" ]; then
+		kill "$DAEMON_PID" 2>/dev/null
+		i=0
+		while kill -0 "$DAEMON_PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -9 "$DAEMON_PID" 2>/dev/null
+	fi
+	# A daemon auto-started on our socket: stop it by its own pid file/lock.
+	if [ -S "$SOCK" ]; then
+		"$TSCTL" --socket "$SOCK" stop >/dev/null 2>&1
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+fail() {
+	FAILURES=$((FAILURES + 1))
+	printf 'FAIL: %s\n' "$*" >&2
+}
+
+# t CODE CMD... : run CMD (stdout -> $OUT, stderr -> $ERR), expect exit CODE.
+t() {
+	want=$1
+	shift
+	CHECKS=$((CHECKS + 1))
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	got=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+	if [ "$got" != "$want" ]; then
+		fail "exit $got, wanted $want: $*"
+		printf '  stdout: %s\n  stderr: %s\n' "$(head -c 2000 "$WORK/out")" "$(head -c 2000 "$WORK/err")" >&2
+		return 1
+	fi
+	return 0
+}
+
+# has TEXT WHAT : $OUT (or $ERR with "err") contains TEXT.
+out_has() {
+	CHECKS=$((CHECKS + 1))
+	case "$OUT" in *"$1"*) return 0 ;; esac
+	fail "stdout lacks '$1'"
+	printf '  stdout: %s\n' "$OUT" >&2
+	return 1
+}
+err_has() {
+	CHECKS=$((CHECKS + 1))
+	case "$ERR" in *"$1"*) return 0 ;; esac
+	fail "stderr lacks '$1'"
+	printf '  stderr: %s\n' "$ERR" >&2
+	return 1
+}
+out_lacks() {
+	CHECKS=$((CHECKS + 1))
+	case "$OUT" in *"$1"*) fail "stdout has '$1'"; printf '  stdout: %s\n' "$OUT" >&2; return 1 ;; esac
+	return 0
+}
+# The stderr of a usage error is exactly one line.
+err_one_line() {
+	CHECKS=$((CHECKS + 1))
+	n=$(printf '%s\n' "$ERR" | wc -l)
+	[ -n "$ERR" ] && [ "$n" = 1 ] && return 0
+	fail "stderr is not one line ($n): $ERR"
+	return 1
+}
+same() {
+	CHECKS=$((CHECKS + 1))
+	[ "$1" = "$2" ] && return 0
+	fail "${3:-values differ}: got '$1', wanted '$2'"
+	return 1
+}
+
+# A JSON field of $OUT via python3 when present, else a crude grep.
+json_get() {
+	printf '%s' "$OUT" | python3 -c 'import json,sys
+v=json.load(sys.stdin)
+for k in sys.argv[1].split("."):
+    v=v[int(k)] if isinstance(v,list) else v[k]
+print(json.dumps(v) if not isinstance(v,str) else v)' "$1" 2>/dev/null
+}
+
+# Start a daemon on $SOCK (foreground mode, in the background here).
+start_daemon() {
+	"$TOOLSCORED" --socket "$SOCK" --foreground --log-level warn "$@" 2>"$WORK/daemon.log" &
+	DAEMON_PID=$!
+	i=0
+	while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do
+		kill -0 "$DAEMON_PID" 2>/dev/null || break
+		sleep 0.05
+		i=$((i + 1))
+	done
+	if [ ! -S "$SOCK" ]; then
+		echo "cannot start toolscored:" >&2
+		cat "$WORK/daemon.log" >&2
+		exit 1
+	fi
+}
+
+ts() { "$TSCTL" --socket "$SOCK" --dir "$STORE" "$@"; }
+
+finish() {
+	if [ "$FAILURES" != 0 ]; then
+		echo "$(basename "$0"): $FAILURES of $CHECKS checks failed" >&2
+		exit 1
+	fi
+	echo "$(basename "$0"): all $CHECKS checks passed"
+	exit 0
+}
+
+# $OUT re-serialized compactly (json.dumps defaults), "" when not JSON.
+out_compact() {
+	printf '%s' "$OUT" | python3 -c 'import json,sys; print(json.dumps(json.load(sys.stdin)))' 2>/dev/null
+}
+# The sorted top-level keys of the JSON object in $OUT.
+out_keys() {
+	printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin))))' 2>/dev/null
+}
