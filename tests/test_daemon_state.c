@@ -778,6 +778,58 @@ START_TEST(limits_and_empty_store)
 }
 END_TEST
 
+/* Pipelined requests on one snapshot apply in arrival order, whichever kind
+ * of work they are (checks run on the thread pool, approve/rm/list on the
+ * loop), and the replies come back in request order. */
+START_TEST(pipelined_order)
+{
+    static const char *const steps[][3] = {
+        {"check", CALLS_A, "CREATED"}, {"check", CALLS_B, "PENDING"}, {"approve", NULL, NULL},
+        {"check", CALLS_A, "PASSED"},  {"check", CALLS_B, "FAILED"},  {"rm", NULL, NULL},
+        {"check", CALLS_B, "CREATED"}, {"list", NULL, NULL},          {"check", CALLS_B, "PENDING"},
+    };
+    size_t n = sizeof(steps) / sizeof(steps[0]);
+
+    for (int round = 0; round < 20; round++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "piped-%d", round);
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *p = json_object_new_object();
+
+            json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+            if (strcmp(steps[i][0], "approve") == 0) {
+                struct json_object *names = json_object_new_array();
+                json_object_array_add(names, json_object_new_string(name));
+                json_object_object_add(p, "names", names);
+            } else if (strcmp(steps[i][0], "list") != 0) {
+                json_object_object_add(p, "name", json_object_new_string(name));
+            }
+            if (steps[i][1] != NULL)
+                json_object_object_add(p, "actual", tjson(steps[i][1]));
+            tdaemon_send(conn_, 100 + i, steps[i][0], p);
+            json_object_put(p);
+        }
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *r = NULL, *id = NULL, *ok = NULL, *result = NULL;
+
+            ck_assert(tdaemon_read(conn_, &r, 10000) == 0);
+            json_object_object_get_ex(r, "id", &id);
+            ck_assert_int_eq(json_object_get_int64(id), (int64_t)(100 + i));
+            json_object_object_get_ex(r, "ok", &ok);
+            ck_assert_msg(json_object_get_boolean(ok), "%s: %s", steps[i][0],
+                          json_object_to_json_string(r));
+            json_object_object_get_ex(r, "result", &result);
+            if (steps[i][2] != NULL)
+                ck_assert_msg(strcmp(tstr(result, "outcome"), steps[i][2]) == 0,
+                              "round %d step %zu: want %s, got %s", round, i, steps[i][2],
+                              json_object_to_json_string(result));
+            json_object_put(r);
+        }
+    }
+}
+END_TEST
+
 /* A crash leaves temp files; the daemon removes them when it opens the store. */
 START_TEST(stray_temp_files_cleaned)
 {
@@ -815,6 +867,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);
+    tcase_add_test(tc, pipelined_order);
     suite_add_tcase(s, tc);
     return s;
 }
