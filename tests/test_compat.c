@@ -26,6 +26,7 @@
 #include "ts_extract.h"
 #include "ts_json.h"
 #include "ts_name.h"
+#include "ts_repr.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
@@ -938,6 +939,141 @@ START_TEST(scores_match_python)
 }
 END_TEST
 
+/* ---- repr(): what Python prints and what it escapes ---------------------- */
+
+static size_t utf8_put(uint32_t cp, char *out)
+{
+    if (cp < 0x80) {
+        out[0] = (char)cp;
+        return 1;
+    }
+    if (cp < 0x800) {
+        out[0] = (char)(0xC0 | (cp >> 6));
+        out[1] = (char)(0x80 | (cp & 0x3F));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (char)(0xE0 | (cp >> 12));
+        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        out[2] = (char)(0x80 | (cp & 0x3F));
+        return 3;
+    }
+    out[0] = (char)(0xF0 | (cp >> 18));
+    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+    out[3] = (char)(0x80 | (cp & 0x3F));
+    return 4;
+}
+
+/* repr() of the one-character string cp as Python writes it, given whether
+ * str.isprintable() holds for it. */
+static void python_repr_char(uint32_t cp, bool printable, char *out)
+{
+    size_t n;
+
+    if (cp == '\'')
+        strcpy(out, "\"'\"");
+    else if (cp == '\\')
+        strcpy(out, "'\\\\'");
+    else if (cp == '\n' || cp == '\r' || cp == '\t')
+        sprintf(out, "'\\%c'", cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
+    else if (printable) {
+        out[0] = '\'';
+        n = utf8_put(cp, out + 1);
+        out[n + 1] = '\'';
+        out[n + 2] = '\0';
+    } else if (cp < 0x100)
+        sprintf(out, "'\\x%02x'", (unsigned)cp);
+    else if (cp < 0x10000)
+        sprintf(out, "'\\u%04x'", (unsigned)cp);
+    else
+        sprintf(out, "'\\U%08x'", (unsigned)cp);
+}
+
+/*
+ * Every assigned code point (Python 3.11, Unicode 14) as a one-character
+ * string through ts_repr_string: the drift report shows values as the
+ * reference does, so the characters repr() escapes must be escaped and all
+ * others written as they are.
+ */
+START_TEST(repr_escapes_exactly_what_python_does)
+{
+    mismatches m = {"repr", 0};
+    vec_file f;
+    size_t checked = 0;
+    char *line;
+    char *save = NULL;
+
+    vec_open(&f, "printable.txt");
+    for (line = strtok_r(f.data, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
+        unsigned first, last;
+        char kind;
+
+        if (line[0] == '#')
+            continue;
+        ck_assert_int_eq(sscanf(line, "%x %x %c", &first, &last, &kind), 3);
+        for (uint32_t cp = first; cp <= last; cp++) {
+            char utf8[4];
+            char want[16];
+            size_t n = utf8_put(cp, utf8);
+            ts_buf out;
+
+            python_repr_char(cp, kind == 'P', want);
+            ts_buf_init(&out, TS_BUF_UNLIMITED);
+            ck_assert_int_eq(ts_repr_string(utf8, n, &out), 0);
+            if (strcmp(out.data, want) != 0)
+                mismatch(&m, "U+%04X: python %s, C %s", (unsigned)cp, want, out.data);
+            ts_buf_free(&out);
+            checked++;
+        }
+    }
+    vec_close(&f);
+    printf("repr: %zu code points, %zu mismatches\n", checked, m.count);
+    ck_assert_uint_ge(checked, 280000);
+    ck_assert_msg(m.count == 0, "%zu characters written unlike Python's repr", m.count);
+}
+END_TEST
+
+/* Whole values through ts_repr_value: quotes, escapes, True/False/None,
+ * float and integer forms, list and dict layout. */
+START_TEST(repr_of_values_matches_python)
+{
+    mismatches m = {"repr", 0};
+    vec_file docs_file, f;
+    vec_record index_rec, want;
+    document *docs;
+    size_t n_docs, n = 0;
+
+    vec_open(&docs_file, "json.vec");
+    docs = load_documents(&docs_file, &n_docs);
+    vec_open(&f, "repr.vec");
+    while (vec_next(&f, &index_rec)) {
+        struct json_object *v = NULL;
+        size_t index = strtoul(index_rec.data, NULL, 10);
+        ts_error err;
+        ts_buf out;
+
+        ck_assert_str_eq(index_rec.tag, "doc");
+        vec_expect(&f, "repr", &want);
+        ck_assert_uint_lt(index, n_docs);
+        ck_assert_int_eq(ts_json_parse(docs[index].input, docs[index].input_len, 0, &v, &err), 0);
+        ts_buf_init(&out, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_repr_value(v, &out), 0);
+        if (!same_bytes(want.data, want.len, out.data, out.len))
+            bytes_mismatch(&m, "repr", want.data, want.len, out.data, out.len);
+        ts_buf_free(&out);
+        json_object_put(v);
+        n++;
+    }
+    vec_close(&f);
+    free(docs);
+    vec_close(&docs_file);
+    printf("repr: %zu values, %zu mismatches\n", n, m.count);
+    ck_assert_uint_ge(n, 400);
+    ck_assert_msg(m.count == 0, "%zu values written unlike Python's repr", m.count);
+}
+END_TEST
+
 /* ---- escaped surrogate pairs (found by the vectors) ----------------------- */
 
 static void utf8_of(uint32_t cp, char out[5])
@@ -1029,6 +1165,8 @@ int main(void)
     tcase_add_test(tc, snapshot_files_match_python);
     tcase_add_test(tc, store_uses_the_reference_layout);
     tcase_add_test(tc, scores_match_python);
+    tcase_add_test(tc, repr_escapes_exactly_what_python_does);
+    tcase_add_test(tc, repr_of_values_matches_python);
     suite_add_tcase(s, tc);
     tc = tcase_create("surrogate_pairs");
     tcase_add_test(tc, every_escaped_surrogate_pair_reads_exactly);

@@ -628,6 +628,31 @@ START_TEST(sees_changes_behind_its_back)
 }
 END_TEST
 
+/* The whole root removed or moved away and recreated (a checkout, a restore
+ * from backup): the next check sees the new directory, not the old one. */
+START_TEST(sees_root_replaced)
+{
+    char cmd[2048], moved[700];
+
+    /* moved away (the old directory lives on elsewhere) */
+    expect_outcome("r1", CALLS_A, "update", "UPDATED");
+    expect_outcome("r1", CALLS_A, NULL, "PASSED");
+    snprintf(moved, sizeof(moved), "%s.old", daemon_.store);
+    ck_assert_int_eq(rename(daemon_.store, moved), 0);
+    ck_assert_int_eq(mkdir(daemon_.store, 0700), 0);
+    replace_file("r1", "other");
+    expect_outcome("r1", "[{\"tool\": \"other\", \"args\": {}}]", NULL, "PASSED");
+    expect_outcome("r2", CALLS_A, NULL, "CREATED");
+    ck_assert(file_exists("r2"));
+
+    /* removed */
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", daemon_.store);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_outcome("r1", CALLS_A, NULL, "CREATED");
+    ck_assert(file_exists("r1"));
+}
+END_TEST
+
 static struct json_object *run_check(const char *run, const char *test, const char *name,
                                      const char *calls)
 {
@@ -864,6 +889,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, one_created_among_32);
     tcase_add_test(tc, approvals_kept_under_load);
     tcase_add_test(tc, sees_changes_behind_its_back);
+    tcase_add_test(tc, sees_root_replaced);
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);

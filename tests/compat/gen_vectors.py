@@ -541,6 +541,64 @@ def write_reader(rng, inputs):
 
 
 # ---------------------------------------------------------------------------
+# repr(): which characters Python escapes (str.isprintable)
+# ---------------------------------------------------------------------------
+
+def write_printable():
+    """Ranges of assigned code points (surrogates left out) with P when
+    str.isprintable() is true (repr() writes them as they are), N when repr()
+    escapes them. Unassigned code points depend on the Unicode version."""
+    import unicodedata
+    ranges = []
+    for cp in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(cp)) in ("Cn", "Cs"):
+            continue
+        printable = chr(cp).isprintable()
+        if ranges and ranges[-1][1] == cp - 1 and ranges[-1][2] == printable:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp, printable])
+    lines = ["# " + HEADER, "# Unicode %s: <first> <last> P (printed) or N (escaped by repr)"
+             % unicodedata.unidata_version]
+    lines += ["%x %x %s" % (a, b, "P" if p else "N") for a, b, p in ranges]
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+N_REPR = 500
+
+
+def all_assigned(v):
+    """True when every string in v (keys too) holds only assigned code
+    points, whose repr() does not depend on the Unicode version."""
+    import unicodedata
+    if isinstance(v, str):
+        return all(unicodedata.category(c) not in ("Cn", "Cs") for c in v)
+    if isinstance(v, list):
+        return all(all_assigned(x) for x in v)
+    if isinstance(v, dict):
+        return all(all_assigned(k) and all_assigned(x) for k, x in v.items())
+    return True
+
+
+def write_repr(inputs):
+    rec = Records()
+    rec.comment(HEADER)
+    rec.comment("Per value: doc (index of a json.vec document) and repr (Python's")
+    rec.comment("repr() of json.loads of it). Only documents whose strings hold")
+    rec.comment("assigned code points only.")
+    count = 0
+    for index, (_, value) in enumerate(inputs):
+        if count == N_REPR:
+            break
+        if not all_assigned(value):
+            continue
+        rec.add("doc", str(index))
+        rec.add("repr", repr(value))
+        count += 1
+    return rec, count
+
+
+# ---------------------------------------------------------------------------
 # (b) Snapshot file names (snapshots.md, "Store and file names")
 # ---------------------------------------------------------------------------
 
@@ -1186,7 +1244,8 @@ def main():
     reader_rec, n_accepted = write_reader(random.Random(rng.getrandbits(64)), inputs)
     files = {"json.vec": doc_rec.bytes(), "names.vec": name_rec.bytes(),
              "snapshots.vec": snap_rec.bytes(), "scores.jsonl": scores,
-             "reader.vec": reader_rec.bytes()}
+             "reader.vec": reader_rec.bytes(), "printable.txt": write_printable(),
+             "repr.vec": write_repr(inputs)[0].bytes()}
     os.makedirs(args.out, exist_ok=True)
     stale = []
     for fname, data in files.items():
