@@ -7,6 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Keep the "one line" promise of ts_error.h whatever the arguments held (a
+ * peer's map key, a snapshot name): control bytes become '?'. */
+static void one_line(char *s)
+{
+    for (; *s != '\0'; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+    }
+}
+
 int ts_error_set(ts_error *err, int rc, const char *code, const char *fmt, ...)
 {
     va_list ap;
@@ -17,6 +27,8 @@ int ts_error_set(ts_error *err, int rc, const char *code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(err->message, sizeof(err->message), fmt, ap);
     va_end(ap);
+    one_line(err->code);
+    one_line(err->message);
     return rc;
 }
 
@@ -44,6 +56,7 @@ int ts_error_prefix(ts_error *err, int rc, const char *fmt, ...)
         old_len = room;
     memcpy(err->message + used, old, old_len);
     err->message[used + old_len] = '\0';
+    one_line(err->message);
     return rc;
 }
 

@@ -109,6 +109,8 @@ t 2 ts check "$FL" --calls "$DATA/unknown_shape.json" && err_one_line && err_has
 t 2 ts check "$FL" --calls "$DATA/x1.json" --weights '{"x": 1}' && err_one_line
 t 2 ts check "$FL" --calls "$DATA/x1.json" --min-score 2 && err_one_line
 t 2 ts check "" --calls "$DATA/x1.json" && err_one_line
+t 2 ts check "$FL" --calls "$DATA" && err_one_line && err_has "Is a directory"
+t 2 ts record --from-trace "$DATA" --name a && err_one_line && err_has "Is a directory"
 
 # --- record --from-trace: byte-compatible files, exists, update --------------------
 t 0 ts record --from-trace "$DATA/trace_floats.json" --name floats_and_ints
