@@ -170,11 +170,11 @@ static const tsctl_command commands[] = {
     {"orphans", "list snapshots no check of a run referenced",
      "Usage: tsctl orphans [--run ID] [--delete --yes] [--json]\n"
      "\n"
-     "Lists the snapshots that no check of a complete run referenced (the last\n"
-     "closed run of this store by default).\n"
+     "Lists the snapshots that no check of a complete (closed) run referenced.\n"
      "\n"
      "Options:\n"
-     "  --run ID   the run to compare with\n"
+     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN); its id is\n"
+     "             the \"run\" field of tsctl run --json-report\n"
      "  --delete   delete the orphans (needs --yes)\n"
      "  -y, --yes  confirm --delete\n"
      "  --json     print the names as a JSON array\n",

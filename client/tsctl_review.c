@@ -322,11 +322,18 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     if (delete &&!yes)
         return tsctl_usage_error(ctx, "--delete needs --yes");
+    if (run == NULL && getenv("TOOLSCORE_RUN") != NULL && getenv("TOOLSCORE_RUN")[0] != '\0')
+        run = getenv("TOOLSCORE_RUN");
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
     json_object_object_add(params, "run", run ? json_object_new_string(run) : NULL);
-    rc = tsctl_call(ctx, "orphans", params, 0, &reply);
+    rc = tsctl_call(ctx, "orphans", params, run == NULL ? TSCTL_CALL_QUIET : 0, &reply);
+    if (rc != 0 && run == NULL && !ctx->unreachable)
+        return tsctl_usage_error(ctx, "needs --run ID (the \"run\" of tsctl run --json-report): %s",
+                                 ctx->last_error.message);
+    if (rc != 0 && run == NULL)
+        return tsctl_fail(ctx, rc, "%s", ctx->last_error.message);
     if (rc != 0)
         return rc;
     names = tsctl_get(reply, "names");

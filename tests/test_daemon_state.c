@@ -170,6 +170,11 @@ START_TEST(local_rows)
                   tstr(r, "report"));
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") == NULL, "colour without color=true");
     json_object_put(r);
+    /* colour is the caller's choice, per request */
+    r = check(conn_, "tests/a.py::test_one", CALLS_B, "color");
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    ck_assert_msg(strstr(tstr(r, "report"), "\033[") != NULL, "no colour with color=true");
+    json_object_put(r);
 
     r = check(conn_, "tests/a.py::test_one", CALLS_B, "update");
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");

@@ -6,8 +6,8 @@ json.dumps(obj, indent=2, ensure_ascii=False) + "\\n", reads them with
 json.loads, names them with SHA-1 and the rule in snapshots.md, and scores
 with the rules in scoring.md. This script runs those rules in CPython and
 writes what they produce to tests/data/compat-vectors/, where
-tests/test_compat.c checks that the C code produces the same bytes and
-numbers. It is a development tool: `make check` only reads its output and
+tests/test_compat.c and tests/test_compat_score.c check that the C code
+produces the same bytes and numbers. It is a development tool: `make check` only reads its output and
 never needs Python.
 
     python3 tests/compat/gen_vectors.py            # rewrite the vectors
@@ -18,6 +18,7 @@ A soak run with many more vectors and another seed, outside the tree:
     python3 tests/compat/gen_vectors.py --scale 20 --seed 7 \\
         --out /tmp/soak/tests/data/compat-vectors
     TS_SOURCE_DIR=/tmp/soak build/tests/test_compat
+    TS_SOURCE_DIR=/tmp/soak build/tests/test_compat_score
 
 Output is deterministic (fixed seed), so a rerun on an unchanged script
 gives identical files.
