@@ -88,6 +88,18 @@ assert root.get("failures") == "1" and root.get("tests") == "27"
 PY
 grep -q '&lt;&amp;&quot;x&quot;&gt;' "$WORK/r2.xml" || fail "JUnit name not escaped"
 
+# --- --test names the claiming test (beats TOOLSCORE_TEST) --------------------------
+t 0 env TOOLSCORE_TEST=from_env "$TSCTL" --socket "$SOCK" --dir "$STORE" run --json-report "$WORK/t.json" -- \
+	sh -c '"$0" check dup --calls "$1" --test test_a && "$0" check dup --calls "$1" --test test_b && "$0" check dup --calls "$1"' "$TSCTL" "$DATA/x1.json"
+out_has "snapshot 'dup' was claimed by more than one test: "
+python3 - "$WORK/t.json" <<'PY' || fail "--test in the JSON report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [c["test"] for c in r["checks"]] == ["test_a", "test_b", "from_env"], r["checks"]
+assert sorted(r["duplicates"][0]["tests"]) == ["from_env", "test_a", "test_b"], r["duplicates"]
+PY
+t 0 ts snapshots rm dup --yes
+
 # --- exit codes ----------------------------------------------------------------------
 t 7 ts run -- sh -c 'exit 7'
 same "$OUT" "" "nothing happened: no summary line"
