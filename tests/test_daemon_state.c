@@ -860,6 +860,45 @@ START_TEST(pipelined_order)
 }
 END_TEST
 
+/* More stores than the daemon keeps open: the least recently used idle one
+ * is closed and reopened on its next use, with its files intact. */
+START_TEST(many_stores)
+{
+    char root[700];
+
+    for (int i = 0; i < 300; i++) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        json_object_object_add(p, "store", json_object_new_string(root));
+        json_object_object_add(p, "name", json_object_new_string("one"));
+        json_object_object_add(p, "actual", tjson(CALLS_A));
+        json_object_object_add(p, "update", json_object_new_boolean(1));
+        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
+        json_object_put(r);
+        json_object_put(p);
+    }
+    struct json_object *st = tdaemon_ok(conn_, "status", NULL);
+    struct json_object *n = NULL;
+    json_object_object_get_ex(st, "stores_open", &n);
+    ck_assert_int_le(json_object_get_int64(n), 256);
+    json_object_put(st);
+    for (int i = 0; i < 300; i += 37) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        json_object_object_add(p, "store", json_object_new_string(root));
+        json_object_object_add(p, "name", json_object_new_string("one"));
+        json_object_object_add(p, "actual", tjson(CALLS_A));
+        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
+        json_object_put(r);
+        json_object_put(p);
+    }
+}
+END_TEST
+
 /* A crash leaves temp files; the daemon removes them when it opens the store. */
 START_TEST(stray_temp_files_cleaned)
 {
@@ -899,6 +938,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);
     tcase_add_test(tc, pipelined_order);
+    tcase_add_test(tc, many_stores);
     suite_add_tcase(s, tc);
     return s;
 }
