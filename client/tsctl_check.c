@@ -44,11 +44,9 @@ static void print_outcome(const tsctl_ctx *ctx, const struct json_object *reply)
         printf("  %s", message);
     else
         printf("  snapshot '%s'", tsctl_str(reply, "name", "?"));
-    if (json_object_is_type(result, json_type_object)) {
-        struct json_object *score = tsctl_get(result, "score");
-
-        printf(" (score %.2f)", json_object_get_double(score));
-    }
+    /* The daemon's messages of a replay carry the score; say it otherwise. */
+    if (json_object_is_type(result, json_type_object) && strstr(message, "score") == NULL)
+        printf(" (score %.2f)", json_object_get_double(tsctl_get(result, "score")));
     printf("\n");
     if (report != NULL && report[0] != '\0') {
         size_t len = strlen(report);

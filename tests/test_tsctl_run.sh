@@ -105,6 +105,8 @@ t 7 ts run -- sh -c 'exit 7'
 same "$OUT" "" "nothing happened: no summary line"
 t 0 ts run -- sh -c 'test -n "$TOOLSCORE_RUN" && test "$TOOLSCORE_SOCKET" = "$0"' "$SOCK"
 t 0 ts run -- sh -c 'test "$TOOLSCORE_DIR" = "$0"' "$(cd "$STORE" && pwd -P)"
+(cd "$WORK" && "$TSCTL" --socket d.sock --dir snapshots run -- sh -c 'test "$TOOLSCORE_SOCKET" = "$0/d.sock"' "$(pwd)") ||
+	fail "a relative --socket is exported as an absolute path"
 t 127 ts run -- "$WORK/no-such-command" && err_has "no-such-command"
 t 2 ts run && err_one_line
 t 2 ts run -- && err_one_line
