@@ -98,8 +98,20 @@ $(TSCTL): $(TSCTL_OBJ) $(LIBCLIENT)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTUTIL_OBJ) $(LIBCLIENT) $(CHECK_LIBS) $(MP_LIBS) $(LIBS)
 
-# Every test needs the binaries too (integration tests start them).
-check: deps-test all
+# Benchmark programs (make bench, make stress; never part of check): every
+# tests/bench/*.c except the bench_*.c helpers is one program.
+BENCH_HELPER_SRC := $(sort $(wildcard tests/bench/bench_*.c))
+BENCH_SRC  := $(filter-out $(BENCH_HELPER_SRC),$(sort $(wildcard tests/bench/*.c)))
+BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
+BENCH_HELPER_OBJ := $(call obj,$(BENCH_HELPER_SRC))
+
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(MP_LIBS) $(LIBS) -lpthread
+
+# Every test needs the binaries too (integration tests start them); the
+# load and exhaustion tests drive the daemon with the bench load generator.
+check: deps-test all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
 
 run: deps $(DAEMON) $(TSCTL)
@@ -110,14 +122,15 @@ asan:
 	$(MAKE) BUILD=build-asan OPTFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SANITIZE='-fsanitize=address,undefined -fno-sanitize-recover=all' check
 
-bench: all
+bench: all $(BENCH_BIN)
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 fuzz:
 	@scripts/deps.sh test
 	@tests/fuzz/run.sh
 
-stress: all
+# Long hardening runs: tests/stress_*.sh (seconds to minutes each).
+stress: all $(BENCH_BIN)
 	@BUILD=$(BUILD) TS_STRESS=1 tests/run.sh
 
 install: all

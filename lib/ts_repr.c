@@ -97,11 +97,32 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
-/* Characters Python's str.isprintable() rejects among those it is likely to
- * meet: controls, separators other than ' ', and format characters. */
+/* Format characters (Cf) outside the ranges below (Unicode 14, as in
+ * Python 3.11), e.g. the tag characters of subdivision flag emoji. */
+static bool other_format_character(uint32_t cp)
+{
+    static const uint32_t ranges[][2] = {
+        {0x600, 0x605},     {0x61c, 0x61c},     {0x6dd, 0x6dd},     {0x70f, 0x70f},
+        {0x890, 0x891},     {0x8e2, 0x8e2},     {0x180e, 0x180e},   {0x110bd, 0x110bd},
+        {0x110cd, 0x110cd}, {0x13430, 0x13438}, {0x1bca0, 0x1bca3}, {0x1d173, 0x1d17a},
+        {0xe0001, 0xe0001}, {0xe0020, 0xe007f},
+    };
+
+    for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++) {
+        if (cp >= ranges[i][0] && cp <= ranges[i][1])
+            return true;
+    }
+    return false;
+}
+
+/* Characters Python's str.isprintable() rejects, except unassigned ones:
+ * controls, separators other than ' ', format characters, surrogates and
+ * private use. */
 static bool python_printable(uint32_t cp)
 {
     if (cp < 0x20 || (cp >= 0x7f && cp <= 0xa0) || cp == 0xad)
+        return false;
+    if (cp >= 0x600 && other_format_character(cp))
         return false;
     if (cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202f) ||
         (cp >= 0x205f && cp <= 0x206f) || cp == 0x3000 || cp == 0xfeff)

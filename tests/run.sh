@@ -29,7 +29,10 @@ for t in "$BUILD"/tests/test_*; do
 	echo "== $name"
 	if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
 done
-for t in tests/test_*.sh; do
+# make stress (TS_STRESS=1) adds the long hardening scripts tests/stress_*.sh.
+shell_tests="tests/test_*.sh"
+[ -n "${TS_STRESS:-}" ] && shell_tests="$shell_tests tests/stress_*.sh"
+for t in $shell_tests; do
 	[ -f "$t" ] || continue
 	name=$(basename "$t")
 	selected "$name" || continue

@@ -170,6 +170,11 @@ START_TEST(local_rows)
                   tstr(r, "report"));
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") == NULL, "colour without color=true");
     json_object_put(r);
+    /* colour is the caller's choice, per request */
+    r = check(conn_, "tests/a.py::test_one", CALLS_B, "color");
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    ck_assert_msg(strstr(tstr(r, "report"), "\033[") != NULL, "no colour with color=true");
+    json_object_put(r);
 
     r = check(conn_, "tests/a.py::test_one", CALLS_B, "update");
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
@@ -327,7 +332,15 @@ START_TEST(pinned_store)
     tdaemon_prepare(&pinned);
     snprintf(root, sizeof(root), "--store=%s", pinned.store);
     const char *extra[] = {root, NULL};
+    /* a pinned store's stray temp files go at start, before any request */
+    char temp[800];
+    struct stat st;
+    ck_assert(mkdir(pinned.store, 0700) == 0);
+    snprintf(temp, sizeof(temp), "%s/.y-12345678.json.0123456789abcdef.tmp", pinned.store);
+    FILE *f = fopen(temp, "w");
+    fclose(f);
     tdaemon_start(&pinned, extra);
+    ck_assert_msg(stat(temp, &st) != 0, "stray temp file of the pinned store kept");
     int fd = tdaemon_connect(pinned.socket);
     struct json_object *p = json_object_new_object();
     json_object_object_add(p, "store", json_object_new_string(daemon_.store));
@@ -620,6 +633,80 @@ START_TEST(sees_changes_behind_its_back)
 }
 END_TEST
 
+/* The whole root removed or moved away and recreated (a checkout, a restore
+ * from backup): the next check sees the new directory, not the old one. */
+START_TEST(sees_root_replaced)
+{
+    char cmd[2048], moved[700];
+
+    /* moved away (the old directory lives on elsewhere) */
+    expect_outcome("r1", CALLS_A, "update", "UPDATED");
+    expect_outcome("r1", CALLS_A, NULL, "PASSED");
+    snprintf(moved, sizeof(moved), "%s.old", daemon_.store);
+    ck_assert_int_eq(rename(daemon_.store, moved), 0);
+    ck_assert_int_eq(mkdir(daemon_.store, 0700), 0);
+    replace_file("r1", "other");
+    expect_outcome("r1", "[{\"tool\": \"other\", \"args\": {}}]", NULL, "PASSED");
+    expect_outcome("r2", CALLS_A, NULL, "CREATED");
+    ck_assert(file_exists("r2"));
+
+    /* removed */
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", daemon_.store);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_outcome("r1", CALLS_A, NULL, "CREATED");
+    ck_assert(file_exists("r1"));
+}
+END_TEST
+
+/* Garbage where a snapshot should be: a clear error for that check, nothing
+ * overwritten, and the daemon carries on. */
+START_TEST(corrupt_snapshot_files)
+{
+    static const char *const garbage[] = {
+        "",
+        "{",
+        "{\"name\": \"bad\"}",
+        "[1, 2]",
+        "{\"name\": 5, \"calls\": []}",
+        "\xff\xfe{}",
+        "{\"name\": \"bad\", \"calls\": [{\"args\": {}}]}",
+    };
+
+    expect_outcome("bad", CALLS_A, NULL, "CREATED");
+    for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+        FILE *f = fopen(snapshot_file("bad"), "w");
+        fputs(garbage[i], f);
+        fclose(f);
+        struct json_object *p = check_params("bad", CALLS_A, NULL);
+        struct json_object *reply = tdaemon_call(conn_, "check", p);
+        struct json_object *error = NULL;
+        ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
+                      "garbage %zu accepted: %s", i, json_object_to_json_string(reply));
+        const char *code = tstr(error, "code");
+        ck_assert_msg(strcmp(code, "invalid_snapshot") == 0 || strcmp(code, "invalid_json") == 0,
+                      "garbage %zu: code %s", i, code);
+        ck_assert_msg(strstr(tstr(error, "message"), "bad-") != NULL,
+                      "the message should name the file: %s", tstr(error, "message"));
+        json_object_put(reply);
+        /* the garbage is left for a person to look at, not overwritten */
+        char *text = tdaemon_slurp(snapshot_file("bad"));
+        ck_assert_str_eq(text, garbage[i]);
+        free(text);
+        json_object_put(p);
+    }
+    /* a symbolic link where the file should be is not followed */
+    unlink(snapshot_file("bad"));
+    ck_assert(symlink("/etc/passwd", snapshot_file("bad")) == 0);
+    struct json_object *p = check_params("bad", CALLS_A, NULL);
+    struct json_object *reply = tdaemon_call(conn_, "check", p);
+    struct json_object *error = NULL;
+    ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
+    json_object_put(reply);
+    json_object_put(p);
+    expect_outcome("good", CALLS_A, NULL, "CREATED");
+}
+END_TEST
+
 static struct json_object *run_check(const char *run, const char *test, const char *name,
                                      const char *calls)
 {
@@ -770,6 +857,97 @@ START_TEST(limits_and_empty_store)
 }
 END_TEST
 
+/* Pipelined requests on one snapshot apply in arrival order, whichever kind
+ * of work they are (checks run on the thread pool, approve/rm/list on the
+ * loop), and the replies come back in request order. */
+START_TEST(pipelined_order)
+{
+    static const char *const steps[][3] = {
+        {"check", CALLS_A, "CREATED"}, {"check", CALLS_B, "PENDING"}, {"approve", NULL, NULL},
+        {"check", CALLS_A, "PASSED"},  {"check", CALLS_B, "FAILED"},  {"rm", NULL, NULL},
+        {"check", CALLS_B, "CREATED"}, {"list", NULL, NULL},          {"check", CALLS_B, "PENDING"},
+    };
+    size_t n = sizeof(steps) / sizeof(steps[0]);
+
+    for (int round = 0; round < 20; round++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "piped-%d", round);
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *p = json_object_new_object();
+
+            json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+            if (strcmp(steps[i][0], "approve") == 0) {
+                struct json_object *names = json_object_new_array();
+                json_object_array_add(names, json_object_new_string(name));
+                json_object_object_add(p, "names", names);
+            } else if (strcmp(steps[i][0], "list") != 0) {
+                json_object_object_add(p, "name", json_object_new_string(name));
+            }
+            if (steps[i][1] != NULL)
+                json_object_object_add(p, "actual", tjson(steps[i][1]));
+            tdaemon_send(conn_, 100 + i, steps[i][0], p);
+            json_object_put(p);
+        }
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *r = NULL, *id = NULL, *ok = NULL, *result = NULL;
+
+            ck_assert(tdaemon_read(conn_, &r, 10000) == 0);
+            json_object_object_get_ex(r, "id", &id);
+            ck_assert_int_eq(json_object_get_int64(id), (int64_t)(100 + i));
+            json_object_object_get_ex(r, "ok", &ok);
+            ck_assert_msg(json_object_get_boolean(ok), "%s: %s", steps[i][0],
+                          json_object_to_json_string(r));
+            json_object_object_get_ex(r, "result", &result);
+            if (steps[i][2] != NULL)
+                ck_assert_msg(strcmp(tstr(result, "outcome"), steps[i][2]) == 0,
+                              "round %d step %zu: want %s, got %s", round, i, steps[i][2],
+                              json_object_to_json_string(result));
+            json_object_put(r);
+        }
+    }
+}
+END_TEST
+
+/* More stores than the daemon keeps open: the least recently used idle one
+ * is closed and reopened on its next use, with its files intact. */
+START_TEST(many_stores)
+{
+    char root[700];
+
+    for (int i = 0; i < 300; i++) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        json_object_object_add(p, "store", json_object_new_string(root));
+        json_object_object_add(p, "name", json_object_new_string("one"));
+        json_object_object_add(p, "actual", tjson(CALLS_A));
+        json_object_object_add(p, "update", json_object_new_boolean(1));
+        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
+        json_object_put(r);
+        json_object_put(p);
+    }
+    struct json_object *st = tdaemon_ok(conn_, "status", NULL);
+    struct json_object *n = NULL;
+    json_object_object_get_ex(st, "stores_open", &n);
+    ck_assert_int_le(json_object_get_int64(n), 256);
+    json_object_put(st);
+    for (int i = 0; i < 300; i += 37) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        json_object_object_add(p, "store", json_object_new_string(root));
+        json_object_object_add(p, "name", json_object_new_string("one"));
+        json_object_object_add(p, "actual", tjson(CALLS_A));
+        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
+        json_object_put(r);
+        json_object_put(p);
+    }
+}
+END_TEST
+
 /* A crash leaves temp files; the daemon removes them when it opens the store. */
 START_TEST(stray_temp_files_cleaned)
 {
@@ -804,9 +982,13 @@ static Suite *state_suite(void)
     tcase_add_test(tc, one_created_among_32);
     tcase_add_test(tc, approvals_kept_under_load);
     tcase_add_test(tc, sees_changes_behind_its_back);
+    tcase_add_test(tc, sees_root_replaced);
+    tcase_add_test(tc, corrupt_snapshot_files);
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);
+    tcase_add_test(tc, pipelined_order);
+    tcase_add_test(tc, many_stores);
     suite_add_tcase(s, tc);
     return s;
 }

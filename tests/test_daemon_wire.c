@@ -417,6 +417,18 @@ START_TEST(connection_limit)
     int refused = 0;
 
     setrlimit(RLIMIT_NOFILE, &rl);
+    /* start from exactly one open connection (the bystander) */
+    for (int tries = 0;; tries++) {
+        struct json_object *st = tdaemon_ok(bystander_, "status", NULL);
+        struct json_object *n = NULL;
+        json_object_object_get_ex(st, "connections", &n);
+        int64_t open_now = json_object_get_int64(n);
+        json_object_put(st);
+        if (open_now == 1)
+            break;
+        ck_assert_msg(tries < 200, "%lld connections still open", (long long)open_now);
+        usleep(10000);
+    }
     for (int i = 0; i < 600; i++)
         fds[i] = tdaemon_connect_raw(daemon_.socket);
     for (int i = 0; i < 600; i++) {

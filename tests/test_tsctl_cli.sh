@@ -18,6 +18,11 @@ for cmd in check record approve run eval extract review orphans status stop \
 	t 2 "$TSCTL" $cmd --no-such-flag && err_one_line && err_has "unknown option '--no-such-flag'"
 done
 t 0 "$TSCTL" snapshots --help && out_has "path"
+t 0 "$TSCTL" help && out_has "Commands:"
+t 0 "$TSCTL" help check && out_has "Usage: tsctl check"
+t 0 "$TSCTL" help snapshots rm && out_has "Usage: tsctl snapshots rm"
+t 0 "$TSCTL" help snapshots && out_has "path"
+t 2 "$TSCTL" help frob && err_one_line && err_has "frob"
 t 0 "$TSCTL" eval --version && out_has "tsctl "
 t 2 "$TSCTL" && err_one_line && err_has "missing command"
 t 2 "$TSCTL" frobnicate && err_one_line && err_has "unknown command 'frobnicate'"
@@ -84,7 +89,10 @@ t 0 sh -c "\"$TSCTL\" eval --json \"$DATA/expected_search.json\" - < \"$DATA/ope
 # Errors: exit 2 and one line.
 t 2 "$TSCTL" eval "$DATA/missing.json" "$DATA/x1.json" && err_one_line && err_has "missing.json" && err_has "No such file"
 t 2 "$TSCTL" eval "$DATA/x1.json" "$DATA/missing.json" && err_one_line && err_has "missing.json"
-t 2 "$TSCTL" eval "$DATA/x1.json" "$DATA" && err_one_line
+t 2 "$TSCTL" eval "$DATA/x1.json" "$DATA" && err_one_line && err_has "Is a directory"
+t 2 "$TSCTL" extract "$DATA" && err_one_line && err_has "Is a directory"
+printf '' >"$WORK/empty.json"
+t 2 "$TSCTL" extract "$WORK/empty.json" && err_one_line && err_has "empty.json"
 t 2 "$TSCTL" eval "$DATA/invalid_json.json" "$DATA/x1.json" && err_one_line && err_has "invalid_json.json" && err_has "line 3" && err_has "column"
 t 2 "$TSCTL" eval "$DATA/x1.json" "$DATA/invalid_json.json" && err_one_line && err_has "line 3"
 t 2 "$TSCTL" eval "$DATA/x1.json" "$DATA/invalid_utf8.json" && err_one_line && err_has "invalid_utf8.json"
@@ -125,5 +133,28 @@ t 2 "$TSCTL" extract "$DATA/unknown_shape.json" && err_one_line && err_has "cann
 t 2 "$TSCTL" extract --format bogus "$DATA/openai_search.json" && err_one_line && err_has "unknown format"
 t 2 "$TSCTL" extract --format gemini "$DATA/openai_search.json" && err_one_line && err_has "gemini"
 t 2 "$TSCTL" extract --format langchain - </dev/null && err_one_line
+
+# --- the man page renders and covers every command; bash completion ----------------
+if command -v man >/dev/null 2>&1; then
+	t 0 env MANWIDTH=100 man -l "$TS_SOURCE_DIR/docs/tsctl.1"
+	for word in "tsctl check" "tsctl record" "tsctl approve" "tsctl snapshots list" \
+		"tsctl snapshots show" "tsctl snapshots rm" "tsctl snapshots path" "tsctl run" \
+		"tsctl eval" "tsctl extract" "tsctl review" "tsctl orphans" "tsctl status" \
+		"tsctl stop" "EXIT STATUS" "TOOLSCORE_TEST" "NO_COLOR"; do
+		out_has "$word"
+	done
+	t 0 sh -c "man --warnings -l '$TS_SOURCE_DIR/docs/tsctl.1' 2>&1 >/dev/null"
+	same "$OUT" "" "man page warnings"
+else
+	fail "man is not installed (scripts/deps.sh test installs man-db)"
+fi
+complete_words() {
+	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tsctl; printf "%s\n" "${COMPREPLY[@]}"' \
+		_ "$TS_SOURCE_DIR/client/tsctl.bash-completion" "$@"
+}
+t 0 complete_words tsctl sn && same "$OUT" "snapshots" "complete a command"
+t 0 complete_words tsctl snapshots "" && out_has "list" && out_has "path"
+t 0 complete_words tsctl check x --for && same "$OUT" "--format" "complete an option"
+t 0 complete_words tsctl eval --format open && out_has "openai-responses"
 
 finish

@@ -11,6 +11,9 @@ TMUX_SOCK="$WORK/tmux.sock"
 tm() { tmux -S "$TMUX_SOCK" -f /dev/null "$@"; }
 stop_tmux() { tm kill-server 2>/dev/null; cleanup; }
 trap stop_tmux EXIT
+# A session that lives as long as the test keeps the tmux server up while
+# the review sessions come and go.
+tm new-session -d -s keep "sleep 600" || { echo "cannot start tmux" >&2; exit 1; }
 
 # Wait until the pane shows $1 (a fixed string); fails after ~10 s.
 wait_pane() {
@@ -88,5 +91,37 @@ wait_pane "[1/" && tm send-keys -t review q
 wait_pane "EXIT=0"
 t 0 ts snapshots show p3 --json
 same "$(json_get approved)" "false" "q leaves p3 pending"
+
+# --- colours: on a terminal only, never with NO_COLOR --------------------------------
+run_in_pane() {
+	tm kill-session -t review 2>/dev/null
+	tm new-session -d -s review -x 160 -y 50 "$1; echo EXIT=\$?; sleep 60"
+	wait_pane "EXIT="
+	PANE_E=$(tm capture-pane -e -p -J -S -200 -t review)
+}
+ESC=$(printf '\033')
+run_in_pane "'$TSCTL' --socket '$SOCK' --dir '$STORE' check f2 --calls '$DATA/x2.json'"
+case "$PANE_E" in *"$ESC["*) ;; *) fail "no colour on a terminal: $PANE_E" ;; esac
+case "$PANE" in *"EXIT=1"*) ;; *) fail "failed check on a terminal did not exit 1" ;; esac
+run_in_pane "NO_COLOR=1 '$TSCTL' --socket '$SOCK' --dir '$STORE' check f2 --calls '$DATA/x2.json'"
+case "$PANE_E" in *"Expected vs Actual"*) ;; *) fail "no report on a terminal: $PANE_E" ;; esac
+case "$PANE_E" in *"$ESC["[0-9]*) fail "NO_COLOR=1 still coloured: $PANE_E" ;; esac
+run_in_pane "NO_COLOR= '$TSCTL' --socket '$SOCK' --dir '$STORE' snapshots list"
+case "$PANE_E" in *"$ESC["*) ;; *) fail "empty NO_COLOR turned colours off" ;; esac
+t 1 ts check f2 --calls "$DATA/x2.json"
+out_lacks "$ESC["
+
+# --- rm on a terminal: y/N ---------------------------------------------------------------
+tm kill-session -t review 2>/dev/null
+tm new-session -d -s review -x 160 -y 50 "'$TSCTL' --socket '$SOCK' --dir '$STORE' snapshots rm p3; echo EXIT=\$?; sleep 60"
+wait_pane "[y/N]" && tm send-keys -t review n Enter
+wait_pane "EXIT=0"
+case "$PANE" in *"Aborted."*) ;; *) fail "declining rm did not print Aborted.: $PANE" ;; esac
+t 0 ts snapshots show p3
+tm kill-session -t review 2>/dev/null
+tm new-session -d -s review -x 160 -y 50 "'$TSCTL' --socket '$SOCK' --dir '$STORE' snapshots rm p3; echo EXIT=\$?; sleep 60"
+wait_pane "[y/N]" && tm send-keys -t review y Enter
+wait_pane "EXIT=0"
+t 1 ts snapshots show p3
 
 finish

@@ -63,6 +63,17 @@ t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA
 t 0 ts approve "$FL"
 out_has "Name" && out_has "Calls" && out_has "Age" && out_has "today" && out_has "Approved 1 snapshot(s)."
 same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+# Ages: snapshots written behind the daemon's back, created 1 and 5 days ago.
+for age in 1 5; do
+	t 0 ts snapshots path "aged_$age"
+	created=$(date -u -d "@$(($(date +%s) - age * 86400 - 60))" +%Y-%m-%dT%H:%M:%S.000000+00:00)
+	printf '{\n  "schema_version": 1,\n  "name": "aged_%s",\n  "created_at": "%s",\n  "updated_at": "%s",\n  "toolscore_version": "1.8.1",\n  "approved": false,\n  "source": "pytest",\n  "calls": []\n}\n' \
+		"$age" "$created" "$created" >"$OUT"
+done
+t 0 ts approve aged_1 aged_5
+out_has "1 day ago" && out_has "5 days ago" && out_has "Approved 2 snapshot(s)."
+t 0 ts snapshots rm aged_1 --yes
+t 0 ts snapshots rm aged_5 --yes
 t 0 ts approve --all
 out_has "brand_new" && out_has "Approved 1 snapshot(s)."
 t 0 ts approve --all
@@ -109,6 +120,8 @@ t 2 ts check "$FL" --calls "$DATA/unknown_shape.json" && err_one_line && err_has
 t 2 ts check "$FL" --calls "$DATA/x1.json" --weights '{"x": 1}' && err_one_line
 t 2 ts check "$FL" --calls "$DATA/x1.json" --min-score 2 && err_one_line
 t 2 ts check "" --calls "$DATA/x1.json" && err_one_line
+t 2 ts check "$FL" --calls "$DATA" && err_one_line && err_has "Is a directory"
+t 2 ts record --from-trace "$DATA" --name a && err_one_line && err_has "Is a directory"
 
 # --- record --from-trace: byte-compatible files, exists, update --------------------
 t 0 ts record --from-trace "$DATA/trace_floats.json" --name floats_and_ints

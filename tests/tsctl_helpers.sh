@@ -101,7 +101,7 @@ print(json.dumps(v) if not isinstance(v,str) else v)' "$1" 2>/dev/null
 
 # Start a daemon on $SOCK (foreground mode, in the background here).
 start_daemon() {
-	"$TOOLSCORED" --socket "$SOCK" --foreground --log-level warn "$@" 2>"$WORK/daemon.log" &
+	"$TOOLSCORED" --socket "$SOCK" --foreground --log-level warn "$@" >"$WORK/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	i=0
 	while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do

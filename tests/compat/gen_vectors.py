@@ -6,8 +6,8 @@ json.dumps(obj, indent=2, ensure_ascii=False) + "\\n", reads them with
 json.loads, names them with SHA-1 and the rule in snapshots.md, and scores
 with the rules in scoring.md. This script runs those rules in CPython and
 writes what they produce to tests/data/compat-vectors/, where
-tests/test_compat.c checks that the C code produces the same bytes and
-numbers. It is a development tool: `make check` only reads its output and
+tests/test_compat.c and tests/test_compat_score.c check that the C code
+produces the same bytes and numbers. It is a development tool: `make check` only reads its output and
 never needs Python.
 
     python3 tests/compat/gen_vectors.py            # rewrite the vectors
@@ -18,6 +18,7 @@ A soak run with many more vectors and another seed, outside the tree:
     python3 tests/compat/gen_vectors.py --scale 20 --seed 7 \\
         --out /tmp/soak/tests/data/compat-vectors
     TS_SOURCE_DIR=/tmp/soak build/tests/test_compat
+    TS_SOURCE_DIR=/tmp/soak build/tests/test_compat_score
 
 Output is deterministic (fixed seed), so a rerun on an unchanged script
 gives identical files.
@@ -541,6 +542,64 @@ def write_reader(rng, inputs):
 
 
 # ---------------------------------------------------------------------------
+# repr(): which characters Python escapes (str.isprintable)
+# ---------------------------------------------------------------------------
+
+def write_printable():
+    """Ranges of assigned code points (surrogates left out) with P when
+    str.isprintable() is true (repr() writes them as they are), N when repr()
+    escapes them. Unassigned code points depend on the Unicode version."""
+    import unicodedata
+    ranges = []
+    for cp in range(sys.maxunicode + 1):
+        if unicodedata.category(chr(cp)) in ("Cn", "Cs"):
+            continue
+        printable = chr(cp).isprintable()
+        if ranges and ranges[-1][1] == cp - 1 and ranges[-1][2] == printable:
+            ranges[-1][1] = cp
+        else:
+            ranges.append([cp, cp, printable])
+    lines = ["# " + HEADER, "# Unicode %s: <first> <last> P (printed) or N (escaped by repr)"
+             % unicodedata.unidata_version]
+    lines += ["%x %x %s" % (a, b, "P" if p else "N") for a, b, p in ranges]
+    return ("\n".join(lines) + "\n").encode("ascii")
+
+
+N_REPR = 500
+
+
+def all_assigned(v):
+    """True when every string in v (keys too) holds only assigned code
+    points, whose repr() does not depend on the Unicode version."""
+    import unicodedata
+    if isinstance(v, str):
+        return all(unicodedata.category(c) not in ("Cn", "Cs") for c in v)
+    if isinstance(v, list):
+        return all(all_assigned(x) for x in v)
+    if isinstance(v, dict):
+        return all(all_assigned(k) and all_assigned(x) for k, x in v.items())
+    return True
+
+
+def write_repr(inputs):
+    rec = Records()
+    rec.comment(HEADER)
+    rec.comment("Per value: doc (index of a json.vec document) and repr (Python's")
+    rec.comment("repr() of json.loads of it). Only documents whose strings hold")
+    rec.comment("assigned code points only.")
+    count = 0
+    for index, (_, value) in enumerate(inputs):
+        if count == N_REPR:
+            break
+        if not all_assigned(value):
+            continue
+        rec.add("doc", str(index))
+        rec.add("repr", repr(value))
+        count += 1
+    return rec, count
+
+
+# ---------------------------------------------------------------------------
 # (b) Snapshot file names (snapshots.md, "Store and file names")
 # ---------------------------------------------------------------------------
 
@@ -643,9 +702,11 @@ def write_snapshots(rng, inputs, names):
     rec.comment("Per snapshot: snapshot (tab-separated: created_at, updated_at,")
     rec.comment("toolscore_version, approved, source, and the comma-separated indexes of")
     rec.comment("the documents in json.vec that are the args of its calls, one call each),")
-    rec.comment("one tool per call, name, then either file (the whole file json.dumps")
+    rec.comment("one tool per call, name, filename (the reference's file name for it),")
+    rec.comment("then either file (the whole file json.dumps")
     rec.comment("writes) or sha1 ('<40 hex> <length>' of that file).")
     objects = [i for i, (_, value) in enumerate(inputs) if isinstance(value, dict)]
+    used_names = set()
     count = 0
     while objects:
         take = rng.randint(1, 4)
@@ -653,7 +714,7 @@ def write_snapshots(rng, inputs, names):
         tools = [rng.choice(["search", "book_flight", "поиск", "\U0001f50d", "a/b", "t\"q",
                              "tool with spaces", "x\u2028y"]) for _ in chosen]
         name = names[chosen[0] % len(names)]
-        if len(name.encode("utf-8")) > 60:
+        if len(name.encode("utf-8")) > 60 or name in used_names:
             name = "tests/test_snap.py::test_%d[%s]" % (chosen[0], rng.choice(["a", "é", "\U0001f600", "x y"]))
         snap = {
             "schema_version": 1,
@@ -671,9 +732,11 @@ def write_snapshots(rng, inputs, names):
                                        snap["toolscore_version"],
                                        "true" if snap["approved"] else "false", snap["source"],
                                        ",".join(str(i) for i in chosen)]))
+        used_names.add(name)
         for t in tools:
             rec.add("tool", t)
         rec.add("name", name)
+        rec.add("filename", snapshot_filename(name))
         if count < N_SNAPSHOT_FULL:
             rec.add("file", data)
         else:
@@ -1182,7 +1245,8 @@ def main():
     reader_rec, n_accepted = write_reader(random.Random(rng.getrandbits(64)), inputs)
     files = {"json.vec": doc_rec.bytes(), "names.vec": name_rec.bytes(),
              "snapshots.vec": snap_rec.bytes(), "scores.jsonl": scores,
-             "reader.vec": reader_rec.bytes()}
+             "reader.vec": reader_rec.bytes(), "printable.txt": write_printable(),
+             "repr.vec": write_repr(inputs)[0].bytes()}
     os.makedirs(args.out, exist_ok=True)
     stale = []
     for fname, data in files.items():

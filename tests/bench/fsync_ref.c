@@ -1,0 +1,92 @@
+/*
+ * fsync_ref — the reference for the record benchmark: one process writing
+ * snapshot files one by one, each durably (temp file, write, fsync, rename,
+ * fsync the directory), the same files the record benchmark asks the daemon
+ * to create.
+ *
+ *   fsync_ref --dir DIR --count N [--calls C]
+ *
+ * Prints one line: mode=fsync_ref ops seconds ops_per_s p50_us p99_us max_us.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {{"dir", required_argument, NULL, 'd'},
+                                             {"count", required_argument, NULL, 'n'},
+                                             {"calls", required_argument, NULL, 'c'},
+                                             {NULL, 0, NULL, 0}};
+    const char *dir = NULL;
+    long count = 0;
+    int calls = 10;
+    int c;
+    while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd':
+            dir = optarg;
+            break;
+        case 'n':
+            count = atol(optarg);
+            break;
+        case 'c':
+            calls = atoi(optarg);
+            break;
+        default:
+            bench_die("usage: fsync_ref --dir DIR --count N [--calls C]");
+        }
+    }
+    if (!dir || count <= 0 || calls < 0)
+        bench_die("usage: fsync_ref --dir DIR --count N [--calls C]");
+    if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+        bench_die("%s: %s", dir, strerror(errno));
+    int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
+        bench_die("%s: %s", dir, strerror(errno));
+
+    /* Prepare the bytes first: only the writes are timed. */
+    char **data = calloc((size_t)count, sizeof(*data));
+    size_t *lens = calloc((size_t)count, sizeof(*lens));
+    char(*files)[256] = calloc((size_t)count, sizeof(*files));
+    if (!data || !lens || !files)
+        bench_die("out of memory");
+    for (long i = 0; i < count; i++) {
+        char name[128];
+        bench_name(name, sizeof(name), "ref", i);
+        bench_file_name(files[i], sizeof(files[i]), name);
+        data[i] = bench_snapshot_file(name, calls, 0, 0, &lens[i]);
+    }
+
+    bench_lat lat = {0};
+    uint64_t start = bench_now_ns();
+    for (long i = 0; i < count; i++) {
+        uint64_t t0 = bench_now_ns();
+        int rc = bench_durable_write(dirfd, files[i], data[i], lens[i]);
+        if (rc < 0)
+            bench_die("%s: %s", files[i], strerror(-rc));
+        bench_lat_add(&lat, bench_now_ns() - t0);
+    }
+    double secs = (double)(bench_now_ns() - start) / 1e9;
+    double p50 = (double)bench_lat_pct(&lat, 50) / 1e3;
+    double p99 = (double)bench_lat_pct(&lat, 99) / 1e3;
+    double max = (double)lat.v[lat.n - 1] / 1e3;
+    bench_result("mode=fsync_ref clients=1 ops=%ld errors=0 seconds=%.3f ops_per_s=%.1f "
+                 "p50_us=%.1f p99_us=%.1f max_us=%.1f",
+                 count, secs, (double)count / secs, p50, p99, max);
+    for (long i = 0; i < count; i++)
+        free(data[i]);
+    free(data);
+    free(lens);
+    free(files);
+    bench_lat_free(&lat);
+    close(dirfd);
+    return 0;
+}

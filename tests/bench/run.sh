@@ -1,0 +1,305 @@
+#!/bin/sh
+# Benchmarks of toolscored (make bench). Prints one table in which every
+# figure stands next to a reference measured in the same run on the same
+# machine, with the ratio and, where the project has one, the target.
+# docs/internals/bench.md explains each measurement.
+#
+# Environment:
+#   BUILD               build directory (default build)
+#   TS_BENCH_SECONDS    duration of each throughput run (default 3)
+#   TS_BENCH_SCALE      store sizes for the scale runs (default "10000 100000")
+#   TS_BENCH_RECORDS    snapshots created per record run (default 4000)
+#   TS_BENCH_DIR        parent of the scratch directory (default $TMPDIR or
+#                       /tmp); its file system is the one measured
+#   TS_BENCH_OUT        also write the table (markdown) to this file
+set -u
+BUILD=${BUILD:-build}
+BIN=$BUILD/bench
+DAEMON=$BUILD/toolscored
+TSCTL=$BUILD/tsctl
+SECS=${TS_BENCH_SECONDS:-3}
+SCALE=${TS_BENCH_SCALE:-"10000 100000"}
+RECORDS=${TS_BENCH_RECORDS:-4000}
+
+for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
+	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench"; do
+	[ -x "$b" ] || { echo "bench: $b is missing (run make bench)" >&2; exit 2; }
+done
+
+work=$(mktemp -d "${TS_BENCH_DIR:-${TMPDIR:-/tmp}}/tsbench.XXXXXX") || exit 2
+work=$(cd "$work" && pwd -P)
+daemon_pid=""
+echo_pid=""
+cleanup() {
+	[ -n "$daemon_pid" ] && kill "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+	[ -n "$echo_pid" ] && kill "$echo_pid" 2>/dev/null && wait "$echo_pid" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+rows=$work/rows
+: >"$rows"
+failures=0
+
+# field LINE KEY: the value of KEY=... in a result line.
+field() {
+	printf '%s\n' "$1" | tr ' ' '\n' | sed -n "s/^$2=//p"
+}
+
+# row LABEL MEASURED REFERENCE RATIO TARGET MET
+row() {
+	printf '%s|%s|%s|%s|%s|%s\n' "$1" "$2" "$3" "$4" "$5" "$6" >>"$rows"
+}
+
+# ratio A B [digits]: A/B
+ratio() {
+	awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b + 0 == 0) print "n/a"; else printf "%.*f\n", d, a / b }'
+}
+
+# num X: X with thousands separators and no decimals.
+num() {
+	awk -v x="$1" 'BEGIN { s = sprintf("%.0f", x); o = ""; while (length(s) > 3) { o = "," substr(s, length(s) - 2) o; s = substr(s, 1, length(s) - 3) } print s o }'
+}
+
+# yesno EXPR: "yes" when the awk expression holds.
+yesno() {
+	awk "BEGIN { if ($1) print \"yes\"; else print \"**no**\" }"
+}
+
+fail() {
+	echo "bench: $*" >&2
+	failures=$((failures + 1))
+}
+
+# start_daemon SOCKET: a daemon in the foreground, waited for until it answers.
+start_daemon() {
+	"$DAEMON" --socket "$1" --foreground --log-level warn >>"$work/daemon.log" 2>&1 &
+	daemon_pid=$!
+	i=0
+	while ! "$BIN/loadgen" --mode hold --socket "$1" --clients 1 --seconds 0 >/dev/null 2>&1; do
+		i=$((i + 1))
+		if [ $i -gt 500 ] || ! kill -0 "$daemon_pid" 2>/dev/null; then
+			fail "the daemon did not start (see below)"
+			cat "$work/daemon.log" >&2
+			return 1
+		fi
+		sleep 0.02
+	done
+}
+
+stop_daemon() {
+	[ -n "$daemon_pid" ] || return 0
+	kill "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	daemon_pid=""
+}
+
+machine() {
+	fs=$(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')
+	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+	echo "machine: $(nproc) CPUs ($cpu), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), scratch file system $fs"
+	echo "settings: ${SECS}s per throughput run, record runs of $RECORDS snapshots, scale: $SCALE"
+}
+
+# ---- replay: check an approved 10-call snapshot vs a raw echo ------------
+bench_replay() {
+	store=$work/replay-store
+	sock=$work/d.sock
+	"$BIN/gen_store" --dir "$store" --count 1 --prefix replay --calls 10 || return 1
+	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
+	start_daemon "$sock" || return 1
+	for n in 1 8 32; do
+		out=$("$BIN/loadgen" --mode check --socket "$sock" --store "$store" \
+			--name replay_0000000 --calls "$work/calls10.json" --clients $n --seconds "$SECS") ||
+			fail "replay with $n clients: errors ($out)"
+		eval "check_$n=\"\$out\""
+	done
+	stop_daemon
+	req=$(field "$check_1" req_bytes)
+	resp=$(field "$check_1" resp_bytes)
+	[ -n "$req" ] || req=512
+	echo_sock=$work/echo.sock
+	"$BIN/echo_server" "$echo_sock" >"$work/echo.out" &
+	echo_pid=$!
+	i=0
+	until grep -q ready "$work/echo.out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && { fail "echo server did not start"; return 1; }
+		sleep 0.01
+	done
+	for n in 1 8 32; do
+		out=$("$BIN/loadgen" --mode echo --socket "$echo_sock" --size "$req" \
+			--clients $n --seconds "$SECS") || fail "echo with $n clients failed"
+		eval "echo_$n=\"\$out\""
+	done
+	kill "$echo_pid"
+	wait "$echo_pid" 2>/dev/null
+	echo_pid=""
+	for n in 1 8 32; do
+		eval "c=\$check_$n; e=\$echo_$n"
+		cps=$(field "$c" ops_per_s)
+		eps=$(field "$e" ops_per_s)
+		target=""
+		met=""
+		if [ $n = 8 ]; then
+			target=">= 0.50"
+			met=$(yesno "$(ratio "$cps" "$eps" 4) >= 0.5")
+		fi
+		row "replay, $n client(s): checks/s" "$(num "$cps")" "echo $(num "$eps")" \
+			"$(ratio "$cps" "$eps")" "$target" "$met"
+		cp50=$(field "$c" p50_us)
+		cp99=$(field "$c" p99_us)
+		ep50=$(field "$e" p50_us)
+		ep99=$(field "$e" p99_us)
+		target=""
+		met=""
+		if [ $n = 8 ]; then
+			target="p99 < 1000 µs"
+			met=$(yesno "$cp99 < 1000")
+		fi
+		row "replay, $n client(s): p50 / p99 µs" "$cp50 / $cp99" "echo $ep50 / $ep99" \
+			"$(ratio "$cp50" "$ep50") / $(ratio "$cp99" "$ep99")" "$target" "$met"
+	done
+	row "replay: bytes per request / reply" "$req / $resp" "echo $req / $req" "" "" ""
+}
+
+# ---- record: distinct new snapshots, durable, vs one fsync writer ---------
+bench_record() {
+	ref=$("$BIN/fsync_ref" --dir "$work/ref-store" --count "$RECORDS" --calls 10) ||
+		{ fail "fsync reference failed"; return 1; }
+	rm -rf "$work/ref-store"
+	rps=$(field "$ref" ops_per_s)
+	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
+	for n in 1 8 32; do
+		store=$work/record-store-$n
+		sock=$work/d.sock
+		start_daemon "$sock" || return 1
+		out=$("$BIN/loadgen" --mode record --socket "$sock" --store "$store" \
+			--calls "$work/calls10.json" --clients $n --count $((RECORDS / n)) --prefix rec) ||
+			fail "record with $n clients: errors ($out)"
+		stop_daemon
+		files=$(find "$store" -name 'rec_*.json' | wc -l)
+		[ "$files" = $((RECORDS / n * n)) ] ||
+			fail "record with $n clients: $files files, expected $((RECORDS / n * n))"
+		rm -rf "$store"
+		sps=$(field "$out" ops_per_s)
+		target=""
+		met=""
+		if [ $n = 8 ]; then
+			target=">= 3.00"
+			met=$(yesno "$(ratio "$sps" "$rps" 4) >= 3")
+		fi
+		row "record, $n client(s): snapshots/s" "$(num "$sps")" "fsync writer $(num "$rps")" \
+			"$(ratio "$sps" "$rps")" "$target" "$met"
+		row "record, $n client(s): p50 / p99 µs" "$(field "$out" p50_us) / $(field "$out" p99_us)" \
+			"fsync writer $(field "$ref" p50_us) / $(field "$ref" p99_us)" "" "" ""
+	done
+}
+
+# ---- scale: stores of 10k and 100k snapshots ------------------------------
+coldstart() { # STORE COUNT
+	"$BIN/coldstart" --daemon "$DAEMON" --socket "$work/c.sock" --store "$1" \
+		--name gen_0000000 --calls "$work/calls10.json" --expect "$2" --log "$work/daemon.log"
+}
+
+bench_scale() {
+	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
+	small=$work/store-1
+	"$BIN/gen_store" --dir "$small" --count 1 || return 1
+	base=$(coldstart "$small" 1) || { fail "cold start on a 1-snapshot store failed"; return 1; }
+	for n in $SCALE; do
+		store=$work/store-$n
+		"$BIN/gen_store" --dir "$store" --count "$n" || return 1
+		raw=$("$BIN/read_store" "$store")
+		out=$(coldstart "$store" "$n") || { fail "cold start on $n snapshots failed"; continue; }
+		label=$(awk -v n="$n" 'BEGIN { if (n % 1000 == 0) print n / 1000 "k"; else print n }')
+		first=$(field "$out" first_ms)
+		target=""
+		met=""
+		if [ "$n" = 100000 ]; then
+			target="< 1000 ms"
+			met=$(yesno "$first < 1000")
+		fi
+		row "scale $label: first answer after start, ms" "$first" \
+			"1-snapshot store $(field "$base" first_ms)" "$(ratio "$first" "$(field "$base" first_ms)" 1)" \
+			"$target" "$met"
+		list=$(field "$out" list_ms)
+		target=""
+		met=""
+		if [ "$n" = 100000 ]; then
+			target="< 2000 ms"
+			met=$(yesno "$list < 2000")
+		fi
+		row "scale $label: list through the daemon, ms (first / again)" \
+			"$list / $(field "$out" list2_ms)" "raw read of all files $(field "$raw" ms)" \
+			"$(ratio "$list" "$(field "$raw" ms)" 1)" "$target" "$met"
+		rss=$(field "$out" rss_kb)
+		brss=$(field "$base" rss_kb)
+		per=$(awk -v a="$rss" -v b="$brss" -v n="$n" 'BEGIN { printf "%.0f", (a - b) * 1024 / n }')
+		disk=$(awk -v b="$(field "$raw" bytes)" -v n="$n" 'BEGIN { printf "%.0f", b / n }')
+		row "scale $label: daemon memory per snapshot, bytes" "$per (RSS $(num "$rss") KiB)" \
+			"file size $disk" "$(ratio "$per" "$disk")" "" ""
+		# tsctl snapshots list --json: what a user waits for (a fresh daemon).
+		if [ ! -x "$TSCTL" ]; then
+			fail "$TSCTL is missing: no tsctl row"
+			rm -rf "$store"
+			continue
+		fi
+		start_daemon "$work/d.sock" || continue
+		t0=$(date +%s%N)
+		TOOLSCORE_SOCKET="$work/d.sock" TOOLSCORE_DIR="$store" TOOLSCORED=/bin/false \
+			"$TSCTL" snapshots list --json >"$work/list.json" ||
+			fail "tsctl snapshots list failed on $n snapshots"
+		t1=$(date +%s%N)
+		stop_daemon
+		listed=$(grep -o '"file"' "$work/list.json" | wc -l)
+		[ "$listed" = "$n" ] || fail "tsctl snapshots list --json listed $listed of $n snapshots"
+		tl=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')
+		met=""
+		[ "$n" = 100000 ] && met=$(yesno "$tl < 2000")
+		row "scale $label: tsctl snapshots list --json, ms" "$tl" \
+			"raw read of all files $(field "$raw" ms)" "$(ratio "$tl" "$(field "$raw" ms)" 1)" \
+			"$([ "$n" = 100000 ] && echo "< 2000 ms")" "$met"
+		rm -rf "$store"
+	done
+}
+
+# ---- scoring in-process ---------------------------------------------------
+bench_score() {
+	out=$("$BIN/score_bench" --checks 10000 --large-calls 1000 --large-repeat 10) ||
+		{ fail "score_bench failed"; return 1; }
+	small=$(printf '%s\n' "$out" | grep '^mode=score_small')
+	large=$(printf '%s\n' "$out" | grep '^mode=score_large')
+	sps=$(field "$small" ops_per_s)
+	cps=$(field "${check_1:-}" ops_per_s)
+	row "score a 10-call list: checks/s, socket (1 client) vs in-process" "$(num "$cps")" \
+		"in-process $(num "$sps")" "$(ratio "$cps" "$sps" 3)" "" ""
+	ms=$(field "$large" ms_per_eval)
+	ref=$(field "$large" ref_ms)
+	row "score two 1,000-call lists, ms" "$ms" "100 x 10-call lists $ref" "$(ratio "$ms" "$ref" 1)" "" ""
+}
+
+machine
+echo "running replay benchmarks..." >&2
+bench_replay || fail "replay benchmark stopped"
+echo "running record benchmarks..." >&2
+bench_record || fail "record benchmark stopped"
+echo "running scale benchmarks..." >&2
+bench_scale || fail "scale benchmark stopped"
+echo "running scoring benchmarks..." >&2
+bench_score || fail "scoring benchmark stopped"
+
+table() {
+	echo "| Benchmark | Measured | Reference (same run) | Ratio | Target | Met |"
+	echo "|---|---|---|---|---|---|"
+	awk -F'|' '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' "$rows"
+}
+echo
+table
+[ -n "${TS_BENCH_OUT:-}" ] && { machine; echo; table; } >"$TS_BENCH_OUT"
+if [ "$failures" -gt 0 ]; then
+	echo "bench: $failures problem(s), see above" >&2
+	exit 1
+fi
+exit 0

@@ -1,0 +1,254 @@
+#!/bin/sh
+# Resource exhaustion: the daemon under a small file-descriptor limit, on a
+# file system that fills up, and on a store that turns read-only. In each
+# case a client that cannot be served gets a clear error (a message on
+# stderr, a non-zero exit), the daemon stays up, no file is torn and no temp
+# file is left, reads keep working, and once the condition clears the same
+# requests succeed.
+#
+# The full-disk and read-only-mount parts mount a small tmpfs and so need
+# root (CI runs as root); without root the disk part is skipped with a
+# message and the read-only part uses chmod instead (honoured for non-root).
+set -u
+B=${TS_BUILD_DIR:-$(pwd)/build}
+DAEMON=$B/toolscored
+TSCTL=$B/tsctl
+LOADGEN=$B/bench/loadgen
+[ -x "$LOADGEN" ] || { echo "test_exhaustion: FAIL: $LOADGEN missing (make builds it)" >&2; exit 1; }
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/ts-exhaust.XXXXXX") || exit 1
+daemon_pid=""
+mounted=""
+cleanup() {
+	[ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null && wait "$daemon_pid" 2>/dev/null
+	[ -n "$mounted" ] && { umount "$mounted" 2>/dev/null || umount -l "$mounted" 2>/dev/null; }
+	chmod -R u+w "$work" 2>/dev/null
+	rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM HUP
+
+fail() {
+	echo "test_exhaustion: FAIL: $*" >&2
+	[ -f "$work/daemon.log" ] && tail -20 "$work/daemon.log" >&2
+	exit 1
+}
+note() { echo "test_exhaustion: $*"; }
+
+export TOOLSCORE_SOCKET="$work/d.sock"
+export TOOLSCORED=/bin/false # the test owns the daemon: no auto-start
+unset CI TOOLSCORE_RUN TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE
+
+# start_daemon [FD_LIMIT]
+start_daemon() {
+	if [ -n "${1:-}" ]; then
+		sh -c 'ulimit -n "$1" && shift && exec "$@"' sh "$1" \
+			"$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
+			>>"$work/daemon.log" 2>&1 &
+	else
+		"$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
+			>>"$work/daemon.log" 2>&1 &
+	fi
+	daemon_pid=$!
+	i=0
+	until "$TSCTL" status >/dev/null 2>&1; do
+		i=$((i + 1))
+		[ $i -gt 250 ] && fail "the daemon did not answer within 5 s"
+		kill -0 "$daemon_pid" 2>/dev/null || fail "the daemon exited at start"
+		sleep 0.02
+	done
+}
+
+stop_daemon() {
+	kill "$daemon_pid" 2>/dev/null
+	wait "$daemon_pid" 2>/dev/null
+	st=$?
+	daemon_pid=""
+	[ "$st" = 0 ] || fail "the daemon did not stop cleanly (status $st)"
+}
+
+alive() {
+	kill -0 "$daemon_pid" 2>/dev/null || fail "the daemon died: $1"
+}
+
+# outcome NAME [ARGS...]: run tsctl check NAME --json, print the outcome or
+# "exit=<code>" when it failed; stderr goes to $work/err.
+outcome() {
+	name=$1
+	shift
+	out=$("$TSCTL" check "$name" --calls "$work/calls.json" --json "$@" 2>"$work/err")
+	rc=$?
+	if [ $rc != 0 ]; then
+		echo "exit=$rc"
+		return
+	fi
+	printf '%s' "$out" | grep -o '"outcome": *"[A-Z_]*"' | sed 's/.*"\([A-Z_]*\)"$/\1/'
+}
+
+# expect_outcome WANT NAME [ARGS...]
+expect_outcome() {
+	want=$1
+	shift
+	got=$(outcome "$@")
+	[ "$got" = "$want" ] || fail "check $1: expected $want, got $got ($(cat "$work/err"))"
+}
+
+# expect_clear_failure WHAT NAME [ARGS...]: the check must fail with a
+# message on stderr.
+expect_clear_failure() {
+	what=$1
+	shift
+	got=$(outcome "$@")
+	case "$got" in
+	exit=*) ;;
+	*) fail "$what: check $1 succeeded ($got) where it cannot" ;;
+	esac
+	[ -s "$work/err" ] || fail "$what: check $1 failed ($got) without a message"
+	note "$what: check $1 -> $got: $(head -1 "$work/err")"
+}
+
+# store_consistent DIR: the daemon lists as many snapshots as there are
+# files, and no temp file is left.
+store_consistent() {
+	files=$(find "$1" -maxdepth 1 -name '*.json' ! -name '.*' | wc -l)
+	listed=$("$TSCTL" snapshots list --json 2>"$work/err" | grep -o '"file": *"' | wc -l)
+	[ "$files" = "$listed" ] || fail "$2: $files files but $listed listed ($(cat "$work/err"))"
+	temps=$(find "$1" -maxdepth 1 -name '.*.tmp' | wc -l)
+	[ "$temps" = 0 ] || fail "$2: $temps temp file(s) left behind"
+}
+
+printf '[{"tool": "search", "args": {"q": "limits"}}, {"tool": "book", "args": {"id": 1}}]\n' \
+	>"$work/calls.json"
+
+# ---- A: file descriptors ---------------------------------------------------
+export TOOLSCORE_DIR="$work/store-fd"
+start_daemon 48
+expect_outcome CREATED base
+"$TSCTL" approve base >/dev/null 2>"$work/err" || fail "approve base: $(cat "$work/err")"
+"$LOADGEN" --mode hold --socket "$TOOLSCORE_SOCKET" --clients 100 --seconds 2 \
+	>"$work/hold.out" 2>"$work/hold.err" &
+hold_pid=$!
+sleep 1
+# While the descriptors are used up, a request either works or fails clearly.
+got=$(outcome base)
+case "$got" in
+PASSED) note "fd limit: a replay still passed while connections were held" ;;
+exit=*) [ -s "$work/err" ] || fail "fd limit: check failed ($got) without a message"
+	note "fd limit: check -> $got: $(head -1 "$work/err")" ;;
+*) fail "fd limit: check base gave $got" ;;
+esac
+alive "while the descriptors were used up"
+wait "$hold_pid"
+hold=$(cat "$work/hold.out")
+connect_errors=$(printf '%s\n' "$hold" | tr ' ' '\n' | sed -n 's/^connect_errors=//p')
+held=$(printf '%s\n' "$hold" | tr ' ' '\n' | sed -n 's/^ops=//p')
+errors=$(printf '%s\n' "$hold" | tr ' ' '\n' | sed -n 's/^errors=//p')
+[ -n "$held" ] || fail "fd limit: loadgen printed nothing ($(cat "$work/hold.err"))"
+note "fd limit: $held connections held and served, $connect_errors refused"
+[ "$connect_errors" -gt 0 ] || fail "fd limit: 100 connections under a limit of 48 descriptors were all accepted"
+[ "$held" -gt 0 ] || fail "fd limit: no connection was served at all"
+[ "$errors" = "$connect_errors" ] ||
+	fail "fd limit: $((errors - connect_errors)) accepted connection(s) failed later: $(cat "$work/hold.err")"
+grep -q 'first: connect: .\{8,\}' "$work/hold.err" ||
+	fail "fd limit: a refused client got no clear error: $(cat "$work/hold.err")"
+alive "after the descriptors were released"
+"$TSCTL" status >/dev/null 2>"$work/err" || fail "fd limit: status after release: $(cat "$work/err")"
+expect_outcome PASSED base
+expect_outcome CREATED after_fd
+store_consistent "$TOOLSCORE_DIR" "fd limit"
+stop_daemon
+
+# ---- B: a file system that fills up -----------------------------------------
+if [ "$(id -u)" = 0 ]; then
+	mkdir "$work/full"
+	mount -t tmpfs -o size=1m,mode=0755 tmpfs "$work/full" || fail "cannot mount a tmpfs"
+	mounted="$work/full"
+	export TOOLSCORE_DIR="$work/full/store"
+	start_daemon
+	expect_outcome CREATED base
+	"$TSCTL" approve base >/dev/null 2>"$work/err" || fail "approve base: $(cat "$work/err")"
+	expect_outcome CREATED keep
+	cp "$TOOLSCORE_DIR"/keep-*.json "$work/keep.before"
+	dd if=/dev/zero of="$work/full/filler" bs=4k 2>/dev/null # until ENOSPC
+	dd if=/dev/zero of="$work/full/filler2" bs=512 2>/dev/null
+	expect_clear_failure "disk full" new_full
+	alive "after a write failed on a full disk"
+	"$TSCTL" approve keep >/dev/null 2>"$work/err" && fail "disk full: approve keep succeeded"
+	[ -s "$work/err" ] || fail "disk full: approve failed without a message"
+	note "disk full: approve keep -> $(head -1 "$work/err")"
+	cmp -s "$work/keep.before" "$TOOLSCORE_DIR"/keep-*.json ||
+		fail "disk full: a failed approval changed the file"
+	expect_outcome PASSED base # reads keep working
+	[ -z "$(find "$TOOLSCORE_DIR" -name 'new_full-*')" ] || fail "disk full: a failed write left a snapshot"
+	store_consistent "$TOOLSCORE_DIR" "disk full"
+	rm -f "$work/full/filler" "$work/full/filler2"
+	expect_outcome PENDING keep
+	expect_outcome CREATED new_full
+	"$TSCTL" approve keep >/dev/null 2>"$work/err" || fail "disk freed: approve keep: $(cat "$work/err")"
+	expect_outcome PASSED keep
+	store_consistent "$TOOLSCORE_DIR" "disk freed"
+
+	# ---- C (root): the mount turns read-only under the daemon ---------
+	mount -o remount,ro "$work/full" || fail "cannot remount read-only"
+	expect_clear_failure "read-only mount" ro_new
+	"$TSCTL" approve new_full >/dev/null 2>"$work/err" && fail "read-only mount: approve succeeded"
+	[ -s "$work/err" ] || fail "read-only mount: approve failed without a message"
+	expect_outcome PASSED base
+	alive "on a read-only mount"
+	mount -o remount,rw "$work/full" || fail "cannot remount read-write"
+	expect_outcome CREATED ro_new
+	"$TSCTL" approve new_full >/dev/null 2>"$work/err" || fail "read-write again: approve: $(cat "$work/err")"
+	store_consistent "$TOOLSCORE_DIR" "read-only mount"
+	stop_daemon
+	umount "$work/full" || fail "cannot unmount the tmpfs"
+	mounted=""
+else
+	note "skipped the full-disk and read-only-mount parts: mounting a tmpfs needs root"
+fi
+
+# ---- C: a store directory made read-only (modes; as a non-root uid) ----------
+# Root ignores directory modes, so as root the daemon runs as nobody.
+export TOOLSCORE_DIR="$work/store-ro"
+mkdir "$TOOLSCORE_DIR"
+as_user=""
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null || fail "setpriv is needed to run the daemon as another uid"
+	chmod 755 "$work"
+	chown nobody "$TOOLSCORE_DIR"
+	as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+	# The socket directory must belong to the daemon's uid.
+	mkdir "$work/sock"
+	chown nobody "$work/sock"
+	chmod 700 "$work/sock"
+	export TOOLSCORE_SOCKET="$work/sock/d.sock"
+fi
+# shellcheck disable=SC2086
+$as_user "$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
+	>>"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+i=0
+until "$TSCTL" status >/dev/null 2>&1; do
+	i=$((i + 1))
+	[ $i -gt 250 ] && fail "read-only dir: the daemon did not answer within 5 s"
+	kill -0 "$daemon_pid" 2>/dev/null || fail "read-only dir: the daemon exited at start"
+	sleep 0.02
+done
+expect_outcome CREATED base
+"$TSCTL" approve base >/dev/null 2>"$work/err" || fail "approve base: $(cat "$work/err")"
+expect_outcome CREATED pend
+chmod 555 "$TOOLSCORE_DIR"
+expect_clear_failure "read-only dir" ro_dir_new
+"$TSCTL" approve pend >/dev/null 2>"$work/err" && fail "read-only dir: approve succeeded"
+[ -s "$work/err" ] || fail "read-only dir: approve failed without a message"
+note "read-only dir: approve pend -> $(head -1 "$work/err")"
+expect_outcome PASSED base
+expect_outcome PENDING pend
+alive "on a read-only directory"
+chmod 755 "$TOOLSCORE_DIR"
+expect_outcome CREATED ro_dir_new
+"$TSCTL" approve pend >/dev/null 2>"$work/err" || fail "writable again: approve: $(cat "$work/err")"
+expect_outcome PASSED pend
+store_consistent "$TOOLSCORE_DIR" "read-only dir"
+stop_daemon
+note "ok"
+exit 0
