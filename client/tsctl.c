@@ -170,11 +170,11 @@ static const tsctl_command commands[] = {
     {"orphans", "list snapshots no check of a run referenced",
      "Usage: tsctl orphans [--run ID] [--delete --yes] [--json]\n"
      "\n"
-     "Lists the snapshots that no check of a complete run referenced (the last\n"
-     "closed run of this store by default).\n"
+     "Lists the snapshots that no check of a complete (closed) run referenced.\n"
      "\n"
      "Options:\n"
-     "  --run ID   the run to compare with\n"
+     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN); its id is\n"
+     "             the \"run\" field of tsctl run --json-report\n"
      "  --delete   delete the orphans (needs --yes)\n"
      "  -y, --yes  confirm --delete\n"
      "  --json     print the names as a JSON array\n",
@@ -208,7 +208,7 @@ static void print_main_help(FILE *f)
         fprintf(f, "%s\n", commands[i].summary);
     }
     fprintf(f,
-            "\n%s\nRun 'tsctl COMMAND --help' for a command's options.\n"
+            "\n%s\nRun 'tsctl help COMMAND' or 'tsctl COMMAND --help' for its options.\n"
             "Exit codes: 0 success, 1 failed, 2 bad usage or input, 3 daemon "
             "unreachable.\n",
             common_help);
@@ -458,6 +458,28 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
             return 0;
         }
         return 2;
+    }
+    if (strcmp(argv[0], "help") == 0) {
+        /* `tsctl help [COMMAND...]` is `tsctl [COMMAND...] --help`. */
+        if (argc == 1) {
+            print_main_help(stdout);
+            *rc = TSCTL_EXIT_OK;
+            return 0;
+        }
+        if (strcmp(argv[1], "snapshots") == 0 && argc == 2) {
+            *rc = snapshots_help();
+            return 0;
+        }
+        snprintf(name, sizeof(name), "%s%s%s", argv[1], argc > 2 ? " " : "",
+                 argc > 2 ? argv[2] : "");
+        *out = find_command(name);
+        if (*out == NULL) {
+            *rc = tsctl_usage_error(ctx, "no help for unknown command '%s'", name);
+            return 0;
+        }
+        printf("%s\n%s", (*out)->help, common_help);
+        *rc = TSCTL_EXIT_OK;
+        return 0;
     }
     *out = find_command(argv[0]);
     if (*out == NULL) {

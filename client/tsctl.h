@@ -189,6 +189,18 @@ int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
 int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, int flags,
                struct json_object **result);
 
+/* A request on one snapshot: {store, name} to method ("show", "rm"). */
+int tsctl_call_name(tsctl_ctx *ctx, const char *method, const char *name, int flags,
+                    struct json_object **result);
+
+/* record {store, name, calls (consumed), source, update} of plain calls. */
+int tsctl_call_record(tsctl_ctx *ctx, const char *name, struct json_object *calls,
+                      const char *source, bool update, int flags, struct json_object **result);
+
+/* approve names[0..count), or every pending snapshot with all. */
+int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
+                       struct json_object **result);
+
 /* The socket path in use (after tsctl_connect), for messages and exports. */
 const char *tsctl_socket_path(const tsctl_ctx *ctx);
 

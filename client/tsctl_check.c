@@ -44,11 +44,9 @@ static void print_outcome(const tsctl_ctx *ctx, const struct json_object *reply)
         printf("  %s", message);
     else
         printf("  snapshot '%s'", tsctl_str(reply, "name", "?"));
-    if (json_object_is_type(result, json_type_object)) {
-        struct json_object *score = tsctl_get(result, "score");
-
-        printf(" (score %.2f)", json_object_get_double(score));
-    }
+    /* The daemon's messages of a replay carry the score; say it otherwise. */
+    if (json_object_is_type(result, json_type_object) && strstr(message, "score") == NULL)
+        printf(" (score %.2f)", json_object_get_double(tsctl_get(result, "score")));
     printf("\n");
     if (report != NULL && report[0] != '\0') {
         size_t len = strlen(report);
@@ -166,7 +164,6 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
 {
     struct json_object *doc = NULL;
     struct json_object *calls = NULL;
-    struct json_object *params;
     struct json_object *reply = NULL;
     ts_error err;
     int rc;
@@ -180,17 +177,7 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
     json_object_put(doc);
     if (rc < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", trace, err.message);
-    params = tsctl_store_params(ctx);
-    if (params == NULL) {
-        json_object_put(calls);
-        return TSCTL_EXIT_USAGE;
-    }
-    json_object_object_add(params, "name", json_object_new_string(name));
-    json_object_object_add(params, "calls", calls);
-    json_object_object_add(params, "source", json_object_new_string("trace"));
-    json_object_object_add(params, "update", json_object_new_boolean(update));
-    json_object_object_add(params, "format", json_object_new_string("calls"));
-    rc = tsctl_call(ctx, "record", params, TSCTL_CALL_QUIET, &reply);
+    rc = tsctl_call_record(ctx, name, calls, "trace", update, TSCTL_CALL_QUIET, &reply);
     if (rc != 0) {
         if (strcmp(ctx->last_error.code, "exists") == 0)
             return tsctl_fail(ctx, TSCTL_EXIT_FAILED,

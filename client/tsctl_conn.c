@@ -168,3 +168,54 @@ int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, i
         tsctl_fail(ctx, code, "%s", err.message);
     return code;
 }
+
+int tsctl_call_name(tsctl_ctx *ctx, const char *method, const char *name, int flags,
+                    struct json_object **result)
+{
+    struct json_object *params = tsctl_store_params(ctx);
+
+    *result = NULL;
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    json_object_object_add(params, "name", json_object_new_string(name));
+    return tsctl_call(ctx, method, params, flags, result);
+}
+
+int tsctl_call_record(tsctl_ctx *ctx, const char *name, struct json_object *calls,
+                      const char *source, bool update, int flags, struct json_object **result)
+{
+    struct json_object *params = tsctl_store_params(ctx);
+
+    *result = NULL;
+    if (params == NULL) {
+        json_object_put(calls);
+        return TSCTL_EXIT_USAGE;
+    }
+    json_object_object_add(params, "name", json_object_new_string(name));
+    json_object_object_add(params, "calls", calls);
+    json_object_object_add(params, "source", json_object_new_string(source));
+    json_object_object_add(params, "update", json_object_new_boolean(update));
+    json_object_object_add(params, "format", json_object_new_string("calls"));
+    return tsctl_call(ctx, "record", params, flags, result);
+}
+
+int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
+                       struct json_object **result)
+{
+    struct json_object *params = tsctl_store_params(ctx);
+    struct json_object *list;
+    int i;
+
+    *result = NULL;
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    if (all) {
+        json_object_object_add(params, "all", json_object_new_boolean(true));
+    } else {
+        list = json_object_new_array();
+        for (i = 0; i < count; i++)
+            json_object_array_add(list, json_object_new_string(names[i]));
+        json_object_object_add(params, "names", list);
+    }
+    return tsctl_call(ctx, "approve", params, 0, result);
+}

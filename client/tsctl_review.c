@@ -135,27 +135,18 @@ static int read_key(void)
 static int accept_item(tsctl_ctx *ctx, const struct json_object *item)
 {
     const char *name = tsctl_str(item, "name", "?");
-    struct json_object *params = tsctl_store_params(ctx);
     struct json_object *reply = NULL;
+    char *names[1];
     int rc;
 
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
     if (item_is_failed_check(item)) {
-        json_object_object_add(params, "name", json_object_new_string(name));
-        json_object_object_add(params, "calls", json_object_get(tsctl_get(item, "observed")));
-        json_object_object_add(params, "source", json_object_new_string("pytest"));
-        json_object_object_add(params, "update", json_object_new_boolean(true));
-        json_object_object_add(params, "format", json_object_new_string("calls"));
-        rc = tsctl_call(ctx, "record", params, 0, &reply);
+        rc = tsctl_call_record(ctx, name, json_object_get(tsctl_get(item, "observed")), "pytest",
+                               true, 0, &reply);
         if (rc == 0)
             printf("Accepted: snapshot '%s' updated with the observed calls and approved.\n", name);
     } else {
-        struct json_object *names = json_object_new_array();
-
-        json_object_array_add(names, json_object_new_string(name));
-        json_object_object_add(params, "names", names);
-        rc = tsctl_call(ctx, "approve", params, 0, &reply);
+        names[0] = (char *)name;
+        rc = tsctl_call_approve(ctx, names, 1, false, &reply);
         if (rc == 0)
             printf("Accepted: snapshot '%s' approved.\n", name);
     }
@@ -166,7 +157,6 @@ static int accept_item(tsctl_ctx *ctx, const struct json_object *item)
 static int reject_item(tsctl_ctx *ctx, const struct json_object *item)
 {
     const char *name = tsctl_str(item, "name", "?");
-    struct json_object *params;
     struct json_object *reply = NULL;
     int rc;
 
@@ -174,11 +164,7 @@ static int reject_item(tsctl_ctx *ctx, const struct json_object *item)
         printf("Rejected: snapshot '%s' keeps its approved baseline.\n", name);
         return 0;
     }
-    params = tsctl_store_params(ctx);
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
-    json_object_object_add(params, "name", json_object_new_string(name));
-    rc = tsctl_call(ctx, "rm", params, 0, &reply);
+    rc = tsctl_call_name(ctx, "rm", name, 0, &reply);
     json_object_put(reply);
     if (rc == 0)
         printf("Rejected: pending snapshot '%s' deleted.\n", name);
@@ -322,11 +308,18 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     if (delete &&!yes)
         return tsctl_usage_error(ctx, "--delete needs --yes");
+    if (run == NULL && getenv("TOOLSCORE_RUN") != NULL && getenv("TOOLSCORE_RUN")[0] != '\0')
+        run = getenv("TOOLSCORE_RUN");
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
     json_object_object_add(params, "run", run ? json_object_new_string(run) : NULL);
-    rc = tsctl_call(ctx, "orphans", params, 0, &reply);
+    rc = tsctl_call(ctx, "orphans", params, run == NULL ? TSCTL_CALL_QUIET : 0, &reply);
+    if (rc != 0 && run == NULL && !ctx->unreachable)
+        return tsctl_usage_error(ctx, "needs --run ID (the \"run\" of tsctl run --json-report): %s",
+                                 ctx->last_error.message);
+    if (rc != 0 && run == NULL)
+        return tsctl_fail(ctx, rc, "%s", ctx->last_error.message);
     if (rc != 0)
         return rc;
     names = tsctl_get(reply, "names");
@@ -345,13 +338,7 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
             printf("%s\n", name);
         if (!delete)
             continue;
-        params = tsctl_store_params(ctx);
-        if (params == NULL) {
-            rc = TSCTL_EXIT_USAGE;
-            break;
-        }
-        json_object_object_add(params, "name", json_object_new_string(name));
-        rc = tsctl_call(ctx, "rm", params, 0, &rm_reply);
+        rc = tsctl_call_name(ctx, "rm", name, 0, &rm_reply);
         json_object_put(rm_reply);
     }
     if (rc == 0 && delete &&!ctx->json && n > 0)

@@ -172,9 +172,16 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
     struct sigaction ignore;
     struct sigaction old_int;
     struct sigaction old_quit;
+    char socket[TS_PATHS_MAX];
     pid_t pid;
     int status = 0;
 
+    /* Workers may change directory: export the socket as an absolute path. */
+    if (tsctl_socket_path(ctx)[0] == '/' || getcwd(socket, sizeof(socket) / 2) == NULL)
+        snprintf(socket, sizeof(socket), "%s", tsctl_socket_path(ctx));
+    else
+        snprintf(socket + strlen(socket), sizeof(socket) - strlen(socket), "/%s",
+                 tsctl_socket_path(ctx));
     memset(&ignore, 0, sizeof(ignore));
     ignore.sa_handler = SIG_IGN;
     sigaction(SIGINT, &ignore, &old_int);
@@ -190,7 +197,7 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         setenv("TOOLSCORE_RUN", run_id, 1);
-        setenv("TOOLSCORE_SOCKET", tsctl_socket_path(ctx), 1);
+        setenv("TOOLSCORE_SOCKET", socket, 1);
         setenv("TOOLSCORE_DIR", root, 1);
         if (record) {
             setenv("TOOLSCORE_RECORD", "1", 1);

@@ -97,17 +97,6 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
     return rc;
 }
 
-/* Ask the daemon for snapshot name: {snapshot, file}. */
-static int fetch_snapshot(tsctl_ctx *ctx, const char *name, struct json_object **result)
-{
-    struct json_object *params = tsctl_store_params(ctx);
-
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
-    json_object_object_add(params, "name", json_object_new_string(name));
-    return tsctl_call(ctx, "show", params, 0, result);
-}
-
 static void print_indented_json(const struct json_object *v, const char *indent)
 {
     ts_buf b;
@@ -172,7 +161,7 @@ int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     if (args.npos != 1)
         return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
-    rc = fetch_snapshot(ctx, args.pos[0], &result);
+    rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
     if (rc != 0)
         return rc;
     snap = tsctl_get(result, "snapshot");
@@ -212,7 +201,6 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
         {NULL, 0, NULL, NULL},
     };
     struct json_object *result = NULL;
-    struct json_object *params;
     char question[4200];
     tsctl_args args;
     int rc;
@@ -224,7 +212,7 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     if (!yes && !tsctl_interactive())
         return tsctl_usage_error(ctx, "not a terminal: refusing to delete without --yes");
-    rc = fetch_snapshot(ctx, args.pos[0], &result);
+    rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
     if (rc != 0)
         return rc;
     if (!yes) {
@@ -237,12 +225,7 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
         }
     }
     json_object_put(result);
-    result = NULL;
-    params = tsctl_store_params(ctx);
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
-    json_object_object_add(params, "name", json_object_new_string(args.pos[0]));
-    rc = tsctl_call(ctx, "rm", params, 0, &result);
+    rc = tsctl_call_name(ctx, "rm", args.pos[0], 0, &result);
     if (rc != 0)
         return rc;
     printf("Deleted snapshot '%s' (%s).\n", args.pos[0], tsctl_str(result, "file", "?"));
@@ -289,12 +272,10 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
         {"all", 'a', NULL, &all},
         {NULL, 0, NULL, NULL},
     };
-    struct json_object *params;
     struct json_object *result = NULL;
     struct json_object *list;
     tsctl_args args;
     int rc;
-    int i;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc != 0)
@@ -303,19 +284,7 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
     if (!all && args.npos == 0)
         return tsctl_usage_error(ctx, "expected NAME... or --all");
-    params = tsctl_store_params(ctx);
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
-    if (all) {
-        json_object_object_add(params, "all", json_object_new_boolean(true));
-    } else {
-        struct json_object *names = json_object_new_array();
-
-        for (i = 0; i < args.npos; i++)
-            json_object_array_add(names, json_object_new_string(args.pos[i]));
-        json_object_object_add(params, "names", names);
-    }
-    rc = tsctl_call(ctx, "approve", params, 0, &result);
+    rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);
     if (rc != 0)
         return rc;
     list = tsctl_get(result, "approved");

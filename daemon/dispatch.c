@@ -14,6 +14,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "params.h"
+#include "ts_json.h"
 #include "ts_name.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
@@ -160,7 +161,6 @@ static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct js
         if (rc == 0) {
             struct json_object *e = json_object_new_object();
 
-            tsd_store_note_failure(st, snaps[i]->name, NULL);
             json_object_object_add(e, "name", json_object_new_string(snaps[i]->name));
             json_object_object_add(
                 e, "calls",
@@ -248,42 +248,87 @@ static int check_names(const struct json_object *names, ts_error *err)
     return 0;
 }
 
+/* approve as a whole-store pool job: loading and the durable writes on a
+ * pool thread, forgetting FAILED observations on the loop thread. */
+typedef struct approve_job {
+    tsd_job job;
+    tsd_request *req;
+    tsd_store *st;
+    const struct json_object *names; /* in req->params; NULL with all */
+    struct json_object *approved;    /* the reply's list */
+    ts_error err;
+    int rc;
+} approve_job;
+
+static void approve_work(tsd_job *job)
+{
+    approve_job *a = (approve_job *)job;
+    ts_snapshot **snaps = NULL;
+    size_t n = 0;
+
+    a->rc = approve_targets(a->st, a->names, a->names == NULL, &snaps, &n, &a->err);
+    if (a->rc == 0) {
+        a->approved = json_object_new_array();
+        a->rc = approve_names(a->st, snaps, n, a->approved, &a->err);
+    }
+    free_snapshots(snaps, n);
+}
+
+static void approve_done(tsd_job *job)
+{
+    approve_job *a = (approve_job *)job;
+    struct json_object *result = NULL;
+    size_t n = a->approved != NULL ? json_object_array_length(a->approved) : 0;
+
+    if (a->rc == 0) {
+        for (size_t i = 0; i < n; i++) {
+            struct json_object *e = json_object_array_get_idx(a->approved, i);
+            tsd_store_note_failure(a->st, ts_json_get_string(e, "name"), NULL);
+        }
+        if (n > 0)
+            tsd_info("store %s: approved %zu snapshot(s)", a->st->root, n);
+        result = json_object_new_object();
+        json_object_object_add(result, "approved", json_object_get(a->approved));
+    }
+    tsd_request_finish(a->req, a->rc, result, &a->err);
+    json_object_put(result);
+    json_object_put(a->approved);
+    free(a);
+}
+
 static int do_approve(tsd_server *srv, tsd_request *req, const struct json_object *params,
                       struct json_object **result, ts_error *err)
 {
     struct json_object *names = NULL;
-    struct json_object *approved;
-    ts_snapshot **snaps = NULL;
-    size_t n = 0;
     tsd_store *st = NULL;
+    approve_job *a;
     bool all = false;
     int rc = tsd_param_bool(params, "all", false, &all, err);
 
-    (void)req;
+    (void)result;
     if (rc == 0 && !all)
         rc = tsd_param_value(params, "names", &names, err);
     if (rc == 0 && !all)
         rc = check_names(names, err);
     if (rc == 0)
         rc = param_store(srv, params, &st, err);
-    if (rc == 0)
-        rc = approve_targets(st, names, all, &snaps, &n, err);
-    if (rc < 0) {
-        free_snapshots(snaps, n);
+    if (rc < 0)
         return rc;
-    }
-    approved = json_object_new_array();
-    rc = approve_names(st, snaps, n, approved, err);
-    free_snapshots(snaps, n);
-    if (rc < 0) {
-        json_object_put(approved);
-        return rc;
-    }
-    if (n > 0)
-        tsd_info("store %s: approved %zu snapshot(s)", st->root, n);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "approved", approved);
-    return 0;
+    a = calloc(1, sizeof(*a));
+    if (a == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    a->req = req;
+    a->st = st;
+    a->names = all ? NULL : names;
+    ts_error_clear(&a->err);
+    a->job.loop = srv->loop;
+    a->job.store = st;
+    a->job.key = NULL; /* the whole store: after every earlier check, before every later one */
+    a->job.on_pool = true;
+    a->job.work_fn = approve_work;
+    a->job.done_fn = approve_done;
+    tsd_jobs_submit(&a->job);
+    return TSD_ASYNC;
 }
 
 static int do_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
@@ -624,7 +669,7 @@ static const struct {
 } methods[] = {
     {"hello", do_hello, ORDER_NONE},         {"ping", do_ping, ORDER_NONE},
     {"check", do_check, ORDER_SELF},         {"record", do_record, ORDER_SELF},
-    {"approve", do_approve, ORDER_STORE},    {"list", do_list, ORDER_STORE},
+    {"approve", do_approve, ORDER_SELF},     {"list", do_list, ORDER_STORE},
     {"show", do_show, ORDER_NAME},           {"rm", do_rm, ORDER_NAME},
     {"run.open", do_run_open, ORDER_NONE},   {"run.join", do_run_join, ORDER_NONE},
     {"run.close", do_run_close, ORDER_NONE}, {"run.summary", do_run_summary, ORDER_NONE},

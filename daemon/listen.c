@@ -16,6 +16,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "ts_message.h"
+
 #define LISTEN_BACKLOG 128
 #define SD_LISTEN_FDS_START 3
 
@@ -117,6 +119,15 @@ static int open_socket_dir(char *dir, int *out, ts_error *err)
     return 0;
 }
 
+/* True when dir/name is the file open as fd (not a replacement). */
+static bool same_file_at(int dir, const char *name, int fd)
+{
+    struct stat at, held;
+
+    return fstatat(dir, name, &at, AT_SYMLINK_NOFOLLOW) == 0 && fstat(fd, &held) == 0 &&
+           at.st_dev == held.st_dev && at.st_ino == held.st_ino;
+}
+
 /* Read the pid a running daemon wrote into its lock file (0 if none yet). */
 static long lock_holder_pid(int fd)
 {
@@ -142,7 +153,6 @@ static long lock_holder_pid(int fd)
 static int take_lock(tsd_listener *l, ts_error *err)
 {
     for (int attempt = 0; attempt < 100; attempt++) {
-        struct stat held, now;
         int fd = openat(l->dir_fd, l->lock_base, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
         int rc;
 
@@ -150,25 +160,24 @@ static int take_lock(tsd_listener *l, ts_error *err)
             return ts_error_set(err, -errno, TS_ERR_IO, "cannot open lock file %s.lock: %s",
                                 l->path, strerror(errno));
         if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-            long pid = errno == EWOULDBLOCK ? lock_holder_pid(fd) : 0;
+            int saved = errno;
+            long pid = saved == EWOULDBLOCK ? lock_holder_pid(fd) : 0;
 
-            rc = errno == EWOULDBLOCK ? -EADDRINUSE : -errno;
+            rc = saved == EWOULDBLOCK ? -EADDRINUSE : -saved;
             close(fd);
             if (rc != -EADDRINUSE)
                 return ts_error_set(err, rc, TS_ERR_IO, "cannot lock %s.lock: %s", l->path,
                                     strerror(-rc));
             if (pid > 0)
-                return ts_error_set(err, rc, "busy",
+                return ts_error_set(err, rc, TS_ERR_BUSY,
                                     "another toolscored (pid %ld) is already serving %s "
                                     "(it holds %s.lock)",
                                     pid, l->path, l->path);
-            return ts_error_set(err, rc, "busy",
+            return ts_error_set(err, rc, TS_ERR_BUSY,
                                 "another toolscored is already serving %s (it holds %s.lock)",
                                 l->path, l->path);
         }
-        if (fstat(fd, &held) == 0 &&
-            fstatat(l->dir_fd, l->lock_base, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
-            held.st_dev == now.st_dev && held.st_ino == now.st_ino) {
+        if (same_file_at(l->dir_fd, l->lock_base, fd)) {
             char pid[32];
             int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
 
@@ -245,6 +254,11 @@ static int bind_socket(tsd_listener *l, int fd, ts_error *err)
     if (fchmodat(l->dir_fd, l->base, 0600, 0) < 0)
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot chmod %s: %s", l->path,
                             strerror(errno));
+    struct stat st;
+    if (fstatat(l->dir_fd, l->base, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return ts_error_set(err, -errno, TS_ERR_IO, "cannot stat %s: %s", l->path, strerror(errno));
+    l->sock_dev = st.st_dev;
+    l->sock_ino = st.st_ino;
     return 0;
 }
 
@@ -323,12 +337,22 @@ fail:
     return rc;
 }
 
+bool tsd_listener_still_ours(const tsd_listener *l)
+{
+    struct stat st;
+
+    if (l->activated || !l->bound)
+        return true;
+    return fstatat(l->dir_fd, l->base, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == l->sock_dev &&
+           st.st_ino == l->sock_ino;
+}
+
 void tsd_listener_release(tsd_listener *l, bool remove_files)
 {
     if (remove_files && !l->activated && l->dir_fd >= 0 && l->lock_fd >= 0) {
-        if (l->base != NULL && l->bound)
+        if (l->base != NULL && l->bound && tsd_listener_still_ours(l))
             unlinkat(l->dir_fd, l->base, 0);
-        if (l->lock_base != NULL)
+        if (l->lock_base != NULL && same_file_at(l->dir_fd, l->lock_base, l->lock_fd))
             unlinkat(l->dir_fd, l->lock_base, 0);
     }
     if (l->fd >= 0)

@@ -13,6 +13,7 @@
 #define TSD_LISTEN_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "ts_error.h"
 
@@ -27,7 +28,9 @@ typedef struct tsd_listener {
     char *base;      /* socket file name inside dir_fd */
     char *lock_base; /* lock file name inside dir_fd */
     bool bound;      /* we created the socket file: ours to remove */
-    bool activated;  /* the socket came from systemd: do not remove it */
+    dev_t sock_dev;  /* identity of the socket file we bound */
+    ino_t sock_ino;
+    bool activated; /* the socket came from systemd: do not remove it */
 } tsd_listener;
 
 /*
@@ -46,6 +49,13 @@ int tsd_listener_from_env(tsd_listener *l, bool *found, ts_error *err);
  * set mode 0600 and listen.
  */
 int tsd_listener_open(const char *path, tsd_listener *l, ts_error *err);
+
+/*
+ * True while the file at the socket path is still the socket we bound
+ * (always true for an activated socket). A socket removed or replaced
+ * behind our back cannot be reached by new clients any more.
+ */
+bool tsd_listener_still_ours(const tsd_listener *l);
 
 /* Remove the socket file and the lock file (not for an activated socket),
  * release the lock and free everything. Safe on a zeroed/failed listener. */

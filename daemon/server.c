@@ -505,6 +505,7 @@ void tsd_server_stop(tsd_server *srv, const char *why)
     }
     uv_timer_stop(&srv->idle_timer);
     uv_close((uv_handle_t *)&srv->idle_timer, NULL);
+    uv_close((uv_handle_t *)&srv->socket_timer, NULL);
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
     uv_close((uv_handle_t *)&srv->sigint, NULL);
     uv_close((uv_handle_t *)&srv->sighup, NULL);
@@ -524,6 +525,19 @@ static void on_signal(uv_signal_t *handle, int signum)
         return;
     }
     tsd_server_stop(srv, signum == SIGTERM ? "SIGTERM" : "SIGINT");
+}
+
+/* A socket file removed or replaced behind our back (a tmp cleaner, an
+ * admin) leaves this daemon unreachable while it holds the lock, so no new
+ * daemon could start: stop and let the next client start one. */
+static void on_socket_check(uv_timer_t *timer)
+{
+    tsd_server *srv = timer->data;
+
+    if (!tsd_listener_still_ours(srv->listener)) {
+        tsd_warn("socket %s was removed or replaced", srv->listener->path);
+        tsd_server_stop(srv, "socket file gone");
+    }
 }
 
 static void on_idle(uv_timer_t *timer)
@@ -564,8 +578,12 @@ static int start_handles(tsd_server *srv, tsd_listener *listener)
     srv->listening = true;
     uv_timer_init(srv->loop, &srv->idle_timer);
     uv_timer_init(srv->loop, &srv->stop_timer);
+    uv_timer_init(srv->loop, &srv->socket_timer);
     srv->idle_timer.data = srv;
     srv->stop_timer.data = srv;
+    srv->socket_timer.data = srv;
+    uv_timer_start(&srv->socket_timer, on_socket_check, TSD_SOCKET_CHECK_MS, TSD_SOCKET_CHECK_MS);
+    uv_unref((uv_handle_t *)&srv->socket_timer);
     uv_signal_init(srv->loop, &srv->sigterm);
     uv_signal_init(srv->loop, &srv->sigint);
     uv_signal_init(srv->loop, &srv->sighup);

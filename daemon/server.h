@@ -33,6 +33,7 @@
 #define TSD_MAX_QUEUED_BYTES (64u << 20) /* unread reply bytes before the connection closes */
 #define TSD_STOP_GRACE_MS 5000           /* bounded wait for in-flight work at stop */
 #define TSD_SLOW_REQUEST_MS 500          /* requests slower than this are logged */
+#define TSD_SOCKET_CHECK_MS 2000         /* how often the socket file is checked */
 
 typedef struct tsd_server tsd_server;
 typedef struct tsd_conn tsd_conn;
@@ -81,6 +82,7 @@ struct tsd_server {
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t idle_timer;
     uv_timer_t stop_timer;
+    uv_timer_t socket_timer; /* is the socket file still ours? */
     tsd_conn *conns;
     size_t connection_count;
     uint64_t next_conn_id;

@@ -35,6 +35,34 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
     return 0;
 }
 
+static void store_free(tsd_store *st)
+{
+    ts_store_close(st->store);
+    json_object_put(st->failed);
+    free(st->root);
+    free(st);
+}
+
+/* Close the least recently used store that has no work queued (its FAILED
+ * observations for review go with it). False when every store is busy. */
+static bool close_least_recent(tsd_stores *stores)
+{
+    tsd_store **victim = NULL;
+
+    for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
+        if ((*p)->jobs_head == NULL)
+            victim = p;
+    }
+    if (victim == NULL)
+        return false;
+    tsd_store *st = *victim;
+    *victim = st->next;
+    tsd_info("store closed (least recently used): %s", st->root);
+    store_free(st);
+    stores->count--;
+    return true;
+}
+
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
     char *key = NULL;
@@ -44,17 +72,21 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
 
     if (rc < 0)
         return rc;
-    for (st = stores->list; st != NULL; st = st->next) {
-        if (strcmp(st->root, key) == 0) {
+    for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
+        if (strcmp((*p)->root, key) == 0) {
+            st = *p;
+            *p = st->next; /* most recently used first */
+            st->next = stores->list;
+            stores->list = st;
             free(key);
             *out = st;
             return 0;
         }
     }
-    if (stores->count >= TSD_STORES_MAX) {
+    if (stores->count >= TSD_STORES_MAX && !close_least_recent(stores)) {
         free(key);
-        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "this daemon already serves %d stores",
-                            TSD_STORES_MAX);
+        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
+                            "this daemon has %d stores busy at once; try again", TSD_STORES_MAX);
     }
     st = calloc(1, sizeof(*st));
     if (st != NULL)
@@ -99,10 +131,7 @@ void tsd_stores_close_all(tsd_stores *stores)
     while (stores->list != NULL) {
         tsd_store *st = stores->list;
         stores->list = st->next;
-        ts_store_close(st->store);
-        json_object_put(st->failed);
-        free(st->root);
-        free(st);
+        store_free(st);
     }
     stores->count = 0;
 }

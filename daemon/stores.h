@@ -4,6 +4,8 @@
  * the observed calls of the last FAILED check of each name (for review).
  *
  * With a pinned root (--store) every other root is refused ("store_refused").
+ * At most TSD_STORES_MAX stores are open; past that the least recently used
+ * store without queued work is closed (and opened again on its next use).
  * Owns the ts_store handles.
  */
 #ifndef TSD_STORES_H

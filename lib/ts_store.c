@@ -93,18 +93,23 @@ static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
  * false, or a negative code. With create, makes the root first.
  *
  * The first descriptor opened is kept for the store's life. If that
- * directory has since been removed (a user deleted the root, a checkout
- * recreated it), the path is opened again for this operation only: a cached
- * descriptor cannot be swapped while other threads may be using it.
+ * directory has since been removed or moved away (a user deleted the root, a
+ * checkout or a restore recreated it), the path is opened again for this
+ * operation only: a cached descriptor cannot be swapped while other threads
+ * may be using it.
  */
 int ts_store__dir(ts_store *store, bool create, int *fd, ts_error *err)
 {
     int current = atomic_load(&store->dirfd);
     int expected = -1;
-    struct stat st;
+    struct stat st, at_path;
     int rc;
 
-    if (current >= 0 && fstat(current, &st) == 0 && st.st_nlink > 0) {
+    /* Still the directory at the root's path? Not if it was removed, nor if
+     * it was moved away and another directory took its place. */
+    if (current >= 0 && fstat(current, &st) == 0 && st.st_nlink > 0 &&
+        stat(store->root, &at_path) == 0 && at_path.st_dev == st.st_dev &&
+        at_path.st_ino == st.st_ino) {
         *fd = current;
         return 0;
     }

@@ -250,6 +250,7 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
                          unsigned *seen, ts_error *err)
 {
     static const char *const keys[] = {"id", "method", "params"};
+    char shown[68];
     unsigned i;
 
     for (i = 0; i < 3; i++) {
@@ -288,8 +289,9 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
         req->params = json_object_get(value);
         return 0;
     }
+    ts_wire_excerpt(key, shown, sizeof(shown));
     return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST,
-                        "unknown request key \"%.64s\" (allowed: id, method, params)", key);
+                        "unknown request key \"%s\" (allowed: id, method, params)", shown);
 }
 
 /* Decode one key/value pair of the envelope at payload[*pos..len). */
@@ -382,6 +384,21 @@ void ts_request_free(ts_request *req)
 
 #define reply_error(err, ...) ts_error_set(err, -EPROTO, TS_ERR_BAD_REPLY, __VA_ARGS__)
 
+/* An error code: 1 to 39 bytes of printable ASCII without spaces. */
+static bool code_valid(const struct json_object *code)
+{
+    const char *s = json_object_get_string((struct json_object *)code);
+    size_t len = (size_t)json_object_get_string_len(code);
+    size_t i;
+
+    if (len == 0 || len >= sizeof(((ts_error *)0)->code))
+        return false;
+    for (i = 0; i < len; i++)
+        if (s[i] <= 0x20 || s[i] >= 0x7f)
+            return false;
+    return true;
+}
+
 static int reply_error_object(ts_reply *reply, struct json_object *e, ts_error *err)
 {
     struct json_object *code = NULL;
@@ -391,14 +408,17 @@ static int reply_error_object(ts_reply *reply, struct json_object *e, ts_error *
         return reply_error(err, "reply error must be a map, got %s", type_name(e));
     json_object_object_get_ex(e, "code", &code);
     json_object_object_get_ex(e, "message", &message);
-    if (!json_object_is_type(code, json_type_string) || json_object_get_string_len(code) == 0)
-        return reply_error(err, "reply error code must be a non-empty string, got %s",
-                           type_name(code));
+    if (!json_object_is_type(code, json_type_string))
+        return reply_error(err, "reply error code must be a string, got %s", type_name(code));
+    if (!code_valid(code))
+        return reply_error(err, "reply error code must be 1 to %zu printable ASCII characters",
+                           sizeof(reply->error.code) - 1);
     if (!json_object_is_type(message, json_type_string))
         return reply_error(err, "reply error message must be a string, got %s", type_name(message));
     snprintf(reply->error.code, sizeof(reply->error.code), "%s", json_object_get_string(code));
-    snprintf(reply->error.message, sizeof(reply->error.message), "%s",
-             json_object_get_string(message));
+    /* shown to people: one printable line whatever the server sent */
+    ts_wire_excerpt(json_object_get_string(message), reply->error.message,
+                    sizeof(reply->error.message));
     return 0;
 }
 

@@ -62,6 +62,38 @@ bool ts_wire_utf8_valid(const char *s, size_t len)
     return true;
 }
 
+void ts_wire_excerpt(const char *s, char *out, size_t outsz)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t len = strlen(s);
+    size_t room; /* bytes of s that may be copied (the output has as many) */
+    size_t o = 0;
+
+    if (outsz < 4) {
+        if (outsz > 0)
+            out[0] = '\0';
+        return;
+    }
+    room = len <= outsz - 1 ? len : outsz - 4; /* leave room for "..." */
+    while (o < len) {
+        size_t n = utf8_sequence(p + o, len - o);
+        if (n == 0)
+            n = 1; /* an invalid byte, shown as '?' */
+        if (o + n > room)
+            break;
+        if (n == 1 && (p[o] < 0x20 || p[o] >= 0x7f))
+            out[o] = '?';
+        else
+            memcpy(out + o, p + o, n);
+        o += n;
+    }
+    if (o < len) {
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}
+
 /* ---- decoding ------------------------------------------------------- */
 
 typedef struct decoder {
@@ -281,8 +313,10 @@ static int dec_key(decoder *d, struct json_object *map, char **key)
     if (*key == NULL)
         return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a key");
     if (json_object_object_get_ex(map, *key, NULL)) {
+        char shown[104];
+        ts_wire_excerpt(*key, shown, sizeof(shown));
         rc = ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
-                          "duplicate map key \"%.100s\" at byte %zu", *key, at);
+                          "duplicate map key \"%s\" at byte %zu", shown, at);
         free(*key);
         *key = NULL;
         return rc;

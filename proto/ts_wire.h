@@ -81,6 +81,13 @@ int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_e
 /* Append v as one msgpack value to out (see ts_wire_pack). */
 int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err);
 
+/*
+ * Copy a peer-supplied string into out (outsz bytes) for use inside an error
+ * message: control characters become '?', and it is cut (with "...") at a
+ * character boundary to fit, so a message stays one printable line.
+ */
+void ts_wire_excerpt(const char *s, char *out, size_t outsz);
+
 /* True when s[0..len) is valid UTF-8 (no overlong forms, no surrogates,
  * nothing above U+10FFFF). */
 bool ts_wire_utf8_valid(const char *s, size_t len);

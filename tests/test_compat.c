@@ -1,201 +1,32 @@
 /*
- * test_compat — differential test vectors: the C code against the reference
- * tool's rules as CPython runs them.
+ * test_compat — differential test vectors for files: the C code against the
+ * reference tool's rules as CPython runs them (docs/internals/compat.md).
  *
  * tests/data/compat-vectors/ is written by tests/compat/gen_vectors.py (a
  * development tool; this test never runs Python):
  *   json.vec       random JSON texts with json.dumps(json.loads(text),
  *                  indent=2, ensure_ascii=False) and the compact form;
+ *   reader.vec     mutated texts, read or refused as json.loads does;
  *   names.vec      snapshot names with the file name of snapshots.md;
- *   snapshots.vec  snapshot files whose calls' args are json.vec documents;
- *   scores.jsonl   call lists, options and every metric of scoring.md.
- * Bytes must be identical, numbers within 1e-12, grades and pass flags equal.
- * Each test goes through its whole file and then lists the first mismatches,
- * so one run shows the extent of a problem.
+ *   snapshots.vec  snapshot files whose calls' args are json.vec documents.
+ * Bytes must be identical. Each test goes through its whole file and then
+ * lists the first mismatches, so one run shows the extent of a problem.
+ * Scores and repr() are in test_compat_score.
  */
 #include <check.h>
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sha1.h>
 
-#include "ts_extract.h"
 #include "ts_json.h"
 #include "ts_name.h"
-#include "ts_repr.h"
-#include "ts_score.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
+#include "util_vectors.h"
 
-#define MAX_REPORTED 8 /* mismatches printed per test */
-#define TOLERANCE 1e-12
-
-/* ---- reading the record files ------------------------------------------ */
-
-typedef struct vec_file {
-    char *data;
-    size_t len;
-    size_t pos;
-    char path[1024];
-} vec_file;
-
-typedef struct vec_record {
-    char tag[32];
-    const char *data;
-    size_t len;
-} vec_record;
-
-static void vec_open(vec_file *f, const char *name)
-{
-    const char *dir = getenv("TS_SOURCE_DIR");
-    FILE *fp;
-    long size;
-
-    snprintf(f->path, sizeof(f->path), "%s/tests/data/compat-vectors/%s", dir ? dir : ".", name);
-    fp = fopen(f->path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s", f->path);
-    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
-    size = ftell(fp);
-    ck_assert_int_ge(size, 1);
-    ck_assert_int_eq(fseek(fp, 0, SEEK_SET), 0);
-    f->data = malloc((size_t)size + 1);
-    ck_assert_ptr_nonnull(f->data);
-    ck_assert_int_eq(fread(f->data, 1, (size_t)size, fp), (size_t)size);
-    f->data[size] = '\0';
-    fclose(fp);
-    f->len = (size_t)size;
-    f->pos = 0;
-}
-
-static void vec_close(vec_file *f)
-{
-    free(f->data);
-    f->data = NULL;
-}
-
-/* The next record ("<tag> <len>\n<len bytes>\n"), skipping '#' lines; false
- * at the end of the file. A malformed file fails the test. */
-static bool vec_next(vec_file *f, vec_record *r)
-{
-    while (f->pos < f->len && f->data[f->pos] == '#') {
-        const char *nl = memchr(f->data + f->pos, '\n', f->len - f->pos);
-        ck_assert_msg(nl != NULL, "%s: unterminated comment", f->path);
-        f->pos = (size_t)(nl - f->data) + 1;
-    }
-    if (f->pos >= f->len)
-        return false;
-    {
-        const char *line = f->data + f->pos;
-        const char *nl = memchr(line, '\n', f->len - f->pos);
-        const char *space = memchr(line, ' ', f->len - f->pos);
-        char *end;
-        unsigned long long n;
-
-        ck_assert_msg(nl != NULL && space != NULL && space < nl &&
-                          (size_t)(space - line) < sizeof(r->tag),
-                      "%s: bad record header at byte %zu", f->path, f->pos);
-        memcpy(r->tag, line, (size_t)(space - line));
-        r->tag[space - line] = '\0';
-        n = strtoull(space + 1, &end, 10);
-        ck_assert_msg(end == nl, "%s: bad record length at byte %zu", f->path, f->pos);
-        f->pos = (size_t)(nl - f->data) + 1;
-        ck_assert_msg(n < f->len - f->pos && f->data[f->pos + n] == '\n',
-                      "%s: record '%s' at byte %zu runs past its length", f->path, r->tag, f->pos);
-        r->data = f->data + f->pos;
-        r->len = (size_t)n;
-        f->pos += (size_t)n + 1;
-    }
-    return true;
-}
-
-/* The next record, which must carry tag. */
-static void vec_expect(vec_file *f, const char *tag, vec_record *r)
-{
-    ck_assert_msg(vec_next(f, r), "%s: ends where a '%s' record was expected", f->path, tag);
-    ck_assert_msg(strcmp(r->tag, tag) == 0, "%s: found '%s' where '%s' was expected", f->path,
-                  r->tag, tag);
-}
-
-/* ---- reporting mismatches ----------------------------------------------- */
-
-typedef struct mismatches {
-    const char *what;
-    size_t count;
-} mismatches;
-
-static void mismatch(mismatches *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void mismatch(mismatches *m, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (m->count++ >= MAX_REPORTED)
-        return;
-    fprintf(stderr, "%s mismatch: ", m->what);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-/* Print the first difference of two byte strings with some context. */
-static void bytes_mismatch(mismatches *m, const char *label, const char *want, size_t want_len,
-                           const char *got, size_t got_len)
-{
-    size_t i = 0;
-    size_t from;
-
-    while (i < want_len && i < got_len && want[i] == got[i])
-        i++;
-    from = i > 40 ? i - 40 : 0;
-    mismatch(m, "%s: first difference at byte %zu\n  python: ...%.*s...\n  C:      ...%.*s...",
-             label, i, (int)((want_len - from) < 80 ? want_len - from : 80), want + from,
-             (int)((got_len - from) < 80 ? got_len - from : 80), got + from);
-}
-
-static bool same_bytes(const char *a, size_t alen, const char *b, size_t blen)
-{
-    return alen == blen && memcmp(a, b, alen) == 0;
-}
-
-/* ---- (a) JSON documents ------------------------------------------------- */
-
-typedef struct document {
-    const char *input;
-    size_t input_len;
-} document;
-
-/* Every input record of json.vec (pointers into f->data). */
-static document *load_documents(vec_file *f, size_t *count)
-{
-    vec_record r;
-    size_t n = 0, cap = 256;
-    document *docs = malloc(cap * sizeof(*docs));
-
-    ck_assert_ptr_nonnull(docs);
-    while (vec_next(f, &r)) {
-        ck_assert_msg(strcmp(r.tag, "input") == 0, "json.vec: '%s' where 'input' was expected",
-                      r.tag);
-        if (n == cap) {
-            cap *= 2;
-            docs = realloc(docs, cap * sizeof(*docs));
-            ck_assert_ptr_nonnull(docs);
-        }
-        docs[n].input = r.data;
-        docs[n].input_len = r.len;
-        n++;
-        vec_expect(f, "pretty", &r);
-        vec_expect(f, "compact", &r);
-    }
-    *count = n;
-    return docs;
-}
-
-static void check_written(mismatches *m, size_t index, const char *form,
+static void check_written(vec_mismatches *m, size_t index, const char *form,
                           const struct json_object *v, const vec_record *want, bool pretty)
 {
     ts_buf out;
@@ -207,15 +38,15 @@ static void check_written(mismatches *m, size_t index, const char *form,
     rc = pretty ? ts_json_write_pretty(v, &out, &err) : ts_json_write_compact(v, &out, &err);
     snprintf(label, sizeof(label), "document %zu, %s", index, form);
     if (rc < 0)
-        mismatch(m, "%s: writer failed: %s", label, err.message);
-    else if (!same_bytes(want->data, want->len, out.data, out.len))
-        bytes_mismatch(m, label, want->data, want->len, out.data, out.len);
+        vec_mismatch(m, "%s: writer failed: %s", label, err.message);
+    else if (!vec_same_bytes(want->data, want->len, out.data, out.len))
+        vec_bytes_mismatch(m, label, want->data, want->len, out.data, out.len);
     ts_buf_free(&out);
 }
 
 START_TEST(json_documents_match_python)
 {
-    mismatches m = {"json", 0};
+    vec_mismatches m = {"json", 0};
     vec_file f;
     vec_record input, pretty, compact;
     size_t n = 0;
@@ -229,8 +60,8 @@ START_TEST(json_documents_match_python)
         vec_expect(&f, "pretty", &pretty);
         vec_expect(&f, "compact", &compact);
         if (ts_json_parse(input.data, input.len, 0, &v, &err) < 0) {
-            mismatch(&m, "document %zu: reader refused what Python reads: %s\n  input: %.*s", n,
-                     err.message, (int)(input.len < 200 ? input.len : 200), input.data);
+            vec_mismatch(&m, "document %zu: reader refused what Python reads: %s\n  input: %.*s", n,
+                         err.message, (int)(input.len < 200 ? input.len : 200), input.data);
         } else {
             check_written(&m, n, "pretty", v, &pretty, true);
             check_written(&m, n, "compact", v, &compact, false);
@@ -250,7 +81,7 @@ END_TEST
 
 START_TEST(reader_accepts_and_refuses_like_python)
 {
-    mismatches m = {"reader", 0};
+    vec_mismatches m = {"reader", 0};
     vec_file f;
     vec_record input, want;
     size_t n = 0, accepted = 0;
@@ -270,19 +101,19 @@ START_TEST(reader_accepts_and_refuses_like_python)
             accepted++;
             snprintf(label, sizeof(label), "text %zu", n);
             if (rc < 0)
-                mismatch(&m, "text %zu: refused (%s) what Python reads\n  input: %.*s", n,
-                         err.message, (int)input.len, input.data);
+                vec_mismatch(&m, "text %zu: refused (%s) what Python reads\n  input: %.*s", n,
+                             err.message, (int)input.len, input.data);
             else
                 check_written(&m, n, label, v, &expect, false);
         } else {
             ck_assert_str_eq(want.tag, "refused");
             if (rc == 0)
-                mismatch(&m, "text %zu: read what is refused (%.*s)\n  input: %.*s", n,
-                         (int)want.len, want.data, (int)input.len, input.data);
+                vec_mismatch(&m, "text %zu: read what is refused (%.*s)\n  input: %.*s", n,
+                             (int)want.len, want.data, (int)input.len, input.data);
             else if (err.message[0] == '\0' || (strcmp(err.code, TS_ERR_INVALID_JSON) != 0 &&
                                                 strcmp(err.code, TS_ERR_LIMIT) != 0))
-                mismatch(&m, "text %zu: refused with code '%s' and message '%s'", n, err.code,
-                         err.message);
+                vec_mismatch(&m, "text %zu: refused with code '%s' and message '%s'", n, err.code,
+                             err.message);
         }
         json_object_put(v);
         n++;
@@ -301,7 +132,7 @@ END_TEST
 
 START_TEST(file_names_match_python)
 {
-    mismatches m = {"name", 0};
+    vec_mismatches m = {"name", 0};
     vec_file f;
     vec_record name, file;
     size_t n = 0;
@@ -314,10 +145,11 @@ START_TEST(file_names_match_python)
         ck_assert_str_eq(name.tag, "name");
         vec_expect(&f, "file", &file);
         if (ts_name_to_filename(name.data, name.len, out, sizeof(out), &err) < 0)
-            mismatch(&m, "name %zu (%.*s): refused: %s", n, (int)name.len, name.data, err.message);
-        else if (!same_bytes(file.data, file.len, out, strlen(out)))
-            mismatch(&m, "name %zu (%.*s):\n  python: %.*s\n  C:      %s", n, (int)name.len,
-                     name.data, (int)file.len, file.data, out);
+            vec_mismatch(&m, "name %zu (%.*s): refused: %s", n, (int)name.len, name.data,
+                         err.message);
+        else if (!vec_same_bytes(file.data, file.len, out, strlen(out)))
+            vec_mismatch(&m, "name %zu (%.*s):\n  python: %.*s\n  C:      %s", n, (int)name.len,
+                         name.data, (int)file.len, file.data, out);
         n++;
     }
     vec_close(&f);
@@ -393,7 +225,7 @@ static void sha1_hex(const char *data, size_t len, char out[41])
 }
 
 /* {"tool": tool, "args": <document>} */
-static struct json_object *make_call(const vec_record *tool, const document *doc)
+static struct json_object *make_call(const vec_record *tool, const vec_document *doc)
 {
     struct json_object *call = json_object_new_object();
     struct json_object *args = NULL;
@@ -409,7 +241,7 @@ static struct json_object *make_call(const vec_record *tool, const document *doc
 
 /* A snapshot built with ts_snapshot_new and the vector's metadata. */
 static ts_snapshot *build_snapshot(const vec_record *name, const snapshot_meta *meta,
-                                   struct json_object *calls, mismatches *m, size_t index)
+                                   struct json_object *calls, vec_mismatches *m, size_t index)
 {
     ts_snapshot *s = NULL;
     ts_error err;
@@ -417,7 +249,7 @@ static ts_snapshot *build_snapshot(const vec_record *name, const snapshot_meta *
 
     ck_assert_ptr_nonnull(name_z);
     if (ts_snapshot_new(name_z, calls, meta->source, &s, &err) < 0) {
-        mismatch(m, "snapshot %zu: ts_snapshot_new refused: %s", index, err.message);
+        vec_mismatch(m, "snapshot %zu: ts_snapshot_new refused: %s", index, err.message);
         free(name_z);
         return NULL;
     }
@@ -431,13 +263,13 @@ static ts_snapshot *build_snapshot(const vec_record *name, const snapshot_meta *
     return s;
 }
 
-static bool serialize(const ts_snapshot *s, ts_buf *out, mismatches *m, size_t index)
+static bool serialize(const ts_snapshot *s, ts_buf *out, vec_mismatches *m, size_t index)
 {
     ts_error err;
 
     ts_buf_init(out, TS_BUF_UNLIMITED);
     if (ts_snapshot_serialize(s, out, &err) < 0) {
-        mismatch(m, "snapshot %zu: serialize failed: %s", index, err.message);
+        vec_mismatch(m, "snapshot %zu: serialize failed: %s", index, err.message);
         ts_buf_free(out);
         return false;
     }
@@ -445,19 +277,20 @@ static bool serialize(const ts_snapshot *s, ts_buf *out, mismatches *m, size_t i
 }
 
 /* Python's file read back and written again: the same bytes. */
-static void check_resave(const char *data, size_t len, mismatches *m, size_t index)
+static void check_resave(const char *data, size_t len, vec_mismatches *m, size_t index)
 {
     ts_snapshot *s = NULL;
     ts_error err;
     ts_buf out;
 
     if (ts_snapshot_parse(data, len, "vector.json", &s, &err) < 0) {
-        mismatch(m, "snapshot %zu: reading the file Python wrote failed: %s", index, err.message);
+        vec_mismatch(m, "snapshot %zu: reading the file Python wrote failed: %s", index,
+                     err.message);
         return;
     }
     if (serialize(s, &out, m, index)) {
-        if (!same_bytes(data, len, out.data, out.len))
-            bytes_mismatch(m, "re-saved snapshot", data, len, out.data, out.len);
+        if (!vec_same_bytes(data, len, out.data, out.len))
+            vec_bytes_mismatch(m, "re-saved snapshot", data, len, out.data, out.len);
         ts_buf_free(&out);
     }
     ts_snapshot_free(s);
@@ -473,7 +306,7 @@ typedef struct snapshot_vector {
 } snapshot_vector;
 
 /* The next snapshot vector of f; false at the end of the file. */
-static bool next_snapshot_vector(vec_file *f, const document *docs, size_t n_docs,
+static bool next_snapshot_vector(vec_file *f, const vec_document *docs, size_t n_docs,
                                  snapshot_vector *v)
 {
     vec_record rec, tool;
@@ -494,7 +327,7 @@ static bool next_snapshot_vector(vec_file *f, const document *docs, size_t n_doc
     return true;
 }
 
-static void check_snapshot(const snapshot_vector *v, mismatches *m, size_t index, size_t *full)
+static void check_snapshot(const snapshot_vector *v, vec_mismatches *m, size_t index, size_t *full)
 {
     ts_snapshot *s = build_snapshot(&v->name, &v->meta, v->calls, m, index);
     char file_name[TS_FILENAME_MAX] = "";
@@ -502,9 +335,9 @@ static void check_snapshot(const snapshot_vector *v, mismatches *m, size_t index
     ts_buf out;
 
     if (ts_name_to_filename(v->name.data, v->name.len, file_name, sizeof(file_name), &err) < 0 ||
-        !same_bytes(v->filename.data, v->filename.len, file_name, strlen(file_name)))
-        mismatch(m, "snapshot %zu: file name %s, python %.*s", index, file_name,
-                 (int)v->filename.len, v->filename.data);
+        !vec_same_bytes(v->filename.data, v->filename.len, file_name, strlen(file_name)))
+        vec_mismatch(m, "snapshot %zu: file name %s, python %.*s", index, file_name,
+                     (int)v->filename.len, v->filename.data);
 
     if (s == NULL || !serialize(s, &out, m, index)) {
         ts_snapshot_free(s);
@@ -512,8 +345,8 @@ static void check_snapshot(const snapshot_vector *v, mismatches *m, size_t index
     }
     if (strcmp(v->want.tag, "file") == 0) {
         (*full)++;
-        if (!same_bytes(v->want.data, v->want.len, out.data, out.len))
-            bytes_mismatch(m, "snapshot file", v->want.data, v->want.len, out.data, out.len);
+        if (!vec_same_bytes(v->want.data, v->want.len, out.data, out.len))
+            vec_bytes_mismatch(m, "snapshot file", v->want.data, v->want.len, out.data, out.len);
         check_resave(v->want.data, v->want.len, m, index);
     } else {
         char hex[41];
@@ -521,11 +354,11 @@ static void check_snapshot(const snapshot_vector *v, mismatches *m, size_t index
         ck_assert_str_eq(v->want.tag, "sha1");
         sha1_hex(out.data, out.len, hex);
         snprintf(line, sizeof(line), "%s %zu", hex, out.len);
-        if (!same_bytes(v->want.data, v->want.len, line, strlen(line)))
-            mismatch(m,
-                     "snapshot %zu (%s): SHA-1 and length of the file\n  python: %.*s\n"
-                     "  C:      %s\n  C wrote:\n%s",
-                     index, s->name, (int)v->want.len, v->want.data, line, out.data);
+        if (!vec_same_bytes(v->want.data, v->want.len, line, strlen(line)))
+            vec_mismatch(m,
+                         "snapshot %zu (%s): SHA-1 and length of the file\n  python: %.*s\n"
+                         "  C:      %s\n  C wrote:\n%s",
+                         index, s->name, (int)v->want.len, v->want.data, line, out.data);
         /* Our own bytes (equal to Python's when the hash matched) re-save
          * unchanged. */
         check_resave(out.data, out.len, m, index);
@@ -536,14 +369,14 @@ static void check_snapshot(const snapshot_vector *v, mismatches *m, size_t index
 
 START_TEST(snapshot_files_match_python)
 {
-    mismatches m = {"snapshot", 0};
+    vec_mismatches m = {"snapshot", 0};
     vec_file docs_file, f;
     snapshot_vector v;
-    document *docs;
+    vec_document *docs;
     size_t n_docs, n = 0, full = 0, calls = 0;
 
     vec_open(&docs_file, "json.vec");
-    docs = load_documents(&docs_file, &n_docs);
+    docs = vec_load_documents(&docs_file, &n_docs);
     vec_open(&f, "snapshots.vec");
     while (next_snapshot_vector(&f, docs, n_docs, &v)) {
         calls += v.meta.n_docs;
@@ -605,7 +438,7 @@ static bool file_holds(const char *dir, const vec_record *file_name, const vec_r
     }
     n = fread(data, 1, want->len + 1, fp);
     fclose(fp);
-    same = same_bytes(want->data, want->len, data, n);
+    same = vec_same_bytes(want->data, want->len, data, n);
     free(data);
     return same;
 }
@@ -639,10 +472,10 @@ static size_t count_entries(const char *dir)
  */
 START_TEST(store_uses_the_reference_layout)
 {
-    mismatches m = {"store", 0};
+    vec_mismatches m = {"store", 0};
     vec_file docs_file, f;
     snapshot_vector v;
-    document *docs;
+    vec_document *docs;
     size_t n_docs, full = 0;
     char *python_root = make_temp_dir();
     char *our_root = make_temp_dir();
@@ -651,7 +484,7 @@ START_TEST(store_uses_the_reference_layout)
     ts_error err;
 
     vec_open(&docs_file, "json.vec");
-    docs = load_documents(&docs_file, &n_docs);
+    docs = vec_load_documents(&docs_file, &n_docs);
     vec_open(&f, "snapshots.vec");
     ck_assert_int_eq(ts_store_open(python_root, &theirs, &err), 0);
     ck_assert_int_eq(ts_store_open(our_root, &ours, &err), 0);
@@ -668,13 +501,13 @@ START_TEST(store_uses_the_reference_layout)
         write_file(python_root, &v.filename, &v.want);
         /* Read back from the reference's file by name. */
         if (ts_store_load(theirs, name, &s, NULL, &err) < 0) {
-            mismatch(&m, "loading '%s' from the reference's root: %s", name, err.message);
+            vec_mismatch(&m, "loading '%s' from the reference's root: %s", name, err.message);
         } else {
             ts_buf out;
             if (serialize(s, &out, &m, full)) {
-                if (!same_bytes(v.want.data, v.want.len, out.data, out.len))
-                    bytes_mismatch(&m, "loaded snapshot", v.want.data, v.want.len, out.data,
-                                   out.len);
+                if (!vec_same_bytes(v.want.data, v.want.len, out.data, out.len))
+                    vec_bytes_mismatch(&m, "loaded snapshot", v.want.data, v.want.len, out.data,
+                                       out.len);
                 ts_buf_free(&out);
             }
             ts_snapshot_free(s);
@@ -682,22 +515,23 @@ START_TEST(store_uses_the_reference_layout)
         /* Written by us: the reference's file name and bytes. */
         s = build_snapshot(&v.name, &v.meta, v.calls, &m, full);
         if (s != NULL && ts_store_save(ours, s, 0, &err) < 0)
-            mismatch(&m, "saving '%s': %s", name, err.message);
+            vec_mismatch(&m, "saving '%s': %s", name, err.message);
         else if (s != NULL && !file_holds(our_root, &v.filename, &v.want))
-            mismatch(&m, "'%s' is not stored as %.*s with the reference's bytes", name,
-                     (int)v.filename.len, v.filename.data);
+            vec_mismatch(&m, "'%s' is not stored as %.*s with the reference's bytes", name,
+                         (int)v.filename.len, v.filename.data);
         ts_snapshot_free(s);
         json_object_put(v.calls);
         free(name);
     }
     ck_assert_int_eq(ts_store_list(theirs, &listing, &err), 0);
     if (listing.count != full || listing.problem_count != 0)
-        mismatch(&m, "listing the reference's root: %zu snapshots (of %zu), %zu problems%s%s",
-                 listing.count, full, listing.problem_count, listing.problem_count ? ": " : "",
-                 listing.problem_count ? listing.problems[0].message : "");
+        vec_mismatch(&m, "listing the reference's root: %zu snapshots (of %zu), %zu problems%s%s",
+                     listing.count, full, listing.problem_count, listing.problem_count ? ": " : "",
+                     listing.problem_count ? listing.problems[0].message : "");
     ts_store_listing_free(&listing);
     if (count_entries(our_root) != full)
-        mismatch(&m, "our root holds %zu entries for %zu snapshots", count_entries(our_root), full);
+        vec_mismatch(&m, "our root holds %zu entries for %zu snapshots", count_entries(our_root),
+                     full);
     ts_store_close(theirs);
     ts_store_close(ours);
     vec_close(&f);
@@ -710,327 +544,6 @@ START_TEST(store_uses_the_reference_layout)
     printf("store: %zu snapshots through both roots, %zu mismatches\n", full, m.count);
     ck_assert_int_ge(full, 20);
     ck_assert_msg(m.count == 0, "%zu store mismatches", m.count);
-}
-END_TEST
-
-/* ---- (c) scoring -------------------------------------------------------- */
-
-/* The "result" array of scores.jsonl, in this order. */
-static const char *const result_keys[] = {
-    "score",
-    "grade",
-    "passed",
-    "invocation_accuracy",
-    "selection_accuracy",
-    "argument_precision",
-    "argument_recall",
-    "argument_f1",
-    "edit_distance",
-    "normalized_distance",
-    "sequence_accuracy",
-    "redundant_count",
-    "total_calls",
-    "redundant_rate",
-    "tool_correctness",
-    "trajectory_accuracy",
-    "step_match_rate",
-    "path_efficiency",
-    "expected_tools",
-    "called_tools",
-    "missing_tools",
-    "extra_tools",
-};
-
-#define N_RESULT_KEYS (sizeof(result_keys) / sizeof(result_keys[0]))
-
-static double metric(const ts_score_result *r, const char *key)
-{
-    const struct {
-        const char *key;
-        double value;
-    } table[] = {
-        {"score", r->score},
-        {"invocation_accuracy", r->invocation_accuracy},
-        {"selection_accuracy", r->selection_accuracy},
-        {"argument_precision", r->argument_precision},
-        {"argument_recall", r->argument_recall},
-        {"argument_f1", r->argument_f1},
-        {"edit_distance", r->edit_distance},
-        {"normalized_distance", r->normalized_distance},
-        {"sequence_accuracy", r->sequence_accuracy},
-        {"redundant_count", (double)r->redundant_count},
-        {"total_calls", (double)r->total_calls},
-        {"redundant_rate", r->redundant_rate},
-        {"tool_correctness", r->tool_correctness},
-        {"trajectory_accuracy", r->trajectory_accuracy},
-        {"step_match_rate", r->step_match_rate},
-        {"path_efficiency", r->path_efficiency},
-    };
-
-    for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-        if (strcmp(table[i].key, key) == 0)
-            return table[i].value;
-    }
-    ck_abort_msg("no metric %s", key);
-    return NAN;
-}
-
-static const struct json_object *tool_list(const ts_score_result *r, const char *key)
-{
-    if (strcmp(key, "expected_tools") == 0)
-        return r->expected_tools;
-    if (strcmp(key, "called_tools") == 0)
-        return r->called_tools;
-    if (strcmp(key, "missing_tools") == 0)
-        return r->missing_tools;
-    return r->extra_tools;
-}
-
-static char *compact_text(const struct json_object *v)
-{
-    ts_buf b;
-    ts_error err;
-
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_json_write_compact(v, &b, &err), 0);
-    return ts_buf_detach(&b, NULL);
-}
-
-typedef struct score_stats {
-    size_t errors;
-    size_t cases;
-    size_t numbers;
-    size_t bit_exact;
-} score_stats;
-
-/* Compare one key of the C result with Python's value; false on mismatch. */
-static bool compare_key(const ts_score_result *r, const char *key, const struct json_object *want,
-                        score_stats *st, char *why, size_t whysz)
-{
-    if (strcmp(key, "grade") == 0) {
-        const char *g = json_object_get_string((struct json_object *)want);
-        snprintf(why, whysz, "grade: python %s, C %c", g, r->grade);
-        return g[0] == r->grade && g[1] == '\0';
-    }
-    if (strcmp(key, "passed") == 0) {
-        bool p = json_object_get_boolean(want);
-        snprintf(why, whysz, "passed: python %d, C %d", p, r->passed);
-        return p == r->passed;
-    }
-    if (json_object_is_type(want, json_type_array)) {
-        char *a = compact_text(want);
-        char *b = compact_text(tool_list(r, key));
-        bool same = strcmp(a, b) == 0;
-        snprintf(why, whysz, "%s: python %s, C %s", key, a, b);
-        free(a);
-        free(b);
-        return same;
-    }
-    {
-        double w = json_object_get_double(want);
-        double c = metric(r, key);
-        st->numbers++;
-        st->bit_exact += memcmp(&w, &c, sizeof(w)) == 0;
-        snprintf(why, whysz, "%s: python %.17g, C %.17g", key, w, c);
-        if (json_object_is_type(want, json_type_int))
-            return w == c;
-        return fabs(w - c) <= TOLERANCE;
-    }
-}
-
-/* Evaluate one case (actual through extraction, as the daemon does). */
-static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
-{
-    ts_score_options opt;
-    struct json_object *actual = NULL;
-    int rc;
-
-    ts_score_options_default(&opt);
-    rc = ts_weights_from_json(json_object_object_get(c, "weights"), &opt.weights, err);
-    if (rc < 0)
-        return rc;
-    opt.strict = json_object_get_boolean(json_object_object_get(c, "strict"));
-    opt.min_score = json_object_get_double(json_object_object_get(c, "min_score"));
-    rc = ts_extract(json_object_object_get(c, "actual"), NULL, TS_EXTRACT_RESPONSE, &actual, err);
-    if (rc < 0)
-        return rc;
-    rc = ts_evaluate(json_object_object_get(c, "expected"), actual, &opt, r, err);
-    json_object_put(actual);
-    return rc;
-}
-
-/* A case the spec refuses: C must refuse it too, with the spec's message for
- * a bad calls list ("item at index i ..."). */
-static void check_score_error(struct json_object *c, size_t index, mismatches *m, score_stats *st)
-{
-    const char *why = json_object_get_string(json_object_object_get(c, "error"));
-    ts_score_result r;
-    ts_error err;
-
-    st->errors++;
-    if (run_case(c, &r, &err) == 0) {
-        mismatch(m, "case %zu: C scored what the spec refuses (%s): score %.17g", index, why,
-                 r.score);
-        ts_score_result_free(&r);
-        return;
-    }
-    if (strncmp(why, "item at index", 13) == 0 && strstr(err.message, why) == NULL)
-        mismatch(m, "case %zu: message \"%s\" does not say \"%s\"", index, err.message, why);
-}
-
-static void check_score_case(const char *line, size_t len, size_t index, mismatches *m,
-                             score_stats *st)
-{
-    struct json_object *c = NULL;
-    struct json_object *want;
-    ts_score_result r;
-    ts_error err;
-
-    ck_assert_msg(ts_json_parse(line, len, 0, &c, &err) == 0, "scores.jsonl line %zu: %s",
-                  index + 1, err.message);
-    want = json_object_object_get(c, "result");
-    if (want == NULL) {
-        check_score_error(c, index, m, st);
-        json_object_put(c);
-        return;
-    }
-    ck_assert_uint_eq(json_object_array_length(want), N_RESULT_KEYS);
-    if (run_case(c, &r, &err) < 0) {
-        mismatch(m, "case %zu: C refused what Python scores: %s\n  %.*s", index, err.message,
-                 (int)(len < 300 ? len : 300), line);
-        json_object_put(c);
-        return;
-    }
-    for (size_t k = 0; k < N_RESULT_KEYS; k++) {
-        char why[512];
-        if (!compare_key(&r, result_keys[k], json_object_array_get_idx(want, k), st, why,
-                         sizeof(why))) {
-            mismatch(m, "case %zu: %s\n  %.*s", index, why, (int)(len < 400 ? len : 400), line);
-            break;
-        }
-    }
-    st->cases++;
-    ts_score_result_free(&r);
-    json_object_put(c);
-}
-
-START_TEST(scores_match_python)
-{
-    mismatches m = {"score", 0};
-    score_stats st = {0, 0, 0, 0};
-    vec_file f;
-    size_t index = 0;
-
-    vec_open(&f, "scores.jsonl");
-    while (f.pos < f.len) {
-        const char *line = f.data + f.pos;
-        const char *nl = memchr(line, '\n', f.len - f.pos);
-        ck_assert_ptr_nonnull(nl);
-        check_score_case(line, (size_t)(nl - line), index++, &m, &st);
-        f.pos = (size_t)(nl - f.data) + 1;
-    }
-    vec_close(&f);
-    printf("scores: %zu cases, %zu numbers (%zu bit-identical), %zu refused inputs, "
-           "%zu mismatches\n",
-           st.cases, st.numbers, st.bit_exact, st.errors, m.count);
-    ck_assert_int_ge(st.cases, 1000);
-    ck_assert_int_ge(st.errors, 10);
-    ck_assert_msg(m.count == 0, "%zu of %zu scoring cases differ from Python", m.count, index);
-}
-END_TEST
-
-/* ---- repr(): what Python prints and what it escapes ---------------------- */
-
-static size_t utf8_put(uint32_t cp, char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
-/* repr() of the one-character string cp as Python writes it, given whether
- * str.isprintable() holds for it. */
-static void python_repr_char(uint32_t cp, bool printable, char *out)
-{
-    size_t n;
-
-    if (cp == '\'')
-        strcpy(out, "\"'\"");
-    else if (cp == '\\')
-        strcpy(out, "'\\\\'");
-    else if (cp == '\n' || cp == '\r' || cp == '\t')
-        sprintf(out, "'\\%c'", cp == '\n' ? 'n' : cp == '\r' ? 'r' : 't');
-    else if (printable) {
-        out[0] = '\'';
-        n = utf8_put(cp, out + 1);
-        out[n + 1] = '\'';
-        out[n + 2] = '\0';
-    } else if (cp < 0x100)
-        sprintf(out, "'\\x%02x'", (unsigned)cp);
-    else if (cp < 0x10000)
-        sprintf(out, "'\\u%04x'", (unsigned)cp);
-    else
-        sprintf(out, "'\\U%08x'", (unsigned)cp);
-}
-
-/*
- * Every assigned code point (Python 3.11, Unicode 14) as a one-character
- * string through ts_repr_string: the drift report shows values as the
- * reference does, so the characters repr() escapes must be escaped and all
- * others written as they are.
- */
-START_TEST(repr_escapes_exactly_what_python_does)
-{
-    mismatches m = {"repr", 0};
-    vec_file f;
-    size_t checked = 0;
-    char *line;
-    char *save = NULL;
-
-    vec_open(&f, "printable.txt");
-    for (line = strtok_r(f.data, "\n", &save); line != NULL; line = strtok_r(NULL, "\n", &save)) {
-        unsigned first, last;
-        char kind;
-
-        if (line[0] == '#')
-            continue;
-        ck_assert_int_eq(sscanf(line, "%x %x %c", &first, &last, &kind), 3);
-        for (uint32_t cp = first; cp <= last; cp++) {
-            char utf8[4];
-            char want[16];
-            size_t n = utf8_put(cp, utf8);
-            ts_buf out;
-
-            python_repr_char(cp, kind == 'P', want);
-            ts_buf_init(&out, TS_BUF_UNLIMITED);
-            ck_assert_int_eq(ts_repr_string(utf8, n, &out), 0);
-            if (strcmp(out.data, want) != 0)
-                mismatch(&m, "U+%04X: python %s, C %s", (unsigned)cp, want, out.data);
-            ts_buf_free(&out);
-            checked++;
-        }
-    }
-    vec_close(&f);
-    printf("repr: %zu code points, %zu mismatches\n", checked, m.count);
-    ck_assert_uint_ge(checked, 280000);
-    ck_assert_msg(m.count == 0, "%zu characters written unlike Python's repr", m.count);
 }
 END_TEST
 
@@ -1124,8 +637,6 @@ int main(void)
     tcase_add_test(tc, file_names_match_python);
     tcase_add_test(tc, snapshot_files_match_python);
     tcase_add_test(tc, store_uses_the_reference_layout);
-    tcase_add_test(tc, scores_match_python);
-    tcase_add_test(tc, repr_escapes_exactly_what_python_does);
     suite_add_tcase(s, tc);
     tc = tcase_create("surrogate_pairs");
     tcase_add_test(tc, every_escaped_surrogate_pair_reads_exactly);

@@ -170,6 +170,11 @@ START_TEST(local_rows)
                   tstr(r, "report"));
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") == NULL, "colour without color=true");
     json_object_put(r);
+    /* colour is the caller's choice, per request */
+    r = check(conn_, "tests/a.py::test_one", CALLS_B, "color");
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    ck_assert_msg(strstr(tstr(r, "report"), "\033[") != NULL, "no colour with color=true");
+    json_object_put(r);
 
     r = check(conn_, "tests/a.py::test_one", CALLS_B, "update");
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
@@ -628,6 +633,80 @@ START_TEST(sees_changes_behind_its_back)
 }
 END_TEST
 
+/* The whole root removed or moved away and recreated (a checkout, a restore
+ * from backup): the next check sees the new directory, not the old one. */
+START_TEST(sees_root_replaced)
+{
+    char cmd[2048], moved[700];
+
+    /* moved away (the old directory lives on elsewhere) */
+    expect_outcome("r1", CALLS_A, "update", "UPDATED");
+    expect_outcome("r1", CALLS_A, NULL, "PASSED");
+    snprintf(moved, sizeof(moved), "%s.old", daemon_.store);
+    ck_assert_int_eq(rename(daemon_.store, moved), 0);
+    ck_assert_int_eq(mkdir(daemon_.store, 0700), 0);
+    replace_file("r1", "other");
+    expect_outcome("r1", "[{\"tool\": \"other\", \"args\": {}}]", NULL, "PASSED");
+    expect_outcome("r2", CALLS_A, NULL, "CREATED");
+    ck_assert(file_exists("r2"));
+
+    /* removed */
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", daemon_.store);
+    ck_assert_int_eq(system(cmd), 0);
+    expect_outcome("r1", CALLS_A, NULL, "CREATED");
+    ck_assert(file_exists("r1"));
+}
+END_TEST
+
+/* Garbage where a snapshot should be: a clear error for that check, nothing
+ * overwritten, and the daemon carries on. */
+START_TEST(corrupt_snapshot_files)
+{
+    static const char *const garbage[] = {
+        "",
+        "{",
+        "{\"name\": \"bad\"}",
+        "[1, 2]",
+        "{\"name\": 5, \"calls\": []}",
+        "\xff\xfe{}",
+        "{\"name\": \"bad\", \"calls\": [{\"args\": {}}]}",
+    };
+
+    expect_outcome("bad", CALLS_A, NULL, "CREATED");
+    for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+        FILE *f = fopen(snapshot_file("bad"), "w");
+        fputs(garbage[i], f);
+        fclose(f);
+        struct json_object *p = check_params("bad", CALLS_A, NULL);
+        struct json_object *reply = tdaemon_call(conn_, "check", p);
+        struct json_object *error = NULL;
+        ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
+                      "garbage %zu accepted: %s", i, json_object_to_json_string(reply));
+        const char *code = tstr(error, "code");
+        ck_assert_msg(strcmp(code, "invalid_snapshot") == 0 || strcmp(code, "invalid_json") == 0,
+                      "garbage %zu: code %s", i, code);
+        ck_assert_msg(strstr(tstr(error, "message"), "bad-") != NULL,
+                      "the message should name the file: %s", tstr(error, "message"));
+        json_object_put(reply);
+        /* the garbage is left for a person to look at, not overwritten */
+        char *text = tdaemon_slurp(snapshot_file("bad"));
+        ck_assert_str_eq(text, garbage[i]);
+        free(text);
+        json_object_put(p);
+    }
+    /* a symbolic link where the file should be is not followed */
+    unlink(snapshot_file("bad"));
+    ck_assert(symlink("/etc/passwd", snapshot_file("bad")) == 0);
+    struct json_object *p = check_params("bad", CALLS_A, NULL);
+    struct json_object *reply = tdaemon_call(conn_, "check", p);
+    struct json_object *error = NULL;
+    ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
+    json_object_put(reply);
+    json_object_put(p);
+    expect_outcome("good", CALLS_A, NULL, "CREATED");
+}
+END_TEST
+
 static struct json_object *run_check(const char *run, const char *test, const char *name,
                                      const char *calls)
 {
@@ -830,6 +909,45 @@ START_TEST(pipelined_order)
 }
 END_TEST
 
+/* More stores than the daemon keeps open: the least recently used idle one
+ * is closed and reopened on its next use, with its files intact. */
+START_TEST(many_stores)
+{
+    char root[700];
+
+    for (int i = 0; i < 300; i++) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        json_object_object_add(p, "store", json_object_new_string(root));
+        json_object_object_add(p, "name", json_object_new_string("one"));
+        json_object_object_add(p, "actual", tjson(CALLS_A));
+        json_object_object_add(p, "update", json_object_new_boolean(1));
+        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
+        json_object_put(r);
+        json_object_put(p);
+    }
+    struct json_object *st = tdaemon_ok(conn_, "status", NULL);
+    struct json_object *n = NULL;
+    json_object_object_get_ex(st, "stores_open", &n);
+    ck_assert_int_le(json_object_get_int64(n), 256);
+    json_object_put(st);
+    for (int i = 0; i < 300; i += 37) {
+        struct json_object *p = json_object_new_object();
+
+        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        json_object_object_add(p, "store", json_object_new_string(root));
+        json_object_object_add(p, "name", json_object_new_string("one"));
+        json_object_object_add(p, "actual", tjson(CALLS_A));
+        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
+        json_object_put(r);
+        json_object_put(p);
+    }
+}
+END_TEST
+
 /* A crash leaves temp files; the daemon removes them when it opens the store. */
 START_TEST(stray_temp_files_cleaned)
 {
@@ -864,10 +982,13 @@ static Suite *state_suite(void)
     tcase_add_test(tc, one_created_among_32);
     tcase_add_test(tc, approvals_kept_under_load);
     tcase_add_test(tc, sees_changes_behind_its_back);
+    tcase_add_test(tc, sees_root_replaced);
+    tcase_add_test(tc, corrupt_snapshot_files);
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);
     tcase_add_test(tc, pipelined_order);
+    tcase_add_test(tc, many_stores);
     suite_add_tcase(s, tc);
     return s;
 }

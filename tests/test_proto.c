@@ -637,6 +637,51 @@ START_TEST(wire_garbage)
 }
 END_TEST
 
+START_TEST(wire_excerpt_is_one_printable_line)
+{
+    char out[16];
+
+    ts_wire_excerpt("plain", out, sizeof(out));
+    ck_assert_str_eq(out, "plain");
+    ts_wire_excerpt("a\nb\tc\x7f\x1b[31m", out, sizeof(out));
+    ck_assert_str_eq(out, "a?b?c??[31m");
+    ts_wire_excerpt("exactly 15 byte", out, sizeof(out));
+    ck_assert_str_eq(out, "exactly 15 byte");
+    ts_wire_excerpt("sixteen bytes!!!", out, sizeof(out));
+    ck_assert_str_eq(out, "sixteen byte...");
+    /* never cut inside a character */
+    ts_wire_excerpt("\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac", out,
+                    sizeof(out));
+    ck_assert_str_eq(out, "\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac\xe2\x82\xac...");
+    ck_assert(ts_wire_utf8_valid(out, strlen(out)));
+    ts_wire_excerpt("\xff\xfe", out, sizeof(out));
+    ck_assert_str_eq(out, "??");
+    ts_wire_excerpt("abc", out, 2);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
+START_TEST(wire_errors_name_keys_printably)
+{
+    /* {"a\nb": 1, "a\nb": 2}: the duplicate key is named without its newline */
+    unsigned char raw[32];
+    size_t n = unhex("82a3610a6201a3610a6202", raw);
+    struct json_object *v = NULL;
+    ts_request req;
+    ts_error err;
+
+    ck_assert_int_lt(ts_wire_decode(raw, n, 0, &v, &err), 0);
+    ck_assert_ptr_null(strchr(err.message, '\n'));
+    ck_assert_ptr_nonnull(strstr(err.message, "a?b"));
+    /* an unknown request key with a control character */
+    n = unhex("83a2696401a66d6574686f64a170a3781b7901", raw);
+    ck_assert_int_lt(ts_message_decode_request(raw, n, &req, &err), 0);
+    ck_assert_ptr_null(strchr(err.message, 0x1b));
+    ck_assert_ptr_nonnull(strstr(err.message, "x?y"));
+    ts_request_free(&req);
+}
+END_TEST
+
 /* ---- messages ------------------------------------------------------- */
 
 static void frame_payload(const ts_buf *frame, const unsigned char **payload, size_t *len)
@@ -870,10 +915,12 @@ START_TEST(message_reply_wrong_shapes)
         "82a2696401a26f6bc3",                           /* ok without result */
         "82a2696401a26f6bc2",                           /* error reply without error */
         "83a2696401a26f6bc2a56572726f7201",             /* error not a map */
-        "83a2696401a26f6bc2a56572726f7281a7636f6465a0", /* empty code, no message */
-        "c1",                                           /* garbage */
+        "83a2696401a26f6bc2a56572726f7281a4636f6465a0", /* empty code, no message */
+        "83a2696401a26f6bc2a56572726f7282a4636f6465a20061a76d657373616765a0", /* NUL in code */
+        "83a2696401a26f6bc2a56572726f7282a4636f6465a26120a76d657373616765a0", /* space */
+        "c1",                                                                 /* garbage */
     };
-    unsigned char raw[64];
+    unsigned char raw[128];
     size_t i;
 
     for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -883,6 +930,17 @@ START_TEST(message_reply_wrong_shapes)
         ck_assert_int_lt(ts_message_decode_reply(raw, n, &reply, &err), 0);
         ck_assert_msg(strcmp(err.code, "bad_reply") == 0 || strcmp(err.code, "bad_frame") == 0,
                       "%s: %s", bad[i], err.code);
+        ts_reply_free(&reply);
+    }
+    {
+        /* a message is handed on as one printable line */
+        ts_reply reply;
+        ts_error err;
+        size_t n =
+            unhex("83a2696401a26f6bc2a56572726f7282a4636f6465a178a76d657373616765a3610a62", raw);
+        ck_assert_int_eq(ts_message_decode_reply(raw, n, &reply, &err), 0);
+        ck_assert_str_eq(reply.error.code, "x");
+        ck_assert_str_eq(reply.error.message, "a?b");
         ts_reply_free(&reply);
     }
     {
@@ -1073,6 +1131,8 @@ static Suite *proto_suite(void)
     tcase_add_test(wire, wire_refuses_non_json_values);
     tcase_add_test(wire, wire_truncated_prefixes);
     tcase_add_test(wire, wire_garbage);
+    tcase_add_test(wire, wire_excerpt_is_one_printable_line);
+    tcase_add_test(wire, wire_errors_name_keys_printably);
     tcase_add_test(message, message_request_round_trip);
     tcase_add_test(message, message_request_params_optional);
     tcase_add_test(message, message_request_wrong_shapes);

@@ -18,6 +18,11 @@ for cmd in check record approve run eval extract review orphans status stop \
 	t 2 "$TSCTL" $cmd --no-such-flag && err_one_line && err_has "unknown option '--no-such-flag'"
 done
 t 0 "$TSCTL" snapshots --help && out_has "path"
+t 0 "$TSCTL" help && out_has "Commands:"
+t 0 "$TSCTL" help check && out_has "Usage: tsctl check"
+t 0 "$TSCTL" help snapshots rm && out_has "Usage: tsctl snapshots rm"
+t 0 "$TSCTL" help snapshots && out_has "path"
+t 2 "$TSCTL" help frob && err_one_line && err_has "frob"
 t 0 "$TSCTL" eval --version && out_has "tsctl "
 t 2 "$TSCTL" && err_one_line && err_has "missing command"
 t 2 "$TSCTL" frobnicate && err_one_line && err_has "unknown command 'frobnicate'"

@@ -88,11 +88,25 @@ assert root.get("failures") == "1" and root.get("tests") == "27"
 PY
 grep -q '&lt;&amp;&quot;x&quot;&gt;' "$WORK/r2.xml" || fail "JUnit name not escaped"
 
+# --- --test names the claiming test (beats TOOLSCORE_TEST) --------------------------
+t 0 env TOOLSCORE_TEST=from_env "$TSCTL" --socket "$SOCK" --dir "$STORE" run --json-report "$WORK/t.json" -- \
+	sh -c '"$0" check dup --calls "$1" --test test_a && "$0" check dup --calls "$1" --test test_b && "$0" check dup --calls "$1"' "$TSCTL" "$DATA/x1.json"
+out_has "snapshot 'dup' was claimed by more than one test: "
+python3 - "$WORK/t.json" <<'PY' || fail "--test in the JSON report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert [c["test"] for c in r["checks"]] == ["test_a", "test_b", "from_env"], r["checks"]
+assert sorted(r["duplicates"][0]["tests"]) == ["from_env", "test_a", "test_b"], r["duplicates"]
+PY
+t 0 ts snapshots rm dup --yes
+
 # --- exit codes ----------------------------------------------------------------------
 t 7 ts run -- sh -c 'exit 7'
 same "$OUT" "" "nothing happened: no summary line"
 t 0 ts run -- sh -c 'test -n "$TOOLSCORE_RUN" && test "$TOOLSCORE_SOCKET" = "$0"' "$SOCK"
 t 0 ts run -- sh -c 'test "$TOOLSCORE_DIR" = "$0"' "$(cd "$STORE" && pwd -P)"
+(cd "$WORK" && "$TSCTL" --socket d.sock --dir snapshots run -- sh -c 'test "$TOOLSCORE_SOCKET" = "$0/d.sock"' "$(pwd)") ||
+	fail "a relative --socket is exported as an absolute path"
 t 127 ts run -- "$WORK/no-such-command" && err_has "no-such-command"
 t 2 ts run && err_one_line
 t 2 ts run -- && err_one_line
@@ -120,6 +134,9 @@ t 0 ts orphans --run "$RUN"
 out_has "w2_b" && out_lacks "w1_a"
 t 2 ts orphans --delete --run "$RUN" && err_one_line
 t 1 ts orphans --run no-such-run
+t 2 ts orphans && err_one_line && err_has "--run"
+t 0 env TOOLSCORE_RUN="$RUN" "$TSCTL" --socket "$SOCK" --dir "$STORE" orphans
+out_has "w2_b" && out_lacks "w1_a"
 t 0 ts orphans --delete --yes --run "$RUN"
 out_has "Deleted 26 orphaned snapshot(s)."
 t 0 ts snapshots list --json

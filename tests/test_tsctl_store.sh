@@ -63,6 +63,17 @@ t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA
 t 0 ts approve "$FL"
 out_has "Name" && out_has "Calls" && out_has "Age" && out_has "today" && out_has "Approved 1 snapshot(s)."
 same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+# Ages: snapshots written behind the daemon's back, created 1 and 5 days ago.
+for age in 1 5; do
+	t 0 ts snapshots path "aged_$age"
+	created=$(date -u -d "@$(($(date +%s) - age * 86400 - 60))" +%Y-%m-%dT%H:%M:%S.000000+00:00)
+	printf '{\n  "schema_version": 1,\n  "name": "aged_%s",\n  "created_at": "%s",\n  "updated_at": "%s",\n  "toolscore_version": "1.8.1",\n  "approved": false,\n  "source": "pytest",\n  "calls": []\n}\n' \
+		"$age" "$created" "$created" >"$OUT"
+done
+t 0 ts approve aged_1 aged_5
+out_has "1 day ago" && out_has "5 days ago" && out_has "Approved 2 snapshot(s)."
+t 0 ts snapshots rm aged_1 --yes
+t 0 ts snapshots rm aged_5 --yes
 t 0 ts approve --all
 out_has "brand_new" && out_has "Approved 1 snapshot(s)."
 t 0 ts approve --all

@@ -6,8 +6,8 @@ json.dumps(obj, indent=2, ensure_ascii=False) + "\\n", reads them with
 json.loads, names them with SHA-1 and the rule in snapshots.md, and scores
 with the rules in scoring.md. This script runs those rules in CPython and
 writes what they produce to tests/data/compat-vectors/, where
-tests/test_compat.c checks that the C code produces the same bytes and
-numbers. It is a development tool: `make check` only reads its output and
+tests/test_compat.c and tests/test_compat_score.c check that the C code
+produces the same bytes and numbers. It is a development tool: `make check` only reads its output and
 never needs Python.
 
     python3 tests/compat/gen_vectors.py            # rewrite the vectors
@@ -18,6 +18,7 @@ A soak run with many more vectors and another seed, outside the tree:
     python3 tests/compat/gen_vectors.py --scale 20 --seed 7 \\
         --out /tmp/soak/tests/data/compat-vectors
     TS_SOURCE_DIR=/tmp/soak build/tests/test_compat
+    TS_SOURCE_DIR=/tmp/soak build/tests/test_compat_score
 
 Output is deterministic (fixed seed), so a rerun on an unchanged script
 gives identical files.
@@ -562,6 +563,40 @@ def write_printable():
              % unicodedata.unidata_version]
     lines += ["%x %x %s" % (a, b, "P" if p else "N") for a, b, p in ranges]
     return ("\n".join(lines) + "\n").encode("ascii")
+
+
+N_REPR = 500
+
+
+def all_assigned(v):
+    """True when every string in v (keys too) holds only assigned code
+    points, whose repr() does not depend on the Unicode version."""
+    import unicodedata
+    if isinstance(v, str):
+        return all(unicodedata.category(c) not in ("Cn", "Cs") for c in v)
+    if isinstance(v, list):
+        return all(all_assigned(x) for x in v)
+    if isinstance(v, dict):
+        return all(all_assigned(k) and all_assigned(x) for k, x in v.items())
+    return True
+
+
+def write_repr(inputs):
+    rec = Records()
+    rec.comment(HEADER)
+    rec.comment("Per value: doc (index of a json.vec document) and repr (Python's")
+    rec.comment("repr() of json.loads of it). Only documents whose strings hold")
+    rec.comment("assigned code points only.")
+    count = 0
+    for index, (_, value) in enumerate(inputs):
+        if count == N_REPR:
+            break
+        if not all_assigned(value):
+            continue
+        rec.add("doc", str(index))
+        rec.add("repr", repr(value))
+        count += 1
+    return rec, count
 
 
 # ---------------------------------------------------------------------------
@@ -1210,7 +1245,8 @@ def main():
     reader_rec, n_accepted = write_reader(random.Random(rng.getrandbits(64)), inputs)
     files = {"json.vec": doc_rec.bytes(), "names.vec": name_rec.bytes(),
              "snapshots.vec": snap_rec.bytes(), "scores.jsonl": scores,
-             "reader.vec": reader_rec.bytes(), "printable.txt": write_printable()}
+             "reader.vec": reader_rec.bytes(), "printable.txt": write_printable(),
+             "repr.vec": write_repr(inputs)[0].bytes()}
     os.makedirs(args.out, exist_ok=True)
     stale = []
     for fname, data in files.items():
