@@ -282,6 +282,27 @@ START_TEST(socket_removed_behind_its_back)
 }
 END_TEST
 
+/* --log-level filters: at warn, a client error is logged, start-up is not;
+ * one event, one line. */
+START_TEST(log_level_filter)
+{
+    const char *extra[] = {"--log-level", "warn", NULL};
+
+    tdaemon_start(&daemon_, extra);
+    int fd = tdaemon_connect_raw(daemon_.socket);
+    tdaemon_send_raw(fd, "\x00\x00\x00\x02\xc1\xc1", 6);
+    ck_assert(tdaemon_closed(fd, 3000));
+    close(fd);
+    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    char *log = tdaemon_slurp(daemon_.log);
+    ck_assert_msg(strstr(log, " warn: ") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, " info: ") == NULL && strstr(log, " debug: ") == NULL, "%s", log);
+    for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n"))
+        ck_assert_msg(strstr(line, "toolscored[") != NULL, "not a log line: %s", line);
+    free(log);
+}
+END_TEST
+
 START_TEST(idle_timeout)
 {
     const char *extra[] = {"--idle-timeout", "0.5", NULL};
@@ -591,6 +612,7 @@ static Suite *proc_suite(void)
     tcase_add_test(tc, refuses_non_socket_at_path);
     tcase_add_test(tc, long_socket_path);
     tcase_add_test(tc, stop_request_and_sigint);
+    tcase_add_test(tc, log_level_filter);
     tcase_add_test(tc, idle_timeout);
     tcase_add_test(tc, socket_removed_behind_its_back);
     tcase_add_test(tc, status_reports);

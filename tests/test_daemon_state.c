@@ -658,6 +658,55 @@ START_TEST(sees_root_replaced)
 }
 END_TEST
 
+/* Garbage where a snapshot should be: a clear error for that check, nothing
+ * overwritten, and the daemon carries on. */
+START_TEST(corrupt_snapshot_files)
+{
+    static const char *const garbage[] = {
+        "",
+        "{",
+        "{\"name\": \"bad\"}",
+        "[1, 2]",
+        "{\"name\": 5, \"calls\": []}",
+        "\xff\xfe{}",
+        "{\"name\": \"bad\", \"calls\": [{\"args\": {}}]}",
+    };
+
+    expect_outcome("bad", CALLS_A, NULL, "CREATED");
+    for (size_t i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+        FILE *f = fopen(snapshot_file("bad"), "w");
+        fputs(garbage[i], f);
+        fclose(f);
+        struct json_object *p = check_params("bad", CALLS_A, NULL);
+        struct json_object *reply = tdaemon_call(conn_, "check", p);
+        struct json_object *error = NULL;
+        ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
+                      "garbage %zu accepted: %s", i, json_object_to_json_string(reply));
+        const char *code = tstr(error, "code");
+        ck_assert_msg(strcmp(code, "invalid_snapshot") == 0 || strcmp(code, "invalid_json") == 0,
+                      "garbage %zu: code %s", i, code);
+        ck_assert_msg(strstr(tstr(error, "message"), "bad-") != NULL,
+                      "the message should name the file: %s", tstr(error, "message"));
+        json_object_put(reply);
+        /* the garbage is left for a person to look at, not overwritten */
+        char *text = tdaemon_slurp(snapshot_file("bad"));
+        ck_assert_str_eq(text, garbage[i]);
+        free(text);
+        json_object_put(p);
+    }
+    /* a symbolic link where the file should be is not followed */
+    unlink(snapshot_file("bad"));
+    ck_assert(symlink("/etc/passwd", snapshot_file("bad")) == 0);
+    struct json_object *p = check_params("bad", CALLS_A, NULL);
+    struct json_object *reply = tdaemon_call(conn_, "check", p);
+    struct json_object *error = NULL;
+    ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
+    json_object_put(reply);
+    json_object_put(p);
+    expect_outcome("good", CALLS_A, NULL, "CREATED");
+}
+END_TEST
+
 static struct json_object *run_check(const char *run, const char *test, const char *name,
                                      const char *calls)
 {
@@ -934,6 +983,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, approvals_kept_under_load);
     tcase_add_test(tc, sees_changes_behind_its_back);
     tcase_add_test(tc, sees_root_replaced);
+    tcase_add_test(tc, corrupt_snapshot_files);
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);
