@@ -107,10 +107,10 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    if (args.npos != 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
@@ -189,10 +189,10 @@ int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
     if (rc != 0)
         return rc;
@@ -238,10 +238,10 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     if (!yes && !tsctl_interactive())
         return tsctl_usage_error(ctx, "not a terminal: refusing to delete without --yes");
     rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
