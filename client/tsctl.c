@@ -232,6 +232,15 @@ int tsctl_usage_error(const tsctl_ctx *ctx, const char *fmt, ...)
     return TSCTL_EXIT_USAGE;
 }
 
+int tsctl_want_args(const tsctl_ctx *ctx, const tsctl_args *args, int count, const char *what)
+{
+    if (args->npos == count)
+        return 0;
+    if (count == 0)
+        return tsctl_usage_error(ctx, "unexpected argument '%s'", args->pos[0]);
+    return tsctl_usage_error(ctx, "expected %s (got %d)", what, args->npos);
+}
+
 static const tsctl_option *find_long(const tsctl_option *opts, const char *name, size_t len)
 {
     for (; opts != NULL && opts->name != NULL; opts++) {

@@ -81,6 +81,12 @@ typedef struct tsctl_command {
 int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts, int flags,
                 tsctl_args *args);
 
+/*
+ * Require exactly count positional arguments (what names them in the
+ * message, e.g. "one NAME"). 0 or TSCTL_EXIT_USAGE after printing why.
+ */
+int tsctl_want_args(const tsctl_ctx *ctx, const tsctl_args *args, int count, const char *what);
+
 /* Print a one-line usage error for ctx->command; returns TSCTL_EXIT_USAGE. */
 int tsctl_usage_error(const tsctl_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

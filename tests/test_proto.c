@@ -3,6 +3,7 @@
  * values (ts_wire), messages (ts_message) and paths (ts_paths).
  */
 #include <check.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -973,6 +974,112 @@ START_TEST(message_hello_version)
 }
 END_TEST
 
+/*
+ * The byte-level examples of docs/protocol.md (section 9) are what the
+ * encoders produce: the four hex dumps, in order, are the hello request, its
+ * reply, a not_found error and a version_mismatch error.
+ */
+static size_t doc_dumps(const char *text, ts_buf *dumps, size_t max)
+{
+    const char *line = strstr(text, "## 9.");
+    size_t n = 0;
+    int in_dump = 0;
+
+    ck_assert_ptr_nonnull(line);
+    while (line != NULL && *line != '\0' && n < max) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        unsigned offset;
+        int hex_line = len > 8 && isxdigit((unsigned char)line[0]) &&
+                       isxdigit((unsigned char)line[1]) && isxdigit((unsigned char)line[2]) &&
+                       isxdigit((unsigned char)line[3]) && line[4] == ' ' && line[5] == ' ' &&
+                       sscanf(line, "%4x", &offset) == 1;
+        if (hex_line) {
+            const char *p = line + 6;
+            unsigned byte;
+            if (!in_dump)
+                ts_buf_init(&dumps[n], TS_BUF_UNLIMITED);
+            in_dump = 1;
+            ck_assert_uint_eq(offset, dumps[n].len);
+            while (p < line + len && *p != '|') {
+                if (*p == ' ') {
+                    p++;
+                    continue;
+                }
+                ck_assert_int_eq(sscanf(p, "%2x", &byte), 1);
+                ts_buf_appendc(&dumps[n], (char)byte);
+                p += 2;
+            }
+        } else if (in_dump) {
+            in_dump = 0;
+            n++;
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return n;
+}
+
+static void same_bytes(const ts_buf *doc, const ts_buf *made, const char *what)
+{
+    ck_assert_msg(doc->len == made->len && memcmp(doc->data, made->data, doc->len) == 0,
+                  "docs/protocol.md's %s (%zu bytes) is not what the encoder makes (%zu bytes)",
+                  what, doc->len, made->len);
+}
+
+START_TEST(protocol_doc_examples_match_the_encoder)
+{
+    char path[PATH_MAX];
+    const char *src = getenv("TS_SOURCE_DIR");
+    ts_buf dumps[4], made;
+    struct json_object *v;
+    ts_error err;
+    uint64_t id = 2;
+    size_t n, i;
+    char *text;
+    long size;
+    FILE *fp;
+
+    snprintf(path, sizeof(path), "%s/docs/protocol.md", src ? src : ".");
+    fp = fopen(path, "r");
+    ck_assert_msg(fp != NULL, "cannot open %s", path);
+    fseek(fp, 0, SEEK_END);
+    size = ftell(fp);
+    rewind(fp);
+    text = calloc(1, (size_t)size + 1);
+    ck_assert_uint_eq(fread(text, 1, (size_t)size, fp), (size_t)size);
+    fclose(fp);
+    n = doc_dumps(text, dumps, 4);
+    ck_assert_uint_eq(n, 4);
+
+    ts_buf_init(&made, TS_BUF_UNLIMITED);
+    v = json_tokener_parse("{\"protocol\": 1, \"client\": \"tsctl/0.1.0\", \"pid\": 4242}");
+    ck_assert_int_eq(ts_message_encode_request(&made, 1, "hello", v, 0, &err), 0);
+    same_bytes(&dumps[0], &made, "hello request");
+    json_object_put(v);
+    ts_buf_reset(&made);
+    v = json_tokener_parse("{\"protocol\": 1, \"server\": \"toolscored/0.1.0\", \"pid\": 4243,"
+                           " \"max_frame\": 16777216}");
+    ck_assert_int_eq(ts_message_encode_result(&made, 1, v, 0, &err), 0);
+    same_bytes(&dumps[1], &made, "hello reply");
+    json_object_put(v);
+    ts_buf_reset(&made);
+    ck_assert_int_eq(
+        ts_message_encode_error(&made, &id, "not_found", "no snapshot named 'x'", &err), 0);
+    same_bytes(&dumps[2], &made, "not_found reply");
+    ts_buf_reset(&made);
+    id = 1;
+    ck_assert_int_eq(ts_message_encode_error(&made, &id, "version_mismatch",
+                                             "client speaks protocol 2, server speaks protocol 1",
+                                             &err),
+                     0);
+    same_bytes(&dumps[3], &made, "version_mismatch reply");
+    ts_buf_free(&made);
+    for (i = 0; i < n; i++)
+        ts_buf_free(&dumps[i]);
+    free(text);
+}
+END_TEST
+
 /* ---- paths ---------------------------------------------------------- */
 
 static char *make_tmpdir(void)
@@ -1141,6 +1248,7 @@ static Suite *proto_suite(void)
     tcase_add_test(message, message_replies);
     tcase_add_test(message, message_reply_wrong_shapes);
     tcase_add_test(message, message_hello_version);
+    tcase_add_test(message, protocol_doc_examples_match_the_encoder);
     tcase_add_test(paths, paths_default_socket);
     tcase_add_test(paths, paths_resolve);
     tcase_add_test(paths, paths_sockaddr_long_paths);

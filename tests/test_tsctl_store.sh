@@ -123,6 +123,21 @@ t 2 ts check "" --calls "$DATA/x1.json" && err_one_line
 t 2 ts check "$FL" --calls "$DATA" && err_one_line && err_has "Is a directory"
 t 2 ts record --from-trace "$DATA" --name a && err_one_line && err_has "Is a directory"
 
+# --- garbage in argv and the environment --------------------------------------------
+BAD=$(printf 'bad\377')
+t 2 ts check "$BAD" --calls "$DATA/x1.json" && err_one_line && err_has "UTF-8"
+t 2 ts check "$(head -c 5000 /dev/zero | tr '\0' a)" --calls "$DATA/x1.json" && err_one_line && err_has "4096"
+python3 -c 'print("[" * 200 + "]" * 200)' >"$WORK/deep.json"
+t 2 ts check deep --calls "$WORK/deep.json" && err_one_line && err_has "nesting"
+t 2 ts snapshots show "$BAD" && err_one_line
+t 2 ts snapshots path "$BAD" && err_one_line && err_has "UTF-8"
+t 2 ts approve "$BAD" && err_one_line
+t 2 ts check x --calls "$DATA/x1.json" --test "$BAD" && err_one_line
+t 2 env TOOLSCORE_TEST="$BAD" "$TSCTL" --socket "$SOCK" --dir "$STORE" check x --calls "$DATA/x1.json" && err_one_line
+t 1 env TOOLSCORE_RUN=no-such-run "$TSCTL" --socket "$SOCK" --dir "$STORE" check x --calls "$DATA/x1.json" && err_has "no-such-run"
+t 0 ts snapshots path x
+[ -e "$OUT" ] && fail "a refused check wrote $OUT"
+
 # --- record --from-trace: byte-compatible files, exists, update --------------------
 t 0 ts record --from-trace "$DATA/trace_floats.json" --name floats_and_ints
 out_has "pending approval"

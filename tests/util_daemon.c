@@ -276,6 +276,14 @@ int tdaemon_connect(const char *path)
     return fd;
 }
 
+void tdaemon_serves(const char *path)
+{
+    int fd = tdaemon_connect(path);
+
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+}
+
 int tdaemon_send_raw(int fd, const void *data, size_t len)
 {
     const char *p = data;

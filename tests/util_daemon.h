@@ -66,6 +66,10 @@ int tdaemon_connect_raw(const char *path);
 /* Connect and say hello; aborts the test on failure. */
 int tdaemon_connect(const char *path);
 
+/* A fresh connection to path says hello and answers a ping (or the test
+ * fails). */
+void tdaemon_serves(const char *path);
+
 /* Send one request frame. */
 void tdaemon_send(int fd, unsigned long long id, const char *method, struct json_object *params);
 
