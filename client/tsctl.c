@@ -173,8 +173,8 @@ static const tsctl_command commands[] = {
      "Lists the snapshots that no check of a complete (closed) run referenced.\n"
      "\n"
      "Options:\n"
-     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN); its id is\n"
-     "             the \"run\" field of tsctl run --json-report\n"
+     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN, else the\n"
+     "             last run tsctl run/record closed on this store)\n"
      "  --delete   delete the orphans (needs --yes)\n"
      "  -y, --yes  confirm --delete\n"
      "  --json     print the names as a JSON array\n",

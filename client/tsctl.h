@@ -207,6 +207,15 @@ int tsctl_call_record(tsctl_ctx *ctx, const char *name, struct json_object *call
 int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
                        struct json_object **result);
 
+/*
+ * The last run `tsctl run`/`tsctl record` closed on the store root, kept in a
+ * small file beside the socket (last-run-<hash of root>), so that
+ * `tsctl orphans` knows it without --run. Saving is best effort; loading
+ * returns 0 with the id in out, or -ENOENT.
+ */
+void tsctl_last_run_save(const tsctl_ctx *ctx, const char *root, const char *run);
+int tsctl_last_run_load(tsctl_ctx *ctx, const char *root, char *out, size_t outsz);
+
 /* The socket path in use (after tsctl_connect), for messages and exports. */
 const char *tsctl_socket_path(const tsctl_ctx *ctx);
 

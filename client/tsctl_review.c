@@ -18,6 +18,7 @@
 
 #include "ts_buf.h"
 #include "ts_json.h"
+#include "ts_paths.h"
 #include "ts_report.h"
 #include "ts_score.h"
 
@@ -286,6 +287,8 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *run = NULL;
     bool delete_them = false;
+    char root[TS_PATHS_MAX];
+    char last[256];
     bool yes = false;
     const tsctl_option opts[] = {
         {"run", 0, &run, NULL},
@@ -310,6 +313,10 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "--delete needs --yes");
     if (run == NULL && getenv("TOOLSCORE_RUN") != NULL && getenv("TOOLSCORE_RUN")[0] != '\0')
         run = getenv("TOOLSCORE_RUN");
+    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
+        return TSCTL_EXIT_USAGE;
+    if (run == NULL && tsctl_last_run_load(ctx, root, last, sizeof(last)) == 0)
+        run = last;
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
