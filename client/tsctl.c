@@ -173,8 +173,8 @@ static const tsctl_command commands[] = {
      "Lists the snapshots that no check of a complete (closed) run referenced.\n"
      "\n"
      "Options:\n"
-     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN); its id is\n"
-     "             the \"run\" field of tsctl run --json-report\n"
+     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN, else the\n"
+     "             last run tsctl run/record closed on this store)\n"
      "  --delete   delete the orphans (needs --yes)\n"
      "  -y, --yes  confirm --delete\n"
      "  --json     print the names as a JSON array\n",
@@ -230,6 +230,15 @@ int tsctl_usage_error(const tsctl_ctx *ctx, const char *fmt, ...)
     fprintf(stderr, " (see 'tsctl%s%s --help')\n", ctx->command ? " " : "",
             ctx->command ? ctx->command : "");
     return TSCTL_EXIT_USAGE;
+}
+
+int tsctl_want_args(const tsctl_ctx *ctx, const tsctl_args *args, int count, const char *what)
+{
+    if (args->npos == count)
+        return 0;
+    if (count == 0)
+        return tsctl_usage_error(ctx, "unexpected argument '%s'", args->pos[0]);
+    return tsctl_usage_error(ctx, "expected %s (got %d)", what, args->npos);
 }
 
 static const tsctl_option *find_long(const tsctl_option *opts, const char *name, size_t len)

@@ -102,10 +102,10 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     if (calls_path == NULL)
         return tsctl_usage_error(ctx, "missing --calls FILE (or --calls - for stdin)");
     if (test == NULL)

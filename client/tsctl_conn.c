@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "toolscore_client.h"
+#include "ts_name.h"
 #include "ts_paths.h"
 
 bool tsctl_interactive(void)
@@ -109,7 +110,7 @@ static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
     return TSCTL_EXIT_UNREACHABLE;
 }
 
-static int connect_quietly(tsctl_ctx *ctx, bool autostart, bool quiet)
+static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 {
     ts_client_options opt;
     ts_error err;
@@ -129,11 +130,6 @@ static int connect_quietly(tsctl_ctx *ctx, bool autostart, bool quiet)
     return 0;
 }
 
-int tsctl_connect(tsctl_ctx *ctx, bool autostart)
-{
-    return connect_quietly(ctx, autostart, false);
-}
-
 void tsctl_disconnect(tsctl_ctx *ctx)
 {
     ts_client_close(ctx->client);
@@ -151,7 +147,7 @@ int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, i
     *result = NULL;
     ts_error_clear(&ctx->last_error);
     ctx->unreachable = false;
-    rc = connect_quietly(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0, quiet);
+    rc = connect_daemon(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0, quiet);
     if (rc != 0) {
         json_object_put(params);
         return rc;
@@ -218,4 +214,58 @@ int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
         json_object_object_add(params, "names", list);
     }
     return tsctl_call(ctx, "approve", params, 0, result);
+}
+
+/* The file remembering the last run closed on root: beside the socket (a
+ * directory only we can write), named after the root's hash. */
+static int last_run_path(const tsctl_ctx *ctx, const char *root, char *out, size_t outsz)
+{
+    const char *slash = strrchr(ctx->socket_path, '/');
+    char hash[9];
+    int n;
+
+    if (slash == NULL)
+        return -ENOENT;
+    ts_name_hash8(root, strlen(root), hash);
+    n = snprintf(out, outsz, "%.*s/last-run-%s", (int)(slash - ctx->socket_path), ctx->socket_path,
+                 hash);
+    return n > 0 && (size_t)n < outsz ? 0 : -ENAMETOOLONG;
+}
+
+void tsctl_last_run_save(const tsctl_ctx *ctx, const char *root, const char *run)
+{
+    char path[TS_PATHS_MAX];
+    char tmp[TS_PATHS_MAX + 16];
+    FILE *f;
+
+    if (last_run_path(ctx, root, path, sizeof(path)) < 0)
+        return;
+    snprintf(tmp, sizeof(tmp), "%s.%ld", path, (long)getpid());
+    f = fopen(tmp, "we");
+    if (f == NULL)
+        return;
+    fprintf(f, "%s\n", run);
+    if (fclose(f) != 0 || rename(tmp, path) != 0)
+        unlink(tmp);
+}
+
+int tsctl_last_run_load(tsctl_ctx *ctx, const char *root, char *out, size_t outsz)
+{
+    char path[TS_PATHS_MAX];
+    FILE *f;
+    bool ok;
+
+    if (ctx->socket_path[0] == '\0')
+        note_socket(ctx);
+    if (last_run_path(ctx, root, path, sizeof(path)) < 0)
+        return -ENOENT;
+    f = fopen(path, "re");
+    if (f == NULL)
+        return -ENOENT;
+    ok = fgets(out, (int)outsz, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return -ENOENT;
+    out[strcspn(out, "\r\n")] = '\0';
+    return out[0] != '\0' ? 0 : -ENOENT;
 }

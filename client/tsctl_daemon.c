@@ -28,10 +28,10 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    if (args.npos != 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &result);
     if (rc != 0)
         return rc;
@@ -77,10 +77,10 @@ int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, NULL, 0, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    if (args.npos != 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &status);
     if (rc != 0)
         return rc;

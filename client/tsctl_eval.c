@@ -140,11 +140,10 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 2, "two files, EXPECTED and ACTUAL");
     if (rc != 0)
         return rc;
-    if (args.npos != 2)
-        return tsctl_usage_error(ctx, "expected two files, EXPECTED and ACTUAL (got %d)",
-                                 args.npos);
     ts_score_options_default(&options);
     options.strict = strict;
     rc = tsctl_check_format(ctx, format);
@@ -192,10 +191,10 @@ int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one FILE");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one FILE (got %d)", args.npos);
     rc = tsctl_check_format(ctx, format);
     if (rc == 0)
         rc = extracted_calls(ctx, args.pos[0], format, &calls);
@@ -214,10 +213,10 @@ int tsctl_cmd_snapshots_path(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, NULL, 0, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     if (ts_name_to_filename(args.pos[0], strlen(args.pos[0]), file, sizeof(file), &err) < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid name: %s", err.message);
     dirlen = strlen(ctx->dir);

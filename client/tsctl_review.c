@@ -18,6 +18,7 @@
 
 #include "ts_buf.h"
 #include "ts_json.h"
+#include "ts_paths.h"
 #include "ts_report.h"
 #include "ts_score.h"
 
@@ -246,10 +247,10 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    if (args.npos != 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
@@ -285,11 +286,13 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
 int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *run = NULL;
-    bool delete = false;
+    bool delete_them = false;
+    char root[TS_PATHS_MAX];
+    char last[256];
     bool yes = false;
     const tsctl_option opts[] = {
         {"run", 0, &run, NULL},
-        {"delete", 0, NULL, &delete},
+        {"delete", 0, NULL, &delete_them},
         {"yes", 'y', NULL, &yes},
         {NULL, 0, NULL, NULL},
     };
@@ -302,14 +305,18 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    if (args.npos != 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
-    if (delete &&!yes)
+    if (delete_them && !yes)
         return tsctl_usage_error(ctx, "--delete needs --yes");
     if (run == NULL && getenv("TOOLSCORE_RUN") != NULL && getenv("TOOLSCORE_RUN")[0] != '\0')
         run = getenv("TOOLSCORE_RUN");
+    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
+        return TSCTL_EXIT_USAGE;
+    if (run == NULL && tsctl_last_run_load(ctx, root, last, sizeof(last)) == 0)
+        run = last;
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
@@ -336,12 +343,12 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
 
         if (!ctx->json)
             printf("%s\n", name);
-        if (!delete)
+        if (!delete_them)
             continue;
         rc = tsctl_call_name(ctx, "rm", name, 0, &rm_reply);
         json_object_put(rm_reply);
     }
-    if (rc == 0 && delete &&!ctx->json && n > 0)
+    if (rc == 0 && delete_them && !ctx->json && n > 0)
         printf("Deleted %zu orphaned snapshot(s).\n", n);
     json_object_put(reply);
     return rc;

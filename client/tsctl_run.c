@@ -298,6 +298,7 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
     json_object_object_add(params, "run", json_object_new_string(run_id));
     rc = tsctl_call(ctx, "run.close", params, 0, &summary);
     if (rc == 0) {
+        tsctl_last_run_save(ctx, root, run_id);
         const char *line = tsctl_str(summary, "summary", "");
 
         if (line[0] != '\0')

@@ -25,32 +25,53 @@ static void print_problems(const tsctl_ctx *ctx, const struct json_object *resul
     }
 }
 
-static int print_list_table(const tsctl_ctx *ctx, const struct json_object *list)
+/* The columns a snapshot table can have (list and approve). */
+typedef enum column { COL_STATUS, COL_NAME, COL_CALLS, COL_UPDATED, COL_SOURCE, COL_AGE } column;
+
+static const char *const column_titles[] = {"Status", "Name", "Calls", "Updated", "Source", "Age"};
+
+/* The text of one cell; buf holds it when it is made here. */
+static const char *cell(const struct json_object *s, column c, char *buf, size_t bufsz)
 {
-    static const char *const header[] = {"Status", "Name", "Calls", "Updated", "Source"};
-    size_t n = json_object_array_length(list);
+    switch (c) {
+    case COL_STATUS:
+        return tsctl_bool(s, "approved") ? "✓ approved" : "○ pending";
+    case COL_NAME:
+        return tsctl_str(s, "name", "?");
+    case COL_CALLS:
+        snprintf(buf, bufsz, "%lld", tsctl_int(s, "calls", 0));
+        return buf;
+    case COL_UPDATED:
+        tsctl_short_time(tsctl_str(s, "updated_at", "?"), buf, bufsz);
+        return buf;
+    case COL_SOURCE:
+        return tsctl_str(s, "source", "?");
+    case COL_AGE:
+        tsctl_age(tsctl_str(s, "created_at", NULL), buf, bufsz);
+        return buf;
+    }
+    return "?";
+}
+
+/* Print list (snapshot summaries) as a table of the given columns. */
+static int print_snapshot_table(const tsctl_ctx *ctx, const column *cols, size_t ncols,
+                                const struct json_object *list)
+{
+    char bufs[6][64];
+    const char *row[6];
     tsctl_table t;
     size_t i;
+    size_t c;
 
-    if (n == 0) {
-        printf("No snapshots found.\n");
-        return TSCTL_EXIT_OK;
-    }
-    tsctl_table_init(&t, 5);
-    tsctl_table_add(&t, header);
-    for (i = 0; i < n; i++) {
-        struct json_object *s = json_object_array_get_idx(list, i);
-        char calls[32];
-        char updated[64];
-        const char *row[5];
-
-        snprintf(calls, sizeof(calls), "%lld", tsctl_int(s, "calls", 0));
-        tsctl_short_time(tsctl_str(s, "updated_at", "?"), updated, sizeof(updated));
-        row[0] = tsctl_bool(s, "approved") ? "✓ approved" : "○ pending";
-        row[1] = tsctl_str(s, "name", "?");
-        row[2] = calls;
-        row[3] = updated;
-        row[4] = tsctl_str(s, "source", "?");
+    tsctl_table_init(&t, ncols);
+    for (c = 0; c < ncols; c++)
+        row[c] = column_titles[cols[c]];
+    for (i = 0; i <= json_object_array_length(list); i++) {
+        if (i > 0) {
+            for (c = 0; c < ncols; c++)
+                row[c] =
+                    cell(json_object_array_get_idx(list, i - 1), cols[c], bufs[c], sizeof(bufs[c]));
+        }
         if (tsctl_table_add(&t, row) < 0) {
             tsctl_table_free(&t);
             return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
@@ -59,6 +80,17 @@ static int print_list_table(const tsctl_ctx *ctx, const struct json_object *list
     tsctl_table_print(&t, stdout, ctx->color_out);
     tsctl_table_free(&t);
     return TSCTL_EXIT_OK;
+}
+
+static int print_list_table(const tsctl_ctx *ctx, const struct json_object *list)
+{
+    static const column cols[] = {COL_STATUS, COL_NAME, COL_CALLS, COL_UPDATED, COL_SOURCE};
+
+    if (json_object_array_length(list) == 0) {
+        printf("No snapshots found.\n");
+        return TSCTL_EXIT_OK;
+    }
+    return print_snapshot_table(ctx, cols, 5, list);
 }
 
 int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
@@ -75,10 +107,10 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    if (args.npos != 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args.pos[0]);
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
@@ -157,10 +189,10 @@ int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
     if (rc != 0)
         return rc;
@@ -206,10 +238,10 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
     int rc;
 
     rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
+    if (rc == 0)
+        rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
         return rc;
-    if (args.npos != 1)
-        return tsctl_usage_error(ctx, "expected one NAME (got %d)", args.npos);
     if (!yes && !tsctl_interactive())
         return tsctl_usage_error(ctx, "not a terminal: refusing to delete without --yes");
     rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
@@ -235,34 +267,13 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
 
 static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
 {
-    static const char *const header[] = {"Name", "Calls", "Age"};
-    size_t n = json_object_array_length(list);
-    tsctl_table t;
-    size_t i;
+    static const column cols[] = {COL_NAME, COL_CALLS, COL_AGE};
+    int rc = print_snapshot_table(ctx, cols, 3, list);
 
-    tsctl_table_init(&t, 3);
-    tsctl_table_add(&t, header);
-    for (i = 0; i < n; i++) {
-        struct json_object *s = json_object_array_get_idx(list, i);
-        char calls[32];
-        char age[48];
-        const char *row[3];
-
-        snprintf(calls, sizeof(calls), "%lld", tsctl_int(s, "calls", 0));
-        tsctl_age(tsctl_str(s, "created_at", NULL), age, sizeof(age));
-        row[0] = tsctl_str(s, "name", "?");
-        row[1] = calls;
-        row[2] = age;
-        if (tsctl_table_add(&t, row) < 0) {
-            tsctl_table_free(&t);
-            return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
-        }
-    }
-    tsctl_table_print(&t, stdout, ctx->color_out);
-    tsctl_table_free(&t);
-    printf("\n%sApproved %zu snapshot(s).%s\n", tsctl_c(ctx->color_out, TSCTL_GREEN), n,
-           tsctl_c(ctx->color_out, TSCTL_RESET));
-    return TSCTL_EXIT_OK;
+    if (rc == 0)
+        printf("\n%sApproved %zu snapshot(s).%s\n", tsctl_c(ctx->color_out, TSCTL_GREEN),
+               json_object_array_length(list), tsctl_c(ctx->color_out, TSCTL_RESET));
+    return rc;
 }
 
 int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)

@@ -529,9 +529,7 @@ END_TEST
 #ifndef __SANITIZE_ADDRESS__
 START_TEST(valgrind_clean)
 {
-    const char *prefix[] = {"valgrind",           "-q",
-                            "--leak-check=full",  "--errors-for-leak-kinds=definite,indirect",
-                            "--error-exitcode=1", NULL};
+    const char *prefix[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1", NULL};
 
     tdaemon_start_wrapped(&daemon_, prefix, NULL, 30000);
     int fd = tdaemon_connect(daemon_.socket);

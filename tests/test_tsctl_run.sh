@@ -134,9 +134,11 @@ t 0 ts orphans --run "$RUN"
 out_has "w2_b" && out_lacks "w1_a"
 t 2 ts orphans --delete --run "$RUN" && err_one_line
 t 1 ts orphans --run no-such-run
-t 2 ts orphans && err_one_line && err_has "--run"
 t 0 env TOOLSCORE_RUN="$RUN" "$TSCTL" --socket "$SOCK" --dir "$STORE" orphans
 out_has "w2_b" && out_lacks "w1_a"
+t 0 ts orphans
+out_has "w2_b" && out_lacks "w1_a"
+t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/other" orphans && err_one_line && err_has "--run"
 t 0 ts orphans --delete --yes --run "$RUN"
 out_has "Deleted 26 orphaned snapshot(s)."
 t 0 ts snapshots list --json

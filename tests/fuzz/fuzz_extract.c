@@ -7,7 +7,8 @@
  *     gives an array of valid calls (for every format but "calls", each call
  *     exactly {"tool": non-empty string, "args": object}); auto-detection
  *     and the explicit detected format agree;
- *   - scoring valid calls succeeds with every rate in [0, 1].
+ *   - scoring valid calls succeeds with every rate in [0, 1], and the drift
+ *     report of the pair renders as valid UTF-8.
  *
  * Input: an optional first line "#<format>" or "#<format> file" choosing the
  * format and origin (default: auto, in-memory response), then one JSON
@@ -23,6 +24,7 @@
 #include "ts_buf.h"
 #include "ts_extract.h"
 #include "ts_json.h"
+#include "ts_report.h"
 #include "ts_score.h"
 
 #define FUZZ_FORMAT_MAX 40
@@ -117,6 +119,37 @@ static void fuzz_check_result(const ts_score_result *r)
     json_object_put(j);
 }
 
+/* The drift report of a scored pair renders (with and without colour) as
+ * valid UTF-8: it goes to terminals, CI logs and the wire as a string. */
+static void fuzz_report(const struct json_object *expected, const struct json_object *actual,
+                        const ts_score_result *r)
+{
+    int color;
+
+    for (color = 0; color < 2; color++) {
+        ts_error err;
+        ts_buf b;
+        int rc;
+
+        ts_buf_init(&b, TS_JSON_MAX_BYTES);
+        rc = ts_report_drift(expected, actual, r, color, &b, &err);
+        FUZZ_CHECK(rc == 0, "drift report failed: %s", err.message);
+        FUZZ_CHECK(b.len > 0 && ts_utf8_valid(b.data, b.len), "drift report is not UTF-8");
+        ts_buf_free(&b);
+    }
+    {
+        ts_error err;
+        ts_buf b;
+        int rc;
+
+        ts_buf_init(&b, TS_JSON_MAX_BYTES);
+        rc = ts_report_paths(expected, actual, &b, &err);
+        FUZZ_CHECK(rc == 0, "path report failed: %s", err.message);
+        FUZZ_CHECK(b.len == 0 || ts_utf8_valid(b.data, b.len), "path report is not UTF-8");
+        ts_buf_free(&b);
+    }
+}
+
 static void fuzz_score(const struct json_object *expected, const struct json_object *actual,
                        const ts_score_options *opt)
 {
@@ -130,6 +163,7 @@ static void fuzz_score(const struct json_object *expected, const struct json_obj
         return;
     }
     fuzz_check_result(&r);
+    fuzz_report(expected, actual, &r);
     ts_score_result_free(&r);
 }
 

@@ -3,6 +3,8 @@
  * ts_snapshot_parse either refuses them with a code and a one-line message
  * or gives a snapshot whose serialization is a fixed point: it parses again,
  * serializes to the same bytes, and a copy serializes to the same bytes.
+ * Names (the parsed one and the raw input bytes) map to file names that stay
+ * inside the store root.
  */
 #include <string.h>
 
@@ -10,6 +12,7 @@
 #include "fuzz_common.h"
 #include "ts_buf.h"
 #include "ts_json.h"
+#include "ts_name.h"
 #include "ts_snapshot.h"
 
 static void fuzz_serialize(const ts_snapshot *s, ts_buf *out)
@@ -23,6 +26,32 @@ static void fuzz_serialize(const ts_snapshot *s, ts_buf *out)
     FUZZ_CHECK(out->len > 0 && out->data[out->len - 1] == '\n', "no final newline");
 }
 
+/* A name's file name stays inside the store root: one path component,
+ * never "." or "..", "<stem>-<8 hex>.json", valid UTF-8. */
+static void fuzz_file_name(const char *name, size_t len)
+{
+    char file[TS_FILENAME_MAX];
+    ts_error err;
+    size_t n, i;
+    int rc;
+
+    rc = ts_name_to_filename(name, len, file, sizeof(file), &err);
+    if (rc < 0) {
+        FUZZ_CHECK(err.code[0] != '\0' && strchr(err.message, '\n') == NULL, "bad error");
+        return;
+    }
+    n = strlen(file);
+    FUZZ_CHECK(n > 14 && n < sizeof(file), "file name length %zu", n);
+    FUZZ_CHECK(strchr(file, '/') == NULL && strcmp(file, ".") != 0 && strcmp(file, "..") != 0,
+               "file name %s leaves the root", file);
+    FUZZ_CHECK(file[0] != '.', "hidden file name %s", file);
+    FUZZ_CHECK(strcmp(file + n - 5, ".json") == 0 && file[n - 14] == '-', "shape of %s", file);
+    for (i = n - 13; i < n - 5; i++)
+        FUZZ_CHECK((file[i] >= '0' && file[i] <= '9') || (file[i] >= 'a' && file[i] <= 'f'),
+                   "hash of %s", file);
+    FUZZ_CHECK(ts_utf8_valid(file, n), "file name is not UTF-8");
+}
+
 int ts_fuzz_snapshot(const uint8_t *data, size_t size)
 {
     ts_snapshot *s = NULL, *again = NULL, *copy;
@@ -31,6 +60,7 @@ int ts_fuzz_snapshot(const uint8_t *data, size_t size)
     ts_error err;
     int rc;
 
+    fuzz_file_name((const char *)data, size < TS_NAME_MAX_BYTES + 8 ? size : TS_NAME_MAX_BYTES + 8);
     rc = ts_snapshot_parse((const char *)data, size, "fuzz.json", &s, &err);
     if (rc < 0) {
         FUZZ_CHECK(s == NULL, "snapshot returned on failure");
@@ -39,6 +69,7 @@ int ts_fuzz_snapshot(const uint8_t *data, size_t size)
         return 0;
     }
     FUZZ_CHECK(s != NULL && s->name != NULL, "parsed snapshot without a name");
+    fuzz_file_name(s->name, strlen(s->name));
     fuzz_serialize(s, &first);
     rc = ts_snapshot_parse(first.data, first.len, "serialized", &again, &err);
     FUZZ_CHECK(rc == 0, "serialized snapshot does not parse: %s\n%s", err.message, first.data);
