@@ -37,7 +37,7 @@ typedef struct tsctl_ctx {
     bool color_out;           /* colour on stdout (a terminal and no NO_COLOR) */
     bool color_err;           /* colour on stderr */
     struct ts_client *client; /* open connection, or NULL */
-    char socket_path[4096];   /* the socket in use (filled by tsctl_connect) */
+    char socket_path[4096];   /* the socket in use (filled on connecting) */
     ts_error last_error;      /* the last failed request's error (tsctl_call) */
     bool unreachable;         /* the last failure was the daemon not answering */
 } tsctl_ctx;
@@ -97,9 +97,6 @@ int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
 
 /* Map a library/daemon error code string to a tsctl exit code. */
 int tsctl_exit_for_error(const ts_error *err);
-
-/* Report err ("tsctl COMMAND: message") with the exit code it maps to. */
-int tsctl_report_error(const tsctl_ctx *ctx, const ts_error *err);
 
 /*
  * Read and parse a JSON file (path "-" is stdin). On failure prints the
@@ -162,13 +159,6 @@ bool tsctl_env_truthy(const char *value);
 /* True when the CI variable is set and non-empty. */
 bool tsctl_env_ci(void);
 
-/*
- * Connect to the daemon for ctx->socket (starting one when autostart and none
- * answers). On failure prints "tsctl COMMAND: cannot reach the daemon at
- * SOCKET: REASON" and returns TSCTL_EXIT_UNREACHABLE; 0 with ctx->client set.
- */
-int tsctl_connect(tsctl_ctx *ctx, bool autostart);
-
 /* Close ctx->client if open. */
 void tsctl_disconnect(tsctl_ctx *ctx);
 
@@ -216,7 +206,7 @@ int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
 void tsctl_last_run_save(const tsctl_ctx *ctx, const char *root, const char *run);
 int tsctl_last_run_load(tsctl_ctx *ctx, const char *root, char *out, size_t outsz);
 
-/* The socket path in use (after tsctl_connect), for messages and exports. */
+/* The socket path in use (after connecting), for messages and exports. */
 const char *tsctl_socket_path(const tsctl_ctx *ctx);
 
 /* Field helpers on a JSON reply. */

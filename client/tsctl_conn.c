@@ -110,7 +110,7 @@ static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
     return TSCTL_EXIT_UNREACHABLE;
 }
 
-static int connect_quietly(tsctl_ctx *ctx, bool autostart, bool quiet)
+static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 {
     ts_client_options opt;
     ts_error err;
@@ -130,11 +130,6 @@ static int connect_quietly(tsctl_ctx *ctx, bool autostart, bool quiet)
     return 0;
 }
 
-int tsctl_connect(tsctl_ctx *ctx, bool autostart)
-{
-    return connect_quietly(ctx, autostart, false);
-}
-
 void tsctl_disconnect(tsctl_ctx *ctx)
 {
     ts_client_close(ctx->client);
@@ -152,7 +147,7 @@ int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, i
     *result = NULL;
     ts_error_clear(&ctx->last_error);
     ctx->unreachable = false;
-    rc = connect_quietly(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0, quiet);
+    rc = connect_daemon(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0, quiet);
     if (rc != 0) {
         json_object_put(params);
         return rc;

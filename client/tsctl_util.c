@@ -55,12 +55,6 @@ int tsctl_exit_for_error(const ts_error *err)
     return TSCTL_EXIT_FAILED;
 }
 
-int tsctl_report_error(const tsctl_ctx *ctx, const ts_error *err)
-{
-    return tsctl_fail(ctx, tsctl_exit_for_error(err), "%s",
-                      err->message[0] ? err->message : "unknown error");
-}
-
 /* Read all of fd into b (bounded by b->max). 0 or -errno / -E2BIG. */
 static int read_all(int fd, ts_buf *b)
 {

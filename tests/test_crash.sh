@@ -1,7 +1,8 @@
 #!/bin/sh
 # Crash consistency: the daemon is killed with SIGKILL at random moments
-# while 16 clients (tsctl processes) create and approve snapshots, and is
-# restarted each time. Afterwards every acknowledged creation and approval
+# while 16 clients (tsctl processes) create (check of a new name, or record
+# from a trace), approve and replay snapshots, and is restarted each time.
+# A replay right after an acknowledged approval must pass. Afterwards every acknowledged creation and approval
 # must be in the store, every file in the store must be a valid snapshot
 # (the daemon lists as many snapshots as there are files, reports no
 # problem), and no temp file may be left behind.
@@ -66,26 +67,42 @@ rand_ms() {
 printf '[{"tool": "search", "args": {"q": "crash"}}, {"tool": "book", "args": {"id": 7}}]\n' \
 	>"$work/calls.json"
 
-# client K: create c<K>_<i> (check of a new name), then approve it; log each
-# acknowledged write (exit 0 with the expected result) to ack.K.
+# outcome_of JSON: the outcome field of a tsctl check --json reply.
+outcome_of() {
+	printf '%s' "$1" | grep -o '"outcome": *"[A-Z_]*"' | sed 's/.*"\([A-Z_]*\)"$/\1/'
+}
+
+# client K: create c<K>_<i> (odd K: a check of a new name; even K: tsctl
+# record --from-trace), approve it, then replay it. Each acknowledged write
+# (exit 0 with the expected result) is logged to ack.K; a replay of an
+# approved snapshot that answers anything but PASSED is logged to bad.
 client() {
 	k=$1
 	i=0
 	while [ ! -e "$work/stop" ]; do
 		i=$((i + 1))
 		name="c${k}_$i"
-		out=$("$TSCTL" check "$name" --calls "$work/calls.json" --json 2>>"$work/client.$k.err")
-		if [ $? = 0 ]; then
-			outcome=$(printf '%s' "$out" | grep -o '"outcome": *"[A-Z_]*"' | sed 's/.*"\([A-Z_]*\)"$/\1/')
-			case "$outcome" in
-			CREATED) echo "created $name" >>"$work/ack.$k" ;;
-			PENDING) ;; # created before a crash, reply lost: not acknowledged
-			*) echo "unexpected outcome '$outcome' for $name: $out" >>"$work/bad" ;;
+		if [ $((k % 2)) = 1 ]; then
+			out=$("$TSCTL" check "$name" --calls "$work/calls.json" --json 2>>"$work/client.$k.err")
+			rc=$?
+			outcome=$(outcome_of "$out")
+			case "$rc:$outcome" in
+			0:CREATED) echo "created $name" >>"$work/ack.$k" ;;
+			0:PENDING) ;; # created before a crash, the reply was lost
+			0:*) echo "check $name: unexpected outcome '$outcome': $out" >>"$work/bad" ;;
 			esac
+		elif "$TSCTL" record --from-trace "$work/calls.json" --name "$name" \
+			>/dev/null 2>>"$work/client.$k.err"; then
+			echo "created $name" >>"$work/ack.$k"
 		fi
-		if "$TSCTL" approve "$name" >/dev/null 2>>"$work/client.$k.err"; then
-			echo "approved $name" >>"$work/ack.$k"
-		fi
+		"$TSCTL" approve "$name" >/dev/null 2>>"$work/client.$k.err" || continue
+		echo "approved $name" >>"$work/ack.$k"
+		out=$("$TSCTL" check "$name" --calls "$work/calls.json" --json 2>>"$work/client.$k.err")
+		outcome=$(outcome_of "$out")
+		case "$outcome" in
+		PASSED | "") ;; # "": the daemon was down, no answer
+		*) echo "replay of approved $name: outcome '$outcome': $out" >>"$work/bad" ;;
+		esac
 	done
 }
 
@@ -114,7 +131,7 @@ touch "$work/stop"
 for p in $client_pids; do wait "$p"; done
 client_pids=""
 
-[ -e "$work/bad" ] && { cat "$work/bad" >&2; fail "a check gave an unexpected outcome"; }
+[ -e "$work/bad" ] && { head -5 "$work/bad" >&2; fail "a check gave an unexpected outcome"; }
 cat "$work"/ack.* 2>/dev/null | sort -u >"$work/acks"
 created=$(grep -c '^created ' "$work/acks")
 approved=$(grep -c '^approved ' "$work/acks")

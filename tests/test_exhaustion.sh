@@ -211,9 +211,16 @@ fi
 export TOOLSCORE_DIR="$work/store-ro"
 mkdir "$TOOLSCORE_DIR"
 as_user=""
+ro_daemon=$DAEMON
 if [ "$(id -u)" = 0 ]; then
 	command -v setpriv >/dev/null || fail "setpriv is needed to run the daemon as another uid"
 	chmod 755 "$work"
+	# The build directory may not be reachable by nobody (a checkout under
+	# /root): run a copy of the binary from the scratch directory.
+	mkdir "$work/bin"
+	cp "$DAEMON" "$work/bin/toolscored"
+	chmod 755 "$work/bin" "$work/bin/toolscored"
+	ro_daemon=$work/bin/toolscored
 	chown nobody "$TOOLSCORE_DIR"
 	as_user="setpriv --reuid=nobody --regid=nogroup --clear-groups"
 	# The socket directory must belong to the daemon's uid.
@@ -223,8 +230,8 @@ if [ "$(id -u)" = 0 ]; then
 	export TOOLSCORE_SOCKET="$work/sock/d.sock"
 fi
 # shellcheck disable=SC2086
-$as_user "$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
-	>>"$work/daemon.log" 2>&1 &
+(cd / && exec $as_user "$ro_daemon" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
+	>>"$work/daemon.log" 2>&1) &
 daemon_pid=$!
 i=0
 until "$TSCTL" status >/dev/null 2>&1; do
