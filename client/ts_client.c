@@ -581,8 +581,13 @@ const struct json_object *ts_client_server_info(const ts_client *c)
 int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
                    ts_error *err)
 {
+    ts_error local;
     bool idle;
-    int rc = ensure_connected(c, err);
+    int rc;
+
+    if (err == NULL)
+        err = &local; /* the retry below reads the code */
+    rc = ensure_connected(c, err);
 
     if (rc < 0)
         return rc;
@@ -593,8 +598,7 @@ int ts_client_send(ts_client *c, const char *method, const struct json_object *p
      * the liveness check and now) never reached it: resending on a fresh
      * connection cannot run the request twice.
      */
-    if (rc < 0 && idle && c->fd < 0 && err != NULL &&
-        strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
+    if (rc < 0 && idle && c->fd < 0 && strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
         rc = establish(c, err);
         if (rc == 0)
             rc = send_request(c, method, params, id, err);

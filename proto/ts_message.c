@@ -131,30 +131,6 @@ int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object 
     return builder_finish(&b, out, "reply", err);
 }
 
-/* Copy s into out (size outsz) with every invalid UTF-8 byte replaced by '?'. */
-static void sanitize_utf8(const char *s, char *out, size_t outsz)
-{
-    const unsigned char *p = (const unsigned char *)(s ? s : "");
-    size_t len = strlen((const char *)p);
-    size_t i = 0;
-    size_t o = 0;
-
-    while (i < len && o + 1 < outsz) {
-        size_t n = 1;
-        while (n <= 4 && i + n <= len && !ts_wire_utf8_valid((const char *)p + i, n))
-            n++;
-        if (n > 4 || i + n > len || o + n >= outsz) {
-            out[o++] = '?';
-            i++;
-            continue;
-        }
-        memcpy(out + o, p + i, n);
-        o += n;
-        i += n;
-    }
-    out[o] = '\0';
-}
-
 int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
                             ts_error *err)
 {
@@ -162,8 +138,9 @@ int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, c
     char clean_message[TS_ERROR_MESSAGE_MAX];
     frame_builder b;
 
-    sanitize_utf8(code && code[0] ? code : TS_ERR_INTERNAL, clean_code, sizeof(clean_code));
-    sanitize_utf8(message, clean_message, sizeof(clean_message));
+    /* one printable line of valid UTF-8, whatever went into the message */
+    ts_wire_excerpt(code && code[0] ? code : TS_ERR_INTERNAL, clean_code, sizeof(clean_code));
+    ts_wire_excerpt(message ? message : "", clean_message, sizeof(clean_message));
     builder_start(&b, TS_FRAME_DEFAULT_MAX);
     msgpack_pack_map(&b.w.pk, 3);
     builder_key(&b, "id");

@@ -78,8 +78,9 @@ int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object 
 
 /*
  * Append one error reply frame to out. id NULL sends id nil. Bytes of message
- * that are not valid UTF-8 are sent as '?', and a message longer than
- * TS_ERROR_MESSAGE_MAX is cut, so this fails only on -ENOMEM.
+ * that are not valid UTF-8 and control characters (a newline included) are
+ * sent as '?', and a message longer than TS_ERROR_MESSAGE_MAX is cut, so
+ * the message is one printable line and this fails only on -ENOMEM.
  */
 int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
                             ts_error *err);

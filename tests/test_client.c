@@ -1048,6 +1048,90 @@ START_TEST(real_daemon_small_max_frame)
 }
 END_TEST
 
+/* One client per thread: eight threads connecting (the first ones racing to
+ * auto-start the daemon) and calling at the same time do not disturb each
+ * other. */
+typedef struct thread_job {
+    const char *sock;
+    const char *store;
+    int index;
+    int failures;
+    char why[TS_ERROR_MESSAGE_MAX + 64];
+} thread_job;
+
+static void *thread_worker(void *arg)
+{
+    thread_job *job = arg;
+    ts_client *c;
+    ts_error err;
+    ts_check_args a;
+    struct json_object *calls;
+    struct json_object *res = NULL;
+    char name[32];
+    int rc, i;
+
+    c = autostart_client(job->sock, &err, &rc);
+    if (rc < 0) {
+        job->failures++;
+        snprintf(job->why, sizeof(job->why), "connect: %s", err.message);
+        return NULL;
+    }
+    calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {\"n\": 1}}]");
+    ts_check_args_init(&a);
+    a.store = job->store;
+    a.actual = calls;
+    for (i = 0; i < 25; i++) {
+        snprintf(name, sizeof(name), "thread-%d-%d", job->index, i);
+        a.name = name;
+        rc = ts_client_check(c, &a, &res, &err);
+        if (rc < 0 ||
+            strcmp(json_object_get_string(json_object_object_get(res, "name")), name) != 0) {
+            job->failures++;
+            snprintf(job->why, sizeof(job->why), "check %s: %s", name,
+                     rc < 0 ? err.message : "reply for another name");
+        }
+        json_object_put(res);
+        res = NULL;
+    }
+    json_object_put(calls);
+    ts_client_close(c);
+    return NULL;
+}
+
+START_TEST(real_daemon_one_client_per_thread)
+{
+    enum { THREADS = 8 };
+    tdaemon d;
+    pthread_t threads[THREADS];
+    thread_job jobs[THREADS];
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = NULL;
+    int i, rc;
+
+    tdaemon_prepare(&d);
+    for (i = 0; i < THREADS; i++) {
+        jobs[i] = (thread_job){d.socket, d.store, i, 0, ""};
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, thread_worker, &jobs[i]), 0);
+    }
+    for (i = 0; i < THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        ck_assert_msg(jobs[i].failures == 0, "thread %d: %s", i, jobs[i].why);
+    }
+    c = autostart_client(d.socket, &err, &rc);
+    ck_assert_int_eq(rc, 0);
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")),
+                     THREADS * 25);
+    json_object_put(res);
+    ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
 /* A daemon that starts but cannot serve (here: a socket directory open to
  * others, which it refuses) ends in a clear error after the connect budget,
  * telling how to see why. */
@@ -1164,6 +1248,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_fork_safety);
     tcase_add_test(real, real_daemon_small_max_frame);
+    tcase_add_test(real, real_daemon_one_client_per_thread);
     tcase_add_test(real, real_daemon_that_cannot_start);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
     suite_add_tcase(s, fake_tc);

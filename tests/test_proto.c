@@ -895,11 +895,11 @@ START_TEST(message_replies)
     ts_reply_free(&reply);
     ts_buf_reset(&out);
     ck_assert_int_eq(
-        ts_message_encode_error(&out, NULL, "bad_frame", "bad \xff byte \xc3\xa9", &err), 0);
+        ts_message_encode_error(&out, NULL, "bad_frame", "bad \xff byte\n\xc3\xa9", &err), 0);
     frame_payload(&out, &p, &n);
     ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
     ck_assert(!reply.has_id);
-    ck_assert_str_eq(reply.error.message, "bad ? byte \xc3\xa9");
+    ck_assert_str_eq(reply.error.message, "bad ? byte?\xc3\xa9");
     ts_reply_free(&reply);
     ts_buf_free(&out);
     json_object_put(result);
