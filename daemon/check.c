@@ -344,7 +344,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     ts_error_clear(&c->err);
     c->job.loop = srv->loop;
     c->job.store = c->st;
-    c->job.key = c->rq.name;
+    c->job.key = c->file; /* two names never share a file, but key what is written */
     c->job.on_pool = true;
     c->job.work_fn = check_work;
     c->job.done_fn = check_done;
@@ -443,7 +443,7 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
     ts_error_clear(&c->err);
     c->job.loop = srv->loop;
     c->job.store = c->st;
-    c->job.key = c->name;
+    c->job.key = c->file;
     c->job.on_pool = true;
     c->job.work_fn = record_work;
     c->job.done_fn = record_done;

@@ -627,6 +627,7 @@ static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bo
                              ts_error *err)
 {
     const char *name = NULL;
+    char file[PATH_MAX];
     tsd_store *st = NULL;
     store_call *c;
     int rc = param_store(srv, req->params, &st, err);
@@ -634,11 +635,17 @@ static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bo
     if (rc < 0)
         return rc;
     c = calloc(1, sizeof(*c));
-    if (by_name && tsd_param_string(req->params, "name", false, &name, NULL) == 0 && name != NULL)
-        c->key = strdup(name);
-    if (c == NULL || (name != NULL && c->key == NULL)) {
-        free(c);
+    if (c == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    /* Keyed by the snapshot's file, as check and record are; a bad name
+     * queues behind the whole store and fails in fn. */
+    if (by_name && tsd_param_string(req->params, "name", false, &name, NULL) == 0 && name != NULL &&
+        ts_store_path(st->store, name, file, sizeof(file), NULL) == 0) {
+        c->key = strdup(file);
+        if (c->key == NULL) {
+            free(c);
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        }
     }
     c->srv = srv;
     c->req = req;

@@ -2,7 +2,7 @@
  * jobs — ordering the work on one store.
  *
  * Every request that touches a store's files becomes a job keyed by the
- * snapshot name it touches (or by the whole store). A job starts only when no
+ * snapshot file it touches (its path; or the whole store). A job starts only when no
  * earlier job of the same store with a conflicting key is still queued or
  * running, so requests are applied in arrival order per snapshot while jobs
  * on different snapshots run together: "pool" jobs on libuv's thread pool
@@ -28,7 +28,7 @@ struct tsd_job {
     uv_work_t work; /* pool jobs */
     uv_loop_t *loop;
     tsd_store *store;
-    const char *key; /* borrowed snapshot name; NULL = whole store */
+    const char *key; /* borrowed snapshot file path; NULL = whole store */
     bool on_pool;    /* run work() on the thread pool */
     bool started;
     void (*work_fn)(tsd_job *job); /* the work: pool thread or loop thread */
