@@ -158,4 +158,8 @@ format:
 clean:
 	rm -rf build build-asan
 
+# Keep test and bench objects (intermediates of pattern rules) so a second
+# make does not rebuild them.
+.SECONDARY:
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
