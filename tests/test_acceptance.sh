@@ -126,6 +126,24 @@ t 0 ts snapshots list
 same "$(printf '%s\n' "$OUT" | sed -n 1p | tr -s ' ')" "Status Name Calls Updated Source" "list header"
 same "$(printf '%s\n' "$OUT" | sed -n 2p | cut -d' ' -f1-3)" "✓ approved " "approved symbol"
 
+# --- files that are not snapshots: ignored by listing, reported by status ----------
+mkdir -p "$WORK/odd"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/odd" check good --calls "$A"
+printf 'not json\n' >"$WORK/odd/junk.json"
+printf '[1]\n' >"$WORK/odd/array.json"
+cp "$WORK/odd/good-"*.json "$WORK/odd/renamed-00000000.json"
+printf 'notes\n' >"$WORK/odd/notes.txt"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/odd" snapshots list --json
+same "$(py '[s["name"] for s in j]')" "['good']" "only snapshots are listed"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/odd" status
+out_has "$WORK/odd/junk.json" && out_has "$WORK/odd/array.json" && out_has "$WORK/odd/renamed-00000000.json"
+out_lacks "notes.txt" && out_has "1 snapshot, 3 unreadable files"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/odd" status --json
+check_py 'j["store_check"]["root"] == "'"$WORK/odd"'" and j["store_check"]["snapshots"] == 1 and sorted(p["file"] for p in j["store_check"]["problems"]) == ["'"$WORK/odd/array.json"'", "'"$WORK/odd/junk.json"'", "'"$WORK/odd/renamed-00000000.json"'"] and all(isinstance(p["message"], str) for p in j["store_check"]["problems"])'
+t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/absent" status --json
+check_py 'j["store_check"] is None'
+[ -e "$WORK/absent" ] && fail "status created the root"
+
 # --- the summary line: all five parts, in order, across workers -------------------
 for n in s_pend s_pass1 s_pass2 s_fail; do tc "$n" --calls "$A" >/dev/null; done
 ts approve s_pass1 s_pass2 s_fail >/dev/null || fail "approve for the summary"
