@@ -37,7 +37,9 @@
  * independent). After fork() the child may keep using a ts_client it
  * inherited: the first call in the child notices the pid change, drops the
  * inherited descriptor (never touching the parent's stream) and connects
- * anew. A broken connection is also re-established by the next call.
+ * anew. A broken connection is also re-established by the next call, and
+ * an idle connection the daemon closed (restart, idle timeout) is replaced
+ * before a request is sent on it, starting a daemon again if allowed.
  * Descriptors are close-on-exec.
  *
  * Ownership: params passed in are borrowed (never modified or released);
