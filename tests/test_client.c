@@ -789,6 +789,20 @@ START_TEST(fork_child_reconnects)
     pthread_mutex_unlock(&f.mu);
     ck_assert_int_eq(parent_conn_requests, 3); /* hello, ping, ping */
     ck_assert_int_eq(f.nlog, 6);
+
+    /* a child that only closes what it inherited leaves the parent's
+     * connection working and sends nothing */
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        ts_client_close(c);
+        _exit(0);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(f.nlog, 7);
+    ck_assert_int_eq(f.log[6].conn, 0);
     ts_client_close(c);
     fake_stop(&f);
 }
