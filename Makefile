@@ -147,15 +147,20 @@ install: all
 	install -m 644 client/toolscore_client.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 client/tsctl.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tsctl
-	-install -m 644 docs/tsctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/
-	-install -m 644 docs/toolscored.8 $(DESTDIR)$(PREFIX)/share/man/man8/
-	-install -m 644 systemd/toolscored.service systemd/toolscored.socket \
-		$(DESTDIR)$(PREFIX)/lib/systemd/user/
+	install -m 644 docs/tsctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 docs/toolscored.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 644 systemd/toolscored.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
+	sed 's|/usr/local/bin/|$(PREFIX)/bin/|' systemd/toolscored.service \
+		> $(DESTDIR)$(PREFIX)/lib/systemd/user/toolscored.service
 
 format:
 	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch]
 
 clean:
 	rm -rf build build-asan
+
+# Keep test and bench objects (intermediates of pattern rules) so a second
+# make does not rebuild them.
+.SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

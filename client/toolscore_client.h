@@ -37,7 +37,9 @@
  * independent). After fork() the child may keep using a ts_client it
  * inherited: the first call in the child notices the pid change, drops the
  * inherited descriptor (never touching the parent's stream) and connects
- * anew. A broken connection is also re-established by the next call.
+ * anew. A broken connection is also re-established by the next call, and
+ * an idle connection the daemon closed (restart, idle timeout) is replaced
+ * before a request is sent on it, starting a daemon again if allowed.
  * Descriptors are close-on-exec.
  *
  * Ownership: params passed in are borrowed (never modified or released);
@@ -106,8 +108,8 @@ typedef struct ts_client_options {
     bool autostart;                 /* start toolscored when none answers (default true) */
     const char *daemon_path;        /* NULL: $TOOLSCORED, beside the executable, PATH */
     const char *const *daemon_args; /* extra arguments after --socket PATH, NULL-ended */
-    int connect_timeout_ms;         /* whole connect + autostart budget (default 5000) */
-    int request_timeout_ms;         /* longest wait for one reply; 0: no limit (default) */
+    int connect_timeout_ms;         /* connect + autostart budget, until a socket accepts (5000) */
+    int request_timeout_ms;         /* longest wait for one reply, hello's too; 0: none (default) */
     size_t max_frame;               /* largest frame before hello tells the daemon's (16 MiB) */
     int protocol;                   /* protocol announced in hello (default TS_CLIENT_PROTOCOL) */
 } ts_client_options;

@@ -317,7 +317,9 @@ static int hello(ts_client *c, ts_error *err)
     struct json_object *params = json_object_new_object();
     struct json_object *result = NULL;
     struct json_object *max = NULL;
-    int timeout = c->request_timeout_ms > 0 ? c->request_timeout_ms : c->connect_timeout_ms;
+    /* hello waits like any request: a daemon busy with many clients may
+     * take longer than the connect budget to reach a new connection */
+    int timeout = c->request_timeout_ms;
     int rc;
 
     if (params == NULL)

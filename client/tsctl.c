@@ -373,6 +373,9 @@ int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts,
 
     memset(args, 0, sizeof(*args));
     args->pos = pos;
+    /* A --json given before the command word must be one it accepts too. */
+    if (ctx->json && !(flags & TSCTL_PARSE_JSON))
+        return tsctl_usage_error(ctx, "--json is not supported by this command");
     for (i = 1; i < argc; i++) {
         const char *a = argv[i];
 
@@ -403,6 +406,10 @@ int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts,
         if (rc != 0)
             return rc;
     }
+    /* An explicit empty --socket is a mistake, not "the default socket"
+     * (an empty TOOLSCORE_SOCKET is unset, like an empty TOOLSCORE_DIR). */
+    if (ctx->socket != NULL && ctx->socket[0] == '\0')
+        return tsctl_usage_error(ctx, "invalid socket path '': empty path");
     return 0;
 }
 

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "ts_paths.h"
+
 static void print_uptime(long long s)
 {
     if (s >= 86400)
@@ -20,8 +22,70 @@ static void print_uptime(long long s)
         printf("%llds\n", s);
 }
 
+/* The store check of status: list the snapshot root (--dir) when it exists
+ * and gather the files in it that are not readable snapshots. Returns
+ * {root, snapshots, problems: [{file, message}]} or NULL when there is no
+ * root to check or the daemon refuses it (a --store daemon, another root). */
+static struct json_object *store_check(tsctl_ctx *ctx)
+{
+    char root[TS_PATHS_MAX];
+    struct json_object *params;
+    struct json_object *result = NULL;
+    struct json_object *check;
+    struct json_object *problems;
+    struct json_object *list;
+    struct stat st;
+    ts_error err;
+
+    if (ts_paths_resolve(ctx->dir, root, sizeof(root), &err) < 0)
+        return NULL;
+    if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
+        return NULL;
+    params = json_object_new_object();
+    if (params == NULL)
+        return NULL;
+    json_object_object_add(params, "store", json_object_new_string(root));
+    if (tsctl_call(ctx, "list", params, TSCTL_CALL_QUIET | TSCTL_CALL_NO_AUTOSTART, &result) != 0)
+        return NULL;
+    list = tsctl_get(result, "snapshots");
+    problems = tsctl_get(result, "problems");
+    check = json_object_new_object();
+    if (check != NULL) {
+        json_object_object_add(check, "root", json_object_new_string(root));
+        json_object_object_add(check, "snapshots",
+                               json_object_new_int64(json_object_is_type(list, json_type_array)
+                                                         ? (int64_t)json_object_array_length(list)
+                                                         : 0));
+        json_object_object_add(check, "problems",
+                               json_object_is_type(problems, json_type_array)
+                                   ? json_object_get(problems)
+                                   : json_object_new_array());
+    }
+    json_object_put(result);
+    return check;
+}
+
+static void print_store_check(const tsctl_ctx *ctx, struct json_object *check)
+{
+    struct json_object *problems = tsctl_get(check, "problems");
+    long long n = tsctl_int(check, "snapshots", 0);
+    size_t np = json_object_array_length(problems);
+    size_t i;
+
+    printf("  store:            %s: %lld snapshot%s", tsctl_str(check, "root", "?"), n,
+           n == 1 ? "" : "s");
+    if (np > 0)
+        printf(", %s%zu unreadable file%s%s", tsctl_c(ctx->color_out, TSCTL_YELLOW), np,
+               np == 1 ? "" : "s", tsctl_c(ctx->color_out, TSCTL_RESET));
+    printf("\n");
+    for (i = 0; i < np; i++)
+        printf("  unreadable:       %s\n",
+               tsctl_str(json_object_array_get_idx(problems, i), "message", "?"));
+}
+
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
 {
+    struct json_object *check;
     struct json_object *result = NULL;
     tsctl_args args;
     bool c = ctx->color_out;
@@ -35,7 +99,10 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &result);
     if (rc != 0)
         return rc;
+    check = store_check(ctx);
     if (ctx->json) {
+        json_object_object_add(result, "store_check", check);
+        check = NULL;
         rc = tsctl_print_json(ctx, result);
     } else {
         printf("%s●%s toolscored is running\n", tsctl_c(c, TSCTL_GREEN), tsctl_c(c, TSCTL_RESET));
@@ -48,7 +115,10 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
         printf("  requests served:  %lld\n", tsctl_int(result, "requests_served", 0));
         printf("  runs open:        %lld\n", tsctl_int(result, "runs_open", 0));
         printf("  connections:      %lld\n", tsctl_int(result, "connections", 0));
+        if (check != NULL)
+            print_store_check(ctx, check);
     }
+    json_object_put(check);
     json_object_put(result);
     return rc;
 }

@@ -792,6 +792,20 @@ START_TEST(fork_child_reconnects)
     pthread_mutex_unlock(&f.mu);
     ck_assert_int_eq(parent_conn_requests, 3); /* hello, ping, ping */
     ck_assert_int_eq(f.nlog, 6);
+
+    /* a child that only closes what it inherited leaves the parent's
+     * connection working and sends nothing */
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        ts_client_close(c);
+        _exit(0);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(f.nlog, 7);
+    ck_assert_int_eq(f.log[6].conn, 0);
     ts_client_close(c);
     fake_stop(&f);
 }
@@ -1109,6 +1123,48 @@ START_TEST(real_daemon_small_max_frame)
 }
 END_TEST
 
+/* The daemon is found through $TOOLSCORED, then on PATH. */
+START_TEST(real_daemon_found_by_env_and_path)
+{
+    const char *how[] = {"TOOLSCORED", "PATH"};
+    char dir[PATH_MAX];
+    char *path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    size_t i;
+
+    snprintf(dir, sizeof(dir), "%s", tdaemon_binary());
+    *strrchr(dir, '/') = '\0';
+    for (i = 0; i < 2; i++) {
+        tdaemon d;
+        ts_client_options o;
+        ts_client *c = NULL;
+        ts_error err;
+        pid_t pid = 0;
+
+        tdaemon_prepare(&d);
+        if (i == 0) {
+            setenv("TOOLSCORED", tdaemon_binary(), 1);
+            setenv("PATH", "/nonexistent", 1);
+        } else {
+            unsetenv("TOOLSCORED");
+            setenv("PATH", dir, 1);
+        }
+        ts_client_options_init(&o);
+        o.socket_path = d.socket;
+        o.daemon_args = idle_args;
+        o.connect_timeout_ms = 10000;
+        ck_assert_msg(ts_client_connect(&o, &c, &err) == 0, "%s: %s", how[i], err.message);
+        setenv("PATH", path, 1);
+        unsetenv("TOOLSCORED");
+        ck_assert_int_eq(daemons_on(d.socket, &pid), 1);
+        ck_assert_int_eq(ts_client_stop(c, &err), 0);
+        ts_client_close(c);
+        wait_no_daemon(d.socket);
+        tdaemon_cleanup(&d);
+    }
+    free(path);
+}
+END_TEST
+
 /* One client per thread: eight threads connecting (the first ones racing to
  * auto-start the daemon) and calling at the same time do not disturb each
  * other. */
@@ -1308,6 +1364,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_fork_safety);
+    tcase_add_test(real, real_daemon_found_by_env_and_path);
     tcase_add_test(real, real_daemon_small_max_frame);
     tcase_add_test(real, real_daemon_list_pages);
     tcase_add_test(real, real_daemon_one_client_per_thread);

@@ -179,6 +179,96 @@ START_TEST(frame_reader_random_chunks)
 }
 END_TEST
 
+/* What a reader makes of a stream: its payloads (joined, with their
+ * lengths) and how it ended. */
+typedef struct stream_result {
+    ts_buf payloads;
+    size_t count;
+    int rc; /* the error, or 0 */
+    char code[40];
+    int partial; /* the stream ended inside a frame */
+} stream_result;
+
+static void read_stream(const unsigned char *data, size_t len, size_t max, unsigned seed,
+                        stream_result *out)
+{
+    ts_frame_reader r;
+    size_t pos = 0;
+
+    memset(out, 0, sizeof(*out));
+    ts_buf_init(&out->payloads, TS_BUF_UNLIMITED);
+    ts_frame_reader_init(&r, max);
+    srand(seed);
+    while (pos < len && out->rc == 0) {
+        size_t chunk = seed == 0 ? len - pos : (size_t)(rand() % 64) + 1;
+        ts_error err;
+        size_t used = 0;
+        int rc;
+        if (chunk > len - pos)
+            chunk = len - pos;
+        rc = ts_frame_reader_feed(&r, data + pos, chunk, &used, &err);
+        pos += used;
+        if (rc < 0) {
+            out->rc = rc;
+            snprintf(out->code, sizeof(out->code), "%s", err.code);
+        } else if (rc == 1) {
+            size_t n;
+            unsigned char *p = ts_frame_reader_take(&r, &n);
+            ck_assert_uint_le(n, r.max);
+            ts_buf_append(&out->payloads, &n, sizeof(n));
+            ts_buf_append(&out->payloads, p, n);
+            out->count++;
+            free(p);
+        }
+    }
+    out->partial = out->rc == 0 && ts_frame_reader_partial(&r);
+    ts_frame_reader_free(&r);
+}
+
+/* Garbage, truncated and oversized streams give the same payloads and the
+ * same verdict however they are cut into chunks. */
+START_TEST(frame_reader_chunking_does_not_matter)
+{
+    unsigned round;
+
+    for (round = 0; round < 300; round++) {
+        unsigned char data[600];
+        size_t len = 0;
+        stream_result whole, chunked;
+        unsigned seed;
+        srand(round + 1000);
+        /* a few well-formed frames, then garbage, then maybe a cut */
+        while (len < 300) {
+            size_t n = (size_t)(rand() % 40) + 1;
+            ts_frame_put_header(data + len, (uint32_t)n);
+            len += 4;
+            for (size_t i = 0; i < n; i++)
+                data[len++] = (unsigned char)rand();
+        }
+        while (len < 300 + (size_t)(round % 200))
+            data[len++] = (unsigned char)(round % 3 == 0 ? 0 : rand());
+        if (round % 5 == 0)
+            len -= (size_t)(rand() % 30);
+        read_stream(data, len, 64, 0, &whole);
+        for (seed = 1; seed <= 5; seed++) {
+            read_stream(data, len, 64, seed + round * 7, &chunked);
+            ck_assert_uint_eq(chunked.count, whole.count);
+            ck_assert_uint_eq(chunked.payloads.len, whole.payloads.len);
+            ck_assert(whole.payloads.len == 0 ||
+                      memcmp(chunked.payloads.data, whole.payloads.data, whole.payloads.len) == 0);
+            ck_assert_int_eq(chunked.rc, whole.rc);
+            ck_assert_str_eq(chunked.code, whole.code);
+            ck_assert_int_eq(chunked.partial, whole.partial);
+            ts_buf_free(&chunked.payloads);
+        }
+        ck_assert_uint_ge(whole.count, 1);
+        ck_assert(whole.rc == 0 || strcmp(whole.code, "frame_too_large") == 0 ||
+                  strcmp(whole.code, "bad_frame") == 0);
+        ts_buf_free(&whole.payloads);
+    }
+}
+END_TEST
+
 START_TEST(frame_reader_refuses_oversized_header_at_once)
 {
     ts_frame_reader r;
@@ -1225,6 +1315,7 @@ static Suite *proto_suite(void)
 
     tcase_add_test(frame, frame_header_big_endian);
     tcase_add_test(frame, frame_reader_random_chunks);
+    tcase_add_test(frame, frame_reader_chunking_does_not_matter);
     tcase_add_test(frame, frame_reader_refuses_oversized_header_at_once);
     tcase_add_test(frame, frame_reader_zero_length_and_truncation);
     tcase_add_test(frame, frame_reader_stops_at_frame_end);
