@@ -837,6 +837,23 @@ static struct json_object *list_params(const char *store, int limit, const char 
     return p;
 }
 
+/* tdaemon_ok / tdaemon_err that also put their params. */
+static struct json_object *ok_put(const char *method, struct json_object *p)
+{
+    struct json_object *r = tdaemon_ok(conn_, method, p);
+
+    json_object_put(p);
+    return r;
+}
+
+static const char *err_put(const char *method, struct json_object *p, const char *code)
+{
+    const char *m = tdaemon_err(conn_, method, p, code);
+
+    json_object_put(p);
+    return m;
+}
+
 /* The names of a list result, comma-separated, into out. */
 static const char *listed_names(struct json_object *r, char *out, size_t outsz)
 {
@@ -873,7 +890,7 @@ START_TEST(list_pages)
     fputs("{", f);
     fclose(f);
 
-    r = tdaemon_ok(conn_, "list", list_params(daemon_.store, 10, NULL));
+    r = ok_put("list", list_params(daemon_.store, 10, NULL));
     ck_assert_str_eq(listed_names(r, names, sizeof(names)),
                      "p00,p01,p02,p03,p04,p05,p06,p07,p08,p09");
     ck_assert_int_eq(total_of(r), 25);
@@ -887,9 +904,9 @@ START_TEST(list_pages)
     p = json_object_new_object();
     json_object_object_add(p, "store", json_object_new_string(daemon_.store));
     json_object_object_add(p, "name", json_object_new_string("p15"));
-    json_object_put(tdaemon_ok(conn_, "rm", p));
+    json_object_put(ok_put("rm", p));
 
-    r = tdaemon_ok(conn_, "list", list_params(daemon_.store, 10, cursor));
+    r = ok_put("list", list_params(daemon_.store, 10, cursor));
     ck_assert_str_eq(listed_names(r, names, sizeof(names)),
                      "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
     ck_assert_int_eq(total_of(r), 25);
@@ -897,17 +914,16 @@ START_TEST(list_pages)
     ck_assert_str_eq(tstr(r, "next"), cursor);
     json_object_put(r);
     /* another page size for the last page */
-    r = tdaemon_ok(conn_, "list", list_params(daemon_.store, 100, cursor));
+    r = ok_put("list", list_params(daemon_.store, 100, cursor));
     ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
     ck_assert(json_object_object_get(r, "next") == NULL);
     json_object_put(r);
     /* finished: the cursor is gone */
     ck_assert_ptr_nonnull(strstr(
-        tdaemon_err(conn_, "list", list_params(daemon_.store, 10, cursor), "invalid_argument"),
-        "list again"));
+        err_put("list", list_params(daemon_.store, 10, cursor), "invalid_argument"), "list again"));
 
     /* a new listing sees the change; without a limit, one page */
-    r = tdaemon_ok(conn_, "list", list_params(daemon_.store, 0, NULL));
+    r = ok_put("list", list_params(daemon_.store, 0, NULL));
     ck_assert_int_eq(total_of(r), 25);
     ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "snapshots")), 25);
     ck_assert(json_object_object_get(r, "next") == NULL);
@@ -919,7 +935,7 @@ START_TEST(list_pages)
     approve(conn_, "p00");
     p = list_params(daemon_.store, 24, NULL);
     json_object_object_add(p, "pending", json_object_new_boolean(1));
-    r = tdaemon_ok(conn_, "list", p);
+    r = ok_put("list", p);
     ck_assert_int_eq(total_of(r), 24);
     ck_assert_ptr_null(strstr(listed_names(r, names, sizeof(names)), "p00"));
     ck_assert(json_object_object_get(r, "next") == NULL);
@@ -936,31 +952,30 @@ START_TEST(list_bad_paging)
     for (size_t i = 0; i < sizeof(bad_limits) / sizeof(bad_limits[0]); i++) {
         p = list_params(daemon_.store, 0, NULL);
         json_object_object_add(p, "limit", tjson(bad_limits[i]));
-        ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "list", p, "invalid_argument"), "limit"));
+        ck_assert_ptr_nonnull(strstr(err_put("list", p, "invalid_argument"), "limit"));
     }
     p = list_params(daemon_.store, 0, NULL);
     json_object_object_add(p, "cursor", json_object_new_int(5));
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "list", p, "invalid_argument"), "cursor"));
-    ck_assert_ptr_nonnull(strstr(
-        tdaemon_err(conn_, "list", list_params(daemon_.store, 1, "nope"), "invalid_argument"),
-        "unknown or expired"));
+    ck_assert_ptr_nonnull(strstr(err_put("list", p, "invalid_argument"), "cursor"));
     ck_assert_ptr_nonnull(
-        strstr(tdaemon_err(conn_, "list", list_params(daemon_.store, 1, ""), "invalid_argument"),
+        strstr(err_put("list", list_params(daemon_.store, 1, "nope"), "invalid_argument"),
+               "unknown or expired"));
+    ck_assert_ptr_nonnull(
+        strstr(err_put("list", list_params(daemon_.store, 1, ""), "invalid_argument"),
                "unknown or expired"));
 
     /* a cursor belongs to its store */
     expect_outcome("a", CALLS_A, NULL, "CREATED");
     expect_outcome("b", CALLS_A, NULL, "CREATED");
-    r = tdaemon_ok(conn_, "list", list_params(daemon_.store, 1, NULL));
+    r = ok_put("list", list_params(daemon_.store, 1, NULL));
     snprintf(cursor, sizeof(cursor), "%s", tstr(r, "next"));
     ck_assert(cursor[0] != '\0');
     json_object_put(r);
     snprintf(other, sizeof(other), "%s-other", daemon_.store);
-    ck_assert_ptr_nonnull(
-        strstr(tdaemon_err(conn_, "list", list_params(other, 1, cursor), "invalid_argument"),
-               "belongs to the store"));
+    ck_assert_ptr_nonnull(strstr(err_put("list", list_params(other, 1, cursor), "invalid_argument"),
+                                 "belongs to the store"));
     /* still usable from its own store */
-    r = tdaemon_ok(conn_, "list", list_params(daemon_.store, 1, cursor));
+    r = ok_put("list", list_params(daemon_.store, 1, cursor));
     ck_assert_str_eq(
         tstr(json_object_array_get_idx(json_object_object_get(r, "snapshots"), 0), "name"), "b");
     json_object_put(r);
