@@ -258,6 +258,11 @@ t 2 tn --socket= status && err_one_line && err_has "socket"
 t 2 tn status --socket= && err_one_line && err_has "socket"
 t 2 tn --socket= snapshots list && err_one_line && err_has "socket"
 t 2 tn --dir= snapshots list && err_one_line
+printf 'x\n' >"$WORK/plainfile"
+for cmd in "snapshots list" "approve --all" "snapshots show x" "check x --calls $A" "record --from-trace $A --name x" "run -- true"; do
+	# shellcheck disable=SC2086
+	t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/plainfile" $cmd && err_one_line && err_has "not a directory"
+done
 t 2 ts check a --calls "$A" extra && err_one_line
 t 2 ts check a --calls && err_one_line
 t 2 ts approve --all --all x && err_one_line
