@@ -755,11 +755,5 @@ static Suite *extract_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(extract_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(extract_suite());
 }

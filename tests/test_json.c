@@ -432,8 +432,6 @@ int main(void)
 {
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, doubles_python_repr_cases);
     tcase_add_test(tc, doubles_refuse_nan_and_infinity);
@@ -452,9 +450,5 @@ int main(void)
     tcase_add_test(tc, utf8_validation);
     tcase_add_test(tc, garbage_never_crashes);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -1343,11 +1343,5 @@ static Suite *proto_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(proto_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(proto_suite());
 }

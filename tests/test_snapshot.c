@@ -426,8 +426,6 @@ int main(void)
 {
     Suite *s = suite_create("snapshot");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, reference_files_round_trip_byte_exact);
     tcase_add_test(tc, reference_file_fields);
@@ -443,9 +441,5 @@ int main(void)
     tcase_add_test(tc, set_calls_copy_and_to_json);
     tcase_add_test(tc, timestamp_now_format);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -921,8 +921,6 @@ int main(void)
 {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, absent_root_is_an_empty_store);
@@ -946,9 +944,5 @@ int main(void)
     tcase_add_test(tc, root_removed_and_recreated_while_open);
     tcase_add_test(tc, threads_on_different_names);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }
