@@ -215,9 +215,21 @@ int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object *
 int ts_client_approve(ts_client *c, const char *store, const char *const *names, size_t count,
                       bool all, struct json_object **result, ts_error *err);
 
-/* list -> {snapshots: [...], problems: [...]} (pending only with pending). */
+/* Entries per page asked for by ts_client_list. */
+#define TS_CLIENT_LIST_PAGE 5000
+
+/* list -> {snapshots: [...], problems: [...], total, next: nil} (pending only
+ * with pending): every page of the listing, fetched TS_CLIENT_LIST_PAGE
+ * entries at a time and joined, so any store fits the frame limit. result
+ * may be NULL. */
 int ts_client_list(ts_client *c, const char *store, bool pending, struct json_object **result,
                    ts_error *err);
+
+/* One page of a listing: limit entries (0: no limit), from the start
+ * (cursor NULL) or from the "next" of the previous page
+ * (docs/protocol.md, list). */
+int ts_client_list_page(ts_client *c, const char *store, bool pending, size_t limit,
+                        const char *cursor, struct json_object **result, ts_error *err);
 
 /* show -> {snapshot, file} */
 int ts_client_show(ts_client *c, const char *store, const char *name, struct json_object **result,

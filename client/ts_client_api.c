@@ -7,6 +7,7 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Params under construction; the first failure sticks and is reported once. */
@@ -183,15 +184,66 @@ int ts_client_approve(ts_client *c, const char *store, const char *const *names,
     return params_call(c, &p, "approve", result);
 }
 
-int ts_client_list(ts_client *c, const char *store, bool pending, struct json_object **result,
-                   ts_error *err)
+int ts_client_list_page(ts_client *c, const char *store, bool pending, size_t limit,
+                        const char *cursor, struct json_object **result, ts_error *err)
 {
     params p;
 
     params_start(&p, err);
     put_store(&p, store);
     put_bool(&p, "pending", pending);
+    if (limit > 0 && p.rc == 0)
+        put(&p, "limit", json_object_new_int64((int64_t)limit));
+    if (cursor != NULL && p.rc == 0)
+        put(&p, "cursor", json_object_new_string(cursor));
     return params_call(c, &p, "list", result);
+}
+
+/* Move the snapshots of page to the end of those of into. */
+static int append_snapshots(struct json_object *into, struct json_object *page, ts_error *err)
+{
+    struct json_object *dst = NULL;
+    struct json_object *src = NULL;
+
+    if (!json_object_object_get_ex(into, "snapshots", &dst) ||
+        !json_object_object_get_ex(page, "snapshots", &src) ||
+        !json_object_is_type(dst, json_type_array) || !json_object_is_type(src, json_type_array))
+        return ts_error_set(err, -EPROTO, TS_ERR_BAD_FRAME, "a list reply has no snapshots array");
+    for (size_t i = 0; i < json_object_array_length(src); i++) {
+        if (json_object_array_add(dst, json_object_get(json_object_array_get_idx(src, i))) < 0)
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    return 0;
+}
+
+int ts_client_list(ts_client *c, const char *store, bool pending, struct json_object **result,
+                   ts_error *err)
+{
+    struct json_object *all = NULL;
+    struct json_object *next = NULL;
+    char cursor[128];
+    int rc = ts_client_list_page(c, store, pending, TS_CLIENT_LIST_PAGE, NULL, &all, err);
+
+    while (rc == 0 && json_object_object_get_ex(all, "next", &next) &&
+           json_object_is_type(next, json_type_string)) {
+        struct json_object *page = NULL;
+
+        snprintf(cursor, sizeof(cursor), "%s", json_object_get_string(next));
+        rc = ts_client_list_page(c, store, pending, TS_CLIENT_LIST_PAGE, cursor, &page, err);
+        if (rc == 0)
+            rc = append_snapshots(all, page, err);
+        if (rc == 0)
+            json_object_object_add(all, "next",
+                                   json_object_get(json_object_object_get(page, "next")));
+        json_object_put(page);
+    }
+    if (rc < 0 || result == NULL) {
+        json_object_put(all);
+        all = NULL;
+    }
+    if (result != NULL)
+        *result = all;
+    return rc;
 }
 
 /* Methods taking {store, name}. */

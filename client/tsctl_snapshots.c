@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "toolscore_client.h"
 #include "ts_json.h"
 
 static void print_problems(const tsctl_ctx *ctx, const struct json_object *result)
@@ -93,6 +94,57 @@ static int print_list_table(const tsctl_ctx *ctx, const struct json_object *list
     return print_snapshot_table(ctx, cols, 5, list);
 }
 
+/* The list request for one page (cursor NULL: the first). */
+static int list_page(tsctl_ctx *ctx, bool pending, const char *cursor,
+                     struct json_object **result)
+{
+    struct json_object *params = tsctl_store_params(ctx);
+
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    json_object_object_add(params, "pending", json_object_new_boolean(pending));
+    json_object_object_add(params, "limit", json_object_new_int64(TS_CLIENT_LIST_PAGE));
+    if (cursor != NULL)
+        json_object_object_add(params, "cursor", json_object_new_string(cursor));
+    return tsctl_call(ctx, "list", params, 0, result);
+}
+
+/* Every page of the listing, the snapshots of later pages appended to the
+ * first page's. */
+static int list_all(tsctl_ctx *ctx, bool pending, struct json_object **result)
+{
+    struct json_object *next;
+    char cursor[128];
+    int rc = list_page(ctx, pending, NULL, result);
+
+    while (rc == 0 && json_object_is_type(next = tsctl_get(*result, "next"), json_type_string)) {
+        struct json_object *page = NULL;
+        struct json_object *all = tsctl_get(*result, "snapshots");
+        struct json_object *more;
+
+        snprintf(cursor, sizeof(cursor), "%s", json_object_get_string(next));
+        rc = list_page(ctx, pending, cursor, &page);
+        if (rc != 0)
+            break;
+        more = tsctl_get(page, "snapshots");
+        if (!json_object_is_type(all, json_type_array) ||
+            !json_object_is_type(more, json_type_array)) {
+            json_object_put(page);
+            rc = tsctl_fail(ctx, TSCTL_EXIT_FAILED, "the daemon sent no snapshot list");
+            break;
+        }
+        for (size_t i = 0; i < json_object_array_length(more); i++)
+            json_object_array_add(all, json_object_get(json_object_array_get_idx(more, i)));
+        json_object_object_add(*result, "next", json_object_get(tsctl_get(page, "next")));
+        json_object_put(page);
+    }
+    if (rc != 0) {
+        json_object_put(*result);
+        *result = NULL;
+    }
+    return rc;
+}
+
 int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
 {
     bool pending = false;
@@ -100,7 +152,6 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
         {"pending", 0, NULL, &pending},
         {NULL, 0, NULL, NULL},
     };
-    struct json_object *params;
     struct json_object *result = NULL;
     struct json_object *list;
     tsctl_args args;
@@ -111,11 +162,7 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
         rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    params = tsctl_store_params(ctx);
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
-    json_object_object_add(params, "pending", json_object_new_boolean(pending));
-    rc = tsctl_call(ctx, "list", params, 0, &result);
+    rc = list_all(ctx, pending, &result);
     if (rc != 0)
         return rc;
     list = tsctl_get(result, "snapshots");

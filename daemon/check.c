@@ -21,6 +21,13 @@
 
 #define REPORT_MAX (4u << 20)
 
+/* Checks answered on the loop thread (try_fast_path) read at most this much
+ * of a snapshot file and score at most this many observed calls; larger
+ * ones go to the thread pool so that one long replay does not stall every
+ * other client (docs/internals/daemon.md has the measurements). */
+#define TSD_FAST_MAX_BYTES (64u << 10)
+#define TSD_FAST_MAX_CALLS 256
+
 typedef struct check_request {
     const char *store;
     const char *name;
@@ -184,10 +191,31 @@ static int evaluate(const check_request *rq, const ts_snapshot *snap, struct jso
     return rc;
 }
 
+/* An existing snapshot, no update: nothing is written. */
+static int replay(const check_request *rq, const ts_snapshot *snap, struct json_object *calls,
+                  check_outcome *out, ts_error *err)
+{
+    if (!snap->approved && rq->ci && !rq->allow_pending) {
+        out->outcome = "ERROR_PENDING_IN_CI";
+        out->message = message("snapshot '%s' is pending approval; an unapproved snapshot cannot "
+                               "be used as a baseline in CI. Approve it locally with `tsctl "
+                               "approve`.",
+                               rq->name);
+        return 0;
+    }
+    if (!snap->approved) {
+        out->outcome = "PENDING";
+        out->message =
+            message("snapshot '%s' pending approval - run `tsctl approve` to use it as a baseline",
+                    rq->name);
+        return 0;
+    }
+    return evaluate(rq, snap, calls, out, err);
+}
+
 static int state_machine(const check_request *rq, ts_store *store, struct json_object *calls,
                          check_outcome *out, ts_error *err)
 {
-    bool strict_ci = rq->ci && !rq->allow_pending;
     ts_snapshot *snap = NULL;
     int rc;
 
@@ -199,7 +227,7 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
     }
     rc = ts_store_load(store, rq->name, &snap, NULL, err);
     if (rc == -ENOENT) {
-        if (strict_ci) {
+        if (rq->ci && !rq->allow_pending) {
             out->outcome = "ERROR_MISSING_IN_CI";
             out->message = message(
                 "snapshot '%s' does not exist; snapshots cannot be created in CI. Run the test "
@@ -215,20 +243,7 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
     }
     if (rc < 0)
         return rc;
-    if (!snap->approved && strict_ci) {
-        out->outcome = "ERROR_PENDING_IN_CI";
-        out->message = message("snapshot '%s' is pending approval; an unapproved snapshot cannot "
-                               "be used as a baseline in CI. Approve it locally with `tsctl "
-                               "approve`.",
-                               rq->name);
-    } else if (!snap->approved) {
-        out->outcome = "PENDING";
-        out->message =
-            message("snapshot '%s' pending approval - run `tsctl approve` to use it as a baseline",
-                    rq->name);
-    } else {
-        rc = evaluate(rq, snap, calls, out, err);
-    }
+    rc = replay(rq, snap, calls, out, err);
     ts_snapshot_free(snap);
     return rc;
 }
@@ -282,7 +297,9 @@ static void check_work(tsd_job *job)
 {
     check_job *c = (check_job *)job;
 
-    c->rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
+    c->rc = 0;
+    if (c->calls == NULL) /* else extracted by try_fast_path */
+        c->rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
     if (c->rc == 0)
         c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->err);
     if (c->rc == 0 && c->out.message == NULL)
@@ -317,6 +334,42 @@ static void check_done(tsd_job *job)
     free(c);
 }
 
+/*
+ * The replay fast path: a check that writes nothing (no update, the snapshot
+ * exists and is small) runs here on the loop thread, without the round trip
+ * through the thread pool. Only called when no job of the snapshot is queued
+ * or running, so the order per snapshot is that of a job started now. True
+ * when the check was answered (c is freed); false when it must go to the
+ * pool (a write, a large snapshot or call list), with what it extracted
+ * kept in c.
+ */
+static bool try_fast_path(check_job *c)
+{
+    ts_snapshot *snap = NULL;
+    int rc;
+
+    if (c->rq.update)
+        return false;
+    rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
+    if (rc == 0 && json_object_array_length(c->calls) > TSD_FAST_MAX_CALLS)
+        return false;
+    if (rc == 0) {
+        rc =
+            ts_store_load_small(c->st->store, c->rq.name, TSD_FAST_MAX_BYTES, &snap, NULL, &c->err);
+        if (rc == -ENOENT || rc == -EFBIG)
+            return false; /* a creation, or too much work for the loop */
+    }
+    if (rc == 0) {
+        rc = replay(&c->rq, snap, c->calls, &c->out, &c->err);
+        ts_snapshot_free(snap);
+    }
+    if (rc == 0 && c->out.message == NULL)
+        rc = ts_error_set(&c->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    c->rc = rc;
+    check_done(&c->job);
+    return true;
+}
+
 int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
               struct json_object **result, ts_error *err)
 {
@@ -348,6 +401,8 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     c->job.on_pool = true;
     c->job.work_fn = check_work;
     c->job.done_fn = check_done;
+    if (tsd_jobs_idle(c->st, c->file) && try_fast_path(c))
+        return TSD_ASYNC;
     tsd_jobs_submit(&c->job);
     return TSD_ASYNC;
 }

@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "jobs.h"
+#include "listing.h"
 #include "log.h"
 #include "params.h"
 #include "ts_json.h"
@@ -123,22 +124,6 @@ static int do_record(tsd_server *srv, tsd_request *req, const struct json_object
 {
     (void)req;
     return tsd_record(srv, req, params, result, err);
-}
-
-/* A list entry: {name, approved, calls (count), created_at, updated_at, source, file}. */
-static struct json_object *summary_entry(const ts_snapshot *s, const char *file)
-{
-    struct json_object *o = json_object_new_object();
-
-    json_object_object_add(o, "name", json_object_new_string(s->name));
-    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
-    json_object_object_add(o, "calls",
-                           json_object_new_int64((int64_t)json_object_array_length(s->calls)));
-    json_object_object_add(o, "created_at", json_object_new_string(s->created_at));
-    json_object_object_add(o, "updated_at", json_object_new_string(s->updated_at));
-    json_object_object_add(o, "source", json_object_new_string(s->source));
-    json_object_object_add(o, "file", json_object_new_string(file));
-    return o;
 }
 
 /* Approve every name in names (all must exist), sharing one directory sync. */
@@ -334,40 +319,7 @@ static int do_approve(tsd_server *srv, tsd_request *req, const struct json_objec
 static int do_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
-    ts_store_listing listing;
-    tsd_store *st = NULL;
-    bool pending = false;
-    char file[PATH_MAX];
-    int rc = tsd_param_bool(params, "pending", false, &pending, err);
-
-    (void)req;
-    if (rc == 0)
-        rc = param_store(srv, params, &st, err);
-    if (rc == 0)
-        rc = ts_store_list(st->store, &listing, err);
-    if (rc < 0)
-        return rc;
-    struct json_object *items = json_object_new_array();
-    struct json_object *problems = json_object_new_array();
-    for (size_t i = 0; i < listing.count; i++) {
-        if (pending && listing.items[i]->approved)
-            continue;
-        snprintf(file, sizeof(file), "%s/%s", st->root, listing.files[i]);
-        json_object_array_add(items, summary_entry(listing.items[i], file));
-    }
-    for (size_t i = 0; i < listing.problem_count; i++) {
-        struct json_object *p = json_object_new_object();
-
-        snprintf(file, sizeof(file), "%s/%s", st->root, listing.problems[i].file);
-        json_object_object_add(p, "file", json_object_new_string(file));
-        json_object_object_add(p, "message", json_object_new_string(listing.problems[i].message));
-        json_object_array_add(problems, p);
-    }
-    ts_store_listing_free(&listing);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "snapshots", items);
-    json_object_object_add(*result, "problems", problems);
-    return 0;
+    return tsd_list(srv, req, params, result, err);
 }
 
 static int do_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
@@ -676,7 +628,7 @@ static const struct {
 } methods[] = {
     {"hello", do_hello, ORDER_NONE},         {"ping", do_ping, ORDER_NONE},
     {"check", do_check, ORDER_SELF},         {"record", do_record, ORDER_SELF},
-    {"approve", do_approve, ORDER_SELF},     {"list", do_list, ORDER_STORE},
+    {"approve", do_approve, ORDER_SELF},     {"list", do_list, ORDER_SELF},
     {"show", do_show, ORDER_NAME},           {"rm", do_rm, ORDER_NAME},
     {"run.open", do_run_open, ORDER_NONE},   {"run.join", do_run_join, ORDER_NONE},
     {"run.close", do_run_close, ORDER_NONE}, {"run.summary", do_run_summary, ORDER_NONE},

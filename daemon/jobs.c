@@ -115,3 +115,12 @@ void tsd_jobs_submit(tsd_job *job)
     st->jobs_tail = job;
     schedule(st);
 }
+
+bool tsd_jobs_idle(const tsd_store *st, const char *key)
+{
+    for (const tsd_job *job = st->jobs_head; job != NULL; job = job->next) {
+        if (job->key == NULL || key == NULL || strcmp(job->key, key) == 0)
+            return false;
+    }
+    return true;
+}

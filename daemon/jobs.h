@@ -39,4 +39,11 @@ struct tsd_job {
 /* Queue job on its store and start whatever may start. */
 void tsd_jobs_submit(tsd_job *job);
 
+/*
+ * True when no job of st with a key conflicting with key (see above) is
+ * queued or running: work on key done right now, on the loop thread, is
+ * ordered exactly as a job submitted now would be.
+ */
+bool tsd_jobs_idle(const tsd_store *st, const char *key);
+
 #endif

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "dispatch.h"
+#include "listing.h"
 #include "log.h"
 #include "ts_message.h"
 #include "ts_buf.h"
@@ -645,6 +646,7 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
     }
     uv_run(&loop, UV_RUN_DEFAULT);
     tsd_runs_free(&srv.runs);
+    tsd_listings_free(&srv);
     tsd_stores_close_all(&srv.stores);
     if (uv_loop_close(&loop) < 0)
         tsd_warn("event loop closed with handles still open");

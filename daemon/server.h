@@ -37,6 +37,7 @@
 
 typedef struct tsd_server tsd_server;
 typedef struct tsd_conn tsd_conn;
+typedef struct tsd_listing tsd_listing; /* listing.c */
 
 /* dispatch's return value for a request that a job will finish later. */
 #define TSD_ASYNC 1
@@ -93,6 +94,9 @@ struct tsd_server {
     uint64_t requests_served;
     tsd_stores stores;
     tsd_runs runs;
+    tsd_listing *listings; /* held paged listings (listing.h) */
+    size_t listing_count;
+    uint64_t listing_seq;
 };
 
 /*

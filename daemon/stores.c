@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "log.h"
 #include "ts_paths.h"
@@ -63,23 +64,60 @@ static bool close_least_recent(tsd_stores *stores)
     return true;
 }
 
+/* Move st to the front of the list (most recently used first). */
+static void touch(tsd_stores *stores, tsd_store **link)
+{
+    tsd_store *st = *link;
+
+    *link = st->next;
+    st->next = stores->list;
+    stores->list = st;
+}
+
+/*
+ * The open store whose key is root exactly, if the path still names the
+ * directory that store holds open (one stat; see stores.h). Anything else
+ * (another spelling of the path, a root replaced or not open) goes the slow
+ * way through tsd_stores_normalize.
+ */
+static tsd_store *find_quick(tsd_stores *stores, const char *root)
+{
+    struct stat at_path;
+
+    for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
+        if (strcmp((*p)->root, root) != 0)
+            continue;
+        if (stat(root, &at_path) < 0 ||
+            !ts_store_root_is((*p)->store, (uint64_t)at_path.st_dev, (uint64_t)at_path.st_ino))
+            return NULL;
+        touch(stores, p);
+        return stores->list;
+    }
+    return NULL;
+}
+
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
     char *key = NULL;
     tsd_store *st;
     ts_error cleanup_err;
-    int rc = tsd_stores_normalize(stores, root, &key, err);
+    int rc;
 
+    if (root != NULL && root[0] == '/') {
+        st = find_quick(stores, root);
+        if (st != NULL) {
+            *out = st;
+            return 0;
+        }
+    }
+    rc = tsd_stores_normalize(stores, root, &key, err);
     if (rc < 0)
         return rc;
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
         if (strcmp((*p)->root, key) == 0) {
-            st = *p;
-            *p = st->next; /* most recently used first */
-            st->next = stores->list;
-            stores->list = st;
+            touch(stores, p);
             free(key);
-            *out = st;
+            *out = stores->list;
             return 0;
         }
     }

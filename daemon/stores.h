@@ -42,7 +42,10 @@ typedef struct tsd_stores {
 
 /*
  * The store at root, opening it on first use (stray temp files are cleaned
- * then). root must be absolute ("invalid_argument" otherwise); a root other
+ * then). A root equal to the key of an open store whose directory the path
+ * still names (one stat() compared with the dev/ino of the held descriptor)
+ * is found without resolving the path again; otherwise root is resolved
+ * (tsd_stores_normalize). root must be absolute ("invalid_argument" otherwise); a root other
  * than the pinned one is "store_refused".
  */
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);

@@ -92,41 +92,59 @@ static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
  * ts_store__dir_release. Returns 0, 1 when the root does not exist and create is
  * false, or a negative code. With create, makes the root first.
  *
- * The first descriptor opened is kept for the store's life. If that
- * directory has since been removed or moved away (a user deleted the root, a
- * checkout or a restore recreated it), the path is opened again for this
- * operation only: a cached descriptor cannot be swapped while other threads
- * may be using it.
+ * The first descriptor opened is kept for the store's life with its dev/ino.
+ * One stat() of the path tells whether it still names that directory: the
+ * held descriptor pins the inode, so its number cannot be reused by another
+ * directory while we hold it. If the directory has since been removed or
+ * moved away (a user deleted the root, a checkout or a restore recreated
+ * it), the path is opened again for this operation only: a cached descriptor
+ * cannot be swapped while other threads may be using it.
  */
 int ts_store__dir(ts_store *store, bool create, int *fd, ts_error *err)
 {
-    int current = atomic_load(&store->dirfd);
-    int expected = -1;
-    struct stat st, at_path;
+    ts_store_root_handle *held = atomic_load(&store->held);
+    ts_store_root_handle *expected = NULL;
+    ts_store_root_handle *fresh;
+    struct stat st;
     int rc;
 
-    /* Still the directory at the root's path? Not if it was removed, nor if
-     * it was moved away and another directory took its place. */
-    if (current >= 0 && fstat(current, &st) == 0 && st.st_nlink > 0 &&
-        stat(store->root, &at_path) == 0 && at_path.st_dev == st.st_dev &&
-        at_path.st_ino == st.st_ino) {
-        *fd = current;
+    if (held != NULL && stat(store->root, &st) == 0 && (uint64_t)st.st_dev == held->dev &&
+        (uint64_t)st.st_ino == held->ino) {
+        *fd = held->fd;
         return 0;
     }
     rc = open_root(store, create, fd, err);
-    if (rc != 0 || current >= 0)
+    if (rc != 0 || held != NULL)
         return rc;
-    if (!atomic_compare_exchange_strong(&store->dirfd, &expected, *fd)) {
+    fresh = malloc(sizeof(*fresh));
+    if (fresh == NULL || fstat(*fd, &st) < 0) {
+        free(fresh);
+        return 0; /* used for this operation only */
+    }
+    fresh->fd = *fd;
+    fresh->dev = (uint64_t)st.st_dev;
+    fresh->ino = (uint64_t)st.st_ino;
+    if (!atomic_compare_exchange_strong(&store->held, &expected, fresh)) {
         close(*fd); /* another thread got there first */
-        *fd = expected;
+        free(fresh);
+        *fd = expected->fd;
     }
     return 0;
 }
 
 void ts_store__dir_release(ts_store *store, int fd)
 {
-    if (fd != atomic_load(&store->dirfd))
+    ts_store_root_handle *held = atomic_load(&store->held);
+
+    if (held == NULL || fd != held->fd)
         close(fd);
+}
+
+bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino)
+{
+    ts_store_root_handle *held = atomic_load(&((ts_store *)store)->held);
+
+    return held != NULL && held->dev == dev && held->ino == ino;
 }
 
 /* The file name of name, refusing names the file system cannot hold. */
@@ -186,7 +204,7 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
     if (store == NULL)
         return ts_store__no_memory(err);
     store->root = strdup(root);
-    atomic_init(&store->dirfd, -1);
+    atomic_init(&store->held, NULL);
     if (store->root == NULL) {
         free(store);
         return ts_store__no_memory(err);
@@ -202,13 +220,15 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
 
 void ts_store_close(ts_store *store)
 {
-    int fd;
+    ts_store_root_handle *held;
 
     if (store == NULL)
         return;
-    fd = atomic_load(&store->dirfd);
-    if (fd >= 0)
-        close(fd);
+    held = atomic_load(&store->held);
+    if (held != NULL) {
+        close(held->fd);
+        free(held);
+    }
     free(store->root);
     free(store);
 }
@@ -235,22 +255,28 @@ int ts_store_path(const ts_store *store, const char *name, char *out, size_t out
 
 /*
  * Read fd to its end into out (whose maximum is one byte over the limit, so
- * that a file that grew past the limit after fstat is noticed).
+ * that a file that grew past the limit after fstat is noticed). The buffer
+ * starts at the size fstat gave plus one byte (to see the end of file in the
+ * same read), and grows only for a file that grew meanwhile: no 64 KiB
+ * buffer per small file, whose free would make malloc consolidate its heap.
  */
 static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_error *err)
 {
     int rc = ts_buf_reserve(out, expected < out->max ? expected + 1 : out->max);
 
     while (rc == 0) {
-        size_t room = out->max - out->len;
+        size_t room = out->cap - 1 - out->len; /* ts_buf keeps one byte for the NUL */
         ssize_t n;
 
-        if (room > 65536)
-            room = 65536;
+        if (room > out->max - out->len)
+            room = out->max - out->len;
+        if (room == 0 && out->len < out->max) {
+            size_t grow = out->len < 65536 ? 65536 : out->len;
+
+            rc = ts_buf_reserve(out, grow < out->max - out->len ? grow : out->max - out->len);
+            continue;
+        }
         if (room == 0)
-            break;
-        rc = ts_buf_reserve(out, room);
-        if (rc < 0)
             break;
         n = read(fd, out->data + out->len, room);
         if (n < 0 && errno == EINTR)
@@ -268,8 +294,9 @@ static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_e
                         TS_SNAPSHOT_MAX_BYTES);
 }
 
-/* Read the regular file dirfd/file (never through a link) into out. */
-static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
+/* Read the regular file dirfd/file (never through a link) into out; a file
+ * over small_max bytes (when below the snapshot limit) is -EFBIG, not read. */
+static int read_file(int dirfd, const char *file, const char *path, size_t small_max, ts_buf *out,
                      ts_file_stamp *stamp, ts_error *err)
 {
     struct stat st;
@@ -294,24 +321,31 @@ static int read_file(int dirfd, const char *file, const char *path, ts_buf *out,
         rc = ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                           "%s: file of %lld bytes is over the %u-byte limit", path,
                           (long long)st.st_size, TS_SNAPSHOT_MAX_BYTES);
+    } else if ((uint64_t)st.st_size > small_max) {
+        rc = ts_error_set(err, -EFBIG, TS_ERR_TOO_LARGE,
+                          "%s: file of %lld bytes is over the %zu bytes asked for", path,
+                          (long long)st.st_size, small_max);
     }
     if (rc == 0 && stamp != NULL)
         stamp_from_stat(&st, stamp);
     ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES + 1);
     if (rc == 0)
         rc = read_all(fd, path, (size_t)st.st_size, out, err);
+    if (rc == 0 && out->len > small_max)
+        rc = ts_error_set(err, -EFBIG, TS_ERR_TOO_LARGE, "%s: file grew over %zu bytes", path,
+                          small_max);
     close(fd);
     if (rc < 0)
         ts_buf_free(out);
     return rc;
 }
 
-/* Read and parse dirfd/file; path names it in messages. */
-int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
-                        ts_file_stamp *stamp, ts_error *err)
+/* Read and parse dirfd/file (at most small_max bytes, else -EFBIG). */
+static int load_file_max(int dirfd, const char *file, const char *path, size_t small_max,
+                         ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
 {
     ts_buf data;
-    int rc = read_file(dirfd, file, path, &data, stamp, err);
+    int rc = read_file(dirfd, file, path, small_max, &data, stamp, err);
 
     if (rc < 0)
         return rc;
@@ -320,8 +354,15 @@ int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapsh
     return rc;
 }
 
+/* Read and parse dirfd/file; path names it in messages. */
+int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
+                        ts_file_stamp *stamp, ts_error *err)
+{
+    return load_file_max(dirfd, file, path, SIZE_MAX, out, stamp, err);
+}
+
 /* Load name from the root dirfd (see ts_store_load). */
-static int load_in(ts_store *store, int dirfd, const char *name, const char *file,
+static int load_in(ts_store *store, int dirfd, const char *name, const char *file, size_t small_max,
                    ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
 {
     char path[PATH_MAX];
@@ -329,7 +370,7 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
     int rc;
 
     ts_store__join_path(store, file, path, sizeof(path));
-    rc = ts_store__load_file(dirfd, file, path, &s, stamp, err);
+    rc = load_file_max(dirfd, file, path, small_max, &s, stamp, err);
     if (rc == -ENOENT)
         return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
     if (rc < 0)
@@ -347,6 +388,12 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
 int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_stamp *stamp,
                   ts_error *err)
 {
+    return ts_store_load_small(store, name, SIZE_MAX, out, stamp, err);
+}
+
+int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_snapshot **out,
+                        ts_file_stamp *stamp, ts_error *err)
+{
     char file[TS_FILENAME_MAX];
     int dirfd;
     int rc;
@@ -361,7 +408,7 @@ int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_
         return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
     if (rc < 0)
         return rc;
-    rc = load_in(store, dirfd, name, file, out, stamp, err);
+    rc = load_in(store, dirfd, name, file, max_bytes, out, stamp, err);
     ts_store__dir_release(store, dirfd);
     return rc;
 }

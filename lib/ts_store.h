@@ -45,6 +45,24 @@ typedef struct ts_store_listing {
     size_t problem_count;
 } ts_store_listing;
 
+/* What a listing needs of one snapshot (ts_store_list_summaries). */
+typedef struct ts_store_summary {
+    char *name;   /* owned */
+    char *file;   /* owned: file name relative to the root */
+    char *source; /* owned */
+    bool approved;
+    size_t calls; /* how many calls */
+    char created_at[TS_TIMESTAMP_MAX];
+    char updated_at[TS_TIMESTAMP_MAX];
+} ts_store_summary;
+
+typedef struct ts_store_summaries {
+    ts_store_summary *items; /* sorted by name (byte order) */
+    size_t count;
+    ts_store_problem *problems; /* as in ts_store_listing */
+    size_t problem_count;
+} ts_store_summaries;
+
 /* Flags for ts_store_save / ts_store_remove. */
 #define TS_STORE_NO_DIRSYNC 0x1  /* caller will ts_store_sync() (batching) */
 
@@ -56,6 +74,13 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err);
 void ts_store_close(ts_store *store);
 const char *ts_store_root(const ts_store *store);
 
+/*
+ * True when the store holds its root open and that directory is the one with
+ * this dev/ino (e.g. from one stat() of a path: the path still names the
+ * store's root). False while the root is not open. Thread-safe.
+ */
+bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino);
+
 /* The file path (root + "/" + file name) for name into out. */
 int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz,
                   ts_error *err);
@@ -64,6 +89,11 @@ int ts_store_path(const ts_store *store, const char *name, char *out, size_t out
  * stamp (optional) receives the identity of the file that was read. */
 int ts_store_load(ts_store *store, const char *name, ts_snapshot **out, ts_file_stamp *stamp,
                   ts_error *err);
+
+/* ts_store_load of a file of at most max_bytes: a larger one is -EFBIG
+ * ("too_large") without being read (the caller reads it elsewhere). */
+int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_snapshot **out,
+                        ts_file_stamp *stamp, ts_error *err);
 
 /* Stat the file of name without reading it (stamp->exists false if absent). */
 int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err);
@@ -85,6 +115,15 @@ int ts_store_approve(ts_store *store, const char *name, ts_error *err);
  * so every item can be loaded by its name. Hidden files are skipped. */
 int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err);
 void ts_store_listing_free(ts_store_listing *listing);
+
+/*
+ * ts_store_list keeping only each snapshot's summary: every file is read and
+ * validated exactly as ts_store_list does (the same items and problems), but
+ * each parsed snapshot is freed at once, so a listing of many snapshots
+ * holds a few hundred bytes per snapshot instead of its parsed calls.
+ */
+int ts_store_list_summaries(ts_store *store, ts_store_summaries *out, ts_error *err);
+void ts_store_summaries_free(ts_store_summaries *summaries);
 
 /* Remove stray ".*.tmp" files left by a crash. Returns how many, or < 0. */
 int ts_store_cleanup_temp(ts_store *store, ts_error *err);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "ts_error.h"
 #include "ts_snapshot.h"
@@ -15,9 +16,17 @@
 #define TS_STORE_FILE_NAME_LIMIT 255 /* NAME_MAX of the common file systems */
 #define TS_STORE_TEMP_RANDOM_HEX 16  /* random part of a temp file name */
 
+/* The root directory as first opened: immutable once published. */
+typedef struct ts_store_root_handle {
+    int fd;
+    uint64_t dev, ino; /* identity of fd, to compare with one stat() of the path */
+} ts_store_root_handle;
+
 struct ts_store {
     char *root;
-    _Atomic int dirfd; /* -1 while the root does not exist (or is not open yet) */
+    /* NULL while the root does not exist (or is not open yet); published once
+     * with a compare-and-swap, never replaced, freed by ts_store_close. */
+    _Atomic(ts_store_root_handle *) held;
 };
 
 /*

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 #include "ts_name.h"
 #include "ts_store.h"
 #include "ts_store_internal.h"
@@ -20,8 +22,9 @@
 /* ---- listing ------------------------------------------------------------ */
 
 typedef struct list_entry {
-    ts_snapshot *snapshot;
+    ts_snapshot *snapshot; /* NULL in a summary listing */
     char *file;
+    ts_store_summary summary; /* summary listings only */
 } list_entry;
 
 typedef struct list_state {
@@ -31,6 +34,7 @@ typedef struct list_state {
     ts_store_problem *problems;
     size_t problem_count;
     size_t problem_cap;
+    bool summaries; /* keep summaries, free each snapshot at once */
 } list_state;
 
 static bool grow(void **items, size_t *cap, size_t count, size_t size)
@@ -67,16 +71,56 @@ static int add_problem(list_state *st, const char *file, const char *message)
     return 0;
 }
 
+static void summary_free(ts_store_summary *sum)
+{
+    free(sum->name);
+    free(sum->file);
+    free(sum->source);
+}
+
+/* The summary of s (file borrowed: copied). */
+static int summarize(const ts_snapshot *s, const char *file, ts_store_summary *out)
+{
+    memset(out, 0, sizeof(*out));
+    out->name = strdup(s->name);
+    out->file = strdup(file);
+    out->source = strdup(s->source ? s->source : "");
+    if (out->name == NULL || out->file == NULL || out->source == NULL) {
+        summary_free(out);
+        return -ENOMEM;
+    }
+    out->approved = s->approved;
+    out->calls = json_object_array_length(s->calls);
+    memcpy(out->created_at, s->created_at, sizeof(out->created_at));
+    memcpy(out->updated_at, s->updated_at, sizeof(out->updated_at));
+    return 0;
+}
+
+/* Add s (taken over: kept or, in a summary listing, freed). */
 static int add_entry(list_state *st, const char *file, ts_snapshot *s)
 {
     list_entry *e;
+    int rc = 0;
 
-    if (!grow((void **)&st->entries, &st->cap, st->count, sizeof(*e)))
+    if (!grow((void **)&st->entries, &st->cap, st->count, sizeof(*e))) {
+        ts_snapshot_free(s);
         return -ENOMEM;
+    }
     e = &st->entries[st->count];
+    memset(e, 0, sizeof(*e));
+    if (st->summaries) {
+        rc = summarize(s, file, &e->summary);
+        ts_snapshot_free(s);
+        if (rc < 0)
+            return rc;
+        st->count++;
+        return 0;
+    }
     e->file = strdup(file);
-    if (e->file == NULL)
+    if (e->file == NULL) {
+        ts_snapshot_free(s);
         return -ENOMEM;
+    }
     e->snapshot = s;
     st->count++;
     return 0;
@@ -120,18 +164,17 @@ static int list_one(ts_store *store, int dirfd, const char *file, list_state *st
         free(message);
         return rc;
     }
-    rc = add_entry(st, file, s);
-    if (rc < 0)
-        ts_snapshot_free(s);
-    return rc;
+    return add_entry(st, file, s);
+}
+
+static const char *entry_name(const list_entry *e)
+{
+    return e->snapshot != NULL ? e->snapshot->name : e->summary.name;
 }
 
 static int compare_entries(const void *a, const void *b)
 {
-    const list_entry *x = a;
-    const list_entry *y = b;
-
-    return strcmp(x->snapshot->name, y->snapshot->name);
+    return strcmp(entry_name(a), entry_name(b));
 }
 
 static int compare_problems(const void *a, const void *b)
@@ -142,13 +185,18 @@ static int compare_problems(const void *a, const void *b)
     return strcmp(x->file, y->file);
 }
 
-/* Move the sorted entries into the caller's listing. */
-static int list_finish(list_state *st, ts_store_listing *out)
+static void list_sort(list_state *st)
 {
     if (st->count > 1)
         qsort(st->entries, st->count, sizeof(*st->entries), compare_entries);
     if (st->problem_count > 1)
         qsort(st->problems, st->problem_count, sizeof(*st->problems), compare_problems);
+}
+
+/* Move the sorted entries into the caller's listing. */
+static int list_finish(list_state *st, ts_store_listing *out)
+{
+    list_sort(st);
     out->items = calloc(st->count + 1, sizeof(*out->items));
     out->files = calloc(st->count + 1, sizeof(*out->files));
     if (out->items == NULL || out->files == NULL)
@@ -170,6 +218,7 @@ static void list_state_free(list_state *st)
     for (size_t i = 0; i < st->count; i++) {
         ts_snapshot_free(st->entries[i].snapshot);
         free(st->entries[i].file);
+        summary_free(&st->entries[i].summary);
     }
     for (size_t i = 0; i < st->problem_count; i++) {
         free(st->problems[i].file);
@@ -196,16 +245,14 @@ static int open_root_stream(ts_store *store, int dirfd, DIR **out, ts_error *err
     return 0;
 }
 
-int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
+/* Read every snapshot file of the root into st. */
+static int list_scan(ts_store *store, list_state *st, ts_error *err)
 {
-    list_state st = {0};
     struct dirent *de;
     DIR *dir;
     int dirfd;
-    int rc;
+    int rc = ts_store__dir(store, false, &dirfd, err);
 
-    memset(out, 0, sizeof(*out));
-    rc = ts_store__dir(store, false, &dirfd, err);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     rc = open_root_stream(store, dirfd, &dir, err);
@@ -223,10 +270,20 @@ int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
         }
         if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".json"))
             continue;
-        rc = list_one(store, dirfd, de->d_name, &st);
+        rc = list_one(store, dirfd, de->d_name, st);
     }
     closedir(dir);
     ts_store__dir_release(store, dirfd);
+    return rc;
+}
+
+int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
+{
+    list_state st = {0};
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    rc = list_scan(store, &st, err);
     if (rc == 0)
         rc = list_finish(&st, out);
     if (rc < 0) {
@@ -237,6 +294,50 @@ int ts_store_list(ts_store *store, ts_store_listing *out, ts_error *err)
         return rc;
     }
     return 0;
+}
+
+int ts_store_list_summaries(ts_store *store, ts_store_summaries *out, ts_error *err)
+{
+    list_state st = {0};
+    int rc;
+
+    memset(out, 0, sizeof(*out));
+    st.summaries = true;
+    rc = list_scan(store, &st, err);
+    if (rc < 0) {
+        list_state_free(&st);
+        if (rc == -ENOMEM)
+            return ts_store__no_memory(err);
+        return rc;
+    }
+    list_sort(&st);
+    /* list_entry starts with what a summary listing does not use: copy
+     * the summaries into an array of their own. */
+    out->items = calloc(st.count + 1, sizeof(*out->items));
+    if (out->items == NULL) {
+        list_state_free(&st);
+        return ts_store__no_memory(err);
+    }
+    for (size_t i = 0; i < st.count; i++)
+        out->items[i] = st.entries[i].summary;
+    out->count = st.count;
+    out->problems = st.problems;
+    out->problem_count = st.problem_count;
+    free(st.entries);
+    return 0;
+}
+
+void ts_store_summaries_free(ts_store_summaries *summaries)
+{
+    for (size_t i = 0; i < summaries->count; i++)
+        summary_free(&summaries->items[i]);
+    for (size_t i = 0; i < summaries->problem_count; i++) {
+        free(summaries->problems[i].file);
+        free(summaries->problems[i].message);
+    }
+    free(summaries->items);
+    free(summaries->problems);
+    memset(summaries, 0, sizeof(*summaries));
 }
 
 void ts_store_listing_free(ts_store_listing *listing)

@@ -26,6 +26,9 @@
 #include "toolscore_client.h"
 #include "ts_message.h"
 #include "ts_paths.h"
+#include "ts_buf.h"
+#include "ts_snapshot.h"
+#include "ts_store.h"
 #include "util_daemon.h"
 #include "util_test.h"
 
@@ -1016,6 +1019,64 @@ END_TEST
 /* A daemon accepting small requests still sends large replies: the client
  * refuses an oversized request locally and reads a reply larger than the
  * daemon's --max-frame. */
+/* ts_client_list fetches every page: a store of more than two pages comes
+ * back whole, in name order, with its total and no cursor left. */
+START_TEST(real_daemon_list_pages)
+{
+    const int n = 2 * TS_CLIENT_LIST_PAGE + 3;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
+    struct json_object *res = NULL, *items;
+    ts_store *store;
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    char name[64], path[PATH_MAX];
+
+    tdaemon_prepare(&d);
+    ck_assert_int_eq(mkdir(d.store, 0700), 0);
+    ck_assert_int_eq(ts_store_open(d.store, &store, &err), 0);
+    for (int i = 0; i < n; i++) {
+        ts_snapshot *snap = NULL;
+        ts_buf data;
+        FILE *f;
+
+        snprintf(name, sizeof(name), "page-%06d", i);
+        ck_assert_int_eq(ts_snapshot_new(name, calls, "trace", &snap, &err), 0);
+        ts_buf_init(&data, TS_SNAPSHOT_MAX_BYTES);
+        ck_assert_int_eq(ts_snapshot_serialize(snap, &data, &err), 0);
+        ck_assert_int_eq(ts_store_path(store, name, path, sizeof(path), &err), 0);
+        f = fopen(path, "w");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_uint_eq(fwrite(data.data, 1, data.len, f), data.len);
+        fclose(f);
+        ts_buf_free(&data);
+        ts_snapshot_free(snap);
+    }
+    ts_store_close(store);
+    tdaemon_start(&d, NULL);
+    c = connect_to(d.socket);
+    ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
+    items = json_object_object_get(res, "snapshots");
+    ck_assert_int_eq(json_object_array_length(items), n);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(res, "total")), n);
+    ck_assert(json_object_object_get(res, "next") == NULL);
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "page-%06d", i);
+        ck_assert_str_eq(tstr(json_object_array_get_idx(items, (size_t)i), "name"), name);
+    }
+    json_object_put(res);
+    /* one page at a time by hand */
+    ck_assert_int_eq(ts_client_list_page(c, d.store, false, 2, NULL, &res, &err), 0);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 2);
+    ck_assert(json_object_is_type(json_object_object_get(res, "next"), json_type_string));
+    json_object_put(res);
+    ts_client_close(c);
+    tdaemon_stop_ok(&d);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+}
+END_TEST
+
 START_TEST(real_daemon_small_max_frame)
 {
     static const char *const extra[] = {"--max-frame", "4096", "--idle-timeout", "20", NULL};
@@ -1306,6 +1367,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_fork_safety);
     tcase_add_test(real, real_daemon_found_by_env_and_path);
     tcase_add_test(real, real_daemon_small_max_frame);
+    tcase_add_test(real, real_daemon_list_pages);
     tcase_add_test(real, real_daemon_one_client_per_thread);
     tcase_add_test(real, real_daemon_that_cannot_start);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);

@@ -824,6 +824,164 @@ END_TEST
 
 /* Limits on what a check carries: calls per snapshot; an absent store root
  * lists as empty. */
+/* list params: {store, pending?, limit?, cursor?} */
+static struct json_object *list_params(const char *store, int limit, const char *cursor)
+{
+    struct json_object *p = json_object_new_object();
+
+    json_object_object_add(p, "store", json_object_new_string(store));
+    if (limit > 0)
+        json_object_object_add(p, "limit", json_object_new_int(limit));
+    if (cursor != NULL)
+        json_object_object_add(p, "cursor", json_object_new_string(cursor));
+    return p;
+}
+
+/* tdaemon_ok / tdaemon_err that also put their params. */
+static struct json_object *ok_put(const char *method, struct json_object *p)
+{
+    struct json_object *r = tdaemon_ok(conn_, method, p);
+
+    json_object_put(p);
+    return r;
+}
+
+static const char *err_put(const char *method, struct json_object *p, const char *code)
+{
+    const char *m = tdaemon_err(conn_, method, p, code);
+
+    json_object_put(p);
+    return m;
+}
+
+/* The names of a list result, comma-separated, into out. */
+static const char *listed_names(struct json_object *r, char *out, size_t outsz)
+{
+    struct json_object *items = json_object_object_get(r, "snapshots");
+    size_t used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < json_object_array_length(items); i++)
+        used += (size_t)snprintf(out + used, outsz - used, "%s%s", i ? "," : "",
+                                 tstr(json_object_array_get_idx(items, i), "name"));
+    return out;
+}
+
+static int64_t total_of(struct json_object *r)
+{
+    return json_object_get_int64(json_object_object_get(r, "total"));
+}
+
+/* Pages of one listing are one view of the store as it was read: a name
+ * added or removed between pages changes the next listing, not this one. */
+START_TEST(list_pages)
+{
+    char name[16], names[1024], cursor[128], path[1024];
+    struct json_object *r, *p;
+    FILE *f;
+
+    for (int i = 0; i < 25; i++) {
+        snprintf(name, sizeof(name), "p%02d", i);
+        expect_outcome(name, CALLS_A, NULL, "CREATED");
+    }
+    snprintf(path, sizeof(path), "%s/garbage.json", daemon_.store);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs("{", f);
+    fclose(f);
+
+    r = ok_put("list", list_params(daemon_.store, 10, NULL));
+    ck_assert_str_eq(listed_names(r, names, sizeof(names)),
+                     "p00,p01,p02,p03,p04,p05,p06,p07,p08,p09");
+    ck_assert_int_eq(total_of(r), 25);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "problems")), 1);
+    ck_assert(json_object_is_type(json_object_object_get(r, "next"), json_type_string));
+    snprintf(cursor, sizeof(cursor), "%s", tstr(r, "next"));
+    json_object_put(r);
+
+    /* between pages: one added after the cursor, one removed before it is sent */
+    expect_outcome("p99", CALLS_A, NULL, "CREATED");
+    p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "name", json_object_new_string("p15"));
+    json_object_put(ok_put("rm", p));
+
+    r = ok_put("list", list_params(daemon_.store, 10, cursor));
+    ck_assert_str_eq(listed_names(r, names, sizeof(names)),
+                     "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
+    ck_assert_int_eq(total_of(r), 25);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "problems")), 0);
+    ck_assert_str_eq(tstr(r, "next"), cursor);
+    json_object_put(r);
+    /* another page size for the last page */
+    r = ok_put("list", list_params(daemon_.store, 100, cursor));
+    ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
+    ck_assert(json_object_object_get(r, "next") == NULL);
+    json_object_put(r);
+    /* finished: the cursor is gone */
+    ck_assert_ptr_nonnull(strstr(
+        err_put("list", list_params(daemon_.store, 10, cursor), "invalid_argument"), "list again"));
+
+    /* a new listing sees the change; without a limit, one page */
+    r = ok_put("list", list_params(daemon_.store, 0, NULL));
+    ck_assert_int_eq(total_of(r), 25);
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "snapshots")), 25);
+    ck_assert(json_object_object_get(r, "next") == NULL);
+    ck_assert_ptr_null(strstr(listed_names(r, names, sizeof(names)), "p15"));
+    ck_assert_ptr_nonnull(strstr(names, "p99"));
+    json_object_put(r);
+
+    /* pending only, paged */
+    approve(conn_, "p00");
+    p = list_params(daemon_.store, 24, NULL);
+    json_object_object_add(p, "pending", json_object_new_boolean(1));
+    r = ok_put("list", p);
+    ck_assert_int_eq(total_of(r), 24);
+    ck_assert_ptr_null(strstr(listed_names(r, names, sizeof(names)), "p00"));
+    ck_assert(json_object_object_get(r, "next") == NULL);
+    json_object_put(r);
+}
+END_TEST
+
+START_TEST(list_bad_paging)
+{
+    static const char *const bad_limits[] = {"0", "-1", "1000001", "\"ten\"", "true", "1.5", "[]"};
+    struct json_object *p, *r;
+    char other[1100], cursor[128];
+
+    for (size_t i = 0; i < sizeof(bad_limits) / sizeof(bad_limits[0]); i++) {
+        p = list_params(daemon_.store, 0, NULL);
+        json_object_object_add(p, "limit", tjson(bad_limits[i]));
+        ck_assert_ptr_nonnull(strstr(err_put("list", p, "invalid_argument"), "limit"));
+    }
+    p = list_params(daemon_.store, 0, NULL);
+    json_object_object_add(p, "cursor", json_object_new_int(5));
+    ck_assert_ptr_nonnull(strstr(err_put("list", p, "invalid_argument"), "cursor"));
+    ck_assert_ptr_nonnull(
+        strstr(err_put("list", list_params(daemon_.store, 1, "nope"), "invalid_argument"),
+               "unknown or expired"));
+    ck_assert_ptr_nonnull(
+        strstr(err_put("list", list_params(daemon_.store, 1, ""), "invalid_argument"),
+               "unknown or expired"));
+
+    /* a cursor belongs to its store */
+    expect_outcome("a", CALLS_A, NULL, "CREATED");
+    expect_outcome("b", CALLS_A, NULL, "CREATED");
+    r = ok_put("list", list_params(daemon_.store, 1, NULL));
+    snprintf(cursor, sizeof(cursor), "%s", tstr(r, "next"));
+    ck_assert(cursor[0] != '\0');
+    json_object_put(r);
+    snprintf(other, sizeof(other), "%s-other", daemon_.store);
+    ck_assert_ptr_nonnull(strstr(err_put("list", list_params(other, 1, cursor), "invalid_argument"),
+                                 "belongs to the store"));
+    /* still usable from its own store */
+    r = ok_put("list", list_params(daemon_.store, 1, cursor));
+    ck_assert_str_eq(
+        tstr(json_object_array_get_idx(json_object_object_get(r, "snapshots"), 0), "name"), "b");
+    json_object_put(r);
+}
+END_TEST
+
 START_TEST(limits_and_empty_store)
 {
     struct json_object *p = json_object_new_object();
@@ -987,6 +1145,8 @@ static Suite *state_suite(void)
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);
     tcase_add_test(tc, limits_and_empty_store);
+    tcase_add_test(tc, list_pages);
+    tcase_add_test(tc, list_bad_paging);
     tcase_add_test(tc, pipelined_order);
     tcase_add_test(tc, many_stores);
     suite_add_tcase(s, tc);

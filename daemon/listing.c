@@ -1,0 +1,311 @@
+/*
+ * listing — the list method and its held listings (see listing.h).
+ */
+#include "listing.h"
+
+#include <inttypes.h>
+#include <limits.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "jobs.h"
+#include "log.h"
+#include "params.h"
+#include "ts_store.h"
+
+/* Listings of more entries than this give their memory back to the system
+ * when freed (malloc_trim): glibc would otherwise keep the heap at its peak. */
+#define TRIM_AFTER 1000
+
+struct tsd_listing {
+    char cursor[48];
+    char *root; /* the store's key */
+    ts_store_summaries sums;
+    size_t pos; /* next entry to send */
+    uint64_t used_ms;
+    struct tsd_listing *next;
+};
+
+static void listing_free(tsd_listing *l)
+{
+    bool trim = l->sums.count > TRIM_AFTER;
+
+    ts_store_summaries_free(&l->sums);
+    free(l->root);
+    free(l);
+    if (trim)
+        malloc_trim(0);
+}
+
+void tsd_listings_free(tsd_server *srv)
+{
+    while (srv->listings != NULL) {
+        tsd_listing *l = srv->listings;
+
+        srv->listings = l->next;
+        listing_free(l);
+    }
+    srv->listing_count = 0;
+}
+
+static void unlink_listing(tsd_server *srv, tsd_listing *l)
+{
+    for (tsd_listing **p = &srv->listings; *p != NULL; p = &(*p)->next) {
+        if (*p == l) {
+            *p = l->next;
+            srv->listing_count--;
+            return;
+        }
+    }
+}
+
+/* Drop held listings unused for too long, and the least recently used ones
+ * past room free places. */
+static void expire(tsd_server *srv, size_t room)
+{
+    uint64_t now = tsd_server_now_ms(srv);
+    tsd_listing *l = srv->listings;
+
+    while (l != NULL) {
+        tsd_listing *next = l->next;
+
+        if (now - l->used_ms >= TSD_LISTING_IDLE_MS) {
+            unlink_listing(srv, l);
+            listing_free(l);
+        }
+        l = next;
+    }
+    while (srv->listing_count + room > TSD_LISTINGS_MAX) {
+        tsd_listing *oldest = srv->listings;
+
+        for (l = srv->listings; l != NULL; l = l->next) {
+            if (l->used_ms < oldest->used_ms)
+                oldest = l;
+        }
+        unlink_listing(srv, oldest);
+        listing_free(oldest);
+    }
+}
+
+/* A list entry: {name, approved, calls (count), created_at, updated_at, source, file}. */
+static struct json_object *summary_entry(const char *root, const ts_store_summary *s)
+{
+    struct json_object *o = json_object_new_object();
+    char file[PATH_MAX];
+
+    snprintf(file, sizeof(file), "%s/%s", root, s->file);
+    json_object_object_add(o, "name", json_object_new_string(s->name));
+    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
+    json_object_object_add(o, "calls", json_object_new_int64((int64_t)s->calls));
+    json_object_object_add(o, "created_at", json_object_new_string(s->created_at));
+    json_object_object_add(o, "updated_at", json_object_new_string(s->updated_at));
+    json_object_object_add(o, "source", json_object_new_string(s->source));
+    json_object_object_add(o, "file", json_object_new_string(file));
+    return o;
+}
+
+/* The reply for the next limit entries of l (limit 0: all), problems only
+ * on the first page; next is l's cursor or nil when this page ends it. */
+static struct json_object *page(const tsd_listing *l, size_t limit, bool first, bool more)
+{
+    struct json_object *result = json_object_new_object();
+    struct json_object *items = json_object_new_array();
+    struct json_object *problems = json_object_new_array();
+    size_t end = l->sums.count;
+
+    if (limit > 0 && limit < end - l->pos)
+        end = l->pos + limit;
+    for (size_t i = l->pos; i < end; i++)
+        json_object_array_add(items, summary_entry(l->root, &l->sums.items[i]));
+    for (size_t i = 0; first && i < l->sums.problem_count; i++) {
+        struct json_object *p = json_object_new_object();
+        char file[PATH_MAX];
+
+        snprintf(file, sizeof(file), "%s/%s", l->root, l->sums.problems[i].file);
+        json_object_object_add(p, "file", json_object_new_string(file));
+        json_object_object_add(p, "message", json_object_new_string(l->sums.problems[i].message));
+        json_object_array_add(problems, p);
+    }
+    json_object_object_add(result, "snapshots", items);
+    json_object_object_add(result, "problems", problems);
+    json_object_object_add(result, "total", json_object_new_int64((int64_t)l->sums.count));
+    json_object_object_add(result, "next", more ? json_object_new_string(l->cursor) : NULL);
+    return result;
+}
+
+/* Keep only the pending entries. */
+static void keep_pending(ts_store_summaries *sums)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < sums->count; i++) {
+        if (sums->items[i].approved) {
+            free(sums->items[i].name);
+            free(sums->items[i].file);
+            free(sums->items[i].source);
+        } else {
+            sums->items[n++] = sums->items[i];
+        }
+    }
+    sums->count = n;
+}
+
+/* ---- the first page: a whole-store job on the pool -------------------- */
+
+typedef struct list_job {
+    tsd_job job;
+    tsd_server *srv;
+    tsd_request *req;
+    tsd_listing *l;
+    bool pending;
+    size_t limit; /* 0: no limit */
+    ts_error err;
+    int rc;
+} list_job;
+
+static void list_work(tsd_job *job)
+{
+    list_job *c = (list_job *)job;
+
+    c->rc = ts_store_list_summaries(c->job.store->store, &c->l->sums, &c->err);
+    if (c->rc == 0 && c->pending)
+        keep_pending(&c->l->sums);
+}
+
+static void list_done(tsd_job *job)
+{
+    list_job *c = (list_job *)job;
+    tsd_server *srv = c->srv;
+    tsd_listing *l = c->l;
+    struct json_object *result = NULL;
+    bool more = false;
+
+    if (c->rc == 0) {
+        more = c->limit > 0 && l->sums.count > c->limit;
+        result = page(l, c->limit, true, more);
+    }
+    tsd_request_finish(c->req, c->rc, result, &c->err);
+    json_object_put(result);
+    if (more) {
+        expire(srv, 1);
+        l->pos = c->limit;
+        l->used_ms = tsd_server_now_ms(srv);
+        l->next = srv->listings;
+        srv->listings = l;
+        srv->listing_count++;
+    } else {
+        listing_free(l);
+    }
+    free(c);
+}
+
+/* The next page of a held listing, answered at once. */
+static int next_page(tsd_server *srv, const char *cursor, const char *root, size_t limit,
+                     struct json_object **result, ts_error *err)
+{
+    tsd_listing *l = NULL;
+    char *key = NULL;
+    bool more;
+    int rc;
+
+    expire(srv, 0);
+    for (l = srv->listings; l != NULL && strcmp(l->cursor, cursor) != 0; l = l->next)
+        ;
+    if (l == NULL)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "unknown or expired listing cursor '%.64s'; list again from the start",
+                            cursor);
+    if (strcmp(root, l->root) != 0) {
+        rc = tsd_stores_normalize(&srv->stores, root, &key, err);
+        if (rc < 0)
+            return rc;
+        rc = strcmp(key, l->root);
+        free(key);
+        if (rc != 0)
+            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "listing cursor '%.64s' belongs to the store %s", cursor, l->root);
+    }
+    if (limit == 0)
+        limit = l->sums.count - l->pos;
+    more = l->sums.count - l->pos > limit;
+    *result = page(l, limit, false, more);
+    if (more) {
+        l->pos += limit;
+        l->used_ms = tsd_server_now_ms(srv);
+    } else {
+        unlink_listing(srv, l);
+        listing_free(l);
+    }
+    return 0;
+}
+
+/* "<sequence>-<16 random hex>": unique in this daemon, not guessable. */
+static void make_cursor(tsd_server *srv, char *out, size_t outsz)
+{
+    uint64_t r = 0;
+
+    if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+        r = uv_hrtime();
+    snprintf(out, outsz, "%" PRIu64 "-%016" PRIx64, ++srv->listing_seq, r);
+}
+
+int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
+             struct json_object **result, ts_error *err)
+{
+    const char *root = NULL;
+    const char *cursor = NULL;
+    bool pending = false;
+    int64_t limit = 0;
+    tsd_store *st = NULL;
+    list_job *c;
+    int rc = tsd_param_string(params, "store", true, &root, err);
+
+    if (rc == 0)
+        rc = tsd_param_bool(params, "pending", false, &pending, err);
+    if (rc == 0)
+        rc = tsd_param_int(params, "limit", 0, &limit, err);
+    if (rc == 0 && json_object_object_get((struct json_object *)params, "limit") != NULL &&
+        (limit < 1 || limit > TSD_LISTING_LIMIT_MAX))
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "'limit' must be from 1 to %d, got %" PRId64, TSD_LISTING_LIMIT_MAX,
+                          limit);
+    if (rc == 0)
+        rc = tsd_param_string(params, "cursor", false, &cursor, err);
+    if (rc < 0)
+        return rc;
+    if (cursor != NULL)
+        return next_page(srv, cursor, root, (size_t)limit, result, err);
+    rc = tsd_stores_get(&srv->stores, root, &st, err);
+    if (rc < 0)
+        return rc;
+    c = calloc(1, sizeof(*c));
+    if (c != NULL)
+        c->l = calloc(1, sizeof(*c->l));
+    if (c != NULL && c->l != NULL)
+        c->l->root = strdup(st->root);
+    if (c == NULL || c->l == NULL || c->l->root == NULL) {
+        if (c != NULL && c->l != NULL)
+            free(c->l->root);
+        if (c != NULL)
+            free(c->l);
+        free(c);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    make_cursor(srv, c->l->cursor, sizeof(c->l->cursor));
+    c->srv = srv;
+    c->req = req;
+    c->pending = pending;
+    c->limit = (size_t)limit;
+    ts_error_clear(&c->err);
+    c->job.loop = srv->loop;
+    c->job.store = st;
+    c->job.key = NULL; /* the whole store */
+    c->job.on_pool = true;
+    c->job.work_fn = list_work;
+    c->job.done_fn = list_done;
+    tsd_jobs_submit(&c->job);
+    return TSD_ASYNC;
+}

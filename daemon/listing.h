@@ -1,0 +1,35 @@
+/*
+ * listing — the list method: the store's snapshot summaries, whole or in
+ * pages.
+ *
+ * A listing without a cursor reads the whole store as a whole-store job on
+ * the thread pool (every file read and validated, ts_store_list_summaries),
+ * after every earlier request of the store and before every later one. With
+ * a limit, the first page is answered and the rest of that listing is held
+ * under a cursor ("next"); the following pages are cut from it, so the pages
+ * of one listing are one consistent view of the store as it was when the
+ * listing was read: nothing is listed twice or skipped, and total holds for
+ * every page. A held listing is dropped once its last page is sent, after
+ * TSD_LISTING_IDLE_MS without a page, or when TSD_LISTINGS_MAX newer ones
+ * are held. Owns the held listings (tsd_server.listings).
+ */
+#ifndef TSD_LISTING_H
+#define TSD_LISTING_H
+
+#include <json-c/json.h>
+
+#include "server.h"
+#include "ts_error.h"
+
+#define TSD_LISTINGS_MAX 16           /* held listings (paged, not finished) */
+#define TSD_LISTING_IDLE_MS 60000     /* a held listing unused this long is dropped */
+#define TSD_LISTING_LIMIT_MAX 1000000 /* largest page */
+
+/* list {store, pending, limit, cursor} -> {snapshots, problems, total, next}. */
+int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
+             struct json_object **result, ts_error *err);
+
+/* Drop every held listing (at stop). */
+void tsd_listings_free(tsd_server *srv);
+
+#endif
