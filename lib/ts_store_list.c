@@ -213,6 +213,15 @@ static int list_finish(list_state *st, ts_store_listing *out)
     return 0;
 }
 
+static void problems_free(ts_store_problem *problems, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(problems[i].file);
+        free(problems[i].message);
+    }
+    free(problems);
+}
+
 static void list_state_free(list_state *st)
 {
     for (size_t i = 0; i < st->count; i++) {
@@ -220,16 +229,12 @@ static void list_state_free(list_state *st)
         free(st->entries[i].file);
         summary_free(&st->entries[i].summary);
     }
-    for (size_t i = 0; i < st->problem_count; i++) {
-        free(st->problems[i].file);
-        free(st->problems[i].message);
-    }
     free(st->entries);
-    free(st->problems);
+    problems_free(st->problems, st->problem_count);
 }
 
-/* A private stream over the root (each caller its own, for threads). */
-static int open_root_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
+/* A private stream over the root dirfd (each caller its own, for threads). */
+static int open_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
 {
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -245,21 +250,39 @@ static int open_root_stream(ts_store *store, int dirfd, DIR **out, ts_error *err
     return 0;
 }
 
+/*
+ * The root (into *dirfd) and a private stream over it (into *out); close
+ * both with close_root. 1 when the root does not exist (nothing open), or a
+ * negative error.
+ */
+static int open_root_stream(ts_store *store, int *dirfd, DIR **out, ts_error *err)
+{
+    int rc = ts_store__dir(store, false, dirfd, err);
+
+    if (rc != 0)
+        return rc;
+    rc = open_stream(store, *dirfd, out, err);
+    if (rc < 0)
+        ts_store__dir_release(store, *dirfd);
+    return rc;
+}
+
+static void close_root(ts_store *store, int dirfd, DIR *dir)
+{
+    closedir(dir);
+    ts_store__dir_release(store, dirfd);
+}
+
 /* Read every snapshot file of the root into st. */
 static int list_scan(ts_store *store, list_state *st, ts_error *err)
 {
     struct dirent *de;
     DIR *dir;
     int dirfd;
-    int rc = ts_store__dir(store, false, &dirfd, err);
+    int rc = open_root_stream(store, &dirfd, &dir, err);
 
     if (rc != 0)
         return rc < 0 ? rc : 0;
-    rc = open_root_stream(store, dirfd, &dir, err);
-    if (rc < 0) {
-        ts_store__dir_release(store, dirfd);
-        return rc;
-    }
     while (rc == 0) {
         errno = 0;
         de = readdir(dir);
@@ -272,8 +295,7 @@ static int list_scan(ts_store *store, list_state *st, ts_error *err)
             continue;
         rc = list_one(store, dirfd, de->d_name, st);
     }
-    closedir(dir);
-    ts_store__dir_release(store, dirfd);
+    close_root(store, dirfd, dir);
     return rc;
 }
 
@@ -331,12 +353,8 @@ void ts_store_summaries_free(ts_store_summaries *summaries)
 {
     for (size_t i = 0; i < summaries->count; i++)
         summary_free(&summaries->items[i]);
-    for (size_t i = 0; i < summaries->problem_count; i++) {
-        free(summaries->problems[i].file);
-        free(summaries->problems[i].message);
-    }
     free(summaries->items);
-    free(summaries->problems);
+    problems_free(summaries->problems, summaries->problem_count);
     memset(summaries, 0, sizeof(*summaries));
 }
 
@@ -346,13 +364,9 @@ void ts_store_listing_free(ts_store_listing *listing)
         ts_snapshot_free(listing->items[i]);
         free(listing->files[i]);
     }
-    for (size_t i = 0; i < listing->problem_count; i++) {
-        free(listing->problems[i].file);
-        free(listing->problems[i].message);
-    }
     free(listing->items);
     free(listing->files);
-    free(listing->problems);
+    problems_free(listing->problems, listing->problem_count);
     memset(listing, 0, sizeof(*listing));
 }
 
@@ -380,15 +394,10 @@ int ts_store_cleanup_temp(ts_store *store, ts_error *err)
     DIR *dir;
     int dirfd;
     int removed = 0;
-    int rc = ts_store__dir(store, false, &dirfd, err);
+    int rc = open_root_stream(store, &dirfd, &dir, err);
 
     if (rc != 0)
         return rc < 0 ? rc : 0;
-    rc = open_root_stream(store, dirfd, &dir, err);
-    if (rc < 0) {
-        ts_store__dir_release(store, dirfd);
-        return rc;
-    }
     for (de = readdir(dir); de != NULL; de = readdir(dir)) {
         struct stat st;
 
