@@ -12,6 +12,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "params.h"
+#include "snapcache.h"
 #include "ts_extract.h"
 #include "ts_name.h"
 #include "ts_report.h"
@@ -345,7 +346,7 @@ static void check_done(tsd_job *job)
  */
 static bool try_fast_path(check_job *c)
 {
-    ts_snapshot *snap = NULL;
+    const ts_snapshot *snap = NULL;
     int rc;
 
     if (c->rq.update)
@@ -354,15 +355,13 @@ static bool try_fast_path(check_job *c)
     if (rc == 0 && json_object_array_length(c->calls) > TSD_FAST_MAX_CALLS)
         return false;
     if (rc == 0) {
-        rc =
-            ts_store_load_small(c->st->store, c->rq.name, TSD_FAST_MAX_BYTES, &snap, NULL, &c->err);
+        rc = tsd_snapcache_load(&c->st->cache, c->st->store, c->rq.name, TSD_FAST_MAX_BYTES, &snap,
+                                &c->err);
         if (rc == -ENOENT || rc == -EFBIG)
             return false; /* a creation, or too much work for the loop */
     }
-    if (rc == 0) {
+    if (rc == 0)
         rc = replay(&c->rq, snap, c->calls, &c->out, &c->err);
-        ts_snapshot_free(snap);
-    }
     if (rc == 0 && c->out.message == NULL)
         rc = ts_error_set(&c->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     c->rc = rc;

@@ -38,6 +38,7 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 
 static void store_free(tsd_store *st)
 {
+    tsd_snapcache_clear(&st->cache);
     ts_store_close(st->store);
     json_object_put(st->failed);
     free(st->root);

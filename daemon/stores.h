@@ -18,6 +18,7 @@
 
 #include "ts_error.h"
 #include "ts_message.h"
+#include "snapcache.h"
 #include "ts_store.h"
 
 #define TSD_STORES_MAX 256
@@ -30,7 +31,8 @@ typedef struct tsd_store {
     struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
     struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
     struct tsd_job *jobs_tail;
-    bool scheduling; /* jobs.c is scanning the queue */
+    bool scheduling;     /* jobs.c is scanning the queue */
+    tsd_snapcache cache; /* parsed snapshots for replays on the loop thread */
     struct tsd_store *next;
 } tsd_store;
 

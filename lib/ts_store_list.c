@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,15 +215,6 @@ static int list_finish(list_state *st, ts_store_listing *out)
     return 0;
 }
 
-static void problems_free(ts_store_problem *problems, size_t count)
-{
-    for (size_t i = 0; i < count; i++) {
-        free(problems[i].file);
-        free(problems[i].message);
-    }
-    free(problems);
-}
-
 static void list_state_free(list_state *st)
 {
     for (size_t i = 0; i < st->count; i++) {
@@ -229,12 +222,16 @@ static void list_state_free(list_state *st)
         free(st->entries[i].file);
         summary_free(&st->entries[i].summary);
     }
+    for (size_t i = 0; i < st->problem_count; i++) {
+        free(st->problems[i].file);
+        free(st->problems[i].message);
+    }
     free(st->entries);
-    problems_free(st->problems, st->problem_count);
+    free(st->problems);
 }
 
-/* A private stream over the root dirfd (each caller its own, for threads). */
-static int open_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
+/* A private stream over the root (each caller its own, for threads). */
+static int open_root_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
 {
     int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
@@ -251,38 +248,92 @@ static int open_stream(ts_store *store, int dirfd, DIR **out, ts_error *err)
 }
 
 /*
- * The root (into *dirfd) and a private stream over it (into *out); close
- * both with close_root. 1 when the root does not exist (nothing open), or a
- * negative error.
+ * Reading and parsing the files is spread over up to SCAN_THREADS_MAX
+ * threads (one per CPU, the caller's included) once the root holds at least
+ * SCAN_PARALLEL_MIN snapshot files: parsing dominates a listing, and every
+ * file is independent. Each thread fills its own list_state, taking
+ * SCAN_CHUNK names at a time; the states are joined (and sorted) afterwards.
  */
-static int open_root_stream(ts_store *store, int *dirfd, DIR **out, ts_error *err)
-{
-    int rc = ts_store__dir(store, false, dirfd, err);
+#define SCAN_THREADS_MAX 4
+#define SCAN_PARALLEL_MIN 512
+#define SCAN_CHUNK 64
 
-    if (rc != 0)
-        return rc;
-    rc = open_stream(store, *dirfd, out, err);
-    if (rc < 0)
-        ts_store__dir_release(store, *dirfd);
-    return rc;
-}
-
-static void close_root(ts_store *store, int dirfd, DIR *dir)
-{
-    closedir(dir);
-    ts_store__dir_release(store, dirfd);
-}
-
-/* Read every snapshot file of the root into st. */
-static int list_scan(ts_store *store, list_state *st, ts_error *err)
-{
-    struct dirent *de;
-    DIR *dir;
+typedef struct scan_shared {
+    ts_store *store;
     int dirfd;
-    int rc = open_root_stream(store, &dirfd, &dir, err);
+    char **names;
+    size_t count;
+    atomic_size_t next;
+    atomic_int rc;
+} scan_shared;
 
-    if (rc != 0)
-        return rc < 0 ? rc : 0;
+typedef struct scan_worker {
+    scan_shared *sh;
+    list_state st;
+    pthread_t tid;
+} scan_worker;
+
+static void scan_range(scan_shared *sh, list_state *st)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(&sh->next, SCAN_CHUNK);
+        size_t end = i + SCAN_CHUNK < sh->count ? i + SCAN_CHUNK : sh->count;
+
+        if (i >= sh->count || atomic_load(&sh->rc) < 0)
+            return;
+        for (; i < end; i++) {
+            int rc = list_one(sh->store, sh->dirfd, sh->names[i], st);
+
+            if (rc < 0) {
+                atomic_store(&sh->rc, rc);
+                return;
+            }
+        }
+    }
+}
+
+static void *scan_thread(void *arg)
+{
+    scan_worker *w = arg;
+
+    scan_range(w->sh, &w->st);
+    return NULL;
+}
+
+/* Move the entries and problems of from to the end of into's. */
+static int join_state(list_state *into, list_state *from)
+{
+    for (size_t i = 0; i < from->count; i++) {
+        if (!grow((void **)&into->entries, &into->cap, into->count, sizeof(*into->entries)))
+            return -ENOMEM;
+        into->entries[into->count++] = from->entries[i];
+        from->entries[i].snapshot = NULL;
+        from->entries[i].file = NULL;
+        memset(&from->entries[i].summary, 0, sizeof(from->entries[i].summary));
+    }
+    for (size_t i = 0; i < from->problem_count; i++) {
+        if (!grow((void **)&into->problems, &into->problem_cap, into->problem_count,
+                  sizeof(*into->problems)))
+            return -ENOMEM;
+        into->problems[into->problem_count++] = from->problems[i];
+        from->problems[i].file = NULL;
+        from->problems[i].message = NULL;
+    }
+    return 0;
+}
+
+/* The snapshot file names of the root (hidden files skipped). */
+static int read_names(ts_store *store, int dirfd, char ***names, size_t *count, ts_error *err)
+{
+    size_t cap = 0;
+    struct dirent *de;
+    DIR *dir = NULL;
+    int rc = open_root_stream(store, dirfd, &dir, err);
+
+    *names = NULL;
+    *count = 0;
+    if (rc < 0)
+        return rc;
     while (rc == 0) {
         errno = 0;
         de = readdir(dir);
@@ -293,9 +344,68 @@ static int list_scan(ts_store *store, list_state *st, ts_error *err)
         }
         if (de->d_name[0] == '.' || !has_suffix(de->d_name, ".json"))
             continue;
-        rc = list_one(store, dirfd, de->d_name, st);
+        if (!grow((void **)names, &cap, *count, sizeof(**names))) {
+            rc = -ENOMEM;
+            break;
+        }
+        (*names)[*count] = strdup(de->d_name);
+        if ((*names)[*count] == NULL)
+            rc = -ENOMEM;
+        else
+            (*count)++;
     }
-    close_root(store, dirfd, dir);
+    closedir(dir);
+    return rc;
+}
+
+static size_t scan_threads(size_t count)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+    if (count < SCAN_PARALLEL_MIN || cpus <= 1)
+        return 1;
+    return cpus < SCAN_THREADS_MAX ? (size_t)cpus : SCAN_THREADS_MAX;
+}
+
+/* Read every snapshot file of the root into st. */
+static int list_scan(ts_store *store, list_state *st, ts_error *err)
+{
+    scan_worker workers[SCAN_THREADS_MAX];
+    scan_shared sh;
+    size_t started = 0;
+    int dirfd;
+    int rc = ts_store__dir(store, false, &dirfd, err);
+
+    if (rc != 0)
+        return rc < 0 ? rc : 0;
+    memset(&sh, 0, sizeof(sh));
+    sh.store = store;
+    sh.dirfd = dirfd;
+    atomic_init(&sh.next, 0);
+    atomic_init(&sh.rc, 0);
+    rc = read_names(store, dirfd, &sh.names, &sh.count, err);
+    for (size_t i = 1; rc == 0 && i < scan_threads(sh.count); i++) {
+        memset(&workers[started], 0, sizeof(workers[started]));
+        workers[started].sh = &sh;
+        workers[started].st.summaries = st->summaries;
+        if (pthread_create(&workers[started].tid, NULL, scan_thread, &workers[started]) != 0)
+            break; /* fewer threads: the others do the work */
+        started++;
+    }
+    if (rc == 0)
+        scan_range(&sh, st);
+    for (size_t i = 0; i < started; i++) {
+        pthread_join(workers[i].tid, NULL);
+        if (atomic_load(&sh.rc) == 0 && join_state(st, &workers[i].st) < 0)
+            atomic_store(&sh.rc, -ENOMEM);
+        list_state_free(&workers[i].st);
+    }
+    if (rc == 0)
+        rc = atomic_load(&sh.rc);
+    for (size_t i = 0; i < sh.count; i++)
+        free(sh.names[i]);
+    free(sh.names);
+    ts_store__dir_release(store, dirfd);
     return rc;
 }
 
@@ -353,8 +463,12 @@ void ts_store_summaries_free(ts_store_summaries *summaries)
 {
     for (size_t i = 0; i < summaries->count; i++)
         summary_free(&summaries->items[i]);
+    for (size_t i = 0; i < summaries->problem_count; i++) {
+        free(summaries->problems[i].file);
+        free(summaries->problems[i].message);
+    }
     free(summaries->items);
-    problems_free(summaries->problems, summaries->problem_count);
+    free(summaries->problems);
     memset(summaries, 0, sizeof(*summaries));
 }
 
@@ -364,9 +478,13 @@ void ts_store_listing_free(ts_store_listing *listing)
         ts_snapshot_free(listing->items[i]);
         free(listing->files[i]);
     }
+    for (size_t i = 0; i < listing->problem_count; i++) {
+        free(listing->problems[i].file);
+        free(listing->problems[i].message);
+    }
     free(listing->items);
     free(listing->files);
-    problems_free(listing->problems, listing->problem_count);
+    free(listing->problems);
     memset(listing, 0, sizeof(*listing));
 }
 
@@ -394,10 +512,15 @@ int ts_store_cleanup_temp(ts_store *store, ts_error *err)
     DIR *dir;
     int dirfd;
     int removed = 0;
-    int rc = open_root_stream(store, &dirfd, &dir, err);
+    int rc = ts_store__dir(store, false, &dirfd, err);
 
     if (rc != 0)
         return rc < 0 ? rc : 0;
+    rc = open_root_stream(store, dirfd, &dir, err);
+    if (rc < 0) {
+        ts_store__dir_release(store, dirfd);
+        return rc;
+    }
     for (de = readdir(dir); de != NULL; de = readdir(dir)) {
         struct stat st;
 

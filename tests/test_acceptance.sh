@@ -144,6 +144,34 @@ t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/absent" status --json
 check_py 'j["store_check"] is None'
 [ -e "$WORK/absent" ] && fail "status created the root"
 
+# --- concurrency: one CREATED among 16 workers; approvals survive checks ------------
+i=0
+RACERS=""
+while [ $i -lt 16 ]; do
+	tc race --calls "$A" >"$WORK/race.$i" 2>&1 &
+	RACERS="$RACERS $!"
+	i=$((i + 1))
+done
+for p in $RACERS; do wait "$p"; done
+same "$(cat "$WORK"/race.* | grep -c '"CREATED"')" "1" "exactly one CREATED among 16 workers"
+same "$(cat "$WORK"/race.* | grep -c '"PENDING"')" "15" "every other worker PENDING"
+for n in r1 r2 r3 r4; do tc "$n" --calls "$A" >/dev/null; done
+( for k in 1 2 3 4 5 6; do for n in r1 r2 r3 r4; do tc "$n" --calls "$A" >/dev/null 2>&1; done; done ) &
+CHECKER=$!
+t 0 ts approve r1 r2 r3 r4
+wait "$CHECKER"
+t 0 ts snapshots list --json
+same "$(py '[s["approved"] for s in j if s["name"] in ("r1", "r2", "r3", "r4")]')" "[True, True, True, True]" \
+	"approvals survive concurrent checks"
+
+# --- auto-start without TOOLSCORED: the daemon beside tsctl ----------------------------
+t 0 env -u TOOLSCORED PATH=/usr/bin:/bin "$TSCTL" --socket "$WORK/beside.sock" --dir "$STORE" snapshots list --json
+t 0 "$TSCTL" --socket "$WORK/beside.sock" status --json
+BESIDE_PID=$(json_get pid)
+EXTRA_PIDS="$EXTRA_PIDS $BESIDE_PID"
+same "$(readlink "/proc/$BESIDE_PID/exe")" "$(readlink -f "$TOOLSCORED")" "the auto-started daemon is the one beside tsctl"
+t 0 "$TSCTL" --socket "$WORK/beside.sock" stop
+
 # --- the summary line: all five parts, in order, across workers -------------------
 for n in s_pend s_pass1 s_pass2 s_fail; do tc "$n" --calls "$A" >/dev/null; done
 ts approve s_pass1 s_pass2 s_fail >/dev/null || fail "approve for the summary"

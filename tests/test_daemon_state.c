@@ -6,6 +6,7 @@
  * runs (summary, duplicates, orphans, review) and bad parameters.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -633,6 +634,58 @@ START_TEST(sees_changes_behind_its_back)
 }
 END_TEST
 
+/* The same after the daemon had time to trust what it read (the snapshot
+ * cache of replays keeps files whose timestamps are older than a few
+ * seconds): a rewrite in place and an unlink + create, both of the same size
+ * and with the old mtime put back, are seen by the next check. */
+START_TEST(sees_changes_behind_its_back_when_old)
+{
+    const char *a = "[{\"tool\": \"aaaa\", \"args\": {}}]";
+    const char *b = "[{\"tool\": \"bbbb\", \"args\": {}}]";
+    struct stat before, after;
+    struct timespec times[2];
+    const char *path;
+
+    expect_outcome("old", a, "update", "UPDATED"); /* makes the store */
+    replace_file("old", "aaaa");
+    path = snapshot_file("old");
+    ck_assert_int_eq(stat(path, &before), 0);
+    sleep(4);                                 /* past the cache's 3 s margin */
+    expect_outcome("old", a, NULL, "PASSED"); /* read and kept */
+    expect_outcome("old", a, NULL, "PASSED"); /* from the cache */
+    expect_outcome("old", b, NULL, "FAILED");
+
+    /* in place: same inode, same size, old mtime back; only ctime moves */
+    FILE *f = fopen(path, "r+");
+    ck_assert_ptr_nonnull(f);
+    char text[1024];
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    text[n] = '\0';
+    char *tool = strstr(text, "aaaa");
+    ck_assert_ptr_nonnull(tool);
+    memcpy(tool, "bbbb", 4);
+    rewind(f);
+    ck_assert_uint_eq(fwrite(text, 1, n, f), n);
+    fclose(f);
+    times[0] = before.st_atim;
+    times[1] = before.st_mtim;
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+    ck_assert_int_eq(stat(path, &after), 0);
+    ck_assert_int_eq(after.st_size, before.st_size);
+    ck_assert_int_eq(after.st_ino, before.st_ino);
+    ck_assert(after.st_mtim.tv_sec == before.st_mtim.tv_sec &&
+              after.st_mtim.tv_nsec == before.st_mtim.tv_nsec);
+    expect_outcome("old", b, NULL, "PASSED");
+    expect_outcome("old", a, NULL, "FAILED");
+
+    /* unlink + create, old mtime back */
+    replace_file("old", "aaaa");
+    ck_assert_int_eq(utimensat(AT_FDCWD, path, times, 0), 0);
+    expect_outcome("old", a, NULL, "PASSED");
+    expect_outcome("old", b, NULL, "FAILED");
+}
+END_TEST
+
 /* The whole root removed or moved away and recreated (a checkout, a restore
  * from backup): the next check sees the new directory, not the old one. */
 START_TEST(sees_root_replaced)
@@ -1140,6 +1193,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, one_created_among_32);
     tcase_add_test(tc, approvals_kept_under_load);
     tcase_add_test(tc, sees_changes_behind_its_back);
+    tcase_add_test(tc, sees_changes_behind_its_back_when_old);
     tcase_add_test(tc, sees_root_replaced);
     tcase_add_test(tc, corrupt_snapshot_files);
     tcase_add_test(tc, runs);

@@ -554,6 +554,66 @@ START_TEST(listing_sorts_and_reports_problems)
 }
 END_TEST
 
+/* Summaries list what ts_store_list lists, also past the size where files
+ * are read on several threads: same names in the same order, same problems,
+ * summary fields from the files. */
+START_TEST(summaries_match_the_listing)
+{
+    ts_store *store = open_store();
+    ts_store_listing listing;
+    ts_store_summaries sums;
+    ts_error err;
+    char name[32], path[1400];
+    int n = 700;
+
+    mkdir_root();
+    for (int i = 0; i < n; i++) {
+        ts_snapshot *s;
+        ts_buf text;
+
+        snprintf(name, sizeof(name), "s%04d", (i * 389) % n); /* not in name order */
+        s = make_snapshot(name, i % 5 + 1, 1);
+        s->approved = i % 3 == 0;
+        ts_buf_init(&text, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_snapshot_serialize(s, &text, &err), 0);
+        ck_assert_int_eq(ts_store_path(store, name, path, sizeof(path), &err), 0);
+        write_path(path, text.data, text.len); /* no fsync: fast */
+        ts_buf_free(&text);
+        ts_snapshot_free(s);
+    }
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof(name), "bad%02d.json", i);
+        in_root(name, path, sizeof(path));
+        write_path(path, "{", 1);
+    }
+    ck_assert_int_eq(ts_store_list(store, &listing, &err), 0);
+    ck_assert_int_eq(ts_store_list_summaries(store, &sums, &err), 0);
+    ck_assert_int_eq((int)listing.count, n);
+    ck_assert_int_eq((int)sums.count, n);
+    ck_assert_int_eq((int)listing.problem_count, 40);
+    ck_assert_int_eq((int)sums.problem_count, 40);
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof(name), "s%04d", i);
+        ck_assert_str_eq(listing.items[i]->name, name);
+        ck_assert_str_eq(sums.items[i].name, name);
+        ck_assert_str_eq(sums.items[i].file, listing.files[i]);
+        ck_assert_int_eq(sums.items[i].approved, listing.items[i]->approved);
+        ck_assert_uint_eq(sums.items[i].calls, json_object_array_length(listing.items[i]->calls));
+        ck_assert_str_eq(sums.items[i].source, "pytest");
+        ck_assert_str_eq(sums.items[i].created_at, listing.items[i]->created_at);
+    }
+    for (int i = 0; i < 40; i++) {
+        snprintf(name, sizeof(name), "bad%02d.json", i);
+        ck_assert_str_eq(listing.problems[i].file, name);
+        ck_assert_str_eq(sums.problems[i].file, name);
+        ck_assert_str_eq(sums.problems[i].message, listing.problems[i].message);
+    }
+    ts_store_listing_free(&listing);
+    ts_store_summaries_free(&sums);
+    ts_store_close(store);
+}
+END_TEST
+
 START_TEST(remove_is_durable_and_reports_missing)
 {
     ts_store *store = open_store();
@@ -934,6 +994,7 @@ int main(void)
     tcase_add_test(tc, corrupt_files_give_clear_errors);
     tcase_add_test(tc, oversized_file_is_refused);
     tcase_add_test(tc, listing_sorts_and_reports_problems);
+    tcase_add_test(tc, summaries_match_the_listing);
     tcase_add_test(tc, remove_is_durable_and_reports_missing);
     tcase_add_test(tc, batched_saves_without_dirsync);
     tcase_add_test(tc, cleanup_removes_only_our_temp_files);

@@ -9,6 +9,8 @@
 #   TS_BENCH_SECONDS    duration of each throughput run (default 3)
 #   TS_BENCH_SCALE      store sizes for the scale runs (default "10000 100000")
 #   TS_BENCH_RECORDS    snapshots created per record run (default 4000)
+#   TS_BENCH_REPEAT     record runs (each paired with a reference run) whose
+#                       medians are compared (default 3)
 #   TS_BENCH_DIR        parent of the scratch directory (default $TMPDIR or
 #                       /tmp); its file system is the one measured
 #   TS_BENCH_OUT        also write the table (markdown) to this file
@@ -21,6 +23,7 @@ TSCTL=$BUILD/tsctl
 SECS=${TS_BENCH_SECONDS:-3}
 SCALE=${TS_BENCH_SCALE:-"10000 100000"}
 RECORDS=${TS_BENCH_RECORDS:-4000}
+REPEAT=${TS_BENCH_REPEAT:-3}
 ONLY=${TS_BENCH_ONLY:-replay record scale score}
 
 for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
@@ -101,7 +104,7 @@ machine() {
 	fs=$(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "machine: $(nproc) CPUs ($cpu), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), scratch file system $fs"
-	echo "settings: ${SECS}s per throughput run, record runs of $RECORDS snapshots, scale: $SCALE"
+	echo "settings: ${SECS}s per throughput run, record runs of $RECORDS snapshots (median of $REPEAT), scale: $SCALE"
 }
 
 # ---- replay: check an approved 10-call snapshot vs a raw echo ------------
@@ -167,24 +170,47 @@ bench_replay() {
 }
 
 # ---- record: distinct new snapshots, durable, vs one fsync writer ---------
+# median_run FILE: the result line of FILE (one per run) with the median
+# ops_per_s.
+median_run() {
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ops_per_s=/) { v = substr($i, 11) + 0 } print v "\t" $0 }' "$1" |
+		sort -n | awk -F'\t' '{ l[NR] = $2 } END { print l[int((NR + 1) / 2)] }'
+}
+
+# record_once N: one daemon run of N clients creating RECORDS snapshots.
+record_once() {
+	store=$work/record-store-$1
+	start_daemon "$work/d.sock" || return 1
+	out=$("$BIN/loadgen" --mode record --socket "$work/d.sock" --store "$store" \
+		--calls "$work/calls10.json" --clients "$1" --count $((RECORDS / $1)) --prefix rec) ||
+		fail "record with $1 clients: errors ($out)"
+	stop_daemon
+	files=$(find "$store" -name 'rec_*.json' | wc -l)
+	[ "$files" = $((RECORDS / $1 * $1)) ] ||
+		fail "record with $1 clients: $files files, expected $((RECORDS / $1 * $1))"
+	rm -rf "$store"
+	echo "$out"
+}
+
+# The disk's fsync latency drifts (other work on the machine): each daemon
+# run is paired with a reference run just before it, REPEAT times, and the
+# medians are compared.
 bench_record() {
-	ref=$("$BIN/fsync_ref" --dir "$work/ref-store" --count "$RECORDS" --calls 10) ||
-		{ fail "fsync reference failed"; return 1; }
-	rm -rf "$work/ref-store"
-	rps=$(field "$ref" ops_per_s)
 	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
 	for n in 1 8 32; do
-		store=$work/record-store-$n
-		sock=$work/d.sock
-		start_daemon "$sock" || return 1
-		out=$("$BIN/loadgen" --mode record --socket "$sock" --store "$store" \
-			--calls "$work/calls10.json" --clients $n --count $((RECORDS / n)) --prefix rec) ||
-			fail "record with $n clients: errors ($out)"
-		stop_daemon
-		files=$(find "$store" -name 'rec_*.json' | wc -l)
-		[ "$files" = $((RECORDS / n * n)) ] ||
-			fail "record with $n clients: $files files, expected $((RECORDS / n * n))"
-		rm -rf "$store"
+		: >"$work/ref.runs"
+		: >"$work/rec.runs"
+		r=0
+		while [ $r -lt "$REPEAT" ]; do
+			r=$((r + 1))
+			"$BIN/fsync_ref" --dir "$work/ref-store" --count "$RECORDS" --calls 10 >>"$work/ref.runs" ||
+				{ fail "fsync reference failed"; return 1; }
+			rm -rf "$work/ref-store"
+			record_once $n >>"$work/rec.runs" || return 1
+		done
+		ref=$(median_run "$work/ref.runs")
+		out=$(median_run "$work/rec.runs")
+		rps=$(field "$ref" ops_per_s)
 		sps=$(field "$out" ops_per_s)
 		target=""
 		met=""
@@ -192,8 +218,8 @@ bench_record() {
 			target=">= 3.00"
 			met=$(yesno "$(ratio "$sps" "$rps" 4) >= 3")
 		fi
-		row "record, $n client(s): snapshots/s" "$(num "$sps")" "fsync writer $(num "$rps")" \
-			"$(ratio "$sps" "$rps")" "$target" "$met"
+		row "record, $n client(s): snapshots/s (median of $REPEAT)" "$(num "$sps")" \
+			"fsync writer $(num "$rps")" "$(ratio "$sps" "$rps")" "$target" "$met"
 		row "record, $n client(s): p50 / p99 µs" "$(field "$out" p50_us) / $(field "$out" p99_us)" \
 			"fsync writer $(field "$ref" p50_us) / $(field "$ref" p99_us)" "" "" ""
 	done

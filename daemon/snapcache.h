@@ -1,0 +1,55 @@
+/*
+ * snapcache — parsed snapshots of one store kept for replays on the loop
+ * thread, never answering with a file that changed.
+ *
+ * An entry is the snapshot parsed from a file with the file's stamp (dev,
+ * inode, size, mtime, ctime: ts_file_stamp) as it was when read. It is used
+ * only when one lstat of the file now gives the same stamp AND the stamp's
+ * mtime and ctime are older than TSD_SNAPCACHE_RACY_NS before the moment the
+ * file was read. The second rule is git's "racy" rule: a file written within
+ * the same timestamp tick as our read (or shortly before it) could change
+ * again without its stamp changing, so such an entry is never trusted (the
+ * file is read again until its timestamps are old enough). Any later
+ * change of the file (rewrite in place, unlink and create, rename over it,
+ * a new link) gives it a ctime of "now", which differs from the old one.
+ * What it cannot see is the system clock set back by more than the margin.
+ *
+ * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, least
+ * recently used dropped first; only small files are kept (the fast path's
+ * limit). Owns its entries' snapshots.
+ */
+#ifndef TSD_SNAPCACHE_H
+#define TSD_SNAPCACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ts_error.h"
+#include "ts_snapshot.h"
+#include "ts_store.h"
+
+#define TSD_SNAPCACHE_MAX 1024
+#define TSD_SNAPCACHE_BUCKETS 1024
+#define TSD_SNAPCACHE_RACY_NS (3 * 1000000000LL) /* covers 1-2 s timestamp ticks */
+
+typedef struct tsd_snapcache_entry tsd_snapcache_entry;
+
+typedef struct tsd_snapcache {
+    tsd_snapcache_entry *buckets[TSD_SNAPCACHE_BUCKETS];
+    tsd_snapcache_entry *lru_head, *lru_tail; /* most recently used first */
+    size_t count;
+} tsd_snapcache;
+
+/*
+ * name's snapshot into *out (borrowed: valid until the next call on this
+ * cache), from the cache when the file provably did not change, else read
+ * with ts_store_load_small(max_bytes) and kept when its stamp can be
+ * trusted later. Errors as ts_store_load_small (-ENOENT, -EFBIG, ...).
+ */
+int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, size_t max_bytes,
+                       const ts_snapshot **out, ts_error *err);
+
+/* Drop every entry. */
+void tsd_snapcache_clear(tsd_snapcache *cache);
+
+#endif
