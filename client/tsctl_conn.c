@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "toolscore_client.h"
@@ -58,9 +59,15 @@ int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
 {
     ts_error err;
 
+    struct stat st;
+
     if (ts_paths_resolve(ctx->dir, out, outsz, &err) < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", ctx->dir,
                           err.message);
+    /* An absent root is fine (created on the first write); a file is not. */
+    if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': not a directory",
+                          ctx->dir);
     return 0;
 }
 

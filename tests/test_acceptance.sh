@@ -172,6 +172,18 @@ EXTRA_PIDS="$EXTRA_PIDS $BESIDE_PID"
 same "$(readlink "/proc/$BESIDE_PID/exe")" "$(readlink -f "$TOOLSCORED")" "the auto-started daemon is the one beside tsctl"
 t 0 "$TSCTL" --socket "$WORK/beside.sock" stop
 
+# --- control characters in a name never reach the terminal raw from a table --------
+ESC=$(printf '\033')
+CTRL_NAME=$(printf 'ctl%s[31mred\tx' "$ESC")
+tc "$CTRL_NAME" --calls "$A" >/dev/null
+t 0 ts snapshots list --pending
+out_lacks "$ESC" && out_has 'ctl\x1b[31mred\tx'
+same "$(printf '%s\n' "$OUT" | wc -l)" "3" "one line per pending snapshot (ctl..., race) after the header"
+t 0 ts approve "$CTRL_NAME"
+out_lacks "$ESC" && out_has 'ctl\x1b[31mred\tx'
+t 0 ts snapshots list --json
+same "$(py '[s["name"] for s in j if s["name"].startswith("ctl")] == ["ctl\x1b[31mred\tx"]')" "True" "--json keeps the name as it is"
+
 # --- the summary line: all five parts, in order, across workers -------------------
 for n in s_pend s_pass1 s_pass2 s_fail; do tc "$n" --calls "$A" >/dev/null; done
 ts approve s_pass1 s_pass2 s_fail >/dev/null || fail "approve for the summary"
@@ -246,6 +258,11 @@ t 2 tn --socket= status && err_one_line && err_has "socket"
 t 2 tn status --socket= && err_one_line && err_has "socket"
 t 2 tn --socket= snapshots list && err_one_line && err_has "socket"
 t 2 tn --dir= snapshots list && err_one_line
+printf 'x\n' >"$WORK/plainfile"
+for cmd in "snapshots list" "approve --all" "snapshots show x" "check x --calls $A" "record --from-trace $A --name x" "run -- true"; do
+	# shellcheck disable=SC2086
+	t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/plainfile" $cmd && err_one_line && err_has "not a directory"
+done
 t 2 ts check a --calls "$A" extra && err_one_line
 t 2 ts check a --calls && err_one_line
 t 2 ts approve --all --all x && err_one_line
