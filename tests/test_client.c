@@ -30,6 +30,7 @@
 #include "ts_snapshot.h"
 #include "ts_store.h"
 #include "util_daemon.h"
+#include "util_test.h"
 
 /* ---- the fake server ------------------------------------------------ */
 
@@ -1377,11 +1378,5 @@ static Suite *client_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(client_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(client_suite());
 }

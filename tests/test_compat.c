@@ -24,6 +24,7 @@
 #include "ts_name.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
+#include "util_test.h"
 #include "util_vectors.h"
 
 static void check_written(vec_mismatches *m, size_t index, const char *form,
@@ -628,8 +629,6 @@ int main(void)
 {
     Suite *s = suite_create("compat");
     TCase *tc = tcase_create("vectors");
-    SRunner *sr;
-    int failed;
 
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, json_documents_match_python);
@@ -642,9 +641,5 @@ int main(void)
     tcase_add_test(tc, every_escaped_surrogate_pair_reads_exactly);
     tcase_add_test(tc, errors_after_repaired_pairs_keep_their_position);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

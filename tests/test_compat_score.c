@@ -18,6 +18,7 @@
 #include "ts_json.h"
 #include "ts_repr.h"
 #include "ts_score.h"
+#include "util_test.h"
 #include "util_vectors.h"
 
 #define TOLERANCE 1e-12
@@ -364,17 +365,11 @@ int main(void)
 {
     Suite *s = suite_create("compat_score");
     TCase *tc = tcase_create("vectors");
-    SRunner *sr;
-    int failed;
 
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, scores_match_python);
     tcase_add_test(tc, repr_escapes_exactly_what_python_does);
     tcase_add_test(tc, repr_of_values_matches_python);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -14,28 +14,7 @@
 #include <string.h>
 
 #include "ts_json.h"
-
-static char *read_data(const char *rel, size_t *len)
-{
-    const char *dir = getenv("TS_SOURCE_DIR");
-    char path[1024];
-    FILE *f;
-    char *data;
-    long size;
-
-    snprintf(path, sizeof(path), "%s/tests/data/%s", dir ? dir : ".", rel);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    ck_assert_int_eq(fread(data, 1, (size_t)size, f), (size_t)size);
-    data[size] = '\0';
-    fclose(f);
-    *len = (size_t)size;
-    return data;
-}
+#include "util_test.h"
 
 static struct json_object *parse_ok(const char *text)
 {
@@ -138,7 +117,7 @@ END_TEST
 START_TEST(doubles_match_python_reference_data)
 {
     size_t len;
-    char *data = read_data("doubles.txt", &len);
+    char *data = util_read_data("doubles.txt", &len);
     char *save = NULL;
     int checked = 0;
 
@@ -182,11 +161,11 @@ START_TEST(writer_matches_python_bytes)
         ts_error err;
 
         snprintf(rel, sizeof(rel), "json/%s.json", names[i]);
-        in = read_data(rel, &in_len);
+        in = util_read_data(rel, &in_len);
         snprintf(rel, sizeof(rel), "json/%s.pretty", names[i]);
-        pretty = read_data(rel, &pretty_len);
+        pretty = util_read_data(rel, &pretty_len);
         snprintf(rel, sizeof(rel), "json/%s.compact", names[i]);
-        compact_text = read_data(rel, &compact_len);
+        compact_text = util_read_data(rel, &compact_len);
         ck_assert_msg(ts_json_parse(in, in_len, 0, &v, &err) == 0, "%s: %s", names[i], err.message);
         ts_buf_init(&b, TS_BUF_UNLIMITED);
         ck_assert_int_eq(ts_json_write_pretty(v, &b, &err), 0);
@@ -453,8 +432,6 @@ int main(void)
 {
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, doubles_python_repr_cases);
     tcase_add_test(tc, doubles_refuse_nan_and_infinity);
@@ -473,9 +450,5 @@ int main(void)
     tcase_add_test(tc, utf8_validation);
     tcase_add_test(tc, garbage_never_crashes);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ts_name.h"
+#include "util_test.h"
 
 /* File name of s, or fail the test. */
 static const char *filename_of(const char *s, size_t len)
@@ -270,8 +271,6 @@ int main(void)
 {
     Suite *s = suite_create("name");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, spec_examples);
     tcase_add_test(tc, reference_files);
@@ -285,9 +284,5 @@ int main(void)
     tcase_add_test(tc, hash8);
     tcase_add_test(tc, random_names_stay_in_root);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -21,6 +21,7 @@
 #include "ts_message.h"
 #include "ts_paths.h"
 #include "ts_wire.h"
+#include "util_test.h"
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -1119,25 +1120,15 @@ static void same_bytes(const ts_buf *doc, const ts_buf *made, const char *what)
 START_TEST(protocol_doc_examples_match_the_encoder)
 {
     char path[PATH_MAX];
-    const char *src = getenv("TS_SOURCE_DIR");
     ts_buf dumps[4], made;
     struct json_object *v;
     ts_error err;
     uint64_t id = 2;
     size_t n, i;
     char *text;
-    long size;
-    FILE *fp;
 
-    snprintf(path, sizeof(path), "%s/docs/protocol.md", src ? src : ".");
-    fp = fopen(path, "r");
-    ck_assert_msg(fp != NULL, "cannot open %s", path);
-    fseek(fp, 0, SEEK_END);
-    size = ftell(fp);
-    rewind(fp);
-    text = calloc(1, (size_t)size + 1);
-    ck_assert_uint_eq(fread(text, 1, (size_t)size, fp), (size_t)size);
-    fclose(fp);
+    snprintf(path, sizeof(path), "%s/docs/protocol.md", util_source_dir());
+    text = util_read_file(path, NULL);
     n = doc_dumps(text, dumps, 4);
     ck_assert_uint_eq(n, 4);
 
@@ -1352,11 +1343,5 @@ static Suite *proto_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(proto_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(proto_suite());
 }

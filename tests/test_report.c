@@ -10,6 +10,7 @@
 #include "ts_align.h"
 #include "ts_report.h"
 #include "ts_repr.h"
+#include "util_test.h"
 
 static struct json_object *parse(const char *text)
 {
@@ -804,11 +805,5 @@ static Suite *report_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(report_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(report_suite());
 }

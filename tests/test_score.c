@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ts_score.h"
+#include "util_test.h"
 
 #define TOL 1e-12
 
@@ -1378,11 +1379,5 @@ static Suite *score_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(score_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(score_suite());
 }

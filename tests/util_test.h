@@ -1,0 +1,46 @@
+/*
+ * util_test — small helpers shared by the Check suites: reading whole files
+ * (the test data under tests/data/ in particular), JSON text to values and
+ * back, and running a suite from main().
+ *
+ * Every helper fails the running Check test (ck_assert) on unexpected
+ * errors, so a test reads as a list of steps.
+ */
+#ifndef UTIL_TEST_H
+#define UTIL_TEST_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+/* The source tree: $TS_SOURCE_DIR, or "." when it is not set. */
+const char *util_source_dir(void);
+
+/*
+ * The whole file at path, NUL-terminated (the terminator is not counted in
+ * *len; len may be NULL); the caller frees it. Fails the test when the file
+ * cannot be opened or read.
+ */
+char *util_read_file(const char *path, size_t *len);
+
+/* Like util_read_file, but NULL (and *len untouched) when the file cannot be
+ * opened, e.g. because it does not exist. */
+char *util_read_file_if_exists(const char *path, size_t *len);
+
+/* util_read_file of $TS_SOURCE_DIR/tests/data/<rel>. */
+char *util_read_data(const char *rel, size_t *len);
+
+/* text parsed by json-c (not by the reader under test); fails the test on
+ * bad JSON. The caller puts the value. */
+struct json_object *util_json_c_parse(const char *text);
+
+/* v as one-line JSON written by ts_json_write_compact (keys in their
+ * order); the caller frees the text. */
+char *util_json_compact(const struct json_object *v);
+
+/* Run every test of s (the runner frees s); returns main()'s exit status:
+ * 0 when all passed, 1 otherwise. */
+int util_run_suite(Suite *s);
+
+#endif
