@@ -80,6 +80,25 @@ char *util_json_compact(const struct json_object *v)
     return ts_buf_detach(&b, NULL);
 }
 
+struct json_object *util_calls_of_letters(const char *s)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (; *s; s++) {
+        struct json_object *c = json_object_new_object();
+
+        json_object_object_add(c, "tool", json_object_new_string_len(s, 1));
+        json_object_array_add(list, c);
+    }
+    return list;
+}
+
+unsigned util_next_random(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
+}
+
 int util_run_suite(Suite *s)
 {
     SRunner *sr = srunner_create(s);
