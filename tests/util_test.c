@@ -3,8 +3,10 @@
  */
 #include "util_test.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ts_buf.h"
 #include "ts_json.h"
@@ -78,6 +80,28 @@ char *util_json_compact(const struct json_object *v)
     ts_buf_init(&b, TS_BUF_UNLIMITED);
     ck_assert_msg(ts_json_write_compact(v, &b, &err) == 0, "cannot write JSON: %s", err.message);
     return ts_buf_detach(&b, NULL);
+}
+
+char *util_make_temp_dir(const char *prefix)
+{
+    char pattern[256];
+    char real[PATH_MAX];
+    char *copy;
+
+    snprintf(pattern, sizeof(pattern), "/tmp/%s-XXXXXX", prefix);
+    ck_assert_msg(mkdtemp(pattern) != NULL, "cannot make %s", pattern);
+    ck_assert_msg(realpath(pattern, real) != NULL, "cannot resolve %s", pattern);
+    copy = strdup(real);
+    ck_assert_ptr_nonnull(copy);
+    return copy;
+}
+
+int util_remove_tree(const char *path)
+{
+    char command[PATH_MAX + 16];
+
+    snprintf(command, sizeof(command), "rm -rf '%s'", path);
+    return system(command);
 }
 
 struct json_object *util_calls_of_letters(const char *s)

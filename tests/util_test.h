@@ -40,6 +40,13 @@ struct json_object *util_json_c_parse(const char *text);
  * order); the caller frees the text. */
 char *util_json_compact(const struct json_object *v);
 
+/* A fresh directory /tmp/<prefix>-XXXXXX, as its real path (symbolic links
+ * resolved); the caller frees the string and removes the directory. */
+char *util_make_temp_dir(const char *prefix);
+
+/* rm -rf path; returns system()'s status (0 when removed). */
+int util_remove_tree(const char *path);
+
 /* A list of calls without arguments, one per character of s, each named by
  * its character: "abc" is [{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]. */
 struct json_object *util_calls_of_letters(const char *s);
