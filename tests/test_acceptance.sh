@@ -184,6 +184,24 @@ out_lacks "$ESC" && out_has 'ctl\x1b[31mred\tx'
 t 0 ts snapshots list --json
 same "$(py '[s["name"] for s in j if s["name"].startswith("ctl")] == ["ctl\x1b[31mred\tx"]')" "True" "--json keeps the name as it is"
 
+# --- 16 tsctl processes auto-starting at once end with one daemon --------------------
+mkdir -m 700 "$WORK/many"
+STARTERS=""
+i=0
+while [ $i -lt 16 ]; do
+	"$TSCTL" --socket "$WORK/many/d.sock" --dir "$STORE" snapshots list --json >"$WORK/many/out.$i" 2>&1 &
+	STARTERS="$STARTERS $!"
+	i=$((i + 1))
+done
+STARTER_FAILS=0
+for p in $STARTERS; do wait "$p" || STARTER_FAILS=$((STARTER_FAILS + 1)); done
+same "$STARTER_FAILS" "0" "every one of 16 auto-starting tsctl succeeded"
+t 0 "$TSCTL" --socket "$WORK/many/d.sock" status --json
+MANY_PID=$(json_get pid)
+EXTRA_PIDS="$EXTRA_PIDS $MANY_PID"
+same "$(pgrep -f -- "--socket $WORK/many/d.sock" | wc -l)" "1" "one daemon on the socket"
+t 0 "$TSCTL" --socket "$WORK/many/d.sock" stop
+
 # --- the summary line: all five parts, in order, across workers -------------------
 for n in s_pend s_pass1 s_pass2 s_fail; do tc "$n" --calls "$A" >/dev/null; done
 ts approve s_pass1 s_pass2 s_fail >/dev/null || fail "approve for the summary"
@@ -281,6 +299,16 @@ err_one_line && err_has "$WORK/none/x.sock" && err_has "No such file or director
 same "$OUT" "" "nothing on stdout when the daemon is unreachable"
 t 3 env TOOLSCORED=/nonexistent/toolscored "$TSCTL" --socket "$WORK/none/x.sock" status --json
 same "$OUT" "" "status --json without a daemon prints nothing"
+
+# A socket directory the daemon refuses (open to others): exit 3 at once, with why.
+mkdir -m 777 "$WORK/open"
+chmod 777 "$WORK/open"
+START_NS=$(date +%s%N)
+t 3 "$TSCTL" --socket "$WORK/open/x.sock" --dir "$STORE" snapshots list
+ELAPSED_MS=$((($(date +%s%N) - START_NS) / 1000000))
+err_one_line && err_has "$WORK/open/x.sock" && err_has "0777"
+[ "$ELAPSED_MS" -lt 2000 ] || fail "a refused socket directory took $ELAPSED_MS ms to report"
+[ -e "$WORK/open/x.sock" ] && fail "a daemon started in a refused directory"
 
 # --- TOOLSCORE_SOCKET: auto-start there; --socket beats it -------------------------------
 t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --dir "$STORE" snapshots list
