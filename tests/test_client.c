@@ -264,7 +264,6 @@ static void fake_start(fake *f)
 static void fake_stop(fake *f)
 {
     int i;
-    char cmd[128];
 
     ck_assert_int_eq(write(f->wake[1], "x", 1), 1);
     pthread_join(f->thread, NULL);
@@ -273,8 +272,7 @@ static void fake_stop(fake *f)
     close(f->wake[1]);
     for (i = 0; i < f->nlog; i++)
         json_object_put(f->log[i].params);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(util_remove_tree(f->dir), 0);
 }
 
 /* The last logged request of method (NULL if none); params borrowed. */
@@ -639,8 +637,7 @@ START_TEST(long_socket_path)
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ts_client_close(c);
     fake_stop(&f);
-    snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(path), 0);
+    ck_assert_int_eq(util_remove_tree(dir), 0);
 }
 END_TEST
 

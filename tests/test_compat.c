@@ -400,15 +400,6 @@ END_TEST
 
 /* ---- the store: the reference's directory layout ------------------------- */
 
-static char *make_temp_dir(void)
-{
-    char *dir = strdup("/tmp/ts-compat-XXXXXX");
-
-    ck_assert_ptr_nonnull(dir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
 static void write_file(const char *dir, const vec_record *file_name, const vec_record *data)
 {
     char path[2048];
@@ -444,14 +435,6 @@ static bool file_holds(const char *dir, const vec_record *file_name, const vec_r
     return same;
 }
 
-static size_t remove_tree(const char *dir)
-{
-    char command[512];
-
-    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-    return (size_t)system(command);
-}
-
 static size_t count_entries(const char *dir)
 {
     char command[512];
@@ -478,8 +461,8 @@ START_TEST(store_uses_the_reference_layout)
     snapshot_vector v;
     vec_document *docs;
     size_t n_docs, full = 0;
-    char *python_root = make_temp_dir();
-    char *our_root = make_temp_dir();
+    char *python_root = util_make_temp_dir("ts-compat");
+    char *our_root = util_make_temp_dir("ts-compat");
     ts_store *theirs = NULL, *ours = NULL;
     ts_store_listing listing;
     ts_error err;
@@ -538,8 +521,8 @@ START_TEST(store_uses_the_reference_layout)
     vec_close(&f);
     free(docs);
     vec_close(&docs_file);
-    ck_assert_uint_eq(remove_tree(python_root), 0);
-    ck_assert_uint_eq(remove_tree(our_root), 0);
+    ck_assert_int_eq(util_remove_tree(python_root), 0);
+    ck_assert_int_eq(util_remove_tree(our_root), 0);
     free(python_root);
     free(our_root);
     printf("store: %zu snapshots through both roots, %zu mismatches\n", full, m.count);

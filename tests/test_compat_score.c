@@ -96,16 +96,6 @@ static const struct json_object *tool_list(const ts_score_result *r, const char 
     return r->extra_tools;
 }
 
-static char *compact_text(const struct json_object *v)
-{
-    ts_buf b;
-    ts_error err;
-
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_json_write_compact(v, &b, &err), 0);
-    return ts_buf_detach(&b, NULL);
-}
-
 typedef struct score_stats {
     size_t errors;
     size_t cases;
@@ -128,8 +118,8 @@ static bool compare_key(const ts_score_result *r, const char *key, const struct 
         return p == r->passed;
     }
     if (json_object_is_type(want, json_type_array)) {
-        char *a = compact_text(want);
-        char *b = compact_text(tool_list(r, key));
+        char *a = util_json_compact(want);
+        char *b = util_json_compact(tool_list(r, key));
         bool same = strcmp(a, b) == 0;
         snprintf(why, whysz, "%s: python %s, C %s", key, a, b);
         free(a);

@@ -44,16 +44,6 @@ static void parse_fails_s(const char *text, const char *message)
     parse_fails(text, strlen(text), "invalid_json", message);
 }
 
-static char *compact(const struct json_object *v)
-{
-    ts_buf b;
-    ts_error err;
-
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_json_write_compact(v, &b, &err), 0);
-    return ts_buf_detach(&b, NULL);
-}
-
 static void assert_double(double d, const char *expected)
 {
     char out[TS_JSON_DOUBLE_MAX];
@@ -232,7 +222,7 @@ START_TEST(integers_are_exact_to_64_bits)
 {
     struct json_object *v = parse_ok("[9223372036854775807, 9223372036854775808, "
                                      "18446744073709551615, -9223372036854775808, -0, 0]");
-    char *text = compact(v);
+    char *text = util_json_compact(v);
 
     ck_assert_str_eq(text, "[9223372036854775807, 9223372036854775808, 18446744073709551615, "
                            "-9223372036854775808, 0, 0]");
@@ -255,7 +245,7 @@ END_TEST
 START_TEST(duplicate_keys_last_wins_at_first_position)
 {
     struct json_object *v = parse_ok("{\"k\": 1, \"other\": 2, \"k\": 3}");
-    char *text = compact(v);
+    char *text = util_json_compact(v);
 
     ck_assert_str_eq(text, "{\"k\": 3, \"other\": 2}");
     free(text);
@@ -373,8 +363,8 @@ START_TEST(copy_and_get_string)
     char *b;
 
     ck_assert_ptr_ne(c, v);
-    a = compact(v);
-    b = compact(c);
+    a = util_json_compact(v);
+    b = util_json_compact(c);
     ck_assert_str_eq(a, b);
     ck_assert_str_eq(b, "{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5, 0.1]}, \"u\": "
                         "18446744073709551615, \"i\": -9223372036854775808, \"s\": \"a\\u0000b\"}");

@@ -1163,17 +1163,6 @@ END_TEST
 
 /* ---- paths ---------------------------------------------------------- */
 
-static char *make_tmpdir(void)
-{
-    char tmpl[] = "/tmp/ts-proto-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    char real[PATH_MAX];
-
-    ck_assert_ptr_nonnull(d);
-    ck_assert_ptr_nonnull(realpath(d, real));
-    return strdup(real);
-}
-
 START_TEST(paths_default_socket)
 {
     char out[TS_PATHS_MAX];
@@ -1196,7 +1185,7 @@ END_TEST
 
 START_TEST(paths_resolve)
 {
-    char *tmp = make_tmpdir();
+    char *tmp = util_make_temp_dir("ts-proto");
     char path[TS_PATHS_MAX], out[TS_PATHS_MAX], want[TS_PATHS_MAX];
     ts_error err;
 
@@ -1243,7 +1232,7 @@ END_TEST
 
 START_TEST(paths_sockaddr_long_paths)
 {
-    char *tmp = make_tmpdir();
+    char *tmp = util_make_temp_dir("ts-proto");
     char dir[TS_PATHS_MAX], sock[TS_PATHS_MAX * 2];
     ts_sockaddr a, b;
     ts_error err;

@@ -39,10 +39,7 @@ static void make_workdir(void)
 
 static void remove_tree(const char *path)
 {
-    char cmd[1200];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-    if (system(cmd) != 0)
+    if (util_remove_tree(path) != 0)
         fprintf(stderr, "could not remove %s\n", path);
 }
 

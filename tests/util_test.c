@@ -3,8 +3,10 @@
  */
 #include "util_test.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "ts_buf.h"
 #include "ts_json.h"
@@ -78,6 +80,47 @@ char *util_json_compact(const struct json_object *v)
     ts_buf_init(&b, TS_BUF_UNLIMITED);
     ck_assert_msg(ts_json_write_compact(v, &b, &err) == 0, "cannot write JSON: %s", err.message);
     return ts_buf_detach(&b, NULL);
+}
+
+char *util_make_temp_dir(const char *prefix)
+{
+    char pattern[256];
+    char real[PATH_MAX];
+    char *copy;
+
+    snprintf(pattern, sizeof(pattern), "/tmp/%s-XXXXXX", prefix);
+    ck_assert_msg(mkdtemp(pattern) != NULL, "cannot make %s", pattern);
+    ck_assert_msg(realpath(pattern, real) != NULL, "cannot resolve %s", pattern);
+    copy = strdup(real);
+    ck_assert_ptr_nonnull(copy);
+    return copy;
+}
+
+int util_remove_tree(const char *path)
+{
+    char command[PATH_MAX + 16];
+
+    snprintf(command, sizeof(command), "rm -rf '%s'", path);
+    return system(command);
+}
+
+struct json_object *util_calls_of_letters(const char *s)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (; *s; s++) {
+        struct json_object *c = json_object_new_object();
+
+        json_object_object_add(c, "tool", json_object_new_string_len(s, 1));
+        json_object_array_add(list, c);
+    }
+    return list;
+}
+
+unsigned util_next_random(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
 }
 
 int util_run_suite(Suite *s)
