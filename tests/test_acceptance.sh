@@ -238,6 +238,17 @@ t 2 ts record --from-trace "$A" --name x --update -- true && err_one_line
 t 2 ts record --update && err_one_line
 t 2 ts record --name x -- true && err_one_line
 
+# --- rm deletes a snapshot whose file no longer parses (a bad merge) ----------------
+tc broken --calls "$A" >/dev/null
+t 0 ts snapshots path broken
+BROKEN=$OUT
+printf '{"name": "broken", "calls": [\n<<<<<<< HEAD\n' >"$BROKEN"
+t 2 ts snapshots show broken && err_has "$BROKEN"
+t 0 ts snapshots rm broken --yes
+out_has "Deleted snapshot 'broken'" && err_has "$BROKEN"
+[ -e "$BROKEN" ] && fail "rm left the unreadable snapshot file $BROKEN"
+t 1 ts snapshots rm broken --yes
+
 # --- rm on a terminal: an empty answer and EOF decline; Y confirms -------------------
 if command -v script >/dev/null 2>&1; then
 	rm_tty() {
