@@ -879,6 +879,16 @@ static void wait_no_daemon(const char *sock)
     ck_assert_int_eq(daemons_on(sock, NULL), 0);
 }
 
+/* Stop the daemon through c, close c and wait until no daemon serves sock. */
+static void stop_and_close(ts_client *c, const char *sock)
+{
+    ts_error err;
+
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(sock);
+}
+
 START_TEST(real_daemon_autostart_and_calls)
 {
     tdaemon d;
@@ -928,9 +938,7 @@ START_TEST(real_daemon_autostart_and_calls)
                          (struct json_object *)ts_client_server_info(c), "pid")),
                      first_pid);
     ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
     json_object_put(calls);
 }
@@ -959,9 +967,7 @@ START_TEST(real_daemon_version_mismatch)
     /* a fresh client of the right version still gets in */
     c = autostart_client(d.socket, &err, &rc);
     ck_assert_int_eq(rc, 0);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1006,9 +1012,7 @@ START_TEST(real_daemon_fork_safety)
         usleep(20000);
     }
     ck_assert_int_lt(i, 100);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1154,9 +1158,7 @@ START_TEST(real_daemon_found_by_env_and_path)
         setenv("PATH", path, 1);
         unsetenv("TOOLSCORED");
         ck_assert_int_eq(daemons_on(d.socket, &pid), 1);
-        ck_assert_int_eq(ts_client_stop(c, &err), 0);
-        ts_client_close(c);
-        wait_no_daemon(d.socket);
+        stop_and_close(c, d.socket);
         tdaemon_cleanup(&d);
     }
     free(path);
@@ -1240,9 +1242,7 @@ START_TEST(real_daemon_one_client_per_thread)
                      THREADS * 25);
     json_object_put(res);
     ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1333,9 +1333,7 @@ START_TEST(real_daemon_sixteen_autostarts_one_daemon)
     ck_assert_int_eq(daemon_pid, pids[0]);
     c = autostart_client(d.socket, &err, &rc);
     ck_assert_int_eq(rc, 0);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST

@@ -123,18 +123,26 @@ START_TEST(dots_and_traversal)
 }
 END_TEST
 
+/* times copies of unit into out, NUL-terminated; returns the length. */
+static size_t repeat(char *out, const char *unit, int times)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < times; i++)
+        n += (size_t)sprintf(out + n, "%s", unit);
+    out[n] = '\0';
+    return n;
+}
+
 START_TEST(cut_at_100_code_points)
 {
     char name[1024];
     char expected[1024];
-    size_t n = 0;
+    size_t n;
 
     /* 150 two-byte characters: 100 kept, 200 bytes, never half of one. */
-    for (int i = 0; i < 150; i++)
-        n += (size_t)sprintf(name + n, "\xc3\xa9");
-    n = 0;
-    for (int i = 0; i < 100; i++)
-        n += (size_t)sprintf(expected + n, "\xc3\xa9");
+    repeat(name, "\xc3\xa9", 150);
+    n = repeat(expected, "\xc3\xa9", 100);
     strcpy(expected + n, "-9758f974.json");
     assert_filename(name, expected);
 
@@ -146,12 +154,8 @@ START_TEST(cut_at_100_code_points)
     assert_filename(name, expected);
 
     /* 101 four-byte characters. */
-    n = 0;
-    for (int i = 0; i < 101; i++)
-        n += (size_t)sprintf(name + n, "\xf0\x9f\x98\x80");
-    n = 0;
-    for (int i = 0; i < 100; i++)
-        n += (size_t)sprintf(expected + n, "\xf0\x9f\x98\x80");
+    repeat(name, "\xf0\x9f\x98\x80", 101);
+    n = repeat(expected, "\xf0\x9f\x98\x80", 100);
     strcpy(expected + n, "-14deead9.json");
     assert_filename(name, expected);
 
