@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ts_extract.h"
+#include "ts_paths.h"
 #include "ts_score.h"
 
 /* Exit code for a check outcome. */
@@ -165,10 +166,13 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
     struct json_object *doc = NULL;
     struct json_object *calls = NULL;
     struct json_object *reply = NULL;
+    char root[TS_PATHS_MAX];
     ts_error err;
     int rc;
 
     rc = tsctl_check_format(ctx, format);
+    if (rc == 0)
+        rc = tsctl_store_root(ctx, root, sizeof(root));
     if (rc == 0)
         rc = tsctl_read_json(ctx, trace, &doc);
     if (rc != 0)

@@ -95,8 +95,7 @@ static int print_list_table(const tsctl_ctx *ctx, const struct json_object *list
 }
 
 /* The list request for one page (cursor NULL: the first). */
-static int list_page(tsctl_ctx *ctx, bool pending, const char *cursor,
-                     struct json_object **result)
+static int list_page(tsctl_ctx *ctx, bool pending, const char *cursor, struct json_object **result)
 {
     struct json_object *params = tsctl_store_params(ctx);
 
@@ -272,6 +271,23 @@ static bool confirm(const char *question)
            strcmp(line, "YES") == 0 || strcmp(line, "Yes") == 0;
 }
 
+/* Whether the last request failed because the snapshot's file exists but is
+ * not a readable snapshot (as opposed to no such name or no daemon). */
+static bool unreadable_snapshot(const tsctl_ctx *ctx)
+{
+    static const char *const codes[] = {TS_ERR_INVALID_JSON, TS_ERR_INVALID_SNAPSHOT,
+                                        TS_ERR_INVALID_CALLS, TS_ERR_LIMIT, TS_ERR_TOO_LARGE};
+    size_t i;
+
+    if (ctx->unreachable)
+        return false;
+    for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++) {
+        if (strcmp(ctx->last_error.code, codes[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
 int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
 {
     bool yes = false;
@@ -291,12 +307,20 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     if (!yes && !tsctl_interactive())
         return tsctl_usage_error(ctx, "not a terminal: refusing to delete without --yes");
-    rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
-    if (rc != 0)
-        return rc;
+    rc = tsctl_call_name(ctx, "show", args.pos[0], TSCTL_CALL_QUIET, &result);
+    if (rc != 0 && !unreadable_snapshot(ctx))
+        return tsctl_fail(ctx, rc, "%s", ctx->last_error.message);
+    if (rc != 0) {
+        /* The file is there but does not parse (a bad merge, an editor):
+         * deleting it is what rm is for. */
+        fprintf(stderr, "%swarning:%s %s; deleting the file anyway\n",
+                tsctl_c(ctx->color_err, TSCTL_YELLOW), tsctl_c(ctx->color_err, TSCTL_RESET),
+                ctx->last_error.message);
+        result = json_object_new_object();
+    }
     if (!yes) {
         snprintf(question, sizeof(question), "Delete snapshot '%s' (%s)?", args.pos[0],
-                 tsctl_str(result, "file", "?"));
+                 tsctl_str(result, "file", "the unreadable file"));
         if (!confirm(question)) {
             json_object_put(result);
             printf("Aborted.\n");
@@ -323,6 +347,25 @@ static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
     return rc;
 }
 
+/* Drop repeated names (keeping the first of each, in order): `approve a a`
+ * approves one snapshot and says so. Returns the new count. */
+static int unique_names(char **names, int count)
+{
+    int kept = 0;
+    int i;
+    int j;
+
+    for (i = 0; i < count; i++) {
+        for (j = 0; j < kept; j++) {
+            if (strcmp(names[j], names[i]) == 0)
+                break;
+        }
+        if (j == kept)
+            names[kept++] = names[i];
+    }
+    return kept;
+}
+
 int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
 {
     bool all = false;
@@ -342,6 +385,7 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
     if (!all && args.npos == 0)
         return tsctl_usage_error(ctx, "expected NAME... or --all");
+    args.npos = unique_names(args.pos, args.npos);
     rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);
     if (rc != 0)
         return rc;

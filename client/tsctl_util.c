@@ -258,6 +258,43 @@ void tsctl_table_init(tsctl_table *t, size_t ncols)
     t->cells = NULL;
 }
 
+/* A copy of a table cell with control characters made visible (C0, DEL
+ * and the UTF-8 encoded C1 range, which some terminals obey as escape
+ * sequences): `\t`, `\n`, `\r`, else `\xHH` / `\u00HH`. A name may hold
+ * any of them; a table must stay one line per row and never drive the
+ * terminal. NULL when out of memory. */
+static char *table_cell(const char *text)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = (const unsigned char *)text;
+    char *out = malloc(strlen(text) * 6 + 1);
+    size_t n = 0;
+
+    if (out == NULL)
+        return NULL;
+    for (; *p != '\0'; p++) {
+        if (*p == '\t' || *p == '\n' || *p == '\r') {
+            out[n++] = '\\';
+            out[n++] = *p == '\t' ? 't' : *p == '\n' ? 'n' : 'r';
+        } else if (*p < 0x20 || *p == 0x7f) {
+            out[n++] = '\\';
+            out[n++] = 'x';
+            out[n++] = hex[*p >> 4];
+            out[n++] = hex[*p & 0xf];
+        } else if (*p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f) {
+            memcpy(out + n, "\\u00", 4);
+            n += 4;
+            out[n++] = hex[p[1] >> 4];
+            out[n++] = hex[p[1] & 0xf];
+            p++;
+        } else {
+            out[n++] = (char)*p;
+        }
+    }
+    out[n] = '\0';
+    return out;
+}
+
 int tsctl_table_add(tsctl_table *t, const char *const *cells)
 {
     char **grown = realloc(t->cells, (t->nrows + 1) * t->ncols * sizeof(char *));
@@ -267,7 +304,7 @@ int tsctl_table_add(tsctl_table *t, const char *const *cells)
         return -ENOMEM;
     t->cells = grown;
     for (i = 0; i < t->ncols; i++) {
-        char *copy = strdup(cells[i] ? cells[i] : "");
+        char *copy = table_cell(cells[i] ? cells[i] : "");
 
         if (copy == NULL) {
             for (; i > 0; i--)

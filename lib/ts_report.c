@@ -336,13 +336,19 @@ static size_t cell_width(const char *s)
     return best;
 }
 
-static int pad(ts_buf *out, size_t n)
+/* n copies of c. */
+static int repeat(ts_buf *out, char c, size_t n)
 {
     int rc = 0;
 
     while (n-- > 0 && rc == 0)
-        rc = ts_buf_appendc(out, ' ');
+        rc = ts_buf_appendc(out, c);
     return rc;
+}
+
+static int pad(ts_buf *out, size_t n)
+{
+    return repeat(out, ' ', n);
 }
 
 /* "text" left-aligned in width columns. */
@@ -393,11 +399,7 @@ static int table_line(ts_buf *out, const widths *w, const char *num, const char 
 
 static int rule(ts_buf *out, size_t n)
 {
-    int rc = 0;
-
-    while (n-- > 0 && rc == 0)
-        rc = ts_buf_appendc(out, '-');
-    return rc;
+    return repeat(out, '-', n);
 }
 
 static int table_render(ts_buf *out, const table *t, bool color)

@@ -361,6 +361,29 @@ int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapsh
     return load_file_max(dirfd, file, path, SIZE_MAX, out, stamp, err);
 }
 
+/* The error of a name that has no snapshot file. */
+static int no_snapshot(ts_error *err, const char *name)
+{
+    return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+}
+
+/*
+ * name's file name into file and the root into *dirfd (release it with
+ * ts_store__dir_release); a root that does not exist is name's not_found
+ * error.
+ */
+static int open_named(ts_store *store, const char *name, char *file, int *dirfd, ts_error *err)
+{
+    int rc = ts_store__file_of(name, file, err);
+
+    if (rc < 0)
+        return rc;
+    rc = ts_store__dir(store, false, dirfd, err);
+    if (rc == 1)
+        return no_snapshot(err, name);
+    return rc;
+}
+
 /* Load name from the root dirfd (see ts_store_load). */
 static int load_in(ts_store *store, int dirfd, const char *name, const char *file, size_t small_max,
                    ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
@@ -372,7 +395,7 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
     ts_store__join_path(store, file, path, sizeof(path));
     rc = load_file_max(dirfd, file, path, small_max, &s, stamp, err);
     if (rc == -ENOENT)
-        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+        return no_snapshot(err, name);
     if (rc < 0)
         return rc;
     if (strcmp(s->name, name) != 0) {
@@ -400,12 +423,7 @@ int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_
 
     if (stamp != NULL)
         stamp_absent(stamp);
-    rc = ts_store__file_of(name, file, err);
-    if (rc < 0)
-        return rc;
-    rc = ts_store__dir(store, false, &dirfd, err);
-    if (rc == 1)
-        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+    rc = open_named(store, name, file, &dirfd, err);
     if (rc < 0)
         return rc;
     rc = load_in(store, dirfd, name, file, max_bytes, out, stamp, err);
@@ -571,19 +589,14 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
     char file[TS_FILENAME_MAX];
     char path[PATH_MAX];
     int dirfd;
-    int rc = ts_store__file_of(name, file, err);
+    int rc = open_named(store, name, file, &dirfd, err);
 
-    if (rc < 0)
-        return rc;
-    rc = ts_store__dir(store, false, &dirfd, err);
-    if (rc == 1)
-        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
     if (rc < 0)
         return rc;
     ts_store__join_path(store, file, path, sizeof(path));
     if (unlinkat(dirfd, file, 0) < 0) {
         if (errno == ENOENT)
-            rc = ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", name);
+            rc = no_snapshot(err, name);
         else
             rc = ts_store__sys_error(err, -errno, path, "cannot remove");
     } else if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0) {

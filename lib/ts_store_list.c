@@ -215,6 +215,15 @@ static int list_finish(list_state *st, ts_store_listing *out)
     return 0;
 }
 
+static void problems_free(ts_store_problem *problems, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        free(problems[i].file);
+        free(problems[i].message);
+    }
+    free(problems);
+}
+
 static void list_state_free(list_state *st)
 {
     for (size_t i = 0; i < st->count; i++) {
@@ -222,12 +231,8 @@ static void list_state_free(list_state *st)
         free(st->entries[i].file);
         summary_free(&st->entries[i].summary);
     }
-    for (size_t i = 0; i < st->problem_count; i++) {
-        free(st->problems[i].file);
-        free(st->problems[i].message);
-    }
     free(st->entries);
-    free(st->problems);
+    problems_free(st->problems, st->problem_count);
 }
 
 /* A private stream over the root (each caller its own, for threads). */
@@ -463,12 +468,8 @@ void ts_store_summaries_free(ts_store_summaries *summaries)
 {
     for (size_t i = 0; i < summaries->count; i++)
         summary_free(&summaries->items[i]);
-    for (size_t i = 0; i < summaries->problem_count; i++) {
-        free(summaries->problems[i].file);
-        free(summaries->problems[i].message);
-    }
     free(summaries->items);
-    free(summaries->problems);
+    problems_free(summaries->problems, summaries->problem_count);
     memset(summaries, 0, sizeof(*summaries));
 }
 
@@ -478,13 +479,9 @@ void ts_store_listing_free(ts_store_listing *listing)
         ts_snapshot_free(listing->items[i]);
         free(listing->files[i]);
     }
-    for (size_t i = 0; i < listing->problem_count; i++) {
-        free(listing->problems[i].file);
-        free(listing->problems[i].message);
-    }
     free(listing->items);
     free(listing->files);
-    free(listing->problems);
+    problems_free(listing->problems, listing->problem_count);
     memset(listing, 0, sizeof(*listing));
 }
 

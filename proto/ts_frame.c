@@ -44,15 +44,22 @@ void ts_frame_reader_init(ts_frame_reader *r, size_t max)
         r->max = TS_FRAME_LIMIT_MAX;
 }
 
-void ts_frame_reader_free(ts_frame_reader *r)
+/* Back to waiting for a header, forgetting (not freeing) the payload; max
+ * and a sticky failure stay. */
+static void reader_restart(ts_frame_reader *r)
 {
-    free(r->payload);
     r->payload = NULL;
     r->cap = 0;
     r->have = 0;
     r->need = 0;
     r->header_len = 0;
     r->ready = 0;
+}
+
+void ts_frame_reader_free(ts_frame_reader *r)
+{
+    free(r->payload);
+    reader_restart(r);
 }
 
 int ts_frame_reader_partial(const ts_frame_reader *r)
@@ -167,11 +174,6 @@ unsigned char *ts_frame_reader_take(ts_frame_reader *r, size_t *len)
     payload[r->have] = '\0';
     if (len != NULL)
         *len = r->have;
-    r->payload = NULL;
-    r->cap = 0;
-    r->have = 0;
-    r->need = 0;
-    r->header_len = 0;
-    r->ready = 0;
+    reader_restart(r);
     return payload;
 }

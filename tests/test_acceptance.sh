@@ -122,6 +122,9 @@ same "$(printf '%s\n' "$OUT" | sed -n 2,4p | tr -s ' ' | tr '\n' '|')" "p_a 2 to
 same "$(printf '%s\n' "$OUT" | tail -n 1)" "Approved 3 snapshot(s)." "approve count"
 t 0 ts snapshots list --pending
 same "$OUT" "No snapshots found." "list --pending with nothing pending"
+t 0 ts approve p_a p_b p_a
+same "$(printf '%s\n' "$OUT" | tail -n 1)" "Approved 2 snapshot(s)." "a repeated name is one snapshot"
+same "$(printf '%s\n' "$OUT" | grep -c '^p_a ')" "1" "a repeated name is one row"
 t 0 ts snapshots list
 same "$(printf '%s\n' "$OUT" | sed -n 1p | tr -s ' ')" "Status Name Calls Updated Source" "list header"
 same "$(printf '%s\n' "$OUT" | sed -n 2p | cut -d' ' -f1-3)" "✓ approved " "approved symbol"
@@ -172,6 +175,42 @@ EXTRA_PIDS="$EXTRA_PIDS $BESIDE_PID"
 same "$(readlink "/proc/$BESIDE_PID/exe")" "$(readlink -f "$TOOLSCORED")" "the auto-started daemon is the one beside tsctl"
 t 0 "$TSCTL" --socket "$WORK/beside.sock" stop
 
+# --- control characters in a name never reach the terminal raw from a table --------
+ESC=$(printf '\033')
+CTRL_NAME=$(printf 'ctl%s[31mred\tx' "$ESC")
+tc "$CTRL_NAME" --calls "$A" >/dev/null
+t 0 ts snapshots list --pending
+out_lacks "$ESC" && out_has 'ctl\x1b[31mred\tx'
+same "$(printf '%s\n' "$OUT" | wc -l)" "3" "one line per pending snapshot (ctl..., race) after the header"
+t 0 ts approve "$CTRL_NAME"
+out_lacks "$ESC" && out_has 'ctl\x1b[31mred\tx'
+t 0 ts snapshots list --json
+same "$(py '[s["name"] for s in j if s["name"].startswith("ctl")] == ["ctl\x1b[31mred\tx"]')" "True" "--json keeps the name as it is"
+
+# --- 16 tsctl processes auto-starting at once end with one daemon --------------------
+mkdir -m 700 "$WORK/many"
+STARTERS=""
+i=0
+while [ $i -lt 16 ]; do
+	"$TSCTL" --socket "$WORK/many/d.sock" --dir "$STORE" snapshots list --json >"$WORK/many/out.$i" 2>&1 &
+	STARTERS="$STARTERS $!"
+	i=$((i + 1))
+done
+STARTER_FAILS=0
+for p in $STARTERS; do wait "$p" || STARTER_FAILS=$((STARTER_FAILS + 1)); done
+same "$STARTER_FAILS" "0" "every one of 16 auto-starting tsctl succeeded"
+t 0 "$TSCTL" --socket "$WORK/many/d.sock" status --json
+MANY_PID=$(json_get pid)
+EXTRA_PIDS="$EXTRA_PIDS $MANY_PID"
+# A daemon that lost the race may still be on its way out: give it 5 s.
+i=0
+while [ "$(pgrep -f -- "--socket $WORK/many/d.sock" | wc -l)" -gt 1 ] && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+same "$(pgrep -f -- "--socket $WORK/many/d.sock" | wc -l)" "1" "one daemon on the socket"
+t 0 "$TSCTL" --socket "$WORK/many/d.sock" stop
+
 # --- the summary line: all five parts, in order, across workers -------------------
 for n in s_pend s_pass1 s_pass2 s_fail; do tc "$n" --calls "$A" >/dev/null; done
 ts approve s_pass1 s_pass2 s_fail >/dev/null || fail "approve for the summary"
@@ -207,6 +246,17 @@ check_py 'j["calls"] == [{"tool": "search", "args": {"q": "LA"}}]'
 t 2 ts record --from-trace "$A" --name x --update -- true && err_one_line
 t 2 ts record --update && err_one_line
 t 2 ts record --name x -- true && err_one_line
+
+# --- rm deletes a snapshot whose file no longer parses (a bad merge) ----------------
+tc broken --calls "$A" >/dev/null
+t 0 ts snapshots path broken
+BROKEN=$OUT
+printf '{"name": "broken", "calls": [\n<<<<<<< HEAD\n' >"$BROKEN"
+t 2 ts snapshots show broken && err_has "$BROKEN"
+t 0 ts snapshots rm broken --yes
+out_has "Deleted snapshot 'broken'" && err_has "$BROKEN"
+[ -e "$BROKEN" ] && fail "rm left the unreadable snapshot file $BROKEN"
+t 1 ts snapshots rm broken --yes
 
 # --- rm on a terminal: an empty answer and EOF decline; Y confirms -------------------
 if command -v script >/dev/null 2>&1; then
@@ -246,6 +296,12 @@ t 2 tn --socket= status && err_one_line && err_has "socket"
 t 2 tn status --socket= && err_one_line && err_has "socket"
 t 2 tn --socket= snapshots list && err_one_line && err_has "socket"
 t 2 tn --dir= snapshots list && err_one_line
+printf 'x\n' >"$WORK/plainfile"
+for cmd in "snapshots list" "approve --all" "snapshots show x" "check x --calls $A" "record --from-trace $A --name x" "run -- true"; do
+	# shellcheck disable=SC2086
+	t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/plainfile" $cmd && err_one_line && err_has "not a directory"
+done
+t 2 sh -c '"$0" eval - - <"$1"' "$TSCTL" "$A" && err_one_line && err_has "only one of EXPECTED and ACTUAL"
 t 2 ts check a --calls "$A" extra && err_one_line
 t 2 ts check a --calls && err_one_line
 t 2 ts approve --all --all x && err_one_line
@@ -264,6 +320,16 @@ err_one_line && err_has "$WORK/none/x.sock" && err_has "No such file or director
 same "$OUT" "" "nothing on stdout when the daemon is unreachable"
 t 3 env TOOLSCORED=/nonexistent/toolscored "$TSCTL" --socket "$WORK/none/x.sock" status --json
 same "$OUT" "" "status --json without a daemon prints nothing"
+
+# A socket directory the daemon refuses (open to others): exit 3 at once, with why.
+mkdir -m 777 "$WORK/open"
+chmod 777 "$WORK/open"
+START_NS=$(date +%s%N)
+t 3 "$TSCTL" --socket "$WORK/open/x.sock" --dir "$STORE" snapshots list
+ELAPSED_MS=$((($(date +%s%N) - START_NS) / 1000000))
+err_one_line && err_has "$WORK/open/x.sock" && err_has "0777"
+[ "$ELAPSED_MS" -lt 2000 ] || fail "a refused socket directory took $ELAPSED_MS ms to report"
+[ -e "$WORK/open/x.sock" ] && fail "a daemon started in a refused directory"
 
 # --- TOOLSCORE_SOCKET: auto-start there; --socket beats it -------------------------------
 t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --dir "$STORE" snapshots list

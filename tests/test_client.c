@@ -30,6 +30,7 @@
 #include "ts_snapshot.h"
 #include "ts_store.h"
 #include "util_daemon.h"
+#include "util_test.h"
 
 /* ---- the fake server ------------------------------------------------ */
 
@@ -263,7 +264,6 @@ static void fake_start(fake *f)
 static void fake_stop(fake *f)
 {
     int i;
-    char cmd[128];
 
     ck_assert_int_eq(write(f->wake[1], "x", 1), 1);
     pthread_join(f->thread, NULL);
@@ -272,8 +272,7 @@ static void fake_stop(fake *f)
     close(f->wake[1]);
     for (i = 0; i < f->nlog; i++)
         json_object_put(f->log[i].params);
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
-    ck_assert_int_eq(system(cmd), 0);
+    ck_assert_int_eq(util_remove_tree(f->dir), 0);
 }
 
 /* The last logged request of method (NULL if none); params borrowed. */
@@ -638,8 +637,7 @@ START_TEST(long_socket_path)
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ts_client_close(c);
     fake_stop(&f);
-    snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-    ck_assert_int_eq(system(path), 0);
+    ck_assert_int_eq(util_remove_tree(dir), 0);
 }
 END_TEST
 
@@ -881,6 +879,16 @@ static void wait_no_daemon(const char *sock)
     ck_assert_int_eq(daemons_on(sock, NULL), 0);
 }
 
+/* Stop the daemon through c, close c and wait until no daemon serves sock. */
+static void stop_and_close(ts_client *c, const char *sock)
+{
+    ts_error err;
+
+    ck_assert_int_eq(ts_client_stop(c, &err), 0);
+    ts_client_close(c);
+    wait_no_daemon(sock);
+}
+
 START_TEST(real_daemon_autostart_and_calls)
 {
     tdaemon d;
@@ -930,9 +938,7 @@ START_TEST(real_daemon_autostart_and_calls)
                          (struct json_object *)ts_client_server_info(c), "pid")),
                      first_pid);
     ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
     json_object_put(calls);
 }
@@ -961,9 +967,7 @@ START_TEST(real_daemon_version_mismatch)
     /* a fresh client of the right version still gets in */
     c = autostart_client(d.socket, &err, &rc);
     ck_assert_int_eq(rc, 0);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1008,9 +1012,7 @@ START_TEST(real_daemon_fork_safety)
         usleep(20000);
     }
     ck_assert_int_lt(i, 100);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1156,9 +1158,7 @@ START_TEST(real_daemon_found_by_env_and_path)
         setenv("PATH", path, 1);
         unsetenv("TOOLSCORED");
         ck_assert_int_eq(daemons_on(d.socket, &pid), 1);
-        ck_assert_int_eq(ts_client_stop(c, &err), 0);
-        ts_client_close(c);
-        wait_no_daemon(d.socket);
+        stop_and_close(c, d.socket);
         tdaemon_cleanup(&d);
     }
     free(path);
@@ -1242,9 +1242,7 @@ START_TEST(real_daemon_one_client_per_thread)
                      THREADS * 25);
     json_object_put(res);
     ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1335,9 +1333,7 @@ START_TEST(real_daemon_sixteen_autostarts_one_daemon)
     ck_assert_int_eq(daemon_pid, pids[0]);
     c = autostart_client(d.socket, &err, &rc);
     ck_assert_int_eq(rc, 0);
-    ck_assert_int_eq(ts_client_stop(c, &err), 0);
-    ts_client_close(c);
-    wait_no_daemon(d.socket);
+    stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1377,11 +1373,5 @@ static Suite *client_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(client_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(client_suite());
 }

@@ -24,6 +24,7 @@
 #include "ts_name.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
+#include "util_test.h"
 #include "util_vectors.h"
 
 static void check_written(vec_mismatches *m, size_t index, const char *form,
@@ -399,15 +400,6 @@ END_TEST
 
 /* ---- the store: the reference's directory layout ------------------------- */
 
-static char *make_temp_dir(void)
-{
-    char *dir = strdup("/tmp/ts-compat-XXXXXX");
-
-    ck_assert_ptr_nonnull(dir);
-    ck_assert_ptr_nonnull(mkdtemp(dir));
-    return dir;
-}
-
 static void write_file(const char *dir, const vec_record *file_name, const vec_record *data)
 {
     char path[2048];
@@ -443,14 +435,6 @@ static bool file_holds(const char *dir, const vec_record *file_name, const vec_r
     return same;
 }
 
-static size_t remove_tree(const char *dir)
-{
-    char command[512];
-
-    snprintf(command, sizeof(command), "rm -rf '%s'", dir);
-    return (size_t)system(command);
-}
-
 static size_t count_entries(const char *dir)
 {
     char command[512];
@@ -477,8 +461,8 @@ START_TEST(store_uses_the_reference_layout)
     snapshot_vector v;
     vec_document *docs;
     size_t n_docs, full = 0;
-    char *python_root = make_temp_dir();
-    char *our_root = make_temp_dir();
+    char *python_root = util_make_temp_dir("ts-compat");
+    char *our_root = util_make_temp_dir("ts-compat");
     ts_store *theirs = NULL, *ours = NULL;
     ts_store_listing listing;
     ts_error err;
@@ -537,8 +521,8 @@ START_TEST(store_uses_the_reference_layout)
     vec_close(&f);
     free(docs);
     vec_close(&docs_file);
-    ck_assert_uint_eq(remove_tree(python_root), 0);
-    ck_assert_uint_eq(remove_tree(our_root), 0);
+    ck_assert_int_eq(util_remove_tree(python_root), 0);
+    ck_assert_int_eq(util_remove_tree(our_root), 0);
     free(python_root);
     free(our_root);
     printf("store: %zu snapshots through both roots, %zu mismatches\n", full, m.count);
@@ -628,8 +612,6 @@ int main(void)
 {
     Suite *s = suite_create("compat");
     TCase *tc = tcase_create("vectors");
-    SRunner *sr;
-    int failed;
 
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, json_documents_match_python);
@@ -642,9 +624,5 @@ int main(void)
     tcase_add_test(tc, every_escaped_surrogate_pair_reads_exactly);
     tcase_add_test(tc, errors_after_repaired_pairs_keep_their_position);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -18,6 +18,7 @@
 #include "ts_json.h"
 #include "ts_repr.h"
 #include "ts_score.h"
+#include "util_test.h"
 #include "util_vectors.h"
 
 #define TOLERANCE 1e-12
@@ -95,16 +96,6 @@ static const struct json_object *tool_list(const ts_score_result *r, const char 
     return r->extra_tools;
 }
 
-static char *compact_text(const struct json_object *v)
-{
-    ts_buf b;
-    ts_error err;
-
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_json_write_compact(v, &b, &err), 0);
-    return ts_buf_detach(&b, NULL);
-}
-
 typedef struct score_stats {
     size_t errors;
     size_t cases;
@@ -127,8 +118,8 @@ static bool compare_key(const ts_score_result *r, const char *key, const struct 
         return p == r->passed;
     }
     if (json_object_is_type(want, json_type_array)) {
-        char *a = compact_text(want);
-        char *b = compact_text(tool_list(r, key));
+        char *a = util_json_compact(want);
+        char *b = util_json_compact(tool_list(r, key));
         bool same = strcmp(a, b) == 0;
         snprintf(why, whysz, "%s: python %s, C %s", key, a, b);
         free(a);
@@ -364,17 +355,11 @@ int main(void)
 {
     Suite *s = suite_create("compat_score");
     TCase *tc = tcase_create("vectors");
-    SRunner *sr;
-    int failed;
 
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, scores_match_python);
     tcase_add_test(tc, repr_escapes_exactly_what_python_does);
     tcase_add_test(tc, repr_of_values_matches_python);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ts_error.h"
+#include "util_test.h"
 
 START_TEST(test_set_fills_code_and_message)
 {
@@ -81,11 +82,5 @@ static Suite *error_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(error_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(error_suite());
 }

@@ -12,28 +12,9 @@
 #include "ts_buf.h"
 #include "ts_extract.h"
 #include "ts_json.h"
+#include "util_test.h"
 
 /* ---- helpers ------------------------------------------------------------- */
-
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *data;
-    long size;
-
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
-    size = ftell(f);
-    ck_assert_int_ge(size, 0);
-    rewind(f);
-    data = malloc((size_t)size + 1);
-    ck_assert_ptr_nonnull(data);
-    ck_assert_uint_eq(fread(data, 1, (size_t)size, f), (size_t)size);
-    data[size] = '\0';
-    fclose(f);
-    *len = (size_t)size;
-    return data;
-}
 
 /* Parse a whole JSON document with the project's reader. */
 static struct json_object *parse_json(const char *text, size_t len, const char *what)
@@ -54,14 +35,13 @@ static struct json_object *parse_text(const char *text)
 /* tests/data/extract/<name>.json (or .expected.json when suffix says so). */
 static struct json_object *load_fixture(const char *name, const char *suffix)
 {
-    const char *dir = getenv("TS_SOURCE_DIR");
     char path[1024];
     struct json_object *v;
     size_t len;
     char *text;
 
-    snprintf(path, sizeof(path), "%s/tests/data/extract/%s%s", dir ? dir : ".", name, suffix);
-    text = read_file(path, &len);
+    snprintf(path, sizeof(path), "%s/tests/data/extract/%s%s", util_source_dir(), name, suffix);
+    text = util_read_file(path, &len);
     v = parse_json(text, len, path);
     free(text);
     return v;
@@ -775,11 +755,5 @@ static Suite *extract_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(extract_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(extract_suite());
 }

@@ -17,6 +17,7 @@
 #include "fuzz/fuzz_extract.c"
 #include "fuzz/fuzz_proto.c"
 #include "fuzz/fuzz_snapshot.c"
+#include "util_test.h"
 
 typedef int (*fuzz_entry)(const uint8_t *data, size_t size);
 
@@ -33,40 +34,11 @@ static const harness harnesses[] = {
 
 #define HARNESS_COUNT (sizeof(harnesses) / sizeof(harnesses[0]))
 
-static const char *source_dir(void)
-{
-    const char *dir = getenv("TS_SOURCE_DIR");
-
-    return dir != NULL ? dir : ".";
-}
-
-static uint8_t *read_all(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *data = NULL;
-    size_t cap = 0;
-    size_t n;
-
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    *len = 0;
-    do {
-        if (*len == cap) {
-            cap = cap ? cap * 2 : 4096;
-            data = realloc(data, cap);
-            ck_assert_ptr_nonnull(data);
-        }
-        n = fread(data + *len, 1, cap - *len, f);
-        *len += n;
-    } while (n > 0);
-    fclose(f);
-    return data;
-}
-
 /* Run entry on the file's bytes in a child; returns the wait status. */
 static int replay(fuzz_entry entry, const char *path)
 {
     size_t len;
-    uint8_t *data = read_all(path, &len);
+    uint8_t *data = (uint8_t *)util_read_file(path, &len);
     pid_t pid;
     int status = 0;
 
@@ -95,7 +67,7 @@ START_TEST(test_replay_corpus)
     struct dirent **names;
     int n, i;
 
-    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", source_dir(), h->name);
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus/%s", util_source_dir(), h->name);
     n = scandir(dir, &names, is_regular_entry, alphasort);
     ck_assert_msg(n > 0, "no seed files in %s", dir);
     for (i = 0; i < n; i++) {
@@ -121,7 +93,7 @@ START_TEST(test_every_corpus_has_a_harness)
     int n, i;
     size_t k;
 
-    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus", source_dir());
+    snprintf(dir, sizeof(dir), "%s/tests/fuzz/corpus", util_source_dir());
     n = scandir(dir, &names, is_regular_entry, alphasort);
     ck_assert_msg(n > 0, "no corpus directories in %s", dir);
     for (i = 0; i < n; i++) {
@@ -150,11 +122,5 @@ static Suite *fuzz_corpus_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(fuzz_corpus_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(fuzz_corpus_suite());
 }

@@ -14,28 +14,7 @@
 #include <string.h>
 
 #include "ts_json.h"
-
-static char *read_data(const char *rel, size_t *len)
-{
-    const char *dir = getenv("TS_SOURCE_DIR");
-    char path[1024];
-    FILE *f;
-    char *data;
-    long size;
-
-    snprintf(path, sizeof(path), "%s/tests/data/%s", dir ? dir : ".", rel);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    ck_assert_int_eq(fread(data, 1, (size_t)size, f), (size_t)size);
-    data[size] = '\0';
-    fclose(f);
-    *len = (size_t)size;
-    return data;
-}
+#include "util_test.h"
 
 static struct json_object *parse_ok(const char *text)
 {
@@ -63,16 +42,6 @@ static void parse_fails(const char *text, size_t len, const char *code, const ch
 static void parse_fails_s(const char *text, const char *message)
 {
     parse_fails(text, strlen(text), "invalid_json", message);
-}
-
-static char *compact(const struct json_object *v)
-{
-    ts_buf b;
-    ts_error err;
-
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_json_write_compact(v, &b, &err), 0);
-    return ts_buf_detach(&b, NULL);
 }
 
 static void assert_double(double d, const char *expected)
@@ -138,7 +107,7 @@ END_TEST
 START_TEST(doubles_match_python_reference_data)
 {
     size_t len;
-    char *data = read_data("doubles.txt", &len);
+    char *data = util_read_data("doubles.txt", &len);
     char *save = NULL;
     int checked = 0;
 
@@ -182,11 +151,11 @@ START_TEST(writer_matches_python_bytes)
         ts_error err;
 
         snprintf(rel, sizeof(rel), "json/%s.json", names[i]);
-        in = read_data(rel, &in_len);
+        in = util_read_data(rel, &in_len);
         snprintf(rel, sizeof(rel), "json/%s.pretty", names[i]);
-        pretty = read_data(rel, &pretty_len);
+        pretty = util_read_data(rel, &pretty_len);
         snprintf(rel, sizeof(rel), "json/%s.compact", names[i]);
-        compact_text = read_data(rel, &compact_len);
+        compact_text = util_read_data(rel, &compact_len);
         ck_assert_msg(ts_json_parse(in, in_len, 0, &v, &err) == 0, "%s: %s", names[i], err.message);
         ts_buf_init(&b, TS_BUF_UNLIMITED);
         ck_assert_int_eq(ts_json_write_pretty(v, &b, &err), 0);
@@ -253,7 +222,7 @@ START_TEST(integers_are_exact_to_64_bits)
 {
     struct json_object *v = parse_ok("[9223372036854775807, 9223372036854775808, "
                                      "18446744073709551615, -9223372036854775808, -0, 0]");
-    char *text = compact(v);
+    char *text = util_json_compact(v);
 
     ck_assert_str_eq(text, "[9223372036854775807, 9223372036854775808, 18446744073709551615, "
                            "-9223372036854775808, 0, 0]");
@@ -276,7 +245,7 @@ END_TEST
 START_TEST(duplicate_keys_last_wins_at_first_position)
 {
     struct json_object *v = parse_ok("{\"k\": 1, \"other\": 2, \"k\": 3}");
-    char *text = compact(v);
+    char *text = util_json_compact(v);
 
     ck_assert_str_eq(text, "{\"k\": 3, \"other\": 2}");
     free(text);
@@ -394,8 +363,8 @@ START_TEST(copy_and_get_string)
     char *b;
 
     ck_assert_ptr_ne(c, v);
-    a = compact(v);
-    b = compact(c);
+    a = util_json_compact(v);
+    b = util_json_compact(c);
     ck_assert_str_eq(a, b);
     ck_assert_str_eq(b, "{\"tool\": \"x\", \"n\": 1, \"args\": {\"a\": [1.5, 0.1]}, \"u\": "
                         "18446744073709551615, \"i\": -9223372036854775808, \"s\": \"a\\u0000b\"}");
@@ -453,8 +422,6 @@ int main(void)
 {
     Suite *s = suite_create("json");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, doubles_python_repr_cases);
     tcase_add_test(tc, doubles_refuse_nan_and_infinity);
@@ -473,9 +440,5 @@ int main(void)
     tcase_add_test(tc, utf8_validation);
     tcase_add_test(tc, garbage_never_crashes);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

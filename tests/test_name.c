@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ts_name.h"
+#include "util_test.h"
 
 /* File name of s, or fail the test. */
 static const char *filename_of(const char *s, size_t len)
@@ -122,18 +123,26 @@ START_TEST(dots_and_traversal)
 }
 END_TEST
 
+/* times copies of unit into out, NUL-terminated; returns the length. */
+static size_t repeat(char *out, const char *unit, int times)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < times; i++)
+        n += (size_t)sprintf(out + n, "%s", unit);
+    out[n] = '\0';
+    return n;
+}
+
 START_TEST(cut_at_100_code_points)
 {
     char name[1024];
     char expected[1024];
-    size_t n = 0;
+    size_t n;
 
     /* 150 two-byte characters: 100 kept, 200 bytes, never half of one. */
-    for (int i = 0; i < 150; i++)
-        n += (size_t)sprintf(name + n, "\xc3\xa9");
-    n = 0;
-    for (int i = 0; i < 100; i++)
-        n += (size_t)sprintf(expected + n, "\xc3\xa9");
+    repeat(name, "\xc3\xa9", 150);
+    n = repeat(expected, "\xc3\xa9", 100);
     strcpy(expected + n, "-9758f974.json");
     assert_filename(name, expected);
 
@@ -145,12 +154,8 @@ START_TEST(cut_at_100_code_points)
     assert_filename(name, expected);
 
     /* 101 four-byte characters. */
-    n = 0;
-    for (int i = 0; i < 101; i++)
-        n += (size_t)sprintf(name + n, "\xf0\x9f\x98\x80");
-    n = 0;
-    for (int i = 0; i < 100; i++)
-        n += (size_t)sprintf(expected + n, "\xf0\x9f\x98\x80");
+    repeat(name, "\xf0\x9f\x98\x80", 101);
+    n = repeat(expected, "\xf0\x9f\x98\x80", 100);
     strcpy(expected + n, "-14deead9.json");
     assert_filename(name, expected);
 
@@ -270,8 +275,6 @@ int main(void)
 {
     Suite *s = suite_create("name");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, spec_examples);
     tcase_add_test(tc, reference_files);
@@ -285,9 +288,5 @@ int main(void)
     tcase_add_test(tc, hash8);
     tcase_add_test(tc, random_names_stay_in_root);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

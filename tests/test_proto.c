@@ -21,6 +21,7 @@
 #include "ts_message.h"
 #include "ts_paths.h"
 #include "ts_wire.h"
+#include "util_test.h"
 
 /* ---- helpers -------------------------------------------------------- */
 
@@ -1119,25 +1120,15 @@ static void same_bytes(const ts_buf *doc, const ts_buf *made, const char *what)
 START_TEST(protocol_doc_examples_match_the_encoder)
 {
     char path[PATH_MAX];
-    const char *src = getenv("TS_SOURCE_DIR");
     ts_buf dumps[4], made;
     struct json_object *v;
     ts_error err;
     uint64_t id = 2;
     size_t n, i;
     char *text;
-    long size;
-    FILE *fp;
 
-    snprintf(path, sizeof(path), "%s/docs/protocol.md", src ? src : ".");
-    fp = fopen(path, "r");
-    ck_assert_msg(fp != NULL, "cannot open %s", path);
-    fseek(fp, 0, SEEK_END);
-    size = ftell(fp);
-    rewind(fp);
-    text = calloc(1, (size_t)size + 1);
-    ck_assert_uint_eq(fread(text, 1, (size_t)size, fp), (size_t)size);
-    fclose(fp);
+    snprintf(path, sizeof(path), "%s/docs/protocol.md", util_source_dir());
+    text = util_read_file(path, NULL);
     n = doc_dumps(text, dumps, 4);
     ck_assert_uint_eq(n, 4);
 
@@ -1172,17 +1163,6 @@ END_TEST
 
 /* ---- paths ---------------------------------------------------------- */
 
-static char *make_tmpdir(void)
-{
-    char tmpl[] = "/tmp/ts-proto-XXXXXX";
-    char *d = mkdtemp(tmpl);
-    char real[PATH_MAX];
-
-    ck_assert_ptr_nonnull(d);
-    ck_assert_ptr_nonnull(realpath(d, real));
-    return strdup(real);
-}
-
 START_TEST(paths_default_socket)
 {
     char out[TS_PATHS_MAX];
@@ -1205,7 +1185,7 @@ END_TEST
 
 START_TEST(paths_resolve)
 {
-    char *tmp = make_tmpdir();
+    char *tmp = util_make_temp_dir("ts-proto");
     char path[TS_PATHS_MAX], out[TS_PATHS_MAX], want[TS_PATHS_MAX];
     ts_error err;
 
@@ -1252,7 +1232,7 @@ END_TEST
 
 START_TEST(paths_sockaddr_long_paths)
 {
-    char *tmp = make_tmpdir();
+    char *tmp = util_make_temp_dir("ts-proto");
     char dir[TS_PATHS_MAX], sock[TS_PATHS_MAX * 2];
     ts_sockaddr a, b;
     ts_error err;
@@ -1352,11 +1332,5 @@ static Suite *proto_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(proto_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(proto_suite());
 }

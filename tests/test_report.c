@@ -10,21 +10,13 @@
 #include "ts_align.h"
 #include "ts_report.h"
 #include "ts_repr.h"
-
-static struct json_object *parse(const char *text)
-{
-    enum json_tokener_error jerr;
-    struct json_object *v = json_tokener_parse_verbose(text, &jerr);
-
-    ck_assert_msg(jerr == json_tokener_success, "bad test JSON: %s", text);
-    return v;
-}
+#include "util_test.h"
 
 /* The drift report of expected vs actual, scored with default options
  * (strict when asked); the caller frees the text. */
 static char *drift(const char *expected, const char *actual, bool strict, bool color)
 {
-    struct json_object *g = parse(expected), *t = parse(actual);
+    struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
     ts_score_options opt;
     ts_score_result r;
     ts_error err;
@@ -51,7 +43,7 @@ static void assert_drift(const char *expected, const char *actual, bool strict, 
 
 static char *paths(const char *expected, const char *actual)
 {
-    struct json_object *g = parse(expected), *t = parse(actual);
+    struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
     ts_error err;
     ts_buf out;
 
@@ -398,19 +390,13 @@ START_TEST(report_thousand_calls_reversed)
 }
 END_TEST
 
-static unsigned next_random(unsigned *seed)
-{
-    *seed = *seed * 1103515245u + 12345u;
-    return (*seed >> 16) & 0x7fff;
-}
-
 /* Random call-like values: sometimes valid calls, often not. */
 static struct json_object *random_list(unsigned *seed)
 {
     struct json_object *list = json_object_new_array();
 
-    for (unsigned n = next_random(seed) % 6; n > 0; n--) {
-        unsigned shape = next_random(seed) % 10;
+    for (unsigned n = util_next_random(seed) % 6; n > 0; n--) {
+        unsigned shape = util_next_random(seed) % 10;
         struct json_object *c;
         char tool[8];
         if (shape == 0) {
@@ -418,7 +404,7 @@ static struct json_object *random_list(unsigned *seed)
             continue;
         }
         c = json_object_new_object();
-        snprintf(tool, sizeof(tool), "t%u", next_random(seed) % 3);
+        snprintf(tool, sizeof(tool), "t%u", util_next_random(seed) % 3);
         if (shape != 1)
             json_object_object_add(c, "tool", json_object_new_string(tool));
         if (shape == 2)
@@ -426,8 +412,9 @@ static struct json_object *random_list(unsigned *seed)
         else if (shape >= 5) {
             struct json_object *args = json_object_new_object();
             json_object_object_add(args, shape % 2 ? "k" : "k.2",
-                                   shape == 9 ? json_object_new_array()
-                                              : json_object_new_int((int)(next_random(seed) % 2)));
+                                   shape == 9
+                                       ? json_object_new_array()
+                                       : json_object_new_int((int)(util_next_random(seed) % 2)));
             json_object_object_add(c, "args", args);
         }
         json_object_array_add(list, c);
@@ -479,9 +466,9 @@ END_TEST
 
 START_TEST(report_rejects_bad_input)
 {
-    struct json_object *good = parse("[{\"tool\":\"a\"}]");
-    struct json_object *bad = parse("[{\"tool\":\"a\"},{\"tool\":\"\"}]");
-    struct json_object *obj = parse("{\"tool\":\"a\"}");
+    struct json_object *good = util_json_c_parse("[{\"tool\":\"a\"}]");
+    struct json_object *bad = util_json_c_parse("[{\"tool\":\"a\"},{\"tool\":\"\"}]");
+    struct json_object *obj = util_json_c_parse("{\"tool\":\"a\"}");
     ts_score_result r;
     ts_error err;
     ts_buf out;
@@ -574,7 +561,7 @@ END_TEST
 
 static void assert_repr(const char *json, const char *want)
 {
-    struct json_object *v = parse(json);
+    struct json_object *v = util_json_c_parse(json);
     ts_buf out;
 
     ts_buf_init(&out, TS_BUF_UNLIMITED);
@@ -637,18 +624,6 @@ END_TEST
 
 /* ---- alignment ---- */
 
-static struct json_object *letters(const char *s)
-{
-    struct json_object *list = json_object_new_array();
-
-    for (; *s; s++) {
-        struct json_object *c = json_object_new_object();
-        json_object_object_add(c, "tool", json_object_new_string_len(s, 1));
-        json_object_array_add(list, c);
-    }
-    return list;
-}
-
 START_TEST(align_like_difflib)
 {
     /* opcodes from Python's difflib.SequenceMatcher(None, a, b, autojunk=False) */
@@ -667,7 +642,8 @@ START_TEST(align_like_difflib)
         {"aabbaabb", "abab", "d0,1,0,0;e1,3,0,2;d3,5,2,2;e5,7,2,4;d7,8,4,4;"},
     };
     for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct json_object *a = letters(cases[k].a), *b = letters(cases[k].b);
+        struct json_object *a = util_calls_of_letters(cases[k].a),
+                           *b = util_calls_of_letters(cases[k].b);
         ts_align_op *ops = NULL;
         size_t n = 0;
         char text[512] = "";
@@ -804,11 +780,5 @@ static Suite *report_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(report_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(report_suite());
 }

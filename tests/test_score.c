@@ -9,23 +9,15 @@
 #include <string.h>
 
 #include "ts_score.h"
+#include "util_test.h"
 
 #define TOL 1e-12
-
-static struct json_object *parse(const char *text)
-{
-    enum json_tokener_error jerr;
-    struct json_object *v = json_tokener_parse_verbose(text, &jerr);
-
-    ck_assert_msg(jerr == json_tokener_success, "bad test JSON: %s", text);
-    return v;
-}
 
 /* Evaluate with options; fails the test on an error. */
 static ts_score_result eval_opt(const char *expected, const char *actual,
                                 const ts_score_options *opt)
 {
-    struct json_object *g = parse(expected), *t = parse(actual);
+    struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
     ts_score_result r;
     ts_error err;
     int rc = ts_evaluate(g, t, opt, &r, &err);
@@ -55,7 +47,7 @@ static ts_score_result eval_strict(const char *expected, const char *actual)
 
 static void weights_json(const char *text, ts_weights *w)
 {
-    struct json_object *o = parse(text);
+    struct json_object *o = util_json_c_parse(text);
     ts_error err;
 
     ck_assert_msg(ts_weights_from_json(o, w, &err) == 0, "weights: %s", err.message);
@@ -64,7 +56,7 @@ static void weights_json(const char *text, ts_weights *w)
 
 static bool equal_text(const char *a, const char *b, bool strict, bool top)
 {
-    struct json_object *va = parse(a), *vb = parse(b);
+    struct json_object *va = util_json_c_parse(a), *vb = util_json_c_parse(b);
     bool eq = ts_values_equal(va, vb, strict, top);
 
     json_object_put(va);
@@ -615,7 +607,7 @@ END_TEST
 
 static void assert_weights_error(const char *text, const char *needle)
 {
-    struct json_object *o = parse(text);
+    struct json_object *o = util_json_c_parse(text);
     ts_weights w;
     ts_error err;
     int rc = ts_weights_from_json(o, &w, &err);
@@ -704,7 +696,7 @@ START_TEST(evaluate_rejects_bad_weights_in_options)
     ts_score_options opt;
     ts_score_result r;
     ts_error err;
-    struct json_object *g = parse("[]");
+    struct json_object *g = util_json_c_parse("[]");
 
     ts_score_options_default(&opt);
     opt.weights.sequence_accuracy = -1;
@@ -737,7 +729,7 @@ START_TEST(evaluate_rejects_bad_min_score)
     ts_score_options opt;
     ts_score_result r;
     ts_error err;
-    struct json_object *g = parse("[]");
+    struct json_object *g = util_json_c_parse("[]");
 
     ts_score_options_default(&opt);
     opt.min_score = 1.5;
@@ -811,7 +803,7 @@ END_TEST
 
 static void assert_calls_error(const char *text, const char *which, const char *message)
 {
-    struct json_object *v = parse(text);
+    struct json_object *v = util_json_c_parse(text);
     ts_error err;
 
     ck_assert_int_eq(ts_calls_validate(v, which, &err), -EINVAL);
@@ -843,13 +835,14 @@ END_TEST
 
 START_TEST(validate_accepts_good_lists)
 {
-    struct json_object *v = parse("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":null},"
-                                  "{\"tool\":\"c\",\"args\":{},\"id\":\"x\",\"extra\":[1]}]");
+    struct json_object *v =
+        util_json_c_parse("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":null},"
+                          "{\"tool\":\"c\",\"args\":{},\"id\":\"x\",\"extra\":[1]}]");
     ts_error err;
 
     ck_assert_int_eq(ts_calls_validate(v, "expected", &err), 0);
     json_object_put(v);
-    v = parse("[]");
+    v = util_json_c_parse("[]");
     ck_assert_int_eq(ts_calls_validate(v, "expected", NULL), 0);
     json_object_put(v);
 }
@@ -857,8 +850,8 @@ END_TEST
 
 START_TEST(evaluate_validates_both_lists)
 {
-    struct json_object *good = parse("[{\"tool\":\"a\"}]");
-    struct json_object *bad = parse("[{\"tool\":\"a\"},{}]");
+    struct json_object *good = util_json_c_parse("[{\"tool\":\"a\"}]");
+    struct json_object *bad = util_json_c_parse("[{\"tool\":\"a\"},{}]");
     ts_score_result r;
     ts_error err;
 
@@ -879,7 +872,8 @@ END_TEST
 START_TEST(inputs_not_modified)
 {
     const char *text = "[{\"tool\":\"a\",\"args\":{\"x\":\" 1 \"}},{\"tool\":\"b\"}]";
-    struct json_object *g = parse(text), *t = parse("[{\"tool\":\"b\",\"args\":null}]");
+    struct json_object *g = util_json_c_parse(text),
+                       *t = util_json_c_parse("[{\"tool\":\"b\",\"args\":null}]");
     char *before = strdup(json_object_to_json_string(g));
     ts_score_result r;
 
@@ -1059,18 +1053,6 @@ static size_t reference_distance(const char *a, const char *b)
     return out;
 }
 
-static struct json_object *letters_to_calls(const char *s)
-{
-    struct json_object *list = json_object_new_array();
-
-    for (; *s; s++) {
-        struct json_object *c = json_object_new_object();
-        json_object_object_add(c, "tool", json_object_new_string_len(s, 1));
-        json_object_array_add(list, c);
-    }
-    return list;
-}
-
 START_TEST(levenshtein_matches_reference)
 {
     unsigned seed = 12345;
@@ -1090,7 +1072,7 @@ START_TEST(levenshtein_matches_reference)
             b[i] = (char)('a' + (seed >> 16) % 4);
         }
         a[n] = b[m] = '\0';
-        struct json_object *g = letters_to_calls(a), *t = letters_to_calls(b);
+        struct json_object *g = util_calls_of_letters(a), *t = util_calls_of_letters(b);
         ts_score_result r;
         size_t want = reference_distance(a, b);
         size_t longest = n > m ? n : m;
@@ -1107,39 +1089,33 @@ END_TEST
 
 /* ---- properties over random lists ---- */
 
-static unsigned next_random(unsigned *seed)
-{
-    *seed = *seed * 1103515245u + 12345u;
-    return (*seed >> 16) & 0x7fff;
-}
-
 static struct json_object *random_value(unsigned *seed, int depth)
 {
     static const char *strings[] = {"NYC", " NYC ", "東京", "", "a b", "\t"};
     struct json_object *v;
 
-    switch (next_random(seed) % (depth > 2 ? 6 : 8)) {
+    switch (util_next_random(seed) % (depth > 2 ? 6 : 8)) {
     case 0:
         return NULL;
     case 1:
-        return json_object_new_boolean(next_random(seed) % 2);
+        return json_object_new_boolean(util_next_random(seed) % 2);
     case 2:
-        return json_object_new_int64((int64_t)(next_random(seed) % 3) - 1);
+        return json_object_new_int64((int64_t)(util_next_random(seed) % 3) - 1);
     case 3:
-        return json_object_new_double((double)(next_random(seed) % 3) / 2.0);
+        return json_object_new_double((double)(util_next_random(seed) % 3) / 2.0);
     case 4:
     case 5:
-        return json_object_new_string(strings[next_random(seed) % 6]);
+        return json_object_new_string(strings[util_next_random(seed) % 6]);
     case 6:
         v = json_object_new_array();
-        for (unsigned n = next_random(seed) % 3; n > 0; n--)
+        for (unsigned n = util_next_random(seed) % 3; n > 0; n--)
             json_object_array_add(v, random_value(seed, depth + 1));
         return v;
     default:
         v = json_object_new_object();
-        for (unsigned n = next_random(seed) % 3; n > 0; n--) {
+        for (unsigned n = util_next_random(seed) % 3; n > 0; n--) {
             char key[8];
-            snprintf(key, sizeof(key), "k%u", next_random(seed) % 4);
+            snprintf(key, sizeof(key), "k%u", util_next_random(seed) % 4);
             json_object_object_add(v, key, random_value(seed, depth + 1));
         }
         return v;
@@ -1151,11 +1127,11 @@ static struct json_object *random_calls(unsigned *seed)
 {
     struct json_object *list = json_object_new_array();
 
-    for (unsigned n = next_random(seed) % 7; n > 0; n--) {
+    for (unsigned n = util_next_random(seed) % 7; n > 0; n--) {
         struct json_object *c = json_object_new_object();
         char tool[8];
-        unsigned shape = next_random(seed) % 4;
-        snprintf(tool, sizeof(tool), "t%u", next_random(seed) % 4);
+        unsigned shape = util_next_random(seed) % 4;
+        snprintf(tool, sizeof(tool), "t%u", util_next_random(seed) % 4);
         json_object_object_add(c, "tool", json_object_new_string(tool));
         if (shape == 1)
             json_object_object_add(c, "args", NULL);
@@ -1163,9 +1139,9 @@ static struct json_object *random_calls(unsigned *seed)
             json_object_object_add(c, "args", json_object_new_object());
         else if (shape == 3) {
             struct json_object *args = json_object_new_object();
-            for (unsigned k = next_random(seed) % 4; k > 0; k--) {
+            for (unsigned k = util_next_random(seed) % 4; k > 0; k--) {
                 char key[8];
-                snprintf(key, sizeof(key), "a%u", next_random(seed) % 4);
+                snprintf(key, sizeof(key), "a%u", util_next_random(seed) % 4);
                 json_object_object_add(args, key, random_value(seed, 0));
             }
             json_object_object_add(c, "args", args);
@@ -1284,7 +1260,7 @@ START_TEST(evaluate_rejects_zero_weights)
     ts_score_options opt;
     ts_score_result r;
     ts_error err;
-    struct json_object *g = parse("[]");
+    struct json_object *g = util_json_c_parse("[]");
 
     ts_score_options_default(&opt);
     memset(&opt.weights, 0, sizeof(opt.weights));
@@ -1378,11 +1354,5 @@ static Suite *score_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(score_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(score_suite());
 }

@@ -12,34 +12,13 @@
 
 #include "ts_json.h"
 #include "ts_snapshot.h"
+#include "util_test.h"
 
 static const char *const compat_files[] = {
     "floats_and_ints-75b53452.json",
     "no_args-7066a219.json",
     "tests__test_flights.py__test_books_a_flight-a17e174d.json",
 };
-
-static char *read_data(const char *rel, size_t *len)
-{
-    const char *dir = getenv("TS_SOURCE_DIR");
-    char path[1024];
-    FILE *f;
-    char *data;
-    long size;
-
-    snprintf(path, sizeof(path), "%s/tests/data/%s", dir ? dir : ".", rel);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    ck_assert_int_eq(fread(data, 1, (size_t)size, f), (size_t)size);
-    data[size] = '\0';
-    fclose(f);
-    *len = (size_t)size;
-    return data;
-}
 
 static ts_snapshot *parse_ok(const char *text)
 {
@@ -98,7 +77,7 @@ START_TEST(reference_files_round_trip_byte_exact)
         ts_error err;
 
         snprintf(rel, sizeof(rel), "compat/%s", compat_files[i]);
-        text = read_data(rel, &len);
+        text = util_read_data(rel, &len);
         ck_assert_msg(ts_snapshot_parse(text, len, compat_files[i], &s, &err) == 0, "%s",
                       err.message);
         out = serialize(s);
@@ -114,7 +93,7 @@ START_TEST(reference_file_fields)
 {
     size_t len;
     char *text =
-        read_data("compat/tests__test_flights.py__test_books_a_flight-a17e174d.json", &len);
+        util_read_data("compat/tests__test_flights.py__test_books_a_flight-a17e174d.json", &len);
     ts_snapshot *s = parse_ok(text);
 
     ck_assert_int_eq(s->schema_version, 1);
@@ -347,7 +326,7 @@ END_TEST
 START_TEST(every_truncation_fails_cleanly)
 {
     size_t len;
-    char *text = read_data("compat/floats_and_ints-75b53452.json", &len);
+    char *text = util_read_data("compat/floats_and_ints-75b53452.json", &len);
 
     for (size_t cut = 0; cut < len - 1; cut++) {
         ts_snapshot *s = NULL;
@@ -392,7 +371,7 @@ END_TEST
 START_TEST(set_calls_copy_and_to_json)
 {
     size_t len;
-    char *text = read_data("compat/no_args-7066a219.json", &len);
+    char *text = util_read_data("compat/no_args-7066a219.json", &len);
     ts_snapshot *s = parse_ok(text);
     ts_snapshot *c = ts_snapshot_copy(s);
     struct json_object *calls = json_object_new_array();
@@ -447,8 +426,6 @@ int main(void)
 {
     Suite *s = suite_create("snapshot");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, reference_files_round_trip_byte_exact);
     tcase_add_test(tc, reference_file_fields);
@@ -464,9 +441,5 @@ int main(void)
     tcase_add_test(tc, set_calls_copy_and_to_json);
     tcase_add_test(tc, timestamp_now_format);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

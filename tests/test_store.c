@@ -23,6 +23,7 @@
 #include "ts_json.h"
 #include "ts_name.h"
 #include "ts_store.h"
+#include "util_test.h"
 
 static char workdir[512];
 static char root[600];
@@ -38,10 +39,7 @@ static void make_workdir(void)
 
 static void remove_tree(const char *path)
 {
-    char cmd[1200];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", path);
-    if (system(cmd) != 0)
+    if (util_remove_tree(path) != 0)
         fprintf(stderr, "could not remove %s\n", path);
 }
 
@@ -53,26 +51,6 @@ static void setup(void)
 static void teardown(void)
 {
     remove_tree(workdir);
-}
-
-static char *read_path(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    char *data;
-    long size;
-
-    if (f == NULL)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    data = malloc((size_t)size + 1);
-    ck_assert_int_eq(fread(data, 1, (size_t)size, f), (size_t)size);
-    data[size] = '\0';
-    fclose(f);
-    if (len != NULL)
-        *len = (size_t)size;
-    return data;
 }
 
 static void write_path(const char *path, const char *data, size_t len)
@@ -220,7 +198,7 @@ START_TEST(save_creates_root_and_writes_exact_bytes)
     in_root("tests__test_agent.py__test_booking-5befce50.json", path, sizeof(path));
     ck_assert_int_eq(ts_store_path(store, s->name, api_path, sizeof(api_path), &err), 0);
     ck_assert_str_eq(api_path, path);
-    bytes = read_path(path, &len);
+    bytes = util_read_file_if_exists(path, &len);
     ck_assert_ptr_nonnull(bytes);
     ts_buf_init(&expected, TS_BUF_UNLIMITED);
     ck_assert_int_eq(ts_snapshot_serialize(s, &expected, &err), 0);
@@ -259,7 +237,6 @@ START_TEST(reference_files_round_trip_through_the_store)
         "no_args-7066a219.json",
         "tests__test_flights.py__test_books_a_flight-a17e174d.json",
     };
-    const char *src = getenv("TS_SOURCE_DIR");
     ts_store *store;
     ts_error err;
 
@@ -278,8 +255,8 @@ START_TEST(reference_files_round_trip_through_the_store)
         char *save_b = NULL;
         int differing = 0;
 
-        snprintf(from, sizeof(from), "%s/tests/data/compat/%s", src ? src : ".", files[i]);
-        orig = read_path(from, &len);
+        snprintf(from, sizeof(from), "%s/tests/data/compat/%s", util_source_dir(), files[i]);
+        orig = util_read_file_if_exists(from, &len);
         ck_assert_ptr_nonnull(orig);
         in_root(files[i], to, sizeof(to));
         write_path(to, orig, len);
@@ -298,12 +275,12 @@ START_TEST(reference_files_round_trip_through_the_store)
         }
         ck_assert_ptr_nonnull(s);
         save_ok(store, s);
-        again = read_path(to, NULL);
+        again = util_read_file_if_exists(to, NULL);
         ck_assert_str_eq(again, orig);
         free(again);
 
         ck_assert_int_eq(s->approved ? 0 : ts_store_approve(store, s->name, &err), 0);
-        again = read_path(to, NULL);
+        again = util_read_file_if_exists(to, NULL);
         line_a = strtok_r(orig, "\n", &save_a);
         line_b = strtok_r(again, "\n", &save_b);
         while (line_a != NULL && line_b != NULL) {
@@ -402,7 +379,7 @@ START_TEST(symbolic_links_are_never_followed)
     /* Saving replaces the link itself; the outside file is untouched. */
     s->approved = true;
     save_ok(store, s);
-    after = read_path(target, NULL);
+    after = util_read_file_if_exists(target, NULL);
     ck_assert_str_eq(after, text.data);
     ck_assert_int_eq(ts_store_load(store, "linked", &back, NULL, &err), 0);
     ck_assert(back->approved);
@@ -781,7 +758,7 @@ static int failing_save_child(const char *dir, const char *old_bytes, size_t old
         return 12;
     if (ts_store_path(store, "victim", path, sizeof(path), &err) < 0)
         return 13;
-    now = read_path(path, &len);
+    now = util_read_file_if_exists(path, &len);
     if (now == NULL || len != old_len || memcmp(now, old_bytes, len) != 0)
         return 14;
     if (count_entries(dir, ".") != 0)
@@ -804,7 +781,7 @@ static char *save_small_victim(const char *dir, size_t *len)
     ck_assert_int_eq(ts_store_open(dir, &store, &err), 0);
     save_ok(store, small);
     ck_assert_int_eq(ts_store_path(store, "victim", path, sizeof(path), &err), 0);
-    bytes = read_path(path, len);
+    bytes = util_read_file_if_exists(path, len);
     ts_snapshot_free(small);
     ts_store_close(store);
     return bytes;
@@ -1001,8 +978,6 @@ int main(void)
 {
     Suite *s = suite_create("store");
     TCase *tc = tcase_create("core");
-    SRunner *sr;
-    int failed;
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, absent_root_is_an_empty_store);
@@ -1027,9 +1002,5 @@ int main(void)
     tcase_add_test(tc, root_removed_and_recreated_while_open);
     tcase_add_test(tc, threads_on_different_names);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(s);
 }

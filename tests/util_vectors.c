@@ -8,27 +8,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util_test.h"
 /* ---- reading the record files ------------------------------------------ */
 
 void vec_open(vec_file *f, const char *name)
 {
-    const char *dir = getenv("TS_SOURCE_DIR");
-    FILE *fp;
-    long size;
-
-    snprintf(f->path, sizeof(f->path), "%s/tests/data/compat-vectors/%s", dir ? dir : ".", name);
-    fp = fopen(f->path, "rb");
-    ck_assert_msg(fp != NULL, "cannot open %s", f->path);
-    ck_assert_int_eq(fseek(fp, 0, SEEK_END), 0);
-    size = ftell(fp);
-    ck_assert_int_ge(size, 1);
-    ck_assert_int_eq(fseek(fp, 0, SEEK_SET), 0);
-    f->data = malloc((size_t)size + 1);
-    ck_assert_ptr_nonnull(f->data);
-    ck_assert_int_eq(fread(f->data, 1, (size_t)size, fp), (size_t)size);
-    f->data[size] = '\0';
-    fclose(fp);
-    f->len = (size_t)size;
+    snprintf(f->path, sizeof(f->path), "%s/tests/data/compat-vectors/%s", util_source_dir(), name);
+    f->data = util_read_file(f->path, &f->len);
+    ck_assert_msg(f->len >= 1, "%s is empty", f->path);
     f->pos = 0;
 }
 

@@ -1,0 +1,135 @@
+/*
+ * util_test — see util_test.h.
+ */
+#include "util_test.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_buf.h"
+#include "ts_json.h"
+
+const char *util_source_dir(void)
+{
+    const char *dir = getenv("TS_SOURCE_DIR");
+
+    return dir != NULL ? dir : ".";
+}
+
+/* The rest of the open file f (named path in messages), NUL-terminated. */
+static char *read_stream(FILE *f, const char *path, size_t *len)
+{
+    char *data;
+    long size;
+
+    ck_assert_msg(fseek(f, 0, SEEK_END) == 0, "cannot seek in %s", path);
+    size = ftell(f);
+    ck_assert_msg(size >= 0, "cannot size %s", path);
+    ck_assert_msg(fseek(f, 0, SEEK_SET) == 0, "cannot seek in %s", path);
+    data = malloc((size_t)size + 1);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_msg(fread(data, 1, (size_t)size, f) == (size_t)size, "cannot read %s", path);
+    data[size] = '\0';
+    fclose(f);
+    if (len != NULL)
+        *len = (size_t)size;
+    return data;
+}
+
+char *util_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    return read_stream(f, path, len);
+}
+
+char *util_read_file_if_exists(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+
+    if (f == NULL)
+        return NULL;
+    return read_stream(f, path, len);
+}
+
+char *util_read_data(const char *rel, size_t *len)
+{
+    char path[1024];
+
+    snprintf(path, sizeof(path), "%s/tests/data/%s", util_source_dir(), rel);
+    return util_read_file(path, len);
+}
+
+struct json_object *util_json_c_parse(const char *text)
+{
+    enum json_tokener_error jerr;
+    struct json_object *v = json_tokener_parse_verbose(text, &jerr);
+
+    ck_assert_msg(jerr == json_tokener_success, "bad test JSON: %s", text);
+    return v;
+}
+
+char *util_json_compact(const struct json_object *v)
+{
+    ts_buf b;
+    ts_error err;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_msg(ts_json_write_compact(v, &b, &err) == 0, "cannot write JSON: %s", err.message);
+    return ts_buf_detach(&b, NULL);
+}
+
+char *util_make_temp_dir(const char *prefix)
+{
+    char pattern[256];
+    char real[PATH_MAX];
+    char *copy;
+
+    snprintf(pattern, sizeof(pattern), "/tmp/%s-XXXXXX", prefix);
+    ck_assert_msg(mkdtemp(pattern) != NULL, "cannot make %s", pattern);
+    ck_assert_msg(realpath(pattern, real) != NULL, "cannot resolve %s", pattern);
+    copy = strdup(real);
+    ck_assert_ptr_nonnull(copy);
+    return copy;
+}
+
+int util_remove_tree(const char *path)
+{
+    char command[PATH_MAX + 16];
+
+    snprintf(command, sizeof(command), "rm -rf '%s'", path);
+    return system(command);
+}
+
+struct json_object *util_calls_of_letters(const char *s)
+{
+    struct json_object *list = json_object_new_array();
+
+    for (; *s; s++) {
+        struct json_object *c = json_object_new_object();
+
+        json_object_object_add(c, "tool", json_object_new_string_len(s, 1));
+        json_object_array_add(list, c);
+    }
+    return list;
+}
+
+unsigned util_next_random(unsigned *seed)
+{
+    *seed = *seed * 1103515245u + 12345u;
+    return (*seed >> 16) & 0x7fff;
+}
+
+int util_run_suite(Suite *s)
+{
+    SRunner *sr = srunner_create(s);
+    int failed;
+
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? 0 : 1;
+}

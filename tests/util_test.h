@@ -1,0 +1,61 @@
+/*
+ * util_test — small helpers shared by the Check suites: reading whole files
+ * (the test data under tests/data/ in particular), JSON text to values and
+ * back, call lists for scoring and alignment tests, a reproducible random
+ * generator, and running a suite from main().
+ *
+ * Every helper fails the running Check test (ck_assert) on unexpected
+ * errors, so a test reads as a list of steps.
+ */
+#ifndef UTIL_TEST_H
+#define UTIL_TEST_H
+
+#include <check.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+/* The source tree: $TS_SOURCE_DIR, or "." when it is not set. */
+const char *util_source_dir(void);
+
+/*
+ * The whole file at path, NUL-terminated (the terminator is not counted in
+ * *len; len may be NULL); the caller frees it. Fails the test when the file
+ * cannot be opened or read.
+ */
+char *util_read_file(const char *path, size_t *len);
+
+/* Like util_read_file, but NULL (and *len untouched) when the file cannot be
+ * opened, e.g. because it does not exist. */
+char *util_read_file_if_exists(const char *path, size_t *len);
+
+/* util_read_file of $TS_SOURCE_DIR/tests/data/<rel>. */
+char *util_read_data(const char *rel, size_t *len);
+
+/* text parsed by json-c (not by the reader under test); fails the test on
+ * bad JSON. The caller puts the value. */
+struct json_object *util_json_c_parse(const char *text);
+
+/* v as one-line JSON written by ts_json_write_compact (keys in their
+ * order); the caller frees the text. */
+char *util_json_compact(const struct json_object *v);
+
+/* A fresh directory /tmp/<prefix>-XXXXXX, as its real path (symbolic links
+ * resolved); the caller frees the string and removes the directory. */
+char *util_make_temp_dir(const char *prefix);
+
+/* rm -rf path; returns system()'s status (0 when removed). */
+int util_remove_tree(const char *path);
+
+/* A list of calls without arguments, one per character of s, each named by
+ * its character: "abc" is [{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]. */
+struct json_object *util_calls_of_letters(const char *s);
+
+/* The next number (0..32767) of a small reproducible generator. */
+unsigned util_next_random(unsigned *seed);
+
+/* Run every test of s (the runner frees s); returns main()'s exit status:
+ * 0 when all passed, 1 otherwise. */
+int util_run_suite(Suite *s);
+
+#endif
