@@ -347,6 +347,25 @@ static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
     return rc;
 }
 
+/* Drop repeated names (keeping the first of each, in order): `approve a a`
+ * approves one snapshot and says so. Returns the new count. */
+static int unique_names(char **names, int count)
+{
+    int kept = 0;
+    int i;
+    int j;
+
+    for (i = 0; i < count; i++) {
+        for (j = 0; j < kept; j++) {
+            if (strcmp(names[j], names[i]) == 0)
+                break;
+        }
+        if (j == kept)
+            names[kept++] = names[i];
+    }
+    return kept;
+}
+
 int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
 {
     bool all = false;
@@ -366,6 +385,7 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
     if (!all && args.npos == 0)
         return tsctl_usage_error(ctx, "expected NAME... or --all");
+    args.npos = unique_names(args.pos, args.npos);
     rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);
     if (rc != 0)
         return rc;
