@@ -57,9 +57,8 @@ bool tsctl_bool(const struct json_object *obj, const char *key)
 
 int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
 {
-    ts_error err;
-
     struct stat st;
+    ts_error err;
 
     if (ts_paths_resolve(ctx->dir, out, outsz, &err) < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", ctx->dir,
@@ -160,7 +159,7 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
     /* Before starting a daemon, say at once when it could not start. */
     if (autostart && ts_client_connect(&opt, &ctx->client, &err) < 0) {
         ctx->client = NULL;
-        if (ts_client_error_is_connection(&err) && socket_dir_refused(ctx->socket_path, &err))
+        if (!ts_client_error_is_connection(&err) || socket_dir_refused(ctx->socket_path, &err))
             return unreachable(ctx, &err, quiet);
     }
     if (ctx->client != NULL) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "toolscore_client.h"
 #include "ts_paths.h"
 
 static void print_uptime(long long s)
@@ -45,6 +46,9 @@ static struct json_object *store_check(tsctl_ctx *ctx)
     if (params == NULL)
         return NULL;
     json_object_object_add(params, "store", json_object_new_string(root));
+    /* One page is enough: the problems come with the first, `total` counts
+     * all (and a small store leaves no listing open in the daemon). */
+    json_object_object_add(params, "limit", json_object_new_int64(TS_CLIENT_LIST_PAGE));
     if (tsctl_call(ctx, "list", params, TSCTL_CALL_QUIET | TSCTL_CALL_NO_AUTOSTART, &result) != 0)
         return NULL;
     list = tsctl_get(result, "snapshots");
@@ -52,10 +56,12 @@ static struct json_object *store_check(tsctl_ctx *ctx)
     check = json_object_new_object();
     if (check != NULL) {
         json_object_object_add(check, "root", json_object_new_string(root));
-        json_object_object_add(check, "snapshots",
-                               json_object_new_int64(json_object_is_type(list, json_type_array)
-                                                         ? (int64_t)json_object_array_length(list)
-                                                         : 0));
+        json_object_object_add(
+            check, "snapshots",
+            json_object_new_int64(tsctl_int(result, "total",
+                                            json_object_is_type(list, json_type_array)
+                                                ? (long long)json_object_array_length(list)
+                                                : 0)));
         json_object_object_add(check, "problems",
                                json_object_is_type(problems, json_type_array)
                                    ? json_object_get(problems)
