@@ -183,7 +183,10 @@ static const tsctl_command commands[] = {
      "Usage: tsctl status [--json]\n"
      "\n"
      "Prints the daemon's pid, version, socket, uptime, stores open, requests\n"
-     "served and runs open. Does not start a daemon; exit 3 if none answers.\n",
+     "served and runs open, then checks the snapshot root (--dir, when it\n"
+     "exists): how many snapshots it holds and every file in it that is not a\n"
+     "readable snapshot, with its path (--json: store_check). Does not start a\n"
+     "daemon; exit 3 if none answers.\n",
      tsctl_cmd_status},
     {"stop", "ask the daemon to finish in-flight work and exit",
      "Usage: tsctl stop\n"
