@@ -142,6 +142,8 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 2, "two files, EXPECTED and ACTUAL");
+    if (rc == 0 && strcmp(args.pos[0], "-") == 0 && strcmp(args.pos[1], "-") == 0)
+        rc = tsctl_usage_error(ctx, "only one of EXPECTED and ACTUAL can be - (standard input)");
     if (rc != 0)
         return rc;
     ts_score_options_default(&options);

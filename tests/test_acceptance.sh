@@ -301,6 +301,7 @@ for cmd in "snapshots list" "approve --all" "snapshots show x" "check x --calls 
 	# shellcheck disable=SC2086
 	t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/plainfile" $cmd && err_one_line && err_has "not a directory"
 done
+t 2 sh -c '"$0" eval - - <"$1"' "$TSCTL" "$A" && err_one_line && err_has "only one of EXPECTED and ACTUAL"
 t 2 ts check a --calls "$A" extra && err_one_line
 t 2 ts check a --calls && err_one_line
 t 2 ts approve --all --all x && err_one_line
