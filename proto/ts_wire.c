@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ts_frame.h"
+#include "ts_json.h"
 
 /* ---- UTF-8 ---------------------------------------------------------- */
 
@@ -47,19 +48,10 @@ static size_t utf8_sequence(const unsigned char *s, size_t len)
     return n;
 }
 
+/* The same rules as the JSON reader's: one definition of valid UTF-8. */
 bool ts_wire_utf8_valid(const char *s, size_t len)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    size_t n;
-
-    while (i < len) {
-        n = utf8_sequence(p + i, len - i);
-        if (n == 0)
-            return false;
-        i += n;
-    }
-    return true;
+    return ts_utf8_valid(s, len);
 }
 
 void ts_wire_excerpt(const char *s, char *out, size_t outsz)
