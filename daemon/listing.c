@@ -24,8 +24,9 @@ struct tsd_listing {
     char cursor[48];
     char *root; /* the store's key */
     ts_store_summaries sums;
-    size_t pos; /* next entry to send */
-    uint64_t used_ms;
+    size_t pos;        /* next entry to send */
+    uint64_t used_ms;  /* for the idle limit */
+    uint64_t used_seq; /* for least recently used (ms ties) */
     struct tsd_listing *next;
 };
 
@@ -82,7 +83,7 @@ static void expire(tsd_server *srv, size_t room)
         tsd_listing *oldest = srv->listings;
 
         for (l = srv->listings; l != NULL; l = l->next) {
-            if (l->used_ms < oldest->used_ms)
+            if (l->used_seq < oldest->used_seq)
                 oldest = l;
         }
         unlink_listing(srv, oldest);
@@ -193,6 +194,7 @@ static void list_done(tsd_job *job)
         expire(srv, 1);
         l->pos = c->limit;
         l->used_ms = tsd_server_now_ms(srv);
+        l->used_seq = ++srv->listing_seq;
         l->next = srv->listings;
         srv->listings = l;
         srv->listing_count++;
@@ -235,6 +237,7 @@ static int next_page(tsd_server *srv, const char *cursor, const char *root, size
     if (more) {
         l->pos += limit;
         l->used_ms = tsd_server_now_ms(srv);
+        l->used_seq = ++srv->listing_seq;
     } else {
         unlink_listing(srv, l);
         listing_free(l);

@@ -97,7 +97,7 @@ struct tsd_server {
     tsd_runs runs;
     tsd_listing *listings; /* held paged listings (listing.h) */
     size_t listing_count;
-    uint64_t listing_seq;
+    uint64_t listing_seq; /* counter: cursor numbers, least recently used order */
 };
 
 /*

@@ -1032,6 +1032,25 @@ START_TEST(list_bad_paging)
     ck_assert_str_eq(
         tstr(json_object_array_get_idx(json_object_object_get(r, "snapshots"), 0), "name"), "b");
     json_object_put(r);
+
+    /* at most 16 unfinished listings are held: a 17th drops the least
+     * recently used */
+    char held[17][128];
+    for (int i = 0; i < 17; i++) {
+        r = ok_put("list", list_params(daemon_.store, 1, NULL));
+        snprintf(held[i], sizeof(held[i]), "%s", tstr(r, "next"));
+        json_object_put(r);
+    }
+    ck_assert_ptr_nonnull(
+        strstr(err_put("list", list_params(daemon_.store, 1, held[0]), "invalid_argument"),
+               "unknown or expired"));
+    for (int i = 1; i < 17; i++) {
+        r = ok_put("list", list_params(daemon_.store, 1, held[i]));
+        ck_assert_str_eq(
+            tstr(json_object_array_get_idx(json_object_object_get(r, "snapshots"), 0), "name"),
+            "b");
+        json_object_put(r);
+    }
 }
 END_TEST
 
