@@ -79,6 +79,8 @@ static void schedule(tsd_store *st)
             if (job->started)
                 continue;
             for (tsd_job *earlier = st->jobs_head; earlier != job; earlier = earlier->next) {
+                if (earlier->read_only && job->key != NULL)
+                    continue;
                 if (conflicts(earlier, job)) {
                     blocked = true;
                     break;
@@ -119,6 +121,8 @@ void tsd_jobs_submit(tsd_job *job)
 bool tsd_jobs_idle(const tsd_store *st, const char *key)
 {
     for (const tsd_job *job = st->jobs_head; job != NULL; job = job->next) {
+        if (job->read_only && key != NULL)
+            continue;
         if (job->key == NULL || key == NULL || strcmp(job->key, key) == 0)
             return false;
     }

@@ -9,7 +9,11 @@
  * (the file I/O, fsyncs, extraction and scoring of check/record), "inline"
  * jobs on the loop thread (short ones that also touch loop-owned state).
  *
- * Two keys conflict when they are equal or either is the whole store (NULL).
+ * Two keys conflict when they are equal or either is the whole store (NULL),
+ * except that a later single-snapshot job does not wait for an earlier
+ * read-only whole-store job (a listing): each file it reads is then either
+ * before or after that one write (files are replaced by rename), as for any
+ * two concurrent requests, and a check is not held up by a long listing.
  * The caller allocates the job (embedded in its own context) and keeps it
  * alive until done() ran; done() runs on the loop thread and may free it.
  */
@@ -30,6 +34,9 @@ struct tsd_job {
     tsd_store *store;
     const char *key; /* borrowed snapshot file path; NULL = whole store */
     bool on_pool;    /* run work() on the thread pool */
+    bool read_only;  /* a whole-store job that writes nothing (list): it waits for
+                      * every earlier job, but later single-snapshot jobs need
+                      * not wait for it */
     bool started;
     void (*work_fn)(tsd_job *job); /* the work: pool thread or loop thread */
     void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */

@@ -302,7 +302,8 @@ int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params
     ts_error_clear(&c->err);
     c->job.loop = srv->loop;
     c->job.store = st;
-    c->job.key = NULL; /* the whole store */
+    c->job.key = NULL;       /* the whole store: after every earlier request */
+    c->job.read_only = true; /* later checks of single snapshots need not wait */
     c->job.on_pool = true;
     c->job.work_fn = list_work;
     c->job.done_fn = list_done;

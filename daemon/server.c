@@ -359,6 +359,7 @@ static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t 
         struct json_object *params = req.params;
 
         req.params = NULL; /* the request owns them now (jobs may outlive req) */
+        r->payload_len = len;
         run_request(r, req.method, params);
     }
     ts_request_free(&req);

@@ -51,9 +51,10 @@ typedef struct tsd_request {
     char *method;               /* owned */
     struct json_object *params; /* owned: an object */
     uint64_t start_ns;
-    bool done;        /* the reply is encoded in frame */
-    bool close_after; /* close the connection after this reply */
-    char *frame;      /* the encoded reply frame */
+    size_t payload_len; /* bytes of the request's frame payload */
+    bool done;          /* the reply is encoded in frame */
+    bool close_after;   /* close the connection after this reply */
+    char *frame;        /* the encoded reply frame */
     size_t frame_len;
     struct tsd_request *next; /* in the connection's queue */
 } tsd_request;

@@ -33,15 +33,15 @@ typedef struct ts_file_stamp {
 
 /* A file in the root that is not a readable snapshot. */
 typedef struct ts_store_problem {
-    char *file;     /* file name relative to the root */
-    char *message;  /* why it could not be read */
+    char *file;    /* file name relative to the root */
+    char *message; /* why it could not be read */
 } ts_store_problem;
 
 typedef struct ts_store_listing {
-    ts_snapshot **items;          /* sorted by name (byte order) */
-    char **files;                 /* files[i] is the file name of items[i] */
+    ts_snapshot **items; /* sorted by name (byte order) */
+    char **files;        /* files[i] is the file name of items[i] */
     size_t count;
-    ts_store_problem *problems;   /* unreadable files and name/hash mismatches */
+    ts_store_problem *problems; /* unreadable files and name/hash mismatches */
     size_t problem_count;
 } ts_store_listing;
 
@@ -64,7 +64,7 @@ typedef struct ts_store_summaries {
 } ts_store_summaries;
 
 /* Flags for ts_store_save / ts_store_remove. */
-#define TS_STORE_NO_DIRSYNC 0x1  /* caller will ts_store_sync() (batching) */
+#define TS_STORE_NO_DIRSYNC 0x1 /* caller will ts_store_sync() (batching) */
 
 /*
  * Open the store at root (a path; need not exist yet). Does not create it.
@@ -82,8 +82,7 @@ const char *ts_store_root(const ts_store *store);
 bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino);
 
 /* The file path (root + "/" + file name) for name into out. */
-int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz,
-                  ts_error *err);
+int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err);
 
 /* Load a snapshot by name. -ENOENT ("not_found") when there is none.
  * stamp (optional) receives the identity of the file that was read. */
