@@ -403,13 +403,9 @@ END_TEST
 static void write_file(const char *dir, const vec_record *file_name, const vec_record *data)
 {
     char path[2048];
-    FILE *fp;
 
     snprintf(path, sizeof(path), "%s/%.*s", dir, (int)file_name->len, file_name->data);
-    fp = fopen(path, "wb");
-    ck_assert_msg(fp != NULL, "cannot create %s", path);
-    ck_assert_uint_eq(fwrite(data->data, 1, data->len, fp), data->len);
-    ck_assert_int_eq(fclose(fp), 0);
+    util_write_file(path, data->data, data->len);
 }
 
 /* The file dir/<file_name> holds exactly want's bytes. */

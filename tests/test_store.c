@@ -53,15 +53,6 @@ static void teardown(void)
     remove_tree(workdir);
 }
 
-static void write_path(const char *path, const char *data, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-
-    ck_assert_ptr_nonnull(f);
-    ck_assert_int_eq(fwrite(data, 1, len, f), len);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
 static void in_root(const char *file, char *out, size_t outsz)
 {
     snprintf(out, outsz, "%s/%s", root, file);
@@ -169,7 +160,7 @@ START_TEST(open_refuses_bad_roots)
     ts_error err;
 
     snprintf(file, sizeof(file), "%s/plain", workdir);
-    write_path(file, "x", 1);
+    util_write_file(file, "x", 1);
     ck_assert_int_eq(ts_store_open(file, &store, &err), -ENOTDIR);
     ck_assert_str_eq(err.code, "io");
     ck_assert_ptr_nonnull(strstr(err.message, file));
@@ -259,7 +250,7 @@ START_TEST(reference_files_round_trip_through_the_store)
         orig = util_read_file_if_exists(from, &len);
         ck_assert_ptr_nonnull(orig);
         in_root(files[i], to, sizeof(to));
-        write_path(to, orig, len);
+        util_write_file(to, orig, len);
         {
             ts_snapshot *parsed = NULL;
             ts_store_listing listing;
@@ -361,7 +352,7 @@ START_TEST(symbolic_links_are_never_followed)
     ts_buf_init(&text, TS_BUF_UNLIMITED);
     ck_assert_int_eq(ts_snapshot_serialize(s, &text, &err), 0);
     snprintf(target, sizeof(target), "%s/outside.json", workdir);
-    write_path(target, text.data, text.len);
+    util_write_file(target, text.data, text.len);
     ck_assert_int_eq(ts_name_to_filename("linked", 6, file, sizeof(file), &err), 0);
     in_root(file, link_path, sizeof(link_path));
     ck_assert_int_eq(symlink(target, link_path), 0);
@@ -443,7 +434,7 @@ START_TEST(corrupt_files_give_clear_errors)
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         ts_snapshot *s = NULL;
 
-        write_path(path, cases[i].content, strlen(cases[i].content));
+        util_write_file(path, cases[i].content, strlen(cases[i].content));
         ck_assert_int_lt(ts_store_load(store, "c", &s, NULL, &err), 0);
         ck_assert_ptr_null(s);
         ck_assert_msg(strstr(err.message, cases[i].message_part) != NULL, "%s", err.message);
@@ -484,7 +475,7 @@ START_TEST(oversized_file_is_refused)
         ck_assert_int_eq(ts_snapshot_serialize(at_limit, &text, &err), 0);
         memset(padded, ' ', TS_SNAPSHOT_MAX_BYTES);
         memcpy(padded, text.data, text.len);
-        write_path(path, padded, TS_SNAPSHOT_MAX_BYTES);
+        util_write_file(path, padded, TS_SNAPSHOT_MAX_BYTES);
         ck_assert_msg(ts_store_load(store, "big", &s, NULL, &err) == 0, "%s", err.message);
         ck_assert_int_eq((int)json_object_array_length(s->calls), 3);
         ts_snapshot_free(s);
@@ -513,21 +504,21 @@ START_TEST(listing_sorts_and_reports_problems)
         ts_snapshot_free(s);
     }
     in_root("garbage.json", path, sizeof(path));
-    write_path(path, "{not json", 9);
+    util_write_file(path, "{not json", 9);
     in_root("array.json", path, sizeof(path));
-    write_path(path, "[]", 2);
+    util_write_file(path, "[]", 2);
     /* A valid snapshot under a file name its name does not hash to. */
     ts_buf_init(&text, TS_BUF_UNLIMITED);
     ck_assert_int_eq(ts_snapshot_serialize(moved, &text, &err), 0);
     in_root("renamed-by-hand.json", path, sizeof(path));
-    write_path(path, text.data, text.len);
+    util_write_file(path, text.data, text.len);
     /* Ignored: not *.json, hidden, temp files. */
     in_root("notes.txt", path, sizeof(path));
-    write_path(path, "x", 1);
+    util_write_file(path, "x", 1);
     in_root(".hidden.json", path, sizeof(path));
-    write_path(path, "x", 1);
+    util_write_file(path, "x", 1);
     in_root(".alpha-0.json.0123456789abcdef.tmp", path, sizeof(path));
-    write_path(path, "x", 1);
+    util_write_file(path, "x", 1);
 
     ck_assert_int_eq(ts_store_list(store, &listing, &err), 0);
     ck_assert_int_eq((int)listing.count, 4);
@@ -574,14 +565,14 @@ START_TEST(summaries_match_the_listing)
         ts_buf_init(&text, TS_BUF_UNLIMITED);
         ck_assert_int_eq(ts_snapshot_serialize(s, &text, &err), 0);
         ck_assert_int_eq(ts_store_path(store, name, path, sizeof(path), &err), 0);
-        write_path(path, text.data, text.len); /* no fsync: fast */
+        util_write_file(path, text.data, text.len); /* no fsync: fast */
         ts_buf_free(&text);
         ts_snapshot_free(s);
     }
     for (int i = 0; i < 40; i++) {
         snprintf(name, sizeof(name), "bad%02d.json", i);
         in_root(name, path, sizeof(path));
-        write_path(path, "{", 1);
+        util_write_file(path, "{", 1);
     }
     ck_assert_int_eq(ts_store_list(store, &listing, &err), 0);
     ck_assert_int_eq(ts_store_list_summaries(store, &sums, &err), 0);
@@ -665,12 +656,12 @@ START_TEST(cleanup_removes_only_our_temp_files)
     mkdir_root();
     store = open_store();
     in_root(".x-12345678.json.0123456789abcdef.tmp", path, sizeof(path));
-    write_path(path, "partial", 7);
+    util_write_file(path, "partial", 7);
     in_root(".y-12345678.json.fedcba9876543210.tmp", path, sizeof(path));
-    write_path(path, "", 0);
+    util_write_file(path, "", 0);
     for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++) {
         in_root(keep[i], path, sizeof(path));
-        write_path(path, "k", 1);
+        util_write_file(path, "k", 1);
     }
     ck_assert_int_eq(ts_store_cleanup_temp(store, &err), 2);
     ck_assert_int_eq(count_entries(root, ""), 5);

@@ -55,6 +55,15 @@ char *util_read_file_if_exists(const char *path, size_t *len)
     return read_stream(f, path, len);
 }
 
+void util_write_file(const char *path, const void *data, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+
+    ck_assert_msg(f != NULL, "cannot create %s", path);
+    ck_assert_msg(fwrite(data, 1, len, f) == len, "cannot write %s", path);
+    ck_assert_msg(fclose(f) == 0, "cannot write %s", path);
+}
+
 char *util_read_data(const char *rel, size_t *len)
 {
     char path[1024];

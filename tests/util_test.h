@@ -29,6 +29,9 @@ char *util_read_file(const char *path, size_t *len);
  * opened, e.g. because it does not exist. */
 char *util_read_file_if_exists(const char *path, size_t *len);
 
+/* Create or replace the file at path with data[0..len). */
+void util_write_file(const char *path, const void *data, size_t len);
+
 /* util_read_file of $TS_SOURCE_DIR/tests/data/<rel>. */
 char *util_read_data(const char *rel, size_t *len);
 
