@@ -141,10 +141,13 @@ static char *message(const char *fmt, ...)
 
 /*
  * Write calls as name's snapshot: approved, source, keeping created_at of an
- * existing readable file. Durable on return.
+ * existing readable file. On return the temp file is fsynced and renamed into
+ * place, but the directory is not fsynced (TS_STORE_NO_DIRSYNC): *wrote is
+ * set, and the caller's job sets dirsync so that jobs.c covers it with a
+ * grouped directory fsync before the reply.
  */
 static int write_snapshot(ts_store *store, const char *name, struct json_object *calls,
-                          const char *source, bool approved, ts_error *err)
+                          const char *source, bool approved, bool *wrote, ts_error *err)
 {
     ts_snapshot *old = NULL;
     ts_snapshot *snap = NULL;
@@ -158,7 +161,9 @@ static int write_snapshot(ts_store *store, const char *name, struct json_object 
         memcpy(snap->created_at, old->created_at, sizeof(snap->created_at));
         ts_snapshot_free(old);
     }
-    rc = ts_store_save(store, snap, 0, err);
+    rc = ts_store_save(store, snap, TS_STORE_NO_DIRSYNC, err);
+    if (rc == 0)
+        *wrote = true;
     ts_snapshot_free(snap);
     return rc;
 }
@@ -216,13 +221,13 @@ static int replay(const check_request *rq, const ts_snapshot *snap, struct json_
 }
 
 static int state_machine(const check_request *rq, ts_store *store, struct json_object *calls,
-                         check_outcome *out, ts_error *err)
+                         check_outcome *out, bool *wrote, ts_error *err)
 {
     ts_snapshot *snap = NULL;
     int rc;
 
     if (rq->update) {
-        rc = write_snapshot(store, rq->name, calls, "pytest", true, err);
+        rc = write_snapshot(store, rq->name, calls, "pytest", true, wrote, err);
         out->outcome = "UPDATED";
         out->message = message("snapshot '%s' updated (calls overwritten and approved)", rq->name);
         return rc;
@@ -237,7 +242,7 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
                 rq->name);
             return 0;
         }
-        rc = write_snapshot(store, rq->name, calls, "pytest", false, err);
+        rc = write_snapshot(store, rq->name, calls, "pytest", false, wrote, err);
         out->outcome = "CREATED";
         out->message = message(
             "snapshot '%s' created - review it, then approve with `tsctl approve`", rq->name);
@@ -303,9 +308,22 @@ static void check_work(tsd_job *job)
     if (c->calls == NULL) /* else extracted by try_fast_path */
         c->rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
     if (c->rc == 0)
-        c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->err);
+        c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->job.dirsync, &c->err);
     if (c->rc == 0 && c->out.message == NULL)
         c->rc = ts_error_set(&c->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+}
+
+/*
+ * The grouped directory fsync after a write failed: the file was renamed into
+ * place (later requests see it) but a crash may still lose it or bring the
+ * old file back. The write is answered with that error, never acknowledged.
+ */
+static int sync_failed(const tsd_job *job, const char *name, ts_error *err)
+{
+    *err = job->sync_err;
+    return ts_error_prefix(err, job->sync_rc,
+                           "snapshot '%s' was written but is not durable (a crash may lose it)",
+                           name);
 }
 
 /* Remember the outcome (store, run) and answer. */
@@ -314,6 +332,11 @@ static void check_done(tsd_job *job)
     check_job *c = (check_job *)job;
     struct json_object *result = NULL;
 
+    if (c->rc == 0 && job->sync_rc < 0) {
+        c->rc = sync_failed(job, c->rq.name, &c->err);
+        /* The file was replaced: a FAILED observation no longer applies. */
+        tsd_store_note_failure(c->st, c->rq.name, NULL);
+    }
     if (c->rc == 0) {
         const char *outcome = c->out.outcome;
         bool failed = strcmp(outcome, "FAILED") == 0;
@@ -435,7 +458,8 @@ static void record_work(tsd_job *job)
                           "and approve it",
                           c->name, c->file);
     if (rc == 0)
-        rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, &c->err);
+        rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, &c->job.dirsync,
+                            &c->err);
     json_object_put(calls);
     c->rc = rc;
 }
@@ -445,6 +469,10 @@ static void record_done(tsd_job *job)
     record_job *c = (record_job *)job;
     struct json_object *result = NULL;
 
+    if (c->rc == 0 && job->sync_rc < 0) {
+        c->rc = sync_failed(job, c->name, &c->err);
+        tsd_store_note_failure(c->st, c->name, NULL);
+    }
     if (c->rc == 0) {
         tsd_store_note_failure(c->st, c->name, NULL);
         result = json_object_new_object();

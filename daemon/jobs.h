@@ -16,6 +16,18 @@
  * two concurrent requests, and a check is not held up by a long listing.
  * The caller allocates the job (embedded in its own context) and keeps it
  * alive until done() ran; done() runs on the loop thread and may free it.
+ *
+ * Group commit of directory fsyncs: a pool job whose work saved a file with
+ * TS_STORE_NO_DIRSYNC (temp file written and fsynced, renamed into place)
+ * sets dirsync. After its work it joins the store's waiting group instead
+ * of finishing; one directory fsync (ts_store_sync, itself a pool work item)
+ * covers every job of the group, since each one's rename happened before
+ * that fsync started; jobs whose work ends while a directory fsync is in
+ * flight wait for the next one. Only when the group's fsync returned does
+ * each job finish: sync_rc/sync_err hold its result, then done() runs (and
+ * replies). Until then the job stays queued, so a later job of the same
+ * snapshot (or a whole-store job, or a fast-path replay) does not start
+ * before the write is durable and acknowledged.
  */
 #ifndef TSD_JOBS_H
 #define TSD_JOBS_H
@@ -38,6 +50,11 @@ struct tsd_job {
                       * every earlier job, but later single-snapshot jobs need
                       * not wait for it */
     bool started;
+    bool dirsync; /* set by work(): a file was renamed into place with
+                   * TS_STORE_NO_DIRSYNC; done() waits for a directory fsync */
+    int sync_rc;  /* that fsync's result, for done(); 0 when none was needed */
+    ts_error sync_err;
+    struct tsd_job *sync_next;     /* in the store's dirsync group */
     void (*work_fn)(tsd_job *job); /* the work: pool thread or loop thread */
     void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */
     tsd_job *next;                 /* in the store's queue */
