@@ -141,13 +141,16 @@ static char *message(const char *fmt, ...)
 
 /*
  * Write calls as name's snapshot: approved, source, keeping created_at of an
- * existing readable file. On return the temp file is fsynced and renamed into
+ * existing readable file (looked up only when may_exist: a creation that just
+ * found no file skips that lookup, which on a large directory contends with
+ * the other writers' creates and renames). On return the temp file is fsynced and renamed into
  * place, but the directory is not fsynced (TS_STORE_NO_DIRSYNC): *wrote is
  * set, and the caller's job sets dirsync so that jobs.c covers it with a
  * grouped directory fsync before the reply.
  */
 static int write_snapshot(ts_store *store, const char *name, struct json_object *calls,
-                          const char *source, bool approved, bool *wrote, ts_error *err)
+                          const char *source, bool approved, bool may_exist, bool *wrote,
+                          ts_error *err)
 {
     ts_snapshot *old = NULL;
     ts_snapshot *snap = NULL;
@@ -157,7 +160,7 @@ static int write_snapshot(ts_store *store, const char *name, struct json_object 
     if (rc < 0)
         return rc;
     snap->approved = approved;
-    if (ts_store_load(store, name, &old, NULL, &ignored) == 0) {
+    if (may_exist && ts_store_load(store, name, &old, NULL, &ignored) == 0) {
         memcpy(snap->created_at, old->created_at, sizeof(snap->created_at));
         ts_snapshot_free(old);
     }
@@ -227,7 +230,7 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
     int rc;
 
     if (rq->update) {
-        rc = write_snapshot(store, rq->name, calls, "pytest", true, wrote, err);
+        rc = write_snapshot(store, rq->name, calls, "pytest", true, true, wrote, err);
         out->outcome = "UPDATED";
         out->message = message("snapshot '%s' updated (calls overwritten and approved)", rq->name);
         return rc;
@@ -242,7 +245,7 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
                 rq->name);
             return 0;
         }
-        rc = write_snapshot(store, rq->name, calls, "pytest", false, wrote, err);
+        rc = write_snapshot(store, rq->name, calls, "pytest", false, false, wrote, err);
         out->outcome = "CREATED";
         out->message = message(
             "snapshot '%s' created - review it, then approve with `tsctl approve`", rq->name);
@@ -458,8 +461,8 @@ static void record_work(tsd_job *job)
                           "and approve it",
                           c->name, c->file);
     if (rc == 0)
-        rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, &c->job.dirsync,
-                            &c->err);
+        rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, stamp.exists,
+                            &c->job.dirsync, &c->err);
     json_object_put(calls);
     c->rc = rc;
 }
