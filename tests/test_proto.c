@@ -1226,6 +1226,7 @@ START_TEST(paths_resolve)
     ck_assert_int_eq(ts_paths_resolve("/nonexistent-ts-dir/a", out, sizeof(out), &err), 0);
     ck_assert_str_eq(out, "/nonexistent-ts-dir/a");
     ck_assert_int_eq(ts_paths_resolve(tmp, out, 5, &err), -ENAMETOOLONG);
+    ck_assert_int_eq(util_remove_tree(tmp), 0);
     free(tmp);
 }
 END_TEST
@@ -1281,6 +1282,7 @@ START_TEST(paths_sockaddr_long_paths)
     snprintf(sock, sizeof(sock), "%s/missing/%s", dir, "toolscored.sock");
     ck_assert_int_eq(ts_paths_sockaddr(sock, &a, &err), -ENOENT);
     ck_assert_int_eq(ts_paths_sockaddr("", &a, &err), -EINVAL);
+    ck_assert_int_eq(util_remove_tree(tmp), 0);
     free(tmp);
 }
 END_TEST
