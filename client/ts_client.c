@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -348,11 +349,36 @@ static bool connect_retryable(int rc)
     return rc == -ENOENT || rc == -ECONNREFUSED || rc == -EAGAIN;
 }
 
+/* Refuse at once to start a daemon in a socket directory it would refuse
+ * (an absent directory is fine: the daemon creates it). */
+static int socket_dir_usable(const char *socket_path, ts_error *why)
+{
+    char dir[TS_PATHS_MAX];
+    const char *slash = strrchr(socket_path, '/');
+    struct stat st;
+    int rc;
+
+    if (slash == NULL)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash == socket_path ? 1 : slash - socket_path),
+                 socket_path);
+    if (stat(dir, &st) < 0)
+        return 0;
+    rc = ts_paths_check_socket_dir(dir, &st, why);
+    if (rc < 0)
+        ts_error_prefix(why, rc, "toolscored cannot start there");
+    return rc;
+}
+
 /* Start the daemon once (its path into daemon); on failure keep the reason
  * in why. */
 static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
 {
-    int rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
+    int rc = socket_dir_usable(c->socket_path, why);
+
+    if (rc == 0)
+        rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
 
     if (rc == 0)
         rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args,

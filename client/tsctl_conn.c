@@ -116,34 +116,6 @@ static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
     return TSCTL_EXIT_UNREACHABLE;
 }
 
-/* Why toolscored would refuse the directory of the socket (it must be ours
- * and closed to group and others, see daemon.md), as a message in err;
- * false when it would not (an absent directory is created by the daemon). */
-static bool socket_dir_refused(const char *socket_path, ts_error *err)
-{
-    char dir[TS_PATHS_MAX];
-    const char *slash = strrchr(socket_path, '/');
-    struct stat st;
-
-    if (slash == NULL)
-        snprintf(dir, sizeof(dir), ".");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash == socket_path ? 1 : slash - socket_path),
-                 socket_path);
-    if (stat(dir, &st) < 0)
-        return false;
-    if (S_ISDIR(st.st_mode) && st.st_uid == geteuid() && (st.st_mode & 077) == 0)
-        return false;
-    ts_error_set(err, -EPERM, TS_CLIENT_ERR_UNAVAILABLE,
-                 "no daemon answers at %s, and toolscored cannot start there: its directory "
-                 "%s must be a directory owned by uid %u with mode 0700 (it is %s owned by uid "
-                 "%u, mode 0%o)",
-                 socket_path, dir, (unsigned)geteuid(),
-                 S_ISDIR(st.st_mode) ? "a directory" : "not a directory", (unsigned)st.st_uid,
-                 (unsigned)(st.st_mode & 07777));
-    return true;
-}
-
 static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 {
     ts_client_options opt;
@@ -154,19 +126,8 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
     ts_client_options_init(&opt);
     opt.socket_path = ctx->socket;
     opt.client_name = "tsctl/" TS_VERSION;
-    opt.autostart = false;
-    note_socket(ctx);
-    /* Before starting a daemon, say at once when it could not start. */
-    if (autostart && ts_client_connect(&opt, &ctx->client, &err) < 0) {
-        ctx->client = NULL;
-        if (!ts_client_error_is_connection(&err) || socket_dir_refused(ctx->socket_path, &err))
-            return unreachable(ctx, &err, quiet);
-    }
-    if (ctx->client != NULL) {
-        note_socket(ctx);
-        return 0;
-    }
     opt.autostart = autostart;
+    note_socket(ctx);
     if (ts_client_connect(&opt, &ctx->client, &err) < 0) {
         ctx->client = NULL;
         return unreachable(ctx, &err, quiet);

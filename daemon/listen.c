@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ts_message.h"
+#include "ts_paths.h"
 
 #define LISTEN_BACKLOG 128
 #define SD_LISTEN_FDS_START 3
@@ -107,13 +108,10 @@ static int open_socket_dir(char *dir, int *out, ts_error *err)
         close(fd);
         return ts_error_set(err, rc, TS_ERR_IO, "cannot stat %s: %s", dir, strerror(-rc));
     }
-    if (st.st_uid != geteuid() || (st.st_mode & 077) != 0) {
+    rc = ts_paths_check_socket_dir(dir, &st, err);
+    if (rc < 0) {
         close(fd);
-        return ts_error_set(err, -EPERM, TS_ERR_INVALID_ARGUMENT,
-                            "socket directory %s must be owned by uid %lu with mode 0700 "
-                            "(it is owned by uid %lu, mode %04o)",
-                            dir, (unsigned long)geteuid(), (unsigned long)st.st_uid,
-                            (unsigned)(st.st_mode & 07777));
+        return rc;
     }
     *out = fd;
     return 0;

@@ -210,3 +210,15 @@ void ts_paths_sockaddr_release(ts_sockaddr *a)
         close(a->dirfd);
     a->dirfd = -1;
 }
+
+int ts_paths_check_socket_dir(const char *dir, const struct stat *st, ts_error *err)
+{
+    if (S_ISDIR(st->st_mode) && st->st_uid == geteuid() && (st->st_mode & 077) == 0)
+        return 0;
+    return ts_error_set(err, -EPERM, TS_ERR_INVALID_ARGUMENT,
+                        "socket directory %s must be a directory owned by uid %lu with mode 0700 "
+                        "(it is %s owned by uid %lu, mode %04o)",
+                        dir, (unsigned long)geteuid(),
+                        S_ISDIR(st->st_mode) ? "a directory" : "not a directory",
+                        (unsigned long)st->st_uid, (unsigned)(st->st_mode & 07777));
+}

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 
 #include "ts_error.h"
@@ -62,5 +63,14 @@ int ts_paths_sockaddr(const char *path, ts_sockaddr *out, ts_error *err);
 
 /* Close what ts_paths_sockaddr kept open (safe to call twice). */
 void ts_paths_sockaddr_release(ts_sockaddr *a);
+
+/*
+ * The rule for the socket's directory (daemon.md): a directory owned by the
+ * effective uid with no group or other access. st is the directory's stat.
+ * 0 when it holds; -EPERM ("invalid_argument") with a message naming dir and
+ * the owner and mode found. The daemon refuses such a directory; a client
+ * uses the same rule to say at once that a daemon could not start there.
+ */
+int ts_paths_check_socket_dir(const char *dir, const struct stat *st, ts_error *err);
 
 #endif

@@ -1247,26 +1247,23 @@ START_TEST(real_daemon_one_client_per_thread)
 }
 END_TEST
 
-/* A daemon that starts but cannot serve (here: a socket directory open to
- * others, which it refuses) ends in a clear error after the connect budget,
- * telling how to see why. */
+/* A daemon that starts but cannot serve (here: an option it refuses, so it
+ * exits at once) ends in a clear error after the connect budget, telling how
+ * to see why. */
 START_TEST(real_daemon_that_cannot_start)
 {
+    static const char *const bad_args[] = {"--log-level", "loud", NULL};
     tdaemon d;
     ts_client_options o;
     ts_client *c = NULL;
     ts_error err;
-    char dir[600];
     int64_t start = now_ms();
 
     tdaemon_prepare(&d);
-    snprintf(dir, sizeof(dir), "%s/run", d.dir);
-    ck_assert_int_eq(mkdir(dir, 0755), 0);
-    ck_assert_int_eq(chmod(dir, 0755), 0);
     ts_client_options_init(&o);
     o.socket_path = d.socket;
     o.daemon_path = tdaemon_binary();
-    o.daemon_args = idle_args;
+    o.daemon_args = bad_args;
     o.connect_timeout_ms = 1500;
     ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
     ck_assert_ptr_null(c);
@@ -1277,6 +1274,40 @@ START_TEST(real_daemon_that_cannot_start)
     ck_assert_int_ge(now_ms() - start, 1400);
     ck_assert_int_lt(now_ms() - start, 5000);
     wait_no_daemon(d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+/* A socket directory the daemon would refuse (open to others): the client
+ * says so at once, naming the directory and its mode, and starts nothing. */
+START_TEST(real_daemon_refused_socket_dir)
+{
+    tdaemon d;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    char dir[600];
+    char sock[700];
+    int64_t start = now_ms();
+
+    tdaemon_prepare(&d);
+    snprintf(dir, sizeof(dir), "%s/run", d.dir);
+    ck_assert_int_eq(mkdir(dir, 0755), 0);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    snprintf(sock, sizeof(sock), "%s/toolscored.sock", dir);
+    ts_client_options_init(&o);
+    o.socket_path = sock;
+    o.daemon_path = tdaemon_binary();
+    o.daemon_args = idle_args;
+    o.connect_timeout_ms = 5000;
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, sock));
+    ck_assert_ptr_nonnull(strstr(err.message, "0755"));
+    ck_assert_ptr_null(strchr(err.message, '\n'));
+    ck_assert_int_lt(now_ms() - start, 1000);
+    ck_assert_int_ne(access(sock, F_OK), 0);
     tdaemon_cleanup(&d);
 }
 END_TEST
@@ -1365,6 +1396,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_list_pages);
     tcase_add_test(real, real_daemon_one_client_per_thread);
     tcase_add_test(real, real_daemon_that_cannot_start);
+    tcase_add_test(real, real_daemon_refused_socket_dir);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
     suite_add_tcase(s, fake_tc);
     suite_add_tcase(s, real);

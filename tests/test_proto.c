@@ -1287,6 +1287,39 @@ START_TEST(paths_sockaddr_long_paths)
 }
 END_TEST
 
+START_TEST(paths_socket_dir_rule)
+{
+    char *tmp = util_make_temp_dir("ts-proto");
+    char file[TS_PATHS_MAX];
+    struct stat st;
+    ts_error err;
+
+    /* ours and 0700: accepted */
+    ck_assert_int_eq(chmod(tmp, 0700), 0);
+    ck_assert_int_eq(stat(tmp, &st), 0);
+    ck_assert_int_eq(ts_paths_check_socket_dir(tmp, &st, &err), 0);
+    /* group or other access: refused, naming the directory and the mode */
+    ck_assert_int_eq(chmod(tmp, 0750), 0);
+    ck_assert_int_eq(stat(tmp, &st), 0);
+    ck_assert_int_eq(ts_paths_check_socket_dir(tmp, &st, &err), -EPERM);
+    ck_assert_ptr_nonnull(strstr(err.message, tmp));
+    ck_assert_ptr_nonnull(strstr(err.message, "0750"));
+    /* another owner: refused */
+    ck_assert_int_eq(chmod(tmp, 0700), 0);
+    ck_assert_int_eq(stat(tmp, &st), 0);
+    st.st_uid = geteuid() + 1;
+    ck_assert_int_eq(ts_paths_check_socket_dir(tmp, &st, &err), -EPERM);
+    /* not a directory: refused */
+    snprintf(file, sizeof(file), "%s/file", tmp);
+    ck_assert_int_eq(close(open(file, O_CREAT | O_WRONLY, 0600)), 0);
+    ck_assert_int_eq(stat(file, &st), 0);
+    ck_assert_int_eq(ts_paths_check_socket_dir(file, &st, &err), -EPERM);
+    ck_assert_ptr_nonnull(strstr(err.message, "not a directory"));
+    ck_assert_int_eq(util_remove_tree(tmp), 0);
+    free(tmp);
+}
+END_TEST
+
 static Suite *proto_suite(void)
 {
     Suite *s = suite_create("proto");
@@ -1325,6 +1358,7 @@ static Suite *proto_suite(void)
     tcase_add_test(paths, paths_default_socket);
     tcase_add_test(paths, paths_resolve);
     tcase_add_test(paths, paths_sockaddr_long_paths);
+    tcase_add_test(paths, paths_socket_dir_rule);
     suite_add_tcase(s, frame);
     suite_add_tcase(s, wire);
     suite_add_tcase(s, message);
