@@ -590,7 +590,14 @@ static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth
     rc = writer_status(w, err);
     if (rc < 0)
         return rc;
-    json_object_object_foreach((struct json_object *)v, key, child)
+    return ts_wire_pack_members(w, v, depth, err);
+}
+
+int ts_wire_pack_members(ts_wire_writer *w, const struct json_object *obj, int depth, ts_error *err)
+{
+    int rc;
+
+    json_object_object_foreach((struct json_object *)obj, key, child)
     {
         rc = pack_string(w, key, strlen(key), "a key", err);
         if (rc < 0)
@@ -617,18 +624,56 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
     return rc;
 }
 
+int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err)
+{
+    msgpack_pack_nil(&w->pk);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_bool(ts_wire_writer *w, bool b, ts_error *err)
+{
+    if (b)
+        msgpack_pack_true(&w->pk);
+    else
+        msgpack_pack_false(&w->pk);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_int(ts_wire_writer *w, int64_t i, ts_error *err)
+{
+    msgpack_pack_int64(&w->pk, i);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_double(ts_wire_writer *w, double d, ts_error *err)
+{
+    return pack_double(w, d, err);
+}
+
+int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err)
+{
+    return pack_string(w, s, len, "a string", err);
+}
+
+int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err)
+{
+    msgpack_pack_map(&w->pk, n);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err)
+{
+    msgpack_pack_array(&w->pk, n);
+    return writer_status(w, err);
+}
+
 int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
     switch (json_object_get_type(v)) {
     case json_type_null:
-        msgpack_pack_nil(&w->pk);
-        return writer_status(w, err);
+        return ts_wire_pack_nil(w, err);
     case json_type_boolean:
-        if (json_object_get_boolean(v))
-            msgpack_pack_true(&w->pk);
-        else
-            msgpack_pack_false(&w->pk);
-        return writer_status(w, err);
+        return ts_wire_pack_bool(w, json_object_get_boolean(v), err);
     case json_type_int:
         return pack_int(w, v, err);
     case json_type_double:
