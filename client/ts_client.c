@@ -206,9 +206,10 @@ static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 static int fill(ts_client *c, int timeout_ms, ts_error *err)
 {
     ssize_t n;
-    /* Without a timeout the blocking recv itself waits (one system call
-     * per reply instead of poll + recv). */
-    int rc = timeout_ms > 0 ? wait_readable(c, timeout_ms, err) : 0;
+    /* poll, not a blocking recv: a recv sleeping on the socket is also woken
+     * each time the daemon reads our request (the "write space" wakeup of a
+     * Unix socket is not filtered for readers), which costs both sides. */
+    int rc = wait_readable(c, timeout_ms, err);
 
     if (rc < 0)
         return rc;
