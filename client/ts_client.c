@@ -27,6 +27,7 @@
 
 #define TS_CLIENT_BACKOFF_FIRST_MS 10
 #define TS_CLIENT_BACKOFF_MAX_MS 200
+#define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -152,6 +153,42 @@ static int try_connect(ts_client *c, ts_error *err)
     return 0;
 }
 
+static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
+                      ts_error *err);
+
+/*
+ * The daemon closed the connection before our request reached it: it may
+ * have said why first (an error reply with id nil, e.g. "busy" when it is out
+ * of descriptors, or "limit"). Returns TS_CLIENT_EREMOTE with that error,
+ * or 0 when no such reply is waiting.
+ */
+static int close_reason(ts_client *c, ts_error *err)
+{
+    struct pollfd p = {c->fd, POLLIN, 0};
+    unsigned char *payload = NULL;
+    size_t len = 0;
+    ts_reply reply;
+    ts_error local;
+    int rc;
+
+    if (poll(&p, 1, 0) <= 0 || c->rpos < c->rlen || c->in_flight > 0)
+        return 0;
+    if (read_frame(c, &payload, &len, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
+        return 0;
+    rc = ts_message_decode_reply(payload, len, &reply, &local);
+    free(payload);
+    if (rc < 0)
+        return 0;
+    rc = 0;
+    if (!reply.ok && !reply.has_id) {
+        if (err != NULL)
+            *err = reply.error;
+        rc = TS_CLIENT_EREMOTE;
+    }
+    ts_reply_free(&reply);
+    return rc;
+}
+
 /* Write all of data; a failure drops the connection. */
 static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
 {
@@ -161,7 +198,11 @@ static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
             continue;
         if (n < 0) {
             int rc = -errno;
+            int said = c->fd >= 0 ? close_reason(c, err) : 0;
+
             drop_connection(c);
+            if (said < 0)
+                return said;
             return ts_error_set(err, rc, TS_CLIENT_ERR_DISCONNECTED,
                                 "lost the connection to the daemon at %s while sending: %s",
                                 c->socket_path, strerror(-rc));
