@@ -64,7 +64,7 @@ static void refuse(int fd, bool system_wide)
         tsd_debug("refused connection: send: %s", strerror(errno));
     ts_buf_free(&frame);
     shutdown(fd, SHUT_WR);
-    while (recv(fd, scratch, sizeof(scratch), MSG_DONTWAIT) > 0)
+    for (int i = 0; i < 16 && recv(fd, scratch, sizeof(scratch), MSG_DONTWAIT) > 0; i++)
         ;
     close(fd);
 }
