@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 
 #define TS_CLIENT_BACKOFF_FIRST_MS 10
 #define TS_CLIENT_BACKOFF_MAX_MS 200
+#define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -152,6 +154,42 @@ static int try_connect(ts_client *c, ts_error *err)
     return 0;
 }
 
+static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
+                      ts_error *err);
+
+/*
+ * The daemon closed the connection before our request reached it: it may
+ * have said why first (an error reply with id nil, e.g. "busy" when it is out
+ * of descriptors, or "limit"). Returns TS_CLIENT_EREMOTE with that error,
+ * or 0 when no such reply is waiting.
+ */
+static int close_reason(ts_client *c, ts_error *err)
+{
+    struct pollfd p = {c->fd, POLLIN, 0};
+    unsigned char *payload = NULL;
+    size_t len = 0;
+    ts_reply reply;
+    ts_error local;
+    int rc;
+
+    if (poll(&p, 1, 0) <= 0 || c->rpos < c->rlen || c->in_flight > 0)
+        return 0;
+    if (read_frame(c, &payload, &len, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
+        return 0;
+    rc = ts_message_decode_reply(payload, len, &reply, &local);
+    free(payload);
+    if (rc < 0)
+        return 0;
+    rc = 0;
+    if (!reply.ok && !reply.has_id) {
+        if (err != NULL)
+            *err = reply.error;
+        rc = TS_CLIENT_EREMOTE;
+    }
+    ts_reply_free(&reply);
+    return rc;
+}
+
 /* Write all of data; a failure drops the connection. */
 static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
 {
@@ -161,7 +199,11 @@ static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
             continue;
         if (n < 0) {
             int rc = -errno;
+            int said = c->fd >= 0 ? close_reason(c, err) : 0;
+
             drop_connection(c);
+            if (said < 0)
+                return said;
             return ts_error_set(err, rc, TS_CLIENT_ERR_DISCONNECTED,
                                 "lost the connection to the daemon at %s while sending: %s",
                                 c->socket_path, strerror(-rc));
@@ -378,7 +420,8 @@ static int socket_dir_usable(const char *socket_path, ts_error *why)
 
 /* Start the daemon once (its path into daemon); on failure keep the reason
  * in why. */
-static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
+static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_client_spawn *sp,
+                     ts_error *why)
 {
     int rc = socket_dir_usable(c->socket_path, why);
 
@@ -386,20 +429,37 @@ static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
         rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
 
     if (rc == 0)
-        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args,
+        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args, sp,
                                     why);
     return rc;
 }
 
+/* Wait before the next connect attempt; true when the daemon we started
+ * exited for good meanwhile (why says how). One that found another daemon
+ * already serving the socket is no failure: that one will answer. */
+static bool wait_or_daemon_died(ts_client_spawn *sp, int ms, ts_error *why)
+{
+    int status = 0;
+
+    if (sp->report_fd < 0) {
+        sleep_ms(ms);
+        return false;
+    }
+    if (ts_client_spawn_poll(sp, ms, &status, why) == 0)
+        return false;
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == TS_CLIENT_DAEMON_EXIT_RUNNING);
+}
+
 /*
  * Connect and hello, starting the daemon when nothing answers, retrying with
- * backoff until the connect budget is spent.
+ * backoff until the connect budget is spent or the daemon we started died.
  */
-static int establish(ts_client *c, ts_error *err)
+static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
 {
     int64_t deadline = now_ms() + c->connect_timeout_ms;
     int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
     bool started = false;
+    bool died = false;
     char daemon[TS_PATHS_MAX];
     ts_error why;
     ts_error last;
@@ -426,7 +486,7 @@ static int establish(ts_client *c, ts_error *err)
             return rc;
         } else if (!started && c->autostart) {
             started = true;
-            start_rc = autostart(c, daemon, sizeof(daemon), &why);
+            start_rc = autostart(c, daemon, sizeof(daemon), sp, &why);
             if (start_rc < 0)
                 break;
         } else if (!c->autostart) {
@@ -434,12 +494,17 @@ static int establish(ts_client *c, ts_error *err)
         }
         if (now_ms() >= deadline)
             break;
-        sleep_ms(backoff);
+        died = wait_or_daemon_died(sp, backoff, &why);
+        if (died)
+            break;
         backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
     }
     if (start_rc < 0)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; %s", last.message,
                             why.message);
+    if (died)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; started %s, but %s",
+                            last.message, daemon, why.message);
     if (started)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
                             "%s (started %s, which did not answer within %d ms; "
@@ -447,6 +512,17 @@ static int establish(ts_client *c, ts_error *err)
                             last.message, daemon, c->connect_timeout_ms, daemon, c->socket_path);
     if (err != NULL)
         *err = last;
+    return rc;
+}
+
+static int establish(ts_client *c, ts_error *err)
+{
+    ts_client_spawn sp;
+    int rc;
+
+    ts_client_spawn_init(&sp);
+    rc = connect_loop(c, &sp, err);
+    ts_client_spawn_release(&sp);
     return rc;
 }
 

@@ -452,19 +452,18 @@ static int peer_allowed(tsd_conn *conn, char *why, size_t whysz)
     return 0;
 }
 
-static void on_connection(uv_stream_t *server, int status)
+/* A new connection (from the acceptor, which hands over fd). */
+static void on_connection(void *data, int fd)
 {
-    tsd_server *srv = server->data;
+    tsd_server *srv = data;
     tsd_conn *conn;
     char why[160];
 
-    if (status < 0) {
-        tsd_warn("accept: %s", uv_strerror(status));
+    conn = calloc(1, sizeof(*conn));
+    if (conn == NULL) {
+        close(fd);
         return;
     }
-    conn = calloc(1, sizeof(*conn));
-    if (conn == NULL)
-        return;
     uv_pipe_init(srv->loop, &conn->handle, 0);
     conn->server = srv;
     conn->id = ++srv->next_conn_id;
@@ -475,7 +474,8 @@ static void on_connection(uv_stream_t *server, int status)
     srv->conns = conn;
     srv->connection_count++;
     uv_timer_stop(&srv->idle_timer);
-    if (uv_accept(server, (uv_stream_t *)&conn->handle) < 0) {
+    if (uv_pipe_open(&conn->handle, fd) < 0) {
+        close(fd);
         conn_force_close(conn);
         return;
     }
@@ -521,7 +521,7 @@ void tsd_server_stop(tsd_server *srv, const char *why)
     tsd_info("stopping (%s)", why);
     tsd_notify("STOPPING=1");
     if (srv->listening) {
-        uv_close((uv_handle_t *)&srv->listen_handle, NULL);
+        tsd_acceptor_close(&srv->acceptor);
         srv->listening = false;
     }
     uv_timer_stop(&srv->idle_timer);
@@ -584,16 +584,10 @@ static int start_handles(tsd_server *srv, tsd_listener *listener)
 {
     int rc;
 
-    uv_pipe_init(srv->loop, &srv->listen_handle, 0);
-    srv->listen_handle.data = srv;
-    rc = uv_pipe_open(&srv->listen_handle, listener->fd);
-    if (rc == 0) {
-        listener->fd = -1; /* the handle owns it now */
-        rc = uv_listen((uv_stream_t *)&srv->listen_handle, 128, on_connection);
-    }
+    rc = tsd_acceptor_start(&srv->acceptor, srv->loop, listener->fd, on_connection, srv);
+    listener->fd = -1; /* the acceptor owns it now */
     if (rc < 0) {
         tsd_error("cannot listen on %s: %s", listener->path, uv_strerror(rc));
-        uv_close((uv_handle_t *)&srv->listen_handle, NULL);
         return rc;
     }
     srv->listening = true;

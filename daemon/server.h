@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 #include <uv.h>
 
+#include "acceptor.h"
 #include "listen.h"
 #include "options.h"
 #include "runs.h"
@@ -81,7 +82,7 @@ struct tsd_server {
     uv_loop_t *loop;
     const tsd_options *options;
     tsd_listener *listener;
-    uv_pipe_t listen_handle;
+    tsd_acceptor acceptor; /* the listening socket */
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t idle_timer;
     uv_timer_t stop_timer;
