@@ -248,6 +248,9 @@ static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 static int fill(ts_client *c, int timeout_ms, ts_error *err)
 {
     ssize_t n;
+    /* poll, not a blocking recv: a recv sleeping on the socket is also woken
+     * each time the daemon reads our request (the "write space" wakeup of a
+     * Unix socket is not filtered for readers), which costs both sides. */
     int rc = wait_readable(c, timeout_ms, err);
 
     if (rc < 0)
@@ -334,15 +337,17 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
     return 0;
 }
 
-/* Encode and write one request. */
+/* Encode and write one request (params plus key: value when key is set). */
 static int send_request(ts_client *c, const char *method, const struct json_object *params,
-                        uint64_t *id, ts_error *err)
+                        const char *key, const struct json_object *value, uint64_t *id,
+                        ts_error *err)
 {
     ts_buf frame;
     int rc;
 
     ts_buf_init(&frame, TS_BUF_UNLIMITED);
-    rc = ts_message_encode_request(&frame, c->next_id, method, params, frame_limit(c), err);
+    rc = ts_message_encode_request_with(&frame, c->next_id, method, params, key, value,
+                                        frame_limit(c), err);
     if (rc == 0)
         rc = write_all(c, frame.data, frame.len, err);
     ts_buf_free(&frame);
@@ -370,7 +375,7 @@ static int hello(ts_client *c, ts_error *err)
     json_object_object_add(params, "protocol", json_object_new_int(c->protocol));
     json_object_object_add(params, "client", json_object_new_string(c->client_name));
     json_object_object_add(params, "pid", json_object_new_int64((int64_t)getpid()));
-    rc = send_request(c, "hello", params, NULL, err);
+    rc = send_request(c, "hello", params, NULL, NULL, NULL, err);
     json_object_put(params);
     if (rc == 0)
         rc = receive_reply(c, NULL, &result, timeout, err);
@@ -682,8 +687,19 @@ const struct json_object *ts_client_server_info(const ts_client *c)
     return c->server_info;
 }
 
+static int client_send(ts_client *c, const char *method, const struct json_object *params,
+                       const char *key, const struct json_object *value, uint64_t *id,
+                       ts_error *err);
+
 int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
                    ts_error *err)
+{
+    return client_send(c, method, params, NULL, NULL, id, err);
+}
+
+static int client_send(ts_client *c, const char *method, const struct json_object *params,
+                       const char *key, const struct json_object *value, uint64_t *id,
+                       ts_error *err)
 {
     ts_error local;
     bool idle;
@@ -696,7 +712,7 @@ int ts_client_send(ts_client *c, const char *method, const struct json_object *p
     if (rc < 0)
         return rc;
     idle = c->in_flight == 0;
-    rc = send_request(c, method, params, id, err);
+    rc = send_request(c, method, params, key, value, id, err);
     /*
      * A send refused outright (the daemon closed the connection between
      * the liveness check and now) never reached it: resending on a fresh
@@ -705,7 +721,7 @@ int ts_client_send(ts_client *c, const char *method, const struct json_object *p
     if (rc < 0 && idle && c->fd < 0 && strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
         rc = establish(c, err);
         if (rc == 0)
-            rc = send_request(c, method, params, id, err);
+            rc = send_request(c, method, params, key, value, id, err);
     }
     return rc;
 }
@@ -723,6 +739,13 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
 int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
+    return ts_client__call_with(c, method, params, NULL, NULL, result, err);
+}
+
+int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         struct json_object **result, ts_error *err)
+{
     uint64_t sent = 0;
     uint64_t got = 0;
     int rc;
@@ -733,7 +756,7 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
         return ts_error_set(err, -EBUSY, TS_ERR_INVALID_ARGUMENT,
                             "%zu pipelined request(s) still wait for ts_client_receive",
                             c->in_flight);
-    rc = ts_client_send(c, method, params, &sent, err);
+    rc = client_send(c, method, params, key, value, &sent, err);
     if (rc < 0)
         return rc;
     rc = receive_reply(c, &got, result, c->request_timeout_ms, err);

@@ -36,7 +36,23 @@ struct ts_client {
     ts_frame_reader reader;
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
+
+    /* The last store root resolved (ts_client_api.c), reused while the
+     * same string names the same directory. */
+    bool store_cached;
+    dev_t store_dev;
+    ino_t store_ino;
+    char store_input[TS_PATHS_MAX];
+    char store_resolved[TS_PATHS_MAX];
 };
+
+/*
+ * ts_client_call with one more member key: value in params, packed from the
+ * caller's value as it is (no copy; see ts_message_encode_request_with).
+ */
+int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         struct json_object **result, ts_error *err);
 
 /*
  * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED, else

@@ -221,9 +221,10 @@ static void flush_replies(tsd_conn *conn)
         conn_start_close(conn);
 }
 
-/* Encode the reply of r into r->frame. */
+/* Encode the reply of r into r->frame: the result from a json-c tree, or
+ * written by pack when it is set. */
 static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
-                         const ts_error *err)
+                         ts_message_packer pack, void *arg, const ts_error *err)
 {
     size_t max = r->server->options->max_frame;
     ts_error enc;
@@ -234,7 +235,10 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
     if (max < TS_FRAME_DEFAULT_MAX)
         max = TS_FRAME_DEFAULT_MAX;
     ts_buf_init(&buf, TS_BUF_UNLIMITED);
-    if (rc >= 0 && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
+    if (rc >= 0 && pack != NULL &&
+        ts_message_encode_result_with(&buf, r->id, pack, arg, max, &enc) == 0)
+        goto done;
+    if (rc >= 0 && pack == NULL && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
         goto done;
     if (rc >= 0) {
         ts_buf_reset(&buf);
@@ -251,7 +255,22 @@ done:
     r->frame = ts_buf_detach(&buf, &r->frame_len);
 }
 
+static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
+                   void *arg, ts_error *err);
+
 void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err)
+{
+    finish(r, rc, result, NULL, NULL, err);
+}
+
+void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
+                               ts_error *err)
+{
+    finish(r, rc, NULL, pack, arg, err);
+}
+
+static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
+                   void *arg, ts_error *err)
 {
     tsd_server *srv = r->server;
     uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
@@ -269,7 +288,7 @@ void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result
         if (rc < 0)
             tsd_debug("%s: %s: %s", r->method, err->code, err->message);
     }
-    encode_reply(r, rc, result, err);
+    encode_reply(r, rc, result, pack, arg, err);
     r->done = true;
     if (r->conn == NULL)
         request_free(r); /* the client is gone; the work itself was done */

@@ -890,13 +890,14 @@ static bool put_double(struct json_object *o, const char *key, double v)
 
 static bool put_list(struct json_object *o, const char *key, const struct json_object *list)
 {
-    struct json_object *copy = NULL;
+    /* A reference, not a copy: the lists are never modified once scored. */
+    struct json_object *ref =
+        list == NULL ? json_object_new_array() : json_object_get((struct json_object *)list);
 
-    if (list == NULL)
-        copy = json_object_new_array();
-    else if (json_object_deep_copy((struct json_object *)list, &copy, NULL) != 0)
-        return false;
-    return copy != NULL && json_object_object_add(o, key, copy) == 0;
+    if (ref != NULL && json_object_object_add(o, key, ref) == 0)
+        return true;
+    json_object_put(ref);
+    return false;
 }
 
 struct json_object *ts_score_result_to_json(const ts_score_result *r)

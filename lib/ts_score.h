@@ -87,7 +87,8 @@ int ts_evaluate(const struct json_object *expected, const struct json_object *ac
 
 void ts_score_result_free(ts_score_result *r);
 
-/* The result as JSON with exactly scoring.md's keys plus passed, min_score. */
+/* The result as JSON with exactly scoring.md's keys plus passed, min_score.
+ * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 
 /* Value comparison of scoring.md (lenient: numbers by value, trim top-level

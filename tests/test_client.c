@@ -750,6 +750,50 @@ START_TEST(typed_helpers_send_documented_params)
 }
 END_TEST
 
+/* The store sent is resolved again whenever the same string names another
+ * directory: a symlink re-pointed between two calls, and a relative path
+ * after a change of working directory. */
+START_TEST(store_resolution_follows_changes)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    char a[TS_PATHS_MAX], b[TS_PATHS_MAX], link[TS_PATHS_MAX], cwd[TS_PATHS_MAX];
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    snprintf(a, sizeof(a), "%s/a", f.dir);
+    snprintf(b, sizeof(b), "%s/b", f.dir);
+    snprintf(link, sizeof(link), "%s/current", f.dir);
+    ck_assert_int_eq(mkdir(a, 0755), 0);
+    ck_assert_int_eq(mkdir(b, 0755), 0);
+    ck_assert_int_eq(symlink("a", link), 0);
+    ck_assert_int_eq(ts_client_list(c, link, false, NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")), a);
+    ck_assert_int_eq(ts_client_list(c, link, false, NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")), a);
+    ck_assert_int_eq(unlink(link), 0);
+    ck_assert_int_eq(symlink("b", link), 0);
+    ck_assert_int_eq(ts_client_list(c, link, false, NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")), b);
+
+    ck_assert_ptr_nonnull(getcwd(cwd, sizeof(cwd)));
+    ck_assert_int_eq(mkdir(strcat(strcpy(link, a), "/s"), 0755), 0);
+    ck_assert_int_eq(mkdir(strcat(strcpy(link, b), "/s"), 0755), 0);
+    ck_assert_int_eq(chdir(a), 0);
+    ck_assert_int_eq(ts_client_list(c, "s", false, NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")),
+                     strcat(strcpy(link, a), "/s"));
+    ck_assert_int_eq(chdir(b), 0);
+    ck_assert_int_eq(ts_client_list(c, "s", false, NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")),
+                     strcat(strcpy(link, b), "/s"));
+    ck_assert_int_eq(chdir(cwd), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
 /* A child inherits the client: its first call must open its own
  * connection (with its own hello) and leave the parent's stream alone. */
 START_TEST(fork_child_reconnects)
@@ -1591,6 +1635,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, request_over_server_max_frame);
     tcase_add_test(fake_tc, long_socket_path);
     tcase_add_test(fake_tc, typed_helpers_send_documented_params);
+    tcase_add_test(fake_tc, store_resolution_follows_changes);
     tcase_add_test(fake_tc, fork_child_reconnects);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
