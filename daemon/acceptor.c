@@ -140,6 +140,11 @@ static void on_readable(uv_poll_t *poll, int status, int events)
         pause_accepting(a);
         return;
     }
+    /* A reserve given up and not retaken takes the first free slot, before
+     * a new connection does: otherwise a daemon that stays at its limit
+     * would never get it back. */
+    if (a->reserve_fd < 0)
+        a->reserve_fd = open_reserve();
     for (int i = 0; i < TSD_ACCEPT_BATCH && a->open && a->fd >= 0; i++) {
         int fd = accept4(a->fd, NULL, NULL, SOCK_CLOEXEC);
 

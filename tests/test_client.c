@@ -3,8 +3,9 @@
  * thread speaking the protocol through proto/, with methods that misbehave
  * on purpose) and against the real toolscored ($TS_BUILD_DIR/toolscored):
  * connect, hello and versions, calls and errors, pipelining, broken and
- * garbage replies, timeouts, typed helpers, fork safety, auto-start and
- * sixteen clients auto-starting at once.
+ * garbage replies, timeouts, typed helpers, fork safety, auto-start,
+ * sixteen clients auto-starting at once, an auto-started program that exits
+ * at once, and a daemon out of file descriptors.
  */
 #include <check.h>
 #include <dirent.h>
@@ -1410,6 +1411,121 @@ START_TEST(autostarted_program_that_exits)
 }
 END_TEST
 
+/* Say hello on a raw connection: 1 when served, 0 when answered "busy"
+ * (id nil) and closed; anything else fails the test. */
+static int raw_hello(int fd)
+{
+    struct json_object *hello = json_object_new_object();
+    struct json_object *reply = NULL, *error = NULL, *ok = NULL;
+    int served;
+
+    json_object_object_add(hello, "protocol", json_object_new_int(1));
+    json_object_object_add(hello, "client", json_object_new_string("test/1"));
+    tdaemon_send(fd, 1, "hello", hello);
+    json_object_put(hello);
+    ck_assert_int_eq(tdaemon_read(fd, &reply, 5000), 0);
+    ck_assert(json_object_object_get_ex(reply, "ok", &ok));
+    served = json_object_get_boolean(ok);
+    if (!served) {
+        ck_assert(json_object_object_get_ex(reply, "error", &error));
+        ck_assert_str_eq(tstr(error, "code"), "busy");
+        ck_assert(json_object_is_type(json_object_object_get(reply, "id"), json_type_null));
+        ck_assert(tdaemon_closed(fd, 2000));
+    }
+    json_object_put(reply);
+    return served;
+}
+
+/* A daemon out of file descriptors answers a new client "busy" with the
+ * reason, at once (no reset, no wait for the connect budget); its
+ * connected clients carry on, and once descriptors free up it serves new
+ * clients again. */
+START_TEST(real_daemon_out_of_descriptors)
+{
+    enum { MAX_HELD = 200 };
+    static const char *const limit[] = {"sh", "-c", "ulimit -n 40 && exec \"$@\"", "sh", NULL};
+    int held[MAX_HELD];
+    int n = 0;
+    tdaemon d;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    int64_t start;
+    int i;
+
+    tdaemon_prepare(&d);
+    tdaemon_start_wrapped(&d, limit, NULL, 10000);
+    /* Fill the daemon's descriptor table with connections. */
+    for (;;) {
+        int fd = tdaemon_connect_raw(d.socket);
+
+        ck_assert_int_ge(fd, 0);
+        if (!raw_hello(fd)) {
+            close(fd);
+            break;
+        }
+        ck_assert_int_lt(n, MAX_HELD); /* the limit must be hit long before */
+        held[n++] = fd;
+    }
+    ck_assert_int_gt(n, 5);
+
+    /* The library turns the refusal into the daemon's error, at once. */
+    ts_client_options_init(&o);
+    o.socket_path = d.socket;
+    o.autostart = false;
+    start = now_ms();
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), TS_CLIENT_EREMOTE);
+    ck_assert_int_lt(now_ms() - start, 2000);
+    ck_assert_ptr_null(c);
+    ck_assert_str_eq(err.code, "busy");
+    ck_assert_msg(strstr(err.message, "cannot accept more connections: it has used all 40 file "
+                                      "descriptors") != NULL,
+                  "%s", err.message);
+    /* so does an auto-starting client: the daemon answered, nothing starts */
+    o.autostart = true;
+    o.daemon_path = "/bin/false";
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "busy");
+
+    /* Connected clients are unaffected. */
+    for (i = 0; i < n; i++) {
+        struct json_object *r = tdaemon_ok(held[i], "ping", NULL);
+        json_object_put(r);
+    }
+
+    /* Descriptors free up: new clients are served again. */
+    for (i = 0; i < 4; i++)
+        close(held[--n]);
+    o.autostart = false;
+    start = now_ms();
+    for (;;) {
+        int rc = ts_client_connect(&o, &c, &err);
+
+        if (rc == 0)
+            break;
+        /* the daemon may not have seen the closes yet */
+        ck_assert_msg(rc == TS_CLIENT_EREMOTE && strcmp(err.code, "busy") == 0, "%s: %s", err.code,
+                      err.message);
+        ck_assert_int_lt(now_ms() - start, 3000);
+        usleep(20000);
+    }
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    for (i = 0; i < n; i++)
+        close(held[i]);
+    tdaemon_serves(d.socket);
+    tdaemon_stop_ok(&d);
+    {
+        char *log = tdaemon_slurp(d.log);
+        ck_assert_ptr_nonnull(log);
+        ck_assert_ptr_nonnull(strstr(log, "out of file descriptors"));
+        ck_assert_ptr_nonnull(strstr(log, "accepting connections again"));
+        free(log);
+    }
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
 /* A socket directory the daemon would refuse (open to others): the client
  * says so at once, naming the directory and its mode, and starts nothing. */
 START_TEST(real_daemon_refused_socket_dir)
@@ -1530,6 +1646,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_one_client_per_thread);
     tcase_add_test(real, real_daemon_that_cannot_start);
     tcase_add_test(real, autostarted_program_that_exits);
+    tcase_add_test(real, real_daemon_out_of_descriptors);
     tcase_add_test(real, real_daemon_refused_socket_dir);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
     suite_add_tcase(s, fake_tc);

@@ -1,10 +1,13 @@
 /*
- * test_daemon_faults — toolscored under injected system-call failures: the
- * LD_PRELOAD shim tests/shim_fsync.c makes the directory fsync shared by a
- * group of writes (group commit, daemon/jobs.c) fail with EIO. Every write
- * of the group must be answered "written but not durable", none
- * acknowledged; the daemon stays up and serves the next write once the
- * fault is cleared.
+ * test_daemon_faults — toolscored under injected system-call failures
+ * (LD_PRELOAD shims, tests/shim_*.c):
+ * - shim_fsync: the directory fsync shared by a group of writes (group
+ *   commit, daemon/jobs.c) fails with EIO. Every write of the group must be
+ *   answered "written but not durable", none acknowledged; the daemon stays
+ *   up and serves the next write once the fault is cleared.
+ * - shim_open: out of descriptors, the daemon cannot reopen the reserve it
+ *   answers refused clients through; it must not spin, and must serve the
+ *   waiting client once a descriptor frees up.
  *
  * Under a sanitizer build the daemon needs the ASan runtime first in the
  * preload list: the test finds the runtime it runs with itself (the same
@@ -192,6 +195,128 @@ START_TEST(group_dirsync_failure)
 }
 END_TEST
 
+/* CPU time (user + system, clock ticks) process pid used so far. */
+static long cpu_ticks(pid_t pid)
+{
+    char path[64], buf[1024];
+    unsigned long utime = 0, stime = 0;
+    FILE *fp;
+    char *p;
+
+    snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+    fp = fopen(path, "r");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), fp));
+    fclose(fp);
+    p = strrchr(buf, ')'); /* the command name may hold spaces */
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(
+        sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime), 2);
+    return (long)(utime + stime);
+}
+
+/* Send hello on a new raw connection; its reply, or NULL when none came
+ * within wait_ms (the connection waits in the daemon's backlog). */
+static struct json_object *hello_on(int fd, int wait_ms)
+{
+    struct json_object *hello = json_object_new_object();
+    struct json_object *reply = NULL;
+
+    json_object_object_add(hello, "protocol", json_object_new_int(1));
+    json_object_object_add(hello, "client", json_object_new_string("test/1"));
+    tdaemon_send(fd, 1, "hello", hello);
+    json_object_put(hello);
+    if (tdaemon_read(fd, &reply, wait_ms) == -ETIMEDOUT)
+        return NULL;
+    ck_assert_ptr_nonnull(reply);
+    return reply;
+}
+
+static bool reply_ok(struct json_object *reply)
+{
+    struct json_object *ok = NULL;
+
+    return json_object_object_get_ex(reply, "ok", &ok) && json_object_get_boolean(ok);
+}
+
+/* Out of descriptors with no reserve to answer through (it cannot be
+ * reopened): a new client waits, the daemon does not spin on its readable
+ * listening socket, the waiting client is served as soon as a descriptor
+ * frees up, and once the reserve can be opened again a refused client gets
+ * "busy" again. */
+START_TEST(out_of_descriptors_without_reserve)
+{
+    enum { MAX_HELD = 200 };
+    char shim[600], preload[1400], asan[600], control[600], env_control[700];
+    const char *build = getenv("TS_BUILD_DIR");
+    int held[MAX_HELD];
+    int n = 0;
+    int waiting = -1;
+    struct json_object *reply;
+
+    snprintf(shim, sizeof(shim), "%s/tests/shim_open.so", build != NULL ? build : "build");
+    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
+    asan_runtime(asan, sizeof(asan));
+    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    snprintf(control, sizeof(control), "%s/no-dev-null", daemon_.dir);
+    snprintf(env_control, sizeof(env_control), "TS_SHIM_OPEN_CONTROL=%s", control);
+    set_fault(control, true); /* the reserve is never opened */
+    const char *prefix[] = {"sh",        "-c", "ulimit -n 40 && exec \"$@\"", "sh", "env", preload,
+                            env_control, NULL};
+    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
+
+    while (waiting < 0) {
+        int fd = tdaemon_connect_raw(daemon_.socket);
+
+        ck_assert_int_ge(fd, 0);
+        reply = hello_on(fd, 500);
+        if (reply == NULL) {
+            waiting = fd;
+            break;
+        }
+        ck_assert_msg(reply_ok(reply), "connection %d: %s", n, json_object_to_json_string(reply));
+        json_object_put(reply);
+        ck_assert_int_lt(n, MAX_HELD);
+        held[n++] = fd;
+    }
+    ck_assert_int_gt(n, 5);
+
+    /* A second of waiting client: the loop sleeps between attempts. */
+    long before = cpu_ticks(daemon_.pid);
+    usleep(1000000);
+    long used = cpu_ticks(daemon_.pid) - before;
+    ck_assert_msg(used < 30, "the daemon used %ld/100 s of CPU in 1 s out of descriptors", used);
+
+    /* One descriptor frees up: the waiting client is served. */
+    close(held[--n]);
+    ck_assert_int_eq(tdaemon_read(waiting, &reply, 3000), 0);
+    ck_assert_msg(reply_ok(reply), "%s", json_object_to_json_string(reply));
+    json_object_put(reply);
+    json_object_put(tdaemon_ok(waiting, "ping", NULL));
+    held[n++] = waiting;
+
+    /* The reserve can be opened again: it takes the next free descriptor,
+     * and a refused client gets "busy" again. */
+    set_fault(control, false);
+    close(held[0]);
+    held[0] = held[--n];
+    int fd = tdaemon_connect_raw(daemon_.socket);
+    ck_assert_int_ge(fd, 0);
+    reply = hello_on(fd, 3000);
+    ck_assert_ptr_nonnull(reply);
+    ck_assert_msg(!reply_ok(reply), "%s", json_object_to_json_string(reply));
+    ck_assert_str_eq(tstr(json_object_object_get(reply, "error"), "code"), "busy");
+    json_object_put(reply);
+    close(fd);
+    for (int i = 0; i < n; i++) {
+        json_object_put(tdaemon_ok(held[i], "ping", NULL));
+        close(held[i]);
+    }
+    tdaemon_serves(daemon_.socket);
+    tdaemon_stop_ok(&daemon_);
+}
+END_TEST
+
 static Suite *faults_suite(void)
 {
     Suite *s = suite_create("daemon_faults");
@@ -200,6 +325,7 @@ static Suite *faults_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, group_dirsync_failure);
+    tcase_add_test(tc, out_of_descriptors_without_reserve);
     suite_add_tcase(s, tc);
     return s;
 }
