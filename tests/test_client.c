@@ -1510,6 +1510,14 @@ START_TEST(real_daemon_out_of_descriptors)
         usleep(20000);
     }
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    {
+        struct json_object *st = NULL;
+
+        ck_assert_int_eq(ts_client_status(c, &st, &err), 0);
+        /* the raw client and the two library clients at least */
+        ck_assert_int_ge(json_object_get_int64(json_object_object_get(st, "refused_busy")), 3);
+        json_object_put(st);
+    }
     ts_client_close(c);
     for (i = 0; i < n; i++)
         close(held[i]);
