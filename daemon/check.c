@@ -185,7 +185,8 @@ static int evaluate(const check_request *rq, const ts_snapshot *snap, struct jso
 {
     ts_score_result r;
     ts_buf report;
-    int rc = ts_evaluate(snap->calls, calls, &rq->score, &r, err);
+    /* both validated: snap's when it was loaded, calls by extract_calls */
+    int rc = ts_evaluate_validated(snap->calls, calls, &rq->score, &r, err);
 
     if (rc < 0)
         return rc;
