@@ -354,6 +354,12 @@ static int load_file_max(int dirfd, const char *file, const char *path, size_t s
     return rc;
 }
 
+int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *out,
+                        ts_file_stamp *stamp, ts_error *err)
+{
+    return read_file(dirfd, file, path, SIZE_MAX, out, stamp, err);
+}
+
 /* Read and parse dirfd/file; path names it in messages. */
 int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
                         ts_file_stamp *stamp, ts_error *err)
