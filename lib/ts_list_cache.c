@@ -108,21 +108,35 @@ void ts_list_cache_get_stats(ts_list_cache *cache, ts_list_cache_stats *out)
 
 /* ---- summaries -------------------------------------------------------- */
 
-ts_list_summary *ts_list_summary_new(const ts_file_stamp *stamp, const char *file,
-                                     const ts_snapshot *s)
+void ts_list_summary_members(const ts_snapshot *s, ts_snapshot_scan *out)
 {
-    const char *source = s->source != NULL ? s->source : "";
-    const char *parts[5] = {file, s->name, source, s->created_at, s->updated_at};
-    size_t lens[5];
+    out->name = s->name;
+    out->name_len = strlen(s->name);
+    out->source = s->source != NULL ? s->source : "";
+    out->source_len = strlen(out->source);
+    out->created_at = s->created_at;
+    out->created_len = strlen(s->created_at);
+    out->updated_at = s->updated_at;
+    out->updated_len = strlen(s->updated_at);
+    out->approved = s->approved;
+    out->calls = json_object_array_length(s->calls);
+}
+
+ts_list_summary *ts_list_summary_new(const ts_file_stamp *stamp, const char *file,
+                                     const ts_snapshot_scan *m)
+{
+    const char *parts[5] = {file, m->name, m->source, m->created_at, m->updated_at};
+    size_t lens[5] = {strlen(file), m->name_len, m->source_len, m->created_len, m->updated_len};
     ts_list_summary head = {0};
     ts_list_summary *sum;
     char *p;
 
     for (int i = 0; i < 5; i++) {
-        lens[i] = strlen(parts[i]);
         if (lens[i] > UINT16_MAX)
             return NULL; /* cannot happen: the parser bounds every one */
     }
+    if (m->calls > UINT32_MAX)
+        return NULL;
     head.file_len = (uint16_t)lens[0];
     head.name_len = (uint16_t)lens[1];
     head.source_len = (uint16_t)lens[2];
@@ -137,11 +151,12 @@ ts_list_summary *ts_list_summary_new(const ts_file_stamp *stamp, const char *fil
     sum->size = stamp->size;
     sum->mtime_ns = stamp->mtime_ns;
     sum->ctime_ns = stamp->ctime_ns;
-    sum->calls = (uint32_t)json_object_array_length(s->calls);
-    sum->approved = s->approved;
+    sum->calls = (uint32_t)m->calls;
+    sum->approved = m->approved;
     p = sum->text;
     for (int i = 0; i < 5; i++) {
-        memcpy(p, parts[i], lens[i] + 1);
+        memcpy(p, parts[i], lens[i]);
+        p[lens[i]] = '\0';
         p += lens[i] + 1;
     }
     return sum;

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "ts_snapshot.h"
+#include "ts_snapshot_scan.h"
 #include "ts_store.h"
 
 /* Bytes all caches sharing it may hold together. */
@@ -80,11 +81,14 @@ void ts_list_cache_free(ts_list_cache *cache);
 void ts_list_cache_get_stats(ts_list_cache *cache, ts_list_cache_stats *out);
 
 /*
- * A summary of s read from file with stamp (one allocation; free()). NULL
- * when out of memory.
+ * A summary of the members m (see ts_snapshot_scan.h) read from file with
+ * stamp (one allocation; free()). NULL when out of memory.
  */
 ts_list_summary *ts_list_summary_new(const ts_file_stamp *stamp, const char *file,
-                                     const ts_snapshot *s);
+                                     const ts_snapshot_scan *m);
+
+/* The members of s, as ts_snapshot_scan_summary gives them (pointing into s). */
+void ts_list_summary_members(const ts_snapshot *s, ts_snapshot_scan *out);
 
 /* The strings of a summary. */
 const char *ts_list_summary_file(const ts_list_summary *sum);

@@ -19,6 +19,7 @@
 
 #include "ts_list_cache.h"
 #include "ts_name.h"
+#include "ts_snapshot_scan.h"
 #include "ts_store.h"
 #include "ts_store_internal.h"
 
@@ -131,45 +132,102 @@ static bool has_suffix(const char *s, const char *suffix)
     return n >= m && memcmp(s + n - m, suffix, m) == 0;
 }
 
-/* 1 when s may be listed as file; 0 when it was reported as a problem
- * (its name does not hash to file); < 0 out of memory. */
-static int check_file_name(list_state *st, const char *file, const char *path, const ts_snapshot *s)
+/* 1 when the snapshot name may be listed as file; 0 when it was reported
+ * as a problem (its name does not hash to file); < 0 out of memory. */
+static int check_file_name(list_state *st, const char *file, const char *path, const char *name)
 {
     char expected[TS_FILENAME_MAX];
     char *message = NULL;
     ts_error err;
-    int rc = ts_store__file_of(s->name, expected, &err);
+    int rc = ts_store__file_of(name, expected, &err);
 
     if (rc == 0 && strcmp(expected, file) == 0)
         return 1;
     if (asprintf(&message,
                  "%s: holds snapshot '%s', whose file name is %s; rename the file or "
                  "fix its name",
-                 path, s->name, rc < 0 ? err.message : expected) < 0)
+                 path, name, rc < 0 ? err.message : expected) < 0)
         return -ENOMEM;
     rc = add_problem(st, file, message);
     free(message);
     return rc;
 }
 
-/* Read, parse and validate dirfd/file into s and stamp; 1 when it is a
- * listable snapshot, 0 when it was reported as a problem or is gone. */
-static int read_one(ts_store *store, int dirfd, const char *file, list_state *st, ts_snapshot **s,
-                    ts_file_stamp *stamp, bool *timestamps_given)
+/* A listable snapshot read from a file: the parsed snapshot (a full
+ * listing) or its summary (a summary listing). */
+typedef struct read_result {
+    ts_snapshot *snapshot;
+    ts_list_summary *sum;
+    bool timestamps_given;
+} read_result;
+
+/* A summary listing: the summary of the file's bytes, scanned or (when the
+ * scan is not sure) parsed; 1, or 0 when it was reported as a problem. */
+static int summarize(list_state *st, const char *file, const char *path, const ts_buf *data,
+                     const ts_file_stamp *stamp, read_result *out)
+{
+    char name[TS_NAME_MAX_BYTES + 1];
+    ts_snapshot_scan m;
+    ts_snapshot *s = NULL;
+    ts_error err;
+    int rc;
+
+    if (ts_snapshot_scan_summary(data->data ? data->data : "", data->len, &m)) {
+        memcpy(name, m.name, m.name_len);
+        name[m.name_len] = '\0';
+        out->timestamps_given = true;
+    } else {
+        rc = ts_snapshot_parse_ex(data->data ? data->data : "", data->len, path, &s,
+                                  &out->timestamps_given, &err);
+        if (rc == -ENOMEM)
+            return rc;
+        if (rc < 0)
+            return add_problem(st, file, err.message);
+        ts_list_summary_members(s, &m);
+        snprintf(name, sizeof(name), "%s", s->name);
+    }
+    rc = check_file_name(st, file, path, name);
+    if (rc > 0) {
+        out->sum = ts_list_summary_new(stamp, file, &m);
+        if (out->sum == NULL)
+            rc = -ENOMEM;
+    }
+    ts_snapshot_free(s);
+    return rc;
+}
+
+/* A full listing: the parsed snapshot; 1, or 0 when it was reported. */
+static int parse_full(list_state *st, const char *file, const char *path, const ts_buf *data,
+                      read_result *out)
+{
+    ts_error err;
+    int rc = ts_snapshot_parse(data->data ? data->data : "", data->len, path, &out->snapshot, &err);
+
+    if (rc == -ENOMEM)
+        return rc;
+    if (rc < 0)
+        return add_problem(st, file, err.message);
+    rc = check_file_name(st, file, path, out->snapshot->name);
+    if (rc <= 0) {
+        ts_snapshot_free(out->snapshot);
+        out->snapshot = NULL;
+    }
+    return rc;
+}
+
+/* Read and validate dirfd/file; 1 when it is a listable snapshot (in out,
+ * with its stamp), 0 when it was reported as a problem or is gone. */
+static int read_one(ts_store *store, int dirfd, const char *file, list_state *st, read_result *out,
+                    ts_file_stamp *stamp)
 {
     char path[PATH_MAX];
     ts_buf data;
     ts_error err;
     int rc;
 
-    *s = NULL;
+    memset(out, 0, sizeof(*out));
     ts_store__join_path(store, file, path, sizeof(path));
     rc = ts_store__read_file(dirfd, file, path, &data, stamp, &err);
-    if (rc == 0) {
-        rc = ts_snapshot_parse_ex(data.data ? data.data : "", data.len, path, s, timestamps_given,
-                                  &err);
-        ts_buf_free(&data);
-    }
     st->read++;
     if (rc == -ENOMEM)
         return rc;
@@ -177,11 +235,11 @@ static int read_one(ts_store *store, int dirfd, const char *file, list_state *st
         return 0; /* removed while we were listing */
     if (rc < 0)
         return add_problem(st, file, err.message);
-    rc = check_file_name(st, file, path, *s);
-    if (rc <= 0) {
-        ts_snapshot_free(*s);
-        *s = NULL;
-    }
+    if (st->summaries)
+        rc = summarize(st, file, path, &data, stamp, out);
+    else
+        rc = parse_full(st, file, path, &data, out);
+    ts_buf_free(&data);
     return rc;
 }
 
@@ -214,11 +272,9 @@ static int reuse_one(int dirfd, const char *file, list_state *st)
 /* One directory entry that looks like a snapshot file. */
 static int list_one(ts_store *store, int dirfd, const char *file, list_state *st)
 {
-    ts_snapshot *s = NULL;
+    read_result r;
     ts_file_stamp stamp;
-    ts_list_summary *sum;
-    bool given = false;
-    int rc = 0;
+    int rc;
 
     if (st->cache != NULL) {
         rc = reuse_one(dirfd, file, st);
@@ -227,18 +283,14 @@ static int list_one(ts_store *store, int dirfd, const char *file, list_state *st
         if (rc < 0)
             return rc;
     }
-    rc = read_one(store, dirfd, file, st, &s, &stamp, &given);
+    rc = read_one(store, dirfd, file, st, &r, &stamp);
     if (rc <= 0)
         return rc;
     if (!st->summaries)
-        return add_snapshot(st, file, s);
-    sum = ts_list_summary_new(&stamp, file, s);
-    ts_snapshot_free(s);
-    if (sum == NULL)
-        return -ENOMEM;
-    return add_summary(st, sum, true,
-                       st->cache != NULL && given &&
-                           ts_list_cache__trusted(st->cache, sum, st->now_ns));
+        return add_snapshot(st, file, r.snapshot);
+    return add_summary(st, r.sum, true,
+                       st->cache != NULL && r.timestamps_given &&
+                           ts_list_cache__trusted(st->cache, r.sum, st->now_ns));
 }
 
 static const char *entry_name(const list_entry *e)
