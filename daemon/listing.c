@@ -172,6 +172,7 @@ typedef struct list_job {
     ts_list_cache *cache; /* the store's (NULL: none), used on the pool thread */
     bool pending;
     size_t limit; /* 0: no limit */
+    ts_list_cache_stats stats; /* of the cache after this listing */
     ts_error err;
     int rc;
 } list_job;
@@ -181,6 +182,9 @@ static void list_work(tsd_job *job)
     list_job *c = (list_job *)job;
 
     c->rc = ts_store_list_summaries_cached(c->job.store->store, c->cache, &c->l->sums, &c->err);
+    /* No other listing of this store runs meanwhile (whole-store jobs). */
+    if (c->cache != NULL)
+        ts_list_cache_get_stats(c->cache, &c->stats);
     if (c->rc == 0 && c->pending)
         keep_pending(&c->l->sums);
 }
@@ -194,6 +198,10 @@ static void list_done(tsd_job *job)
     bool more = false;
 
     if (c->rc == 0) {
+        tsd_debug("list %s: %zu snapshots, %zu problems; %zu files from the cache, %zu read; "
+                  "cache %zu summaries, %zu bytes",
+                  l->root, l->sums.count, l->sums.problem_count, c->stats.reused, c->stats.read,
+                  c->stats.entries, c->stats.bytes);
         more = c->limit > 0 && l->sums.count > c->limit;
         result = page(l, c->limit, true, more);
     }
