@@ -6,7 +6,7 @@
  * found by file name through an open-addressing table of 32-bit offsets
  * into the block (linear probing, at most half full). Each listing builds a
  * new block from what it saw and frees the old one: no per-entry
- * allocation, nothing left behind by removed files, and a big block is its
+ * allocation, nothing left behind by removed files, and the block is its
  * own mapping, given back to the system when freed.
  */
 #include "ts_list_cache.h"
@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #define SLOT_EMPTY UINT32_MAX
@@ -23,6 +24,8 @@ struct ts_list_cache {
     pthread_mutex_t lock; /* held by the listing that uses the cache */
     ts_list_budget *budget;
     int64_t racy_ns;
+    void *map; /* one mapping: slots, then block (NULL when empty) */
+    size_t map_len;
     char *block;     /* the kept summaries */
     uint32_t *slots; /* offsets into block, SLOT_EMPTY when free */
     size_t slot_mask;
@@ -73,13 +76,34 @@ int ts_list_cache_new(ts_list_budget *budget, int64_t racy_ns, ts_list_cache **o
     return 0;
 }
 
+/*
+ * The cache's memory is mapped directly, not taken from malloc: a block of
+ * many megabytes that lives for long, allocated from a malloc arena, keeps
+ * the arena from shrinking back after the listing's own (short-lived)
+ * allocations around it are freed; glibc's growing mmap threshold would put
+ * it there after the first big free.
+ */
+static void *map_pages(size_t len)
+{
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+static void unmap(void *p, size_t len)
+{
+    if (p != NULL)
+        munmap(p, len);
+}
+
 /* Drop the contents (the lock held or no listing running). */
 static void drop_contents(ts_list_cache *c)
 {
-    free(c->block);
-    free(c->slots);
+    unmap(c->map, c->map_len);
     if (c->budget != NULL)
         atomic_fetch_sub(&c->budget->used, c->bytes);
+    c->map = NULL;
+    c->map_len = 0;
     c->block = NULL;
     c->slots = NULL;
     c->slot_mask = 0;
@@ -305,29 +329,27 @@ void ts_list_cache__end(ts_list_cache *cache, const ts_list_summary *const *keep
     size_t block_size = 0;
     size_t count = reserve(cache, keep, n, &block_size);
     size_t nslots = slot_count(count);
-    char *block = count > 0 ? malloc(block_size) : NULL;
-    uint32_t *slots = count > 0 ? malloc(nslots * sizeof(*slots)) : NULL;
-    size_t charged = count > 0 ? block_size + nslots * sizeof(uint32_t) : 0;
+    size_t slots_len = nslots * sizeof(uint32_t);
+    size_t charged = count > 0 ? block_size + slots_len : 0;
+    void *map = count > 0 ? map_pages(charged) : NULL;
 
-    /* keep may point into the old block: fill the new one first. */
-    if (count > 0 && (block == NULL || slots == NULL)) {
-        free(block);
-        free(slots);
-        block = NULL;
-        slots = NULL;
+    if (count > 0 && map == NULL) {
+        if (cache->budget != NULL)
+            atomic_fetch_sub(&cache->budget->used, charged); /* reserved, then out of memory */
         count = 0;
+        charged = 0;
     }
+    /* keep may point into the old block: fill the new one first. */
     if (count > 0)
-        fill(block, slots, nslots - 1, keep, count);
-    free(cache->block);
-    free(cache->slots);
-    if (cache->budget != NULL && count == 0 && charged > 0)
-        atomic_fetch_sub(&cache->budget->used, charged); /* reserved, then out of memory */
-    cache->block = block;
-    cache->slots = slots;
+        fill((char *)map + slots_len, map, nslots - 1, keep, count);
+    unmap(cache->map, cache->map_len);
+    cache->map = map;
+    cache->map_len = charged;
+    cache->slots = map;
+    cache->block = count > 0 ? (char *)map + slots_len : NULL;
     cache->slot_mask = nslots - 1;
     cache->count = count;
-    cache->bytes = count > 0 ? charged : 0;
+    cache->bytes = charged;
     cache->reused = reused;
     cache->read = read;
     pthread_mutex_unlock(&cache->lock);

@@ -311,9 +311,57 @@ static int compare_problems(const void *a, const void *b)
     return strcmp(x->file, y->file);
 }
 
+static int compare_places(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const list_entry *)a)->sum;
+    uintptr_t y = (uintptr_t)((const list_entry *)b)->sum;
+
+    return (x > y) - (x < y);
+}
+
+/*
+ * Sort a summary listing by name, cheaply when most summaries come from the
+ * cache: the cache keeps them in name order, so those are sorted by their
+ * place in its block (no string compared), the others by name, and the two
+ * runs merged. False when out of memory (the caller sorts by name).
+ */
+static bool sort_cached(list_state *st)
+{
+    list_entry *merged;
+    size_t hits = 0;
+    size_t i;
+    size_t j;
+    size_t k = 0;
+
+    for (i = 0; i < st->count; i++) {
+        if (!st->entries[i].sum_owned) {
+            list_entry tmp = st->entries[hits];
+
+            st->entries[hits++] = st->entries[i];
+            st->entries[i] = tmp;
+        }
+    }
+    qsort(st->entries, hits, sizeof(*st->entries), compare_places);
+    qsort(st->entries + hits, st->count - hits, sizeof(*st->entries), compare_entries);
+    if (hits == 0 || hits == st->count)
+        return true;
+    merged = malloc(st->count * sizeof(*merged));
+    if (merged == NULL)
+        return false;
+    for (i = 0, j = hits; i < hits || j < st->count;) {
+        if (j == st->count || (i < hits && compare_entries(&st->entries[i], &st->entries[j]) < 0))
+            merged[k++] = st->entries[i++];
+        else
+            merged[k++] = st->entries[j++];
+    }
+    memcpy(st->entries, merged, st->count * sizeof(*merged));
+    free(merged);
+    return true;
+}
+
 static void list_sort(list_state *st)
 {
-    if (st->count > 1)
+    if (st->count > 1 && !(st->cache != NULL && sort_cached(st)))
         qsort(st->entries, st->count, sizeof(*st->entries), compare_entries);
     if (st->problem_count > 1)
         qsort(st->problems, st->problem_count, sizeof(*st->problems), compare_problems);
