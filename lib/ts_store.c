@@ -287,6 +287,10 @@ static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_e
             return 0;
         out->len += (size_t)n;
         out->data[out->len] = '\0';
+        /* A short read ending at the size fstat gave is the end of the file
+         * (one that grew would have filled the room): no second read. */
+        if ((size_t)n < room && out->len == expected)
+            return 0;
     }
     if (rc == -ENOMEM)
         return ts_store__no_memory(err);
