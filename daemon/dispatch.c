@@ -136,9 +136,9 @@ static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct js
 
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!snaps[i]->approved) {
-            snaps[i]->approved = true;
-            ts_timestamp_now(snaps[i]->updated_at);
-            rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
+            rc = ts_snapshot_approve(snaps[i], err);
+            if (rc == 0)
+                rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
             wrote = true;
         }
         if (rc == 0)

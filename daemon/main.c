@@ -2,6 +2,7 @@
  * main — toolscored's entry point: options, logging, the listening socket
  * (own or socket-activated), then the server loop until a graceful stop.
  */
+#include <errno.h>
 #include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,7 +14,14 @@
 #include "log.h"
 #include "options.h"
 #include "server.h"
+#include "ts_message.h"
 #include "ts_paths.h"
+
+/* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
+ * tells "another daemon already serves this socket" (it will answer) from a
+ * real failure to start by the status. */
+#define TSD_EXIT_START_FAILED 1
+#define TSD_EXIT_ALREADY_RUNNING 3
 
 /* Open the listener: systemd's socket when one was passed, else our own. */
 static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
@@ -75,7 +83,8 @@ int main(int argc, char **argv)
         tsd_log_close();
         tsd_notify_done();
         tsd_options_free(&opt);
-        return 1;
+        return rc == -EADDRINUSE && strcmp(err.code, TS_ERR_BUSY) == 0 ? TSD_EXIT_ALREADY_RUNNING
+                                                                       : TSD_EXIT_START_FAILED;
     }
     /* Hold no directory busy (paths given relative were resolved above). */
     if (chdir("/") < 0)

@@ -5,7 +5,8 @@
  * Reading is tolerant of every file the reference tool writes and strict
  * about types: only "name" and "calls" are required; a missing
  * schema_version is 1, a missing approved is false, a missing source is
- * "pytest", a missing toolscore_version is "", a missing timestamp is the
+ * "pytest", a missing toolscore_version is "" (a rewrite stamps ours), a
+ * missing timestamp is the
  * other timestamp (or now). Unknown top-level keys are ignored. Writing
  * always produces all eight keys in the fixed order.
  */
@@ -152,17 +153,41 @@ int ts_snapshot_new(const char *name, struct json_object *calls, const char *sou
     return 0;
 }
 
+/* The file is being rewritten by this version: updated_at = now and our
+ * version string (a re-save differs from the old file in these two only). */
+static int stamp_rewrite(ts_snapshot *s, ts_error *err)
+{
+    char *version = strdup(TS_VERSION);
+
+    if (version == NULL)
+        return no_memory(err);
+    free(s->toolscore_version);
+    s->toolscore_version = version;
+    ts_timestamp_now(s->updated_at);
+    return 0;
+}
+
 int ts_snapshot_set_calls(ts_snapshot *s, struct json_object *calls, ts_error *err)
 {
     int rc = ts_snapshot_validate_calls(calls, err);
 
+    if (rc == 0)
+        rc = stamp_rewrite(s, err);
     if (rc < 0)
         return rc;
     json_object_get(calls);
     json_object_put(s->calls);
     s->calls = calls;
-    ts_timestamp_now(s->updated_at);
     return 0;
+}
+
+int ts_snapshot_approve(ts_snapshot *s, ts_error *err)
+{
+    int rc = stamp_rewrite(s, err);
+
+    if (rc == 0)
+        s->approved = true;
+    return rc;
 }
 
 ts_snapshot *ts_snapshot_copy(const ts_snapshot *s)

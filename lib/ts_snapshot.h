@@ -17,19 +17,19 @@
 #include "ts_error.h"
 
 #define TS_SNAPSHOT_SCHEMA_VERSION 1
-#define TS_SNAPSHOT_MAX_BYTES (32u << 20)   /* largest snapshot file read */
-#define TS_SNAPSHOT_MAX_CALLS 100000        /* most calls in one snapshot */
+#define TS_SNAPSHOT_MAX_BYTES (32u << 20) /* largest snapshot file read */
+#define TS_SNAPSHOT_MAX_CALLS 100000      /* most calls in one snapshot */
 #define TS_TIMESTAMP_MAX 48
 
 typedef struct ts_snapshot {
     int schema_version;
-    char *name;                       /* owned, valid UTF-8 */
+    char *name; /* owned, valid UTF-8 */
     char created_at[TS_TIMESTAMP_MAX];
     char updated_at[TS_TIMESTAMP_MAX];
-    char *toolscore_version;          /* owned */
+    char *toolscore_version; /* owned */
     bool approved;
-    char *source;                     /* owned: "pytest", "trace" or "record" */
-    struct json_object *calls;        /* owned reference: an array of call objects */
+    char *source;              /* owned: "pytest", "trace" or "record" */
+    struct json_object *calls; /* owned reference: an array of call objects */
 } ts_snapshot;
 
 /*
@@ -67,8 +67,13 @@ int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
  * It shares s->calls (holds its own reference). NULL on allocation failure. */
 struct json_object *ts_snapshot_to_json(const ts_snapshot *s);
 
-/* Replace s->calls (a reference is taken) after validating; updated_at = now. */
+/* Replace s->calls (a reference is taken) after validating; updated_at =
+ * now, toolscore_version = ours (the file is rewritten by this version). */
 int ts_snapshot_set_calls(ts_snapshot *s, struct json_object *calls, ts_error *err);
+
+/* Mark s approved for a rewrite: approved, updated_at = now,
+ * toolscore_version = ours. -ENOMEM only. */
+int ts_snapshot_approve(ts_snapshot *s, ts_error *err);
 
 /* Validate a calls array as ts_snapshot_new does. */
 int ts_snapshot_validate_calls(const struct json_object *calls, ts_error *err);

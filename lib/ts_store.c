@@ -636,9 +636,9 @@ int ts_store_approve(ts_store *store, const char *name, ts_error *err)
 
     if (rc < 0)
         return rc;
-    s->approved = true;
-    ts_timestamp_now(s->updated_at);
-    rc = ts_store_save(store, s, 0, err);
+    rc = ts_snapshot_approve(s, err);
+    if (rc == 0)
+        rc = ts_store_save(store, s, 0, err);
     ts_snapshot_free(s);
     return rc;
 }
