@@ -47,9 +47,9 @@ typedef struct ts_store_listing {
 
 /* What a listing needs of one snapshot (ts_store_list_summaries). */
 typedef struct ts_store_summary {
-    char *name;   /* owned */
-    char *file;   /* owned: file name relative to the root */
-    char *source; /* owned */
+    char *name;   /* owned, or in the listing's strings (see below) */
+    char *file;   /* the same: file name relative to the root */
+    char *source; /* the same */
     bool approved;
     size_t calls; /* how many calls */
     char created_at[TS_TIMESTAMP_MAX];
