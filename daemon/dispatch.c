@@ -94,6 +94,8 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
                            json_object_new_int64((int64_t)srv->requests_served));
     json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
     json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
+    json_object_object_add(o, "refused_busy",
+                           json_object_new_int64((int64_t)srv->acceptor.refused_total));
     json_object_object_add(o, "store", tsd_json_string_or_null(srv->options->store_root));
     *result = o;
     return 0;
