@@ -3,6 +3,7 @@
  * (own or socket-activated), then the server loop until a graceful stop.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,11 @@ int main(int argc, char **argv)
         return 0;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* Blocks of 128 KiB and more always get a mapping of their own: glibc
+     * would otherwise raise this threshold after the first big free and carve
+     * later big blocks (a listing of many snapshots) from its arenas, which
+     * then stay resident at their peak (docs/internals/list_cache.md). */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     tsd_notify_init();
     rc = tsd_log_open(opt.log_level, opt.log_file, opt.foreground, &err);
     if (rc == 0)

@@ -375,6 +375,20 @@ static int snapshot_from_json(struct json_object *root, const char *what, ts_sna
 int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot **out,
                       ts_error *err)
 {
+    return ts_snapshot_parse_ex(buf, len, what, out, NULL, err);
+}
+
+/* True when root has both timestamps as members (of whatever type). */
+static bool has_timestamps(struct json_object *root)
+{
+    return json_object_is_type(root, json_type_object) &&
+           json_object_object_get_ex(root, "created_at", NULL) &&
+           json_object_object_get_ex(root, "updated_at", NULL);
+}
+
+int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snapshot **out,
+                         bool *timestamps_given, ts_error *err)
+{
     struct json_object *root = NULL;
     ts_snapshot *s;
     int rc;
@@ -395,6 +409,8 @@ int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot
         return no_memory(err);
     }
     rc = snapshot_from_json(root, what, s, err);
+    if (timestamps_given != NULL)
+        *timestamps_given = has_timestamps(root);
     json_object_put(root);
     if (rc < 0) {
         ts_snapshot_free(s);

@@ -51,6 +51,15 @@ int ts_snapshot_new(const char *name, struct json_object *calls, const char *sou
 int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot **out,
                       ts_error *err);
 
+/*
+ * ts_snapshot_parse that also tells (timestamps_given, optional) whether the
+ * file held both created_at and updated_at: when not, the parsed snapshot's
+ * timestamps were filled in (with now, or with the other one), so the same
+ * bytes parsed later give another snapshot.
+ */
+int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snapshot **out,
+                         bool *timestamps_given, ts_error *err);
+
 /* Append the exact file bytes of s (pretty JSON + "\n") to out. */
 int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
 

@@ -287,6 +287,10 @@ static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_e
             return 0;
         out->len += (size_t)n;
         out->data[out->len] = '\0';
+        /* A short read ending at the size fstat gave is the end of the file
+         * (one that grew would have filled the room): no second read. */
+        if ((size_t)n < room && out->len == expected)
+            return 0;
     }
     if (rc == -ENOMEM)
         return ts_store__no_memory(err);
@@ -352,6 +356,12 @@ static int load_file_max(int dirfd, const char *file, const char *path, size_t s
     rc = ts_snapshot_parse(data.data ? data.data : "", data.len, path, out, err);
     ts_buf_free(&data);
     return rc;
+}
+
+int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *out,
+                        ts_file_stamp *stamp, ts_error *err)
+{
+    return read_file(dirfd, file, path, SIZE_MAX, out, stamp, err);
 }
 
 /* Read and parse dirfd/file; path names it in messages. */
