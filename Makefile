@@ -37,6 +37,7 @@ CLIENT_SRC := $(sort $(wildcard client/ts_client*.c))
 TSCTL_SRC  := $(sort $(wildcard client/tsctl*.c))
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
 TESTUTIL_SRC := $(sort $(wildcard tests/util_*.c))
+SHIM_SRC   := $(sort $(wildcard tests/shim_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
 LIB_OBJ    := $(call obj,$(LIB_SRC))
@@ -46,6 +47,7 @@ CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
 TSCTL_OBJ  := $(call obj,$(TSCTL_SRC))
 TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TESTUTIL_OBJ := $(call obj,$(TESTUTIL_SRC))
+SHIM_SO    := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(SHIM_SRC))
 
 LIBTS      := $(BUILD)/libtoolscore.a
 LIBPROTO   := $(BUILD)/libtoolscore-proto.a
@@ -57,7 +59,7 @@ TSCTL      := $(BUILD)/tsctl
 .PHONY: all deps deps-test run check asan bench fuzz stress install clean format
 
 all: deps $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(DAEMON) $(TSCTL) \
-	$(BUILD)/toolscore-client.pc $(TEST_BIN)
+	$(BUILD)/toolscore-client.pc $(TEST_BIN) $(SHIM_SO)
 
 deps:
 	@scripts/deps.sh build
@@ -97,6 +99,13 @@ $(TSCTL): $(TSCTL_OBJ) $(LIBCLIENT)
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTUTIL_OBJ) $(LIBCLIENT) $(CHECK_LIBS) $(MP_LIBS) $(LIBS)
+
+# LD_PRELOAD fault-injection shims for tests (tests/shim_*.c), one shared
+# object each, built without the sanitizer flags (a test preloads the
+# sanitizer runtime first when the daemon needs it).
+$(BUILD)/tests/%.so: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 $(OPTFLAGS) $(WARNINGS) -fPIC -shared -o $@ $< -ldl
 
 # Benchmark programs (make bench, make stress; never part of check): every
 # tests/bench/*.c except the bench_*.c helpers is one program.

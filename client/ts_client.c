@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -27,6 +28,7 @@
 
 #define TS_CLIENT_BACKOFF_FIRST_MS 10
 #define TS_CLIENT_BACKOFF_MAX_MS 200
+#define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -152,6 +154,42 @@ static int try_connect(ts_client *c, ts_error *err)
     return 0;
 }
 
+static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
+                      ts_error *err);
+
+/*
+ * The daemon closed the connection before our request reached it: it may
+ * have said why first (an error reply with id nil, e.g. "busy" when it is out
+ * of descriptors, or "limit"). Returns TS_CLIENT_EREMOTE with that error,
+ * or 0 when no such reply is waiting.
+ */
+static int close_reason(ts_client *c, ts_error *err)
+{
+    struct pollfd p = {c->fd, POLLIN, 0};
+    unsigned char *payload = NULL;
+    size_t len = 0;
+    ts_reply reply;
+    ts_error local;
+    int rc;
+
+    if (poll(&p, 1, 0) <= 0 || c->rpos < c->rlen || c->in_flight > 0)
+        return 0;
+    if (read_frame(c, &payload, &len, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
+        return 0;
+    rc = ts_message_decode_reply(payload, len, &reply, &local);
+    free(payload);
+    if (rc < 0)
+        return 0;
+    rc = 0;
+    if (!reply.ok && !reply.has_id) {
+        if (err != NULL)
+            *err = reply.error;
+        rc = TS_CLIENT_EREMOTE;
+    }
+    ts_reply_free(&reply);
+    return rc;
+}
+
 /* Write all of data; a failure drops the connection. */
 static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
 {
@@ -161,7 +199,11 @@ static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
             continue;
         if (n < 0) {
             int rc = -errno;
+            int said = c->fd >= 0 ? close_reason(c, err) : 0;
+
             drop_connection(c);
+            if (said < 0)
+                return said;
             return ts_error_set(err, rc, TS_CLIENT_ERR_DISCONNECTED,
                                 "lost the connection to the daemon at %s while sending: %s",
                                 c->socket_path, strerror(-rc));
@@ -206,6 +248,9 @@ static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 static int fill(ts_client *c, int timeout_ms, ts_error *err)
 {
     ssize_t n;
+    /* poll, not a blocking recv: a recv sleeping on the socket is also woken
+     * each time the daemon reads our request (the "write space" wakeup of a
+     * Unix socket is not filtered for readers), which costs both sides. */
     int rc = wait_readable(c, timeout_ms, err);
 
     if (rc < 0)
@@ -292,15 +337,17 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
     return 0;
 }
 
-/* Encode and write one request. */
+/* Encode and write one request (params plus key: value when key is set). */
 static int send_request(ts_client *c, const char *method, const struct json_object *params,
-                        uint64_t *id, ts_error *err)
+                        const char *key, const struct json_object *value, uint64_t *id,
+                        ts_error *err)
 {
     ts_buf frame;
     int rc;
 
     ts_buf_init(&frame, TS_BUF_UNLIMITED);
-    rc = ts_message_encode_request(&frame, c->next_id, method, params, frame_limit(c), err);
+    rc = ts_message_encode_request_with(&frame, c->next_id, method, params, key, value,
+                                        frame_limit(c), err);
     if (rc == 0)
         rc = write_all(c, frame.data, frame.len, err);
     ts_buf_free(&frame);
@@ -328,7 +375,7 @@ static int hello(ts_client *c, ts_error *err)
     json_object_object_add(params, "protocol", json_object_new_int(c->protocol));
     json_object_object_add(params, "client", json_object_new_string(c->client_name));
     json_object_object_add(params, "pid", json_object_new_int64((int64_t)getpid()));
-    rc = send_request(c, "hello", params, NULL, err);
+    rc = send_request(c, "hello", params, NULL, NULL, NULL, err);
     json_object_put(params);
     if (rc == 0)
         rc = receive_reply(c, NULL, &result, timeout, err);
@@ -373,7 +420,8 @@ static int socket_dir_usable(const char *socket_path, ts_error *why)
 
 /* Start the daemon once (its path into daemon); on failure keep the reason
  * in why. */
-static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
+static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_client_spawn *sp,
+                     ts_error *why)
 {
     int rc = socket_dir_usable(c->socket_path, why);
 
@@ -381,20 +429,37 @@ static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_error *why)
         rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
 
     if (rc == 0)
-        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args,
+        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args, sp,
                                     why);
     return rc;
 }
 
+/* Wait before the next connect attempt; true when the daemon we started
+ * exited for good meanwhile (why says how). One that found another daemon
+ * already serving the socket is no failure: that one will answer. */
+static bool wait_or_daemon_died(ts_client_spawn *sp, int ms, ts_error *why)
+{
+    int status = 0;
+
+    if (sp->report_fd < 0) {
+        sleep_ms(ms);
+        return false;
+    }
+    if (ts_client_spawn_poll(sp, ms, &status, why) == 0)
+        return false;
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == TS_CLIENT_DAEMON_EXIT_RUNNING);
+}
+
 /*
  * Connect and hello, starting the daemon when nothing answers, retrying with
- * backoff until the connect budget is spent.
+ * backoff until the connect budget is spent or the daemon we started died.
  */
-static int establish(ts_client *c, ts_error *err)
+static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
 {
     int64_t deadline = now_ms() + c->connect_timeout_ms;
     int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
     bool started = false;
+    bool died = false;
     char daemon[TS_PATHS_MAX];
     ts_error why;
     ts_error last;
@@ -421,7 +486,7 @@ static int establish(ts_client *c, ts_error *err)
             return rc;
         } else if (!started && c->autostart) {
             started = true;
-            start_rc = autostart(c, daemon, sizeof(daemon), &why);
+            start_rc = autostart(c, daemon, sizeof(daemon), sp, &why);
             if (start_rc < 0)
                 break;
         } else if (!c->autostart) {
@@ -429,12 +494,17 @@ static int establish(ts_client *c, ts_error *err)
         }
         if (now_ms() >= deadline)
             break;
-        sleep_ms(backoff);
+        died = wait_or_daemon_died(sp, backoff, &why);
+        if (died)
+            break;
         backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
     }
     if (start_rc < 0)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; %s", last.message,
                             why.message);
+    if (died)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; started %s, but %s",
+                            last.message, daemon, why.message);
     if (started)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
                             "%s (started %s, which did not answer within %d ms; "
@@ -442,6 +512,17 @@ static int establish(ts_client *c, ts_error *err)
                             last.message, daemon, c->connect_timeout_ms, daemon, c->socket_path);
     if (err != NULL)
         *err = last;
+    return rc;
+}
+
+static int establish(ts_client *c, ts_error *err)
+{
+    ts_client_spawn sp;
+    int rc;
+
+    ts_client_spawn_init(&sp);
+    rc = connect_loop(c, &sp, err);
+    ts_client_spawn_release(&sp);
     return rc;
 }
 
@@ -606,8 +687,19 @@ const struct json_object *ts_client_server_info(const ts_client *c)
     return c->server_info;
 }
 
+static int client_send(ts_client *c, const char *method, const struct json_object *params,
+                       const char *key, const struct json_object *value, uint64_t *id,
+                       ts_error *err);
+
 int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
                    ts_error *err)
+{
+    return client_send(c, method, params, NULL, NULL, id, err);
+}
+
+static int client_send(ts_client *c, const char *method, const struct json_object *params,
+                       const char *key, const struct json_object *value, uint64_t *id,
+                       ts_error *err)
 {
     ts_error local;
     bool idle;
@@ -620,7 +712,7 @@ int ts_client_send(ts_client *c, const char *method, const struct json_object *p
     if (rc < 0)
         return rc;
     idle = c->in_flight == 0;
-    rc = send_request(c, method, params, id, err);
+    rc = send_request(c, method, params, key, value, id, err);
     /*
      * A send refused outright (the daemon closed the connection between
      * the liveness check and now) never reached it: resending on a fresh
@@ -629,7 +721,7 @@ int ts_client_send(ts_client *c, const char *method, const struct json_object *p
     if (rc < 0 && idle && c->fd < 0 && strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
         rc = establish(c, err);
         if (rc == 0)
-            rc = send_request(c, method, params, id, err);
+            rc = send_request(c, method, params, key, value, id, err);
     }
     return rc;
 }
@@ -647,6 +739,13 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
 int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
+    return ts_client__call_with(c, method, params, NULL, NULL, result, err);
+}
+
+int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         struct json_object **result, ts_error *err)
+{
     uint64_t sent = 0;
     uint64_t got = 0;
     int rc;
@@ -657,7 +756,7 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
         return ts_error_set(err, -EBUSY, TS_ERR_INVALID_ARGUMENT,
                             "%zu pipelined request(s) still wait for ts_client_receive",
                             c->in_flight);
-    rc = ts_client_send(c, method, params, &sent, err);
+    rc = client_send(c, method, params, key, value, &sent, err);
     if (rc < 0)
         return rc;
     rc = receive_reply(c, &got, result, c->request_timeout_ms, err);

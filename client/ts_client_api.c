@@ -9,16 +9,21 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Params under construction; the first failure sticks and is reported once. */
 typedef struct params {
     struct json_object *obj;
+    const char *big_key; /* one large borrowed value, packed as it is */
+    const struct json_object *big_value;
     int rc;
     ts_error *err;
 } params;
 
 static void params_start(params *p, ts_error *err)
 {
+    p->big_key = NULL;
+    p->big_value = NULL;
     p->obj = json_object_new_object();
     p->err = err;
     p->rc = p->obj ? 0 : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -57,17 +62,14 @@ static void put_bool(params *p, const char *key, bool value)
     put(p, key, json_object_new_boolean(value));
 }
 
-/* A borrowed value, sent as a deep copy so the caller's stays untouched. */
-static void put_value(params *p, const char *key, const struct json_object *value, bool required)
+/* An optional borrowed value (NULL: not sent), sent as a deep copy so the
+ * caller's stays untouched. */
+static void put_value(params *p, const char *key, const struct json_object *value)
 {
     struct json_object *copy = NULL;
 
-    if (p->rc < 0 || (value == NULL && !required))
+    if (p->rc < 0 || value == NULL)
         return;
-    if (value == NULL) {
-        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
-        return;
-    }
     /* json-c's deep copy takes a non-const source it does not modify */
     if (json_object_deep_copy((struct json_object *)value, &copy, NULL) < 0) {
         p->rc = ts_error_set(p->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot copy '%s'", key);
@@ -76,8 +78,50 @@ static void put_value(params *p, const char *key, const struct json_object *valu
     put(p, key, copy);
 }
 
+/* A required borrowed value (the calls of a check or record): not copied
+ * into the params but packed straight from the caller's value when the
+ * request is sent, so the caller's value is only read. */
+static void put_borrowed(params *p, const char *key, const struct json_object *value)
+{
+    if (p->rc == 0 && value == NULL)
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
+    if (p->rc == 0) {
+        p->big_key = key;
+        p->big_value = value;
+    }
+}
+
+/*
+ * Resolve store for c: the last resolution is reused while store is the same
+ * string and still names the same directory (one stat instead of a
+ * realpath walk per request; a root that does not exist yet is resolved
+ * every time).
+ */
+static int resolve_store(ts_client *c, const char *store, char *out, size_t outsz, ts_error *err)
+{
+    struct stat st;
+    bool named = stat(store, &st) == 0;
+    int rc;
+
+    if (named && c->store_cached && st.st_dev == c->store_dev && st.st_ino == c->store_ino &&
+        strcmp(store, c->store_input) == 0 && strlen(c->store_resolved) < outsz) {
+        strcpy(out, c->store_resolved);
+        return 0;
+    }
+    rc = ts_paths_resolve(store, out, outsz, err);
+    c->store_cached = rc == 0 && named && strlen(store) < sizeof(c->store_input) &&
+                      strlen(out) < sizeof(c->store_resolved);
+    if (c->store_cached) {
+        strcpy(c->store_input, store);
+        strcpy(c->store_resolved, out);
+        c->store_dev = st.st_dev;
+        c->store_ino = st.st_ino;
+    }
+    return rc;
+}
+
 /* The store param: the snapshot root resolved to its canonical form. */
-static void put_store(params *p, const char *store)
+static void put_store(params *p, ts_client *c, const char *store)
 {
     char resolved[TS_PATHS_MAX];
 
@@ -87,7 +131,7 @@ static void put_store(params *p, const char *store)
         p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'store' is required");
         return;
     }
-    p->rc = ts_paths_resolve(store, resolved, sizeof(resolved), p->err);
+    p->rc = resolve_store(c, store, resolved, sizeof(resolved), p->err);
     if (p->rc == 0)
         put(p, "store", json_object_new_string(resolved));
 }
@@ -100,7 +144,7 @@ static int params_call(ts_client *c, params *p, const char *method, struct json_
     if (result != NULL)
         *result = NULL;
     if (rc == 0)
-        rc = ts_client_call(c, method, p->obj, result, p->err);
+        rc = ts_client__call_with(c, method, p->obj, p->big_key, p->big_value, result, p->err);
     json_object_put(p->obj);
     return rc;
 }
@@ -122,12 +166,12 @@ int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **r
     params p;
 
     params_start(&p, err);
-    put_store(&p, a->store);
+    put_store(&p, c, a->store);
     put_required(&p, "name", a->name);
-    put_value(&p, "actual", a->actual, true);
+    put_borrowed(&p, "actual", a->actual);
     put(&p, "format", json_object_new_string(a->format ? a->format : "auto"));
     put(&p, "min_score", json_object_new_double(a->min_score));
-    put_value(&p, "weights", a->weights, false);
+    put_value(&p, "weights", a->weights);
     put_bool(&p, "strict", a->strict);
     put_bool(&p, "ci", a->ci);
     put_bool(&p, "update", a->update);
@@ -149,9 +193,9 @@ int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object *
     params p;
 
     params_start(&p, err);
-    put_store(&p, a->store);
+    put_store(&p, c, a->store);
     put_required(&p, "name", a->name);
-    put_value(&p, "calls", a->calls, true);
+    put_borrowed(&p, "calls", a->calls);
     put(&p, "source", json_object_new_string(a->source ? a->source : "trace"));
     put(&p, "format", json_object_new_string(a->format ? a->format : "auto"));
     put_bool(&p, "update", a->update);
@@ -166,7 +210,7 @@ int ts_client_approve(ts_client *c, const char *store, const char *const *names,
     size_t i;
 
     params_start(&p, err);
-    put_store(&p, store);
+    put_store(&p, c, store);
     if (all) {
         put_bool(&p, "all", true);
         return params_call(c, &p, "approve", result);
@@ -190,7 +234,7 @@ int ts_client_list_page(ts_client *c, const char *store, bool pending, size_t li
     params p;
 
     params_start(&p, err);
-    put_store(&p, store);
+    put_store(&p, c, store);
     put_bool(&p, "pending", pending);
     if (limit > 0 && p.rc == 0)
         put(&p, "limit", json_object_new_int64((int64_t)limit));
@@ -253,7 +297,7 @@ static int store_name_call(ts_client *c, const char *method, const char *store, 
     params p;
 
     params_start(&p, err);
-    put_store(&p, store);
+    put_store(&p, c, store);
     put_required(&p, "name", name);
     return params_call(c, &p, method, result);
 }
@@ -276,7 +320,7 @@ int ts_client_run_open(ts_client *c, const char *store, const char *label,
     params p;
 
     params_start(&p, err);
-    put_store(&p, store);
+    put_store(&p, c, store);
     put_optional(&p, "label", label);
     return params_call(c, &p, "run.open", result);
 }
@@ -313,7 +357,7 @@ int ts_client_review(ts_client *c, const char *store, const char *run, struct js
     params p;
 
     params_start(&p, err);
-    put_store(&p, store);
+    put_store(&p, c, store);
     put_optional(&p, "run", run);
     return params_call(c, &p, "review", result);
 }
@@ -324,7 +368,7 @@ int ts_client_orphans(ts_client *c, const char *store, const char *run, struct j
     params p;
 
     params_start(&p, err);
-    put_store(&p, store);
+    put_store(&p, c, store);
     put_required(&p, "run", run);
     return params_call(c, &p, "orphans", result);
 }

@@ -36,7 +36,23 @@ struct ts_client {
     ts_frame_reader reader;
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
+
+    /* The last store root resolved (ts_client_api.c), reused while the
+     * same string names the same directory. */
+    bool store_cached;
+    dev_t store_dev;
+    ino_t store_ino;
+    char store_input[TS_PATHS_MAX];
+    char store_resolved[TS_PATHS_MAX];
 };
+
+/*
+ * ts_client_call with one more member key: value in params, packed from the
+ * caller's value as it is (no copy; see ts_message_encode_request_with).
+ */
+int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         struct json_object **result, ts_error *err);
 
 /*
  * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED, else
@@ -45,13 +61,46 @@ struct ts_client {
  */
 int ts_client_find_daemon(const char *explicit_path, char *out, size_t outsz, ts_error *err);
 
+/* The exit status toolscored uses when another daemon already serves the
+ * socket (docs/toolscored.8): not a failure for an auto-start. */
+#define TS_CLIENT_DAEMON_EXIT_RUNNING 3
+
+/* A report from the watcher of a started daemon (ts_client_spawn.c). */
+enum { TS_CLIENT_SPAWN_EXEC = 1, TS_CLIENT_SPAWN_EXITED = 2 };
+typedef struct ts_client_spawn_report {
+    int kind;        /* TS_CLIENT_SPAWN_EXEC or _EXITED */
+    int value;       /* EXEC: errno of a failed exec, or 0; EXITED: wait status */
+    char text[1024]; /* EXITED: the start of what the daemon wrote on stderr */
+} ts_client_spawn_report;
+
+/* A daemon being started: the watcher process (our child) and its report
+ * pipe. */
+typedef struct ts_client_spawn {
+    pid_t watcher; /* 0 when none */
+    int report_fd; /* -1 when none */
+} ts_client_spawn;
+
+void ts_client_spawn_init(ts_client_spawn *sp);
+
 /*
  * Start daemon detached: `daemon --socket socket_path [extra...]` in a new
- * session, stdio on /dev/null, working directory "/", no descriptors of
- * ours inherited, not our child (double fork). Returns once exec succeeded
- * or failed (the exec error is returned with its errno).
+ * session, stdin and stdout on /dev/null, stderr read by a watcher,
+ * working directory "/", no descriptors of ours inherited, not our child.
+ * Returns once exec succeeded (sp then holds the watcher: release it) or
+ * failed (the exec error is returned with its errno; sp holds nothing).
  */
 int ts_client_spawn_daemon(const char *daemon, const char *socket_path, const char *const *extra,
-                           ts_error *err);
+                           ts_client_spawn *sp, ts_error *err);
+
+/*
+ * Wait up to timeout_ms for news of the started daemon. Returns 1 when it
+ * exited (its wait status in *status, and in why a message "it exited with
+ * status N: <first line of its stderr>"), else 0. After 1, sp holds nothing.
+ */
+int ts_client_spawn_poll(ts_client_spawn *sp, int timeout_ms, int *status, ts_error *why);
+
+/* Stop watching (kill and reap the watcher; the daemon runs on). Safe on a
+ * released or initialized sp. */
+void ts_client_spawn_release(ts_client_spawn *sp);
 
 #endif

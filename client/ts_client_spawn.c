@@ -1,21 +1,32 @@
 /*
- * ts_client_spawn — finding and starting toolscored for auto-start.
+ * ts_client_spawn — finding and starting toolscored for auto-start, and
+ * noticing when the daemon it started dies before it serves.
  *
- * The daemon is started as a grandchild (fork, setsid, fork, exec) so it is
- * never our child: no zombie, no SIGCHLD, and it survives the test process
- * that started it. Between fork and exec the child calls only
+ * The daemon is started under a watcher: we fork the watcher (a new
+ * session), the watcher forks and execs the daemon. The daemon is thus never
+ * our child (no zombie, no SIGCHLD for us) and survives the test process that
+ * started it. The daemon's stderr is a pipe the watcher reads; the watcher
+ * reports through a pipe to us twice: once the exec succeeded or failed, and
+ * when the daemon exits (its wait status and the first line it printed).
+ * Once we are connected (or give up) we kill the watcher; the daemon is then
+ * adopted by init and its stderr has no reader (it ignores SIGPIPE and logs
+ * nothing to stderr unless asked to).
+ *
+ * Between fork and exec the watcher and the daemon call only
  * async-signal-safe functions, so starting it from a multi-threaded process
- * is safe. A close-on-exec pipe reports an exec failure back to the caller.
+ * is safe.
  */
 #include "ts_client_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -115,8 +126,9 @@ static void child_cloexec_all(void)
         fcntl((int)fd, F_SETFD, FD_CLOEXEC);
 }
 
-/* In the grandchild: set up and exec; report errno through report_fd. */
-static void child_exec(const char *daemon, char *const *argv, int devnull, int report_fd)
+/* In the daemon process: set up and exec; report errno through exec_fd. */
+static void child_exec(const char *daemon, char *const *argv, int devnull, int stderr_fd,
+                       int exec_fd)
 {
     sigset_t none;
     int e;
@@ -128,7 +140,7 @@ static void child_exec(const char *daemon, char *const *argv, int devnull, int r
     signal(SIGTERM, SIG_DFL);
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
-    if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(devnull, 2) < 0)
+    if (dup2(devnull, 0) < 0 || dup2(devnull, 1) < 0 || dup2(stderr_fd, 2) < 0)
         goto fail;
     child_cloexec_all();
     if (chdir("/") < 0)
@@ -136,9 +148,111 @@ static void child_exec(const char *daemon, char *const *argv, int devnull, int r
     execv(daemon, argv);
 fail:
     e = errno;
-    if (write(report_fd, &e, sizeof(e)) < 0)
+    if (write(exec_fd, &e, sizeof(e)) < 0)
         _exit(126);
     _exit(127);
+}
+
+static void send_report(int fd, int kind, int value, const char *text, size_t len)
+{
+    ts_client_spawn_report r;
+
+    memset(&r, 0, sizeof(r));
+    r.kind = kind;
+    r.value = value;
+    if (len >= sizeof(r.text))
+        len = sizeof(r.text) - 1;
+    if (text != NULL && len > 0)
+        memcpy(r.text, text, len);
+    /* one write under PIPE_BUF: arrives whole or not at all */
+    if (write(fd, &r, sizeof(r)) < 0)
+        _exit(1);
+}
+
+/* In the watcher: collect the daemon's stderr until it closes (the daemon
+ * exited), then report how it ended. Killed by our client once it no
+ * longer cares. */
+static void watch_daemon(pid_t daemon_pid, int stderr_fd, int report_fd)
+{
+    char text[sizeof(((ts_client_spawn_report *)0)->text)];
+    size_t len = 0;
+    int status = 0;
+
+    for (;;) {
+        char chunk[512];
+        ssize_t n = read(stderr_fd, chunk, sizeof(chunk));
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        for (ssize_t i = 0; i < n && len < sizeof(text) - 1; i++)
+            text[len++] = chunk[i];
+    }
+    while (waitpid(daemon_pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    send_report(report_fd, TS_CLIENT_SPAWN_EXITED, status, text, len);
+}
+
+/* Close every descriptor from 3 up but keep_a and keep_b. */
+static void close_all_but(int keep_a, int keep_b)
+{
+    int lo = keep_a < keep_b ? keep_a : keep_b;
+    int hi = keep_a < keep_b ? keep_b : keep_a;
+
+    if (lo > 3)
+        close_range(3, (unsigned)lo - 1, 0);
+    if (hi > lo + 1)
+        close_range((unsigned)lo + 1, (unsigned)hi - 1, 0);
+    close_range((unsigned)hi + 1, ~0U, 0);
+}
+
+/* The watcher process: start the daemon, report its exec, watch it. It
+ * holds none of our caller's descriptors (a pipe of the caller's must not
+ * stay open because of it). */
+static void run_watcher(const char *daemon, char *const *argv, int devnull, int report_fd)
+{
+    int exec_pipe[2];
+    int err_pipe[2];
+    pid_t pid;
+    int e = 0;
+    ssize_t n;
+
+    setsid();
+    prctl(PR_SET_PDEATHSIG, SIGKILL); /* our caller died: nobody to report to */
+    dup2(devnull, 0);
+    dup2(devnull, 1);
+    dup2(devnull, 2);
+    close_all_but(devnull, report_fd);
+    if (pipe2(exec_pipe, O_CLOEXEC) < 0 || pipe2(err_pipe, O_CLOEXEC) < 0) {
+        send_report(report_fd, TS_CLIENT_SPAWN_EXEC, errno, NULL, 0);
+        _exit(1);
+    }
+    pid = fork();
+    if (pid == 0) {
+        close(exec_pipe[0]);
+        close(err_pipe[0]);
+        close(report_fd);
+        child_exec(daemon, argv, devnull, err_pipe[1], exec_pipe[1]);
+    }
+    close(exec_pipe[1]);
+    close(err_pipe[1]);
+    close(devnull);
+    if (pid < 0) {
+        send_report(report_fd, TS_CLIENT_SPAWN_EXEC, errno, NULL, 0);
+        _exit(1);
+    }
+    do {
+        n = read(exec_pipe[0], &e, sizeof(e));
+    } while (n < 0 && errno == EINTR);
+    close(exec_pipe[0]);
+    send_report(report_fd, TS_CLIENT_SPAWN_EXEC, n == (ssize_t)sizeof(e) ? e : 0, NULL, 0);
+    if (n == (ssize_t)sizeof(e)) {
+        waitpid(pid, NULL, 0);
+        _exit(0);
+    }
+    watch_daemon(pid, err_pipe[0], report_fd);
+    _exit(0);
 }
 
 static int build_argv(const char *daemon, const char *socket_path, const char *const *extra,
@@ -159,28 +273,39 @@ static int build_argv(const char *daemon, const char *socket_path, const char *c
     return 0;
 }
 
-/* Read the exec report: 0 when the pipe closed empty (exec succeeded). */
-static int read_report(int fd)
+/* Read one report; 1 when one arrived, 0 at end of stream, -errno. */
+static int read_report(int fd, ts_client_spawn_report *r)
 {
-    int e = 0;
     ssize_t n;
 
     do {
-        n = read(fd, &e, sizeof(e));
+        n = read(fd, r, sizeof(*r));
     } while (n < 0 && errno == EINTR);
-    return n == (ssize_t)sizeof(e) ? -e : 0;
+    if (n < 0)
+        return -errno;
+    if (n != (ssize_t)sizeof(*r))
+        return 0;
+    r->text[sizeof(r->text) - 1] = '\0';
+    return 1;
+}
+
+void ts_client_spawn_init(ts_client_spawn *sp)
+{
+    sp->watcher = 0;
+    sp->report_fd = -1;
 }
 
 int ts_client_spawn_daemon(const char *daemon, const char *socket_path, const char *const *extra,
-                           ts_error *err)
+                           ts_client_spawn *sp, ts_error *err)
 {
     char *argv[TS_CLIENT_MAX_ARGS];
+    ts_client_spawn_report r;
     int report[2];
     int devnull;
-    int status;
     pid_t pid;
     int rc = build_argv(daemon, socket_path, extra, argv, err);
 
+    ts_client_spawn_init(sp);
     if (rc < 0)
         return rc;
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -193,13 +318,8 @@ int ts_client_spawn_daemon(const char *daemon, const char *socket_path, const ch
     }
     pid = fork();
     if (pid == 0) {
-        pid_t grandchild;
         close(report[0]);
-        setsid();
-        grandchild = fork();
-        if (grandchild == 0)
-            child_exec(daemon, argv, devnull, report[1]);
-        _exit(grandchild < 0 ? 1 : 0);
+        run_watcher(daemon, argv, devnull, report[1]);
     }
     close(report[1]);
     close(devnull);
@@ -208,14 +328,71 @@ int ts_client_spawn_daemon(const char *daemon, const char *socket_path, const ch
         close(report[0]);
         return rc;
     }
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    rc = read_report(report[0]);
-    close(report[0]);
-    if (rc == 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
-        rc = -EAGAIN; /* the second fork failed */
-    if (rc < 0)
-        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "cannot start %s: %s", daemon,
-                            strerror(-rc));
-    return 0;
+    sp->watcher = pid;
+    sp->report_fd = report[0];
+    rc = read_report(sp->report_fd, &r);
+    if (rc == 1 && r.kind == TS_CLIENT_SPAWN_EXEC && r.value == 0)
+        return 0;
+    ts_client_spawn_release(sp);
+    if (rc == 1 && r.value != 0)
+        rc = -r.value;
+    else
+        rc = -EAGAIN; /* the watcher died before it could tell */
+    return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "cannot start %s: %s", daemon,
+                        strerror(-rc));
+}
+
+/* The first non-empty line of text, cut to fit, without control bytes. */
+static void first_line(const char *text, char *out, size_t outsz)
+{
+    size_t n = 0;
+
+    while (*text == '\n' || *text == '\r' || *text == ' ')
+        text++;
+    for (; *text != '\0' && *text != '\n' && n + 1 < outsz; text++)
+        out[n++] = (unsigned char)*text < 0x20 ? ' ' : *text;
+    while (n > 0 && (out[n - 1] == ' ' || out[n - 1] == '\r'))
+        n--;
+    out[n] = '\0';
+}
+
+int ts_client_spawn_poll(ts_client_spawn *sp, int timeout_ms, int *status, ts_error *why)
+{
+    struct pollfd p = {sp->report_fd, POLLIN, 0};
+    ts_client_spawn_report r;
+    char line[512];
+    int rc;
+
+    if (sp->report_fd < 0)
+        return 0;
+    do {
+        rc = poll(&p, 1, timeout_ms);
+    } while (rc < 0 && errno == EINTR);
+    if (rc <= 0)
+        return 0;
+    rc = read_report(sp->report_fd, &r);
+    ts_client_spawn_release(sp);
+    if (rc != 1 || r.kind != TS_CLIENT_SPAWN_EXITED)
+        return 0; /* the watcher is gone without a word: keep trying to connect */
+    *status = r.value;
+    first_line(r.text, line, sizeof(line));
+    if (WIFSIGNALED(r.value))
+        ts_error_set(why, -ECHILD, TS_CLIENT_ERR_UNAVAILABLE, "it was killed by signal %d%s%s",
+                     WTERMSIG(r.value), line[0] ? ": " : "", line);
+    else
+        ts_error_set(why, -ECHILD, TS_CLIENT_ERR_UNAVAILABLE, "it exited with status %d%s%s",
+                     WEXITSTATUS(r.value), line[0] ? ": " : "", line);
+    return 1;
+}
+
+void ts_client_spawn_release(ts_client_spawn *sp)
+{
+    if (sp->watcher > 0) {
+        kill(sp->watcher, SIGKILL);
+        while (waitpid(sp->watcher, NULL, 0) < 0 && errno == EINTR)
+            ;
+    }
+    if (sp->report_fd >= 0)
+        close(sp->report_fd);
+    ts_client_spawn_init(sp);
 }

@@ -45,9 +45,10 @@ typedef struct check_request {
 typedef struct check_outcome {
     const char *outcome;
     char *message;
-    struct json_object *result; /* scoring keys, or NULL */
-    char *report;               /* drift report, or NULL */
-    double score;               /* < 0 when not evaluated */
+    ts_score_result scored; /* the scoring keys, when evaluated */
+    bool evaluated;
+    char *report; /* drift report, or NULL */
+    double score; /* < 0 when not evaluated */
 } check_outcome;
 
 static int parse_name(const struct json_object *params, const char **name, ts_error *err)
@@ -108,11 +109,18 @@ static int parse_check(const struct json_object *params, check_request *rq, ts_e
     return rc;
 }
 
-/* Extract and validate the calls of a raw value. */
+/*
+ * Extract and validate the calls of a raw value (a value of the request's
+ * params). A raw list of calls is shared, not copied: params and calls are
+ * only read, and stay with one thread at a time (the loop, or the pool thread
+ * of the request's job), so json-c's non-atomic reference counts are safe.
+ * Kept calls (a FAILED check's observed calls) keep only that part of the
+ * params alive.
+ */
 static int extract_calls(struct json_object *raw, const char *format, ts_extract_origin origin,
                          struct json_object **calls, ts_error *err)
 {
-    int rc = ts_extract(raw, format, origin, calls, err);
+    int rc = ts_extract_shared(raw, format, origin, calls, err);
 
     if (rc < 0)
         return rc;
@@ -177,12 +185,14 @@ static int evaluate(const check_request *rq, const ts_snapshot *snap, struct jso
 {
     ts_score_result r;
     ts_buf report;
-    int rc = ts_evaluate(snap->calls, calls, &rq->score, &r, err);
+    /* both validated: snap's when it was loaded, calls by extract_calls */
+    int rc = ts_evaluate_validated(snap->calls, calls, &rq->score, &r, err);
 
     if (rc < 0)
         return rc;
     out->score = r.score;
-    out->result = ts_score_result_to_json(&r);
+    out->scored = r; /* owned by out from here */
+    out->evaluated = true;
     if (r.passed) {
         out->outcome = "PASSED";
         out->message =
@@ -197,7 +207,6 @@ static int evaluate(const check_request *rq, const ts_snapshot *snap, struct jso
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
     }
-    ts_score_result_free(&r);
     return rc;
 }
 
@@ -258,21 +267,6 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
     return rc;
 }
 
-static struct json_object *check_reply(const check_request *rq, const char *file,
-                                       check_outcome *out)
-{
-    struct json_object *o = json_object_new_object();
-
-    json_object_object_add(o, "outcome", json_object_new_string(out->outcome));
-    json_object_object_add(o, "name", json_object_new_string(rq->name));
-    json_object_object_add(o, "file", json_object_new_string(file));
-    json_object_object_add(o, "message", json_object_new_string(out->message));
-    json_object_object_add(o, "result", out->result);
-    json_object_object_add(o, "report", tsd_json_string_or_null(out->report));
-    out->result = NULL;
-    return o;
-}
-
 /* The run named by the request, if any: it must exist and be open. */
 static int find_run(tsd_server *srv, const char *id, tsd_run **run, ts_error *err)
 {
@@ -329,11 +323,40 @@ static int sync_failed(const tsd_job *job, const char *name, ts_error *err)
                            name);
 }
 
+/* The reply {outcome, name, file, message, result, report}, packed straight
+ * into the reply frame (the hot path of every replay). */
+static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
+{
+    const check_job *c = arg;
+    const check_outcome *out = &c->out;
+    const char *strings[][2] = {{"outcome", out->outcome},
+                                {"name", c->rq.name},
+                                {"file", c->file},
+                                {"message", out->message}};
+    int rc = ts_wire_pack_map(w, 6, err);
+
+    for (size_t i = 0; rc == 0 && i < sizeof(strings) / sizeof(strings[0]); i++) {
+        rc = ts_wire_pack_str(w, strings[i][0], strlen(strings[i][0]), err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, strings[i][1], strlen(strings[i][1]), err);
+    }
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "result", 6, err);
+    if (rc == 0)
+        rc = out->evaluated ? ts_message_pack_score_result(w, &out->scored, 2, err)
+                            : ts_wire_pack_nil(w, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "report", 6, err);
+    if (rc == 0)
+        rc = out->report != NULL ? ts_wire_pack_str(w, out->report, strlen(out->report), err)
+                                 : ts_wire_pack_nil(w, err);
+    return rc;
+}
+
 /* Remember the outcome (store, run) and answer. */
 static void check_done(tsd_job *job)
 {
     check_job *c = (check_job *)job;
-    struct json_object *result = NULL;
 
     if (c->rc == 0 && job->sync_rc < 0) {
         c->rc = sync_failed(job, c->rq.name, &c->err);
@@ -351,12 +374,11 @@ static void check_done(tsd_job *job)
         if (run != NULL && tsd_run_record(run, c->rq.name, c->rq.test, outcome, c->out.score, ms,
                                           c->out.message, c->out.report, c->calls) < 0)
             tsd_warn("run %s: out of memory recording a check", run->id);
-        result = check_reply(&c->rq, c->file, &c->out);
     }
-    tsd_request_finish(c->req, c->rc, result, &c->err);
-    json_object_put(result);
+    tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     json_object_put(c->calls);
-    json_object_put(c->out.result);
+    if (c->out.evaluated)
+        ts_score_result_free(&c->out.scored);
     free(c->out.message);
     free(c->out.report);
     free(c);

@@ -94,6 +94,8 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
                            json_object_new_int64((int64_t)srv->requests_served));
     json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
     json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
+    json_object_object_add(o, "refused_busy",
+                           json_object_new_int64((int64_t)srv->acceptor.refused_total));
     json_object_object_add(o, "store", tsd_json_string_or_null(srv->options->store_root));
     *result = o;
     return 0;
@@ -136,9 +138,9 @@ static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct js
 
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!snaps[i]->approved) {
-            snaps[i]->approved = true;
-            ts_timestamp_now(snaps[i]->updated_at);
-            rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
+            rc = ts_snapshot_approve(snaps[i], err);
+            if (rc == 0)
+                rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
             wrote = true;
         }
         if (rc == 0)

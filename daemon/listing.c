@@ -91,20 +91,33 @@ static void expire(tsd_server *srv, size_t room)
     }
 }
 
+/* Add key (a string constant, not yet in o) to o: no copy of the key, no lookup. */
+static void add_new(struct json_object *o, const char *key, struct json_object *v)
+{
+    json_object_object_add_ex(o, key, v,
+                              JSON_C_OBJECT_ADD_KEY_IS_NEW | JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
 /* A list entry: {name, approved, calls (count), created_at, updated_at, source, file}. */
 static struct json_object *summary_entry(const char *root, const ts_store_summary *s)
 {
     struct json_object *o = json_object_new_object();
     char file[PATH_MAX];
+    size_t root_len = strlen(root);
+    size_t file_len = strlen(s->file);
 
-    snprintf(file, sizeof(file), "%s/%s", root, s->file);
-    json_object_object_add(o, "name", json_object_new_string(s->name));
-    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
-    json_object_object_add(o, "calls", json_object_new_int64((int64_t)s->calls));
-    json_object_object_add(o, "created_at", json_object_new_string(s->created_at));
-    json_object_object_add(o, "updated_at", json_object_new_string(s->updated_at));
-    json_object_object_add(o, "source", json_object_new_string(s->source));
-    json_object_object_add(o, "file", json_object_new_string(file));
+    if (root_len + 1 + file_len >= sizeof(file))
+        file_len = sizeof(file) - root_len - 2; /* cannot happen: the store checks its root */
+    memcpy(file, root, root_len);
+    file[root_len] = '/';
+    memcpy(file + root_len + 1, s->file, file_len);
+    add_new(o, "name", json_object_new_string(s->name));
+    add_new(o, "approved", json_object_new_boolean(s->approved));
+    add_new(o, "calls", json_object_new_int64((int64_t)s->calls));
+    add_new(o, "created_at", json_object_new_string(s->created_at));
+    add_new(o, "updated_at", json_object_new_string(s->updated_at));
+    add_new(o, "source", json_object_new_string(s->source));
+    add_new(o, "file", json_object_new_string_len(file, (int)(root_len + 1 + file_len)));
     return o;
 }
 
@@ -137,19 +150,14 @@ static struct json_object *page(const tsd_listing *l, size_t limit, bool first, 
     return result;
 }
 
-/* Keep only the pending entries. */
+/* Keep only the pending entries (their strings stay in sums->strings). */
 static void keep_pending(ts_store_summaries *sums)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < sums->count; i++) {
-        if (sums->items[i].approved) {
-            free(sums->items[i].name);
-            free(sums->items[i].file);
-            free(sums->items[i].source);
-        } else {
+        if (!sums->items[i].approved)
             sums->items[n++] = sums->items[i];
-        }
     }
     sums->count = n;
 }
@@ -161,8 +169,10 @@ typedef struct list_job {
     tsd_server *srv;
     tsd_request *req;
     tsd_listing *l;
+    ts_list_cache *cache; /* the store's (NULL: none), used on the pool thread */
     bool pending;
     size_t limit; /* 0: no limit */
+    ts_list_cache_stats stats; /* of the cache after this listing */
     ts_error err;
     int rc;
 } list_job;
@@ -171,7 +181,10 @@ static void list_work(tsd_job *job)
 {
     list_job *c = (list_job *)job;
 
-    c->rc = ts_store_list_summaries(c->job.store->store, &c->l->sums, &c->err);
+    c->rc = ts_store_list_summaries_cached(c->job.store->store, c->cache, &c->l->sums, &c->err);
+    /* No other listing of this store runs meanwhile (whole-store jobs). */
+    if (c->cache != NULL)
+        ts_list_cache_get_stats(c->cache, &c->stats);
     if (c->rc == 0 && c->pending)
         keep_pending(&c->l->sums);
 }
@@ -185,6 +198,10 @@ static void list_done(tsd_job *job)
     bool more = false;
 
     if (c->rc == 0) {
+        tsd_debug("list %s: %zu snapshots, %zu problems; %zu files from the cache, %zu read; "
+                  "cache %zu summaries, %zu bytes",
+                  l->root, l->sums.count, l->sums.problem_count, c->stats.reused, c->stats.read,
+                  c->stats.entries, c->stats.bytes);
         more = c->limit > 0 && l->sums.count > c->limit;
         result = page(l, c->limit, true, more);
     }
@@ -300,6 +317,7 @@ int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params
     make_cursor(srv, c->l->cursor, sizeof(c->l->cursor));
     c->srv = srv;
     c->req = req;
+    c->cache = tsd_store_list_cache(&srv->stores, st);
     c->pending = pending;
     c->limit = (size_t)limit;
     ts_error_clear(&c->err);

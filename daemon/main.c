@@ -2,6 +2,8 @@
  * main — toolscored's entry point: options, logging, the listening socket
  * (own or socket-activated), then the server loop until a graceful stop.
  */
+#include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +14,14 @@
 #include "log.h"
 #include "options.h"
 #include "server.h"
+#include "ts_message.h"
 #include "ts_paths.h"
+
+/* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
+ * tells "another daemon already serves this socket" (it will answer) from a
+ * real failure to start by the status. */
+#define TSD_EXIT_START_FAILED 1
+#define TSD_EXIT_ALREADY_RUNNING 3
 
 /* Open the listener: systemd's socket when one was passed, else our own. */
 static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
@@ -58,6 +67,11 @@ int main(int argc, char **argv)
         return 0;
     }
     signal(SIGPIPE, SIG_IGN);
+    /* Blocks of 128 KiB and more always get a mapping of their own: glibc
+     * would otherwise raise this threshold after the first big free and carve
+     * later big blocks (a listing of many snapshots) from its arenas, which
+     * then stay resident at their peak (docs/internals/list_cache.md). */
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);
     tsd_notify_init();
     rc = tsd_log_open(opt.log_level, opt.log_file, opt.foreground, &err);
     if (rc == 0)
@@ -69,7 +83,8 @@ int main(int argc, char **argv)
         tsd_log_close();
         tsd_notify_done();
         tsd_options_free(&opt);
-        return 1;
+        return rc == -EADDRINUSE && strcmp(err.code, TS_ERR_BUSY) == 0 ? TSD_EXIT_ALREADY_RUNNING
+                                                                       : TSD_EXIT_START_FAILED;
     }
     /* Hold no directory busy (paths given relative were resolved above). */
     if (chdir("/") < 0)

@@ -221,9 +221,10 @@ static void flush_replies(tsd_conn *conn)
         conn_start_close(conn);
 }
 
-/* Encode the reply of r into r->frame. */
+/* Encode the reply of r into r->frame: the result from a json-c tree, or
+ * written by pack when it is set. */
 static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
-                         const ts_error *err)
+                         ts_message_packer pack, void *arg, const ts_error *err)
 {
     size_t max = r->server->options->max_frame;
     ts_error enc;
@@ -234,7 +235,10 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
     if (max < TS_FRAME_DEFAULT_MAX)
         max = TS_FRAME_DEFAULT_MAX;
     ts_buf_init(&buf, TS_BUF_UNLIMITED);
-    if (rc >= 0 && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
+    if (rc >= 0 && pack != NULL &&
+        ts_message_encode_result_with(&buf, r->id, pack, arg, max, &enc) == 0)
+        goto done;
+    if (rc >= 0 && pack == NULL && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
         goto done;
     if (rc >= 0) {
         ts_buf_reset(&buf);
@@ -251,7 +255,22 @@ done:
     r->frame = ts_buf_detach(&buf, &r->frame_len);
 }
 
+static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
+                   void *arg, ts_error *err);
+
 void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err)
+{
+    finish(r, rc, result, NULL, NULL, err);
+}
+
+void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
+                               ts_error *err)
+{
+    finish(r, rc, NULL, pack, arg, err);
+}
+
+static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
+                   void *arg, ts_error *err)
 {
     tsd_server *srv = r->server;
     uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
@@ -269,7 +288,7 @@ void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result
         if (rc < 0)
             tsd_debug("%s: %s: %s", r->method, err->code, err->message);
     }
-    encode_reply(r, rc, result, err);
+    encode_reply(r, rc, result, pack, arg, err);
     r->done = true;
     if (r->conn == NULL)
         request_free(r); /* the client is gone; the work itself was done */
@@ -433,19 +452,18 @@ static int peer_allowed(tsd_conn *conn, char *why, size_t whysz)
     return 0;
 }
 
-static void on_connection(uv_stream_t *server, int status)
+/* A new connection (from the acceptor, which hands over fd). */
+static void on_connection(void *data, int fd)
 {
-    tsd_server *srv = server->data;
+    tsd_server *srv = data;
     tsd_conn *conn;
     char why[160];
 
-    if (status < 0) {
-        tsd_warn("accept: %s", uv_strerror(status));
+    conn = calloc(1, sizeof(*conn));
+    if (conn == NULL) {
+        close(fd);
         return;
     }
-    conn = calloc(1, sizeof(*conn));
-    if (conn == NULL)
-        return;
     uv_pipe_init(srv->loop, &conn->handle, 0);
     conn->server = srv;
     conn->id = ++srv->next_conn_id;
@@ -456,7 +474,8 @@ static void on_connection(uv_stream_t *server, int status)
     srv->conns = conn;
     srv->connection_count++;
     uv_timer_stop(&srv->idle_timer);
-    if (uv_accept(server, (uv_stream_t *)&conn->handle) < 0) {
+    if (uv_pipe_open(&conn->handle, fd) < 0) {
+        close(fd);
         conn_force_close(conn);
         return;
     }
@@ -502,7 +521,7 @@ void tsd_server_stop(tsd_server *srv, const char *why)
     tsd_info("stopping (%s)", why);
     tsd_notify("STOPPING=1");
     if (srv->listening) {
-        uv_close((uv_handle_t *)&srv->listen_handle, NULL);
+        tsd_acceptor_close(&srv->acceptor);
         srv->listening = false;
     }
     uv_timer_stop(&srv->idle_timer);
@@ -565,16 +584,10 @@ static int start_handles(tsd_server *srv, tsd_listener *listener)
 {
     int rc;
 
-    uv_pipe_init(srv->loop, &srv->listen_handle, 0);
-    srv->listen_handle.data = srv;
-    rc = uv_pipe_open(&srv->listen_handle, listener->fd);
-    if (rc == 0) {
-        listener->fd = -1; /* the handle owns it now */
-        rc = uv_listen((uv_stream_t *)&srv->listen_handle, 128, on_connection);
-    }
+    rc = tsd_acceptor_start(&srv->acceptor, srv->loop, listener->fd, on_connection, srv);
+    listener->fd = -1; /* the acceptor owns it now */
     if (rc < 0) {
         tsd_error("cannot listen on %s: %s", listener->path, uv_strerror(rc));
-        uv_close((uv_handle_t *)&srv->listen_handle, NULL);
         return rc;
     }
     srv->listening = true;

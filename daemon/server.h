@@ -21,12 +21,14 @@
 #include <json-c/json.h>
 #include <uv.h>
 
+#include "acceptor.h"
 #include "listen.h"
 #include "options.h"
 #include "runs.h"
 #include "stores.h"
 #include "ts_error.h"
 #include "ts_frame.h"
+#include "ts_message.h"
 
 #define TSD_MAX_CONNECTIONS 512          /* open client connections */
 #define TSD_MAX_IN_FLIGHT 4096           /* unread replies before requests get "busy" */
@@ -80,7 +82,7 @@ struct tsd_server {
     uv_loop_t *loop;
     const tsd_options *options;
     tsd_listener *listener;
-    uv_pipe_t listen_handle;
+    tsd_acceptor acceptor; /* the listening socket */
     uv_signal_t sigterm, sigint, sighup;
     uv_timer_t idle_timer;
     uv_timer_t stop_timer;
@@ -111,6 +113,14 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener);
  * Replies leave in request order. Runs on the loop thread; r is freed.
  */
 void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err);
+
+/*
+ * As tsd_request_finish, the result written by pack(w, arg, err) straight
+ * into the reply frame (no json-c tree; see ts_message_encode_result_with).
+ * A packing error is answered like a result that cannot be sent.
+ */
+void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
+                               ts_error *err);
 
 /* Begin a graceful stop (idempotent). */
 void tsd_server_stop(tsd_server *srv, const char *why);

@@ -39,6 +39,7 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 static void store_free(tsd_store *st)
 {
     tsd_snapcache_clear(&st->cache);
+    ts_list_cache_free(st->list_cache);
     ts_store_close(st->store);
     json_object_put(st->failed);
     free(st->root);
@@ -163,6 +164,17 @@ void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object 
         json_object_object_add(st->failed, name, json_object_get(observed));
     else
         json_object_object_del(st->failed, name);
+}
+
+ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
+{
+    if (st->list_cache != NULL)
+        return st->list_cache;
+    if (stores->list_budget.max == 0)
+        stores->list_budget.max = TSD_LIST_CACHE_BYTES;
+    if (ts_list_cache_new(&stores->list_budget, TS_LIST_CACHE_RACY_NS, &st->list_cache) < 0)
+        st->list_cache = NULL;
+    return st->list_cache;
 }
 
 void tsd_stores_close_all(tsd_stores *stores)

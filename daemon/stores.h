@@ -20,9 +20,13 @@
 #include "ts_error.h"
 #include "ts_message.h"
 #include "snapcache.h"
+#include "ts_list_cache.h"
 #include "ts_store.h"
 
 #define TSD_STORES_MAX 256
+/* Memory all stores' listing caches may hold together (ts_list_cache.h): at
+ * about 180 bytes per snapshot, the summaries of ~370,000 snapshots. */
+#define TSD_LIST_CACHE_BYTES (64u << 20)
 
 struct tsd_job;
 
@@ -32,8 +36,11 @@ typedef struct tsd_store {
     struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
     struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
     struct tsd_job *jobs_tail;
-    bool scheduling;     /* jobs.c is scanning the queue */
-    tsd_snapcache cache; /* parsed snapshots for replays on the loop thread */
+    bool scheduling;           /* jobs.c is scanning the queue */
+    tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
+    ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
+                                * (whole-store jobs never overlap), NULL until
+                                * the first listing */
     struct tsd_store *next;
 } tsd_store;
 
@@ -41,6 +48,7 @@ typedef struct tsd_stores {
     const char *pinned; /* borrowed: --store, or NULL */
     tsd_store *list;
     size_t count;
+    ts_list_budget list_budget; /* shared by every store's list_cache */
 } tsd_stores;
 
 /*
@@ -60,6 +68,10 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 /* Remember (observed != NULL, a reference is taken) or forget the observed
  * calls of name's last failed check. */
 void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object *observed);
+
+/* st's listing cache, made on first use (loop thread; NULL when out of
+ * memory: the listing then reads every file). */
+ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st);
 
 void tsd_stores_close_all(tsd_stores *stores);
 

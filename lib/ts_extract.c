@@ -158,8 +158,8 @@ static int unknown_format_error(const char *format, ts_error *err)
                         shown, ts_extract_format_list());
 }
 
-int ts_extract(const struct json_object *input, const char *format, ts_extract_origin origin,
-               struct json_object **calls_out, ts_error *err)
+static int extract(const struct json_object *input, const char *format, ts_extract_origin origin,
+                   bool share, struct json_object **calls_out, ts_error *err)
 {
     const extract_format *fmt;
     extract_ctx ctx;
@@ -184,6 +184,7 @@ int ts_extract(const struct json_object *input, const char *format, ts_extract_o
     }
     ctx.format = fmt->name;
     ctx.origin = origin;
+    ctx.share = share;
     ctx.err = err;
     ctx.calls = json_object_new_array();
     if (ctx.calls == NULL)
@@ -195,4 +196,16 @@ int ts_extract(const struct json_object *input, const char *format, ts_extract_o
     }
     *calls_out = ctx.calls;
     return 0;
+}
+
+int ts_extract(const struct json_object *input, const char *format, ts_extract_origin origin,
+               struct json_object **calls_out, ts_error *err)
+{
+    return extract(input, format, origin, false, calls_out, err);
+}
+
+int ts_extract_shared(struct json_object *input, const char *format, ts_extract_origin origin,
+                      struct json_object **calls_out, ts_error *err)
+{
+    return extract(input, format, origin, true, calls_out, err);
 }

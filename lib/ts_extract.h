@@ -30,6 +30,17 @@ int ts_extract(const struct json_object *input, const char *format, ts_extract_o
                struct json_object **calls_out, ts_error *err);
 
 /*
+ * As ts_extract, but when input already is a list of calls (the "calls"
+ * format) *calls_out is a new reference to input itself instead of a deep
+ * copy. Neither may then be modified while the other is in use, and both
+ * stay with one thread at a time (json-c's reference counts are not atomic).
+ * For a daemon answering many replays of the same shape, the copy is the
+ * largest part of the extraction.
+ */
+int ts_extract_shared(struct json_object *input, const char *format, ts_extract_origin origin,
+                      struct json_object **calls_out, ts_error *err);
+
+/*
  * The format auto-detection picks for input (extract.md, "Auto-detection"),
  * e.g. "openai", or NULL when no rule applies. Never a file-only format.
  */

@@ -10,7 +10,8 @@
 
 /* ---- calls ------------------------------------------------------------- */
 
-/* Rule 1: a list of calls, kept as it is (a deep copy). */
+/* Rule 1: a list of calls, kept as it is (a deep copy, or the input itself
+ * when the caller shares it: ts_extract_shared). */
 int ts_extract__walk_calls(extract_ctx *ctx, const struct json_object *input)
 {
     size_t i;
@@ -27,7 +28,9 @@ int ts_extract__walk_calls(extract_ctx *ctx, const struct json_object *input)
         if (!has_key(item, "tool"))
             return ts_extract__shape_error(ctx, "item at index %zu has no \"tool\" key", i);
     }
-    if (ts_extract__copy_value(input, &copy) < 0)
+    if (ctx->share)
+        copy = json_object_get((struct json_object *)input); /* the caller passed it non-const */
+    else if (ts_extract__copy_value(input, &copy) < 0)
         return ts_extract__no_memory(ctx);
     json_object_put(ctx->calls);
     ctx->calls = copy;

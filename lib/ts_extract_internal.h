@@ -23,6 +23,7 @@
 typedef struct extract_ctx {
     const char *format;        /* format name, for error messages */
     ts_extract_origin origin;  /* response or trace file */
+    bool share;                /* a "calls" input is referenced, not copied */
     struct json_object *calls; /* the result being built */
     ts_error *err;
 } extract_ctx;

@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -555,10 +556,115 @@ static void score_sets(const call_lists *cl, ts_score_result *r)
         r->tool_correctness = (double)common / (double)gold_names;
 }
 
-/* Levenshtein distance over id arrays: O(n*m) time, O(min(n, m)) memory. */
-static int levenshtein(const call_view *a, size_t n, const call_view *b, size_t m, size_t *out)
+/*
+ * Levenshtein distance over id arrays (unit costs).
+ *
+ * The common prefix and suffix are dropped first (they do not change the
+ * distance, and a replay that drifted usually differs in a few calls). The
+ * rest runs Myers' bit-parallel algorithm in Hyyrö's blocked form: the
+ * shorter list (the pattern) is cut into blocks of 64 calls, each column of
+ * the DP table is advanced 64 rows per word operation, O(n * ceil(m / 64))
+ * time. The pattern's match masks are kept sparse, per id a list of
+ * (block, mask) in block order, so memory is O(n_names + m) however many
+ * distinct tools there are.
+ */
+typedef uint64_t lev_word;
+
+typedef struct lev_mask {
+    size_t block;
+    lev_word bits;
+} lev_mask;
+
+typedef struct lev_block {
+    lev_word pv, mv; /* vertical +1 / -1 deltas of the block's rows */
+} lev_block;
+
+/* Advance one block by one column; hin is the horizontal delta entering its
+ * first row (-1, 0, +1); returns the delta leaving its row `out_bit`. */
+static int lev_advance(lev_block *blk, lev_word eq, int hin, unsigned out_bit)
 {
-    size_t *row;
+    lev_word pv = blk->pv, mv = blk->mv;
+    lev_word xv = eq | mv;
+    lev_word xh, ph, mh;
+    int hout = 0;
+
+    if (hin < 0)
+        eq |= 1;
+    xh = (((eq & pv) + pv) ^ pv) | eq;
+    ph = mv | ~(xh | pv);
+    mh = pv & xh;
+    if ((ph >> out_bit) & 1)
+        hout = 1;
+    else if ((mh >> out_bit) & 1)
+        hout = -1;
+    ph <<= 1;
+    mh <<= 1;
+    if (hin < 0)
+        mh |= 1;
+    else if (hin > 0)
+        ph |= 1;
+    blk->pv = mh | ~(xv | ph);
+    blk->mv = ph & xv;
+    return hout;
+}
+
+/* The sparse match masks of pattern b[0..m): masks[first[id] ..
+ * first[id + 1]) are id's (block, bits) in block order. */
+static int lev_masks(const call_view *b, size_t m, size_t n_names, size_t **first_out,
+                     lev_mask **masks_out)
+{
+    size_t *first = calloc(n_names + 2, sizeof(*first));
+    size_t *last = malloc((n_names + 1) * sizeof(*last));
+    lev_mask *masks = malloc((m ? m : 1) * sizeof(*masks));
+    size_t total = 0;
+
+    if (first == NULL || last == NULL || masks == NULL) {
+        free(first);
+        free(last);
+        free(masks);
+        return -ENOMEM;
+    }
+    for (size_t id = 0; id <= n_names; id++)
+        last[id] = SIZE_MAX;
+    for (size_t i = 0; i < m; i++) { /* entries per id: one per block it occurs in */
+        size_t id = (size_t)b[i].id;
+        if (last[id] != i / 64) {
+            last[id] = i / 64;
+            first[id + 1]++;
+        }
+    }
+    for (size_t id = 0; id <= n_names; id++) {
+        size_t count = first[id + 1];
+        first[id + 1] = total;
+        total += count;
+        last[id] = SIZE_MAX;
+    }
+    /* first[id + 1] is now id's write position; it ends at id's end */
+    for (size_t i = 0; i < m; i++) {
+        size_t id = (size_t)b[i].id;
+        if (last[id] != i / 64) {
+            last[id] = i / 64;
+            masks[first[id + 1]].block = i / 64;
+            masks[first[id + 1]].bits = 0;
+            first[id + 1]++;
+        }
+        masks[first[id + 1] - 1].bits |= (lev_word)1 << (i % 64);
+    }
+    free(last);
+    *first_out = first; /* id's entries: [first[id], first[id + 1]) */
+    *masks_out = masks;
+    return 0;
+}
+
+static int levenshtein(const call_view *a, size_t n, const call_view *b, size_t m, size_t n_names,
+                       size_t *out)
+{
+    size_t *first = NULL;
+    lev_mask *masks = NULL;
+    lev_block *blocks;
+    size_t nblocks, score;
+    unsigned last_bit;
+    int rc;
 
     if (n < m) {
         const call_view *t = a;
@@ -568,27 +674,50 @@ static int levenshtein(const call_view *a, size_t n, const call_view *b, size_t 
         b = t;
         m = tn;
     }
-    row = malloc((m + 1) * sizeof(*row));
-    if (row == NULL)
-        return -ENOMEM;
-    for (size_t j = 0; j <= m; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= n; i++) {
-        size_t diagonal = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= m; j++) {
-            size_t up = row[j];
-            size_t best = diagonal + (a[i - 1].id != b[j - 1].id);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diagonal = up;
-        }
+    while (m > 0 && a[0].id == b[0].id) {
+        a++;
+        b++;
+        n--;
+        m--;
     }
-    *out = row[m];
-    free(row);
+    while (m > 0 && a[n - 1].id == b[m - 1].id) {
+        n--;
+        m--;
+    }
+    if (m == 0) {
+        *out = n;
+        return 0;
+    }
+    nblocks = (m + 63) / 64;
+    last_bit = (unsigned)((m - 1) % 64);
+    blocks = malloc(nblocks * sizeof(*blocks));
+    rc = blocks == NULL ? -ENOMEM : lev_masks(b, m, n_names, &first, &masks);
+    if (rc < 0) {
+        free(blocks);
+        return rc;
+    }
+    for (size_t k = 0; k < nblocks; k++) {
+        blocks[k].pv = ~(lev_word)0; /* column 0: D[i][0] = i, every step +1 */
+        blocks[k].mv = 0;
+    }
+    score = m;
+    for (size_t j = 0; j < n; j++) {
+        size_t id = (size_t)a[j].id;
+        size_t e = first[id], end = first[id + 1];
+        int h = 1; /* row 0: D[0][j] = j */
+
+        for (size_t k = 0; k < nblocks; k++) {
+            lev_word eq = 0;
+            if (e < end && masks[e].block == k)
+                eq = masks[e++].bits;
+            h = lev_advance(&blocks[k], eq, h, k + 1 < nblocks ? 63 : last_bit);
+        }
+        score = (size_t)((long long)score + h);
+    }
+    *out = score;
+    free(blocks);
+    free(first);
+    free(masks);
     return 0;
 }
 
@@ -596,7 +725,7 @@ static int score_sequence(const call_lists *cl, ts_score_result *r)
 {
     size_t d = 0;
     size_t longest = cl->n_gold > cl->n_trace ? cl->n_gold : cl->n_trace;
-    int rc = levenshtein(cl->gold, cl->n_gold, cl->trace, cl->n_trace, &d);
+    int rc = levenshtein(cl->gold, cl->n_gold, cl->trace, cl->n_trace, cl->n_names, &d);
 
     if (rc < 0)
         return rc;
@@ -833,8 +962,9 @@ static int compute(const call_lists *cl, const ts_score_options *opt, ts_score_r
     return rc;
 }
 
-int ts_evaluate(const struct json_object *expected, const struct json_object *actual,
-                const ts_score_options *opt, ts_score_result *out, ts_error *err)
+static int evaluate(const struct json_object *expected, const struct json_object *actual,
+                    const ts_score_options *opt, bool validated, ts_score_result *out,
+                    ts_error *err)
 {
     ts_score_options defaults;
     ts_score_result r;
@@ -848,9 +978,9 @@ int ts_evaluate(const struct json_object *expected, const struct json_object *ac
     rc = ts_score_check_min(opt->min_score, err);
     if (rc == 0)
         rc = check_weights(&opt->weights, err);
-    if (rc == 0)
+    if (rc == 0 && !validated)
         rc = ts_calls_validate(expected, "expected", err);
-    if (rc == 0)
+    if (rc == 0 && !validated)
         rc = ts_calls_validate(actual, "actual", err);
     if (rc < 0)
         return rc;
@@ -866,6 +996,18 @@ int ts_evaluate(const struct json_object *expected, const struct json_object *ac
     }
     *out = r;
     return 0;
+}
+
+int ts_evaluate(const struct json_object *expected, const struct json_object *actual,
+                const ts_score_options *opt, ts_score_result *out, ts_error *err)
+{
+    return evaluate(expected, actual, opt, false, out, err);
+}
+
+int ts_evaluate_validated(const struct json_object *expected, const struct json_object *actual,
+                          const ts_score_options *opt, ts_score_result *out, ts_error *err)
+{
+    return evaluate(expected, actual, opt, true, out, err);
 }
 
 void ts_score_result_free(ts_score_result *r)
@@ -890,13 +1032,14 @@ static bool put_double(struct json_object *o, const char *key, double v)
 
 static bool put_list(struct json_object *o, const char *key, const struct json_object *list)
 {
-    struct json_object *copy = NULL;
+    /* A reference, not a copy: the lists are never modified once scored. */
+    struct json_object *ref =
+        list == NULL ? json_object_new_array() : json_object_get((struct json_object *)list);
 
-    if (list == NULL)
-        copy = json_object_new_array();
-    else if (json_object_deep_copy((struct json_object *)list, &copy, NULL) != 0)
-        return false;
-    return copy != NULL && json_object_object_add(o, key, copy) == 0;
+    if (ref != NULL && json_object_object_add(o, key, ref) == 0)
+        return true;
+    json_object_put(ref);
+    return false;
 }
 
 struct json_object *ts_score_result_to_json(const ts_score_result *r)

@@ -23,14 +23,14 @@ typedef struct ts_weights {
 } ts_weights;
 
 typedef struct ts_score_options {
-    ts_weights weights;  /* ts_weights_default() or ts_weights_from_json() */
-    bool strict;         /* type-exact argument comparison */
-    double min_score;    /* in [0, 1]; 1.0 by default */
+    ts_weights weights; /* ts_weights_default() or ts_weights_from_json() */
+    bool strict;        /* type-exact argument comparison */
+    double min_score;   /* in [0, 1]; 1.0 by default */
 } ts_score_options;
 
 typedef struct ts_score_result {
     double score;
-    char grade;                   /* 'A' .. 'F' */
+    char grade; /* 'A' .. 'F' */
     bool passed;
     double min_score;
     double invocation_accuracy;
@@ -85,9 +85,19 @@ int ts_calls_validate(const struct json_object *calls, const char *which, ts_err
 int ts_evaluate(const struct json_object *expected, const struct json_object *actual,
                 const ts_score_options *opt, ts_score_result *out, ts_error *err);
 
+/*
+ * As ts_evaluate, for two lists the caller has already validated (with
+ * ts_calls_validate, or the stricter ts_snapshot_validate_calls) and not
+ * changed since: they are not walked again. A daemon replaying a cached,
+ * validated baseline against just-extracted calls saves both walks.
+ */
+int ts_evaluate_validated(const struct json_object *expected, const struct json_object *actual,
+                          const ts_score_options *opt, ts_score_result *out, ts_error *err);
+
 void ts_score_result_free(ts_score_result *r);
 
-/* The result as JSON with exactly scoring.md's keys plus passed, min_score. */
+/* The result as JSON with exactly scoring.md's keys plus passed, min_score.
+ * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 
 /* Value comparison of scoring.md (lenient: numbers by value, trim top-level

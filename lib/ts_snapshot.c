@@ -5,7 +5,8 @@
  * Reading is tolerant of every file the reference tool writes and strict
  * about types: only "name" and "calls" are required; a missing
  * schema_version is 1, a missing approved is false, a missing source is
- * "pytest", a missing toolscore_version is "", a missing timestamp is the
+ * "pytest", a missing toolscore_version is "" (a rewrite stamps ours), a
+ * missing timestamp is the
  * other timestamp (or now). Unknown top-level keys are ignored. Writing
  * always produces all eight keys in the fixed order.
  */
@@ -152,17 +153,41 @@ int ts_snapshot_new(const char *name, struct json_object *calls, const char *sou
     return 0;
 }
 
+/* The file is being rewritten by this version: updated_at = now and our
+ * version string (a re-save differs from the old file in these two only). */
+static int stamp_rewrite(ts_snapshot *s, ts_error *err)
+{
+    char *version = strdup(TS_VERSION);
+
+    if (version == NULL)
+        return no_memory(err);
+    free(s->toolscore_version);
+    s->toolscore_version = version;
+    ts_timestamp_now(s->updated_at);
+    return 0;
+}
+
 int ts_snapshot_set_calls(ts_snapshot *s, struct json_object *calls, ts_error *err)
 {
     int rc = ts_snapshot_validate_calls(calls, err);
 
+    if (rc == 0)
+        rc = stamp_rewrite(s, err);
     if (rc < 0)
         return rc;
     json_object_get(calls);
     json_object_put(s->calls);
     s->calls = calls;
-    ts_timestamp_now(s->updated_at);
     return 0;
+}
+
+int ts_snapshot_approve(ts_snapshot *s, ts_error *err)
+{
+    int rc = stamp_rewrite(s, err);
+
+    if (rc == 0)
+        s->approved = true;
+    return rc;
 }
 
 ts_snapshot *ts_snapshot_copy(const ts_snapshot *s)
@@ -350,6 +375,20 @@ static int snapshot_from_json(struct json_object *root, const char *what, ts_sna
 int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot **out,
                       ts_error *err)
 {
+    return ts_snapshot_parse_ex(buf, len, what, out, NULL, err);
+}
+
+/* True when root has both timestamps as members (of whatever type). */
+static bool has_timestamps(struct json_object *root)
+{
+    return json_object_is_type(root, json_type_object) &&
+           json_object_object_get_ex(root, "created_at", NULL) &&
+           json_object_object_get_ex(root, "updated_at", NULL);
+}
+
+int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snapshot **out,
+                         bool *timestamps_given, ts_error *err)
+{
     struct json_object *root = NULL;
     ts_snapshot *s;
     int rc;
@@ -370,6 +409,8 @@ int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot
         return no_memory(err);
     }
     rc = snapshot_from_json(root, what, s, err);
+    if (timestamps_given != NULL)
+        *timestamps_given = has_timestamps(root);
     json_object_put(root);
     if (rc < 0) {
         ts_snapshot_free(s);

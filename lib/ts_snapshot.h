@@ -17,19 +17,19 @@
 #include "ts_error.h"
 
 #define TS_SNAPSHOT_SCHEMA_VERSION 1
-#define TS_SNAPSHOT_MAX_BYTES (32u << 20)   /* largest snapshot file read */
-#define TS_SNAPSHOT_MAX_CALLS 100000        /* most calls in one snapshot */
+#define TS_SNAPSHOT_MAX_BYTES (32u << 20) /* largest snapshot file read */
+#define TS_SNAPSHOT_MAX_CALLS 100000      /* most calls in one snapshot */
 #define TS_TIMESTAMP_MAX 48
 
 typedef struct ts_snapshot {
     int schema_version;
-    char *name;                       /* owned, valid UTF-8 */
+    char *name; /* owned, valid UTF-8 */
     char created_at[TS_TIMESTAMP_MAX];
     char updated_at[TS_TIMESTAMP_MAX];
-    char *toolscore_version;          /* owned */
+    char *toolscore_version; /* owned */
     bool approved;
-    char *source;                     /* owned: "pytest", "trace" or "record" */
-    struct json_object *calls;        /* owned reference: an array of call objects */
+    char *source;              /* owned: "pytest", "trace" or "record" */
+    struct json_object *calls; /* owned reference: an array of call objects */
 } ts_snapshot;
 
 /*
@@ -51,6 +51,15 @@ int ts_snapshot_new(const char *name, struct json_object *calls, const char *sou
 int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot **out,
                       ts_error *err);
 
+/*
+ * ts_snapshot_parse that also tells (timestamps_given, optional) whether the
+ * file held both created_at and updated_at: when not, the parsed snapshot's
+ * timestamps were filled in (with now, or with the other one), so the same
+ * bytes parsed later give another snapshot.
+ */
+int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snapshot **out,
+                         bool *timestamps_given, ts_error *err);
+
 /* Append the exact file bytes of s (pretty JSON + "\n") to out. */
 int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
 
@@ -58,8 +67,13 @@ int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
  * It shares s->calls (holds its own reference). NULL on allocation failure. */
 struct json_object *ts_snapshot_to_json(const ts_snapshot *s);
 
-/* Replace s->calls (a reference is taken) after validating; updated_at = now. */
+/* Replace s->calls (a reference is taken) after validating; updated_at =
+ * now, toolscore_version = ours (the file is rewritten by this version). */
 int ts_snapshot_set_calls(ts_snapshot *s, struct json_object *calls, ts_error *err);
+
+/* Mark s approved for a rewrite: approved, updated_at = now,
+ * toolscore_version = ours. -ENOMEM only. */
+int ts_snapshot_approve(ts_snapshot *s, ts_error *err);
 
 /* Validate a calls array as ts_snapshot_new does. */
 int ts_snapshot_validate_calls(const struct json_object *calls, ts_error *err);

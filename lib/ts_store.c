@@ -292,6 +292,10 @@ static int read_all(int fd, const char *path, size_t expected, ts_buf *out, ts_e
             return 0;
         out->len += (size_t)n;
         out->data[out->len] = '\0';
+        /* A short read ending at the size fstat gave is the end of the file
+         * (one that grew would have filled the room): no second read. */
+        if ((size_t)n < room && out->len == expected)
+            return 0;
     }
     if (rc == -ENOMEM)
         return ts_store__no_memory(err);
@@ -357,6 +361,12 @@ static int load_file_max(int dirfd, const char *file, const char *path, size_t s
     rc = ts_snapshot_parse(data.data ? data.data : "", data.len, path, out, err);
     ts_buf_free(&data);
     return rc;
+}
+
+int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *out,
+                        ts_file_stamp *stamp, ts_error *err)
+{
+    return read_file(dirfd, file, path, SIZE_MAX, out, stamp, err);
 }
 
 /* Read and parse dirfd/file; path names it in messages. */
@@ -687,9 +697,9 @@ int ts_store_approve(ts_store *store, const char *name, ts_error *err)
 
     if (rc < 0)
         return rc;
-    s->approved = true;
-    ts_timestamp_now(s->updated_at);
-    rc = ts_store_save(store, s, 0, err);
+    rc = ts_snapshot_approve(s, err);
+    if (rc == 0)
+        rc = ts_store_save(store, s, 0, err);
     ts_snapshot_free(s);
     return rc;
 }

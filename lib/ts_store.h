@@ -50,9 +50,9 @@ typedef struct ts_store_listing {
 
 /* What a listing needs of one snapshot (ts_store_list_summaries). */
 typedef struct ts_store_summary {
-    char *name;   /* owned */
-    char *file;   /* owned: file name relative to the root */
-    char *source; /* owned */
+    char *name;   /* owned, or in the listing's strings (see below) */
+    char *file;   /* the same: file name relative to the root */
+    char *source; /* the same */
     bool approved;
     size_t calls; /* how many calls */
     char created_at[TS_TIMESTAMP_MAX];
@@ -64,7 +64,11 @@ typedef struct ts_store_summaries {
     size_t count;
     ts_store_problem *problems; /* as in ts_store_listing */
     size_t problem_count;
+    char *strings; /* when set, the items' name, file and source point into it
+                    * (owned; freed with it) instead of being owned one by one */
 } ts_store_summaries;
+
+typedef struct ts_list_cache ts_list_cache; /* ts_list_cache.h */
 
 /* Flags for ts_store_save / ts_store_remove. */
 #define TS_STORE_NO_DIRSYNC 0x1 /* caller will ts_store_sync() (batching) */
@@ -131,6 +135,16 @@ void ts_store_listing_free(ts_store_listing *listing);
  */
 int ts_store_list_summaries(ts_store *store, ts_store_summaries *out, ts_error *err);
 void ts_store_summaries_free(ts_store_summaries *summaries);
+
+/*
+ * ts_store_list_summaries that takes the summary of each file whose stamp
+ * did not change from cache (see ts_list_cache.h) instead of reading it, and
+ * leaves in cache what this listing saw. The result is the one
+ * ts_store_list_summaries would give (the same items, problems and order).
+ * cache NULL: exactly ts_store_list_summaries.
+ */
+int ts_store_list_summaries_cached(ts_store *store, ts_list_cache *cache, ts_store_summaries *out,
+                                   ts_error *err);
 
 /* Remove stray ".*.tmp" files left by a crash. Returns how many, or < 0. */
 int ts_store_cleanup_temp(ts_store *store, ts_error *err);

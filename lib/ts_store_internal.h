@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ts_buf.h"
 #include "ts_error.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
@@ -58,6 +59,11 @@ void ts_store__join_path(const ts_store *store, const char *file, char *out, siz
 
 /* Read and parse dirfd/file (never through a link); path names it in errors. */
 int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
+                        ts_file_stamp *stamp, ts_error *err);
+
+/* Read the regular file dirfd/file (never through a link) into out (a
+ * ts_buf of its own, freed on error), with the stamp of what was read. */
+int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *out,
                         ts_file_stamp *stamp, ts_error *err);
 
 /* "<path>: <what>: <strerror(-rc)>" with code "io"; returns rc. */

@@ -77,6 +77,37 @@ static int builder_value(frame_builder *b, const struct json_object *v, const ch
 int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
                               const struct json_object *params, size_t max_frame, ts_error *err)
 {
+    return ts_message_encode_request_with(out, id, method, params, NULL, NULL, max_frame, err);
+}
+
+/* The params map: params' members, then key: value when key is set. */
+static int builder_params(frame_builder *b, const struct json_object *params, const char *key,
+                          const struct json_object *value, ts_error *err)
+{
+    size_t n = (size_t)json_object_object_length(params);
+    int rc;
+
+    if (key == NULL)
+        return builder_value(b, params, "request", err);
+    if (json_object_object_get_ex(params, key, NULL))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "params already have a member '%s'", key);
+    rc = ts_wire_pack_map(&b->w, n + 1, err);
+    if (rc == 0)
+        rc = ts_wire_pack_members(&b->w, params, 1, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(&b->w, key, strlen(key), err);
+    if (rc == 0)
+        rc = ts_wire_pack(&b->w, value, 2, err);
+    if (rc < 0 && (b->w.rc == -E2BIG || b->buf.data == NULL))
+        return builder_status(b, "request", err);
+    return rc;
+}
+
+int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
+                                   const struct json_object *params, const char *key,
+                                   const struct json_object *value, size_t max_frame, ts_error *err)
+{
     frame_builder b;
     struct json_object *empty = NULL;
     int rc;
@@ -101,7 +132,7 @@ int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
     msgpack_pack_str(&b.w.pk, strlen(method));
     msgpack_pack_str_body(&b.w.pk, method, strlen(method));
     builder_key(&b, "params");
-    rc = builder_value(&b, params, "request", err);
+    rc = builder_params(&b, params, key, value, err);
     json_object_put(empty);
     if (rc < 0) {
         ts_buf_free(&b.buf);
@@ -129,6 +160,107 @@ int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object 
         return rc;
     }
     return builder_finish(&b, out, "reply", err);
+}
+
+int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pack, void *arg,
+                                  size_t max_frame, ts_error *err)
+{
+    frame_builder b;
+    int rc;
+
+    builder_start(&b, max_frame);
+    msgpack_pack_map(&b.w.pk, 3);
+    builder_key(&b, "id");
+    msgpack_pack_uint64(&b.w.pk, id);
+    builder_key(&b, "ok");
+    msgpack_pack_true(&b.w.pk);
+    builder_key(&b, "result");
+    rc = pack(&b.w, arg, err);
+    if (rc < 0 && (b.w.rc == -E2BIG || b.buf.data == NULL))
+        rc = builder_status(&b, "reply", err);
+    if (rc < 0) {
+        ts_buf_free(&b.buf);
+        return rc;
+    }
+    return builder_finish(&b, out, "reply", err);
+}
+
+/* One key and a double of the score result. */
+static int pack_double_member(ts_wire_writer *w, const char *key, double v, ts_error *err)
+{
+    int rc = ts_wire_pack_str(w, key, strlen(key), err);
+
+    return rc < 0 ? rc : ts_wire_pack_double(w, v, err);
+}
+
+/* One key and a tool list (NULL: an empty list) of the score result;
+ * depth: containers open around the list. */
+static int pack_list_member(ts_wire_writer *w, const char *key, const struct json_object *list,
+                            int depth, ts_error *err)
+{
+    int rc = ts_wire_pack_str(w, key, strlen(key), err);
+
+    if (rc == 0 && list == NULL)
+        return ts_wire_pack_array(w, 0, err);
+    return rc < 0 ? rc : ts_wire_pack(w, list, depth, err);
+}
+
+int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, int depth,
+                                 ts_error *err)
+{
+    /* The order of ts_score_result_to_json; test_proto compares the bytes. */
+    const struct {
+        const char *key;
+        double value;
+    } first[] = {{"invocation_accuracy", r->invocation_accuracy},
+                 {"selection_accuracy", r->selection_accuracy},
+                 {"argument_precision", r->argument_precision},
+                 {"argument_recall", r->argument_recall},
+                 {"argument_f1", r->argument_f1},
+                 {"edit_distance", r->edit_distance},
+                 {"normalized_distance", r->normalized_distance},
+                 {"sequence_accuracy", r->sequence_accuracy}},
+      second[] = {{"redundant_rate", r->redundant_rate},
+                  {"tool_correctness", r->tool_correctness},
+                  {"trajectory_accuracy", r->trajectory_accuracy},
+                  {"step_match_rate", r->step_match_rate},
+                  {"path_efficiency", r->path_efficiency}};
+    char grade[2] = {r->grade, '\0'};
+    int rc = ts_wire_pack_map(w, 2 + 8 + 2 + 5 + 4 + 2, err);
+
+    if (rc == 0)
+        rc = pack_double_member(w, "score", r->score, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "grade", 5, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, grade, strlen(grade), err);
+    for (size_t i = 0; rc == 0 && i < sizeof(first) / sizeof(first[0]); i++)
+        rc = pack_double_member(w, first[i].key, first[i].value, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "redundant_count", 15, err);
+    if (rc == 0)
+        rc = ts_wire_pack_int(w, r->redundant_count, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "total_calls", 11, err);
+    if (rc == 0)
+        rc = ts_wire_pack_int(w, r->total_calls, err);
+    for (size_t i = 0; rc == 0 && i < sizeof(second) / sizeof(second[0]); i++)
+        rc = pack_double_member(w, second[i].key, second[i].value, err);
+    if (rc == 0)
+        rc = pack_list_member(w, "expected_tools", r->expected_tools, depth + 1, err);
+    if (rc == 0)
+        rc = pack_list_member(w, "called_tools", r->called_tools, depth + 1, err);
+    if (rc == 0)
+        rc = pack_list_member(w, "missing_tools", r->missing_tools, depth + 1, err);
+    if (rc == 0)
+        rc = pack_list_member(w, "extra_tools", r->extra_tools, depth + 1, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "passed", 6, err);
+    if (rc == 0)
+        rc = ts_wire_pack_bool(w, r->passed, err);
+    if (rc == 0)
+        rc = pack_double_member(w, "min_score", r->min_score, err);
+    return rc;
 }
 
 int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,

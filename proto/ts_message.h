@@ -32,6 +32,7 @@
 #include "ts_buf.h"
 #include "ts_error.h"
 #include "ts_frame.h"
+#include "ts_score.h"
 #include "ts_wire.h"
 
 #define TS_PROTOCOL_VERSION 1
@@ -72,9 +73,40 @@ typedef struct ts_reply {
 int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
                               const struct json_object *params, size_t max_frame, ts_error *err);
 
+/*
+ * As ts_message_encode_request, with one more member key: value in params,
+ * packed straight from the caller's value (neither copied nor referenced,
+ * so a value shared between threads may be sent from several at once). key
+ * must not already be a member of params.
+ */
+int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
+                                   const struct json_object *params, const char *key,
+                                   const struct json_object *value, size_t max_frame,
+                                   ts_error *err);
+
 /* Append one ok reply frame {id, ok: true, result} to out (same rules). */
 int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object *result,
                              size_t max_frame, ts_error *err);
+
+/*
+ * Packs a result value with w (one value, nested one level inside the
+ * envelope: headers it writes count from depth 1); 0 or a negative error,
+ * as ts_wire_pack.
+ */
+typedef int (*ts_message_packer)(ts_wire_writer *w, void *arg, ts_error *err);
+
+/*
+ * Pack a check's scoring result r exactly as ts_wire_pack packs
+ * ts_score_result_to_json(r) (same keys, order and types), without building
+ * that tree. depth: containers already open around the result map.
+ */
+int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, int depth,
+                                 ts_error *err);
+
+/* As ts_message_encode_result, the result written by pack(w, arg, err)
+ * instead of from a json-c tree (a hot reply without building one). */
+int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pack, void *arg,
+                                  size_t max_frame, ts_error *err);
 
 /*
  * Append one error reply frame to out. id NULL sends id nil. Bytes of message

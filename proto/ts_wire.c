@@ -278,7 +278,19 @@ fail:
 
 /* Read one map key (a str without NUL bytes) into a fresh NUL-terminated
  * string. */
-static int dec_key(decoder *d, struct json_object *map, char **key)
+/* Release a key from dec_key (heap or inline) and clear it. */
+static void dec_key_free(const char *inline_key, char **key)
+{
+    if (*key != inline_key)
+        free(*key);
+    *key = NULL;
+}
+
+/* Keys up to this many bytes are copied to the caller's buffer instead of
+ * the heap (json-c copies the key again when it is added). */
+#define DEC_KEY_INLINE 64
+
+static int dec_key(decoder *d, struct json_object *map, char inline_key[DEC_KEY_INLINE], char **key)
 {
     size_t at = dec_offset(d);
     uint64_t len = 0;
@@ -301,16 +313,21 @@ static int dec_key(decoder *d, struct json_object *map, char **key)
     if (memchr(s, '\0', (size_t)len) != NULL)
         return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
                             "map key at byte %zu contains a NUL byte", at);
-    *key = strndup(s, (size_t)len);
-    if (*key == NULL)
-        return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a key");
+    if (len < DEC_KEY_INLINE) {
+        memcpy(inline_key, s, (size_t)len);
+        inline_key[len] = '\0';
+        *key = inline_key;
+    } else {
+        *key = strndup(s, (size_t)len);
+        if (*key == NULL)
+            return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a key");
+    }
     if (json_object_object_get_ex(map, *key, NULL)) {
         char shown[104];
         ts_wire_excerpt(*key, shown, sizeof(shown));
         rc = ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
                           "duplicate map key \"%s\" at byte %zu", shown, at);
-        free(*key);
-        *key = NULL;
+        dec_key_free(inline_key, key);
         return rc;
     }
     return 0;
@@ -320,6 +337,7 @@ static int dec_map(decoder *d, uint64_t count, int depth, size_t at, struct json
 {
     struct json_object *map;
     struct json_object *value;
+    char inline_key[DEC_KEY_INLINE];
     char *key = NULL;
     uint64_t i;
     int rc = dec_depth(d, depth, at);
@@ -334,7 +352,7 @@ static int dec_map(decoder *d, uint64_t count, int depth, size_t at, struct json
     if (map == NULL)
         return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a map");
     for (i = 0; i < count; i++) {
-        rc = dec_key(d, map, &key);
+        rc = dec_key(d, map, inline_key, &key);
         if (rc < 0)
             goto fail;
         rc = dec_value(d, depth + 1, &value);
@@ -345,13 +363,12 @@ static int dec_map(decoder *d, uint64_t count, int depth, size_t at, struct json
             rc = ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot grow a map");
             goto fail;
         }
-        free(key);
-        key = NULL;
+        dec_key_free(inline_key, &key);
     }
     *out = map;
     return 0;
 fail:
-    free(key);
+    dec_key_free(inline_key, &key);
     json_object_put(map);
     return rc;
 }
@@ -590,7 +607,14 @@ static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth
     rc = writer_status(w, err);
     if (rc < 0)
         return rc;
-    json_object_object_foreach((struct json_object *)v, key, child)
+    return ts_wire_pack_members(w, v, depth, err);
+}
+
+int ts_wire_pack_members(ts_wire_writer *w, const struct json_object *obj, int depth, ts_error *err)
+{
+    int rc;
+
+    json_object_object_foreach((struct json_object *)obj, key, child)
     {
         rc = pack_string(w, key, strlen(key), "a key", err);
         if (rc < 0)
@@ -617,18 +641,56 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
     return rc;
 }
 
+int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err)
+{
+    msgpack_pack_nil(&w->pk);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_bool(ts_wire_writer *w, bool b, ts_error *err)
+{
+    if (b)
+        msgpack_pack_true(&w->pk);
+    else
+        msgpack_pack_false(&w->pk);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_int(ts_wire_writer *w, int64_t i, ts_error *err)
+{
+    msgpack_pack_int64(&w->pk, i);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_double(ts_wire_writer *w, double d, ts_error *err)
+{
+    return pack_double(w, d, err);
+}
+
+int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err)
+{
+    return pack_string(w, s, len, "a string", err);
+}
+
+int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err)
+{
+    msgpack_pack_map(&w->pk, n);
+    return writer_status(w, err);
+}
+
+int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err)
+{
+    msgpack_pack_array(&w->pk, n);
+    return writer_status(w, err);
+}
+
 int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
     switch (json_object_get_type(v)) {
     case json_type_null:
-        msgpack_pack_nil(&w->pk);
-        return writer_status(w, err);
+        return ts_wire_pack_nil(w, err);
     case json_type_boolean:
-        if (json_object_get_boolean(v))
-            msgpack_pack_true(&w->pk);
-        else
-            msgpack_pack_false(&w->pk);
-        return writer_status(w, err);
+        return ts_wire_pack_bool(w, json_object_get_boolean(v), err);
     case json_type_int:
         return pack_int(w, v, err);
     case json_type_double:

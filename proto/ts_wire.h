@@ -78,6 +78,29 @@ void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out);
  */
 int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err);
 
+/*
+ * The members of the object obj (key, value, ...) without the map header, so
+ * that a caller can write a header counting more members and pack those
+ * itself. depth as for ts_wire_pack, counting the map they go into.
+ */
+int ts_wire_pack_members(ts_wire_writer *w, const struct json_object *obj, int depth,
+                         ts_error *err);
+
+/*
+ * Single values and container headers, packed exactly as ts_wire_pack packs
+ * the json-c value of the same type (a reply can be written without
+ * building a json-c tree first and is byte for byte the same). A string
+ * must be valid UTF-8 and a double finite (-EINVAL, "invalid_argument");
+ * the caller counts the nesting of the headers it writes.
+ */
+int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err);
+int ts_wire_pack_bool(ts_wire_writer *w, bool b, ts_error *err);
+int ts_wire_pack_int(ts_wire_writer *w, int64_t i, ts_error *err);
+int ts_wire_pack_double(ts_wire_writer *w, double d, ts_error *err);
+int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err);
+int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err);
+int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err);
+
 /* Append v as one msgpack value to out (see ts_wire_pack). */
 int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err);
 

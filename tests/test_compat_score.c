@@ -138,6 +138,24 @@ static bool compare_key(const ts_score_result *r, const char *key, const struct 
     }
 }
 
+/* ts_evaluate_validated (the daemon's replay, on lists it validated
+ * before) scores exactly as ts_evaluate. */
+static void same_as_validated(const struct json_object *expected, const struct json_object *actual,
+                              const ts_score_options *opt, const ts_score_result *r)
+{
+    ts_score_result again;
+    struct json_object *a, *b;
+    ts_error err;
+
+    ck_assert_int_eq(ts_evaluate_validated(expected, actual, opt, &again, &err), 0);
+    a = ts_score_result_to_json(r);
+    b = ts_score_result_to_json(&again);
+    ck_assert(json_object_equal(a, b));
+    json_object_put(a);
+    json_object_put(b);
+    ts_score_result_free(&again);
+}
+
 /* Evaluate one case (actual through extraction, as the daemon does). */
 static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
 {
@@ -155,6 +173,8 @@ static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
     if (rc < 0)
         return rc;
     rc = ts_evaluate(json_object_object_get(c, "expected"), actual, &opt, r, err);
+    if (rc == 0)
+        same_as_validated(json_object_object_get(c, "expected"), actual, &opt, r);
     json_object_put(actual);
     return rc;
 }

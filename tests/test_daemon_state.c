@@ -428,6 +428,18 @@ START_TEST(record_list_show_rm)
     tdaemon_err(conn_, "show", p, "not_found");
     json_object_put(p);
 
+    /* a pending file written by another version (the reference tool's) */
+    {
+        FILE *pf = fopen(snapshot_file("pending-one"), "w");
+        ck_assert_ptr_nonnull(pf);
+        fputs("{\n  \"schema_version\": 1,\n  \"name\": \"pending-one\",\n  \"created_at\": "
+              "\"2025-06-01T12:00:00+00:00\",\n  \"updated_at\": \"2025-06-01T12:00:00+00:00\",\n"
+              "  \"toolscore_version\": \"1.8.1\",\n  \"approved\": false,\n  \"source\": "
+              "\"pytest\",\n  \"calls\": []\n}\n",
+              pf);
+        ck_assert_int_eq(fclose(pf), 0);
+    }
+
     /* approve: an unknown name approves nothing */
     p = json_object_new_object();
     json_object_object_add(p, "store", json_object_new_string(daemon_.store));
@@ -447,6 +459,9 @@ START_TEST(record_list_show_rm)
     json_object_put(p);
     s = read_snapshot("pending-one");
     ck_assert(s->approved);
+    /* rewritten as this version's file, created_at kept */
+    ck_assert_str_eq(s->toolscore_version, TS_VERSION);
+    ck_assert_str_eq(s->created_at, "2025-06-01T12:00:00+00:00");
     ts_snapshot_free(s);
 }
 END_TEST

@@ -819,6 +819,139 @@ START_TEST(message_request_round_trip)
 }
 END_TEST
 
+/* The request with one more member packed from the caller's value equals
+ * the request whose params hold that member; a member already in params is
+ * refused and leaves out unchanged. */
+START_TEST(message_request_with_borrowed_member)
+{
+    struct json_object *params = json_tokener_parse("{\"name\": \"flow\", \"strict\": true}");
+    struct json_object *actual =
+        json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": \"x\", \"n\": [1, 2.5]}}]");
+    struct json_object *whole = json_tokener_parse("{\"name\": \"flow\", \"strict\": true}");
+    ts_buf with, plain;
+    ts_request req;
+    ts_error err;
+    const unsigned char *p;
+    size_t n;
+
+    json_object_object_add(whole, "actual", json_object_get(actual));
+    ts_buf_init(&with, TS_BUF_UNLIMITED);
+    ts_buf_init(&plain, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(
+        ts_message_encode_request_with(&with, 7, "check", params, "actual", actual, 0, &err), 0);
+    ck_assert_int_eq(ts_message_encode_request(&plain, 7, "check", whole, 0, &err), 0);
+    ck_assert_uint_eq(with.len, plain.len);
+    ck_assert_int_eq(memcmp(with.data, plain.data, with.len), 0);
+    frame_payload(&with, &p, &n);
+    ck_assert_int_eq(ts_message_decode_request(p, n, &req, &err), 0);
+    ck_assert(json_object_equal(req.params, whole));
+    ts_request_free(&req);
+    /* params untouched: the borrowed value was not added to them */
+    ck_assert_int_eq(json_object_object_length(params), 2);
+
+    ts_buf_reset(&with);
+    ck_assert_int_eq(
+        ts_message_encode_request_with(&with, 8, "check", params, "name", actual, 0, &err),
+        -EINVAL);
+    ck_assert_str_eq(err.code, TS_ERR_INVALID_ARGUMENT);
+    ck_assert_ptr_nonnull(strstr(err.message, "'name'"));
+    ck_assert_uint_eq(with.len, 0);
+    ts_buf_free(&with);
+    ts_buf_free(&plain);
+    json_object_put(params);
+    json_object_put(actual);
+    json_object_put(whole);
+}
+END_TEST
+
+static int pack_pair(ts_wire_writer *w, void *arg, ts_error *err)
+{
+    const char *bad = arg;
+    int rc = ts_wire_pack_map(w, 1, err);
+
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "k", 1, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, bad, strlen(bad), err);
+    return rc;
+}
+
+/* A result written by a packer decodes like the same result given as a
+ * tree; a packer's failure is returned and out stays unchanged. */
+START_TEST(message_result_written_by_a_packer)
+{
+    struct json_object *want = json_tokener_parse("{\"k\": \"v\"}");
+    ts_buf out;
+    ts_reply reply;
+    ts_error err;
+    const unsigned char *p;
+    size_t n;
+
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_message_encode_result_with(&out, 5, pack_pair, "v", 0, &err), 0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
+    ck_assert(reply.ok);
+    ck_assert_uint_eq(reply.id, 5);
+    ck_assert(json_object_equal(reply.result, want));
+    ts_reply_free(&reply);
+
+    ts_buf_reset(&out);
+    ck_assert_int_eq(ts_message_encode_result_with(&out, 6, pack_pair, "\xff", 0, &err), -EINVAL);
+    ck_assert_str_eq(err.code, TS_ERR_INVALID_ARGUMENT);
+    ck_assert_uint_eq(out.len, 0);
+    ts_buf_free(&out);
+    json_object_put(want);
+}
+END_TEST
+
+/* The scoring result packed without a tree is byte for byte the packed
+ * ts_score_result_to_json, for passing, failing, empty and redundant lists. */
+START_TEST(message_score_result_packs_like_its_json)
+{
+    static const char *const cases[][2] = {
+        {"[{\"tool\": \"a\", \"args\": {\"x\": 1}}, {\"tool\": \"b\"}]",
+         "[{\"tool\": \"a\", \"args\": {\"x\": 1}}, {\"tool\": \"b\"}]"},
+        {"[{\"tool\": \"a\", \"args\": {\"x\": 1}}, {\"tool\": \"b\"}]",
+         "[{\"tool\": \"c\", \"args\": {\"x\": 2}}, {\"tool\": \"a\"}, {\"tool\": \"a\"}]"},
+        {"[]", "[]"},
+        {"[]", "[{\"tool\": \"only\"}]"},
+        {"[{\"tool\": \"\\u00e9t\\u00e9\", \"args\": {\"k\": \"v\"}}]", "[]"},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct json_object *gold = json_tokener_parse(cases[i][0]);
+        struct json_object *trace = json_tokener_parse(cases[i][1]);
+        struct json_object *tree;
+        ts_score_options opt;
+        ts_score_result r;
+        ts_wire_writer w;
+        ts_buf direct, via;
+        ts_error err;
+
+        ts_score_options_default(&opt);
+        opt.min_score = i % 2 ? 0.5 : 1.0;
+        ck_assert_int_eq(ts_evaluate(gold, trace, &opt, &r, &err), 0);
+        tree = ts_score_result_to_json(&r);
+        ck_assert_ptr_nonnull(tree);
+        ts_buf_init(&direct, TS_BUF_UNLIMITED);
+        ts_buf_init(&via, TS_BUF_UNLIMITED);
+        ts_wire_writer_init(&w, &direct);
+        ck_assert_int_eq(ts_message_pack_score_result(&w, &r, 0, &err), 0);
+        ck_assert_int_eq(ts_wire_encode(tree, &via, &err), 0);
+        ck_assert_msg(direct.len == via.len && memcmp(direct.data, via.data, via.len) == 0,
+                      "case %zu: %zu bytes packed, %zu bytes from the tree", i, direct.len,
+                      via.len);
+        ts_buf_free(&direct);
+        ts_buf_free(&via);
+        json_object_put(tree);
+        ts_score_result_free(&r);
+        json_object_put(gold);
+        json_object_put(trace);
+    }
+}
+END_TEST
+
 START_TEST(message_request_params_optional)
 {
     unsigned char raw[64];
@@ -1348,6 +1481,9 @@ static Suite *proto_suite(void)
     tcase_add_test(wire, wire_errors_name_keys_printably);
     tcase_add_test(message, message_request_round_trip);
     tcase_add_test(message, message_request_params_optional);
+    tcase_add_test(message, message_request_with_borrowed_member);
+    tcase_add_test(message, message_result_written_by_a_packer);
+    tcase_add_test(message, message_score_result_packs_like_its_json);
     tcase_add_test(message, message_request_wrong_shapes);
     tcase_add_test(message, message_request_depth_counts_envelope);
     tcase_add_test(message, message_request_too_large);

@@ -1270,6 +1270,105 @@ START_TEST(evaluate_rejects_zero_weights)
 }
 END_TEST
 
+/* The plain O(n*m) table over tool names: the definition the scorer's
+ * bit-parallel distance must agree with. */
+static size_t plain_distance(char *const *a, size_t n, char *const *b, size_t m)
+{
+    size_t *row = malloc((m + 1) * sizeof(*row));
+    size_t d;
+
+    ck_assert_ptr_nonnull(row);
+    for (size_t j = 0; j <= m; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        size_t diagonal = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t up = row[j];
+            size_t best = diagonal + (strcmp(a[i - 1], b[j - 1]) != 0);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diagonal = up;
+        }
+    }
+    d = row[m];
+    free(row);
+    return d;
+}
+
+/* n random tool names drawn from an alphabet of k, as names and as calls. */
+static struct json_object *random_named_calls(unsigned *seed, size_t n, unsigned k, char **names)
+{
+    struct json_object *calls = json_object_new_array();
+
+    for (size_t i = 0; i < n; i++) {
+        char tool[32];
+        struct json_object *call = json_object_new_object();
+        snprintf(tool, sizeof(tool), "t%u", (unsigned)rand_r(seed) % k);
+        names[i] = strdup(tool);
+        json_object_object_add(call, "tool", json_object_new_string(tool));
+        json_object_array_add(calls, call);
+    }
+    return calls;
+}
+
+/* edit_distance over lengths around the 64-call word size and across many
+ * blocks, small and large alphabets, shared prefixes and suffixes: equal to
+ * the plain table every time. */
+START_TEST(edit_distance_matches_the_plain_table)
+{
+    static const size_t lengths[] = {0, 1, 2, 63, 64, 65, 127, 128, 129, 300};
+    static const unsigned alphabets[] = {1, 2, 4, 200};
+    unsigned seed = 20261130;
+    size_t cases = 0;
+
+    for (size_t x = 0; x < sizeof(lengths) / sizeof(lengths[0]); x++) {
+        for (size_t y = 0; y < sizeof(lengths) / sizeof(lengths[0]); y++) {
+            for (size_t z = 0; z < sizeof(alphabets) / sizeof(alphabets[0]); z++) {
+                size_t n = lengths[x], m = lengths[y];
+                char **a = calloc(n + 1, sizeof(char *)), **b = calloc(m + 1, sizeof(char *));
+                struct json_object *gold = random_named_calls(&seed, n, alphabets[z], a);
+                struct json_object *trace = random_named_calls(&seed, m, alphabets[z], b);
+                ts_score_result r;
+                ts_error err;
+
+                if (n == m && n > 4 && z % 2 == 0) { /* a drifted copy: prefix and suffix shared */
+                    json_object_put(trace);
+                    trace = NULL;
+                    ck_assert_int_eq(json_object_deep_copy(gold, &trace, NULL), 0);
+                    for (size_t i = 0; i < m; i++) {
+                        free(b[i]);
+                        b[i] = strdup(a[i]);
+                    }
+                    json_object_object_add(json_object_array_get_idx(trace, m / 2), "tool",
+                                           json_object_new_string("drift"));
+                    free(b[m / 2]);
+                    b[m / 2] = strdup("drift");
+                }
+                ck_assert_int_eq(ts_evaluate(gold, trace, NULL, &r, &err), 0);
+                ck_assert_msg(r.edit_distance == (double)plain_distance(a, n, b, m),
+                              "%zu vs %zu calls, alphabet %u: %g, table %zu", n, m, alphabets[z],
+                              r.edit_distance, plain_distance(a, n, b, m));
+                ts_score_result_free(&r);
+                json_object_put(gold);
+                json_object_put(trace);
+                for (size_t i = 0; i < n; i++)
+                    free(a[i]);
+                for (size_t i = 0; i < m; i++)
+                    free(b[i]);
+                free(a);
+                free(b);
+                cases++;
+            }
+        }
+    }
+    ck_assert_uint_eq(cases, 400);
+}
+END_TEST
+
 static Suite *score_suite(void)
 {
     Suite *s = suite_create("score");
@@ -1348,6 +1447,7 @@ static Suite *score_suite(void)
     tcase_add_test(tc, garbage_is_refused_cleanly);
     tcase_add_test(tc, weights_null_means_defaults);
     tcase_add_test(tc, evaluate_rejects_zero_weights);
+    tcase_add_test(tc, edit_distance_matches_the_plain_table);
     suite_add_tcase(s, tc);
     return s;
 }

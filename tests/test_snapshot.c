@@ -396,6 +396,7 @@ START_TEST(set_calls_copy_and_to_json)
     ck_assert_str_ne(s->updated_at, "2026-11-29T21:40:58.782255+00:00");
     assert_timestamp_format(s->updated_at);
     ck_assert_str_eq(s->created_at, "2025-06-01T12:00:00.000001+00:00");
+    ck_assert_str_eq(s->toolscore_version, TS_VERSION);
     /* The copy is deep: it still has the old calls. */
     ck_assert_int_eq((int)json_object_array_length(c->calls), 2);
     ck_assert_int_eq(ts_snapshot_set_calls(s, NULL, &err), -EINVAL);

@@ -277,15 +277,23 @@ START_TEST(reference_files_round_trip_through_the_store)
         while (line_a != NULL && line_b != NULL) {
             if (strcmp(line_a, line_b) != 0) {
                 differing++;
-                ck_assert_msg(strstr(line_a, "\"updated_at\"") || strstr(line_a, "\"approved\""),
+                /* an approval rewrites the file as this version's
+                 * (snapshots.md: a re-save differs in updated_at and
+                 * toolscore_version only), plus the flag itself */
+                ck_assert_msg(strstr(line_a, "\"updated_at\"") || strstr(line_a, "\"approved\"") ||
+                                  strstr(line_a, "\"toolscore_version\""),
                               "unexpected change: %s -> %s", line_a, line_b);
+                if (strstr(line_a, "\"toolscore_version\""))
+                    ck_assert_str_eq(line_b, "  \"toolscore_version\": \"" TS_VERSION "\",");
             }
             line_a = strtok_r(NULL, "\n", &save_a);
             line_b = strtok_r(NULL, "\n", &save_b);
         }
         ck_assert_ptr_null(line_a);
         ck_assert_ptr_null(line_b);
-        ck_assert_int_eq(differing, s->approved ? 0 : 2);
+        ck_assert_int_eq(differing, s->approved                                     ? 0
+                                    : strcmp(s->toolscore_version, TS_VERSION) != 0 ? 3
+                                                                                    : 2);
         free(again);
         free(orig);
         ts_snapshot_free(s);
@@ -302,12 +310,17 @@ START_TEST(approve_sets_approved_and_updated_at)
     ts_error err;
 
     snprintf(s->updated_at, sizeof(s->updated_at), "2020-01-01T00:00:00.000000+00:00");
+    free(s->toolscore_version);
+    s->toolscore_version = strdup(""); /* as read from a file without one */
     save_ok(store, s);
     ck_assert_int_eq(ts_store_approve(store, "flow", &err), 0);
     ck_assert_int_eq(ts_store_load(store, "flow", &back, NULL, &err), 0);
     ck_assert(back->approved);
     ck_assert_str_eq(back->created_at, s->created_at);
     ck_assert_str_ne(back->updated_at, "2020-01-01T00:00:00.000000+00:00");
+    /* the rewrite is this version's (snapshots.md: a re-save differs only
+     * in updated_at and toolscore_version) */
+    ck_assert_str_eq(back->toolscore_version, TS_VERSION);
     ts_snapshot_free(back);
     ts_snapshot_free(s);
     ts_store_close(store);

@@ -302,7 +302,7 @@ int tdaemon_send_raw(int fd, const void *data, size_t len)
     return 0;
 }
 
-void tdaemon_send(int fd, unsigned long long id, const char *method, struct json_object *params)
+int tdaemon_try_send(int fd, unsigned long long id, const char *method, struct json_object *params)
 {
     ts_buf buf;
     ts_error err;
@@ -313,6 +313,13 @@ void tdaemon_send(int fd, unsigned long long id, const char *method, struct json
     ck_assert_msg(rc == 0, "encode %s: %s", method, err.message);
     rc = tdaemon_send_raw(fd, buf.data, buf.len);
     ts_buf_free(&buf);
+    return rc;
+}
+
+void tdaemon_send(int fd, unsigned long long id, const char *method, struct json_object *params)
+{
+    int rc = tdaemon_try_send(fd, id, method, params);
+
     ck_assert_msg(rc == 0, "send %s: %s", method, strerror(-rc));
 }
 

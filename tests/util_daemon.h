@@ -73,6 +73,10 @@ void tdaemon_serves(const char *path);
 /* Send one request frame. */
 void tdaemon_send(int fd, unsigned long long id, const char *method, struct json_object *params);
 
+/* Send one request frame; 0 or -errno (the peer may have closed, e.g. after
+ * an error reply it sent at accept, which can still be read). */
+int tdaemon_try_send(int fd, unsigned long long id, const char *method, struct json_object *params);
+
 /* Send raw bytes. Returns 0 or -errno (the peer may have closed). */
 int tdaemon_send_raw(int fd, const void *data, size_t len);
 

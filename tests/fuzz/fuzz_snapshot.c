@@ -4,7 +4,8 @@
  * or gives a snapshot whose serialization is a fixed point: it parses again,
  * serializes to the same bytes, and a copy serializes to the same bytes.
  * Names (the parsed one and the raw input bytes) map to file names that stay
- * inside the store root.
+ * inside the store root. The listing's one-pass scan (ts_snapshot_scan)
+ * never accepts bytes the parser refuses, and gives the parser's members.
  */
 #include <string.h>
 
@@ -14,6 +15,7 @@
 #include "ts_json.h"
 #include "ts_name.h"
 #include "ts_snapshot.h"
+#include "ts_snapshot_scan.h"
 
 static void fuzz_serialize(const ts_snapshot *s, ts_buf *out)
 {
@@ -52,8 +54,28 @@ static void fuzz_file_name(const char *name, size_t len)
     FUZZ_CHECK(ts_utf8_valid(file, n), "file name is not UTF-8");
 }
 
+/* The scan's members m are the parsed snapshot's. */
+static void fuzz_same_members(const ts_snapshot_scan *m, const ts_snapshot *s)
+{
+    FUZZ_CHECK(m->name_len == strlen(s->name) && memcmp(m->name, s->name, m->name_len) == 0,
+               "scan name differs");
+    FUZZ_CHECK(m->source_len == strlen(s->source) &&
+                   memcmp(m->source, s->source, m->source_len) == 0,
+               "scan source differs");
+    FUZZ_CHECK(m->created_len == strlen(s->created_at) &&
+                   memcmp(m->created_at, s->created_at, m->created_len) == 0,
+               "scan created_at differs");
+    FUZZ_CHECK(m->updated_len == strlen(s->updated_at) &&
+                   memcmp(m->updated_at, s->updated_at, m->updated_len) == 0,
+               "scan updated_at differs");
+    FUZZ_CHECK(m->approved == s->approved, "scan approved differs");
+    FUZZ_CHECK(m->calls == json_object_array_length(s->calls), "scan call count differs");
+}
+
 int ts_fuzz_snapshot(const uint8_t *data, size_t size)
 {
+    ts_snapshot_scan m;
+    bool scanned = ts_snapshot_scan_summary((const char *)data, size, &m);
     ts_snapshot *s = NULL, *again = NULL, *copy;
     struct json_object *j;
     ts_buf first, second, third;
@@ -63,12 +85,15 @@ int ts_fuzz_snapshot(const uint8_t *data, size_t size)
     fuzz_file_name((const char *)data, size < TS_NAME_MAX_BYTES + 8 ? size : TS_NAME_MAX_BYTES + 8);
     rc = ts_snapshot_parse((const char *)data, size, "fuzz.json", &s, &err);
     if (rc < 0) {
+        FUZZ_CHECK(!scanned, "the scan accepts what the parser refuses: %s", err.message);
         FUZZ_CHECK(s == NULL, "snapshot returned on failure");
         FUZZ_CHECK(err.code[0] != '\0' && err.message[0] != '\0', "empty error");
         FUZZ_CHECK(strchr(err.message, '\n') == NULL, "message not one line: %s", err.message);
         return 0;
     }
     FUZZ_CHECK(s != NULL && s->name != NULL, "parsed snapshot without a name");
+    if (scanned)
+        fuzz_same_members(&m, s);
     fuzz_file_name(s->name, strlen(s->name));
     fuzz_serialize(s, &first);
     rc = ts_snapshot_parse(first.data, first.len, "serialized", &again, &err);

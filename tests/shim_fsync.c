@@ -1,0 +1,94 @@
+/*
+ * shim_fsync — an LD_PRELOAD fault injector for tests: makes fsync() and
+ * fdatasync() of a directory fail with EIO while a control file exists.
+ *
+ * Environment (read at every call, so a test can switch the fault on and
+ * off while the process runs):
+ *   TS_SHIM_FSYNC_CONTROL  path of the control file; while it exists, the
+ *                          fsync of a directory fails with EIO (files are
+ *                          synced as usual). Unset: the shim does nothing.
+ *   TS_SHIM_FSYNC_DELAY_MS a failing call first sleeps this long (so that
+ *                          concurrent writes pile up behind it).
+ *   TS_SHIM_FSYNC_LOG      each failure appends one line "dirsync EIO" here.
+ *
+ * Built by the Makefile as $(BUILD)/tests/shim_fsync.so, without sanitizer
+ * flags; used by tests/test_daemon_faults.c.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef int (*sync_fn)(int);
+
+int fsync(int fd);
+int fdatasync(int fd);
+
+/* True when the fault is on and fd is a directory; then waits the delay and
+ * logs the failure. */
+static int inject(int fd)
+{
+    const char *control = getenv("TS_SHIM_FSYNC_CONTROL");
+    const char *delay = getenv("TS_SHIM_FSYNC_DELAY_MS");
+    const char *log = getenv("TS_SHIM_FSYNC_LOG");
+    struct stat st;
+
+    if (control == NULL || control[0] == '\0' || access(control, F_OK) != 0)
+        return 0;
+    if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    if (delay != NULL) {
+        long ms = strtol(delay, NULL, 10);
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+        if (ms > 0)
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+    }
+    if (log != NULL && log[0] != '\0') {
+        int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+
+        if (lfd >= 0) {
+            static const char line[] = "dirsync EIO\n";
+            ssize_t n = write(lfd, line, sizeof(line) - 1);
+
+            (void)n;
+            close(lfd);
+        }
+    }
+    return 1;
+}
+
+static int call_next(const char *name, int fd)
+{
+    sync_fn next = (sync_fn)(uintptr_t)dlsym(RTLD_NEXT, name);
+
+    if (next == NULL) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return next(fd);
+}
+
+int fsync(int fd)
+{
+    if (inject(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return call_next("fsync", fd);
+}
+
+int fdatasync(int fd)
+{
+    if (inject(fd)) {
+        errno = EIO;
+        return -1;
+    }
+    return call_next("fdatasync", fd);
+}
