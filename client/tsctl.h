@@ -134,7 +134,7 @@ const char *tsctl_c(bool on, const char *code);
 #define TSCTL_DIM "\033[2m"
 #define TSCTL_RESET "\033[0m"
 
-/* Display width of a UTF-8 string (code points; no wide-char tables). */
+/* Display width of a UTF-8 string in terminal cells (ts_repr_width). */
 size_t tsctl_width(const char *s);
 
 /* Print s padded with spaces to width columns. */

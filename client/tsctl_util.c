@@ -19,6 +19,7 @@
 #include "ts_buf.h"
 #include "ts_extract.h"
 #include "ts_json.h"
+#include "ts_repr.h"
 #include "ts_score.h"
 
 int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
@@ -233,13 +234,7 @@ const char *tsctl_c(bool on, const char *code)
 
 size_t tsctl_width(const char *s)
 {
-    size_t n = 0;
-
-    for (; *s; s++) {
-        if (((unsigned char)*s & 0xC0) != 0x80)
-            n++;
-    }
-    return n;
+    return ts_repr_width(s, strlen(s));
 }
 
 void tsctl_pad(FILE *f, const char *s, size_t width)

@@ -4,6 +4,8 @@
 #include "jobs.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool conflicts(const tsd_job *a, const tsd_job *b)
@@ -41,87 +43,28 @@ static void finish(tsd_job *job)
         schedule(st);
 }
 
-/* ---- group commit of directory fsyncs (jobs.h) ---- */
-
-static void sync_start(tsd_store *st);
-
-static void on_sync_work(uv_work_t *req)
+/*
+ * A job whose work renamed a file into place with TS_STORE_NO_DIRSYNC
+ * (dirsync) is durable only after a directory fsync that started after the
+ * rename: ts_store_sync, on the same thread right after the work, shares
+ * that fsync with the store's other writers (group commit, jobs.h).
+ */
+static void run_work(tsd_job *job)
 {
-    tsd_store *st = (tsd_store *)((char *)req - offsetof(tsd_store, sync_work));
-
-    ts_error_clear(&st->sync_err);
-    st->sync_rc = ts_store_sync(st->store, &st->sync_err);
-}
-
-/* The group's directory fsync returned: start the next group's (its jobs'
- * renames are done), then finish every job of this group with the result. */
-static void on_sync_done(uv_work_t *req, int status)
-{
-    tsd_store *st = (tsd_store *)((char *)req - offsetof(tsd_store, sync_work));
-    tsd_job *job = st->sync_group;
-    int rc = st->sync_rc;
-    ts_error err = st->sync_err;
-
-    (void)status; /* never cancelled */
-    st->sync_group = NULL;
-    st->sync_running = false;
-    if (st->sync_waiting != NULL)
-        sync_start(st);
-    while (job != NULL) {
-        tsd_job *next = job->sync_next;
-
-        job->sync_rc = rc;
-        job->sync_err = err;
-        finish(job); /* may free job */
-        job = next;
-    }
-}
-
-/* Take every waiting job into one group and fsync the directory for it. */
-static void sync_start(tsd_store *st)
-{
-    st->sync_group = st->sync_waiting;
-    st->sync_waiting = NULL;
-    st->sync_waiting_tail = NULL;
-    st->sync_running = true;
-    if (uv_queue_work(st->sync_loop, &st->sync_work, on_sync_work, on_sync_done) == 0)
-        return;
-    on_sync_work(&st->sync_work); /* not reached: uv_queue_work only fails on bad arguments */
-    on_sync_done(&st->sync_work, 0);
-}
-
-/* A job's work is over: finish it, or (a rename awaiting its directory
- * fsync) join the store's waiting group and start an fsync if none runs. */
-static void work_ended(tsd_job *job)
-{
-    tsd_store *st = job->store;
-
-    if (!job->dirsync) {
-        finish(job);
-        return;
-    }
-    job->sync_next = NULL;
-    if (st->sync_waiting_tail != NULL)
-        st->sync_waiting_tail->sync_next = job;
-    else
-        st->sync_waiting = job;
-    st->sync_waiting_tail = job;
-    st->sync_loop = job->loop;
-    if (!st->sync_running)
-        sync_start(st);
+    job->work_fn(job);
+    if (job->dirsync)
+        job->sync_rc = ts_store_sync(job->store->store, &job->sync_err);
 }
 
 static void on_pool_work(uv_work_t *req)
 {
-    tsd_job *job = (tsd_job *)req;
-
-    job->work_fn(job);
+    run_work((tsd_job *)req);
 }
 
 static void on_pool_done(uv_work_t *req, int status)
 {
     (void)status; /* never cancelled: uv_cancel is not used */
-    work_ended((tsd_job *)req);
+    finish((tsd_job *)req);
 }
 
 static void start(tsd_job *job)
@@ -129,8 +72,8 @@ static void start(tsd_job *job)
     job->started = true;
     if (job->on_pool && uv_queue_work(job->loop, &job->work, on_pool_work, on_pool_done) == 0)
         return;
-    job->work_fn(job);
-    work_ended(job);
+    run_work(job);
+    finish(job);
 }
 
 /*
@@ -175,9 +118,24 @@ static void schedule(tsd_store *st)
     st->scheduling = false;
 }
 
+/* Size libuv's pool before its first use (jobs.h), unless the user did. */
+static void size_pool(void)
+{
+    static bool sized;
+    char threads[16];
+
+    if (sized)
+        return;
+    sized = true;
+    snprintf(threads, sizeof(threads), "%d", TSD_JOBS_POOL_THREADS);
+    setenv("UV_THREADPOOL_SIZE", threads, 0);
+}
+
 void tsd_jobs_submit(tsd_job *job)
 {
     tsd_store *st = job->store;
+
+    size_pool();
 
     job->started = false;
     job->dirsync = false;

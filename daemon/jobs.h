@@ -17,17 +17,21 @@
  * The caller allocates the job (embedded in its own context) and keeps it
  * alive until done() ran; done() runs on the loop thread and may free it.
  *
- * Group commit of directory fsyncs: a pool job whose work saved a file with
+ * Group commit of directory fsyncs: a job whose work saved a file with
  * TS_STORE_NO_DIRSYNC (temp file written and fsynced, renamed into place)
- * sets dirsync. After its work it joins the store's waiting group instead
- * of finishing; one directory fsync (ts_store_sync, itself a pool work item)
- * covers every job of the group, since each one's rename happened before
- * that fsync started; jobs whose work ends while a directory fsync is in
- * flight wait for the next one. Only when the group's fsync returned does
- * each job finish: sync_rc/sync_err hold its result, then done() runs (and
- * replies). Until then the job stays queued, so a later job of the same
- * snapshot (or a whole-store job, or a fast-path replay) does not start
- * before the write is durable and acknowledged.
+ * sets dirsync. On the same pool thread, right after its work, jobs.c calls
+ * ts_store_sync, which returns once a directory fsync that started after the
+ * call (so after the rename) has returned; concurrent writers of the store
+ * share one such fsync (ts_store.c). sync_rc/sync_err hold its result when
+ * done() runs (and replies). Until then the job is running, so a later job
+ * of the same snapshot (or a whole-store job, or a fast-path replay) does
+ * not start before the write is durable and acknowledged.
+ *
+ * Pool threads wait in fsync (their own file's, and the shared directory
+ * fsync), so the pool needs more threads than CPUs for the fsyncs of
+ * concurrent writes to overlap: unless UV_THREADPOOL_SIZE is set, jobs.c
+ * sets it to TSD_JOBS_POOL_THREADS before the pool starts (the first job;
+ * nothing else in the daemon queues work on libuv's pool).
  */
 #ifndef TSD_JOBS_H
 #define TSD_JOBS_H
@@ -37,6 +41,9 @@
 #include <uv.h>
 
 #include "stores.h"
+
+/* libuv pool threads when UV_THREADPOOL_SIZE is not set (above). */
+#define TSD_JOBS_POOL_THREADS 16
 
 typedef struct tsd_job tsd_job;
 
@@ -51,10 +58,9 @@ struct tsd_job {
                       * not wait for it */
     bool started;
     bool dirsync; /* set by work(): a file was renamed into place with
-                   * TS_STORE_NO_DIRSYNC; done() waits for a directory fsync */
+                   * TS_STORE_NO_DIRSYNC; a directory fsync runs before done() */
     int sync_rc;  /* that fsync's result, for done(); 0 when none was needed */
     ts_error sync_err;
-    struct tsd_job *sync_next;     /* in the store's dirsync group */
     void (*work_fn)(tsd_job *job); /* the work: pool thread or loop thread */
     void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */
     tsd_job *next;                 /* in the store's queue */

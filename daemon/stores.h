@@ -36,16 +36,7 @@ typedef struct tsd_store {
     struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
     struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
     struct tsd_job *jobs_tail;
-    bool scheduling; /* jobs.c is scanning the queue */
-    /* Group commit of directory fsyncs (jobs.h): jobs whose rename is done,
-     * waiting for the next fsync; the group the running fsync covers. */
-    struct tsd_job *sync_waiting, *sync_waiting_tail;
-    struct tsd_job *sync_group;
-    bool sync_running;
-    uv_work_t sync_work;
-    uv_loop_t *sync_loop;
-    int sync_rc;
-    ts_error sync_err;
+    bool scheduling;           /* jobs.c is scanning the queue */
     tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
     ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
                                 * (whole-store jobs never overlap), NULL until

@@ -28,7 +28,10 @@ int ts_repr_value_cut(const struct json_object *v, size_t max, ts_buf *out);
  * never splits a UTF-8 sequence. */
 int ts_repr_append_cut(const char *s, size_t len, size_t max, ts_buf *out);
 
-/* Display width of s[0..len): the number of code points. */
+/* Display width of s[0..len) in terminal cells: East Asian wide and
+ * fullwidth characters (CJK, Hangul, Kana, fullwidth forms, emoji) take 2,
+ * combining marks, zero-width spaces and variation selectors 0, every other
+ * code point 1. */
 size_t ts_repr_width(const char *s, size_t len);
 
 #endif

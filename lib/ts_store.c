@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,6 +206,8 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
         return ts_store__no_memory(err);
     store->root = strdup(root);
     atomic_init(&store->held, NULL);
+    pthread_mutex_init(&store->sync_lock, NULL);
+    pthread_cond_init(&store->sync_cond, NULL);
     if (store->root == NULL) {
         free(store);
         return ts_store__no_memory(err);
@@ -229,6 +232,8 @@ void ts_store_close(ts_store *store)
         close(held->fd);
         free(held);
     }
+    pthread_cond_destroy(&store->sync_cond);
+    pthread_mutex_destroy(&store->sync_lock);
     free(store->root);
     free(store);
 }
@@ -551,6 +556,56 @@ static int write_temp(int dirfd, const char *file, const char *path, const ts_bu
     return rc;
 }
 
+/*
+ * fsync the root directory dirfd, sharing the fsync with concurrent callers
+ * (group commit). Whatever the caller changed in the directory before the
+ * call (a rename, an unlink) is durable once any fsync of it that started
+ * after the call began has returned. So the caller joins the waiting list;
+ * if no fsync is running it takes the whole list (itself included) and runs
+ * one fsync for all of them; otherwise it sleeps until the running one
+ * returns, and then finds itself covered by the next one (run by whichever
+ * waiter took the list) or runs it itself. Each caller gets the result of
+ * the fsync that covered it. Only the held root is shared: a descriptor
+ * opened for one operation (the root was replaced) is fsynced alone.
+ */
+static int shared_fsync(ts_store *store, int dirfd)
+{
+    ts_store_root_handle *held = atomic_load(&store->held);
+    ts_store_sync_waiter me = {.done = false, .rc = 0, .next = NULL};
+
+    if (held == NULL || held->fd != dirfd)
+        return fsync(dirfd) < 0 ? -errno : 0;
+    pthread_mutex_lock(&store->sync_lock);
+    me.next = store->sync_waiting;
+    store->sync_waiting = &me;
+    while (!me.done) {
+        ts_store_sync_waiter *group;
+        int rc;
+
+        if (store->sync_running) {
+            pthread_cond_wait(&store->sync_cond, &store->sync_lock);
+            continue;
+        }
+        group = store->sync_waiting;
+        store->sync_waiting = NULL;
+        store->sync_running = true;
+        pthread_mutex_unlock(&store->sync_lock);
+        rc = fsync(dirfd) < 0 ? -errno : 0;
+        pthread_mutex_lock(&store->sync_lock);
+        while (group != NULL) {
+            ts_store_sync_waiter *next = group->next;
+
+            group->rc = rc;
+            group->done = true;
+            group = next;
+        }
+        store->sync_running = false;
+        pthread_cond_broadcast(&store->sync_cond);
+    }
+    pthread_mutex_unlock(&store->sync_lock);
+    return me.rc;
+}
+
 /* Temp file, rename, directory fsync: the durable part of ts_store_save. */
 static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
                    ts_error *err)
@@ -568,8 +623,11 @@ static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *d
         unlinkat(dirfd, temp, 0);
         return rc;
     }
-    if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0)
-        return ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    if (!(flags & TS_STORE_NO_DIRSYNC)) {
+        rc = shared_fsync(store, dirfd);
+        if (rc < 0)
+            return ts_store__sys_error(err, rc, store->root, "fsync of the snapshot root failed");
+    }
     return 0;
 }
 
@@ -609,8 +667,10 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
             rc = no_snapshot(err, name);
         else
             rc = ts_store__sys_error(err, -errno, path, "cannot remove");
-    } else if (!(flags & TS_STORE_NO_DIRSYNC) && fsync(dirfd) < 0) {
-        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    } else if (!(flags & TS_STORE_NO_DIRSYNC)) {
+        rc = shared_fsync(store, dirfd);
+        if (rc < 0)
+            ts_store__sys_error(err, rc, store->root, "fsync of the snapshot root failed");
     }
     ts_store__dir_release(store, dirfd);
     return rc;
@@ -623,8 +683,9 @@ int ts_store_sync(ts_store *store, ts_error *err)
 
     if (rc != 0)
         return rc < 0 ? rc : 0;
-    if (fsync(dirfd) < 0)
-        rc = ts_store__sys_error(err, -errno, store->root, "fsync of the snapshot root failed");
+    rc = shared_fsync(store, dirfd);
+    if (rc < 0)
+        ts_store__sys_error(err, rc, store->root, "fsync of the snapshot root failed");
     ts_store__dir_release(store, dirfd);
     return rc;
 }

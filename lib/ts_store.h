@@ -11,6 +11,9 @@
  * Thread safety: functions on one store may run from several threads at once
  * as long as no two touch the same snapshot name at the same time (the daemon
  * serializes per name); ts_store_open/close are not concurrent with anything.
+ * Concurrent saves, removes and syncs of one store share their directory
+ * fsyncs (group commit): each still returns only after an fsync of the root
+ * that started after its own change was made.
  */
 #ifndef TS_STORE_H
 #define TS_STORE_H
@@ -107,7 +110,12 @@ int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *er
 /* Durably remove the snapshot name. -ENOENT when there is none. */
 int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err);
 
-/* fsync the root directory (after saves made with TS_STORE_NO_DIRSYNC). */
+/*
+ * fsync the root directory (after saves made with TS_STORE_NO_DIRSYNC):
+ * returns once an fsync of the root that started after the call began has
+ * returned, with that fsync's result; concurrent callers (and concurrent
+ * saves) share one fsync. 0 when the root does not exist.
+ */
 int ts_store_sync(ts_store *store, ts_error *err);
 
 /* Load, set approved=true and updated_at=now, save. -ENOENT if missing. */

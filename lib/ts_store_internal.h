@@ -5,6 +5,7 @@
 #ifndef TS_STORE_INTERNAL_H
 #define TS_STORE_INTERNAL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,11 +24,23 @@ typedef struct ts_store_root_handle {
     uint64_t dev, ino; /* identity of fd, to compare with one stat() of the path */
 } ts_store_root_handle;
 
+/* A caller waiting for a directory fsync that covers its change (shared_fsync). */
+typedef struct ts_store_sync_waiter {
+    bool done; /* an fsync that started after the change has returned */
+    int rc;    /* its result: 0 or -errno */
+    struct ts_store_sync_waiter *next;
+} ts_store_sync_waiter;
+
 struct ts_store {
     char *root;
     /* NULL while the root does not exist (or is not open yet); published once
      * with a compare-and-swap, never replaced, freed by ts_store_close. */
     _Atomic(ts_store_root_handle *) held;
+    /* Shared directory fsyncs of the held root (ts_store.c, shared_fsync). */
+    pthread_mutex_t sync_lock;
+    pthread_cond_t sync_cond;
+    bool sync_running;                  /* one thread is in fsync(held->fd) */
+    ts_store_sync_waiter *sync_waiting; /* waiting for the next fsync */
 };
 
 /*

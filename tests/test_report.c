@@ -167,11 +167,11 @@ START_TEST(report_unicode_widths_and_empty_args)
                  "{\"tool\":\"lookup\",\"args\":{\"city\":\"東京\"}}]",
                  false,
                  "Expected vs Actual Tool Calls\n"
-                 "# | Expected           | Actual                | Status\n"
-                 "--+--------------------+-----------------------+--------------------------\n"
-                 "1 | get_time()         | get_time()            | ✓\n"
-                 "2 | lookup(city='東京')  | lookup(city='Zürich') | city: '東京' ≠ 'Zürich'\n"
-                 "3 | notify(…any args…) | lookup(city='東京')     | tool: 'notify' ≠ 'lookup'\n"
+                 "# | Expected            | Actual                | Status\n"
+                 "--+---------------------+-----------------------+--------------------------\n"
+                 "1 | get_time()          | get_time()            | ✓\n"
+                 "2 | lookup(city='東京') | lookup(city='Zürich') | city: '東京' ≠ 'Zürich'\n"
+                 "3 | notify(…any args…)  | lookup(city='東京')   | tool: 'notify' ≠ 'lookup'\n"
                  "\n"
                  "score 0.60 < 1.00 required  ·  selection 1.00  ·  args 0.00  ·  sequence 0.67\n"
                  "\n"
@@ -617,7 +617,29 @@ START_TEST(repr_cut)
     ts_buf_reset(&out);
     ck_assert_int_eq(ts_repr_append_cut("東京東京", strlen("東京東京"), 3, &out), 0);
     ck_assert_str_eq(out.data, "東京東…");
-    ck_assert_uint_eq(ts_repr_width("東京東…", strlen("東京東…")), 4);
+    /* terminal cells: wide characters take two, combining marks none */
+    ck_assert_uint_eq(ts_repr_width("東京東…", strlen("東京東…")), 7);
+    ck_assert_uint_eq(ts_repr_width("Zürich", strlen("Zürich")), 6);
+    ck_assert_uint_eq(ts_repr_width("Zu"
+                                    "\xcc\x88"
+                                    "rich",
+                                    8),
+                      6);
+    ck_assert_uint_eq(ts_repr_width("한국어", strlen("한국어")), 6);
+    ck_assert_uint_eq(ts_repr_width("ｶﾀｶﾅ", strlen("ｶﾀｶﾅ")), 4); /* halfwidth forms */
+    ck_assert_uint_eq(ts_repr_width("ＡＢ", strlen("ＡＢ")), 4); /* fullwidth forms */
+    ck_assert_uint_eq(ts_repr_width("\xf0\x9f\x98\x80"
+                                    "!",
+                                    5),
+                      3);                                       /* an emoji */
+    ck_assert_uint_eq(ts_repr_width("\xf0\xa0\x80\x80", 4), 2); /* plane 2 */
+    ck_assert_uint_eq(ts_repr_width("✓ ≠ —", strlen("✓ ≠ —")), 5);
+    ck_assert_uint_eq(ts_repr_width("a"
+                                    "\xe2\x80\x8b"
+                                    "b",
+                                    5),
+                      2);                           /* zero-width space */
+    ck_assert_uint_eq(ts_repr_width("\xff", 1), 1); /* a stray byte */
     ts_buf_free(&out);
 }
 END_TEST

@@ -978,6 +978,54 @@ START_TEST(threads_on_different_names)
 }
 END_TEST
 
+/* The daemon's write: save without the directory fsync, then ts_store_sync
+ * (shared with the other threads' saves and syncs). */
+static void *sync_worker_main(void *arg)
+{
+    worker *w = arg;
+
+    for (int round = 0; round < 20; round++) {
+        char name[64];
+        ts_snapshot *s;
+        ts_error err;
+        int flags = (w->id + round) % 2 ? TS_STORE_NO_DIRSYNC : 0;
+
+        snprintf(name, sizeof(name), "sync-%d-%d", w->id, round);
+        s = make_snapshot(name, 1, (size_t)round);
+        if (ts_store_save(w->store, s, flags, &err) < 0 || ts_store_sync(w->store, &err) < 0)
+            w->failures++;
+        ts_snapshot_free(s);
+    }
+    return NULL;
+}
+
+START_TEST(threads_sharing_directory_fsyncs)
+{
+#define SYNC_THREADS 8
+    ts_store *store = open_store();
+    pthread_t threads[SYNC_THREADS];
+    worker workers[SYNC_THREADS];
+    ts_store_listing listing;
+    ts_error err;
+
+    for (int i = 0; i < SYNC_THREADS; i++) {
+        workers[i] = (worker){.store = store, .id = i};
+        ck_assert_int_eq(pthread_create(&threads[i], NULL, sync_worker_main, &workers[i]), 0);
+    }
+    for (int i = 0; i < SYNC_THREADS; i++) {
+        pthread_join(threads[i], NULL);
+        ck_assert_int_eq(workers[i].failures, 0);
+    }
+    ck_assert_int_eq(ts_store_list(store, &listing, &err), 0);
+    ck_assert_int_eq((int)listing.problem_count, 0);
+    ck_assert_int_eq((int)listing.count, SYNC_THREADS * 20);
+    ts_store_listing_free(&listing);
+    ck_assert_int_eq(count_entries(root, "."), 0);
+    ts_store_close(store);
+#undef SYNC_THREADS
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store");
@@ -1005,6 +1053,7 @@ int main(void)
     tcase_add_test(tc, failed_save_leaves_old_file_intact_full_disk);
     tcase_add_test(tc, root_removed_and_recreated_while_open);
     tcase_add_test(tc, threads_on_different_names);
+    tcase_add_test(tc, threads_sharing_directory_fsyncs);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }

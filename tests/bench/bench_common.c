@@ -184,7 +184,7 @@ static int write_all(int fd, const char *data, size_t len)
 
 int bench_durable_write(int dirfd, const char *file, const char *data, size_t len)
 {
-    static unsigned long counter;
+    static _Atomic unsigned long counter; /* fsync_ref --threads */
     char tmp[600];
     snprintf(tmp, sizeof(tmp), ".%s.%lu.tmp", file, counter++);
     int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);

@@ -181,9 +181,10 @@ median_run() {
 		sort -n | awk -F'\t' '{ l[NR] = $2 } END { print l[int((NR + 1) / 2)] }'
 }
 
-# record_once N: one daemon run of N clients creating RECORDS snapshots.
+# record_once N DIR: one daemon run of N clients creating RECORDS snapshots
+# in the new directory DIR.
 record_once() {
-	store=$work/record-store-$1
+	store=$2
 	start_daemon "$work/d.sock" || return 1
 	out=$("$BIN/loadgen" --mode record --socket "$work/d.sock" --store "$store" \
 		--calls "$work/calls10.json" --clients "$1" --count $((RECORDS / $1)) --prefix rec) ||
@@ -192,25 +193,34 @@ record_once() {
 	files=$(find "$store" -name 'rec_*.json' | wc -l)
 	[ "$files" = $((RECORDS / $1 * $1)) ] ||
 		fail "record with $1 clients: $files files, expected $((RECORDS / $1 * $1))"
-	rm -rf "$store"
 	echo "$out"
 }
 
 # The disk's fsync latency drifts (other work on the machine): each daemon
-# run is paired with a reference run just before it, REPEAT times, and the
-# medians are compared.
+# run is paired with reference runs just before it, REPEAT times, and the
+# medians are compared. Every run writes into a directory of its own and
+# nothing is deleted before the whole benchmark ends: on ext4 without a
+# journal, creating a file right after many were deleted near it costs
+# several times more CPU (the allocator skips recently deleted inodes), so
+# deleting one run's files would slow the run after it.
 bench_record() {
 	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
+	mkdir -p "$work/record"
 	for n in 1 8 32; do
 		: >"$work/ref.runs"
+		: >"$work/par.runs"
 		: >"$work/rec.runs"
 		r=0
 		while [ $r -lt "$REPEAT" ]; do
 			r=$((r + 1))
-			"$BIN/fsync_ref" --dir "$work/ref-store" --count "$RECORDS" --calls 10 >>"$work/ref.runs" ||
-				{ fail "fsync reference failed"; return 1; }
-			rm -rf "$work/ref-store"
-			record_once $n >>"$work/rec.runs" || return 1
+			"$BIN/fsync_ref" --dir "$work/record/ref-$n-$r" --count "$RECORDS" --calls 10 \
+				>>"$work/ref.runs" || { fail "fsync reference failed"; return 1; }
+			if [ $n -gt 1 ]; then
+				"$BIN/fsync_ref" --dir "$work/record/par-$n-$r" --count "$RECORDS" --calls 10 \
+					--threads $n >>"$work/par.runs" ||
+					{ fail "fsync reference ($n threads) failed"; return 1; }
+			fi
+			record_once $n "$work/record/daemon-$n-$r" >>"$work/rec.runs" || return 1
 		done
 		ref=$(median_run "$work/ref.runs")
 		out=$(median_run "$work/rec.runs")
@@ -226,6 +236,12 @@ bench_record() {
 			"fsync writer $(num "$rps")" "$(ratio "$sps" "$rps")" "$target" "$met"
 		row "record, $n client(s): p50 / p99 µs" "$(field "$out" p50_us) / $(field "$out" p99_us)" \
 			"fsync writer $(field "$ref" p50_us) / $(field "$ref" p99_us)" "" "" ""
+		if [ $n -gt 1 ]; then
+			par=$(median_run "$work/par.runs")
+			pps=$(field "$par" ops_per_s)
+			row "record: $n fsync writers at once, no daemon (the limit for $n clients)" \
+				"$(num "$pps")" "fsync writer $(num "$rps")" "$(ratio "$pps" "$rps")" "" ""
+		fi
 	done
 }
 
