@@ -171,7 +171,7 @@ typedef struct list_job {
     tsd_listing *l;
     ts_list_cache *cache; /* the store's (NULL: none), used on the pool thread */
     bool pending;
-    size_t limit; /* 0: no limit */
+    size_t limit;              /* 0: no limit */
     ts_list_cache_stats stats; /* of the cache after this listing */
     ts_error err;
     int rc;

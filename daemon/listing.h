@@ -3,8 +3,10 @@
  * pages.
  *
  * A listing without a cursor reads the whole store as a whole-store job on
- * the thread pool (every file read and validated, ts_store_list_summaries),
- * after every earlier request of the store and before every later one. With
+ * the thread pool (ts_store_list_summaries_cached: every file read and
+ * validated, except those whose summary the store's listing cache holds
+ * for an unchanged stamp; docs/internals/list_cache.md), after every
+ * earlier request of the store and before every later one. With
  * a limit, the first page is answered and the rest of that listing is held
  * under a cursor ("next"); the following pages are cut from it, so the pages
  * of one listing are one consistent view of the store as it was when the

@@ -88,12 +88,15 @@ static double ms_since(uint64_t t0)
 
 int main(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"daemon", required_argument, NULL, 'D'}, {"socket", required_argument, NULL, 's'},
-        {"store", required_argument, NULL, 'd'},  {"name", required_argument, NULL, 'n'},
-        {"calls", required_argument, NULL, 'c'},  {"expect", required_argument, NULL, 'e'},
-        {"log", required_argument, NULL, 'l'},    {"settle-ms", required_argument, NULL, 'S'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"daemon", required_argument, NULL, 'D'},
+                                             {"socket", required_argument, NULL, 's'},
+                                             {"store", required_argument, NULL, 'd'},
+                                             {"name", required_argument, NULL, 'n'},
+                                             {"calls", required_argument, NULL, 'c'},
+                                             {"expect", required_argument, NULL, 'e'},
+                                             {"log", required_argument, NULL, 'l'},
+                                             {"settle-ms", required_argument, NULL, 'S'},
+                                             {NULL, 0, NULL, 0}};
     const char *bin = NULL, *socket = NULL, *store = NULL, *name = NULL, *calls_path = NULL;
     const char *log = NULL;
     long expect = -1;
