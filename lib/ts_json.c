@@ -50,18 +50,15 @@ void ts_json__c_locale_leave(locale_t previous)
 
 /* ---- UTF-8 -------------------------------------------------------------- */
 
-/*
- * Length of the valid UTF-8 sequence at s[0..len), or 0 if it is invalid
- * (overlong, surrogate, beyond U+10FFFF, truncated, stray continuation).
- * *cp receives the code point.
- */
-static size_t utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
+size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {
-    unsigned char c = s[0];
+    unsigned char c = len > 0 ? s[0] : 0;
     size_t n;
     uint32_t v;
     uint32_t min;
 
+    if (len == 0)
+        return 0;
     if (c < 0x80) {
         *cp = c;
         return 1;
@@ -108,7 +105,7 @@ static size_t utf8_first_invalid(const char *s, size_t len)
             i++;
             continue;
         }
-        n = utf8_decode(p + i, len - i, &cp);
+        n = ts_utf8_decode(p + i, len - i, &cp);
         if (n == 0)
             return i;
         i += n;

@@ -27,9 +27,9 @@
 #include "ts_buf.h"
 #include "ts_error.h"
 
-#define TS_JSON_MAX_DEPTH 128              /* nesting levels accepted */
-#define TS_JSON_MAX_BYTES (64u << 20)      /* largest document read */
-#define TS_JSON_DOUBLE_MAX 32              /* longest formatted double + NUL */
+#define TS_JSON_MAX_DEPTH 128         /* nesting levels accepted */
+#define TS_JSON_MAX_BYTES (64u << 20) /* largest document read */
+#define TS_JSON_DOUBLE_MAX 32         /* longest formatted double + NUL */
 
 /*
  * Parse one JSON document of len bytes (need not be NUL-terminated).
@@ -67,6 +67,13 @@ int ts_json_write_string(const char *s, size_t len, ts_buf *out);
 
 /* True when s[0..len) is valid UTF-8 (no overlongs, no surrogates). */
 bool ts_utf8_valid(const char *s, size_t len);
+
+/*
+ * Length of the valid UTF-8 sequence at s[0..len) (1 to 4), or 0 if it is
+ * invalid (overlong, surrogate, beyond U+10FFFF, truncated, stray
+ * continuation byte) or len is 0. *cp receives the code point.
+ */
+size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 
 /* Deep copy of v (NULL stays NULL). Returns NULL only on allocation failure
  * of a non-NULL v. */

@@ -74,16 +74,14 @@ static bool in_ranges(uint32_t cp, const cp_range *r, size_t n)
     return false;
 }
 
-/* The code point starting at s[*i] (valid UTF-8 assumed; a stray byte
- * counts as one code point of its own); *i moves past it. */
+/* The code point starting at s[*i]; *i moves past it. A byte that does not
+ * start a valid sequence counts as one code point of its own. */
 static uint32_t next_code_point(const unsigned char *s, size_t len, size_t *i)
 {
-    unsigned char b = s[(*i)++];
-    size_t more = b >= 0xF0 ? 3 : b >= 0xE0 ? 2 : b >= 0xC0 ? 1 : 0;
-    uint32_t cp = more == 3 ? b & 0x07u : more == 2 ? b & 0x0Fu : more == 1 ? b & 0x1Fu : b;
+    uint32_t cp = s[*i];
+    size_t n = ts_utf8_decode(s + *i, len - *i, &cp);
 
-    while (more-- > 0 && *i < len && (s[*i] & 0xC0) == 0x80)
-        cp = (cp << 6) | (s[(*i)++] & 0x3Fu);
+    *i += n > 0 ? n : 1;
     return cp;
 }
 

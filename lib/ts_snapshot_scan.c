@@ -54,42 +54,6 @@ static bool next_is(scanner *sc, unsigned char c)
     return sc->p < sc->end && *sc->p == c;
 }
 
-/* Length of the valid UTF-8 sequence of 2-4 bytes at p (as ts_json's
- * decoder: no overlong forms, no surrogates, at most U+10FFFF), else 0. */
-static size_t utf8_sequence(const unsigned char *p, size_t avail)
-{
-    unsigned char c = p[0];
-    uint32_t v;
-    uint32_t min;
-    size_t n;
-
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-        v = c & 0x1F;
-        min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        v = c & 0x0F;
-        min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        v = c & 0x07;
-        min = 0x10000;
-    } else {
-        return 0;
-    }
-    if (avail < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((p[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (p[i] & 0x3F);
-    }
-    if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
-        return 0;
-    return n;
-}
-
 /* True for the bytes a string may hold as they are (printable ASCII). */
 static bool plain(unsigned char c)
 {
@@ -117,7 +81,8 @@ static bool string(scanner *sc, str *out)
             out->escaped = true;
             p += 2;
         } else if (*p >= 0x80) {
-            size_t n = utf8_sequence(p, (size_t)(sc->end - p));
+            uint32_t cp;
+            size_t n = ts_utf8_decode(p, (size_t)(sc->end - p), &cp);
 
             if (n == 0)
                 return false;

@@ -141,25 +141,18 @@ int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
     return builder_finish(&b, out, "request", err);
 }
 
+/* The packer of a result given as a json-c tree. */
+static int pack_tree(ts_wire_writer *w, void *arg, ts_error *err)
+{
+    return ts_wire_pack(w, arg, 1, err);
+}
+
 int ts_message_encode_result(ts_buf *out, uint64_t id, const struct json_object *result,
                              size_t max_frame, ts_error *err)
 {
-    frame_builder b;
-    int rc;
-
-    builder_start(&b, max_frame);
-    msgpack_pack_map(&b.w.pk, 3);
-    builder_key(&b, "id");
-    msgpack_pack_uint64(&b.w.pk, id);
-    builder_key(&b, "ok");
-    msgpack_pack_true(&b.w.pk);
-    builder_key(&b, "result");
-    rc = builder_value(&b, result, "reply", err);
-    if (rc < 0) {
-        ts_buf_free(&b.buf);
-        return rc;
-    }
-    return builder_finish(&b, out, "reply", err);
+    /* ts_wire_pack only reads the tree */
+    return ts_message_encode_result_with(out, id, pack_tree, (struct json_object *)result,
+                                         max_frame, err);
 }
 
 int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pack, void *arg,
