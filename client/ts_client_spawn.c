@@ -207,6 +207,20 @@ static void close_all_but(int keep_a, int keep_b)
     close_range((unsigned)hi + 1, ~0U, 0);
 }
 
+/* fd moved above the standard descriptors (a caller that closed 0-2 hands
+ * us its pipes there, and the dup2s onto 0-2 below would overwrite them). */
+static int above_stdio(int fd)
+{
+    int moved;
+
+    if (fd > 2)
+        return fd;
+    moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    if (moved < 0)
+        _exit(1); /* the client reports that the start could not be watched */
+    return moved;
+}
+
 /* The watcher process: start the daemon, report its exec, watch it. It
  * holds none of our caller's descriptors (a pipe of the caller's must not
  * stay open because of it). */
@@ -220,6 +234,11 @@ static void run_watcher(const char *daemon, char *const *argv, int devnull, int 
 
     setsid();
     prctl(PR_SET_PDEATHSIG, SIGKILL); /* our caller died: nobody to report to */
+    /* a caller ignoring SIGCHLD would make waitpid() below fail (ECHILD) and
+     * lose the daemon's exit status */
+    signal(SIGCHLD, SIG_DFL);
+    devnull = above_stdio(devnull);
+    report_fd = above_stdio(report_fd);
     dup2(devnull, 0);
     dup2(devnull, 1);
     dup2(devnull, 2);

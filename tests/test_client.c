@@ -1387,6 +1387,44 @@ START_TEST(autostarted_program_that_exits)
         "%s", err.message);
     ck_assert_ptr_null(strstr(err.message, "second line"));
 
+    /* the same from a caller that ignores SIGCHLD (the watcher must still
+     * collect the daemon's status) */
+    signal(SIGCHLD, SIG_IGN);
+    ms = connect_fails(d.socket, path, 5000, &err);
+    signal(SIGCHLD, SIG_DFL);
+    ck_assert_int_lt(ms, 2000);
+    ck_assert_msg(
+        strstr(err.message, "exited with status 7: fake daemon: cannot open the widget") != NULL,
+        "%s", err.message);
+
+    /* the same from a caller whose descriptors 0-2 are closed (the watcher's
+     * pipes then start at 0): a child process tries, and says by its exit
+     * code whether the message named status 7 */
+    {
+        pid_t pid = fork();
+        int status = 0;
+
+        ck_assert_int_ge(pid, 0);
+        if (pid == 0) {
+            ts_client_options o;
+            ts_client *c = NULL;
+
+            close(0);
+            close(1);
+            close(2);
+            ts_client_options_init(&o);
+            o.socket_path = d.socket;
+            o.daemon_path = path;
+            o.connect_timeout_ms = 5000;
+            if (ts_client_connect(&o, &c, &err) == 0)
+                _exit(2);
+            _exit(strstr(err.message, "exited with status 7: fake daemon") != NULL ? 0 : 3);
+        }
+        ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+                      "with fds 0-2 closed: status %d", status);
+    }
+
     /* killed by a signal */
     write_script(path, sizeof(path), d.dir, "killed", "kill -KILL $$");
     ms = connect_fails(d.socket, path, 5000, &err);
