@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Params under construction; the first failure sticks and is reported once. */
 typedef struct params {
@@ -91,37 +90,8 @@ static void put_borrowed(params *p, const char *key, const struct json_object *v
     }
 }
 
-/*
- * Resolve store for c: the last resolution is reused while store is the same
- * string and still names the same directory (one stat instead of a
- * realpath walk per request; a root that does not exist yet is resolved
- * every time).
- */
-static int resolve_store(ts_client *c, const char *store, char *out, size_t outsz, ts_error *err)
-{
-    struct stat st;
-    bool named = stat(store, &st) == 0;
-    int rc;
-
-    if (named && c->store_cached && st.st_dev == c->store_dev && st.st_ino == c->store_ino &&
-        strcmp(store, c->store_input) == 0 && strlen(c->store_resolved) < outsz) {
-        strcpy(out, c->store_resolved);
-        return 0;
-    }
-    rc = ts_paths_resolve(store, out, outsz, err);
-    c->store_cached = rc == 0 && named && strlen(store) < sizeof(c->store_input) &&
-                      strlen(out) < sizeof(c->store_resolved);
-    if (c->store_cached) {
-        strcpy(c->store_input, store);
-        strcpy(c->store_resolved, out);
-        c->store_dev = st.st_dev;
-        c->store_ino = st.st_ino;
-    }
-    return rc;
-}
-
 /* The store param: the snapshot root resolved to its canonical form. */
-static void put_store(params *p, ts_client *c, const char *store)
+static void put_store(params *p, const char *store)
 {
     char resolved[TS_PATHS_MAX];
 
@@ -131,7 +101,7 @@ static void put_store(params *p, ts_client *c, const char *store)
         p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'store' is required");
         return;
     }
-    p->rc = resolve_store(c, store, resolved, sizeof(resolved), p->err);
+    p->rc = ts_paths_resolve(store, resolved, sizeof(resolved), p->err);
     if (p->rc == 0)
         put(p, "store", json_object_new_string(resolved));
 }
@@ -166,7 +136,7 @@ int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **r
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, a->store);
+    put_store(&p, a->store);
     put_required(&p, "name", a->name);
     put_borrowed(&p, "actual", a->actual);
     put(&p, "format", json_object_new_string(a->format ? a->format : "auto"));
@@ -193,7 +163,7 @@ int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object *
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, a->store);
+    put_store(&p, a->store);
     put_required(&p, "name", a->name);
     put_borrowed(&p, "calls", a->calls);
     put(&p, "source", json_object_new_string(a->source ? a->source : "trace"));
@@ -210,7 +180,7 @@ int ts_client_approve(ts_client *c, const char *store, const char *const *names,
     size_t i;
 
     params_start(&p, err);
-    put_store(&p, c, store);
+    put_store(&p, store);
     if (all) {
         put_bool(&p, "all", true);
         return params_call(c, &p, "approve", result);
@@ -234,7 +204,7 @@ int ts_client_list_page(ts_client *c, const char *store, bool pending, size_t li
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, store);
+    put_store(&p, store);
     put_bool(&p, "pending", pending);
     if (limit > 0 && p.rc == 0)
         put(&p, "limit", json_object_new_int64((int64_t)limit));
@@ -297,7 +267,7 @@ static int store_name_call(ts_client *c, const char *method, const char *store, 
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, store);
+    put_store(&p, store);
     put_required(&p, "name", name);
     return params_call(c, &p, method, result);
 }
@@ -320,7 +290,7 @@ int ts_client_run_open(ts_client *c, const char *store, const char *label,
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, store);
+    put_store(&p, store);
     put_optional(&p, "label", label);
     return params_call(c, &p, "run.open", result);
 }
@@ -357,7 +327,7 @@ int ts_client_review(ts_client *c, const char *store, const char *run, struct js
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, store);
+    put_store(&p, store);
     put_optional(&p, "run", run);
     return params_call(c, &p, "review", result);
 }
@@ -368,7 +338,7 @@ int ts_client_orphans(ts_client *c, const char *store, const char *run, struct j
     params p;
 
     params_start(&p, err);
-    put_store(&p, c, store);
+    put_store(&p, store);
     put_required(&p, "run", run);
     return params_call(c, &p, "orphans", result);
 }

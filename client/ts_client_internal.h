@@ -36,14 +36,6 @@ struct ts_client {
     ts_frame_reader reader;
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
-
-    /* The last store root resolved (ts_client_api.c), reused while the
-     * same string names the same directory. */
-    bool store_cached;
-    dev_t store_dev;
-    ino_t store_ino;
-    char store_input[TS_PATHS_MAX];
-    char store_resolved[TS_PATHS_MAX];
 };
 
 /*

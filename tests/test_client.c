@@ -750,15 +750,16 @@ START_TEST(typed_helpers_send_documented_params)
 }
 END_TEST
 
-/* The store sent is resolved again whenever the same string names another
- * directory: a symlink re-pointed between two calls, and a relative path
- * after a change of working directory. */
+/* The store sent is the canonical path of what the string names now: after
+ * a symlink is re-pointed between two calls, after a change of working
+ * directory, and after the directory itself moved. */
 START_TEST(store_resolution_follows_changes)
 {
     fake f;
     ts_client *c;
     ts_error err;
     char a[TS_PATHS_MAX], b[TS_PATHS_MAX], link[TS_PATHS_MAX], cwd[TS_PATHS_MAX];
+    char cwd_b[TS_PATHS_MAX];
 
     fake_start(&f);
     c = connect_to(f.sock);
@@ -784,6 +785,15 @@ START_TEST(store_resolution_follows_changes)
     ck_assert_int_eq(ts_client_list(c, "s", false, NULL, &err), 0);
     ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")),
                      strcat(strcpy(link, a), "/s"));
+    ck_assert_int_eq(chdir(b), 0);
+    ck_assert_int_eq(ts_client_list(c, "s", false, NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")),
+                     strcat(strcpy(link, b), "/s"));
+    /* the directory moved (same inode), then named from its new place */
+    ck_assert_int_eq(chdir(a), 0);
+    ck_assert_int_eq(ts_client_list(c, "s", false, NULL, &err), 0);
+    ck_assert_int_eq(rename(strcat(strcpy(link, b), "/s"), strcat(strcpy(cwd_b, b), "/t")), 0);
+    ck_assert_int_eq(rename(strcat(strcpy(link, a), "/s"), strcat(strcpy(cwd_b, b), "/s")), 0);
     ck_assert_int_eq(chdir(b), 0);
     ck_assert_int_eq(ts_client_list(c, "s", false, NULL, &err), 0);
     ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "list"), "store")),
