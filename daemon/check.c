@@ -151,18 +151,21 @@ static char *message(const char *fmt, ...)
  * Write calls as name's snapshot: approved, source, keeping created_at of an
  * existing readable file (looked up only when may_exist: a creation that just
  * found no file skips that lookup, which on a large directory contends with
- * the other writers' creates and renames). On return the temp file is fsynced and renamed into
- * place, but the directory is not fsynced (TS_STORE_NO_DIRSYNC): *wrote is
- * set, and the caller's job sets dirsync so that jobs.c covers it with a
- * grouped directory fsync before the reply.
+ * the other writers' creates and renames). On return the file is durable:
+ * ts_store_save shares its syncs with the store's concurrent writers (group
+ * commit), so each writer waits for one commit round. When only the root's
+ * fsync failed, the file is in place but not durable: that error goes to
+ * job->sync_rc/sync_err for the reply (sync_failed) and 0 is returned, so
+ * the outcome is still worked out.
  */
 static int write_snapshot(ts_store *store, const char *name, struct json_object *calls,
-                          const char *source, bool approved, bool may_exist, bool *wrote,
+                          const char *source, bool approved, bool may_exist, tsd_job *job,
                           ts_error *err)
 {
     ts_snapshot *old = NULL;
     ts_snapshot *snap = NULL;
     ts_error ignored;
+    bool placed;
     int rc = ts_snapshot_new(name, calls, source, &snap, err);
 
     if (rc < 0)
@@ -172,9 +175,12 @@ static int write_snapshot(ts_store *store, const char *name, struct json_object 
         memcpy(snap->created_at, old->created_at, sizeof(snap->created_at));
         ts_snapshot_free(old);
     }
-    rc = ts_store_save(store, snap, TS_STORE_NO_DIRSYNC, err);
-    if (rc == 0)
-        *wrote = true;
+    rc = ts_store_save_placed(store, snap, 0, &placed, err);
+    if (rc < 0 && placed) {
+        job->sync_rc = rc; /* answered by sync_failed */
+        job->sync_err = *err;
+        rc = 0;
+    }
     ts_snapshot_free(snap);
     return rc;
 }
@@ -233,13 +239,13 @@ static int replay(const check_request *rq, const ts_snapshot *snap, struct json_
 }
 
 static int state_machine(const check_request *rq, ts_store *store, struct json_object *calls,
-                         check_outcome *out, bool *wrote, ts_error *err)
+                         check_outcome *out, tsd_job *job, ts_error *err)
 {
     ts_snapshot *snap = NULL;
     int rc;
 
     if (rq->update) {
-        rc = write_snapshot(store, rq->name, calls, "pytest", true, true, wrote, err);
+        rc = write_snapshot(store, rq->name, calls, "pytest", true, true, job, err);
         out->outcome = "UPDATED";
         out->message = message("snapshot '%s' updated (calls overwritten and approved)", rq->name);
         return rc;
@@ -254,7 +260,7 @@ static int state_machine(const check_request *rq, ts_store *store, struct json_o
                 rq->name);
             return 0;
         }
-        rc = write_snapshot(store, rq->name, calls, "pytest", false, false, wrote, err);
+        rc = write_snapshot(store, rq->name, calls, "pytest", false, false, job, err);
         out->outcome = "CREATED";
         out->message = message(
             "snapshot '%s' created - review it, then approve with `tsctl approve`", rq->name);
@@ -305,15 +311,16 @@ static void check_work(tsd_job *job)
     if (c->calls == NULL) /* else extracted by try_fast_path */
         c->rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
     if (c->rc == 0)
-        c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->job.dirsync, &c->err);
+        c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->job, &c->err);
     if (c->rc == 0 && c->out.message == NULL)
         c->rc = ts_error_set(&c->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }
 
 /*
- * The grouped directory fsync after a write failed: the file was renamed into
- * place (later requests see it) but a crash may still lose it or bring the
- * old file back. The write is answered with that error, never acknowledged.
+ * The root's fsync after a write failed (write_snapshot): the file was
+ * renamed into place (later requests see it) but a crash may still lose it
+ * or bring the old file back. The write is answered with that error, never
+ * acknowledged.
  */
 static int sync_failed(const tsd_job *job, const char *name, ts_error *err)
 {
@@ -484,7 +491,7 @@ static void record_work(tsd_job *job)
                           c->name, c->file);
     if (rc == 0)
         rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, stamp.exists,
-                            &c->job.dirsync, &c->err);
+                            &c->job, &c->err);
     json_object_put(calls);
     c->rc = rc;
 }

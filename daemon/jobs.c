@@ -43,22 +43,11 @@ static void finish(tsd_job *job)
         schedule(st);
 }
 
-/*
- * A job whose work renamed a file into place with TS_STORE_NO_DIRSYNC
- * (dirsync) is durable only after a directory fsync that started after the
- * rename: ts_store_sync, on the same thread right after the work, shares
- * that fsync with the store's other writers (group commit, jobs.h).
- */
-static void run_work(tsd_job *job)
-{
-    job->work_fn(job);
-    if (job->dirsync)
-        job->sync_rc = ts_store_sync(job->store->store, &job->sync_err);
-}
-
 static void on_pool_work(uv_work_t *req)
 {
-    run_work((tsd_job *)req);
+    tsd_job *job = (tsd_job *)req;
+
+    job->work_fn(job);
 }
 
 static void on_pool_done(uv_work_t *req, int status)
@@ -72,7 +61,7 @@ static void start(tsd_job *job)
     job->started = true;
     if (job->on_pool && uv_queue_work(job->loop, &job->work, on_pool_work, on_pool_done) == 0)
         return;
-    run_work(job);
+    job->work_fn(job);
     finish(job);
 }
 
@@ -138,7 +127,6 @@ void tsd_jobs_submit(tsd_job *job)
     size_pool();
 
     job->started = false;
-    job->dirsync = false;
     job->sync_rc = 0;
     ts_error_clear(&job->sync_err);
     job->next = NULL;

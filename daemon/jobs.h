@@ -17,19 +17,17 @@
  * The caller allocates the job (embedded in its own context) and keeps it
  * alive until done() ran; done() runs on the loop thread and may free it.
  *
- * Group commit of directory fsyncs: a job whose work saved a file with
- * TS_STORE_NO_DIRSYNC (temp file written and fsynced, renamed into place)
- * sets dirsync. On the same pool thread, right after its work, jobs.c calls
- * ts_store_sync, which returns once a directory fsync that started after the
- * call (so after the rename) has returned; concurrent writers of the store
- * share one such fsync (ts_store.c). sync_rc/sync_err hold its result when
- * done() runs (and replies). Until then the job is running, so a later job
- * of the same snapshot (or a whole-store job, or a fast-path replay) does
- * not start before the write is durable and acknowledged.
+ * Group commit: a job that writes a snapshot returns from its work once
+ * the file is durable; concurrent writers of the store share the syncs
+ * (ts_store_save's commit rounds, ts_store.c). A write whose file was
+ * placed but whose root fsync failed leaves that error in sync_rc/sync_err
+ * for done() (which replies). Until done() the job is running, so a later
+ * job of the same snapshot (or a whole-store job, or a fast-path replay)
+ * does not start before the write is durable and acknowledged.
  *
- * Pool threads wait in fsync (their own file's, and the shared directory
- * fsync), so the pool needs more threads than CPUs for the fsyncs of
- * concurrent writes to overlap: unless UV_THREADPOOL_SIZE is set, jobs.c
+ * Pool threads wait for commit rounds, so the pool needs more threads than
+ * CPUs for concurrent writes to gather into one round: unless
+ * UV_THREADPOOL_SIZE is set, jobs.c
  * sets it to TSD_JOBS_POOL_THREADS before the pool starts (the first job;
  * nothing else in the daemon queues work on libuv's pool).
  */
@@ -57,9 +55,8 @@ struct tsd_job {
                       * every earlier job, but later single-snapshot jobs need
                       * not wait for it */
     bool started;
-    bool dirsync; /* set by work(): a file was renamed into place with
-                   * TS_STORE_NO_DIRSYNC; a directory fsync runs before done() */
-    int sync_rc;  /* that fsync's result, for done(); 0 when none was needed */
+    int sync_rc; /* set by work(): a file was renamed into place but the
+                  * root's fsync failed with this; 0 otherwise */
     ts_error sync_err;
     void (*work_fn)(tsd_job *job); /* the work: pool thread or loop thread */
     void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */

@@ -8,7 +8,8 @@
  * anything mutable. Every file is reached with *at() calls relative to that
  * descriptor and O_NOFOLLOW; names map to file names without '/' (ts_name),
  * so nothing can be read or written outside the root. Listing and temp-file
- * cleanup are in ts_store_list.c.
+ * cleanup are in ts_store_list.c, the group commit of writes in
+ * ts_store_commit.c.
  */
 #include "ts_store.h"
 #include "ts_store_internal.h"
@@ -206,8 +207,8 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
         return ts_store__no_memory(err);
     store->root = strdup(root);
     atomic_init(&store->held, NULL);
+    atomic_init(&store->fs_kind, TS_STORE_FS_UNKNOWN);
     pthread_mutex_init(&store->sync_lock, NULL);
-    pthread_cond_init(&store->sync_cond, NULL);
     if (store->root == NULL) {
         free(store);
         return ts_store__no_memory(err);
@@ -232,7 +233,6 @@ void ts_store_close(ts_store *store)
         close(held->fd);
         free(held);
     }
-    pthread_cond_destroy(&store->sync_cond);
     pthread_mutex_destroy(&store->sync_lock);
     free(store->root);
     free(store);
@@ -523,9 +523,18 @@ static int write_all(int fd, const char *data, size_t len)
     return 0;
 }
 
-/* Write data to a new temp file in the root; its name into temp. */
-static int write_temp(int dirfd, const char *file, const char *path, const ts_buf *data, char *temp,
-                      size_t tempsz, ts_error *err)
+/* The root directory's fsync, shared (ts_store__commit). */
+static int shared_fsync(ts_store *store, int dirfd)
+{
+    ts_store_sync_waiter me = {.fd = dirfd, .dirsync = true};
+
+    ts_store__commit(store, dirfd, &me);
+    return me.rc;
+}
+
+/* A new temp file in the root, open for writing; its name into temp. */
+static int create_temp(int dirfd, const char *file, const char *path, char *temp, size_t tempsz,
+                       int *out, ts_error *err)
 {
     struct stat old;
     int fd = -1;
@@ -544,100 +553,52 @@ static int write_temp(int dirfd, const char *file, const char *path, const ts_bu
     /* Keep the permissions of the file being replaced. */
     if (fstatat(dirfd, file, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode))
         (void)fchmod(fd, old.st_mode & 07777);
-    rc = write_all(fd, data->data, data->len);
-    if (rc < 0)
-        ts_store__sys_error(err, rc, path, "write failed");
-    if (rc == 0 && fsync(fd) < 0)
-        rc = ts_store__sys_error(err, -errno, path, "fsync failed");
-    if (close(fd) < 0 && rc == 0)
-        rc = ts_store__sys_error(err, -errno, path, "close failed");
-    if (rc < 0)
-        unlinkat(dirfd, temp, 0);
-    return rc;
-}
-
-/*
- * fsync the root directory dirfd, sharing the fsync with concurrent callers
- * (group commit). Whatever the caller changed in the directory before the
- * call (a rename, an unlink) is durable once any fsync of it that started
- * after the call began has returned. So the caller joins the waiting list;
- * if no fsync is running it takes the whole list (itself included) and runs
- * one fsync for all of them; otherwise it sleeps until the running one
- * returns, and then finds itself covered by the next one (run by whichever
- * waiter took the list) or runs it itself. Each caller gets the result of
- * the fsync that covered it. Only the held root is shared: a descriptor
- * opened for one operation (the root was replaced) is fsynced alone.
- */
-static int shared_fsync(ts_store *store, int dirfd)
-{
-    ts_store_root_handle *held = atomic_load(&store->held);
-    ts_store_sync_waiter me = {.done = false, .rc = 0, .next = NULL};
-
-    if (held == NULL || held->fd != dirfd)
-        return fsync(dirfd) < 0 ? -errno : 0;
-    pthread_mutex_lock(&store->sync_lock);
-    me.next = store->sync_waiting;
-    store->sync_waiting = &me;
-    while (!me.done) {
-        ts_store_sync_waiter *group;
-        int rc;
-
-        if (store->sync_running) {
-            pthread_cond_wait(&store->sync_cond, &store->sync_lock);
-            continue;
-        }
-        group = store->sync_waiting;
-        store->sync_waiting = NULL;
-        store->sync_running = true;
-        pthread_mutex_unlock(&store->sync_lock);
-        rc = fsync(dirfd) < 0 ? -errno : 0;
-        pthread_mutex_lock(&store->sync_lock);
-        while (group != NULL) {
-            ts_store_sync_waiter *next = group->next;
-
-            group->rc = rc;
-            group->done = true;
-            group = next;
-        }
-        store->sync_running = false;
-        pthread_cond_broadcast(&store->sync_cond);
-    }
-    pthread_mutex_unlock(&store->sync_lock);
-    return me.rc;
-}
-
-/* Temp file, rename, directory fsync: the durable part of ts_store_save. */
-static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
-                   ts_error *err)
-{
-    char temp[TS_STORE_FILE_NAME_LIMIT + 1];
-    char path[PATH_MAX];
-    int rc;
-
-    ts_store__join_path(store, file, path, sizeof(path));
-    rc = write_temp(dirfd, file, path, data, temp, sizeof(temp), err);
-    if (rc < 0)
-        return rc;
-    if (renameat(dirfd, temp, dirfd, file) < 0) {
-        rc = ts_store__sys_error(err, -errno, path, "rename failed");
-        unlinkat(dirfd, temp, 0);
-        return rc;
-    }
-    if (!(flags & TS_STORE_NO_DIRSYNC)) {
-        rc = shared_fsync(store, dirfd);
-        if (rc < 0)
-            return ts_store__sys_error(err, rc, store->root, "fsync of the snapshot root failed");
-    }
+    *out = fd;
     return 0;
 }
 
-int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err)
+/* Temp file, its data synced, renamed into place (*placed), the root synced
+ * (unless TS_STORE_NO_DIRSYNC): the durable part of ts_store_save. */
+static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
+                   bool *placed, ts_error *err)
+{
+    char temp[TS_STORE_FILE_NAME_LIMIT + 1];
+    char path[PATH_MAX];
+    ts_store_sync_waiter me = {.temp = temp, .file = file, .fd = -1};
+    int rc;
+
+    ts_store__join_path(store, file, path, sizeof(path));
+    rc = create_temp(dirfd, file, path, temp, sizeof(temp), &me.fd, err);
+    if (rc < 0)
+        return rc;
+    rc = write_all(me.fd, data->data, data->len);
+    if (rc < 0) {
+        ts_store__sys_error(err, rc, path, "write failed");
+    } else {
+        me.dirsync = !(flags & TS_STORE_NO_DIRSYNC);
+        ts_store__commit(store, dirfd, &me);
+        rc = me.rc;
+        if (rc < 0)
+            ts_store__sys_error(err, rc, me.renamed ? store->root : path, me.failed);
+    }
+    if (close(me.fd) < 0 && rc == 0)
+        rc = ts_store__sys_error(err, -errno, path, "close failed");
+    if (!me.renamed)
+        unlinkat(dirfd, temp, 0);
+    *placed = me.renamed;
+    return rc;
+}
+
+int ts_store_save_placed(ts_store *store, const ts_snapshot *s, int flags, bool *placed,
+                         ts_error *err)
 {
     char file[TS_FILENAME_MAX];
     ts_buf data;
     int dirfd;
-    int rc = ts_store__file_of(s->name, file, err);
+    int rc;
 
+    *placed = false;
+    rc = ts_store__file_of(s->name, file, err);
     if (rc < 0)
         return rc;
     ts_buf_init(&data, TS_SNAPSHOT_MAX_BYTES);
@@ -645,11 +606,18 @@ int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *er
     if (rc == 0)
         rc = ts_store__dir(store, true, &dirfd, err);
     if (rc == 0) {
-        rc = save_in(store, dirfd, file, &data, flags, err);
+        rc = save_in(store, dirfd, file, &data, flags, placed, err);
         ts_store__dir_release(store, dirfd);
     }
     ts_buf_free(&data);
     return rc;
+}
+
+int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err)
+{
+    bool placed;
+
+    return ts_store_save_placed(store, s, flags, &placed, err);
 }
 
 int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)

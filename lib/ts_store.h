@@ -104,8 +104,21 @@ int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_
 /* Stat the file of name without reading it (stamp->exists false if absent). */
 int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err);
 
-/* Durably write s under its name (creating the root if needed). */
+/*
+ * Durably write s under its name (creating the root if needed): a temp file,
+ * its data synced, renamed into place, the root synced. Concurrent saves of
+ * one store share their syncs (group commit): each waits for one commit
+ * round however many write at once.
+ */
 int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err);
+
+/*
+ * ts_store_save that also tells, on an error, whether the new file had
+ * already replaced the old one (*placed): the root's fsync failed after the
+ * rename, so readers see the new content but a crash may lose it.
+ */
+int ts_store_save_placed(ts_store *store, const ts_snapshot *s, int flags, bool *placed,
+                         ts_error *err);
 
 /* Durably remove the snapshot name. -ENOENT when there is none. */
 int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err);
@@ -114,7 +127,7 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
  * fsync the root directory (after saves made with TS_STORE_NO_DIRSYNC):
  * returns once an fsync of the root that started after the call began has
  * returned, with that fsync's result; concurrent callers (and concurrent
- * saves) share one fsync. 0 when the root does not exist.
+ * saves) share one fsync (a commit round). 0 when the root does not exist.
  */
 int ts_store_sync(ts_store *store, ts_error *err);
 

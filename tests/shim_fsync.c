@@ -1,12 +1,18 @@
 /*
- * shim_fsync — an LD_PRELOAD fault injector for tests: makes fsync() and
- * fdatasync() of a directory fail with EIO while a control file exists.
+ * shim_fsync — an LD_PRELOAD fault injector for tests: makes the syncs of
+ * a directory, or the syncs of file data, fail with EIO while a control file
+ * exists.
  *
  * Environment (read at every call, so a test can switch the fault on and
  * off while the process runs):
  *   TS_SHIM_FSYNC_CONTROL  path of the control file; while it exists, the
- *                          fsync of a directory fails with EIO (files are
- *                          synced as usual). Unset: the shim does nothing.
+ *                          fsync/fdatasync of a directory fails with EIO
+ *                          (everything else is synced as usual). Unset:
+ *                          the shim does nothing.
+ *   TS_SHIM_FSYNC_DATA     set to 1: the fault hits the syncs of file data
+ *                          instead: fsync/fdatasync of anything but a
+ *                          directory ("data EIO" in the log), and syncfs
+                          ("syncfs EIO").
  *   TS_SHIM_FSYNC_DELAY_MS a failing call first sleeps this long (so that
  *                          concurrent writes pile up behind it).
  *   TS_SHIM_FSYNC_LOG      each failure appends one line "dirsync EIO" here.
@@ -28,19 +34,24 @@ typedef int (*sync_fn)(int);
 
 int fsync(int fd);
 int fdatasync(int fd);
+int syncfs(int fd);
 
-/* True when the fault is on and fd is a directory; then waits the delay and
- * logs the failure. */
-static int inject(int fd)
+/* True when the fault is on and hits this call (a sync of fd, or with
+ * whole_fs a syncfs); then waits the delay and logs the failure. */
+static int inject(int fd, int whole_fs)
 {
     const char *control = getenv("TS_SHIM_FSYNC_CONTROL");
     const char *delay = getenv("TS_SHIM_FSYNC_DELAY_MS");
     const char *log = getenv("TS_SHIM_FSYNC_LOG");
+    const char *data = getenv("TS_SHIM_FSYNC_DATA");
+    int data_mode = data != NULL && strcmp(data, "1") == 0;
     struct stat st;
 
     if (control == NULL || control[0] == '\0' || access(control, F_OK) != 0)
         return 0;
-    if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode))
+    if (!whole_fs && fstat(fd, &st) != 0)
+        return 0;
+    if (whole_fs ? !data_mode : S_ISDIR(st.st_mode) == data_mode)
         return 0;
     if (delay != NULL) {
         long ms = strtol(delay, NULL, 10);
@@ -54,8 +65,10 @@ static int inject(int fd)
         int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 
         if (lfd >= 0) {
-            static const char line[] = "dirsync EIO\n";
-            ssize_t n = write(lfd, line, sizeof(line) - 1);
+            const char *line = whole_fs    ? "syncfs EIO\n"
+                               : data_mode ? "data EIO\n"
+                                           : "dirsync EIO\n";
+            ssize_t n = write(lfd, line, strlen(line));
 
             (void)n;
             close(lfd);
@@ -77,7 +90,7 @@ static int call_next(const char *name, int fd)
 
 int fsync(int fd)
 {
-    if (inject(fd)) {
+    if (inject(fd, 0)) {
         errno = EIO;
         return -1;
     }
@@ -86,9 +99,18 @@ int fsync(int fd)
 
 int fdatasync(int fd)
 {
-    if (inject(fd)) {
+    if (inject(fd, 0)) {
         errno = EIO;
         return -1;
     }
     return call_next("fdatasync", fd);
+}
+
+int syncfs(int fd)
+{
+    if (inject(fd, 1)) {
+        errno = EIO;
+        return -1;
+    }
+    return call_next("syncfs", fd);
 }

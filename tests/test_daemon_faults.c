@@ -2,9 +2,14 @@
  * test_daemon_faults — toolscored under injected system-call failures
  * (LD_PRELOAD shims, tests/shim_*.c):
  * - shim_fsync: the directory fsync shared by a group of writes (group
- *   commit, daemon/jobs.c) fails with EIO. Every write of the group must be
+ *   commit, lib/ts_store.c) fails with EIO. Every write of the group must be
  *   answered "written but not durable", none acknowledged; the daemon stays
  *   up and serves the next write once the fault is cleared.
+ * - shim_fsync, data mode: the sync of the new files' data (one syncfs
+ *   shared by a group, or a lone file's fsync) fails with EIO. Every write
+ *   must fail before its file is renamed into place: no new file, no temp
+ *   file left, a replaced snapshot keeps its old content; afterwards the
+ *   same writes succeed.
  * - shim_open: out of descriptors, the daemon cannot reopen the reserve it
  *   answers refused clients through; it must not spin, and must serve the
  *   waiting client once a descriptor frees up.
@@ -103,25 +108,59 @@ static bool file_named(const char *dir, const char *name)
     return system(cmd) == 0;
 }
 
-START_TEST(group_dirsync_failure)
+/* Start the daemon under shim_fsync; the fault's control file and log
+ * paths into control and log. data: the fault hits data syncs. */
+static void start_with_fsync_shim(bool data, char *control, char *log, size_t sz)
 {
     char shim[600], preload[1400], asan[600];
-    char control[600], log[600], env_control[700], env_log[700];
+    char env_control[700], env_log[700];
     const char *build = getenv("TS_BUILD_DIR");
-    int conns[WRITERS];
-    int fd;
 
     snprintf(shim, sizeof(shim), "%s/tests/shim_fsync.so", build != NULL ? build : "build");
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
     asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
-    snprintf(control, sizeof(control), "%s/fault-on", daemon_.dir);
-    snprintf(log, sizeof(log), "%s/fault.log", daemon_.dir);
+    snprintf(control, sz, "%s/fault-on", daemon_.dir);
+    snprintf(log, sz, "%s/fault.log", daemon_.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_FSYNC_CONTROL=%s", control);
     snprintf(env_log, sizeof(env_log), "TS_SHIM_FSYNC_LOG=%s", log);
-    const char *prefix[] = {
-        "env", preload, env_control, env_log, "TS_SHIM_FSYNC_DELAY_MS=" FAULT_DELAY_MS, NULL};
+    const char *prefix[] = {"env",
+                            preload,
+                            env_control,
+                            env_log,
+                            "TS_SHIM_FSYNC_DELAY_MS=" FAULT_DELAY_MS,
+                            data ? "TS_SHIM_FSYNC_DATA=1" : "TS_SHIM_FSYNC_DATA=0",
+                            NULL};
     tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
+}
+
+/* Lines of the shim's log that are exactly line. */
+static int count_log(const char *path, const char *line)
+{
+    char *text = tdaemon_slurp(path);
+    size_t len = strlen(line);
+    int n = 0;
+
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        const char *end = strchr(p, '\n');
+
+        if (end == NULL)
+            break;
+        if ((size_t)(end - p) == len && strncmp(p, line, len) == 0)
+            n++;
+        p = end + 1;
+    }
+    free(text);
+    return n;
+}
+
+START_TEST(group_dirsync_failure)
+{
+    char control[600], log[600];
+    int conns[WRITERS];
+    int fd;
+
+    start_with_fsync_shim(false, control, log, sizeof(control));
 
     /* The store exists and works before the fault. */
     fd = tdaemon_connect(daemon_.socket);
@@ -190,6 +229,83 @@ START_TEST(group_dirsync_failure)
     json_object_put(r);
     json_object_put(p);
     ck_assert_int_eq(count_lines(log), failures);
+    close(fd);
+    tdaemon_stop_ok(&daemon_);
+}
+END_TEST
+
+START_TEST(group_datasync_failure)
+{
+    char control[600], log[600], cmd[1400];
+    int conns[WRITERS];
+    int fd;
+
+    start_with_fsync_shim(true, control, log, sizeof(control));
+    fd = tdaemon_connect(daemon_.socket);
+    struct json_object *p = write_params("record", "before", 0);
+    json_object_put(tdaemon_ok(fd, "record", p));
+    json_object_put(p);
+
+    /* Fault on: writer 0 replaces "before", the others create. */
+    set_fault(control, true);
+    for (int i = 0; i < WRITERS; i++) {
+        char name[32];
+        const char *method = i % 2 ? "check" : "record";
+
+        snprintf(name, sizeof(name), "w%d", i);
+        conns[i] = tdaemon_connect(daemon_.socket);
+        p = write_params(method, i == 0 ? "before" : name, 100 + i);
+        if (i == 0)
+            json_object_object_add(p, "update", json_object_new_boolean(1));
+        tdaemon_send(conns[i], 100 + (unsigned)i, method, p);
+        json_object_put(p);
+    }
+    for (int i = 0; i < WRITERS; i++) {
+        struct json_object *reply = NULL, *error = NULL, *ok = NULL;
+        char name[32];
+
+        ck_assert_int_eq(tdaemon_read(conns[i], &reply, 15000), 0);
+        ck_assert(json_object_object_get_ex(reply, "ok", &ok));
+        ck_assert_msg(!json_object_get_boolean(ok), "write %d was acknowledged: %s", i,
+                      json_object_to_json_string(reply));
+        ck_assert(json_object_object_get_ex(reply, "error", &error));
+        ck_assert_str_eq(tstr(error, "code"), "io");
+        const char *msg = tstr(error, "message");
+        ck_assert_msg(strstr(msg, "syncfs of the snapshot's file system failed") != NULL ||
+                          strstr(msg, "fsync failed") != NULL,
+                      "write %d: %s", i, msg);
+        ck_assert_msg(strstr(msg, "written but is not durable") == NULL, "write %d: %s", i, msg);
+        json_object_put(reply);
+        snprintf(name, sizeof(name), "w%d", i);
+        ck_assert_msg(i == 0 || !file_named(daemon_.store, name), "%s was renamed into place",
+                      name);
+    }
+    /* A group shared one syncfs; no write was left half done. */
+    ck_assert_msg(count_log(log, "syncfs EIO") >= 1, "no group shared a syncfs: %s",
+                  tdaemon_slurp(log));
+    ck_assert_int_lt(count_log(log, "syncfs EIO") + count_log(log, "data EIO"), WRITERS);
+    snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q '\\.tmp$'", daemon_.store);
+    ck_assert_msg(system(cmd) != 0, "temp files left in %s", daemon_.store);
+    snprintf(cmd, sizeof(cmd), "grep -q '\"n\": 0' '%s'/before-*.json", daemon_.store);
+    ck_assert_msg(system(cmd) == 0, "the replaced snapshot lost its old content");
+    for (int i = 0; i < WRITERS; i++) {
+        json_object_put(tdaemon_ok(conns[i], "ping", NULL));
+        close(conns[i]);
+    }
+
+    /* Fault cleared: the same writes now succeed. */
+    set_fault(control, false);
+    for (int i = 1; i < WRITERS; i++) {
+        char name[32];
+
+        snprintf(name, sizeof(name), "w%d", i);
+        p = write_params("record", name, i);
+        struct json_object *r = tdaemon_ok(fd, "record", p);
+        ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+        json_object_put(r);
+        json_object_put(p);
+        ck_assert(file_named(daemon_.store, name));
+    }
     close(fd);
     tdaemon_stop_ok(&daemon_);
 }
@@ -325,6 +441,7 @@ static Suite *faults_suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, group_dirsync_failure);
+    tcase_add_test(tc, group_datasync_failure);
     tcase_add_test(tc, out_of_descriptors_without_reserve);
     suite_add_tcase(s, tc);
     return s;
