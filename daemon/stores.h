@@ -63,9 +63,9 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
 
 /* What the lookup of a store saw of its root path (tsd_stores_get_seen). */
 typedef struct tsd_root_seen {
-    bool valid;              /* found by its key, one stat() of the path just now found
-                              * the directory the store holds open... */
-    ts_store_root_seen root; /* ...this one (for ts_store_stat_seen) */
+    bool valid;              /* the store was found by its key, and one stat() of the
+                              * path just now found the directory it holds open: */
+    ts_store_root_seen root; /* that directory (for ts_store_stat_seen) */
 } tsd_root_seen;
 
 /*
