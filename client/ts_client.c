@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +90,42 @@ int ts_client_default_socket(char *out, size_t outsz, ts_error *err)
     return 0;
 }
 
+/* ---- fork detection ------------------------------------------------- */
+
+/* Bumped in every child made by fork() (a pthread_atfork child handler):
+ * a connection opened at another generation was inherited. Reading it costs
+ * no system call, unlike getpid(), which glibc no longer caches. */
+static atomic_ulong fork_generation;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static bool forks_tracked; /* false if pthread_atfork failed: compare pids */
+
+static void on_fork_child(void)
+{
+    atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+}
+
+static void track_forks(void)
+{
+    forks_tracked = pthread_atfork(NULL, NULL, on_fork_child) == 0;
+}
+
+/* Remember which process opens the next descriptor. Read before the socket
+ * exists, so a fork by another thread in between still counts as one. */
+static void mark_owner(ts_client *c)
+{
+    pthread_once(&fork_once, track_forks);
+    c->fork_gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+    c->owner = forks_tracked ? 0 : getpid();
+}
+
+/* True when c's descriptor was opened by this process, not inherited. */
+static bool owned(const ts_client *c)
+{
+    if (c->fork_gen != atomic_load_explicit(&fork_generation, memory_order_relaxed))
+        return false;
+    return forks_tracked || c->owner == getpid();
+}
+
 /* ---- the connection ------------------------------------------------- */
 
 /* Forget the connection. In a forked child this closes only the child's
@@ -133,6 +171,7 @@ static int try_connect(ts_client *c, ts_error *err)
     rc = ts_paths_sockaddr(c->socket_path, &addr, err);
     if (rc < 0)
         return rc;
+    mark_owner(c);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         rc = -errno;
@@ -150,7 +189,6 @@ static int try_connect(ts_client *c, ts_error *err)
                             c->socket_path, strerror(-rc));
     }
     c->fd = fd;
-    c->owner = getpid();
     return 0;
 }
 
@@ -540,7 +578,7 @@ static bool idle_connection_dead(ts_client *c)
 /* Make sure c holds a live connection of this process. */
 static int ensure_connected(ts_client *c, ts_error *err)
 {
-    if (c->fd >= 0 && c->owner != getpid())
+    if (c->fd >= 0 && !owned(c))
         drop_connection(c); /* inherited across fork: never share the stream */
     if (c->fd >= 0 && idle_connection_dead(c))
         drop_connection(c); /* e.g. the daemon restarted or timed out idle */
@@ -728,7 +766,7 @@ static int client_send(ts_client *c, const char *method, const struct json_objec
 
 int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, ts_error *err)
 {
-    if (c->fd >= 0 && c->owner != getpid())
+    if (c->fd >= 0 && !owned(c))
         drop_connection(c);
     if (c->fd < 0 || c->in_flight == 0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
@@ -752,7 +790,7 @@ int ts_client__call_with(ts_client *c, const char *method, const struct json_obj
 
     if (result != NULL)
         *result = NULL;
-    if (c->fd >= 0 && c->owner == getpid() && c->in_flight > 0)
+    if (c->fd >= 0 && owned(c) && c->in_flight > 0)
         return ts_error_set(err, -EBUSY, TS_ERR_INVALID_ARGUMENT,
                             "%zu pipelined request(s) still wait for ts_client_receive",
                             c->in_flight);

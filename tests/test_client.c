@@ -290,6 +290,25 @@ static const fake_entry *fake_last(fake *f, const char *method)
     return found;
 }
 
+/* How many requests of method the server saw, and on which connection the
+ * last one came (-1: none). */
+static int fake_count(fake *f, const char *method, int *last_conn)
+{
+    int n = 0;
+    int i;
+
+    *last_conn = -1;
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < f->nlog; i++) {
+        if (strcmp(f->log[i].method, method) == 0) {
+            n++;
+            *last_conn = f->log[i].conn;
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
 static ts_client *connect_to(const char *sock)
 {
     ts_client_options o;
@@ -860,6 +879,125 @@ START_TEST(fork_child_reconnects)
     ck_assert_int_eq(f.nlog, 7);
     ck_assert_int_eq(f.log[6].conn, 0);
     ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/* A child forked while the parent has a pipelined request in flight: the
+ * child finds nothing to receive (the reply is the parent's, on the
+ * parent's stream) and calls on its own connection; the parent then
+ * receives its reply. */
+START_TEST(fork_child_leaves_pipelined_reply)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    uint64_t sent = 0, got = 0;
+    pid_t pid;
+    int status;
+    int conn;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_send(c, "echo", NULL, &sent, &err), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int ok = ts_client_receive(c, NULL, NULL, &err) == -EINVAL &&
+                 strcmp(err.code, "invalid_argument") == 0 && ts_client_ping(c, &err) == 0 &&
+                 ts_client_receive(c, NULL, NULL, &err) == -EINVAL;
+        ts_client_close(c);
+        _exit(ok ? 0 : 1);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_int_eq(ts_client_receive(c, &got, NULL, &err), 0);
+    ck_assert_int_eq(got, sent);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(fake_count(&f, "echo", &conn), 1);
+    ck_assert_int_eq(conn, 0);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 2);
+    ck_assert_int_eq(conn, 0); /* the parent's, after the child's on 1 */
+    ck_assert_int_eq(f.log[f.nlog - 2].conn, 1);
+    ck_assert_int_eq(f.log[f.nlog - 2].hello_pid, 0);
+    ck_assert_str_eq(f.log[f.nlog - 2].method, "ping");
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+typedef struct fork_job {
+    ts_client *c;
+    pid_t child;
+    int status;
+} fork_job;
+
+/* In a thread of its own: fork a child that pings, forks a grandchild that
+ * pings, then pings again on its own connection. */
+static void *fork_from_thread(void *arg)
+{
+    fork_job *job = arg;
+    ts_error err;
+
+    job->child = fork();
+    if (job->child == 0) {
+        int ok = ts_client_ping(job->c, &err) == 0;
+        pid_t grandchild = fork();
+        int status = -1;
+
+        if (grandchild == 0) {
+            ok = ts_client_ping(job->c, &err) == 0 && ts_client_ping(job->c, &err) == 0;
+            ts_client_close(job->c);
+            _exit(ok ? 0 : 1);
+        }
+        ok = ok && grandchild > 0 && waitpid(grandchild, &status, 0) == grandchild &&
+             WIFEXITED(status) && WEXITSTATUS(status) == 0 && ts_client_ping(job->c, &err) == 0;
+        ts_client_close(job->c);
+        _exit(ok ? 0 : 1);
+    }
+    if (job->child > 0)
+        waitpid(job->child, &job->status, 0);
+    return NULL;
+}
+
+/* Every generation opens its own connection, whichever thread forked, and
+ * none touches its parent's: a child, its own child (the grandchild), and
+ * the parent keep working, each on one connection of its own. */
+START_TEST(fork_generations_each_connect)
+{
+    fake f;
+    fork_job job = {NULL, -1, -1};
+    pthread_t thread;
+    ts_error err;
+    long pids[3] = {0, 0, 0};
+    int per_conn[3] = {0, 0, 0};
+    int i;
+
+    fake_start(&f);
+    job.c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_ping(job.c, &err), 0);
+    ck_assert_int_eq(pthread_create(&thread, NULL, fork_from_thread, &job), 0);
+    pthread_join(thread, NULL);
+    ck_assert_int_gt(job.child, 0);
+    ck_assert(WIFEXITED(job.status) && WEXITSTATUS(job.status) == 0);
+    ck_assert_int_eq(ts_client_ping(job.c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    pthread_mutex_lock(&f.mu);
+    for (i = 0; i < f.nlog; i++) {
+        ck_assert_int_lt(f.log[i].conn, 3);
+        per_conn[f.log[i].conn]++;
+        if (strcmp(f.log[i].method, "hello") == 0)
+            pids[f.log[i].conn] = f.log[i].hello_pid;
+    }
+    pthread_mutex_unlock(&f.mu);
+    ck_assert_int_eq(pids[0], getpid());
+    ck_assert_int_eq(pids[1], job.child);
+    ck_assert(pids[2] > 0 && pids[2] != pids[0] && pids[2] != pids[1]);
+    ck_assert_int_eq(per_conn[0], 3); /* hello, ping, ping */
+    ck_assert_int_eq(per_conn[1], 3); /* the child's hello, ping, ping */
+    ck_assert_int_eq(per_conn[2], 3); /* the grandchild's hello, ping, ping */
+    ts_client_close(job.c);
     fake_stop(&f);
 }
 END_TEST
@@ -1695,6 +1833,8 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, typed_helpers_send_documented_params);
     tcase_add_test(fake_tc, store_resolution_follows_changes);
     tcase_add_test(fake_tc, fork_child_reconnects);
+    tcase_add_test(fake_tc, fork_child_leaves_pipelined_reply);
+    tcase_add_test(fake_tc, fork_generations_each_connect);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_fork_safety);
