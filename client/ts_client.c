@@ -5,7 +5,9 @@
  *
  * One ts_client owns one socket descriptor and the buffers of one stream.
  * Every entry point first checks that the descriptor belongs to this
- * process (fork) and is still connected, and reconnects otherwise.
+ * process (fork) and is still connected, and reconnects otherwise; on the
+ * path of a request these checks make no system call (see
+ * docs/internals/client.md, "Connection life").
  */
 #include "ts_client_internal.h"
 
@@ -31,6 +33,9 @@
 #define TS_CLIENT_BACKOFF_FIRST_MS 10
 #define TS_CLIENT_BACKOFF_MAX_MS 200
 #define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
+/* An idle connection is probed before a request only when its last reply
+ * is older than this; a younger one relies on the send failing. */
+#define TS_CLIENT_PROBE_IDLE_MS 500
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -39,6 +44,16 @@ static int64_t now_ms(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A clock read without a system call whatever the clocksource (the coarse
+ * clocks are served from the vDSO's data page; resolution one tick). */
+static int64_t coarse_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -346,6 +361,7 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
 
     if (rc < 0)
         return rc;
+    c->last_reply_ms = coarse_ms();
     rc = ts_message_decode_reply(payload, len, &reply, err);
     free(payload);
     if (rc < 0) {
@@ -564,13 +580,20 @@ static int establish(ts_client *c, ts_error *err)
     return rc;
 }
 
-/* True when an idle connection was closed by the daemon (or holds bytes
- * nobody asked for): it cannot carry a new request. */
+/*
+ * True when an idle connection was closed by the daemon (or holds bytes
+ * nobody asked for): it cannot carry a new request. Not probed while the
+ * last reply is recent: the daemon never writes unasked, and a request sent
+ * to a daemon that closed meanwhile fails to send (EPIPE, nothing
+ * delivered) and is resent on a new connection by client_send.
+ */
 static bool idle_connection_dead(ts_client *c)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
 
     if (c->in_flight > 0 || c->rpos < c->rlen)
+        return false;
+    if (coarse_ms() - c->last_reply_ms < TS_CLIENT_PROBE_IDLE_MS)
         return false;
     return poll(&p, 1, 0) > 0;
 }

@@ -56,6 +56,7 @@ typedef struct fake {
     fake_entry log[FAKE_LOG];
     int nlog;
     int nconn;
+    int nclosed; /* connections the server has closed */
 } fake;
 
 typedef struct fake_conn {
@@ -136,6 +137,12 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         keep = -1;
     } else if (strcmp(req->method, "wrongid") == 0) {
         ts_message_encode_result(&out, req->id + 1000, NULL, 0, NULL);
+    } else if (strcmp(req->method, "stray") == 0) {
+        /* the reply, then later the same reply again, unasked, on an open
+         * connection (the daemon never does this) */
+        ts_message_encode_result(&out, req->id, NULL, 0, NULL);
+        fake_write(c->fd, &out);
+        usleep(20000);
     } else {
         /* echo: every other method answers {method, params} */
         res = json_object_new_object();
@@ -222,10 +229,15 @@ static void *fake_main(void *arg)
             if (fd >= 0)
                 close(fd);
         }
-        for (i = 0; i < FAKE_CONNS; i++)
+        for (i = 0; i < FAKE_CONNS; i++) {
             if (conns[i].fd >= 0 && (p[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) &&
-                fake_read(f, &conns[i]) < 0)
+                fake_read(f, &conns[i]) < 0) {
                 fake_close_conn(&conns[i]);
+                pthread_mutex_lock(&f->mu);
+                f->nclosed++;
+                pthread_mutex_unlock(&f->mu);
+            }
+        }
     }
     for (i = 0; i < FAKE_CONNS; i++)
         if (conns[i].fd >= 0)
@@ -307,6 +319,23 @@ static int fake_count(fake *f, const char *method, int *last_conn)
     }
     pthread_mutex_unlock(&f->mu);
     return n;
+}
+
+/* Wait until the server has closed n connections in all. */
+static void fake_wait_closed(fake *f, int n)
+{
+    int i;
+
+    for (i = 0; i < 5000; i++) {
+        int closed;
+        pthread_mutex_lock(&f->mu);
+        closed = f->nclosed;
+        pthread_mutex_unlock(&f->mu);
+        if (closed >= n)
+            return;
+        usleep(1000);
+    }
+    ck_abort_msg("the fake server did not close %d connection(s)", n);
 }
 
 static ts_client *connect_to(const char *sock)
@@ -558,6 +587,97 @@ START_TEST(broken_connection_reconnects)
     ck_assert_str_eq(err.code, "limit");
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ck_assert_int_eq(f.nconn, 4);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/* Longer than the client's idle interval (TS_CLIENT_PROBE_IDLE_MS, 500 ms):
+ * a connection idle this long is probed before a request. */
+#define IDLE_LONG_US 700000
+
+/*
+ * A daemon that closes a connection right after a reply (stop, restart):
+ * the next request, sent at once, is refused by the closed socket and goes
+ * out once, on a new connection. After a long idle the close is noticed
+ * before sending. Either way the caller sees no error and the request
+ * reaches the server exactly once.
+ */
+START_TEST(closed_after_reply_resends_once)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    int conn;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
+    fake_wait_closed(&f, 1);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 1);
+    ck_assert_int_eq(conn, 1);
+    ck_assert_int_eq(fake_count(&f, "hello", &conn), 2);
+
+    ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
+    fake_wait_closed(&f, 2);
+    usleep(IDLE_LONG_US);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 2);
+    ck_assert_int_eq(conn, 2);
+
+    /* with the connection alive, nothing is resent and nothing reconnects */
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    usleep(IDLE_LONG_US);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 4);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/*
+ * A server writing a frame nobody asked for (toolscored never does): after
+ * a long idle the probe notices it and the request goes out on a new
+ * connection. Soon after a reply the probe is skipped: the frame is then
+ * read in place of the next reply, whose id it does not carry, so the call
+ * fails with bad_reply rather than return it; either way the caller never
+ * gets the unasked frame as its answer, and the next call works.
+ */
+START_TEST(unasked_frame_never_taken_as_reply)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = (struct json_object *)0x1;
+    int conn;
+    int rc;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_call(c, "stray", NULL, NULL, &err), 0);
+    usleep(IDLE_LONG_US);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 1);
+    ck_assert_int_eq(conn, 1);
+
+    ck_assert_int_eq(ts_client_call(c, "stray", NULL, NULL, &err), 0);
+    usleep(60000); /* the unasked frame has arrived */
+    rc = ts_client_call(c, "echo", NULL, &res, &err);
+    if (rc == 0) {
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "echo");
+        json_object_put(res);
+    } else {
+        ck_assert_int_eq(rc, -EPROTO);
+        ck_assert_str_eq(err.code, "bad_reply");
+        ck_assert_ptr_null(res);
+    }
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
     ts_client_close(c);
     fake_stop(&f);
 }
@@ -1132,6 +1252,61 @@ START_TEST(real_daemon_autostart_and_calls)
                      first_pid);
     ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
     stop_and_close(c, d.socket);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+}
+END_TEST
+
+/* The pid of the daemon c is connected to (from its hello). */
+static int64_t server_pid(const ts_client *c)
+{
+    return json_object_get_int64(
+        json_object_object_get((struct json_object *)ts_client_server_info(c), "pid"));
+}
+
+/*
+ * The daemon stopped (SIGTERM) or killed right after answering and a new
+ * one started at once: the client's next requests, sent at once, reach the
+ * new daemon, each applied once.
+ */
+START_TEST(real_daemon_restarted_right_after_reply)
+{
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = NULL;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"a\", \"args\": {}}]");
+    ts_check_args a;
+    int round;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, NULL);
+    c = connect_to(d.socket);
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.actual = calls;
+    for (round = 0; round < 2; round++) {
+        char name[32];
+
+        ck_assert_int_eq(ts_client_ping(c, &err), 0);
+        ck_assert_int_eq(server_pid(c), d.pid);
+        if (round == 0)
+            tdaemon_stop_ok(&d);
+        else
+            tdaemon_kill(&d);
+        tdaemon_start(&d, NULL);
+        snprintf(name, sizeof(name), "after_restart_%d", round);
+        a.name = name;
+        ck_assert_msg(ts_client_check(c, &a, &res, &err) == 0, "%s: %s", err.code, err.message);
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "CREATED");
+        json_object_put(res);
+        ck_assert_int_eq(server_pid(c), d.pid);
+        ck_assert_int_eq(ts_client_list(c, d.store, true, &res, &err), 0);
+        ck_assert_int_eq(json_object_get_int(json_object_object_get(res, "total")), round + 1);
+        json_object_put(res);
+    }
+    ts_client_close(c);
+    tdaemon_stop_ok(&d);
     tdaemon_cleanup(&d);
     json_object_put(calls);
 }
@@ -1835,8 +2010,11 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, fork_child_reconnects);
     tcase_add_test(fake_tc, fork_child_leaves_pipelined_reply);
     tcase_add_test(fake_tc, fork_generations_each_connect);
+    tcase_add_test(fake_tc, closed_after_reply_resends_once);
+    tcase_add_test(fake_tc, unasked_frame_never_taken_as_reply);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
+    tcase_add_test(real, real_daemon_restarted_right_after_reply);
     tcase_add_test(real, real_daemon_fork_safety);
     tcase_add_test(real, real_daemon_found_by_env_and_path);
     tcase_add_test(real, real_daemon_small_max_frame);
