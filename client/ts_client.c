@@ -207,8 +207,15 @@ static int try_connect(ts_client *c, ts_error *err)
     return 0;
 }
 
-static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
-                      ts_error *err);
+/* A frame payload read from the stream: data points into the read buffer
+ * (valid until the next read) or into owned, which the caller frees. */
+typedef struct frame_in {
+    const unsigned char *data;
+    size_t len;
+    unsigned char *owned;
+} frame_in;
+
+static int read_frame(ts_client *c, frame_in *f, int timeout_ms, ts_error *err);
 
 /*
  * The daemon closed the connection before our request reached it: it may
@@ -219,18 +226,17 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
 static int close_reason(ts_client *c, ts_error *err)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
-    unsigned char *payload = NULL;
-    size_t len = 0;
+    frame_in f;
     ts_reply reply;
     ts_error local;
     int rc;
 
     if (poll(&p, 1, 0) <= 0 || c->rpos < c->rlen || c->in_flight > 0)
         return 0;
-    if (read_frame(c, &payload, &len, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
+    if (read_frame(c, &f, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
         return 0;
-    rc = ts_message_decode_reply(payload, len, &reply, &local);
-    free(payload);
+    rc = ts_message_decode_reply(f.data, f.len, &reply, &local);
+    free(f.owned);
     if (rc < 0)
         return 0;
     rc = 0;
@@ -323,10 +329,29 @@ static int fill(ts_client *c, int timeout_ms, ts_error *err)
                         n == 0 ? "" : ": ", n == 0 ? "" : strerror(-rc));
 }
 
-/* Read one complete frame payload (malloc'ed) from the stream. */
-static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
-                      ts_error *err)
+/* A whole frame of acceptable length at the start of the unread bytes (the
+ * usual reply, read with one recv): taken in place, without a copy. Anything
+ * else goes through the frame reader, which also reports bad lengths. */
+static bool frame_in_place(ts_client *c, frame_in *f)
 {
+    size_t avail = c->rlen - c->rpos;
+    uint32_t n;
+
+    if (ts_frame_reader_partial(&c->reader) || avail < TS_FRAME_HEADER_SIZE)
+        return false;
+    n = ts_frame_get_header(c->rbuf + c->rpos);
+    if (n == 0 || n > c->reader.max || n > avail - TS_FRAME_HEADER_SIZE)
+        return false;
+    f->data = c->rbuf + c->rpos + TS_FRAME_HEADER_SIZE;
+    f->len = n;
+    c->rpos += TS_FRAME_HEADER_SIZE + n;
+    return true;
+}
+
+/* Read one complete frame payload from the stream. */
+static int read_frame(ts_client *c, frame_in *f, int timeout_ms, ts_error *err)
+{
+    f->owned = NULL;
     c->reader.max = reply_limit(c);
     for (;;) {
         size_t used = 0;
@@ -337,6 +362,8 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
             if (rc < 0)
                 return rc;
         }
+        if (frame_in_place(c, f))
+            return 0;
         rc = ts_frame_reader_feed(&c->reader, c->rbuf + c->rpos, c->rlen - c->rpos, &used, err);
         c->rpos += used;
         if (rc < 0) {
@@ -344,7 +371,8 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
             return ts_error_prefix(err, rc, "reply from the daemon at %s", c->socket_path);
         }
         if (rc == 1) {
-            *payload = ts_frame_reader_take(&c->reader, len);
+            f->owned = ts_frame_reader_take(&c->reader, &f->len);
+            f->data = f->owned;
             return 0;
         }
     }
@@ -354,16 +382,15 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
 static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result, int timeout_ms,
                          ts_error *err)
 {
-    unsigned char *payload = NULL;
-    size_t len = 0;
+    frame_in f;
     ts_reply reply;
-    int rc = read_frame(c, &payload, &len, timeout_ms, err);
+    int rc = read_frame(c, &f, timeout_ms, err);
 
     if (rc < 0)
         return rc;
     c->last_reply_ms = coarse_ms();
-    rc = ts_message_decode_reply(payload, len, &reply, err);
-    free(payload);
+    rc = ts_message_decode_reply(f.data, f.len, &reply, err);
+    free(f.owned);
     if (rc < 0) {
         drop_connection(c);
         if (err != NULL)

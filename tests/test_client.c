@@ -151,6 +151,33 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         ts_message_encode_result(&out, req->id, res, 0, NULL);
         json_object_put(res);
     }
+    if (strcmp(req->method, "split") == 0) {
+        /* the echo reply in 3-byte pieces, each read on its own */
+        for (size_t off = 0; off < out.len; off += 3) {
+            size_t n = out.len - off < 3 ? out.len - off : 3;
+            if (send(c->fd, out.data + off, n, MSG_NOSIGNAL) != (ssize_t)n)
+                break;
+            usleep(1000);
+        }
+        ts_buf_free(&out);
+        return keep;
+    }
+    if (strcmp(req->method, "cut") == 0) {
+        /* the echo reply in two pieces: cut where the bytes 0 0 0 5 start
+         * in the params, else two bytes before the end */
+        static const char mark[] = {0, 0, 0, 5};
+        const char *at = memmem(out.data, out.len, mark, sizeof(mark));
+        size_t cuts[3] = {0, at ? (size_t)(at - out.data) : out.len - 2, out.len};
+
+        for (int i = 0; i < 2; i++) {
+            ssize_t n = (ssize_t)(cuts[i + 1] - cuts[i]);
+            if (send(c->fd, out.data + cuts[i], (size_t)n, MSG_NOSIGNAL) != n)
+                break;
+            usleep(5000);
+        }
+        ts_buf_free(&out);
+        return keep;
+    }
     fake_write(c->fd, &out);
     ts_buf_free(&out);
     return keep;
@@ -553,6 +580,59 @@ START_TEST(pipelining_in_order)
     }
     ck_assert_int_eq(ts_client_receive(c, NULL, NULL, &err), -EINVAL);
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/* Replies cut across reads (headers and payloads in pieces, a piece ending
+ * two bytes short of the frame, a piece starting with bytes that look like
+ * a frame header) and replies read whole, one after the other on one
+ * connection, each arrive intact. */
+START_TEST(replies_split_across_reads)
+{
+    static const char *const methods[] = {"split", "echo", "split", "cut", "echo", "split"};
+    static const char looks_like_header[] = {0, 0, 0, 5, 'a', 'b', 'c', 'd', 'e', 'f'};
+    fake f;
+    ts_client *c;
+    ts_error err;
+    uint64_t ids[6];
+    struct json_object *res = NULL;
+    size_t i;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    for (i = 0; i < 6; i++) {
+        struct json_object *p = json_object_new_object();
+        json_object_object_add(p, "n", json_object_new_int((int)i));
+        json_object_object_add(
+            p, "s", json_object_new_string_len(looks_like_header, sizeof(looks_like_header)));
+        ck_assert_int_eq(ts_client_send(c, methods[i], p, &ids[i], &err), 0);
+        json_object_put(p);
+    }
+    for (i = 0; i < 6; i++) {
+        uint64_t id = 0;
+        ck_assert_int_eq(ts_client_receive(c, &id, &res, &err), 0);
+        ck_assert_uint_eq(id, ids[i]);
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), methods[i]);
+        ck_assert_int_eq(
+            json_object_get_int(json_object_object_get(json_object_object_get(res, "params"), "n")),
+            (int)i);
+        ck_assert_int_eq(json_object_get_string_len(
+                             json_object_object_get(json_object_object_get(res, "params"), "s")),
+                         sizeof(looks_like_header));
+        json_object_put(res);
+    }
+    ck_assert_int_eq(ts_client_call(c, "cut", NULL, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "cut");
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_call(c, "split", NULL, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "split");
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_call(c, "echo", NULL, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "echo");
+    json_object_put(res);
+    ck_assert_int_eq(f.nconn, 1);
     ts_client_close(c);
     fake_stop(&f);
 }
@@ -2000,6 +2080,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, socket_from_environment);
     tcase_add_test(fake_tc, version_mismatch_from_fake);
     tcase_add_test(fake_tc, pipelining_in_order);
+    tcase_add_test(fake_tc, replies_split_across_reads);
     tcase_add_test(fake_tc, broken_connection_reconnects);
     tcase_add_test(fake_tc, bad_replies);
     tcase_add_test(fake_tc, request_timeout);
