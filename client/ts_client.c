@@ -631,7 +631,7 @@ static int ensure_connected(ts_client *c, ts_error *err)
     if (c->fd >= 0 && !owned(c))
         drop_connection(c); /* inherited across fork: never share the stream */
     if (c->fd >= 0 && idle_connection_dead(c))
-        drop_connection(c); /* e.g. the daemon restarted or timed out idle */
+        drop_connection(c); /* e.g. the daemon stopped or restarted */
     if (c->fd >= 0)
         return 0;
     return establish(c, err);
