@@ -391,9 +391,10 @@ static void check_done(tsd_job *job)
  * or running, so the order per snapshot is that of a job started now. True
  * when the check was answered (c is freed); false when it must go to the
  * pool (a write, a large snapshot or call list), with what it extracted
- * kept in c.
+ * kept in c. seen: what the store lookup of this request saw of the root,
+ * just before on this thread (never kept in c: the pool runs later).
  */
-static bool try_fast_path(check_job *c)
+static bool try_fast_path(check_job *c, const tsd_root_seen *seen)
 {
     const ts_snapshot *snap = NULL;
     int rc;
@@ -404,8 +405,8 @@ static bool try_fast_path(check_job *c)
     if (rc == 0 && json_object_array_length(c->calls) > TSD_FAST_MAX_CALLS)
         return false;
     if (rc == 0) {
-        rc = tsd_snapcache_load(&c->st->cache, c->st->store, c->rq.name, TSD_FAST_MAX_BYTES, &snap,
-                                &c->err);
+        rc = tsd_snapcache_load(&c->st->cache, c->st->store, seen->valid ? &seen->root : NULL,
+                                c->rq.name, TSD_FAST_MAX_BYTES, &snap, &c->err);
         if (rc == -ENOENT || rc == -EFBIG)
             return false; /* a creation, or too much work for the loop */
     }
@@ -423,6 +424,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
 {
     check_job *c = calloc(1, sizeof(*c));
     tsd_run *run = NULL;
+    tsd_root_seen seen;
     int rc;
 
     (void)result;
@@ -432,7 +434,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     if (rc == 0)
         rc = find_run(srv, c->rq.run, &run, err);
     if (rc == 0)
-        rc = tsd_stores_get(&srv->stores, c->rq.store, &c->st, err);
+        rc = tsd_stores_get_seen(&srv->stores, c->rq.store, &c->st, &seen, err);
     if (rc == 0)
         rc = ts_store_path(c->st->store, c->rq.name, c->file, sizeof(c->file), err);
     if (rc < 0) {
@@ -449,7 +451,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     c->job.on_pool = true;
     c->job.work_fn = check_work;
     c->job.done_fn = check_done;
-    if (tsd_jobs_idle(c->st, c->file) && try_fast_path(c))
+    if (tsd_jobs_idle(c->st, c->file) && try_fast_path(c, &seen))
         return TSD_ASYNC;
     tsd_jobs_submit(&c->job);
     return TSD_ASYNC;

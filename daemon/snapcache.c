@@ -116,8 +116,8 @@ static void keep(tsd_snapcache *c, const char *name, ts_snapshot *snap, const ts
     c->count++;
 }
 
-int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, size_t max_bytes,
-                       const ts_snapshot **out, ts_error *err)
+int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
+                       const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
@@ -127,7 +127,7 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, 
     int rc;
 
     if (e != NULL) {
-        rc = ts_store_stat(store, name, &now, err);
+        rc = ts_store_stat_seen(store, root, name, &now, err);
         if (rc == 0 && ts_file_stamp_equal(&now, &e->stamp) && trusted(&e->stamp, e->read_ns)) {
             lru_unlink(cache, e);
             lru_push(cache, e);

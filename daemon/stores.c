@@ -78,19 +78,22 @@ static void touch(tsd_stores *stores, tsd_store **link)
 
 /*
  * The open store whose key is root exactly, if the path still names the
- * directory that store holds open (one stat; see stores.h). Anything else
- * (another spelling of the path, a root replaced or not open) goes the slow
- * way through tsd_stores_normalize.
+ * directory that store holds open (one stat, whose finding is left in
+ * *seen; see stores.h). Anything else (another spelling of the path, a root
+ * replaced or not open) goes the slow way through tsd_stores_normalize.
  */
-static tsd_store *find_quick(tsd_stores *stores, const char *root)
+static tsd_store *find_quick(tsd_stores *stores, const char *root, ts_store_root_seen *seen)
 {
     struct stat at_path;
 
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
         if (strcmp((*p)->root, root) != 0)
             continue;
-        if (stat(root, &at_path) < 0 ||
-            !ts_store_root_is((*p)->store, (uint64_t)at_path.st_dev, (uint64_t)at_path.st_ino))
+        if (stat(root, &at_path) < 0)
+            return NULL;
+        seen->dev = (uint64_t)at_path.st_dev;
+        seen->ino = (uint64_t)at_path.st_ino;
+        if (!ts_store_root_is((*p)->store, seen->dev, seen->ino))
             return NULL;
         touch(stores, p);
         return stores->list;
@@ -100,14 +103,24 @@ static tsd_store *find_quick(tsd_stores *stores, const char *root)
 
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
+    tsd_root_seen seen;
+
+    return tsd_stores_get_seen(stores, root, out, &seen, err);
+}
+
+int tsd_stores_get_seen(tsd_stores *stores, const char *root, tsd_store **out, tsd_root_seen *seen,
+                        ts_error *err)
+{
     char *key = NULL;
     tsd_store *st;
     ts_error cleanup_err;
     int rc;
 
+    seen->valid = false;
     if (root != NULL && root[0] == '/') {
-        st = find_quick(stores, root);
+        st = find_quick(stores, root, &seen->root);
         if (st != NULL) {
+            seen->valid = true;
             *out = st;
             return 0;
         }

@@ -148,6 +148,25 @@ bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino)
     return held != NULL && held->dev == dev && held->ino == ino;
 }
 
+/*
+ * The root for one operation that creates nothing (ts_store__dir without
+ * create), where the caller's own stat() of the path just found the
+ * directory seen (NULL: not looked at): the held descriptor without a stat
+ * of our own when that is the held root. The held descriptor pins its
+ * inode, so a match names the same directory ts_store__dir would have found
+ * at the caller's stat.
+ */
+static int dir_seen(ts_store *store, const ts_store_root_seen *seen, int *fd, ts_error *err)
+{
+    ts_store_root_handle *held = atomic_load(&store->held);
+
+    if (seen != NULL && held != NULL && held->dev == seen->dev && held->ino == seen->ino) {
+        *fd = held->fd;
+        return 0;
+    }
+    return ts_store__dir(store, false, fd, err);
+}
+
 /* The file name of name, refusing names the file system cannot hold. */
 int ts_store__file_of(const char *name, char *file, ts_error *err)
 {
@@ -448,6 +467,12 @@ int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_
 
 int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err)
 {
+    return ts_store_stat_seen(store, NULL, name, stamp, err);
+}
+
+int ts_store_stat_seen(ts_store *store, const ts_store_root_seen *root, const char *name,
+                       ts_file_stamp *stamp, ts_error *err)
+{
     char file[TS_FILENAME_MAX];
     char path[PATH_MAX];
     struct stat st;
@@ -457,7 +482,7 @@ int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_er
     stamp_absent(stamp);
     if (rc < 0)
         return rc;
-    rc = ts_store__dir(store, false, &dirfd, err);
+    rc = dir_seen(store, root, &dirfd, err);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) {

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -604,12 +605,16 @@ START_TEST(approvals_kept_under_load)
 }
 END_TEST
 
-/* Write an approved snapshot file by hand: unlink, then write (new inode,
- * often the same number; same size; same mtime tick). */
-static void replace_file(const char *name, const char *tool)
+/* Write an approved snapshot file of name, with one call of tool, into the
+ * directory dir by hand: unlink, then write (new inode, often the same
+ * number; same size; same mtime tick). */
+static void replace_file_in(const char *dir, const char *name, const char *tool)
 {
-    char text[1024];
-    const char *path = snapshot_file(name);
+    char text[1024], path[1024];
+    char file[TS_FILENAME_MAX];
+
+    ck_assert(ts_name_to_filename(name, strlen(name), file, sizeof(file), NULL) == 0);
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
 
     snprintf(text, sizeof(text),
              "{\n  \"schema_version\": 1,\n  \"name\": \"%s\",\n  \"created_at\": "
@@ -623,6 +628,11 @@ static void replace_file(const char *name, const char *tool)
     ck_assert(f != NULL);
     fputs(text, f);
     fclose(f);
+}
+
+static void replace_file(const char *name, const char *tool)
+{
+    replace_file_in(daemon_.store, name, tool);
 }
 
 START_TEST(sees_changes_behind_its_back)
@@ -723,6 +733,135 @@ START_TEST(sees_root_replaced)
     ck_assert_int_eq(system(cmd), 0);
     expect_outcome("r1", CALLS_A, NULL, "CREATED");
     ck_assert(file_exists("r1"));
+}
+END_TEST
+
+/* The outcome of a check of name in store with one call of tool, or the
+ * code of the error it got (static). */
+static const char *outcome_in(int fd, const char *store, const char *name, const char *tool)
+{
+    static char got[128];
+    char calls[128];
+    struct json_object *p = json_object_new_object();
+    struct json_object *reply, *part = NULL;
+
+    snprintf(calls, sizeof(calls), "[{\"tool\": \"%s\", \"args\": {}}]", tool);
+    json_object_object_add(p, "store", json_object_new_string(store));
+    json_object_object_add(p, "name", json_object_new_string(name));
+    json_object_object_add(p, "actual", tjson(calls));
+    reply = tdaemon_call(fd, "check", p);
+    if (json_object_object_get_ex(reply, "result", &part) && part != NULL)
+        snprintf(got, sizeof(got), "%s", tstr(part, "outcome"));
+    else if (json_object_object_get_ex(reply, "error", &part) && part != NULL)
+        snprintf(got, sizeof(got), "error %s", tstr(part, "code"));
+    else
+        ck_abort_msg("no result, no error: %s", json_object_to_json_string(reply));
+    json_object_put(reply);
+    json_object_put(p);
+    return got;
+}
+
+/* A store under base (base/p/store, snapshot "r" of tool aaaa) and another
+ * (base/q/store, "r" of tool bbbb), for replaced_roots_when_cached. */
+static void two_stores(const char *base)
+{
+    char cmd[1200], dir[800];
+
+    snprintf(cmd, sizeof(cmd), "mkdir -p '%s/p/store' '%s/q/store'", base, base);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(dir, sizeof(dir), "%s/p/store", base);
+    replace_file_in(dir, "r", "aaaa");
+    snprintf(dir, sizeof(dir), "%s/q/store", base);
+    replace_file_in(dir, "r", "bbbb");
+}
+
+#define EXPECT_OUTCOME(fd, store, tool, want)                                                      \
+    ck_assert_str_eq(outcome_in(fd, store, "r", tool), want)
+
+/*
+ * The replacements of sees_root_replaced, each made right after checks
+ * answered from the snapshot cache (where the root is stat'ed once per check,
+ * by the store lookup): base/p/store replaced by a link to another store, its
+ * parent replaced by a link, the root replaced by a link to itself moved
+ * away, moved away and recreated, removed. A daemon pinned to base/p/store
+ * refuses what now resolves elsewhere; one not pinned serves the other store.
+ */
+static void root_replacements(int fd, const char *base, bool pinned)
+{
+    char store[800], away[800], parent[800], parent_away[800], other[800], other_parent[800];
+    const char *elsewhere = pinned ? "error store_refused" : "PASSED";
+
+    snprintf(store, sizeof(store), "%s/p/store", base);
+    snprintf(away, sizeof(away), "%s/p/store.away", base);
+    snprintf(parent, sizeof(parent), "%s/p", base);
+    snprintf(parent_away, sizeof(parent_away), "%s/p.away", base);
+    snprintf(other, sizeof(other), "%s/q/store", base);
+    snprintf(other_parent, sizeof(other_parent), "%s/q", base);
+    EXPECT_OUTCOME(fd, store, "aaaa", "PASSED"); /* read and kept */
+    EXPECT_OUTCOME(fd, store, "aaaa", "PASSED"); /* from the cache */
+    EXPECT_OUTCOME(fd, store, "bbbb", "FAILED");
+
+    /* the root replaced by a link to the other store, then put back */
+    ck_assert_int_eq(rename(store, away), 0);
+    ck_assert_int_eq(symlink(other, store), 0);
+    EXPECT_OUTCOME(fd, store, "bbbb", elsewhere);
+    ck_assert_int_eq(unlink(store), 0);
+    ck_assert_int_eq(rename(away, store), 0);
+    EXPECT_OUTCOME(fd, store, "aaaa", "PASSED");
+    EXPECT_OUTCOME(fd, store, "bbbb", "FAILED");
+
+    /* its parent replaced by a link to the other store's, then put back */
+    ck_assert_int_eq(rename(parent, parent_away), 0);
+    ck_assert_int_eq(symlink(other_parent, parent), 0);
+    EXPECT_OUTCOME(fd, store, "bbbb", elsewhere);
+    ck_assert_int_eq(unlink(parent), 0);
+    ck_assert_int_eq(rename(parent_away, parent), 0);
+    EXPECT_OUTCOME(fd, store, "aaaa", "PASSED");
+
+    /* the root moved away and the path made a link to it: the same
+     * directory, still served (the path names what the store holds open) */
+    ck_assert_int_eq(rename(store, away), 0);
+    ck_assert_int_eq(symlink(away, store), 0);
+    EXPECT_OUTCOME(fd, store, "aaaa", "PASSED");
+    EXPECT_OUTCOME(fd, store, "bbbb", "FAILED");
+    ck_assert_int_eq(unlink(store), 0);
+    ck_assert_int_eq(rename(away, store), 0);
+    EXPECT_OUTCOME(fd, store, "aaaa", "PASSED");
+
+    /* moved away and recreated with another snapshot r */
+    ck_assert_int_eq(rename(store, away), 0);
+    ck_assert_int_eq(mkdir(store, 0700), 0);
+    replace_file_in(store, "r", "cccc");
+    EXPECT_OUTCOME(fd, store, "cccc", "PASSED");
+    EXPECT_OUTCOME(fd, store, "aaaa", "FAILED");
+
+    /* removed: r is missing */
+    char cmd[1000];
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", store);
+    ck_assert_int_eq(system(cmd), 0);
+    EXPECT_OUTCOME(fd, store, "aaaa", "CREATED");
+}
+
+START_TEST(replaced_roots_when_cached)
+{
+    char base[PATH_MAX], pinned_base[PATH_MAX], pin[PATH_MAX + 20];
+    tdaemon pinned;
+
+    ck_assert_ptr_nonnull(realpath(daemon_.dir, base));
+    two_stores(base);
+    tdaemon_prepare(&pinned);
+    ck_assert_ptr_nonnull(realpath(pinned.dir, pinned_base));
+    two_stores(pinned_base);
+    snprintf(pin, sizeof(pin), "--store=%s/p/store", pinned_base);
+    const char *extra[] = {pin, NULL};
+    tdaemon_start(&pinned, extra);
+    int fd = tdaemon_connect(pinned.socket);
+    sleep(4); /* past the snapshot cache's 3 s margin */
+    root_replacements(conn_, base, false);
+    root_replacements(fd, pinned_base, true);
+    close(fd);
+    tdaemon_stop_ok(&pinned);
+    tdaemon_cleanup(&pinned);
 }
 END_TEST
 
@@ -1229,6 +1368,7 @@ static Suite *state_suite(void)
     tcase_add_test(tc, sees_changes_behind_its_back);
     tcase_add_test(tc, sees_changes_behind_its_back_when_old);
     tcase_add_test(tc, sees_root_replaced);
+    tcase_add_test(tc, replaced_roots_when_cached);
     tcase_add_test(tc, corrupt_snapshot_files);
     tcase_add_test(tc, runs);
     tcase_add_test(tc, stray_temp_files_cleaned);

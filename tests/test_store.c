@@ -918,6 +918,101 @@ START_TEST(root_removed_and_recreated_while_open)
 }
 END_TEST
 
+/* What one stat() of the root path finds now. */
+static ts_store_root_seen root_now(void)
+{
+    struct stat st;
+
+    ck_assert_int_eq(stat(root, &st), 0);
+    return (ts_store_root_seen){.dev = (uint64_t)st.st_dev, .ino = (uint64_t)st.st_ino};
+}
+
+/* Whether name's file exists by ts_store_stat, checking that
+ * ts_store_stat_seen with what a stat of the root finds now says the same. */
+static bool exists_both_ways(ts_store *store, const char *name)
+{
+    ts_store_root_seen seen = root_now();
+    ts_file_stamp by_path, by_seen;
+    ts_error err;
+
+    ck_assert_int_eq(ts_store_stat(store, name, &by_path, &err), 0);
+    ck_assert_int_eq(ts_store_stat_seen(store, &seen, name, &by_seen, &err), 0);
+    ck_assert(ts_file_stamp_equal(&by_path, &by_seen));
+    return by_path.exists;
+}
+
+/* ts_store_stat_seen: the held root is used without a stat of the path when
+ * the caller's stat found it there; anything else is ts_store_stat, which
+ * follows the path to a root moved away and recreated or replaced by a
+ * link. */
+START_TEST(stat_with_the_root_seen_by_the_caller)
+{
+    ts_store *store = open_store();
+    ts_store *there = NULL;
+    ts_snapshot *a = make_snapshot("a", 1, 1);
+    ts_snapshot *b = make_snapshot("b", 1, 1);
+    ts_store_root_seen held, nothing = {0, 0};
+    ts_file_stamp stamp;
+    char moved[700], elsewhere[700];
+    ts_error err;
+
+    /* no root yet: nothing is held, whatever the caller saw */
+    ck_assert_int_eq(ts_store_stat_seen(store, &nothing, "a", &stamp, &err), 0);
+    ck_assert(!stamp.exists);
+    save_ok(store, a);
+    held = root_now();
+    ck_assert(ts_store_root_is(store, held.dev, held.ino));
+    ck_assert(exists_both_ways(store, "a"));
+    ck_assert(!exists_both_ways(store, "b"));
+    ck_assert_int_eq(ts_store_stat_seen(store, NULL, "a", &stamp, &err), 0);
+    ck_assert(stamp.exists);
+    ck_assert_int_eq(ts_store_stat_seen(store, &nothing, "a", &stamp, &err), 0);
+    ck_assert(stamp.exists);
+    ck_assert_int_eq(ts_store_stat_seen(store, &held, NULL, &stamp, &err), -EINVAL);
+    ck_assert(!stamp.exists);
+    ck_assert_int_lt(ts_store_stat_seen(store, &held, "", &stamp, &err), 0);
+    ck_assert_str_eq(err.code, "invalid_argument");
+
+    /* moved away and recreated: the new, empty directory */
+    snprintf(moved, sizeof(moved), "%s.moved", root);
+    ck_assert_int_eq(rename(root, moved), 0);
+    mkdir_root();
+    ck_assert(!exists_both_ways(store, "a"));
+    /* what the caller saw is what counts: the held root, seen there before
+     * the move, still holds a */
+    ck_assert_int_eq(ts_store_stat_seen(store, &held, "a", &stamp, &err), 0);
+    ck_assert(stamp.exists);
+
+    /* replaced by a link to another directory: that directory */
+    snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", workdir);
+    ck_assert_int_eq(ts_store_open(elsewhere, &there, &err), 0);
+    save_ok(there, b);
+    ts_store_close(there);
+    remove_tree(root);
+    ck_assert_int_eq(symlink(elsewhere, root), 0);
+    ck_assert(!exists_both_ways(store, "a"));
+    ck_assert(exists_both_ways(store, "b"));
+
+    /* replaced by a link to the held directory where it was moved: held */
+    ck_assert_int_eq(unlink(root), 0);
+    ck_assert_int_eq(symlink(moved, root), 0);
+    ck_assert(exists_both_ways(store, "a"));
+    ck_assert(!exists_both_ways(store, "b"));
+
+    /* removed: nothing there */
+    ck_assert_int_eq(unlink(root), 0);
+    ck_assert_int_eq(ts_store_stat_seen(store, &held, "a", &stamp, &err), 0);
+    ck_assert(stamp.exists); /* the held root the caller saw, as above */
+    ck_assert_int_eq(ts_store_stat(store, "a", &stamp, &err), 0);
+    ck_assert(!stamp.exists);
+    ck_assert_int_eq(ts_store_stat_seen(store, &nothing, "a", &stamp, &err), 0);
+    ck_assert(!stamp.exists);
+    ts_snapshot_free(a);
+    ts_snapshot_free(b);
+    ts_store_close(store);
+}
+END_TEST
+
 /* ---- several threads at once ---- */
 
 typedef struct worker {
@@ -1052,6 +1147,7 @@ int main(void)
     tcase_add_test(tc, failed_save_leaves_old_file_intact_fsize);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_full_disk);
     tcase_add_test(tc, root_removed_and_recreated_while_open);
+    tcase_add_test(tc, stat_with_the_root_seen_by_the_caller);
     tcase_add_test(tc, threads_on_different_names);
     tcase_add_test(tc, threads_sharing_directory_fsyncs);
     suite_add_tcase(s, tc);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -57,12 +58,20 @@ void tdaemon_prepare(tdaemon *d)
     snprintf(d->out, sizeof(d->out), "%s/stdout", d->dir);
 }
 
+/*
+ * Run argv in a child of its own process group, with its output in out_path
+ * (or nowhere). The child is killed when the test process exits: a failed
+ * assertion ends a test at once, before it could stop what it started.
+ */
 static pid_t spawn(const char *const *argv, const char *out_path)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
 
     ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
     if (pid == 0) {
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+            _exit(127);
         int fd = out_path != NULL ? open(out_path, O_WRONLY | O_CREAT | O_APPEND, 0600)
                                   : open("/dev/null", O_WRONLY);
         if (fd >= 0) {
