@@ -5,12 +5,16 @@
  *
  * One ts_client owns one socket descriptor and the buffers of one stream.
  * Every entry point first checks that the descriptor belongs to this
- * process (fork) and is still connected, and reconnects otherwise.
+ * process (fork) and is still connected, and reconnects otherwise; on the
+ * path of a request these checks make no system call (see
+ * docs/internals/client.md, "Connection life").
  */
 #include "ts_client_internal.h"
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +33,9 @@
 #define TS_CLIENT_BACKOFF_FIRST_MS 10
 #define TS_CLIENT_BACKOFF_MAX_MS 200
 #define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
+/* An idle connection is probed before a request only when its last reply
+ * is older than this; a younger one relies on the send failing. */
+#define TS_CLIENT_PROBE_IDLE_MS 500
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -37,6 +44,16 @@ static int64_t now_ms(void)
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A clock read without a system call whatever the clocksource (the coarse
+ * clocks are served from the vDSO's data page; resolution one tick). */
+static int64_t coarse_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
@@ -88,6 +105,42 @@ int ts_client_default_socket(char *out, size_t outsz, ts_error *err)
     return 0;
 }
 
+/* ---- fork detection ------------------------------------------------- */
+
+/* Bumped in every child made by fork() (a pthread_atfork child handler):
+ * a connection opened at another generation was inherited. Reading it costs
+ * no system call, unlike getpid(), which glibc no longer caches. */
+static atomic_ulong fork_generation;
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+static bool forks_tracked; /* false if pthread_atfork failed: compare pids */
+
+static void on_fork_child(void)
+{
+    atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+}
+
+static void track_forks(void)
+{
+    forks_tracked = pthread_atfork(NULL, NULL, on_fork_child) == 0;
+}
+
+/* Remember which process opens the next descriptor. Read before the socket
+ * exists, so a fork by another thread in between still counts as one. */
+static void mark_owner(ts_client *c)
+{
+    pthread_once(&fork_once, track_forks);
+    c->fork_gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+    c->owner = forks_tracked ? 0 : getpid();
+}
+
+/* True when c's descriptor was opened by this process, not inherited. */
+static bool owned(const ts_client *c)
+{
+    if (c->fork_gen != atomic_load_explicit(&fork_generation, memory_order_relaxed))
+        return false;
+    return forks_tracked || c->owner == getpid();
+}
+
 /* ---- the connection ------------------------------------------------- */
 
 /* Forget the connection. In a forked child this closes only the child's
@@ -133,6 +186,7 @@ static int try_connect(ts_client *c, ts_error *err)
     rc = ts_paths_sockaddr(c->socket_path, &addr, err);
     if (rc < 0)
         return rc;
+    mark_owner(c);
     fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0) {
         rc = -errno;
@@ -150,12 +204,18 @@ static int try_connect(ts_client *c, ts_error *err)
                             c->socket_path, strerror(-rc));
     }
     c->fd = fd;
-    c->owner = getpid();
     return 0;
 }
 
-static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
-                      ts_error *err);
+/* A frame payload read from the stream: data points into the read buffer
+ * (valid until the next read) or into owned, which the caller frees. */
+typedef struct frame_in {
+    const unsigned char *data;
+    size_t len;
+    unsigned char *owned;
+} frame_in;
+
+static int read_frame(ts_client *c, frame_in *f, int timeout_ms, ts_error *err);
 
 /*
  * The daemon closed the connection before our request reached it: it may
@@ -166,18 +226,17 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
 static int close_reason(ts_client *c, ts_error *err)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
-    unsigned char *payload = NULL;
-    size_t len = 0;
+    frame_in f;
     ts_reply reply;
     ts_error local;
     int rc;
 
     if (poll(&p, 1, 0) <= 0 || c->rpos < c->rlen || c->in_flight > 0)
         return 0;
-    if (read_frame(c, &payload, &len, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
+    if (read_frame(c, &f, TS_CLIENT_CLOSE_REASON_MS, &local) < 0)
         return 0;
-    rc = ts_message_decode_reply(payload, len, &reply, &local);
-    free(payload);
+    rc = ts_message_decode_reply(f.data, f.len, &reply, &local);
+    free(f.owned);
     if (rc < 0)
         return 0;
     rc = 0;
@@ -270,10 +329,29 @@ static int fill(ts_client *c, int timeout_ms, ts_error *err)
                         n == 0 ? "" : ": ", n == 0 ? "" : strerror(-rc));
 }
 
-/* Read one complete frame payload (malloc'ed) from the stream. */
-static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int timeout_ms,
-                      ts_error *err)
+/* A whole frame of acceptable length at the start of the unread bytes (the
+ * usual reply, read with one recv): taken in place, without a copy. Anything
+ * else goes through the frame reader, which also reports bad lengths. */
+static bool frame_in_place(ts_client *c, frame_in *f)
 {
+    size_t avail = c->rlen - c->rpos;
+    uint32_t n;
+
+    if (ts_frame_reader_partial(&c->reader) || avail < TS_FRAME_HEADER_SIZE)
+        return false;
+    n = ts_frame_get_header(c->rbuf + c->rpos);
+    if (n == 0 || n > c->reader.max || n > avail - TS_FRAME_HEADER_SIZE)
+        return false;
+    f->data = c->rbuf + c->rpos + TS_FRAME_HEADER_SIZE;
+    f->len = n;
+    c->rpos += TS_FRAME_HEADER_SIZE + n;
+    return true;
+}
+
+/* Read one complete frame payload from the stream. */
+static int read_frame(ts_client *c, frame_in *f, int timeout_ms, ts_error *err)
+{
+    f->owned = NULL;
     c->reader.max = reply_limit(c);
     for (;;) {
         size_t used = 0;
@@ -284,6 +362,8 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
             if (rc < 0)
                 return rc;
         }
+        if (frame_in_place(c, f))
+            return 0;
         rc = ts_frame_reader_feed(&c->reader, c->rbuf + c->rpos, c->rlen - c->rpos, &used, err);
         c->rpos += used;
         if (rc < 0) {
@@ -291,7 +371,8 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
             return ts_error_prefix(err, rc, "reply from the daemon at %s", c->socket_path);
         }
         if (rc == 1) {
-            *payload = ts_frame_reader_take(&c->reader, len);
+            f->owned = ts_frame_reader_take(&c->reader, &f->len);
+            f->data = f->owned;
             return 0;
         }
     }
@@ -301,15 +382,15 @@ static int read_frame(ts_client *c, unsigned char **payload, size_t *len, int ti
 static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result, int timeout_ms,
                          ts_error *err)
 {
-    unsigned char *payload = NULL;
-    size_t len = 0;
+    frame_in f;
     ts_reply reply;
-    int rc = read_frame(c, &payload, &len, timeout_ms, err);
+    int rc = read_frame(c, &f, timeout_ms, err);
 
     if (rc < 0)
         return rc;
-    rc = ts_message_decode_reply(payload, len, &reply, err);
-    free(payload);
+    c->last_reply_ms = coarse_ms();
+    rc = ts_message_decode_reply(f.data, f.len, &reply, err);
+    free(f.owned);
     if (rc < 0) {
         drop_connection(c);
         if (err != NULL)
@@ -526,13 +607,20 @@ static int establish(ts_client *c, ts_error *err)
     return rc;
 }
 
-/* True when an idle connection was closed by the daemon (or holds bytes
- * nobody asked for): it cannot carry a new request. */
+/*
+ * True when an idle connection was closed by the daemon (or holds bytes
+ * nobody asked for): it cannot carry a new request. Not probed while the
+ * last reply is recent: the daemon never writes unasked, and a request sent
+ * to a daemon that closed meanwhile fails to send (EPIPE, nothing
+ * delivered) and is resent on a new connection by client_send.
+ */
 static bool idle_connection_dead(ts_client *c)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
 
     if (c->in_flight > 0 || c->rpos < c->rlen)
+        return false;
+    if (coarse_ms() - c->last_reply_ms < TS_CLIENT_PROBE_IDLE_MS)
         return false;
     return poll(&p, 1, 0) > 0;
 }
@@ -540,10 +628,10 @@ static bool idle_connection_dead(ts_client *c)
 /* Make sure c holds a live connection of this process. */
 static int ensure_connected(ts_client *c, ts_error *err)
 {
-    if (c->fd >= 0 && c->owner != getpid())
+    if (c->fd >= 0 && !owned(c))
         drop_connection(c); /* inherited across fork: never share the stream */
     if (c->fd >= 0 && idle_connection_dead(c))
-        drop_connection(c); /* e.g. the daemon restarted or timed out idle */
+        drop_connection(c); /* e.g. the daemon stopped or restarted */
     if (c->fd >= 0)
         return 0;
     return establish(c, err);
@@ -728,7 +816,7 @@ static int client_send(ts_client *c, const char *method, const struct json_objec
 
 int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, ts_error *err)
 {
-    if (c->fd >= 0 && c->owner != getpid())
+    if (c->fd >= 0 && !owned(c))
         drop_connection(c);
     if (c->fd < 0 || c->in_flight == 0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
@@ -752,7 +840,7 @@ int ts_client__call_with(ts_client *c, const char *method, const struct json_obj
 
     if (result != NULL)
         *result = NULL;
-    if (c->fd >= 0 && c->owner == getpid() && c->in_flight > 0)
+    if (c->fd >= 0 && owned(c) && c->in_flight > 0)
         return ts_error_set(err, -EBUSY, TS_ERR_INVALID_ARGUMENT,
                             "%zu pipelined request(s) still wait for ts_client_receive",
                             c->in_flight);

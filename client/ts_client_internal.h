@@ -27,8 +27,10 @@ struct ts_client {
     size_t local_max_frame;
     int protocol;
 
-    int fd;      /* -1 while not connected */
-    pid_t owner; /* process that opened fd */
+    int fd;                 /* -1 while not connected */
+    unsigned long fork_gen; /* fork generation (ts_client.c) when fd was opened */
+    pid_t owner;            /* process that opened fd (only read without fork tracking) */
+    int64_t last_reply_ms;  /* when the last reply on fd arrived (coarse clock) */
     uint64_t next_id;
     size_t in_flight;        /* requests sent, replies not yet received */
     size_t server_max_frame; /* from hello; 0 before */

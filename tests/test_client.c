@@ -56,6 +56,7 @@ typedef struct fake {
     fake_entry log[FAKE_LOG];
     int nlog;
     int nconn;
+    int nclosed; /* connections the server has closed */
 } fake;
 
 typedef struct fake_conn {
@@ -136,6 +137,12 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         keep = -1;
     } else if (strcmp(req->method, "wrongid") == 0) {
         ts_message_encode_result(&out, req->id + 1000, NULL, 0, NULL);
+    } else if (strcmp(req->method, "stray") == 0) {
+        /* the reply, then later the same reply again, unasked, on an open
+         * connection (the daemon never does this) */
+        ts_message_encode_result(&out, req->id, NULL, 0, NULL);
+        fake_write(c->fd, &out);
+        usleep(20000);
     } else {
         /* echo: every other method answers {method, params} */
         res = json_object_new_object();
@@ -143,6 +150,33 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         json_object_object_add(res, "params", json_object_get(req->params));
         ts_message_encode_result(&out, req->id, res, 0, NULL);
         json_object_put(res);
+    }
+    if (strcmp(req->method, "split") == 0) {
+        /* the echo reply in 3-byte pieces, each read on its own */
+        for (size_t off = 0; off < out.len; off += 3) {
+            size_t n = out.len - off < 3 ? out.len - off : 3;
+            if (send(c->fd, out.data + off, n, MSG_NOSIGNAL) != (ssize_t)n)
+                break;
+            usleep(1000);
+        }
+        ts_buf_free(&out);
+        return keep;
+    }
+    if (strcmp(req->method, "cut") == 0) {
+        /* the echo reply in two pieces: cut where the bytes 0 0 0 5 start
+         * in the params, else two bytes before the end */
+        static const char mark[] = {0, 0, 0, 5};
+        const char *at = memmem(out.data, out.len, mark, sizeof(mark));
+        size_t cuts[3] = {0, at ? (size_t)(at - out.data) : out.len - 2, out.len};
+
+        for (int i = 0; i < 2; i++) {
+            ssize_t n = (ssize_t)(cuts[i + 1] - cuts[i]);
+            if (send(c->fd, out.data + cuts[i], (size_t)n, MSG_NOSIGNAL) != n)
+                break;
+            usleep(5000);
+        }
+        ts_buf_free(&out);
+        return keep;
     }
     fake_write(c->fd, &out);
     ts_buf_free(&out);
@@ -222,10 +256,15 @@ static void *fake_main(void *arg)
             if (fd >= 0)
                 close(fd);
         }
-        for (i = 0; i < FAKE_CONNS; i++)
+        for (i = 0; i < FAKE_CONNS; i++) {
             if (conns[i].fd >= 0 && (p[i + 2].revents & (POLLIN | POLLHUP | POLLERR)) &&
-                fake_read(f, &conns[i]) < 0)
+                fake_read(f, &conns[i]) < 0) {
                 fake_close_conn(&conns[i]);
+                pthread_mutex_lock(&f->mu);
+                f->nclosed++;
+                pthread_mutex_unlock(&f->mu);
+            }
+        }
     }
     for (i = 0; i < FAKE_CONNS; i++)
         if (conns[i].fd >= 0)
@@ -288,6 +327,42 @@ static const fake_entry *fake_last(fake *f, const char *method)
             found = &f->log[i];
     pthread_mutex_unlock(&f->mu);
     return found;
+}
+
+/* How many requests of method the server saw, and on which connection the
+ * last one came (-1: none). */
+static int fake_count(fake *f, const char *method, int *last_conn)
+{
+    int n = 0;
+    int i;
+
+    *last_conn = -1;
+    pthread_mutex_lock(&f->mu);
+    for (i = 0; i < f->nlog; i++) {
+        if (strcmp(f->log[i].method, method) == 0) {
+            n++;
+            *last_conn = f->log[i].conn;
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    return n;
+}
+
+/* Wait until the server has closed n connections in all. */
+static void fake_wait_closed(fake *f, int n)
+{
+    int i;
+
+    for (i = 0; i < 5000; i++) {
+        int closed;
+        pthread_mutex_lock(&f->mu);
+        closed = f->nclosed;
+        pthread_mutex_unlock(&f->mu);
+        if (closed >= n)
+            return;
+        usleep(1000);
+    }
+    ck_abort_msg("the fake server did not close %d connection(s)", n);
 }
 
 static ts_client *connect_to(const char *sock)
@@ -510,6 +585,59 @@ START_TEST(pipelining_in_order)
 }
 END_TEST
 
+/* Replies cut across reads (headers and payloads in pieces, a piece ending
+ * two bytes short of the frame, a piece starting with bytes that look like
+ * a frame header) and replies read whole, one after the other on one
+ * connection, each arrive intact. */
+START_TEST(replies_split_across_reads)
+{
+    static const char *const methods[] = {"split", "echo", "split", "cut", "echo", "split"};
+    static const char looks_like_header[] = {0, 0, 0, 5, 'a', 'b', 'c', 'd', 'e', 'f'};
+    fake f;
+    ts_client *c;
+    ts_error err;
+    uint64_t ids[6];
+    struct json_object *res = NULL;
+    size_t i;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    for (i = 0; i < 6; i++) {
+        struct json_object *p = json_object_new_object();
+        json_object_object_add(p, "n", json_object_new_int((int)i));
+        json_object_object_add(
+            p, "s", json_object_new_string_len(looks_like_header, sizeof(looks_like_header)));
+        ck_assert_int_eq(ts_client_send(c, methods[i], p, &ids[i], &err), 0);
+        json_object_put(p);
+    }
+    for (i = 0; i < 6; i++) {
+        uint64_t id = 0;
+        ck_assert_int_eq(ts_client_receive(c, &id, &res, &err), 0);
+        ck_assert_uint_eq(id, ids[i]);
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), methods[i]);
+        ck_assert_int_eq(
+            json_object_get_int(json_object_object_get(json_object_object_get(res, "params"), "n")),
+            (int)i);
+        ck_assert_int_eq(json_object_get_string_len(
+                             json_object_object_get(json_object_object_get(res, "params"), "s")),
+                         sizeof(looks_like_header));
+        json_object_put(res);
+    }
+    ck_assert_int_eq(ts_client_call(c, "cut", NULL, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "cut");
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_call(c, "split", NULL, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "split");
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_call(c, "echo", NULL, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "echo");
+    json_object_put(res);
+    ck_assert_int_eq(f.nconn, 1);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
 START_TEST(broken_connection_reconnects)
 {
     fake f;
@@ -539,6 +667,97 @@ START_TEST(broken_connection_reconnects)
     ck_assert_str_eq(err.code, "limit");
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ck_assert_int_eq(f.nconn, 4);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/* Longer than the client's idle interval (TS_CLIENT_PROBE_IDLE_MS, 500 ms):
+ * a connection idle this long is probed before a request. */
+#define IDLE_LONG_US 700000
+
+/*
+ * A daemon that closes a connection right after a reply (stop, restart):
+ * the next request, sent at once, is refused by the closed socket and goes
+ * out once, on a new connection. After a long idle the close is noticed
+ * before sending. Either way the caller sees no error and the request
+ * reaches the server exactly once.
+ */
+START_TEST(closed_after_reply_resends_once)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    int conn;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
+    fake_wait_closed(&f, 1);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 1);
+    ck_assert_int_eq(conn, 1);
+    ck_assert_int_eq(fake_count(&f, "hello", &conn), 2);
+
+    ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
+    fake_wait_closed(&f, 2);
+    usleep(IDLE_LONG_US);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 2);
+    ck_assert_int_eq(conn, 2);
+
+    /* with the connection alive, nothing is resent and nothing reconnects */
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    usleep(IDLE_LONG_US);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 4);
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+/*
+ * A server writing a frame nobody asked for (toolscored never does): after
+ * a long idle the probe notices it and the request goes out on a new
+ * connection. Soon after a reply the probe is skipped: the frame is then
+ * read in place of the next reply, whose id it does not carry, so the call
+ * fails with bad_reply rather than return it; either way the caller never
+ * gets the unasked frame as its answer, and the next call works.
+ */
+START_TEST(unasked_frame_never_taken_as_reply)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = (struct json_object *)0x1;
+    int conn;
+    int rc;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_call(c, "stray", NULL, NULL, &err), 0);
+    usleep(IDLE_LONG_US);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 1);
+    ck_assert_int_eq(conn, 1);
+
+    ck_assert_int_eq(ts_client_call(c, "stray", NULL, NULL, &err), 0);
+    usleep(60000); /* the unasked frame has arrived */
+    rc = ts_client_call(c, "echo", NULL, &res, &err);
+    if (rc == 0) {
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "echo");
+        json_object_put(res);
+    } else {
+        ck_assert_int_eq(rc, -EPROTO);
+        ck_assert_str_eq(err.code, "bad_reply");
+        ck_assert_ptr_null(res);
+    }
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
     ts_client_close(c);
     fake_stop(&f);
 }
@@ -864,6 +1083,125 @@ START_TEST(fork_child_reconnects)
 }
 END_TEST
 
+/* A child forked while the parent has a pipelined request in flight: the
+ * child finds nothing to receive (the reply is the parent's, on the
+ * parent's stream) and calls on its own connection; the parent then
+ * receives its reply. */
+START_TEST(fork_child_leaves_pipelined_reply)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    uint64_t sent = 0, got = 0;
+    pid_t pid;
+    int status;
+    int conn;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_send(c, "echo", NULL, &sent, &err), 0);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        int ok = ts_client_receive(c, NULL, NULL, &err) == -EINVAL &&
+                 strcmp(err.code, "invalid_argument") == 0 && ts_client_ping(c, &err) == 0 &&
+                 ts_client_receive(c, NULL, NULL, &err) == -EINVAL;
+        ts_client_close(c);
+        _exit(ok ? 0 : 1);
+    }
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    ck_assert_int_eq(ts_client_receive(c, &got, NULL, &err), 0);
+    ck_assert_int_eq(got, sent);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(f.nconn, 2);
+    ck_assert_int_eq(fake_count(&f, "echo", &conn), 1);
+    ck_assert_int_eq(conn, 0);
+    ck_assert_int_eq(fake_count(&f, "ping", &conn), 2);
+    ck_assert_int_eq(conn, 0); /* the parent's, after the child's on 1 */
+    ck_assert_int_eq(f.log[f.nlog - 2].conn, 1);
+    ck_assert_int_eq(f.log[f.nlog - 2].hello_pid, 0);
+    ck_assert_str_eq(f.log[f.nlog - 2].method, "ping");
+    ts_client_close(c);
+    fake_stop(&f);
+}
+END_TEST
+
+typedef struct fork_job {
+    ts_client *c;
+    pid_t child;
+    int status;
+} fork_job;
+
+/* In a thread of its own: fork a child that pings, forks a grandchild that
+ * pings, then pings again on its own connection. */
+static void *fork_from_thread(void *arg)
+{
+    fork_job *job = arg;
+    ts_error err;
+
+    job->child = fork();
+    if (job->child == 0) {
+        int ok = ts_client_ping(job->c, &err) == 0;
+        pid_t grandchild = fork();
+        int status = -1;
+
+        if (grandchild == 0) {
+            ok = ts_client_ping(job->c, &err) == 0 && ts_client_ping(job->c, &err) == 0;
+            ts_client_close(job->c);
+            _exit(ok ? 0 : 1);
+        }
+        ok = ok && grandchild > 0 && waitpid(grandchild, &status, 0) == grandchild &&
+             WIFEXITED(status) && WEXITSTATUS(status) == 0 && ts_client_ping(job->c, &err) == 0;
+        ts_client_close(job->c);
+        _exit(ok ? 0 : 1);
+    }
+    if (job->child > 0)
+        waitpid(job->child, &job->status, 0);
+    return NULL;
+}
+
+/* Every generation opens its own connection, whichever thread forked, and
+ * none touches its parent's: a child, its own child (the grandchild), and
+ * the parent keep working, each on one connection of its own. */
+START_TEST(fork_generations_each_connect)
+{
+    fake f;
+    fork_job job = {NULL, -1, -1};
+    pthread_t thread;
+    ts_error err;
+    long pids[3] = {0, 0, 0};
+    int per_conn[3] = {0, 0, 0};
+    int i;
+
+    fake_start(&f);
+    job.c = connect_to(f.sock);
+    ck_assert_int_eq(ts_client_ping(job.c, &err), 0);
+    ck_assert_int_eq(pthread_create(&thread, NULL, fork_from_thread, &job), 0);
+    pthread_join(thread, NULL);
+    ck_assert_int_gt(job.child, 0);
+    ck_assert(WIFEXITED(job.status) && WEXITSTATUS(job.status) == 0);
+    ck_assert_int_eq(ts_client_ping(job.c, &err), 0);
+    ck_assert_int_eq(f.nconn, 3);
+    pthread_mutex_lock(&f.mu);
+    for (i = 0; i < f.nlog; i++) {
+        ck_assert_int_lt(f.log[i].conn, 3);
+        per_conn[f.log[i].conn]++;
+        if (strcmp(f.log[i].method, "hello") == 0)
+            pids[f.log[i].conn] = f.log[i].hello_pid;
+    }
+    pthread_mutex_unlock(&f.mu);
+    ck_assert_int_eq(pids[0], getpid());
+    ck_assert_int_eq(pids[1], job.child);
+    ck_assert(pids[2] > 0 && pids[2] != pids[0] && pids[2] != pids[1]);
+    ck_assert_int_eq(per_conn[0], 3); /* hello, ping, ping */
+    ck_assert_int_eq(per_conn[1], 3); /* the child's hello, ping, ping */
+    ck_assert_int_eq(per_conn[2], 3); /* the grandchild's hello, ping, ping */
+    ts_client_close(job.c);
+    fake_stop(&f);
+}
+END_TEST
+
 /* ---- against the real daemon ---------------------------------------- */
 
 static const char *const idle_args[] = {"--idle-timeout", "20", NULL};
@@ -994,6 +1332,61 @@ START_TEST(real_daemon_autostart_and_calls)
                      first_pid);
     ck_assert_int_eq(daemons_on(d.socket, NULL), 1);
     stop_and_close(c, d.socket);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+}
+END_TEST
+
+/* The pid of the daemon c is connected to (from its hello). */
+static int64_t server_pid(const ts_client *c)
+{
+    return json_object_get_int64(
+        json_object_object_get((struct json_object *)ts_client_server_info(c), "pid"));
+}
+
+/*
+ * The daemon stopped (SIGTERM) or killed right after answering and a new
+ * one started at once: the client's next requests, sent at once, reach the
+ * new daemon, each applied once.
+ */
+START_TEST(real_daemon_restarted_right_after_reply)
+{
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    struct json_object *res = NULL;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"a\", \"args\": {}}]");
+    ts_check_args a;
+    int round;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, NULL);
+    c = connect_to(d.socket);
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.actual = calls;
+    for (round = 0; round < 2; round++) {
+        char name[32];
+
+        ck_assert_int_eq(ts_client_ping(c, &err), 0);
+        ck_assert_int_eq(server_pid(c), d.pid);
+        if (round == 0)
+            tdaemon_stop_ok(&d);
+        else
+            tdaemon_kill(&d);
+        tdaemon_start(&d, NULL);
+        snprintf(name, sizeof(name), "after_restart_%d", round);
+        a.name = name;
+        ck_assert_msg(ts_client_check(c, &a, &res, &err) == 0, "%s: %s", err.code, err.message);
+        ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "CREATED");
+        json_object_put(res);
+        ck_assert_int_eq(server_pid(c), d.pid);
+        ck_assert_int_eq(ts_client_list(c, d.store, true, &res, &err), 0);
+        ck_assert_int_eq(json_object_get_int(json_object_object_get(res, "total")), round + 1);
+        json_object_put(res);
+    }
+    ts_client_close(c);
+    tdaemon_stop_ok(&d);
     tdaemon_cleanup(&d);
     json_object_put(calls);
 }
@@ -1687,6 +2080,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, socket_from_environment);
     tcase_add_test(fake_tc, version_mismatch_from_fake);
     tcase_add_test(fake_tc, pipelining_in_order);
+    tcase_add_test(fake_tc, replies_split_across_reads);
     tcase_add_test(fake_tc, broken_connection_reconnects);
     tcase_add_test(fake_tc, bad_replies);
     tcase_add_test(fake_tc, request_timeout);
@@ -1695,8 +2089,13 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, typed_helpers_send_documented_params);
     tcase_add_test(fake_tc, store_resolution_follows_changes);
     tcase_add_test(fake_tc, fork_child_reconnects);
+    tcase_add_test(fake_tc, fork_child_leaves_pipelined_reply);
+    tcase_add_test(fake_tc, fork_generations_each_connect);
+    tcase_add_test(fake_tc, closed_after_reply_resends_once);
+    tcase_add_test(fake_tc, unasked_frame_never_taken_as_reply);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
+    tcase_add_test(real, real_daemon_restarted_right_after_reply);
     tcase_add_test(real, real_daemon_fork_safety);
     tcase_add_test(real, real_daemon_found_by_env_and_path);
     tcase_add_test(real, real_daemon_small_max_frame);
