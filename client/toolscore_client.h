@@ -35,11 +35,14 @@
  * Threads and fork: a ts_client is one connection; use one per thread (no
  * two threads may use the same ts_client at once; distinct ones are
  * independent). After fork() the child may keep using a ts_client it
- * inherited: the first call in the child notices the pid change, drops the
- * inherited descriptor (never touching the parent's stream) and connects
- * anew. A broken connection is also re-established by the next call, and
- * an idle connection the daemon closed (restart, idle timeout) is replaced
- * before a request is sent on it, starting a daemon again if allowed.
+ * inherited: the first call in the child notices it runs in a new process
+ * (a pthread_atfork handler counts forks), drops the inherited descriptor
+ * (never touching the parent's stream) and connects anew. A child made
+ * without running atfork handlers (a raw clone() system call, _Fork()) is
+ * not noticed and must not use an inherited ts_client. A broken connection
+ * is also re-established by the next call, and a request for a daemon that
+ * closed an idle connection (stop, restart) goes out on a new connection,
+ * starting a daemon again if allowed.
  * Descriptors are close-on-exec.
  *
  * Ownership: params passed in are borrowed (never modified or released);
