@@ -151,11 +151,12 @@ static char *message(const char *fmt, ...)
  * Write calls as name's snapshot: approved, source, keeping created_at of an
  * existing readable file (looked up only when may_exist: a creation that just
  * found no file skips that lookup, which on a large directory contends with
- * the other writers' creates and renames). On return the file is durable:
- * ts_store_save shares its syncs with the store's concurrent writers (group
- * commit, lib/ts_store_commit.c). When only the root's sync failed, the file is in place but not
- * durable: that error goes to job->sync_rc/sync_err for the reply (sync_failed) and 0 is returned,
- * so the outcome is still worked out.
+ * the other writers' creates and renames). On return the file is durable
+ * (ts_store_save shares the rename and the root's fsync with the store's
+ * concurrent writers: lib/ts_store_commit.c). When only the root's fsync
+ * failed, the file is in place but not durable: that error goes to
+ * job->sync_rc/sync_err for the reply (sync_failed) and 0 is returned, so
+ * the outcome is still worked out.
  */
 static int write_snapshot(ts_store *store, const char *name, struct json_object *calls,
                           const char *source, bool approved, bool may_exist, tsd_job *job,

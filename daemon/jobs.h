@@ -18,16 +18,17 @@
  * alive until done() ran; done() runs on the loop thread and may free it.
  *
  * Group commit: a job that writes a snapshot returns from its work once
- * the file is durable; concurrent writers of the store share the syncs
- * (ts_store_save's commit rounds, ts_store.c). A write whose file was
- * placed but whose root fsync failed leaves that error in sync_rc/sync_err
- * for done() (which replies). Until done() the job is running, so a later
- * job of the same snapshot (or a whole-store job, or a fast-path replay)
- * does not start before the write is durable and acknowledged.
+ * the file is durable; concurrent writers of the store share the renames
+ * and the root's fsync (ts_store_save's commit rounds,
+ * lib/ts_store_commit.c). A write whose file was placed but whose root
+ * fsync failed leaves that error in sync_rc/sync_err for done() (which
+ * replies). Until done() the job is running, so a later job of the same
+ * snapshot (or a whole-store job, or a fast-path replay) does not start
+ * before the write is durable and acknowledged.
  *
- * Pool threads wait for commit rounds, so the pool needs more threads than
- * CPUs for concurrent writes to gather into one round: unless
- * UV_THREADPOOL_SIZE is set, jobs.c
+ * Pool threads wait in fsync and for commit rounds, so the pool needs more
+ * threads than CPUs for the fsyncs of concurrent writes to overlap and for
+ * them to gather into one round: unless UV_THREADPOOL_SIZE is set, jobs.c
  * sets it to TSD_JOBS_POOL_THREADS before the pool starts (the first job;
  * nothing else in the daemon queues work on libuv's pool).
  */

@@ -226,7 +226,6 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
         return ts_store__no_memory(err);
     store->root = strdup(root);
     atomic_init(&store->held, NULL);
-    atomic_init(&store->fs_kind, TS_STORE_FS_UNKNOWN);
     pthread_mutex_init(&store->sync_lock, NULL);
     if (store->root == NULL) {
         free(store);
@@ -582,7 +581,7 @@ static int create_temp(int dirfd, const char *file, const char *path, char *temp
     return 0;
 }
 
-/* Temp file, its data synced, renamed into place (*placed), the root synced
+/* Temp file, fsynced, renamed into place (*placed), the root fsynced
  * (unless TS_STORE_NO_DIRSYNC): the durable part of ts_store_save. */
 static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
                    bool *placed, ts_error *err)

@@ -124,8 +124,9 @@ int ts_store_stat_seen(ts_store *store, const ts_store_root_seen *root, const ch
 
 /*
  * Durably write s under its name (creating the root if needed): a temp file,
- * its data synced, renamed into place, the root synced. Concurrent saves of
- * one store share their syncs (group commit, ts_store_commit.c).
+ * fsynced, renamed into place, the root fsynced. Concurrent saves of one
+ * store share the renames and the root's fsync (group commit,
+ * ts_store_commit.c).
  */
 int ts_store_save(ts_store *store, const ts_snapshot *s, int flags, ts_error *err);
 

@@ -24,14 +24,14 @@ typedef struct ts_store_root_handle {
     uint64_t dev, ino; /* identity of fd, to compare with one stat() of the path */
 } ts_store_root_handle;
 
-/* A caller waiting for a commit round to cover its change (ts_store.c,
- * commit); lives on the caller's stack. */
+/* A caller waiting for a commit round to cover its change (ts_store_commit.c,
+ * ts_store__commit); lives on the caller's stack. */
 typedef struct ts_store_sync_waiter {
     const char *temp;    /* a save: its temp file in the root (else NULL), */
     const char *file;    /* to be renamed to this file */
     int fd;              /* the temp file, written and open */
-    bool dirsync;        /* wants an fsync of the root after the round's renames */
-    bool renamed;        /* the round renamed temp to file */
+    bool dirsync;        /* wants an fsync of the root after the rename */
+    bool renamed;        /* temp was renamed to file */
     bool done;           /* its round is over: rc holds the outcome */
     bool lead;           /* it is to run the next round */
     int rc;              /* 0 or -errno of the step that failed */
@@ -40,38 +40,29 @@ typedef struct ts_store_sync_waiter {
     struct ts_store_sync_waiter *next;
 } ts_store_sync_waiter;
 
-/* Whether a group of new files may share one syncfs (ts_store.c). */
-enum { TS_STORE_FS_UNKNOWN = 0, TS_STORE_FS_GROUP_SYNC, TS_STORE_FS_FILE_SYNC };
-
 struct ts_store {
     char *root;
     /* NULL while the root does not exist (or is not open yet); published once
      * with a compare-and-swap, never replaced, freed by ts_store_close. */
     _Atomic(ts_store_root_handle *) held;
-    /* Commit rounds of the held root, shared (ts_store.c, commit): one
-     * round runs while the next one's waiters gather. */
+    /* Commit rounds of the held root (ts_store_commit.c): one round runs
+     * while the next one's waiters gather. */
     pthread_mutex_t sync_lock;
     bool sync_running;                  /* a leader owns the current round */
     ts_store_sync_waiter *sync_waiting; /* waiting for the next round */
-    ts_store_sync_waiter *sync_pending; /* renamed by the last round, waiting
-                                         * for the next one's sync */
-    _Atomic int fs_kind;                /* TS_STORE_FS_*, from one fstatfs of the held root */
 };
 
 /*
  * Commit me in the root dirfd (ts_store_commit.c): a save (its temp file
- * written to fd, to be made durable and renamed to file) and/or a durable
- * root (dirsync: an fsync of the root that starts after the rename).
- * Concurrent callers share the syncs (group commit). Returns with me->rc,
- * me->failed and me->renamed set; never fails otherwise.
+ * written to fd: fsynced here, then renamed to file) and/or a durable root
+ * (dirsync: an fsync of the root that starts after the rename). Concurrent
+ * callers share the renames and the root's fsync (group commit). Returns
+ * with me->rc, me->failed and me->renamed set; never fails otherwise.
  *
- * The caller joins the waiting list; if no round is running it leads at
- * once. Everyone else sleeps until their commit is done or they are handed
- * the lead, which may happen while their own save waits for the next round.
- * Only the held root is shared: a descriptor opened for one operation (the
- * root was replaced) commits alone, and so do saves where a syncfs is no
- * cheaper (btrfs: they fsync and rename alone, then share only the root's
- * fsync).
+ * After its own fsync the caller joins the waiting list; if no round is
+ * running it leads one at once, otherwise it sleeps until its round is done
+ * or it is handed the lead. Only the held root is shared: a descriptor
+ * opened for one operation (the root was replaced) commits alone.
  */
 void ts_store__commit(ts_store *store, int dirfd, ts_store_sync_waiter *me);
 

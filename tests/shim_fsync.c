@@ -1,6 +1,6 @@
 /*
- * shim_fsync — an LD_PRELOAD fault injector for tests: makes the syncs of
- * a directory, or the syncs of file data, fail with EIO while a control file
+ * shim_fsync — an LD_PRELOAD fault injector for tests: makes the fsync of
+ * a directory, or the fsync of a file, fail with EIO while a control file
  * exists.
  *
  * Environment (read at every call, so a test can switch the fault on and
@@ -11,11 +11,11 @@
  *                          the shim does nothing.
  *   TS_SHIM_FSYNC_DATA     set to 1: the fault hits the syncs of file data
  *                          instead: fsync/fdatasync of anything but a
- *                          directory ("data EIO" in the log), and syncfs
-                          ("syncfs EIO").
+ *                          directory.
  *   TS_SHIM_FSYNC_DELAY_MS a failing call first sleeps this long (so that
  *                          concurrent writes pile up behind it).
- *   TS_SHIM_FSYNC_LOG      each failure appends one line "dirsync EIO" here.
+ *   TS_SHIM_FSYNC_LOG      each failure appends one line here: "dirsync EIO"
+ *                          or, in data mode, "data EIO".
  *
  * Built by the Makefile as $(BUILD)/tests/shim_fsync.so, without sanitizer
  * flags; used by tests/test_daemon_faults.c.
@@ -34,11 +34,10 @@ typedef int (*sync_fn)(int);
 
 int fsync(int fd);
 int fdatasync(int fd);
-int syncfs(int fd);
 
-/* True when the fault is on and hits this call (a sync of fd, or with
- * whole_fs a syncfs); then waits the delay and logs the failure. */
-static int inject(int fd, int whole_fs)
+/* True when the fault is on and hits this sync of fd; then waits the delay
+ * and logs the failure. */
+static int inject(int fd)
 {
     const char *control = getenv("TS_SHIM_FSYNC_CONTROL");
     const char *delay = getenv("TS_SHIM_FSYNC_DELAY_MS");
@@ -49,9 +48,7 @@ static int inject(int fd, int whole_fs)
 
     if (control == NULL || control[0] == '\0' || access(control, F_OK) != 0)
         return 0;
-    if (!whole_fs && fstat(fd, &st) != 0)
-        return 0;
-    if (whole_fs ? !data_mode : S_ISDIR(st.st_mode) == data_mode)
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) == data_mode)
         return 0;
     if (delay != NULL) {
         long ms = strtol(delay, NULL, 10);
@@ -65,9 +62,7 @@ static int inject(int fd, int whole_fs)
         int lfd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 
         if (lfd >= 0) {
-            const char *line = whole_fs    ? "syncfs EIO\n"
-                               : data_mode ? "data EIO\n"
-                                           : "dirsync EIO\n";
+            const char *line = data_mode ? "data EIO\n" : "dirsync EIO\n";
             ssize_t n = write(lfd, line, strlen(line));
 
             (void)n;
@@ -90,7 +85,7 @@ static int call_next(const char *name, int fd)
 
 int fsync(int fd)
 {
-    if (inject(fd, 0)) {
+    if (inject(fd)) {
         errno = EIO;
         return -1;
     }
@@ -99,18 +94,9 @@ int fsync(int fd)
 
 int fdatasync(int fd)
 {
-    if (inject(fd, 0)) {
+    if (inject(fd)) {
         errno = EIO;
         return -1;
     }
     return call_next("fdatasync", fd);
-}
-
-int syncfs(int fd)
-{
-    if (inject(fd, 1)) {
-        errno = EIO;
-        return -1;
-    }
-    return call_next("syncfs", fd);
 }

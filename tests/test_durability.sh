@@ -5,9 +5,7 @@
 # writes may be batched), one more records from a trace and every snapshot
 # is then approved. For every reply that acknowledges a write (CREATED,
 # UPDATED, an approval) and for every file it names:
-#   - the temp file renamed over it was durable before the rename began: it
-#     was fsynced, or a syncfs of the store's file system (shared by a group
-#     of writes) started after its last write and ended before the rename;
+#   - the temp file renamed over it was fsynced before the rename began;
 #   - the rename finished before the reply was sent;
 #   - a fsync of the store directory started after the rename finished and
 #     finished before the reply was sent.
@@ -44,7 +42,7 @@ store=$(cd "$work/store" && pwd -P)
 export TOOLSCORE_DIR="$store"
 
 strace -ff -ttt -T -y -s 1000000 -o "$work/trace" \
-	-e trace=fsync,fdatasync,syncfs,rename,renameat,renameat2,write,writev,sendmsg,sendto \
+	-e trace=fsync,fdatasync,rename,renameat,renameat2,write,writev,sendmsg,sendto \
 	"$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
 	>"$work/daemon.log" 2>&1 &
 daemon_pid=$!
@@ -67,8 +65,7 @@ wait "$daemon_pid"
 daemon_pid=""
 
 # One event per line: KIND START END NAME [NAME2]
-#   fsync-file: the fsynced temp file; fsync-dir: the store; syncfs: the
-#   store's file system; wrote: a write to a temp file; rename: temp
+#   fsync-file: the fsynced temp file; fsync-dir: the store; rename: temp
 #   file -> target; ack: a reply acknowledging a write of target.
 awk -v store="$store" '
 function dur(line) { match(line, /<[0-9.]+>$/); return substr(line, RSTART + 1, RLENGTH - 2) + 0 }
@@ -80,13 +77,6 @@ function dur(line) { match(line, /<[0-9.]+>$/); return substr(line, RSTART + 1, 
 		path = substr($2, RSTART + 1, RLENGTH - 2)
 		if (path == store) print "fsync-dir", start, end, path
 		else if (path ~ /\.tmp$/) { n = split(path, p, "/"); print "fsync-file", start, end, p[n] }
-	} else if ($2 ~ /^syncfs\(/) {
-		if (!match($2, /<[^>]*>/)) next
-		if (substr($2, RSTART + 1, RLENGTH - 2) == store && $0 ~ /= 0 <[0-9.]+>$/) print "syncfs", start, end, store
-	} else if ($2 ~ /^(write|writev)\([0-9]+<[^>]*\.tmp>/) {
-		match($2, /<[^>]*>/)
-		n = split(substr($2, RSTART + 1, RLENGTH - 2), p, "/")
-		print "wrote", start, end, p[n]
 	} else if ($2 ~ /^rename/) {
 		n = 0
 		line = $0
@@ -106,8 +96,6 @@ acks=$(grep -c '^ack ' "$work/events")
 [ "$acks" -ge 162 ] || fail "only $acks acknowledged writes in the trace (81 snapshots created, 81 approved)"
 awk '
 $1 == "fsync-file" { if (!($4 in synced) || $3 < synced[$4]) synced[$4] = $3 }
-$1 == "wrote" { if ($3 > written[$4]) written[$4] = $3 }
-$1 == "syncfs" { nf++; fs[nf] = $2; fe[nf] = $3 }
 $1 == "fsync-dir" { nd++; ds[nd] = $2; de[nd] = $3 }
 $1 == "rename" { nr++; rs[nr] = $2; re[nr] = $3; rsrc[nr] = $4; rdst[nr] = $5 }
 $1 == "ack" { na++; at[na] = $2; af[na] = $4 }
@@ -118,18 +106,14 @@ END {
 		for (r = 1; r <= nr; r++)
 			if (rdst[r] == af[a] && re[r] <= at[a] && (best == 0 || re[r] > re[best])) best = r
 		if (best == 0) { printf "%s: acknowledged with no rename before the reply\n", af[a]; bad++; continue }
-		t = rsrc[best]
-		durable = (t in synced) && synced[t] <= rs[best]
-		for (f = 1; f <= nf && !durable; f++)
-			if ((t in written) && fs[f] >= written[t] && fe[f] <= rs[best]) durable = 1
-		if (!durable) {
-			printf "%s: temp file %s not synced before the rename\n", af[a], t; bad++
+		if (!(rsrc[best] in synced) || synced[rsrc[best]] > rs[best]) {
+			printf "%s: temp file %s not fsynced before the rename\n", af[a], rsrc[best]; bad++
 		}
 		ok = 0
 		for (d = 1; d <= nd; d++) if (ds[d] >= re[best] && de[d] <= at[a]) { ok = 1; break }
 		if (!ok) { printf "%s: no directory fsync between the rename and the reply\n", af[a]; bad++ }
 	}
-	printf "checked %d acknowledged writes against %d renames, %d directory fsyncs, %d syncfs\n", na, nr, nd, nf
+	printf "checked %d acknowledged writes against %d renames, %d directory fsyncs\n", na, nr, nd
 	exit bad > 0
 }' "$work/events" >"$work/verdict"
 rc=$?
