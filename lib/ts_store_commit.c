@@ -127,7 +127,10 @@ static int sync_round(int dirfd, ts_store_sync_waiter *group, bool any_pending,
         } else if (is_save(w)) {
             w->renamed = true;
         }
-        if (w->renamed && w->dirsync) {
+        /* Only a rename of this round waits for the next sync: a waiter
+         * that renamed alone before joining (no group sync) is covered by
+         * this one. */
+        if (is_save(w) && w->renamed && w->dirsync) {
             w->next = *renamed;
             *renamed = w;
         } else {
@@ -218,4 +221,3 @@ void ts_store__commit(ts_store *store, int dirfd, ts_store_sync_waiter *me)
     pthread_mutex_unlock(&store->sync_lock);
     pthread_cond_destroy(&me->wake);
 }
-
