@@ -153,10 +153,9 @@ static char *message(const char *fmt, ...)
  * found no file skips that lookup, which on a large directory contends with
  * the other writers' creates and renames). On return the file is durable:
  * ts_store_save shares its syncs with the store's concurrent writers (group
- * commit), so each writer waits for one commit round. When only the root's
- * fsync failed, the file is in place but not durable: that error goes to
- * job->sync_rc/sync_err for the reply (sync_failed) and 0 is returned, so
- * the outcome is still worked out.
+ * commit, lib/ts_store_commit.c). When only the root's sync failed, the file is in place but not
+ * durable: that error goes to job->sync_rc/sync_err for the reply (sync_failed) and 0 is returned,
+ * so the outcome is still worked out.
  */
 static int write_snapshot(ts_store *store, const char *name, struct json_object *calls,
                           const char *source, bool approved, bool may_exist, tsd_job *job,

@@ -154,6 +154,32 @@ static int count_log(const char *path, const char *line)
     return n;
 }
 
+/*
+ * WRITERS writes at once, request ids 100 + i, each on its own connection
+ * in conns so that they run together: records and checks that create "w<i>"
+ * with calls n = i, or with replace_first, writer 0 replaces "before"
+ * (record with update) and every n is 100 + i.
+ */
+static void send_writes(int *conns, bool replace_first)
+{
+    for (int i = 0; i < WRITERS; i++) {
+        char name[32];
+        const char *method = i % 2 ? "check" : "record";
+        struct json_object *p;
+
+        snprintf(name, sizeof(name), "w%d", i);
+        conns[i] = tdaemon_connect(daemon_.socket);
+        if (replace_first)
+            p = write_params(method, i == 0 ? "before" : name, 100 + i);
+        else
+            p = write_params(method, name, i);
+        if (replace_first && i == 0)
+            json_object_object_add(p, "update", json_object_new_boolean(1));
+        tdaemon_send(conns[i], 100 + (unsigned)i, method, p);
+        json_object_put(p);
+    }
+}
+
 START_TEST(group_dirsync_failure)
 {
     char control[600], log[600];
@@ -168,19 +194,9 @@ START_TEST(group_dirsync_failure)
     json_object_put(tdaemon_ok(fd, "record", p));
     json_object_put(p);
 
-    /* Fault on: several writes at once, records and checks that create,
-     * each on its own connection so they run together. */
+    /* Fault on: several writes at once. */
     set_fault(control, true);
-    for (int i = 0; i < WRITERS; i++) {
-        char name[32];
-        const char *method = i % 2 ? "check" : "record";
-
-        snprintf(name, sizeof(name), "w%d", i);
-        conns[i] = tdaemon_connect(daemon_.socket);
-        p = write_params(method, name, i);
-        tdaemon_send(conns[i], 100 + (unsigned)i, method, p);
-        json_object_put(p);
-    }
+    send_writes(conns, false);
     for (int i = 0; i < WRITERS; i++) {
         struct json_object *reply = NULL, *error = NULL, *ok = NULL, *id = NULL;
         char want[64];
@@ -248,18 +264,7 @@ START_TEST(group_datasync_failure)
 
     /* Fault on: writer 0 replaces "before", the others create. */
     set_fault(control, true);
-    for (int i = 0; i < WRITERS; i++) {
-        char name[32];
-        const char *method = i % 2 ? "check" : "record";
-
-        snprintf(name, sizeof(name), "w%d", i);
-        conns[i] = tdaemon_connect(daemon_.socket);
-        p = write_params(method, i == 0 ? "before" : name, 100 + i);
-        if (i == 0)
-            json_object_object_add(p, "update", json_object_new_boolean(1));
-        tdaemon_send(conns[i], 100 + (unsigned)i, method, p);
-        json_object_put(p);
-    }
+    send_writes(conns, true);
     for (int i = 0; i < WRITERS; i++) {
         struct json_object *reply = NULL, *error = NULL, *ok = NULL;
         char name[32];
