@@ -550,7 +550,7 @@ static int write_all(int fd, const char *data, size_t len)
 /* The root directory's fsync, shared (ts_store__commit). */
 static int shared_fsync(ts_store *store, int dirfd)
 {
-    ts_store_sync_waiter me = {.fd = dirfd, .dirsync = true};
+    ts_store_sync_waiter me = {.dirsync = true};
 
     ts_store__commit(store, dirfd, &me);
     return me.rc;
@@ -588,25 +588,28 @@ static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *d
 {
     char temp[TS_STORE_FILE_NAME_LIMIT + 1];
     char path[PATH_MAX];
-    ts_store_sync_waiter me = {.temp = temp, .file = file, .fd = -1};
+    ts_store_sync_waiter me = {.temp = temp, .file = file};
+    int fd = -1;
     int rc;
 
     ts_store__join_path(store, file, path, sizeof(path));
-    rc = create_temp(dirfd, file, path, temp, sizeof(temp), &me.fd, err);
+    rc = create_temp(dirfd, file, path, temp, sizeof(temp), &fd, err);
     if (rc < 0)
         return rc;
-    rc = write_all(me.fd, data->data, data->len);
-    if (rc < 0) {
+    rc = write_all(fd, data->data, data->len);
+    if (rc < 0)
         ts_store__sys_error(err, rc, path, "write failed");
-    } else {
+    if (rc == 0 && fsync(fd) < 0)
+        rc = ts_store__sys_error(err, -errno, path, "fsync failed");
+    if (close(fd) < 0 && rc == 0)
+        rc = ts_store__sys_error(err, -errno, path, "close failed");
+    if (rc == 0) {
         me.dirsync = !(flags & TS_STORE_NO_DIRSYNC);
         ts_store__commit(store, dirfd, &me);
         rc = me.rc;
         if (rc < 0)
             ts_store__sys_error(err, rc, me.renamed ? store->root : path, me.failed);
     }
-    if (close(me.fd) < 0 && rc == 0)
-        rc = ts_store__sys_error(err, -errno, path, "close failed");
     if (!me.renamed)
         unlinkat(dirfd, temp, 0);
     *placed = me.renamed;

@@ -4,11 +4,11 @@
  *
  * A write is durable once its temp file is fsynced, the file renamed into
  * place, and the root directory fsynced after the rename. Each writer
- * fsyncs its own temp file (concurrent writers do that in parallel); the
- * renames and the root's fsync are shared: a commit round renames the temp
- * files of everyone waiting and fsyncs the root once for all of them,
- * whatever their number. The state (the waiting list) lives in the ts_store
- * under its sync_lock; the waiters live on their callers' stacks.
+ * fsyncs its own temp file before it commits (concurrent writers do that
+ * in parallel, ts_store.c); the renames and the root's fsync are shared: a commit round renames the
+ * temp files of everyone waiting and fsyncs the root once for all of them, whatever their number.
+ * The state (the waiting list) lives in the ts_store under its sync_lock; the waiters live on their
+ * callers' stacks.
  */
 #include "ts_store_internal.h"
 
@@ -97,10 +97,6 @@ void ts_store__commit(ts_store *store, int dirfd, ts_store_sync_waiter *me)
 {
     ts_store_root_handle *held = atomic_load(&store->held);
 
-    if (is_save(me) && fsync(me->fd) < 0) {
-        fail(me, -errno, "fsync failed");
-        return;
-    }
     if (held == NULL || held->fd != dirfd) {
         run_round(dirfd, me);
         return;

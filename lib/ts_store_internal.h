@@ -27,9 +27,9 @@ typedef struct ts_store_root_handle {
 /* A caller waiting for a commit round to cover its change (ts_store_commit.c,
  * ts_store__commit); lives on the caller's stack. */
 typedef struct ts_store_sync_waiter {
-    const char *temp;    /* a save: its temp file in the root (else NULL), */
+    const char *temp;    /* a save: its temp file in the root, written and
+                          * fsynced (else NULL), */
     const char *file;    /* to be renamed to this file */
-    int fd;              /* the temp file, written and open */
     bool dirsync;        /* wants an fsync of the root after the rename */
     bool renamed;        /* temp was renamed to file */
     bool done;           /* its round is over: rc holds the outcome */
@@ -53,13 +53,13 @@ struct ts_store {
 };
 
 /*
- * Commit me in the root dirfd (ts_store_commit.c): a save (its temp file
- * written to fd: fsynced here, then renamed to file) and/or a durable root
+ * Commit me in the root dirfd (ts_store_commit.c): a save (its temp file,
+ * already written and fsynced, renamed to file) and/or a durable root
  * (dirsync: an fsync of the root that starts after the rename). Concurrent
  * callers share the renames and the root's fsync (group commit). Returns
  * with me->rc, me->failed and me->renamed set; never fails otherwise.
  *
- * After its own fsync the caller joins the waiting list; if no round is
+ * The caller joins the waiting list; if no round is
  * running it leads one at once, otherwise it sleeps until its round is done
  * or it is handed the lead. Only the held root is shared: a descriptor
  * opened for one operation (the root was replaced) commits alone.
