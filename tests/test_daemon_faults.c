@@ -12,6 +12,10 @@
  * - shim_open: out of descriptors, the daemon cannot reopen the reserve it
  *   answers refused clients through; it must not spin, and must serve the
  *   waiting client once a descriptor frees up.
+ * - shim_accept: the whole system out of descriptors (ENFILE): each new
+ *   client gets a "busy" error naming that, the daemon's own clients keep
+ *   working, `status` counts the refusals, and new clients are served once
+ *   the condition clears.
  *
  * Under a sanitizer build the daemon needs the ASan runtime first in the
  * preload list: the test finds the runtime it runs with itself (the same
@@ -433,6 +437,56 @@ START_TEST(out_of_descriptors_without_reserve)
 }
 END_TEST
 
+START_TEST(system_out_of_descriptors_answers_busy)
+{
+    char shim[600], preload[1400], asan[600], control[600], log[600];
+    char env_control[700], env_log[700];
+    const char *build = getenv("TS_BUILD_DIR");
+    struct json_object *reply;
+    int fd;
+
+    snprintf(shim, sizeof(shim), "%s/tests/shim_accept.so", build != NULL ? build : "build");
+    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
+    asan_runtime(asan, sizeof(asan));
+    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    snprintf(control, sizeof(control), "%s/enfile", daemon_.dir);
+    snprintf(log, sizeof(log), "%s/accept.log", daemon_.dir);
+    snprintf(env_control, sizeof(env_control), "TS_SHIM_ACCEPT_CONTROL=%s", control);
+    snprintf(env_log, sizeof(env_log), "TS_SHIM_ACCEPT_LOG=%s", log);
+    const char *prefix[] = {"env", preload, env_control, env_log, NULL};
+    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
+    int held = tdaemon_connect(daemon_.socket); /* a client from before */
+
+    set_fault(control, true);
+    for (int i = 0; i < 3; i++) {
+        fd = tdaemon_connect_raw(daemon_.socket);
+        ck_assert_int_ge(fd, 0);
+        reply = hello_on(fd, 3000);
+        ck_assert_msg(reply != NULL, "refused client %d got no reply", i);
+        ck_assert_msg(!reply_ok(reply), "%s", json_object_to_json_string(reply));
+        ck_assert_str_eq(tstr(json_object_object_get(reply, "error"), "code"), "busy");
+        ck_assert_msg(strstr(tstr(json_object_object_get(reply, "error"), "message"),
+                             "the system is out of file descriptors (ENFILE)") != NULL,
+                      "%s", json_object_to_json_string(reply));
+        json_object_put(reply);
+        close(fd);
+        json_object_put(tdaemon_ok(held, "ping", NULL));
+    }
+    ck_assert_int_eq(count_lines(log), 3);
+    reply = tdaemon_ok(held, "status", NULL);
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(reply, "refused_busy")), 3);
+    json_object_put(reply);
+
+    set_fault(control, false);
+    fd = tdaemon_connect(daemon_.socket);
+    json_object_put(tdaemon_ok(fd, "ping", NULL));
+    close(fd);
+    close(held);
+    ck_assert_int_eq(count_lines(log), 3);
+    tdaemon_stop_ok(&daemon_);
+}
+END_TEST
+
 static Suite *faults_suite(void)
 {
     Suite *s = suite_create("daemon_faults");
@@ -443,6 +497,7 @@ static Suite *faults_suite(void)
     tcase_add_test(tc, group_dirsync_failure);
     tcase_add_test(tc, group_datasync_failure);
     tcase_add_test(tc, out_of_descriptors_without_reserve);
+    tcase_add_test(tc, system_out_of_descriptors_answers_busy);
     suite_add_tcase(s, tc);
     return s;
 }
