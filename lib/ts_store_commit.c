@@ -68,14 +68,21 @@ static void run_round(int dirfd, ts_store_sync_waiter *group)
 
 /*
  * The leader's round, with sync_lock held (released while it renames and
- * syncs): it takes everyone waiting, runs the round, marks each member done
- * and wakes it, then hands the lead to one of those who arrived meanwhile.
+ * syncs): it takes everyone waiting, runs the round in their order of
+ * arrival (so of two saves of one file, the later one is what stays), marks
+ * each member done and wakes it, then hands the lead to one of those who
+ * arrived meanwhile.
  */
 static void lead_round(ts_store *store, int dirfd)
 {
-    ts_store_sync_waiter *group = store->sync_waiting;
+    ts_store_sync_waiter *group = NULL;
     ts_store_sync_waiter *next;
 
+    for (ts_store_sync_waiter *w = store->sync_waiting; w != NULL; w = next) {
+        next = w->next; /* the list is newest first: reverse it */
+        w->next = group;
+        group = w;
+    }
     store->sync_waiting = NULL;
     pthread_mutex_unlock(&store->sync_lock);
     run_round(dirfd, group);

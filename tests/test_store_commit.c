@@ -520,6 +520,76 @@ START_TEST(writers_mixing_saves_removes_and_syncs)
 }
 END_TEST
 
+/* ---- two saves of one file in one round ---- */
+
+typedef struct one_saver {
+    ts_store *store;
+    const char *name;
+    int calls;
+    int rc;
+    ts_error err;
+} one_saver;
+
+static void *one_saver_main(void *arg)
+{
+    one_saver *o = arg;
+    ts_snapshot *s = make_snapshot(o->name, o->calls);
+
+    o->rc = ts_store_save(o->store, s, 0, &o->err);
+    ts_snapshot_free(s);
+    return NULL;
+}
+
+/* Wait (up to 10 s) until the store's commit state is running a round with
+ * want callers waiting for the next one. */
+static void wait_for_waiting(ts_store *store, int want)
+{
+    for (int tries = 0; tries < 10000; tries++) {
+        int n = 0;
+        bool running;
+
+        pthread_mutex_lock(&store->sync_lock);
+        running = store->sync_running;
+        for (ts_store_sync_waiter *w = store->sync_waiting; w != NULL; w = w->next)
+            n++;
+        pthread_mutex_unlock(&store->sync_lock);
+        if (running && n == want)
+            return;
+        usleep(1000);
+    }
+    ck_abort_msg("no round running with %d caller(s) waiting", want);
+}
+
+/*
+ * Two saves of one file that end up in one round (the second starts once
+ * the first waits): the file holds the later one, as if each had renamed
+ * its own file in turn.
+ */
+START_TEST(saves_of_one_file_in_one_round_keep_the_later)
+{
+    ts_store *store = held_store();
+    one_saver lead = {.store = store, .name = "other", .calls = 1};
+    one_saver first = {.store = store, .name = "same", .calls = 1};
+    one_saver second = {.store = store, .name = "same", .calls = 2};
+    pthread_t threads[3];
+
+    atomic_store(&dir_delay_us, 300000); /* each round takes 0.3 s */
+    ck_assert_int_eq(pthread_create(&threads[0], NULL, one_saver_main, &lead), 0);
+    wait_for_waiting(store, 0);
+    ck_assert_int_eq(pthread_create(&threads[1], NULL, one_saver_main, &first), 0);
+    wait_for_waiting(store, 1);
+    ck_assert_int_eq(pthread_create(&threads[2], NULL, one_saver_main, &second), 0);
+    wait_for_waiting(store, 2);
+    for (int i = 0; i < 3; i++)
+        ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
+    ck_assert_msg(lead.rc == 0 && first.rc == 0 && second.rc == 0, "%s / %s / %s", lead.err.message,
+                  first.err.message, second.err.message);
+    ck_assert_int_eq(calls_in(store, "same"), 2);
+    ck_assert_int_eq(temp_files(), 0);
+    ts_store_close(store);
+}
+END_TEST
+
 /* ---- syncs that fail ---- */
 
 typedef struct failing_saver {
@@ -655,6 +725,7 @@ int main(void)
 
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, writers_mixing_saves_removes_and_syncs);
+    tcase_add_test(tc, saves_of_one_file_in_one_round_keep_the_later);
     tcase_add_test(tc, failing_root_fsync_fails_its_round);
     tcase_add_test(tc, failing_file_fsyncs_leave_old_content);
     tcase_add_test(tc, failing_lone_syncs_name_their_step);
