@@ -6,7 +6,6 @@
  * Each test works in its own fresh directory under $TMPDIR (or /tmp).
  */
 #include <check.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -76,52 +75,11 @@ static ts_store *open_store(void)
 }
 
 /* A snapshot named name with n calls of tool "t" and an argument of pad bytes. */
-static ts_snapshot *make_snapshot(const char *name, int n, size_t pad)
-{
-    struct json_object *calls = json_object_new_array();
-    ts_snapshot *s = NULL;
-    ts_error err;
-    char *text = malloc(pad + 1);
-
-    memset(text, 'x', pad);
-    text[pad] = '\0';
-    for (int i = 0; i < n; i++) {
-        struct json_object *call = json_object_new_object();
-        struct json_object *args = json_object_new_object();
-
-        json_object_object_add(call, "tool", json_object_new_string("t"));
-        json_object_object_add(args, "i", json_object_new_int(i));
-        json_object_object_add(args, "pad", json_object_new_string(text));
-        json_object_object_add(call, "args", args);
-        json_object_array_add(calls, call);
-    }
-    free(text);
-    ck_assert_msg(ts_snapshot_new(name, calls, "pytest", &s, &err) == 0, "%s", err.message);
-    json_object_put(calls);
-    return s;
-}
-
 static void save_ok(ts_store *store, const ts_snapshot *s)
 {
     ts_error err;
 
     ck_assert_msg(ts_store_save(store, s, 0, &err) == 0, "%s", err.message);
-}
-
-static int count_entries(const char *dir, const char *prefix)
-{
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    int n = 0;
-
-    ck_assert_ptr_nonnull(d);
-    for (de = readdir(d); de != NULL; de = readdir(d)) {
-        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
-            strncmp(de->d_name, prefix, strlen(prefix)) == 0)
-            n++;
-    }
-    closedir(d);
-    return n;
 }
 
 START_TEST(absent_root_is_an_empty_store)
@@ -173,7 +131,7 @@ END_TEST
 START_TEST(save_creates_root_and_writes_exact_bytes)
 {
     ts_store *store = open_store();
-    ts_snapshot *s = make_snapshot("tests/test_agent.py::test_booking", 2, 3);
+    ts_snapshot *s = util_make_snapshot("tests/test_agent.py::test_booking", 2, 3);
     ts_snapshot *back = NULL;
     ts_file_stamp stamp;
     ts_file_stamp stamp2;
@@ -196,7 +154,7 @@ START_TEST(save_creates_root_and_writes_exact_bytes)
     ck_assert_int_eq((int)len, (int)expected.len);
     ck_assert(memcmp(bytes, expected.data, len) == 0);
     /* No temp file left behind, and only the one file. */
-    ck_assert_int_eq(count_entries(root, ""), 1);
+    ck_assert_int_eq(util_count_entries(root, ""), 1);
 
     ck_assert_int_eq(ts_store_load(store, s->name, &back, &stamp, &err), 0);
     ck_assert_str_eq(back->name, s->name);
@@ -305,7 +263,7 @@ END_TEST
 START_TEST(approve_sets_approved_and_updated_at)
 {
     ts_store *store = open_store();
-    ts_snapshot *s = make_snapshot("flow", 1, 1);
+    ts_snapshot *s = util_make_snapshot("flow", 1, 1);
     ts_snapshot *back = NULL;
     ts_error err;
 
@@ -330,7 +288,7 @@ END_TEST
 START_TEST(names_never_leave_the_root)
 {
     ts_store *store = open_store();
-    ts_snapshot *s = make_snapshot("../../evil", 1, 1);
+    ts_snapshot *s = util_make_snapshot("../../evil", 1, 1);
     char path[1400];
     char outside[700];
     struct stat st;
@@ -340,7 +298,7 @@ START_TEST(names_never_leave_the_root)
     ck_assert_int_eq(stat(path, &st), 0);
     snprintf(outside, sizeof(outside), "%s/project/evil", workdir);
     ck_assert_int_eq(stat(outside, &st), -1);
-    ck_assert_int_eq(count_entries(root, ""), 1);
+    ck_assert_int_eq(util_count_entries(root, ""), 1);
     ts_snapshot_free(s);
     ts_store_close(store);
 }
@@ -349,7 +307,7 @@ END_TEST
 START_TEST(symbolic_links_are_never_followed)
 {
     ts_store *store;
-    ts_snapshot *s = make_snapshot("linked", 1, 1);
+    ts_snapshot *s = util_make_snapshot("linked", 1, 1);
     ts_snapshot *back = NULL;
     ts_store_listing listing;
     char target[700];
@@ -480,7 +438,7 @@ START_TEST(oversized_file_is_refused)
 
     /* Exactly at the limit is fine: a snapshot padded with whitespace. */
     {
-        ts_snapshot *at_limit = make_snapshot("big", 3, 10);
+        ts_snapshot *at_limit = util_make_snapshot("big", 3, 10);
         ts_buf text;
         char *padded = malloc(TS_SNAPSHOT_MAX_BYTES);
 
@@ -505,13 +463,13 @@ START_TEST(listing_sorts_and_reports_problems)
     static const char *const names[] = {"zeta", "alpha", "tests/t.py::b", "tests/t.py::a"};
     ts_store *store = open_store();
     ts_store_listing listing;
-    ts_snapshot *moved = make_snapshot("moved", 1, 1);
+    ts_snapshot *moved = util_make_snapshot("moved", 1, 1);
     ts_buf text;
     char path[1400];
     ts_error err;
 
     for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        ts_snapshot *s = make_snapshot(names[i], 1, 1);
+        ts_snapshot *s = util_make_snapshot(names[i], 1, 1);
 
         save_ok(store, s);
         ts_snapshot_free(s);
@@ -573,7 +531,7 @@ START_TEST(summaries_match_the_listing)
         ts_buf text;
 
         snprintf(name, sizeof(name), "s%04d", (i * 389) % n); /* not in name order */
-        s = make_snapshot(name, i % 5 + 1, 1);
+        s = util_make_snapshot(name, i % 5 + 1, 1);
         s->approved = i % 3 == 0;
         ts_buf_init(&text, TS_BUF_UNLIMITED);
         ck_assert_int_eq(ts_snapshot_serialize(s, &text, &err), 0);
@@ -618,7 +576,7 @@ END_TEST
 START_TEST(remove_is_durable_and_reports_missing)
 {
     ts_store *store = open_store();
-    ts_snapshot *s = make_snapshot("gone", 1, 1);
+    ts_snapshot *s = util_make_snapshot("gone", 1, 1);
     ts_snapshot *back = NULL;
     ts_error err;
 
@@ -627,7 +585,7 @@ START_TEST(remove_is_durable_and_reports_missing)
     ck_assert_int_eq(ts_store_load(store, "gone", &back, NULL, &err), -ENOENT);
     ck_assert_int_eq(ts_store_remove(store, "gone", 0, &err), -ENOENT);
     ck_assert_str_eq(err.code, "not_found");
-    ck_assert_int_eq(count_entries(root, ""), 0);
+    ck_assert_int_eq(util_count_entries(root, ""), 0);
     ts_snapshot_free(s);
     ts_store_close(store);
 }
@@ -644,7 +602,7 @@ START_TEST(batched_saves_without_dirsync)
         ts_snapshot *s;
 
         snprintf(name, sizeof(name), "batch-%02d", i);
-        s = make_snapshot(name, 1, 1);
+        s = util_make_snapshot(name, 1, 1);
         ck_assert_int_eq(ts_store_save(store, s, TS_STORE_NO_DIRSYNC, &err), 0);
         ts_snapshot_free(s);
     }
@@ -677,7 +635,7 @@ START_TEST(cleanup_removes_only_our_temp_files)
         util_write_file(path, "k", 1);
     }
     ck_assert_int_eq(ts_store_cleanup_temp(store, &err), 2);
-    ck_assert_int_eq(count_entries(root, ""), 5);
+    ck_assert_int_eq(util_count_entries(root, ""), 5);
     ck_assert_int_eq(ts_store_cleanup_temp(store, &err), 0);
     ts_store_close(store);
 }
@@ -686,7 +644,7 @@ END_TEST
 START_TEST(permissions_of_the_replaced_file_are_kept)
 {
     ts_store *store = open_store();
-    ts_snapshot *s = make_snapshot("perm", 1, 1);
+    ts_snapshot *s = util_make_snapshot("perm", 1, 1);
     char path[1400];
     struct stat st;
     ts_error err;
@@ -714,22 +672,22 @@ START_TEST(long_names)
     /* 80 three-byte characters: a 254-byte file name; the temp name is cut. */
     for (int i = 0; i < 80; i++)
         n += (size_t)sprintf(name + n, "\xe2\x82\xac");
-    s = make_snapshot(name, 1, 1);
+    s = util_make_snapshot(name, 1, 1);
     save_ok(store, s);
     ck_assert_int_eq(ts_store_load(store, name, &back, NULL, &err), 0);
     ts_snapshot_free(back);
     ts_snapshot_free(s);
-    ck_assert_int_eq(count_entries(root, ""), 1);
+    ck_assert_int_eq(util_count_entries(root, ""), 1);
     /* 100 of them: 314 bytes, more than any file system takes. */
     for (int i = 80; i < 100; i++)
         n += (size_t)sprintf(name + n, "\xe2\x82\xac");
-    s = make_snapshot(name, 1, 1);
+    s = util_make_snapshot(name, 1, 1);
     ck_assert_int_eq(ts_store_save(store, s, 0, &err), -ENAMETOOLONG);
     ck_assert_ptr_nonnull(strstr(err.message, "255-byte limit"));
     ck_assert_int_eq(ts_store_load(store, name, &back, NULL, &err), -ENAMETOOLONG);
     ts_snapshot_free(s);
     ck_assert_int_eq(ts_store_load(store, "", &back, NULL, &err), -EINVAL);
-    ck_assert_int_eq(count_entries(root, ""), 1);
+    ck_assert_int_eq(util_count_entries(root, ""), 1);
     ts_store_close(store);
 }
 END_TEST
@@ -744,7 +702,7 @@ static int failing_save_child(const char *dir, const char *old_bytes, size_t old
                               int expected_errno)
 {
     ts_store *store = NULL;
-    ts_snapshot *big = make_snapshot("victim", 200, 100);
+    ts_snapshot *big = util_make_snapshot("victim", 200, 100);
     ts_error err;
     char path[1400];
     char *now;
@@ -765,7 +723,7 @@ static int failing_save_child(const char *dir, const char *old_bytes, size_t old
     now = util_read_file_if_exists(path, &len);
     if (now == NULL || len != old_len || memcmp(now, old_bytes, len) != 0)
         return 14;
-    if (count_entries(dir, ".") != 0)
+    if (util_count_entries(dir, ".") != 0)
         return 15; /* a temp file was left */
     free(now);
     ts_snapshot_free(big);
@@ -777,7 +735,7 @@ static int failing_save_child(const char *dir, const char *old_bytes, size_t old
 static char *save_small_victim(const char *dir, size_t *len)
 {
     ts_store *store = NULL;
-    ts_snapshot *small = make_snapshot("victim", 1, 1);
+    ts_snapshot *small = util_make_snapshot("victim", 1, 1);
     ts_error err;
     char path[1400];
     char *bytes;
@@ -880,8 +838,8 @@ START_TEST(root_removed_and_recreated_while_open)
 {
     ts_store *store = open_store();
     ts_store *other;
-    ts_snapshot *a = make_snapshot("a", 1, 1);
-    ts_snapshot *b = make_snapshot("b", 1, 1);
+    ts_snapshot *a = util_make_snapshot("a", 1, 1);
+    ts_snapshot *b = util_make_snapshot("b", 1, 1);
     ts_snapshot *back = NULL;
     ts_store_listing listing;
     ts_file_stamp stamp;
@@ -949,8 +907,8 @@ START_TEST(stat_with_the_root_seen_by_the_caller)
 {
     ts_store *store = open_store();
     ts_store *there = NULL;
-    ts_snapshot *a = make_snapshot("a", 1, 1);
-    ts_snapshot *b = make_snapshot("b", 1, 1);
+    ts_snapshot *a = util_make_snapshot("a", 1, 1);
+    ts_snapshot *b = util_make_snapshot("b", 1, 1);
     ts_store_root_seen held, nothing = {0, 0};
     ts_file_stamp stamp;
     char moved[700], elsewhere[700];
@@ -1032,7 +990,7 @@ static void *worker_main(void *arg)
         ts_error err;
 
         snprintf(name, sizeof(name), "thread-%d::case-%d", w->id, round % 5);
-        s = make_snapshot(name, round % 4 + 1, (size_t)round);
+        s = util_make_snapshot(name, round % 4 + 1, (size_t)round);
         if (ts_store_save(w->store, s, 0, &err) < 0)
             w->failures++;
         else if (ts_store_load(w->store, name, &back, NULL, &err) < 0 ||
@@ -1068,7 +1026,7 @@ START_TEST(threads_on_different_names)
     ck_assert_int_gt((int)listing.count, 0);
     ck_assert_int_le((int)listing.count, THREADS * 5);
     ts_store_listing_free(&listing);
-    ck_assert_int_eq(count_entries(root, "."), 0);
+    ck_assert_int_eq(util_count_entries(root, "."), 0);
     ts_store_close(store);
 }
 END_TEST
@@ -1086,7 +1044,7 @@ static void *sync_worker_main(void *arg)
         int flags = (w->id + round) % 2 ? TS_STORE_NO_DIRSYNC : 0;
 
         snprintf(name, sizeof(name), "sync-%d-%d", w->id, round);
-        s = make_snapshot(name, 1, (size_t)round);
+        s = util_make_snapshot(name, 1, (size_t)round);
         if (ts_store_save(w->store, s, flags, &err) < 0 || ts_store_sync(w->store, &err) < 0)
             w->failures++;
         ts_snapshot_free(s);
@@ -1115,7 +1073,7 @@ START_TEST(threads_sharing_directory_fsyncs)
     ck_assert_int_eq((int)listing.problem_count, 0);
     ck_assert_int_eq((int)listing.count, SYNC_THREADS * 20);
     ts_store_listing_free(&listing);
-    ck_assert_int_eq(count_entries(root, "."), 0);
+    ck_assert_int_eq(util_count_entries(root, "."), 0);
     ts_store_close(store);
 #undef SYNC_THREADS
 }

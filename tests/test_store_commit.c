@@ -17,8 +17,8 @@
  * Each test works in its own fresh directory under $TMPDIR (or /tmp).
  */
 #include <check.h>
-#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -199,30 +199,12 @@ static ts_store *open_store(void)
     return store;
 }
 
-/* A snapshot named name with n calls. */
-static ts_snapshot *make_snapshot(const char *name, int n)
-{
-    struct json_object *calls = json_object_new_array();
-    ts_snapshot *s = NULL;
-    ts_error err;
-
-    for (int i = 0; i < n; i++) {
-        struct json_object *call = json_object_new_object();
-
-        json_object_object_add(call, "tool", json_object_new_string("t"));
-        json_object_array_add(calls, call);
-    }
-    ck_assert_msg(ts_snapshot_new(name, calls, "pytest", &s, &err) == 0, "%s", err.message);
-    json_object_put(calls);
-    return s;
-}
-
 /* A store whose root exists and is held open (a ts_store_sync of a root
  * that does not exist syncs nothing). */
 static ts_store *held_store(void)
 {
     ts_store *store = open_store();
-    ts_snapshot *s = make_snapshot("first", 1);
+    ts_snapshot *s = util_make_snapshot("first", 1, 0);
     ts_error err;
 
     ck_assert_int_eq(ts_store_save(store, s, 0, &err), 0);
@@ -247,20 +229,10 @@ static int calls_in(ts_store *store, const char *name)
     return n;
 }
 
-/* Entries of root whose name starts with '.' (temp files). */
+/* Temp files in the root. */
 static int temp_files(void)
 {
-    DIR *d = opendir(root);
-    struct dirent *de;
-    int n = 0;
-
-    ck_assert_ptr_nonnull(d);
-    for (de = readdir(d); de != NULL; de = readdir(d)) {
-        if (de->d_name[0] == '.' && strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-            n++;
-    }
-    closedir(d);
-    return n;
+    return util_count_entries(root, ".");
 }
 
 /* The file name of name in the store (what renameat and unlinkat see). */
@@ -422,7 +394,7 @@ static void one_op(writer *w, int i)
         if (rc == 0)
             w->expect[slot] = 0;
     } else {
-        ts_snapshot *s = make_snapshot(name, i % 4 + 1);
+        ts_snapshot *s = util_make_snapshot(name, i % 4 + 1, 0);
 
         op->kind = OP_SAVE;
         op->start = tick();
@@ -533,7 +505,7 @@ typedef struct one_saver {
 static void *one_saver_main(void *arg)
 {
     one_saver *o = arg;
-    ts_snapshot *s = make_snapshot(o->name, o->calls);
+    ts_snapshot *s = util_make_snapshot(o->name, o->calls, 0);
 
     o->rc = ts_store_save(o->store, s, 0, &o->err);
     ts_snapshot_free(s);
@@ -607,7 +579,7 @@ static void *failing_saver_main(void *arg)
     ts_snapshot *s;
 
     snprintf(name, sizeof(name), "saver-%d", f->id);
-    s = make_snapshot(name, 3);
+    s = util_make_snapshot(name, 3, 0);
     f->rc = ts_store_save_placed(f->store, s, 0, &f->placed, &f->err);
     ts_snapshot_free(s);
     return NULL;
@@ -633,7 +605,7 @@ static void concurrent_failing_saves(int fault)
         ts_snapshot *s;
 
         snprintf(name, sizeof(name), "saver-%d", i);
-        s = make_snapshot(name, 1);
+        s = util_make_snapshot(name, 1, 0);
         ck_assert_int_eq(ts_store_save(store, s, 0, &err), 0);
         ts_snapshot_free(s);
     }
@@ -687,8 +659,8 @@ END_TEST
 START_TEST(failing_lone_syncs_name_their_step)
 {
     ts_store *store = open_store();
-    ts_snapshot *one = make_snapshot("lone", 1);
-    ts_snapshot *two = make_snapshot("lone", 2);
+    ts_snapshot *one = util_make_snapshot("lone", 1, 0);
+    ts_snapshot *two = util_make_snapshot("lone", 2, 0);
     bool placed = true;
     ts_error err;
 

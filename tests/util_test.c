@@ -3,6 +3,7 @@
  */
 #include "util_test.h"
 
+#include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include "ts_buf.h"
 #include "ts_json.h"
+#include "ts_snapshot.h"
 
 const char *util_source_dir(void)
 {
@@ -141,4 +143,46 @@ int util_run_suite(Suite *s)
     failed = srunner_ntests_failed(sr);
     srunner_free(sr);
     return failed == 0 ? 0 : 1;
+}
+
+struct ts_snapshot *util_make_snapshot(const char *name, int n, size_t pad)
+{
+    struct json_object *calls = json_object_new_array();
+    ts_snapshot *s = NULL;
+    ts_error err;
+    char *text = malloc(pad + 1);
+
+    ck_assert_ptr_nonnull(text);
+    memset(text, 'x', pad);
+    text[pad] = '\0';
+    for (int i = 0; i < n; i++) {
+        struct json_object *call = json_object_new_object();
+        struct json_object *args = json_object_new_object();
+
+        json_object_object_add(call, "tool", json_object_new_string("t"));
+        json_object_object_add(args, "i", json_object_new_int(i));
+        json_object_object_add(args, "pad", json_object_new_string(text));
+        json_object_object_add(call, "args", args);
+        json_object_array_add(calls, call);
+    }
+    free(text);
+    ck_assert_msg(ts_snapshot_new(name, calls, "pytest", &s, &err) == 0, "%s", err.message);
+    json_object_put(calls);
+    return s;
+}
+
+int util_count_entries(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+
+    ck_assert_msg(d != NULL, "cannot open %s", dir);
+    for (de = readdir(d); de != NULL; de = readdir(d)) {
+        if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+            strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
 }

@@ -1,8 +1,9 @@
 /*
  * util_test — small helpers shared by the Check suites: reading whole files
  * (the test data under tests/data/ in particular), JSON text to values and
- * back, call lists for scoring and alignment tests, a reproducible random
- * generator, and running a suite from main().
+ * back, call lists for scoring and alignment tests, snapshots and directory
+ * counts for store tests, a reproducible random generator, and running a
+ * suite from main().
  *
  * Every helper fails the running Check test (ck_assert) on unexpected
  * errors, so a test reads as a list of steps.
@@ -49,6 +50,14 @@ char *util_make_temp_dir(const char *prefix);
 
 /* rm -rf path; returns system()'s status (0 when removed). */
 int util_remove_tree(const char *path);
+
+/* A snapshot named name (source "pytest") with n calls of tool "t", each
+ * with args {"i": index, "pad": pad times "x"}; the caller frees it. */
+struct ts_snapshot *util_make_snapshot(const char *name, int n, size_t pad);
+
+/* Entries of the directory dir whose name starts with prefix ("." and ".."
+ * not counted): util_count_entries(root, ".") counts temp files. */
+int util_count_entries(const char *dir, const char *prefix);
 
 /* A list of calls without arguments, one per character of s, each named by
  * its character: "abc" is [{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]. */
