@@ -398,8 +398,9 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
 
 /* Decode one key/value pair of the envelope at payload[*pos..len). */
 static int request_pair(ts_request *req, const unsigned char *payload, size_t len, size_t *pos,
-                        unsigned *seen, ts_error *err)
+                        unsigned *seen, const char *raw_key, ts_error *err)
 {
+    ts_wire_raw_member *raw = NULL;
     struct json_object *key = NULL;
     struct json_object *value = NULL;
     size_t used = 0;
@@ -413,10 +414,16 @@ static int request_pair(ts_request *req, const unsigned char *payload, size_t le
         rc = shape_error(err, "request keys must be strings, got %s", type_name(key));
         goto out;
     }
-    rc = ts_wire_decode_prefix(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, &value, &used,
-                               err);
+    if (raw_key != NULL && strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
+        req->raw.key = raw_key;
+        raw = &req->raw;
+    }
+    rc = ts_wire_decode_prefix_raw(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, raw, &value,
+                                   &used, err);
     if (rc < 0)
         goto out;
+    if (raw != NULL)
+        req->raw_data = payload + *pos;
     *pos += used;
     rc = request_field(req, json_object_get_string(key), value, seen, err);
 out:
@@ -426,6 +433,29 @@ out:
 }
 
 int ts_message_decode_request(const void *payload, size_t len, ts_request *req, ts_error *err)
+{
+    return ts_message_decode_request_raw(payload, len, NULL, req, err);
+}
+
+int ts_message_request_decode_raw(const ts_request *req, struct json_object *params, ts_error *err)
+{
+    struct json_object *value = NULL;
+    int rc;
+
+    if (!req->raw.found)
+        return 0;
+    rc = ts_wire_decode_member(req->raw_data, &req->raw, TS_WIRE_MAX_DEPTH - 1, &value, err);
+    if (rc < 0)
+        return rc;
+    if (json_object_object_add(params, req->raw.key, value) < 0) {
+        json_object_put(value);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot grow a map");
+    }
+    return 0;
+}
+
+int ts_message_decode_request_raw(const void *payload, size_t len, const char *raw_key,
+                                  ts_request *req, ts_error *err)
 {
     const unsigned char *p = payload;
     struct json_object *whole = NULL;
@@ -454,7 +484,7 @@ int ts_message_decode_request(const void *payload, size_t len, ts_request *req, 
                             "a request map has at most 3 keys (id, method, params), got %llu",
                             (unsigned long long)count);
     for (i = 0; i < count; i++) {
-        rc = request_pair(req, p, len, &pos, &seen, err);
+        rc = request_pair(req, p, len, &pos, &seen, raw_key, err);
         if (rc < 0)
             return rc;
     }

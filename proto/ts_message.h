@@ -52,6 +52,10 @@ typedef struct ts_request {
     uint64_t id;
     char *method;               /* owned */
     struct json_object *params; /* owned; an object on success */
+    /* ts_message_decode_request_raw only: the params member left as bytes
+     * (raw.found), raw.at/raw.len counted from raw_data, inside the payload */
+    ts_wire_raw_member raw;
+    const unsigned char *raw_data;
 } ts_request;
 
 typedef struct ts_reply {
@@ -125,6 +129,24 @@ int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, c
  */
 int ts_message_decode_request(const void *payload, size_t len, ts_request *req, ts_error *err);
 void ts_request_free(ts_request *req);
+
+/*
+ * As ts_message_decode_request, except that the member raw_key of params is
+ * not decoded (ts_wire_decode_prefix_raw): when present, req->raw.found is
+ * set and its bytes stay in the payload. Errors of a broken envelope or of
+ * the other members are as ts_message_decode_request gives them; an error
+ * in the member's value comes from ts_message_request_decode_raw.
+ */
+int ts_message_decode_request_raw(const void *payload, size_t len, const char *raw_key,
+                                  ts_request *req, ts_error *err);
+
+/*
+ * Decode req's raw member (the payload it was decoded from must still be
+ * there) and add it to params under its key: the value and the errors a
+ * full ts_message_decode_request gives for it. Nothing to do (0) when the
+ * member was absent.
+ */
+int ts_message_request_decode_raw(const ts_request *req, struct json_object *params, ts_error *err);
 
 /*
  * Decode a reply payload (client side). Unknown envelope keys are ignored

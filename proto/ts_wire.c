@@ -12,6 +12,7 @@
 
 #include "ts_frame.h"
 #include "ts_json.h"
+#include "ts_wire_cursor.h"
 
 /* ---- UTF-8 ---------------------------------------------------------- */
 
@@ -93,6 +94,8 @@ typedef struct decoder {
     const unsigned char *p;
     const unsigned char *end;
     int max_depth;
+    ts_wire_raw_member *raw; /* a top-level member kept as bytes, or NULL */
+    bool raw_skip_failed;    /* its value's structure was broken */
     ts_error *err;
 } decoder;
 
@@ -333,6 +336,38 @@ static int dec_key(decoder *d, struct json_object *map, char inline_key[DEC_KEY_
     return 0;
 }
 
+/*
+ * The value of the top-level member d->raw->key, just after its key: its
+ * extent only (ts_wire_cursor_skip), remembered in d->raw. A second member
+ * of that key is a duplicate, as in any map.
+ */
+static int dec_raw_member(decoder *d, const char *key, size_t key_at)
+{
+    size_t at = dec_offset(d);
+    ts_wire_cursor c;
+    int rc;
+
+    if (d->raw->found) {
+        char shown[104];
+        ts_wire_excerpt(key, shown, sizeof(shown));
+        return ts_error_set(d->err, -EINVAL, TS_ERR_BAD_REQUEST,
+                            "duplicate map key \"%s\" at byte %zu", shown, key_at);
+    }
+    c.start = d->start;
+    c.p = d->p;
+    c.end = d->end;
+    rc = ts_wire_cursor_skip(&c, d->max_depth - 1, d->err);
+    if (rc < 0) {
+        d->raw_skip_failed = true;
+        return rc;
+    }
+    d->raw->found = true;
+    d->raw->at = at;
+    d->raw->len = ts_wire_cursor_offset(&c) - at;
+    d->p = c.p;
+    return 0;
+}
+
 static int dec_map(decoder *d, uint64_t count, int depth, size_t at, struct json_object **out)
 {
     struct json_object *map;
@@ -352,9 +387,17 @@ static int dec_map(decoder *d, uint64_t count, int depth, size_t at, struct json
     if (map == NULL)
         return ts_error_set(d->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate a map");
     for (i = 0; i < count; i++) {
+        size_t key_at = dec_offset(d);
         rc = dec_key(d, map, inline_key, &key);
         if (rc < 0)
             goto fail;
+        if (depth == 0 && d->raw != NULL && strcmp(key, d->raw->key) == 0) {
+            rc = dec_raw_member(d, key, key_at);
+            if (rc < 0)
+                goto fail;
+            dec_key_free(inline_key, &key);
+            continue;
+        }
         rc = dec_value(d, depth + 1, &value);
         if (rc < 0)
             goto fail;
@@ -480,22 +523,62 @@ static int dec_value(decoder *d, int depth, struct json_object **out)
     }
 }
 
+static void dec_init(decoder *d, const void *data, size_t len, int max_depth, ts_error *err)
+{
+    d->start = data;
+    d->p = data;
+    d->end = d->start + len;
+    d->max_depth = max_depth > 0 ? max_depth : TS_WIRE_MAX_DEPTH;
+    d->raw = NULL;
+    d->raw_skip_failed = false;
+    d->err = err;
+}
+
 int ts_wire_decode_prefix(const void *data, size_t len, int max_depth, struct json_object **out,
                           size_t *used, ts_error *err)
+{
+    return ts_wire_decode_prefix_raw(data, len, max_depth, NULL, out, used, err);
+}
+
+int ts_wire_decode_prefix_raw(const void *data, size_t len, int max_depth, ts_wire_raw_member *raw,
+                              struct json_object **out, size_t *used, ts_error *err)
 {
     decoder d;
     struct json_object *v = NULL;
     int rc;
 
-    d.start = data;
-    d.p = data;
-    d.end = d.start + len;
-    d.max_depth = max_depth > 0 ? max_depth : TS_WIRE_MAX_DEPTH;
-    d.err = err;
+    dec_init(&d, data, len, max_depth, err);
+    if (raw != NULL)
+        raw->found = false;
+    if (raw != NULL && d.max_depth > 1)
+        d.raw = raw;
     rc = dec_value(&d, 0, &v);
+    if (rc < 0 && d.raw_skip_failed) {
+        /* Broken bytes inside the member: the full decode names the error
+         * exactly as it would without the member kept aside. */
+        raw->found = false;
+        return ts_wire_decode_prefix_raw(data, len, max_depth, NULL, out, used, err);
+    }
     if (rc < 0)
         return rc;
     *used = dec_offset(&d);
+    *out = v;
+    return 0;
+}
+
+int ts_wire_decode_member(const void *data, const ts_wire_raw_member *raw, int max_depth,
+                          struct json_object **out, ts_error *err)
+{
+    decoder d;
+    struct json_object *v = NULL;
+    int rc;
+
+    /* the member's value sits one container (the map) below the top */
+    dec_init(&d, data, raw->at + raw->len, max_depth, err);
+    d.p += raw->at;
+    rc = dec_value(&d, 1, &v);
+    if (rc < 0)
+        return rc;
     *out = v;
     return 0;
 }

@@ -57,6 +57,37 @@ int ts_wire_decode_prefix(const void *data, size_t len, int max_depth, struct js
                           size_t *used, ts_error *err);
 
 /*
+ * One member of a top-level map to leave undecoded: its value is only
+ * walked for its extent (ts_wire_cursor_skip) and handed back as bytes, for
+ * a caller that may never need it as a tree (a check's observed calls that
+ * equal the baseline byte for byte). key is set by the caller; found, at and
+ * len tell where the value's bytes lie in the decoded data.
+ */
+typedef struct ts_wire_raw_member {
+    const char *key;
+    bool found;
+    size_t at, len;
+} ts_wire_raw_member;
+
+/*
+ * As ts_wire_decode_prefix, except that when the value is a map, its member
+ * raw->key (if any) is not decoded nor put in *out but reported in raw. The
+ * member's bytes are checked only for their structure here; decode them
+ * with ts_wire_decode_member to apply every rule. When that structure is
+ * broken, the error is the one ts_wire_decode_prefix gives for the data.
+ */
+int ts_wire_decode_prefix_raw(const void *data, size_t len, int max_depth, ts_wire_raw_member *raw,
+                              struct json_object **out, size_t *used, ts_error *err);
+
+/*
+ * Decode the member found by ts_wire_decode_prefix_raw on the same data and
+ * max_depth: the same value and the same errors (byte offsets counted from
+ * data) as a full decode gives for that member.
+ */
+int ts_wire_decode_member(const void *data, const ts_wire_raw_member *raw, int max_depth,
+                          struct json_object **out, ts_error *err);
+
+/*
  * A msgpack packer that appends to a ts_buf. The first failed append
  * (-E2BIG past the buffer's maximum, -ENOMEM) is kept in rc and every later
  * write is ignored, so a caller checks rc once at the end.

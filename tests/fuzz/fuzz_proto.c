@@ -20,6 +20,7 @@
 #include "ts_frame.h"
 #include "ts_message.h"
 #include "ts_wire.h"
+#include "ts_wire_cursor.h"
 
 static void fuzz_check_err(const ts_error *err, const char *what)
 {
@@ -102,6 +103,42 @@ static void fuzz_request(const unsigned char *p, size_t n)
     ts_buf_free(&b);
 }
 
+/*
+ * The daemon's way in: params' "actual" kept as bytes, decoded afterwards.
+ * Whatever the full decode accepts comes out equal; whatever it refuses is
+ * refused in one of the two steps; the cursor's skip never reads outside
+ * the payload (the extent it finds is that of the full decode).
+ */
+static void fuzz_request_raw(const unsigned char *p, size_t n)
+{
+    ts_request full, raw;
+    ts_error err;
+    ts_wire_cursor c;
+    struct json_object *v = NULL;
+    size_t used = 0;
+    int rc_full = ts_message_decode_request(p, n, &full, &err);
+    int rc_raw = ts_message_decode_request_raw(p, n, "actual", &raw, &err);
+
+    if (rc_raw == 0 && raw.raw.found)
+        rc_raw = ts_message_request_decode_raw(&raw, raw.params, &err);
+    if (rc_raw < 0)
+        fuzz_check_err(&err, "ts_message_decode_request_raw");
+    FUZZ_CHECK((rc_full < 0) == (rc_raw < 0), "full decode %d, kept-aside decode %d", rc_full,
+               rc_raw);
+    if (rc_full == 0)
+        FUZZ_CHECK(json_object_equal(full.params, raw.params), "params differ");
+    ts_request_free(&full);
+    ts_request_free(&raw);
+
+    ts_wire_cursor_init(&c, p, n);
+    if (ts_wire_cursor_skip(&c, 0, &err) < 0)
+        fuzz_check_err(&err, "ts_wire_cursor_skip");
+    if (ts_wire_decode_prefix(p, n, 0, &v, &used, &err) == 0) {
+        FUZZ_CHECK(ts_wire_cursor_offset(&c) == used, "skip and decode disagree on the extent");
+        json_object_put(v);
+    }
+}
+
 static void fuzz_reply(const unsigned char *p, size_t n)
 {
     ts_reply reply, back;
@@ -182,6 +219,7 @@ int ts_fuzz_proto(const uint8_t *data, size_t size)
             FUZZ_CHECK(payload != NULL && len > 0 && len <= max, "payload of %zu bytes", len);
             fuzz_value(payload, len);
             fuzz_request(payload, len);
+            fuzz_request_raw(payload, len);
             fuzz_reply(payload, len);
             free(payload);
         } else {
