@@ -49,6 +49,10 @@ typedef struct check_outcome {
     bool evaluated;
     char *report; /* drift report, or NULL */
     double score; /* < 0 when not evaluated */
+    /* scored, already packed (borrowed from the snapshot cache: used only
+     * by a reply made before the loop touches the cache again), or NULL */
+    const void *scored_packed;
+    size_t scored_packed_len;
 } check_outcome;
 
 static int parse_name(const struct json_object *params, const char **name, ts_error *err)
@@ -362,7 +366,9 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
     }
     if (rc == 0)
         rc = ts_wire_pack_str(w, "result", 6, err);
-    if (rc == 0)
+    if (rc == 0 && out->evaluated && out->scored_packed != NULL)
+        rc = ts_wire_pack_packed(w, out->scored_packed, out->scored_packed_len, err);
+    else if (rc == 0)
         rc = out->evaluated ? ts_message_pack_score_result(w, &out->scored, 2, err)
                             : ts_wire_pack_nil(w, err);
     if (rc == 0)
@@ -467,7 +473,8 @@ static bool try_identical(check_job *c, const tsd_root_seen *seen, const ts_requ
                                             wire->raw_data + wire->raw.at, wire->raw.len))
         return false; /* the usual path reads, reports or records it */
     if (snap->approved) {
-        rc = tsd_snapcache_self_score(&c->st->cache, c->rq.name, &c->rq.score, &self, &c->err);
+        rc = tsd_snapcache_self_score(&c->st->cache, c->rq.name, &c->rq.score, &self,
+                                      &c->out.scored_packed, &c->out.scored_packed_len, &c->err);
         have_self = rc == 0;
     }
     tsd_debug("check %s: the observed calls are the baseline's own bytes", c->rq.name);

@@ -11,6 +11,7 @@
 
 #include "ts_buf.h"
 #include "ts_extract.h"
+#include "ts_message.h"
 #include "ts_wire.h"
 
 struct tsd_snapcache_entry {
@@ -24,6 +25,7 @@ struct tsd_snapcache_entry {
     bool has_self;                    /* self holds the score with self_opt */
     ts_score_options self_opt;        /* options of the last self score */
     ts_score_result self;             /* snap->calls scored against themselves */
+    ts_buf self_packed;               /* self, packed as a check reply's result */
     tsd_snapcache_entry *chain;       /* in its bucket */
     tsd_snapcache_entry *prev, *next; /* in the LRU list */
 };
@@ -95,6 +97,7 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
     lru_unlink(c, e);
     ts_snapshot_free(e->snap);
     ts_buf_free(&e->wire);
+    ts_buf_free(&e->self_packed);
     if (e->has_self)
         ts_score_result_free(&e->self);
     free(e->name);
@@ -120,6 +123,7 @@ static void keep(tsd_snapcache *c, const char *name, ts_snapshot *snap, const ts
         return; /* out of memory: simply not cached */
     }
     ts_buf_init(&e->wire, max_bytes);
+    ts_buf_init(&e->self_packed, TS_BUF_UNLIMITED);
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
@@ -200,28 +204,49 @@ static bool options_equal(const ts_score_options *a, const ts_score_options *b)
            a->min_score == b->min_score;
 }
 
+/* Score e's calls against themselves with opt, and pack the result. */
+static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts_error *err)
+{
+    ts_wire_writer w;
+    ts_score_result r;
+    /* validated when the file was read */
+    int rc = ts_evaluate_validated(e->snap->calls, e->snap->calls, opt, &r, err);
+
+    if (rc < 0)
+        return rc;
+    ts_buf_reset(&e->self_packed);
+    ts_wire_writer_init(&w, &e->self_packed);
+    rc = ts_message_pack_score_result(&w, &r, 2, err);
+    if (rc < 0) {
+        ts_score_result_free(&r);
+        return rc;
+    }
+    if (e->has_self)
+        ts_score_result_free(&e->self);
+    e->self = r;
+    e->self_opt = *opt;
+    e->has_self = true;
+    return 0;
+}
+
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
-                             ts_score_result *out, ts_error *err)
+                             ts_score_result *out, const void **packed, size_t *packed_len,
+                             ts_error *err)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
-    ts_score_result r;
     int rc;
 
     if (e == NULL)
         return ts_error_set(err, -ENOENT, TS_ERR_INTERNAL, "snapshot '%s' is not cached", name);
     if (!e->has_self || !options_equal(&e->self_opt, opt)) {
-        /* validated when the file was read */
-        rc = ts_evaluate_validated(e->snap->calls, e->snap->calls, opt, &r, err);
+        rc = work_out_self(e, opt, err);
         if (rc < 0)
             return rc;
-        if (e->has_self)
-            ts_score_result_free(&e->self);
-        e->self = r;
-        e->self_opt = *opt;
-        e->has_self = true;
     }
     ts_score_result_share(out, &e->self);
+    *packed = e->self_packed.data;
+    *packed_len = e->self_packed.len;
     return 0;
 }
 

@@ -70,11 +70,14 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
  * The calls of name's cached snapshot scored against themselves with opt:
  * what a replay of an equal observed list gives. Computed once per options
  * (the last options are kept) and shared into *out (ts_score_result_share;
- * release it with ts_score_result_free). Errors as ts_evaluate_validated;
- * "internal" when name is not cached.
+ * release it with ts_score_result_free), and packed as a check reply's
+ * result (ts_message_pack_score_result) into *packed: valid until the next
+ * call on this cache. Errors as ts_evaluate_validated; "internal" when name
+ * is not cached.
  */
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
-                             ts_score_result *out, ts_error *err);
+                             ts_score_result *out, const void **packed, size_t *packed_len,
+                             ts_error *err);
 
 /* Drop every entry. */
 void tsd_snapcache_clear(tsd_snapcache *cache);
