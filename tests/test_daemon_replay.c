@@ -58,14 +58,9 @@ static int shortcut_count(void)
     return n;
 }
 
-static char *snapshot_path(const char *name)
+static const char *snapshot_path(const char *name)
 {
-    static char path[1024];
-    char file[TS_FILENAME_MAX];
-
-    ck_assert(ts_name_to_filename(name, strlen(name), file, sizeof(file), NULL) == 0);
-    snprintf(path, sizeof(path), "%s/%s", daemon_.store, file);
-    return path;
+    return tdaemon_snapshot_path(daemon_.store, name);
 }
 
 /* The calls of name's snapshot file, keys in the file's order. */
@@ -226,21 +221,7 @@ END_TEST
 
 static void write_file(const char *name, const char *tool, bool approved)
 {
-    char text[1024];
-    FILE *f;
-
-    snprintf(text, sizeof(text),
-             "{\n  \"schema_version\": 1,\n  \"name\": \"%s\",\n  \"created_at\": "
-             "\"2025-06-01T12:00:00+00:00\",\n  \"updated_at\": \"2025-06-01T12:00:00+00:00\",\n"
-             "  \"toolscore_version\": \"1.8.1\",\n  \"approved\": %s,\n  \"source\": "
-             "\"pytest\",\n  \"calls\": [\n    {\n      \"tool\": \"%s\",\n      \"args\": {\n"
-             "        \"x\": 1,\n        \"y\": \"z\"\n      }\n    }\n  ]\n}\n",
-             name, approved ? "true" : "false", tool);
-    unlink(snapshot_path(name));
-    f = fopen(snapshot_path(name), "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
+    tdaemon_write_snapshot(daemon_.store, name, tool, approved);
 }
 
 /* The snapshot changed behind the daemon's back: old bytes no longer match,
