@@ -168,8 +168,10 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
 /* ---- typed helpers ---------------------------------------------------
  * Each builds the params of one method (docs/protocol.md "Methods") and
  * calls it. A store is any path to the snapshot root: the library sends
- * its absolute, symlink-resolved form. Results are the method's result
- * object as documented there.
+ * its absolute, symlink-resolved form (each client remembers its last few
+ * resolutions, reused while stat() shows both paths still reach the same
+ * directory and for at most a second; docs/internals/client.md). Results
+ * are the method's result object as documented there.
  */
 
 int ts_client_ping(ts_client *c, ts_error *err);

@@ -757,6 +757,7 @@ void ts_client_close(ts_client *c)
         return;
     drop_connection(c);
     ts_frame_reader_free(&c->reader);
+    ts_client__stores_clear(c);
     for (i = 0; c->daemon_args != NULL && c->daemon_args[i] != NULL; i++)
         free(c->daemon_args[i]);
     free(c->daemon_args);

@@ -2,7 +2,8 @@
  * ts_client_api — the typed helpers of libtoolscore-client: one function per
  * protocol method, building its params (docs/protocol.md "Methods") and
  * calling it through ts_client_call. Store paths are resolved here to the
- * absolute, symlink-resolved form the daemon keys stores by.
+ * absolute, symlink-resolved form the daemon keys stores by (through the
+ * client's cache of resolutions, ts_client_store.c).
  */
 #include "ts_client_internal.h"
 
@@ -12,6 +13,7 @@
 
 /* Params under construction; the first failure sticks and is reported once. */
 typedef struct params {
+    ts_client *client;
     struct json_object *obj;
     const char *big_key; /* one large borrowed value, packed as it is */
     const struct json_object *big_value;
@@ -19,8 +21,9 @@ typedef struct params {
     ts_error *err;
 } params;
 
-static void params_start(params *p, ts_error *err)
+static void params_start(params *p, ts_client *c, ts_error *err)
 {
+    p->client = c;
     p->big_key = NULL;
     p->big_value = NULL;
     p->obj = json_object_new_object();
@@ -90,7 +93,8 @@ static void put_borrowed(params *p, const char *key, const struct json_object *v
     }
 }
 
-/* The store param: the snapshot root resolved to its canonical form. */
+/* The store param: the snapshot root resolved to its canonical form (or
+ * the client's remembered resolution while it provably holds). */
 static void put_store(params *p, const char *store)
 {
     char resolved[TS_PATHS_MAX];
@@ -101,7 +105,7 @@ static void put_store(params *p, const char *store)
         p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'store' is required");
         return;
     }
-    p->rc = ts_paths_resolve(store, resolved, sizeof(resolved), p->err);
+    p->rc = ts_client__store_path(p->client, store, resolved, sizeof(resolved), p->err);
     if (p->rc == 0)
         put(p, "store", json_object_new_string(resolved));
 }
@@ -135,7 +139,7 @@ int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **r
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, a->store);
     put_required(&p, "name", a->name);
     put_borrowed(&p, "actual", a->actual);
@@ -162,7 +166,7 @@ int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object *
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, a->store);
     put_required(&p, "name", a->name);
     put_borrowed(&p, "calls", a->calls);
@@ -179,7 +183,7 @@ int ts_client_approve(ts_client *c, const char *store, const char *const *names,
     struct json_object *list;
     size_t i;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, store);
     if (all) {
         put_bool(&p, "all", true);
@@ -203,7 +207,7 @@ int ts_client_list_page(ts_client *c, const char *store, bool pending, size_t li
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, store);
     put_bool(&p, "pending", pending);
     if (limit > 0 && p.rc == 0)
@@ -266,7 +270,7 @@ static int store_name_call(ts_client *c, const char *method, const char *store, 
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, store);
     put_required(&p, "name", name);
     return params_call(c, &p, method, result);
@@ -289,7 +293,7 @@ int ts_client_run_open(ts_client *c, const char *store, const char *label,
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, store);
     put_optional(&p, "label", label);
     return params_call(c, &p, "run.open", result);
@@ -301,7 +305,7 @@ static int run_call(ts_client *c, const char *method, const char *run, struct js
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_required(&p, "run", run);
     return params_call(c, &p, method, result);
 }
@@ -326,7 +330,7 @@ int ts_client_review(ts_client *c, const char *store, const char *run, struct js
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, store);
     put_optional(&p, "run", run);
     return params_call(c, &p, "review", result);
@@ -337,7 +341,7 @@ int ts_client_orphans(ts_client *c, const char *store, const char *run, struct j
 {
     params p;
 
-    params_start(&p, err);
+    params_start(&p, c, err);
     put_store(&p, store);
     put_required(&p, "run", run);
     return params_call(c, &p, "orphans", result);

@@ -15,6 +15,18 @@
 #define TS_CLIENT_READ_CHUNK 65536
 #define TS_CLIENT_DEFAULT_CONNECT_MS 5000
 #define TS_CLIENT_NAME_MAX 128
+#define TS_CLIENT_STORE_SLOTS 4 /* store resolutions kept per client */
+
+/* One remembered store resolution (ts_client_store.c). */
+typedef struct ts_client_store_slot {
+    char *input;    /* the caller's store string; NULL: empty slot */
+    char *resolved; /* its absolute, symlink-resolved form */
+    size_t resolved_len;
+    dev_t dev; /* the directory resolved named when it was resolved */
+    ino_t ino;
+    int64_t resolved_ms; /* coarse clock at the resolution */
+    uint64_t used;       /* stores_tick at the last use */
+} ts_client_store_slot;
 
 struct ts_client {
     char socket_path[TS_PATHS_MAX];
@@ -38,6 +50,9 @@ struct ts_client {
     ts_frame_reader reader;
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
+
+    ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
+    uint64_t stores_tick;
 };
 
 /*
@@ -47,6 +62,17 @@ struct ts_client {
 int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
                          const char *key, const struct json_object *value,
                          struct json_object **result, ts_error *err);
+
+/*
+ * The store param for the caller's store string: its absolute,
+ * symlink-resolved form (ts_paths_resolve) into out, taken from c's few
+ * remembered resolutions when two stat() calls show it still holds
+ * (ts_client_store.c says why that suffices). Errors are ts_paths_resolve's.
+ */
+int ts_client__store_path(ts_client *c, const char *store, char *out, size_t outsz, ts_error *err);
+
+/* Forget every remembered store resolution (on close). */
+void ts_client__stores_clear(ts_client *c);
 
 /*
  * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED, else
