@@ -494,9 +494,8 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     check_job *c = calloc(1, sizeof(*c));
     tsd_run *run = NULL;
     tsd_root_seen seen;
+    const ts_request *wire = req->wire; /* the observed calls as bytes, or NULL */
     int rc;
-
-    const ts_request *wire = req->wire;
 
     (void)result;
     req->wire = NULL;
