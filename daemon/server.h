@@ -54,9 +54,13 @@ typedef struct tsd_request {
     struct json_object *params; /* owned: an object */
     uint64_t start_ns;
     size_t payload_len; /* bytes of the request's frame payload */
-    bool done;          /* the reply is encoded in frame */
-    bool close_after;   /* close the connection after this reply */
-    char *frame;        /* the encoded reply frame */
+    /* Set for dispatch only (the check method takes and clears it): the
+     * decoded frame when its params member "actual" was left as bytes in
+     * the payload, else NULL. See tsd_request_decode_raw. */
+    const ts_request *wire;
+    bool done;        /* the reply is encoded in frame */
+    bool close_after; /* close the connection after this reply */
+    char *frame;      /* the encoded reply frame */
     size_t frame_len;
     struct tsd_request *next; /* in the connection's queue */
 } tsd_request;
@@ -121,6 +125,14 @@ void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result
  */
 void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
                                ts_error *err);
+
+/*
+ * The observed value of a check left as bytes (wire, what r->wire was when
+ * dispatch began): decode it into r->params under "actual", with the errors
+ * a full decode of the request gives (logged like any bad request); 0 when
+ * wire is NULL. Only while dispatch runs.
+ */
+int tsd_request_decode_raw(tsd_request *r, const ts_request *wire, ts_error *err);
 
 /* Begin a graceful stop (idempotent). */
 void tsd_server_stop(tsd_server *srv, const char *why);

@@ -9,11 +9,23 @@
 #include <string.h>
 #include <time.h>
 
+#include "ts_buf.h"
+#include "ts_extract.h"
+#include "ts_message.h"
+#include "ts_wire.h"
+
 struct tsd_snapcache_entry {
     char *name;
     ts_file_stamp stamp; /* of the file that was read */
     int64_t read_ns;     /* CLOCK_REALTIME just before it was read */
     ts_snapshot *snap;
+    /* For checks whose observed calls equal the snapshot's: */
+    int wire_state;                   /* 0 not worked out, 1 in wire, -1 none */
+    ts_buf wire;                      /* msgpack of snap->calls (ts_wire_encode) */
+    bool has_self;                    /* self holds the score with self_opt */
+    ts_score_options self_opt;        /* options of the last self score */
+    ts_score_result self;             /* snap->calls scored against themselves */
+    ts_buf self_packed;               /* self, packed as a check reply's result */
     tsd_snapcache_entry *chain;       /* in its bucket */
     tsd_snapcache_entry *prev, *next; /* in the LRU list */
 };
@@ -84,6 +96,10 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
         *link = e->chain;
     lru_unlink(c, e);
     ts_snapshot_free(e->snap);
+    ts_buf_free(&e->wire);
+    ts_buf_free(&e->self_packed);
+    if (e->has_self)
+        ts_score_result_free(&e->self);
     free(e->name);
     free(e);
     c->count--;
@@ -91,7 +107,7 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
 
 /* Keep snap (taken over) for name. */
 static void keep(tsd_snapcache *c, const char *name, ts_snapshot *snap, const ts_file_stamp *stamp,
-                 int64_t read_ns)
+                 int64_t read_ns, size_t max_bytes)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e;
@@ -106,6 +122,8 @@ static void keep(tsd_snapcache *c, const char *name, ts_snapshot *snap, const ts
         ts_snapshot_free(snap);
         return; /* out of memory: simply not cached */
     }
+    ts_buf_init(&e->wire, max_bytes);
+    ts_buf_init(&e->self_packed, TS_BUF_UNLIMITED);
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
@@ -140,11 +158,95 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_roo
     rc = ts_store_load_small(store, name, max_bytes, &snap, &now, err);
     if (rc < 0)
         return rc;
-    keep(cache, name, snap, &now, read_ns);
+    keep(cache, name, snap, &now, read_ns, max_bytes);
     e = find(cache, name, &link);
     if (e == NULL) /* could not be kept: out of memory */
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     *out = e->snap;
+    return 0;
+}
+
+/*
+ * The snapshot's calls as a client's library sends an equal list: kept only
+ * when extracting that list ("auto", as a check does) hands back the very
+ * same list, so that equal bytes mean "the observed calls are these".
+ */
+static void work_out_wire(tsd_snapcache_entry *e)
+{
+    struct json_object *calls = NULL;
+    ts_error ignored;
+    int rc = ts_extract_shared(e->snap->calls, "auto", TS_EXTRACT_RESPONSE, &calls, &ignored);
+
+    e->wire_state = -1;
+    if (rc == 0 && calls == e->snap->calls && ts_wire_encode(calls, &e->wire, &ignored) == 0)
+        e->wire_state = 1;
+    json_object_put(calls);
+}
+
+bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void *bytes, size_t len)
+{
+    tsd_snapcache_entry **link;
+    tsd_snapcache_entry *e = find(cache, name, &link);
+
+    if (e == NULL)
+        return false;
+    if (e->wire_state == 0)
+        work_out_wire(e);
+    return e->wire_state == 1 && e->wire.len == len && memcmp(e->wire.data, bytes, len) == 0;
+}
+
+static bool options_equal(const ts_score_options *a, const ts_score_options *b)
+{
+    return a->weights.selection_accuracy == b->weights.selection_accuracy &&
+           a->weights.argument_f1 == b->weights.argument_f1 &&
+           a->weights.sequence_accuracy == b->weights.sequence_accuracy &&
+           a->weights.redundant_rate == b->weights.redundant_rate && a->strict == b->strict &&
+           a->min_score == b->min_score;
+}
+
+/* Score e's calls against themselves with opt, and pack the result. */
+static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts_error *err)
+{
+    ts_wire_writer w;
+    ts_score_result r;
+    /* validated when the file was read */
+    int rc = ts_evaluate_validated(e->snap->calls, e->snap->calls, opt, &r, err);
+
+    if (rc < 0)
+        return rc;
+    ts_buf_reset(&e->self_packed);
+    ts_wire_writer_init(&w, &e->self_packed);
+    rc = ts_message_pack_score_result(&w, &r, 2, err);
+    if (rc < 0) {
+        ts_score_result_free(&r);
+        return rc;
+    }
+    if (e->has_self)
+        ts_score_result_free(&e->self);
+    e->self = r;
+    e->self_opt = *opt;
+    e->has_self = true;
+    return 0;
+}
+
+int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
+                             ts_score_result *out, const void **packed, size_t *packed_len,
+                             ts_error *err)
+{
+    tsd_snapcache_entry **link;
+    tsd_snapcache_entry *e = find(cache, name, &link);
+    int rc;
+
+    if (e == NULL)
+        return ts_error_set(err, -ENOENT, TS_ERR_INTERNAL, "snapshot '%s' is not cached", name);
+    if (!e->has_self || !options_equal(&e->self_opt, opt)) {
+        rc = work_out_self(e, opt, err);
+        if (rc < 0)
+            return rc;
+    }
+    ts_score_result_share(out, &e->self);
+    *packed = e->self_packed.data;
+    *packed_len = e->self_packed.len;
     return 0;
 }
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "ts_error.h"
+#include "ts_score.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
 
@@ -51,6 +52,32 @@ typedef struct tsd_snapcache {
  */
 int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
                        const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err);
+
+/*
+ * Whether bytes[0..len), a check's observed value as its client sent it,
+ * are byte for byte the msgpack that a client's library sends for a list
+ * equal to the calls of name's cached snapshot (the one the last
+ * tsd_snapcache_load of name returned): then decoding, extracting
+ * ("auto") and validating them would give exactly those calls. The
+ * snapshot's encoding is made on first use and kept with the entry. False
+ * when name is not cached, or when extracting its calls would not hand
+ * them back unchanged.
+ */
+bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void *bytes,
+                              size_t len);
+
+/*
+ * The calls of name's cached snapshot scored against themselves with opt:
+ * what a replay of an equal observed list gives. Computed once per options
+ * (the last options are kept) and shared into *out (ts_score_result_share;
+ * release it with ts_score_result_free), and packed as a check reply's
+ * result (ts_message_pack_score_result) into *packed: valid until the next
+ * call on this cache. Errors as ts_evaluate_validated; "internal" when name
+ * is not cached.
+ */
+int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
+                             ts_score_result *out, const void **packed, size_t *packed_len,
+                             ts_error *err);
 
 /* Drop every entry. */
 void tsd_snapcache_clear(tsd_snapcache *cache);

@@ -1021,6 +1021,15 @@ void ts_score_result_free(ts_score_result *r)
     r->expected_tools = r->called_tools = r->missing_tools = r->extra_tools = NULL;
 }
 
+void ts_score_result_share(ts_score_result *dst, const ts_score_result *src)
+{
+    *dst = *src;
+    json_object_get(dst->expected_tools);
+    json_object_get(dst->called_tools);
+    json_object_get(dst->missing_tools);
+    json_object_get(dst->extra_tools);
+}
+
 /* ---------------------------------------------------------------------------
  * Result as JSON
  * ------------------------------------------------------------------------- */

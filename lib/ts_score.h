@@ -96,6 +96,11 @@ int ts_evaluate_validated(const struct json_object *expected, const struct json_
 
 void ts_score_result_free(ts_score_result *r);
 
+/* A copy of src into dst whose tool lists are new references to src's (not
+ * copied): neither result's lists may then be modified, and both stay with
+ * one thread at a time. Release dst with ts_score_result_free(). */
+void ts_score_result_share(ts_score_result *dst, const ts_score_result *src);
+
 /* The result as JSON with exactly scoring.md's keys plus passed, min_score.
  * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);

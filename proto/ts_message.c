@@ -574,6 +574,8 @@ static int reply_fields(ts_reply *reply, struct json_object *v, ts_error *err)
         return reply_error(err, "reply ok must be a boolean, got %s", type_name(ok));
     reply->ok = json_object_get_boolean(ok);
     if (reply->ok) {
+        if (!reply->has_id) /* only an error may answer no request in particular */
+            return reply_error(err, "ok reply has %s", "id nil (only an error reply may)");
         if (!json_object_object_get_ex(v, "result", &field))
             return reply_error(err, "ok reply has %s", "no result");
         reply->result = json_object_get(field);

@@ -724,6 +724,12 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
     return rc;
 }
 
+int ts_wire_pack_packed(ts_wire_writer *w, const void *bytes, size_t len, ts_error *err)
+{
+    (void)writer_append(w, bytes, len);
+    return writer_status(w, err);
+}
+
 int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err)
 {
     msgpack_pack_nil(&w->pk);

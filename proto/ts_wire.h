@@ -132,6 +132,13 @@ int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err
 int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err);
 int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err);
 
+/*
+ * Append bytes that already are one packed value (made by this writer's
+ * packers earlier, e.g. kept from a previous reply), unchanged. The caller
+ * vouches for them: nothing is checked but the writer's own limit.
+ */
+int ts_wire_pack_packed(ts_wire_writer *w, const void *bytes, size_t len, ts_error *err);
+
 /* Append v as one msgpack value to out (see ts_wire_pack). */
 int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err);
 

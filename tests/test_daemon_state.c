@@ -91,14 +91,9 @@ static void assert_json(struct json_object *value, const char *text)
     json_object_put(want);
 }
 
-static char *snapshot_file(const char *name)
+static const char *snapshot_file(const char *name)
 {
-    static char path[1024];
-    char file[TS_FILENAME_MAX];
-
-    ck_assert(ts_name_to_filename(name, strlen(name), file, sizeof(file), NULL) == 0);
-    snprintf(path, sizeof(path), "%s/%s", daemon_.store, file);
-    return path;
+    return tdaemon_snapshot_path(daemon_.store, name);
 }
 
 static bool file_exists(const char *name)
@@ -605,29 +600,11 @@ START_TEST(approvals_kept_under_load)
 }
 END_TEST
 
-/* Write an approved snapshot file of name, with one call of tool, into the
- * directory dir by hand: unlink, then write (new inode, often the same
- * number; same size; same mtime tick). */
+/* An approved snapshot file of name, with one call of tool, written into
+ * the directory dir by hand (tdaemon_write_snapshot). */
 static void replace_file_in(const char *dir, const char *name, const char *tool)
 {
-    char text[1024], path[1024];
-    char file[TS_FILENAME_MAX];
-
-    ck_assert(ts_name_to_filename(name, strlen(name), file, sizeof(file), NULL) == 0);
-    snprintf(path, sizeof(path), "%s/%s", dir, file);
-
-    snprintf(text, sizeof(text),
-             "{\n  \"schema_version\": 1,\n  \"name\": \"%s\",\n  \"created_at\": "
-             "\"2025-06-01T12:00:00+00:00\",\n  \"updated_at\": \"2025-06-01T12:00:00+00:00\",\n"
-             "  \"toolscore_version\": \"1.8.1\",\n  \"approved\": true,\n  \"source\": "
-             "\"pytest\",\n  \"calls\": [\n    {\n      \"tool\": \"%s\",\n      \"args\": {}\n"
-             "    }\n  ]\n}\n",
-             name, tool);
-    unlink(path);
-    FILE *f = fopen(path, "w");
-    ck_assert(f != NULL);
-    fputs(text, f);
-    fclose(f);
+    tdaemon_write_snapshot(dir, name, tool, true);
 }
 
 static void replace_file(const char *name, const char *tool)

@@ -323,6 +323,90 @@ START_TEST(nesting_limit)
 }
 END_TEST
 
+/*
+ * A request whose params member "actual" is broken (the daemon keeps a
+ * check's "actual" as bytes until it needs them): invalid UTF-8, a bin
+ * inside, a second "actual", nesting past the limit. Packed by hand after a
+ * valid store and name.
+ */
+static int broken_how_;
+static const char *broken_method_;
+
+static void build_broken_actual(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 31);
+    key(pk, "method");
+    key(pk, broken_method_);
+    key(pk, "params");
+    msgpack_pack_map(pk, broken_how_ == 2 ? 4 : 3);
+    key(pk, "store");
+    key(pk, daemon_.store);
+    key(pk, "name");
+    key(pk, "broken");
+    key(pk, "actual");
+    msgpack_pack_array(pk, 1);
+    switch (broken_how_) {
+    case 0:
+        msgpack_pack_map(pk, 1);
+        key(pk, "tool");
+        msgpack_pack_str(pk, 2);
+        msgpack_pack_str_body(pk, "\xff\xfe", 2);
+        break;
+    case 1:
+        msgpack_pack_map(pk, 2);
+        key(pk, "tool");
+        key(pk, "t");
+        key(pk, "args");
+        msgpack_pack_bin(pk, 3);
+        msgpack_pack_bin_body(pk, "abc", 3);
+        break;
+    case 2:
+        msgpack_pack_nil(pk);
+        key(pk, "actual");
+        msgpack_pack_array(pk, 0);
+        break;
+    default:
+        for (int i = 0; i < 200; i++)
+            msgpack_pack_array(pk, 1);
+        msgpack_pack_nil(pk);
+        break;
+    }
+}
+
+START_TEST(broken_actual)
+{
+    static const char *const codes[] = {"bad_request", "bad_request", "bad_request", "limit"};
+    static const char *const says[] = {"UTF-8", "bin", "duplicate map key \"actual\"",
+                                       "deeper than"};
+    static const char *const methods[] = {"check", "ping"};
+    int fd = tdaemon_connect(daemon_.socket);
+
+    for (size_t m = 0; m < 2; m++) {
+        for (int how = 0; how < 4; how++) {
+            struct json_object *reply = NULL, *error = NULL, *id = NULL;
+
+            broken_how_ = how;
+            broken_method_ = methods[m];
+            pack_and_send(fd, build_broken_actual);
+            ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+            ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
+                          "%s %d accepted: %s", methods[m], how, json_object_to_json_string(reply));
+            ck_assert_str_eq(tstr(error, "code"), codes[how]);
+            ck_assert_msg(strstr(tstr(error, "message"), says[how]) != NULL, "%s %d: %s",
+                          methods[m], how, tstr(error, "message"));
+            ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
+            ck_assert_int_eq(json_object_get_int64(id), 31);
+            json_object_put(reply);
+            json_object_put(tdaemon_ok(fd, "ping", NULL)); /* the connection stays */
+        }
+    }
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
 START_TEST(hello_rules)
 {
     int fd = tdaemon_connect_raw(daemon_.socket);
@@ -456,6 +540,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, disconnect_mid_request);
     tcase_add_test(tc, wrong_types);
     tcase_add_test(tc, nesting_limit);
+    tcase_add_test(tc, broken_actual);
     tcase_add_test(tc, hello_rules);
     tcase_add_test(tc, pipelining_in_order);
     tcase_add_test(tc, in_flight_limit);

@@ -1138,6 +1138,7 @@ START_TEST(message_reply_wrong_shapes)
         "82a26964a178a26f6bc3",                         /* id a string */
         "82a2696401a26f6b01",                           /* ok not a bool */
         "82a2696401a26f6bc3",                           /* ok without result */
+        "83a26964c0a26f6bc3a6726573756c74c0",           /* ok with id nil */
         "82a2696401a26f6bc2",                           /* error reply without error */
         "83a2696401a26f6bc2a56572726f7201",             /* error not a map */
         "83a2696401a26f6bc2a56572726f7281a4636f6465a0", /* empty code, no message */

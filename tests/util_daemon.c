@@ -23,6 +23,7 @@
 #include "ts_frame.h"
 #include "ts_json.h"
 #include "ts_message.h"
+#include "ts_name.h"
 #include "ts_paths.h"
 #include "ts_wire.h"
 
@@ -487,4 +488,34 @@ char *tdaemon_slurp(const char *path)
     fclose(f);
     data[len] = '\0';
     return data;
+}
+
+const char *tdaemon_snapshot_path(const char *dir, const char *name)
+{
+    static char path[1024];
+    char file[TS_FILENAME_MAX];
+
+    ck_assert(ts_name_to_filename(name, strlen(name), file, sizeof(file), NULL) == 0);
+    snprintf(path, sizeof(path), "%s/%s", dir, file);
+    return path;
+}
+
+void tdaemon_write_snapshot(const char *dir, const char *name, const char *tool, bool approved)
+{
+    const char *path = tdaemon_snapshot_path(dir, name);
+    char text[1024];
+    FILE *f;
+
+    snprintf(text, sizeof(text),
+             "{\n  \"schema_version\": 1,\n  \"name\": \"%s\",\n  \"created_at\": "
+             "\"2025-06-01T12:00:00+00:00\",\n  \"updated_at\": \"2025-06-01T12:00:00+00:00\",\n"
+             "  \"toolscore_version\": \"1.8.1\",\n  \"approved\": %s,\n  \"source\": "
+             "\"pytest\",\n  \"calls\": [\n    {\n      \"tool\": \"%s\",\n      \"args\": {}\n"
+             "    }\n  ]\n}\n",
+             name, approved ? "true" : "false", tool);
+    unlink(path);
+    f = fopen(path, "w");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    fputs(text, f);
+    fclose(f);
 }

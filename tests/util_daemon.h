@@ -110,4 +110,14 @@ bool tdaemon_closed(int fd, int timeout_ms);
 /* Read a whole file into a new string (NULL if absent). */
 char *tdaemon_slurp(const char *path);
 
+/* The file of snapshot name in the store directory dir (static buffer). */
+const char *tdaemon_snapshot_path(const char *dir, const char *name);
+
+/*
+ * Write name's snapshot file into dir by hand, as an editor or a checkout
+ * would: unlink, then write (a new inode, often with the same number) an
+ * approved or pending snapshot of one call of tool with empty args.
+ */
+void tdaemon_write_snapshot(const char *dir, const char *name, const char *tool, bool approved);
+
 #endif

@@ -1,0 +1,333 @@
+/*
+ * test_daemon_replay — replays whose observed calls are byte for byte what a
+ * client sends for the baseline's own calls. The daemon answers those
+ * without decoding, extracting or scoring the calls (daemon/check.c,
+ * try_identical); everything else takes the usual path. Each test sends the
+ * baseline's calls as the file holds them (the bytes the shortcut knows) and
+ * the same calls with their keys in another order (equal JSON, other
+ * bytes: the usual path), and requires the same answer from both. The
+ * daemon's debug log tells which path a check took.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ts_name.h"
+#include "ts_snapshot.h"
+#include "util_daemon.h"
+#include "util_test.h"
+
+#define SHORTCUT_LINE "the observed calls are the baseline's own bytes"
+
+#define CALLS_M                                                                                    \
+    "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\", \"limit\": 3, \"tags\": [\"a\", "          \
+    "\"b\"]}}, "                                                                                   \
+    "{\"tool\": \"book\", \"args\": {\"id\": 42, \"when\": {\"day\": 1.5, \"late\": false}}}, "    \
+    "{\"tool\": \"search\", \"args\": {\"q\": \"  LAX \", \"limit\": 3}}]"
+#define CALLS_N "[{\"tool\": \"pay\", \"args\": {\"amount\": 10, \"currency\": \"EUR\"}}]"
+
+static tdaemon daemon_;
+static int conn_ = -1;
+
+static void setup(void)
+{
+    tdaemon_prepare(&daemon_);
+    tdaemon_start(&daemon_, NULL);
+    conn_ = tdaemon_connect(daemon_.socket);
+}
+
+static void teardown(void)
+{
+    if (conn_ >= 0)
+        close(conn_);
+    tdaemon_stop_ok(&daemon_);
+    tdaemon_cleanup(&daemon_);
+}
+
+/* Lines of the daemon's log saying a check took the shortcut. */
+static int shortcut_count(void)
+{
+    char *log = tdaemon_slurp(daemon_.log);
+    int n = 0;
+
+    for (const char *p = log; p != NULL && (p = strstr(p, SHORTCUT_LINE)) != NULL; p++)
+        n++;
+    free(log);
+    return n;
+}
+
+static const char *snapshot_path(const char *name)
+{
+    return tdaemon_snapshot_path(daemon_.store, name);
+}
+
+/* The calls of name's snapshot file, keys in the file's order. */
+static struct json_object *file_calls(const char *name)
+{
+    char *text = tdaemon_slurp(snapshot_path(name));
+    ts_snapshot *s = NULL;
+    struct json_object *calls;
+    ts_error err;
+
+    ck_assert_msg(text != NULL, "no file for %s", name);
+    ck_assert_msg(ts_snapshot_parse(text, strlen(text), name, &s, &err) == 0, "%s", err.message);
+    calls = json_object_get(s->calls);
+    ts_snapshot_free(s);
+    free(text);
+    return calls;
+}
+
+/* A copy of v with the keys of every object in reverse order. */
+static struct json_object *reversed(struct json_object *v)
+{
+    struct json_object *out;
+
+    if (json_object_is_type(v, json_type_array)) {
+        out = json_object_new_array();
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            json_object_array_add(out, reversed(json_object_array_get_idx(v, i)));
+        return out;
+    }
+    if (!json_object_is_type(v, json_type_object))
+        return json_object_get(v);
+    const char *keys[64];
+    size_t n = 0;
+    json_object_object_foreach(v, k, val)
+    {
+        (void)val;
+        ck_assert(n < 64);
+        keys[n++] = k;
+    }
+    out = json_object_new_object();
+    while (n-- > 0) {
+        struct json_object *member = NULL;
+        json_object_object_get_ex(v, keys[n], &member);
+        json_object_object_add(out, keys[n], reversed(member));
+    }
+    return out;
+}
+
+/* The whole reply to a check of name with actual and extra params (JSON
+ * text or NULL), as text; without its drift report when report_shown is
+ * false (a report shows the observed arguments in their own order), only
+ * whether there was one. */
+static char *check_reply_as(const char *name, struct json_object *actual, const char *extra,
+                            bool report_shown)
+{
+    struct json_object *p = extra != NULL ? tjson(extra) : json_object_new_object();
+    struct json_object *reply;
+    char *text;
+
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "name", json_object_new_string(name));
+    json_object_object_add(p, "actual", json_object_get(actual));
+    reply = tdaemon_call(conn_, "check", p);
+    /* the id differs from call to call: compare the rest */
+    json_object_object_del(reply, "id");
+    if (!report_shown) {
+        struct json_object *result = NULL, *report = NULL;
+        if (json_object_object_get_ex(reply, "result", &result) &&
+            json_object_object_get_ex(result, "report", &report) && report != NULL)
+            json_object_object_add(result, "report", json_object_new_string("(a report)"));
+    }
+    text = strdup(json_object_to_json_string(reply));
+    json_object_put(reply);
+    json_object_put(p);
+    return text;
+}
+
+static char *check_reply(const char *name, struct json_object *actual, const char *extra)
+{
+    return check_reply_as(name, actual, extra, true);
+}
+
+/* Check name both ways; the answers must be equal (but for the text of a
+ * drift report), and only the first may take the shortcut (taken: whether
+ * it must). Returns the answer. */
+static char *both_ways(const char *name, struct json_object *same, const char *extra, bool taken)
+{
+    struct json_object *other = reversed(same);
+    int before = shortcut_count();
+    char *a = check_reply_as(name, same, extra, false);
+    int middle = shortcut_count();
+    char *b = check_reply_as(name, other, extra, false);
+
+    ck_assert_msg(middle == before + (taken ? 1 : 0), "%s %s: shortcut %s", name,
+                  extra ? extra : "{}", taken ? "not taken" : "taken");
+    ck_assert_msg(shortcut_count() == middle, "reordered keys took the shortcut");
+    ck_assert_msg(strcmp(a, b) == 0, "%s %s:\n  same bytes: %s\n  reordered:  %s", name,
+                  extra ? extra : "{}", a, b);
+    free(b);
+    json_object_put(other);
+    return a;
+}
+
+static void expect_in(const char *reply, const char *want)
+{
+    ck_assert_msg(strstr(reply, want) != NULL, "no %s in %s", want, reply);
+}
+
+static void update(const char *name, const char *calls)
+{
+    struct json_object *actual = tjson(calls);
+    char *r = check_reply(name, actual, "{\"update\": true}");
+
+    expect_in(r, "\"UPDATED\"");
+    free(r);
+    json_object_put(actual);
+}
+
+/* Every scoring option, switched back and forth between two snapshots:
+ * the kept self score follows the options and the snapshot. */
+START_TEST(same_answer_for_every_option)
+{
+    static const char *const options[] = {
+        NULL,
+        "{\"strict\": true}",
+        "{\"min_score\": 0.5}",
+        "{\"weights\": {\"selection_accuracy\": 3, \"argument_f1\": 1, "
+        "\"sequence_accuracy\": 0, \"redundant_rate\": 1}}",
+        "{\"strict\": true, \"weights\": {\"argument_f1\": 5}}",
+        "{\"color\": true, \"min_score\": 0.0}",
+        NULL,
+    };
+    struct json_object *m, *n;
+
+    update("trip", CALLS_M);
+    update("pay", CALLS_N);
+    /* past the snapshot cache's 3 s margin: the files are then kept, with
+     * their self scores, from one check to the next */
+    sleep(4);
+    m = file_calls("trip");
+    n = file_calls("pay");
+    for (size_t i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+        char *r = both_ways("trip", m, options[i], true);
+        expect_in(r, "\"PASSED\"");
+        free(r);
+        r = both_ways("pay", n, options[i], true);
+        expect_in(r, "\"PASSED\"");
+        free(r);
+    }
+    /* another snapshot's calls: not the shortcut, FAILED with a report */
+    char *r = both_ways("pay", m, NULL, false);
+    expect_in(r, "\"FAILED\"");
+    free(r);
+    json_object_put(m);
+    json_object_put(n);
+}
+END_TEST
+
+static void write_file(const char *name, const char *tool, bool approved)
+{
+    tdaemon_write_snapshot(daemon_.store, name, tool, approved);
+}
+
+/* The snapshot changed behind the daemon's back: old bytes no longer match,
+ * the new file's do; pending and CI rules apply as usual. */
+START_TEST(follows_the_file)
+{
+    struct json_object *old_calls, *new_calls;
+    char *r;
+
+    update("moving", CALLS_M);
+    old_calls = file_calls("moving");
+    r = both_ways("moving", old_calls, NULL, true);
+    expect_in(r, "\"PASSED\"");
+    free(r);
+
+    write_file("moving", "other", true);
+    new_calls = file_calls("moving");
+    r = both_ways("moving", old_calls, NULL, false);
+    expect_in(r, "\"FAILED\"");
+    free(r);
+    r = both_ways("moving", new_calls, NULL, true);
+    expect_in(r, "\"PASSED\"");
+    free(r);
+
+    write_file("moving", "other", false);
+    r = both_ways("moving", new_calls, NULL, true);
+    expect_in(r, "\"PENDING\"");
+    free(r);
+    r = both_ways("moving", new_calls, "{\"ci\": true}", true);
+    expect_in(r, "\"ERROR_PENDING_IN_CI\"");
+    free(r);
+
+    unlink(snapshot_path("moving"));
+    r = check_reply("moving", new_calls, "{\"ci\": true}");
+    expect_in(r, "\"ERROR_MISSING_IN_CI\"");
+    free(r);
+    json_object_put(old_calls);
+    json_object_put(new_calls);
+}
+END_TEST
+
+/* Only the "auto" format may take the shortcut; an explicit format gets the
+ * usual extraction (and its answer). */
+START_TEST(explicit_format_goes_the_usual_way)
+{
+    static const char *const formats[] = {"{\"format\": \"auto\"}", "{\"format\": \"openai\"}",
+                                          "{\"format\": \"anthropic\"}"};
+    struct json_object *m;
+
+    update("fmt", CALLS_M);
+    m = file_calls("fmt");
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        char *r = both_ways("fmt", m, formats[i], i == 0);
+        free(r);
+    }
+    json_object_put(m);
+}
+END_TEST
+
+/* A check that took the shortcut counts in its run like any other. */
+START_TEST(counts_in_runs)
+{
+    struct json_object *p = json_object_new_object(), *r, *m;
+    char run[64], extra[128];
+    int before;
+
+    update("inrun", CALLS_M);
+    m = file_calls("inrun");
+    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    r = tdaemon_ok(conn_, "run.open", p);
+    snprintf(run, sizeof(run), "%s", tstr(r, "run"));
+    json_object_put(r);
+    json_object_put(p);
+
+    snprintf(extra, sizeof(extra), "{\"run\": \"%s\", \"test\": \"t::one\"}", run);
+    before = shortcut_count();
+    char *reply = check_reply("inrun", m, extra);
+    expect_in(reply, "\"PASSED\"");
+    free(reply);
+    ck_assert_int_eq(shortcut_count(), before + 1);
+
+    p = json_object_new_object();
+    json_object_object_add(p, "run", json_object_new_string(run));
+    r = tdaemon_ok(conn_, "run.summary", p);
+    ck_assert_str_eq(tstr(r, "summary"), "toolscore: 1 passed");
+    struct json_object *checks = NULL;
+    json_object_object_get_ex(r, "checks", &checks);
+    ck_assert_int_eq(json_object_array_length(checks), 1);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(checks, 0), "test"), "t::one");
+    json_object_put(r);
+    json_object_put(p);
+    json_object_put(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("daemon_replay");
+    TCase *tc = tcase_create("replay");
+
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, same_answer_for_every_option);
+    tcase_add_test(tc, follows_the_file);
+    tcase_add_test(tc, explicit_format_goes_the_usual_way);
+    tcase_add_test(tc, counts_in_runs);
+    suite_add_tcase(s, tc);
+    return util_run_suite(s);
+}
