@@ -198,6 +198,43 @@ void ts_check_args_init(ts_check_args *a);
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
                     ts_error *err);
 
+/*
+ * What a check answered, read without building json-c values
+ * (ts_client_check_outcome). The strings are owned by the struct: release
+ * them with ts_check_outcome_free (never free() them one by one).
+ */
+typedef struct ts_check_outcome {
+    char outcome[32]; /* "CREATED", "PENDING", "PASSED", "FAILED", ... */
+    double score;     /* result.score; -1 when nothing was compared (result nil) */
+    bool passed;      /* result.passed; false when nothing was compared */
+    char *message;    /* the one-line outcome text */
+    char *report;     /* the drift report (FAILED), or NULL when there is none */
+    char *file;       /* the snapshot file's path */
+} ts_check_outcome;
+
+/*
+ * ts_client_check, the reply read into *out instead of a json-c tree: the
+ * same request, the same returns and error codes (TS_CLIENT_EREMOTE with
+ * the daemon's code and message, "bad_reply" for a reply that is not a
+ * check result: a missing outcome, file or message, a member of the wrong
+ * type, a duplicate member). The reply's other members are skipped. On
+ * success *out holds the outcome (release it with ts_check_outcome_free);
+ * on failure it holds nothing to release. *out is overwritten, not freed:
+ * free a previous outcome first.
+ *
+ *   ts_check_outcome o;
+ *   if (ts_client_check_outcome(c, &a, &o, &err) == 0) {
+ *       if (strcmp(o.outcome, "FAILED") == 0) show(o.report);
+ *       ts_check_outcome_free(&o);
+ *   }
+ */
+int ts_client_check_outcome(ts_client *c, const ts_check_args *a, ts_check_outcome *out,
+                            ts_error *err);
+
+/* Release what *out holds and reset it (NULL strings, score -1); safe on
+ * an outcome already released or left empty by a failed call. */
+void ts_check_outcome_free(ts_check_outcome *out);
+
 typedef struct ts_record_args {
     const char *store;
     const char *name;

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ts_message.h"
+#include "ts_reply_view.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "0"
@@ -378,17 +379,82 @@ static int read_frame(ts_client *c, frame_in *f, int timeout_ms, ts_error *err)
     }
 }
 
-/* Receive the next reply; maps an error reply to TS_CLIENT_EREMOTE. */
-static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result, int timeout_ms,
-                         ts_error *err)
+/* A typed call's reader of the result, and the id its reply must carry. */
+typedef struct result_reader {
+    ts_client_result_reader read;
+    void *arg;
+    uint64_t expect;
+} result_reader;
+
+/* A reply that answers another request than the one awaited: the stream
+ * cannot be trusted any more. */
+static int wrong_reply_id(ts_client *c, uint64_t got, uint64_t sent, ts_error *err)
+{
+    drop_connection(c);
+    return ts_error_set(err, -EPROTO, TS_CLIENT_ERR_BAD_REPLY,
+                        "reply for request %llu arrived while waiting for %llu",
+                        (unsigned long long)got, (unsigned long long)sent);
+}
+
+/* Hand the result of the ok reply to request got (its msgpack bytes) to
+ * the reader. A result it refuses drops the connection like any bad reply. */
+static int read_result(ts_client *c, const result_reader *rd, uint64_t got,
+                       const unsigned char *data, size_t len, ts_error *err)
+{
+    int rc;
+
+    if (got != rd->expect)
+        return wrong_reply_id(c, got, rd->expect, err);
+    rc = rd->read(data, len, rd->arg, err);
+    if (rc < 0 && rc != -ENOMEM)
+        drop_connection(c);
+    return rc;
+}
+
+/* The same for a result that was decoded into a tree (a reply the in-place
+ * view does not take): packed again for the reader. Rare, so not fast. */
+static int read_result_tree(ts_client *c, const result_reader *rd, uint64_t got,
+                            const struct json_object *tree, ts_error *err)
+{
+    ts_buf packed;
+    int rc;
+
+    ts_buf_init(&packed, TS_BUF_UNLIMITED);
+    rc = ts_wire_encode(tree, &packed, err);
+    if (rc < 0)
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot pack the reply's result");
+    else
+        rc = read_result(c, rd, got, (const unsigned char *)packed.data, packed.len, err);
+    ts_buf_free(&packed);
+    return rc;
+}
+
+/*
+ * Receive the next reply; maps an error reply to TS_CLIENT_EREMOTE. The
+ * result goes to *result as a tree, or with rd to rd's reader: an ok reply
+ * read in place when it has the usual form (ts_reply_view), any other reply
+ * through the full decoder, so errors and refusals are the same either way.
+ */
+static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result,
+                         const result_reader *rd, int timeout_ms, ts_error *err)
 {
     frame_in f;
     ts_reply reply;
+    ts_reply_view view;
     int rc = read_frame(c, &f, timeout_ms, err);
 
     if (rc < 0)
         return rc;
     c->last_reply_ms = coarse_ms();
+    if (rd != NULL && ts_reply_view_ok(f.data, f.len, &view)) {
+        if (c->in_flight > 0)
+            c->in_flight--;
+        if (id != NULL)
+            *id = view.id;
+        rc = read_result(c, rd, view.id, view.result, view.result_len, err);
+        free(f.owned);
+        return rc;
+    }
     rc = ts_message_decode_reply(f.data, f.len, &reply, err);
     free(f.owned);
     if (rc < 0) {
@@ -408,6 +474,11 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
             drop_connection(c); /* a connection-level error: the server closes */
         ts_reply_free(&reply);
         return TS_CLIENT_EREMOTE;
+    }
+    if (rd != NULL) {
+        rc = read_result_tree(c, rd, reply.id, reply.result, err);
+        ts_reply_free(&reply);
+        return rc;
     }
     if (result != NULL)
         *result = reply.result;
@@ -459,7 +530,7 @@ static int hello(ts_client *c, ts_error *err)
     rc = send_request(c, "hello", params, NULL, NULL, NULL, err);
     json_object_put(params);
     if (rc == 0)
-        rc = receive_reply(c, NULL, &result, timeout, err);
+        rc = receive_reply(c, NULL, &result, NULL, timeout, err);
     if (rc < 0) {
         drop_connection(c);
         return rc;
@@ -822,7 +893,7 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
     if (c->fd < 0 || c->in_flight == 0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "no request is waiting for a reply on this connection");
-    return receive_reply(c, id, result, c->request_timeout_ms, err);
+    return receive_reply(c, id, result, NULL, c->request_timeout_ms, err);
 }
 
 int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
@@ -831,9 +902,10 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
     return ts_client__call_with(c, method, params, NULL, NULL, result, err);
 }
 
-int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
-                         const char *key, const struct json_object *value,
-                         struct json_object **result, ts_error *err)
+/* One request and its reply, the result as a tree (rd NULL) or through rd. */
+static int call(ts_client *c, const char *method, const struct json_object *params, const char *key,
+                const struct json_object *value, struct json_object **result, result_reader *rd,
+                ts_error *err)
 {
     uint64_t sent = 0;
     uint64_t got = 0;
@@ -848,16 +920,31 @@ int ts_client__call_with(ts_client *c, const char *method, const struct json_obj
     rc = client_send(c, method, params, key, value, &sent, err);
     if (rc < 0)
         return rc;
-    rc = receive_reply(c, &got, result, c->request_timeout_ms, err);
-    if (rc == 0 && got != sent) {
+    if (rd != NULL)
+        rd->expect = sent;
+    rc = receive_reply(c, &got, result, rd, c->request_timeout_ms, err);
+    if (rc == 0 && rd == NULL && got != sent) {
         if (result != NULL) {
             json_object_put(*result);
             *result = NULL;
         }
-        drop_connection(c);
-        return ts_error_set(err, -EPROTO, TS_CLIENT_ERR_BAD_REPLY,
-                            "reply for request %llu arrived while waiting for %llu",
-                            (unsigned long long)got, (unsigned long long)sent);
+        return wrong_reply_id(c, got, sent, err);
     }
     return rc;
+}
+
+int ts_client__call_with(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         struct json_object **result, ts_error *err)
+{
+    return call(c, method, params, key, value, result, NULL, err);
+}
+
+int ts_client__call_read(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         ts_client_result_reader read, void *arg, ts_error *err)
+{
+    result_reader rd = {read, arg, 0};
+
+    return call(c, method, params, key, value, NULL, &rd, err);
 }

@@ -64,6 +64,29 @@ int ts_client__call_with(ts_client *c, const char *method, const struct json_obj
                          struct json_object **result, ts_error *err);
 
 /*
+ * A typed call's reader of an ok reply's result: reads the result value
+ * from its msgpack bytes data[0..len) (valid during the call only) into
+ * arg. Returns 0, or a negative code with err filled ("bad_reply" for a
+ * result of the wrong shape, "no_memory"), leaving nothing allocated in arg.
+ */
+typedef int (*ts_client_result_reader)(const unsigned char *data, size_t len, void *arg,
+                                       ts_error *err);
+
+/*
+ * ts_client__call_with, the result handed to read(arg) instead of built as
+ * a json-c tree. Error replies, refused replies and their codes are those
+ * of ts_client_call; a result read refuses drops the connection, as any
+ * bad reply does.
+ */
+int ts_client__call_read(ts_client *c, const char *method, const struct json_object *params,
+                         const char *key, const struct json_object *value,
+                         ts_client_result_reader read, void *arg, ts_error *err);
+
+/* The reader of a check's result into a ts_check_outcome (arg), for
+ * ts_client__call_read (ts_client_check.c). */
+int ts_client__read_check_outcome(const unsigned char *data, size_t len, void *arg, ts_error *err);
+
+/*
  * The store param for the caller's store string: its absolute,
  * symlink-resolved form (ts_paths_resolve) into out, taken from c's few
  * remembered resolutions when two stat() calls show it still holds

@@ -94,6 +94,191 @@ static void fake_record(fake *f, int conn, const ts_request *req)
     pthread_mutex_unlock(&f->mu);
 }
 
+/* ---- canned check replies (a check whose name starts with "reply:") --- */
+
+/* A msgpack str of fewer than 32 bytes, an unsigned int, a JSON value. */
+static void mp_str(ts_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+
+    ck_assert_uint_lt(n, 32);
+    ts_buf_appendc(b, (char)(0xa0 | n));
+    ts_buf_append(b, s, n);
+}
+
+static void mp_uint(ts_buf *b, uint64_t v)
+{
+    ts_buf_appendc(b, (char)0xcf);
+    for (int i = 7; i >= 0; i--)
+        ts_buf_appendc(b, (char)(v >> (8 * i)));
+}
+
+static void mp_json(ts_buf *b, const char *json)
+{
+    struct json_object *v = json_tokener_parse(json);
+
+    ck_assert_msg(v != NULL || strcmp(json, "null") == 0, "bad JSON in the test: %s", json);
+    ck_assert_int_eq(ts_wire_encode(v, b, NULL), 0);
+    json_object_put(v);
+}
+
+#define CANNED_RESULT                                                                              \
+    "{\"outcome\": \"FAILED\", \"name\": \"n\", \"file\": \"/s/n-1.json\", "                       \
+    "\"message\": \"drifted\", \"result\": {\"score\": 0.25, \"grade\": \"F\", \"passed\": "       \
+    "false}, "                                                                                     \
+    "\"report\": \"line 1\\nline 2\"}"
+
+/* The payload of an ok reply {id, ok: true, result} (id as uint 64). */
+static void ok_payload(ts_buf *b, uint64_t id, const char *result_json)
+{
+    ts_buf_appendc(b, (char)0x83);
+    mp_str(b, "id");
+    mp_uint(b, id);
+    mp_str(b, "ok");
+    ts_buf_appendc(b, (char)0xc3);
+    mp_str(b, "result");
+    mp_json(b, result_json);
+}
+
+/* The payload the check named kind ("reply:...") is answered with. */
+static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
+{
+    if (strcmp(kind, "reply:unusual") == 0) {
+        /* envelope keys in another order, an unknown envelope key, unknown
+         * result members before and after the known ones */
+        ts_buf_appendc(b, (char)0x84);
+        mp_str(b, "result");
+        mp_json(b, "{\"future\": [1, {\"x\": [2.5, null]}], \"report\": null, \"outcome\": "
+                   "\"PASSED\", \"file\": \"/s/f.json\", \"message\": \"fine\", \"result\": "
+                   "{\"grade\": \"A\", \"passed\": true, \"tools\": [\"a\"], \"score\": 1}, "
+                   "\"name\": \"n\", \"later\": {}}");
+        mp_str(b, "extra");
+        mp_json(b, "{\"a\": [1, 2, \"three\"]}");
+        mp_str(b, "ok");
+        ts_buf_appendc(b, (char)0xc3);
+        mp_str(b, "id");
+        ts_buf_appendc(b, (char)0xcd); /* uint 16 */
+        ts_buf_appendc(b, (char)(id >> 8));
+        ts_buf_appendc(b, (char)id);
+    } else if (strcmp(kind, "reply:signed-id") == 0) {
+        /* a valid reply the in-place reading leaves to the full decoder */
+        ts_buf_appendc(b, (char)0x83);
+        mp_str(b, "id");
+        ts_buf_appendc(b, (char)0xd3);
+        for (int i = 7; i >= 0; i--)
+            ts_buf_appendc(b, (char)(id >> (8 * i)));
+        mp_str(b, "ok");
+        ts_buf_appendc(b, (char)0xc3);
+        mp_str(b, "result");
+        mp_json(b, CANNED_RESULT);
+    } else if (strcmp(kind, "reply:garbage") == 0) {
+        ts_buf_appendc(b, (char)0xc1);
+    } else if (strcmp(kind, "reply:truncated") == 0) {
+        ok_payload(b, id, CANNED_RESULT);
+        b->len -= 3;
+    } else if (strcmp(kind, "reply:trailing") == 0) {
+        ok_payload(b, id, CANNED_RESULT);
+        ts_buf_appendc(b, (char)0xc0);
+    } else if (strcmp(kind, "reply:dup-envelope") == 0) {
+        ts_buf_appendc(b, (char)0x84);
+        mp_str(b, "id");
+        mp_uint(b, id);
+        mp_str(b, "ok");
+        ts_buf_appendc(b, (char)0xc3);
+        mp_str(b, "result");
+        mp_json(b, CANNED_RESULT);
+        mp_str(b, "ok");
+        ts_buf_appendc(b, (char)0xc3);
+    } else if (strcmp(kind, "reply:dup-outcome") == 0) {
+        ts_buf_appendc(b, (char)0x83);
+        mp_str(b, "id");
+        mp_uint(b, id);
+        mp_str(b, "ok");
+        ts_buf_appendc(b, (char)0xc3);
+        mp_str(b, "result");
+        ts_buf_appendc(b, (char)0x84);
+        mp_str(b, "outcome");
+        mp_str(b, "PASSED");
+        mp_str(b, "file");
+        mp_str(b, "/s/f.json");
+        mp_str(b, "message");
+        mp_str(b, "m");
+        mp_str(b, "outcome");
+        mp_str(b, "FAILED");
+    } else if (strcmp(kind, "reply:bad-utf8") == 0) {
+        ts_buf_appendc(b, (char)0x83);
+        mp_str(b, "id");
+        mp_uint(b, id);
+        mp_str(b, "ok");
+        ts_buf_appendc(b, (char)0xc3);
+        mp_str(b, "result");
+        ts_buf_appendc(b, (char)0x83);
+        mp_str(b, "outcome");
+        mp_str(b, "PASSED");
+        mp_str(b, "file");
+        mp_str(b, "/s/f.json");
+        mp_str(b, "message");
+        ts_buf_appendc(b, (char)0xa2);
+        ts_buf_append(b, "\xc3\x28", 2);
+    } else if (strcmp(kind, "reply:no-outcome") == 0) {
+        ok_payload(b, id, "{\"file\": \"/s/f.json\", \"message\": \"m\"}");
+    } else if (strcmp(kind, "reply:int-outcome") == 0) {
+        ok_payload(b, id, "{\"outcome\": 5, \"file\": \"/s/f.json\", \"message\": \"m\"}");
+    } else if (strcmp(kind, "reply:long-outcome") == 0) {
+        ok_payload(b, id,
+                   "{\"outcome\": \"PASSED_BUT_WITH_A_VERY_LONG_OUTCOME_NAME\", "
+                   "\"file\": \"/s/f.json\", \"message\": \"m\"}");
+    } else if (strcmp(kind, "reply:score-string") == 0) {
+        ok_payload(b, id,
+                   "{\"outcome\": \"PASSED\", \"file\": \"/s/f.json\", \"message\": \"m\", "
+                   "\"result\": {\"score\": \"1\", \"passed\": true}}");
+    } else if (strcmp(kind, "reply:no-score") == 0) {
+        ok_payload(b, id,
+                   "{\"outcome\": \"PASSED\", \"file\": \"/s/f.json\", \"message\": \"m\", "
+                   "\"result\": {\"passed\": true}}");
+    } else if (strcmp(kind, "reply:report-int") == 0) {
+        ok_payload(b, id,
+                   "{\"outcome\": \"FAILED\", \"file\": \"/s/f.json\", \"message\": \"m\", "
+                   "\"report\": 7}");
+    } else if (strcmp(kind, "reply:result-list") == 0) {
+        ok_payload(b, id, "[1, 2]");
+    } else if (strcmp(kind, "reply:nil-result") == 0) {
+        ok_payload(b, id, "null");
+    } else if (strcmp(kind, "reply:wrong-id") == 0) {
+        ok_payload(b, id + 1000, CANNED_RESULT);
+    } else {
+        ok_payload(b, id, CANNED_RESULT); /* reply:plain, reply:split */
+    }
+}
+
+/* Answer a check named "reply:..." with its canned reply; error replies
+ * through the encoder. */
+static void canned_reply(ts_buf *out, uint64_t id, const char *kind)
+{
+    ts_buf payload;
+    unsigned char header[TS_FRAME_HEADER_SIZE];
+
+    if (strcmp(kind, "reply:error") == 0) {
+        ts_message_encode_error(out, &id, "not_found", "no run named 'x'", NULL);
+        return;
+    }
+    ts_buf_init(&payload, TS_BUF_UNLIMITED);
+    canned_payload(&payload, id, kind);
+    ts_frame_put_header(header, (uint32_t)payload.len);
+    ts_buf_append(out, header, sizeof(header));
+    ts_buf_append(out, payload.data, payload.len);
+    ts_buf_free(&payload);
+}
+
+static const char *check_name(const ts_request *req)
+{
+    struct json_object *name = NULL;
+
+    if (strcmp(req->method, "check") != 0 || !json_object_object_get_ex(req->params, "name", &name))
+        return "";
+    return json_object_get_string(name);
+}
+
 /* Answer one request; returns 0 to keep the connection, -1 to close it. */
 static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
 {
@@ -117,6 +302,8 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
             ts_message_encode_result(&out, req->id, res, 0, NULL);
             json_object_put(res);
         }
+    } else if (strncmp(check_name(req), "reply:", 6) == 0) {
+        canned_reply(&out, req->id, check_name(req));
     } else if (strcmp(req->method, "fail") == 0) {
         ts_message_encode_error(&out, &req->id, "not_found", "no such thing", NULL);
     } else if (strcmp(req->method, "hang") == 0) {
@@ -151,7 +338,7 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         ts_message_encode_result(&out, req->id, res, 0, NULL);
         json_object_put(res);
     }
-    if (strcmp(req->method, "split") == 0) {
+    if (strcmp(req->method, "split") == 0 || strcmp(check_name(req), "reply:split") == 0) {
         /* the echo reply in 3-byte pieces, each read on its own */
         for (size_t off = 0; off < out.len; off += 3) {
             size_t n = out.len - off < 3 ? out.len - off : 3;
@@ -1020,6 +1207,187 @@ START_TEST(store_resolution_follows_changes)
     ck_assert_int_eq(chdir(cwd), 0);
     ts_client_close(c);
     fake_stop(&f);
+}
+END_TEST
+
+/* ---- checks read in place (ts_client_check_outcome) ------------------ */
+
+/* A check of name through both calls, with the same arguments otherwise. */
+typedef struct both_ways {
+    int tree_rc, typed_rc;
+    ts_error tree_err, typed_err;
+    struct json_object *tree;
+    ts_check_outcome typed;
+} both_ways;
+
+static void check_both_ways(ts_client *c, const ts_check_args *a, both_ways *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->tree_rc = ts_client_check(c, a, &b->tree, &b->tree_err);
+    b->typed_rc = ts_client_check_outcome(c, a, &b->typed, &b->typed_err);
+}
+
+static void both_ways_free(both_ways *b)
+{
+    json_object_put(b->tree);
+    ts_check_outcome_free(&b->typed);
+}
+
+/* The typed outcome says what the tree says: outcome, message, file,
+ * score (-1 without a result), passed and report. */
+static void same_as_tree(const ts_check_outcome *o, struct json_object *tree)
+{
+    struct json_object *result = json_object_object_get(tree, "result");
+    struct json_object *report = json_object_object_get(tree, "report");
+
+    ck_assert_str_eq(o->outcome, tstr(tree, "outcome"));
+    ck_assert_str_eq(o->message, tstr(tree, "message"));
+    ck_assert_str_eq(o->file, tstr(tree, "file"));
+    if (result == NULL) {
+        ck_assert(o->score == -1.0);
+        ck_assert(!o->passed);
+    } else {
+        ck_assert(o->score == json_object_get_double(json_object_object_get(result, "score")));
+        ck_assert(o->passed == json_object_get_boolean(json_object_object_get(result, "passed")));
+    }
+    if (report == NULL)
+        ck_assert_ptr_null(o->report);
+    else
+        ck_assert_str_eq(o->report, json_object_get_string(report));
+}
+
+/* Both calls succeed and agree; the outcome is want. */
+static void both_agree(ts_client *c, const ts_check_args *a, const char *want)
+{
+    both_ways b;
+
+    check_both_ways(c, a, &b);
+    ck_assert_msg(b.tree_rc == 0, "%s: %s", b.tree_err.code, b.tree_err.message);
+    ck_assert_msg(b.typed_rc == 0, "%s: %s", b.typed_err.code, b.typed_err.message);
+    ck_assert_str_eq(b.typed.outcome, want);
+    same_as_tree(&b.typed, b.tree);
+    both_ways_free(&b);
+}
+
+/* Both calls fail alike, with the daemon's code (an error reply). */
+static void both_refused(ts_client *c, const ts_check_args *a, const char *code)
+{
+    both_ways b;
+
+    check_both_ways(c, a, &b);
+    ck_assert_int_eq(b.tree_rc, TS_CLIENT_EREMOTE);
+    ck_assert_int_eq(b.typed_rc, TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(b.tree_err.code, code);
+    ck_assert_str_eq(b.typed_err.code, code);
+    ck_assert_str_eq(b.typed_err.message, b.tree_err.message);
+    ck_assert_ptr_null(b.typed.message);
+    ck_assert_ptr_null(b.typed.file);
+    both_ways_free(&b);
+}
+
+/* Replies of the usual and of unusual forms read in place (or, for an id
+ * written as a signed int, through the full decoder) give what the tree
+ * gives; an error reply gives the same code and message. */
+START_TEST(check_outcome_reads_replies)
+{
+    static const char *const kinds[] = {"reply:plain", "reply:unusual", "reply:signed-id",
+                                        "reply:split"};
+    fake f;
+    ts_client *c;
+    ts_check_args a;
+    struct json_object *calls = json_tokener_parse("[]");
+    char store[TS_PATHS_MAX];
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    snprintf(store, sizeof(store), "%s", f.dir);
+    ts_check_args_init(&a);
+    a.store = store;
+    a.actual = calls;
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        a.name = kinds[i];
+        both_agree(c, &a, strcmp(kinds[i], "reply:unusual") == 0 ? "PASSED" : "FAILED");
+    }
+    {
+        ts_check_outcome o;
+        ts_error err;
+
+        a.name = "reply:plain";
+        ck_assert_int_eq(ts_client_check_outcome(c, &a, &o, &err), 0);
+        ck_assert(o.score == 0.25 && !o.passed);
+        ck_assert_str_eq(o.report, "line 1\nline 2");
+        ck_assert_str_eq(o.file, "/s/n-1.json");
+        ts_check_outcome_free(&o);
+        ck_assert_ptr_null(o.message);
+        ts_check_outcome_free(&o); /* twice is fine */
+        a.name = "reply:unusual";
+        ck_assert_int_eq(ts_client_check_outcome(c, &a, &o, &err), 0);
+        ck_assert(o.score == 1.0 && o.passed);
+        ck_assert_ptr_null(o.report);
+        ts_check_outcome_free(&o);
+    }
+    a.name = "reply:error";
+    both_refused(c, &a, "not_found");
+    ck_assert_int_eq(f.nconn, 1); /* none of these broke the connection */
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(calls);
+}
+END_TEST
+
+/* Garbage, truncated and malformed replies, and results that are not a
+ * check's, are refused with bad_reply, leaving nothing in the outcome; the
+ * connection is dropped and the next call works. Envelope faults are
+ * refused by ts_client_check too; a result of the wrong shape only by the
+ * typed call, which needs its members. */
+START_TEST(check_outcome_refuses_bad_replies)
+{
+    static const struct {
+        const char *kind;
+        bool tree_refuses;
+    } cases[] = {
+        {"reply:garbage", true},       {"reply:truncated", true},     {"reply:trailing", true},
+        {"reply:dup-envelope", true},  {"reply:bad-utf8", true},      {"reply:wrong-id", true},
+        {"reply:dup-outcome", true},   {"reply:no-outcome", false},   {"reply:int-outcome", false},
+        {"reply:long-outcome", false}, {"reply:score-string", false}, {"reply:no-score", false},
+        {"reply:report-int", false},   {"reply:result-list", false},  {"reply:nil-result", false},
+    };
+    fake f;
+    ts_client *c;
+    ts_check_args a;
+    ts_error err;
+    struct json_object *calls = json_tokener_parse("[]");
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ts_check_args_init(&a);
+    a.store = f.dir;
+    a.actual = calls;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        both_ways b;
+
+        a.name = cases[i].kind;
+        check_both_ways(c, &a, &b);
+        ck_assert_msg(b.typed_rc < 0 && strcmp(b.typed_err.code, "bad_reply") == 0,
+                      "%s: typed call gave %d %s: %s", cases[i].kind, b.typed_rc, b.typed_err.code,
+                      b.typed_err.message);
+        ck_assert_msg(b.typed.message == NULL && b.typed.file == NULL && b.typed.report == NULL &&
+                          b.typed.outcome[0] == '\0',
+                      "%s: the refused outcome holds something", cases[i].kind);
+        if (cases[i].tree_refuses)
+            ck_assert_msg(b.tree_rc < 0 && strcmp(b.tree_err.code, "bad_reply") == 0,
+                          "%s: ts_client_check gave %d %s", cases[i].kind, b.tree_rc,
+                          b.tree_err.code);
+        else
+            ck_assert_msg(b.tree_rc == 0, "%s: ts_client_check gave %d %s", cases[i].kind,
+                          b.tree_rc, b.tree_err.code);
+        ck_assert(ts_client_error_is_connection(&b.typed_err));
+        both_ways_free(&b);
+        ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    }
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(calls);
 }
 END_TEST
 
@@ -2068,6 +2436,79 @@ START_TEST(real_daemon_sixteen_autostarts_one_daemon)
 }
 END_TEST
 
+/* The typed check and ts_client_check agree against the daemon, for every
+ * outcome and for error replies, on the same state. */
+START_TEST(real_daemon_check_outcome_matches_tree)
+{
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    ts_check_args a;
+    ts_check_outcome created;
+    struct json_object *res = NULL;
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": 1}}, "
+                                                   "{\"tool\": \"open\", \"args\": {\"id\": 7}}]");
+    struct json_object *other = json_tokener_parse("[{\"tool\": \"delete\", \"args\": {}}]");
+    struct json_object *bad = json_tokener_parse("{\"not\": \"calls\"}");
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, idle_args);
+    c = connect_to(d.socket);
+    ts_check_args_init(&a);
+    a.store = d.store;
+    a.name = "flow";
+    a.actual = calls;
+    /* CREATED changes the state: typed first, then the snapshot is removed
+     * and the tree call creates it again */
+    ck_assert_int_eq(ts_client_check_outcome(c, &a, &created, &err), 0);
+    ck_assert_str_eq(created.outcome, "CREATED");
+    ck_assert_int_eq(ts_client_rm(c, d.store, "flow", NULL, &err), 0);
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    same_as_tree(&created, res);
+    json_object_put(res);
+    ts_check_outcome_free(&created);
+
+    both_agree(c, &a, "PENDING");
+    ck_assert_int_eq(ts_client_approve(c, d.store, (const char *[]){"flow"}, 1, false, NULL, &err),
+                     0);
+    both_agree(c, &a, "PASSED");
+    a.actual = other;
+    both_agree(c, &a, "FAILED");
+    a.min_score = 0.0;
+    both_agree(c, &a, "PASSED");
+    a.min_score = 1.0;
+    a.color = true;
+    both_agree(c, &a, "FAILED");
+    a.color = false;
+    a.name = "never-recorded";
+    a.ci = true;
+    both_agree(c, &a, "ERROR_MISSING_IN_CI");
+    a.ci = false;
+    a.run = "no-such-run";
+    both_refused(c, &a, "not_found");
+    a.run = NULL;
+    a.actual = bad;
+    both_refused(c, &a, "format");
+    a.name = "\xff";
+    a.actual = calls;
+    {
+        both_ways b;
+
+        check_both_ways(c, &a, &b); /* refused before sending: invalid UTF-8 */
+        ck_assert_int_lt(b.typed_rc, 0);
+        ck_assert_int_eq(b.typed_rc, b.tree_rc);
+        ck_assert_str_eq(b.typed_err.code, b.tree_err.code);
+        both_ways_free(&b);
+    }
+    ts_client_close(c);
+    tdaemon_stop_ok(&d);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+    json_object_put(other);
+    json_object_put(bad);
+}
+END_TEST
+
 /* ---- store path resolutions (against the real daemon) ----------------- */
 
 /*
@@ -2317,6 +2758,8 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, fork_generations_each_connect);
     tcase_add_test(fake_tc, closed_after_reply_resends_once);
     tcase_add_test(fake_tc, unasked_frame_never_taken_as_reply);
+    tcase_add_test(fake_tc, check_outcome_reads_replies);
+    tcase_add_test(fake_tc, check_outcome_refuses_bad_replies);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_restarted_right_after_reply);
@@ -2330,6 +2773,7 @@ static Suite *client_suite(void)
     tcase_add_test(real, real_daemon_out_of_descriptors);
     tcase_add_test(real, real_daemon_refused_socket_dir);
     tcase_add_test(real, real_daemon_sixteen_autostarts_one_daemon);
+    tcase_add_test(real, real_daemon_check_outcome_matches_tree);
     tcase_add_test(real, store_symlink_switched);
     tcase_add_test(real, store_renamed_and_recreated);
     tcase_add_test(real, store_relative_from_two_directories);

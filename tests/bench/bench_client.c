@@ -82,22 +82,18 @@ int bench_conn_check(bench_conn *c, const char *store, const char *name, const c
     a.store = store;
     a.name = name;
     a.actual = c->calls;
-    struct json_object *res = NULL;
+    ts_check_outcome res;
     ts_error e;
-    if (ts_client_check(c->client, &a, &res, &e) < 0) {
+    if (ts_client_check_outcome(c->client, &a, &res, &e) < 0) {
         snprintf(err, errsz, "check %s: %s: %s", name, e.code, e.message);
         return -1;
     }
-    struct json_object *v = NULL;
-    const char *outcome = "";
-    if (json_object_object_get_ex(res, "outcome", &v) && json_object_is_type(v, json_type_string))
-        outcome = json_object_get_string(v);
     int rc = 0;
-    if (!outcome_matches(outcome, want_outcome)) {
-        snprintf(err, errsz, "check %s: outcome %s, expected %s", name, outcome, want_outcome);
+    if (!outcome_matches(res.outcome, want_outcome)) {
+        snprintf(err, errsz, "check %s: outcome %s, expected %s", name, res.outcome, want_outcome);
         rc = -1;
     }
-    json_object_put(res);
+    ts_check_outcome_free(&res);
     return rc;
 }
 
