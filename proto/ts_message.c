@@ -10,6 +10,8 @@
 
 /* ---- encoding ------------------------------------------------------- */
 
+#define FIRST_ROOM 2000 /* bytes a frame being built starts with */
+
 typedef struct frame_builder {
     ts_buf buf;
     ts_wire_writer w;
@@ -24,6 +26,9 @@ static void builder_start(frame_builder *b, size_t max_frame)
     if (b->max_frame > TS_FRAME_LIMIT_MAX)
         b->max_frame = TS_FRAME_LIMIT_MAX;
     ts_buf_init(&b->buf, TS_FRAME_HEADER_SIZE + b->max_frame);
+    /* most messages fit at once: one allocation instead of several doublings */
+    if (b->max_frame >= FIRST_ROOM)
+        ts_buf_reserve(&b->buf, FIRST_ROOM);
     ts_buf_append(&b->buf, zero, sizeof(zero)); /* header, patched at the end */
     ts_wire_writer_init(&b->w, &b->buf);
 }

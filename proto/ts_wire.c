@@ -608,6 +608,15 @@ int ts_wire_decode(const void *data, size_t len, int max_depth, struct json_obje
 
 /* ---- encoding ------------------------------------------------------- */
 
+/*
+ * Bytes go straight into the writer's buffer: values are small and many (a
+ * check's calls are a few hundred tokens), so a header costs one bounds
+ * check and a store rather than a call through msgpack-c's write callback.
+ * The encodings are msgpack-c's own (smallest forms; the str8 type; floats
+ * as float64), byte for byte: the protocol's examples and test_proto's
+ * expected bytes hold them, and msgpack-c's packer on w->pk may still be
+ * mixed in (it appends through writer_append, in order).
+ */
 static int writer_append(void *data, const char *buf, size_t len)
 {
     ts_wire_writer *w = data;
@@ -630,6 +639,103 @@ void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out)
     msgpack_packer_init(&w->pk, w, writer_append);
 }
 
+/* Room for n more bytes at the end of the buffer, or NULL (w->rc set). */
+static unsigned char *writer_room(ts_wire_writer *w, size_t n)
+{
+    ts_buf *b = w->out;
+    int rc;
+
+    if (w->rc < 0)
+        return NULL;
+    if (n >= b->cap - b->len || n > b->max - b->len) {
+        rc = ts_buf_reserve(b, n);
+        if (rc < 0) {
+            w->rc = rc;
+            return NULL;
+        }
+    }
+    return (unsigned char *)b->data + b->len;
+}
+
+static void writer_done(ts_wire_writer *w, size_t n)
+{
+    w->out->len += n;
+    w->out->data[w->out->len] = '\0';
+}
+
+static void put_bytes(ts_wire_writer *w, const void *data, size_t n)
+{
+    unsigned char *p = writer_room(w, n);
+
+    if (p != NULL) {
+        memcpy(p, data, n);
+        writer_done(w, n);
+    }
+}
+
+/* A type byte followed by v as a width-byte big-endian number. */
+static void put_typed(ts_wire_writer *w, unsigned char type, uint64_t v, size_t width)
+{
+    unsigned char *p = writer_room(w, 1 + width);
+
+    if (p == NULL)
+        return;
+    p[0] = type;
+    for (size_t i = 0; i < width; i++)
+        p[1 + i] = (unsigned char)(v >> (8 * (width - 1 - i)));
+    writer_done(w, 1 + width);
+}
+
+static void put_byte(ts_wire_writer *w, unsigned char b)
+{
+    put_typed(w, b, 0, 0);
+}
+
+static void put_uint(ts_wire_writer *w, uint64_t u)
+{
+    if (u < 128)
+        put_byte(w, (unsigned char)u);
+    else if (u < 256)
+        put_typed(w, 0xcc, u, 1);
+    else if (u < 65536)
+        put_typed(w, 0xcd, u, 2);
+    else if (u <= UINT32_MAX)
+        put_typed(w, 0xce, u, 4);
+    else
+        put_typed(w, 0xcf, u, 8);
+}
+
+/* A signed int as msgpack-c packs an int64: positive forms for i >= 0. */
+static void put_int(ts_wire_writer *w, int64_t i)
+{
+    if (i >= 0)
+        put_uint(w, (uint64_t)i);
+    else if (i >= -32)
+        put_byte(w, (unsigned char)(uint64_t)i);
+    else if (i >= INT8_MIN)
+        put_typed(w, 0xd0, (uint64_t)i, 1);
+    else if (i >= INT16_MIN)
+        put_typed(w, 0xd1, (uint64_t)i, 2);
+    else if (i >= INT32_MIN)
+        put_typed(w, 0xd2, (uint64_t)i, 4);
+    else
+        put_typed(w, 0xd3, (uint64_t)i, 8);
+}
+
+/* Smallest header of a str, array or map of n members. */
+static void put_container(ts_wire_writer *w, size_t n, unsigned char fix, size_t fix_max,
+                          unsigned char t8, unsigned char t16, unsigned char t32)
+{
+    if (n < fix_max)
+        put_byte(w, (unsigned char)(fix | n));
+    else if (t8 != 0 && n < 256)
+        put_typed(w, t8, n, 1);
+    else if (n < 65536)
+        put_typed(w, t16, n, 2);
+    else
+        put_typed(w, t32, n, 4);
+}
+
 static int writer_status(ts_wire_writer *w, ts_error *err)
 {
     if (w->rc == -E2BIG)
@@ -640,14 +746,44 @@ static int writer_status(ts_wire_writer *w, ts_error *err)
     return 0;
 }
 
+/* True when s[0..len) is all ASCII (then valid UTF-8 at once). */
+static bool all_ascii(const char *s, size_t len)
+{
+    unsigned char high = 0;
+
+    for (size_t i = 0; i < len; i++)
+        high |= (unsigned char)s[i];
+    return high < 0x80;
+}
+
+/*
+ * A str, header and body. The usual one (short, the buffer has room) is
+ * written in place; anything else goes through put_container/put_bytes.
+ */
 static int pack_string(ts_wire_writer *w, const char *s, size_t len, const char *what,
                        ts_error *err)
 {
-    if (!ts_wire_utf8_valid(s, len))
+    ts_buf *b = w->out;
+
+    if (!all_ascii(s, len) && !ts_wire_utf8_valid(s, len))
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "%s is not valid UTF-8 and cannot be sent", what);
-    msgpack_pack_str(&w->pk, len);
-    msgpack_pack_str_body(&w->pk, s, len);
+    if (len < 256 && w->rc == 0 && len + 2 < b->cap - b->len && len + 2 <= b->max - b->len) {
+        unsigned char *p = (unsigned char *)b->data + b->len;
+        if (len < 32) {
+            *p++ = (unsigned char)(0xa0 | len);
+        } else {
+            *p++ = 0xd9;
+            *p++ = (unsigned char)len;
+        }
+        memcpy(p, s, len);
+        p += len;
+        *p = '\0';
+        b->len = (size_t)((char *)p - b->data);
+        return 0;
+    }
+    put_container(w, len, 0xa0, 32, 0xd9, 0xda, 0xdb);
+    put_bytes(w, s, len);
     return writer_status(w, err);
 }
 
@@ -657,18 +793,21 @@ static int pack_int(ts_wire_writer *w, const struct json_object *v, ts_error *er
 
     /* json-c clamps a uint64 above INT64_MAX to INT64_MAX when read as int64 */
     if (i == INT64_MAX)
-        msgpack_pack_uint64(&w->pk, json_object_get_uint64(v));
+        put_uint(w, json_object_get_uint64(v));
     else
-        msgpack_pack_int64(&w->pk, i);
+        put_int(w, i);
     return writer_status(w, err);
 }
 
 static int pack_double(ts_wire_writer *w, double d, ts_error *err)
 {
+    uint64_t bits;
+
     if (!isfinite(d))
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "NaN or infinite number cannot be sent (JSON has none)");
-    msgpack_pack_double(&w->pk, d);
+    memcpy(&bits, &d, sizeof(bits));
+    put_typed(w, 0xcb, bits, 8);
     return writer_status(w, err);
 }
 
@@ -686,7 +825,7 @@ static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth
 
     if (rc < 0)
         return rc;
-    msgpack_pack_map(&w->pk, (size_t)json_object_object_length(v));
+    put_container(w, (size_t)json_object_object_length(v), 0x80, 16, 0, 0xde, 0xdf);
     rc = writer_status(w, err);
     if (rc < 0)
         return rc;
@@ -717,7 +856,7 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 
     if (rc < 0)
         return rc;
-    msgpack_pack_array(&w->pk, n);
+    put_container(w, n, 0x90, 16, 0, 0xdc, 0xdd);
     rc = writer_status(w, err);
     for (i = 0; i < n && rc == 0; i++)
         rc = ts_wire_pack(w, json_object_array_get_idx(v, i), depth + 1, err);
@@ -726,28 +865,25 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 
 int ts_wire_pack_packed(ts_wire_writer *w, const void *bytes, size_t len, ts_error *err)
 {
-    (void)writer_append(w, bytes, len);
+    put_bytes(w, bytes, len);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err)
 {
-    msgpack_pack_nil(&w->pk);
+    put_byte(w, 0xc0);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_bool(ts_wire_writer *w, bool b, ts_error *err)
 {
-    if (b)
-        msgpack_pack_true(&w->pk);
-    else
-        msgpack_pack_false(&w->pk);
+    put_byte(w, b ? 0xc3 : 0xc2);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_int(ts_wire_writer *w, int64_t i, ts_error *err)
 {
-    msgpack_pack_int64(&w->pk, i);
+    put_int(w, i);
     return writer_status(w, err);
 }
 
@@ -763,13 +899,13 @@ int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err
 
 int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err)
 {
-    msgpack_pack_map(&w->pk, n);
+    put_container(w, n, 0x80, 16, 0, 0xde, 0xdf);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err)
 {
-    msgpack_pack_array(&w->pk, n);
+    put_container(w, n, 0x90, 16, 0, 0xdc, 0xdd);
     return writer_status(w, err);
 }
 

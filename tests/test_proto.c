@@ -3,6 +3,7 @@
  * values (ts_wire), messages (ts_message) and paths (ts_paths).
  */
 #include <check.h>
+#include <msgpack.h>
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -491,6 +492,127 @@ START_TEST(wire_int_and_float_distinct)
             json_object_put(back);
         }
     }
+}
+END_TEST
+
+/* What msgpack-c's own packer writes for v (the reference encoding). */
+static void msgpack_c_pack(msgpack_packer *pk, struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        msgpack_pack_nil(pk);
+        break;
+    case json_type_boolean:
+        if (json_object_get_boolean(v))
+            msgpack_pack_true(pk);
+        else
+            msgpack_pack_false(pk);
+        break;
+    case json_type_int:
+        if (json_object_get_int64(v) == INT64_MAX)
+            msgpack_pack_uint64(pk, json_object_get_uint64(v));
+        else
+            msgpack_pack_int64(pk, json_object_get_int64(v));
+        break;
+    case json_type_double:
+        msgpack_pack_double(pk, json_object_get_double(v));
+        break;
+    case json_type_string:
+        msgpack_pack_str(pk, (size_t)json_object_get_string_len(v));
+        msgpack_pack_str_body(pk, json_object_get_string(v), (size_t)json_object_get_string_len(v));
+        break;
+    case json_type_array:
+        msgpack_pack_array(pk, json_object_array_length(v));
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            msgpack_c_pack(pk, json_object_array_get_idx(v, i));
+        break;
+    case json_type_object:
+        msgpack_pack_map(pk, (size_t)json_object_object_length(v));
+        json_object_object_foreach(v, key, child)
+        {
+            msgpack_pack_str(pk, strlen(key));
+            msgpack_pack_str_body(pk, key, strlen(key));
+            msgpack_c_pack(pk, child);
+        }
+        break;
+    }
+}
+
+/* The encoder writes its bytes itself; they must be msgpack-c's, for every
+ * size class of int, str, array and map, on both sides of each boundary. */
+START_TEST(wire_encoder_matches_msgpack_c)
+{
+    static const int64_t edges[] = {0,
+                                    31,
+                                    32,
+                                    127,
+                                    128,
+                                    255,
+                                    256,
+                                    65535,
+                                    65536,
+                                    4294967295LL,
+                                    4294967296LL,
+                                    INT64_MAX - 1,
+                                    -1,
+                                    -31,
+                                    -32,
+                                    -33,
+                                    -127,
+                                    -128,
+                                    -129,
+                                    -32767,
+                                    -32768,
+                                    -32769,
+                                    -2147483647LL,
+                                    -2147483648LL,
+                                    -2147483649LL,
+                                    INT64_MIN};
+    static const size_t sizes[] = {0, 1, 15, 16, 31, 32, 255, 256, 65535, 65536, 70000};
+    struct json_object *all = json_object_new_array();
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+    ts_buf ours;
+    char *text;
+
+    for (size_t i = 0; i < sizeof(edges) / sizeof(edges[0]); i++) {
+        json_object_array_add(all, json_object_new_int64(edges[i]));
+        json_object_array_add(all, json_object_new_double((double)edges[i] + 0.5));
+    }
+    json_object_array_add(all, json_object_new_uint64(UINT64_MAX));
+    json_object_array_add(all, json_object_new_uint64((uint64_t)INT64_MAX + 1));
+    json_object_array_add(all, json_object_new_double(-0.0));
+    json_object_array_add(all, json_object_new_double(1e-310));
+    json_object_array_add(all, json_object_new_boolean(1));
+    json_object_array_add(all, json_object_new_boolean(0));
+    json_object_array_add(all, NULL);
+    text = malloc(70001);
+    memset(text, 'x', 70000);
+    for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+        struct json_object *arr = json_object_new_array();
+        struct json_object *map = json_object_new_object();
+        for (size_t k = 0; k < sizes[i]; k++) {
+            char key[24];
+            snprintf(key, sizeof(key), "%zu", k);
+            json_object_array_add(arr, json_object_new_int((int)k % 3 - 1));
+            json_object_object_add(map, key, NULL);
+        }
+        json_object_array_add(all, json_object_new_string_len(text, (int)sizes[i]));
+        json_object_array_add(all, arr);
+        json_object_array_add(all, map);
+    }
+    free(text);
+
+    encode_ok(all, &ours);
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_c_pack(&pk, all);
+    ck_assert_uint_eq(ours.len, sb.size);
+    for (size_t i = 0; i < sb.size; i++)
+        ck_assert_msg(ours.data[i] == sb.data[i], "byte %zu differs", i);
+    msgpack_sbuffer_destroy(&sb);
+    ts_buf_free(&ours);
+    json_object_put(all);
 }
 END_TEST
 
@@ -1473,6 +1595,7 @@ static Suite *proto_suite(void)
     tcase_add_test(wire, wire_round_trip_containers_keep_order);
     tcase_add_test(wire, wire_int_and_float_distinct);
     tcase_add_test(wire, wire_smallest_encodings);
+    tcase_add_test(wire, wire_encoder_matches_msgpack_c);
     tcase_add_test(wire, wire_refuses_invalid_utf8);
     tcase_add_test(wire, wire_depth_limit);
     tcase_add_test(wire, wire_refuses_non_json_values);
