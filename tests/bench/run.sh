@@ -9,8 +9,8 @@
 #   TS_BENCH_SECONDS    duration of each throughput run (default 3)
 #   TS_BENCH_SCALE      store sizes for the scale runs (default "10000 100000")
 #   TS_BENCH_RECORDS    snapshots created per record run (default 4000)
-#   TS_BENCH_REPEAT     record runs (each paired with a reference run) whose
-#                       medians are compared (default 3)
+#   TS_BENCH_REPEAT     replay and record runs (each paired with a reference
+#                       run) whose medians are compared (default 3)
 #   TS_BENCH_DIR        parent of the scratch directory (default $TMPDIR or
 #                       /tmp); its file system is the one measured
 #   TS_BENCH_OUT        also write the table (markdown) to this file
@@ -104,7 +104,14 @@ machine() {
 	fs=$(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 	echo "machine: $(nproc) CPUs ($cpu), Linux $(uname -r), $(awk '/MemTotal/ { printf "%.0f GiB RAM", $2 / 1048576 }' /proc/meminfo), scratch file system $fs"
-	echo "settings: ${SECS}s per throughput run, record runs of $RECORDS snapshots (median of $REPEAT), scale: $SCALE"
+	echo "settings: ${SECS}s per throughput run, replay: median of $REPEAT runs, record runs of $RECORDS snapshots (median of $REPEAT), scale: $SCALE"
+}
+
+# median_run FILE: the result line of FILE (one per run) with the median
+# ops_per_s.
+median_run() {
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ops_per_s=/) { v = substr($i, 11) + 0 } print v "\t" $0 }' "$1" |
+		sort -n | awk -F'\t' '{ l[NR] = $2 } END { print l[int((NR + 1) / 2)] }'
 }
 
 # ---- replay: check an approved 10-call snapshot vs a raw echo ------------
@@ -128,16 +135,29 @@ bench_replay() {
 	# older than that, so the snapshot is given that age first.
 	sleep 3.5
 	# Each daemon run is followed at once by the echo run of the same client
-	# count, so both see the same load on a shared machine.
+	# count, so both see the same load on a shared machine; REPEAT such
+	# pairs, and the median run of each side is reported (a shared VM's
+	# speed drifts by tens of percent from one second to the next).
+	req=""
 	for n in 1 8 32; do
-		out=$("$BIN/loadgen" --mode check --socket "$sock" --store "$store" \
-			--name replay_0000000 --calls "$work/calls10.json" --clients $n --seconds "$SECS") ||
-			fail "replay with $n clients: errors ($out)"
+		: >"$work/check.runs"
+		: >"$work/echo.runs"
+		r=0
+		while [ $r -lt "$REPEAT" ]; do
+			r=$((r + 1))
+			out=$("$BIN/loadgen" --mode check --socket "$sock" --store "$store" \
+				--name replay_0000000 --calls "$work/calls10.json" --clients $n \
+				--seconds "$SECS") || fail "replay with $n clients: errors ($out)"
+			echo "$out" >>"$work/check.runs"
+			[ -n "$req" ] || req=$(field "$out" req_bytes)
+			[ -n "$req" ] || req=512
+			out=$("$BIN/loadgen" --mode echo --socket "$echo_sock" --size "$req" \
+				--clients $n --seconds "$SECS") || fail "echo with $n clients failed"
+			echo "$out" >>"$work/echo.runs"
+		done
+		out=$(median_run "$work/check.runs")
 		eval "check_$n=\"\$out\""
-		req=$(field "$check_1" req_bytes)
-		[ -n "$req" ] || req=512
-		out=$("$BIN/loadgen" --mode echo --socket "$echo_sock" --size "$req" \
-			--clients $n --seconds "$SECS") || fail "echo with $n clients failed"
+		out=$(median_run "$work/echo.runs")
 		eval "echo_$n=\"\$out\""
 	done
 	stop_daemon
@@ -155,7 +175,7 @@ bench_replay() {
 			target=">= 0.50"
 			met=$(yesno "$(ratio "$cps" "$eps" 4) >= 0.5")
 		fi
-		row "replay, $n client(s): checks/s" "$(num "$cps")" "echo $(num "$eps")" \
+		row "replay, $n client(s): checks/s (median of $REPEAT)" "$(num "$cps")" "echo $(num "$eps")" \
 			"$(ratio "$cps" "$eps")" "$target" "$met"
 		cp50=$(field "$c" p50_us)
 		cp99=$(field "$c" p99_us)
@@ -174,13 +194,6 @@ bench_replay() {
 }
 
 # ---- record: distinct new snapshots, durable, vs one fsync writer ---------
-# median_run FILE: the result line of FILE (one per run) with the median
-# ops_per_s.
-median_run() {
-	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^ops_per_s=/) { v = substr($i, 11) + 0 } print v "\t" $0 }' "$1" |
-		sort -n | awk -F'\t' '{ l[NR] = $2 } END { print l[int((NR + 1) / 2)] }'
-}
-
 # record_once N DIR: one daemon run of N clients creating RECORDS snapshots
 # in the new directory DIR.
 record_once() {
