@@ -134,23 +134,37 @@ void ts_check_args_init(ts_check_args *a)
     a->min_score = 1.0;
 }
 
-/* The params of a check (the same for both ways of reading its reply). */
+/* A flag that is false unless sent. */
+static void put_flag(params *p, const char *key, bool value)
+{
+    if (value)
+        put_bool(p, key, true);
+}
+
+/*
+ * The params of a check (the same for both ways of reading its reply).
+ * Members at their protocol default (format "auto", min_score 1.0, flags
+ * false) are left out: the daemon reads an absent member as its default,
+ * and every member is work for both ends of every replay.
+ */
 static void check_params(params *p, ts_client *c, const ts_check_args *a, ts_error *err)
 {
     params_start(p, c, err);
     put_store(p, a->store);
     put_required(p, "name", a->name);
     put_borrowed(p, "actual", a->actual);
-    put(p, "format", json_object_new_string(a->format ? a->format : "auto"));
-    put(p, "min_score", json_object_new_double(a->min_score));
+    if (a->format != NULL && strcmp(a->format, "auto") != 0)
+        put(p, "format", json_object_new_string(a->format));
+    if (!(a->min_score == 1.0))
+        put(p, "min_score", json_object_new_double(a->min_score));
     put_value(p, "weights", a->weights);
-    put_bool(p, "strict", a->strict);
-    put_bool(p, "ci", a->ci);
-    put_bool(p, "update", a->update);
-    put_bool(p, "allow_pending", a->allow_pending);
+    put_flag(p, "strict", a->strict);
+    put_flag(p, "ci", a->ci);
+    put_flag(p, "update", a->update);
+    put_flag(p, "allow_pending", a->allow_pending);
     put_optional(p, "run", a->run);
     put_optional(p, "test", a->test);
-    put_bool(p, "color", a->color);
+    put_flag(p, "color", a->color);
 }
 
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,

@@ -1090,14 +1090,37 @@ START_TEST(typed_helpers_send_documented_params)
     ck_assert_str_eq(json_object_get_string(param(e, "store")), want);
     ck_assert_str_eq(json_object_get_string(param(e, "name")), "flow");
     ck_assert(json_object_equal(param(e, "actual"), calls));
-    ck_assert_str_eq(json_object_get_string(param(e, "format")), "auto");
-    ck_assert(json_object_is_type(param(e, "min_score"), json_type_double));
-    ck_assert(json_object_get_double(param(e, "min_score")) == 1.0);
     ck_assert(json_object_equal(param(e, "weights"), weights));
     ck_assert(json_object_get_boolean(param(e, "ci")));
-    ck_assert(!json_object_get_boolean(param(e, "strict")));
     ck_assert_str_eq(json_object_get_string(param(e, "run")), "r1");
     ck_assert_str_eq(json_object_get_string(param(e, "test")), "t::x");
+    /* members at their protocol default are left out (the daemon reads
+     * an absent one as its default) */
+    static const char *const defaults[] = {"format", "min_score",     "strict",
+                                           "update", "allow_pending", "color"};
+    for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+        ck_assert_msg(!json_object_object_get_ex(e->params, defaults[i], NULL), "%s was sent",
+                      defaults[i]);
+    /* and every other value is sent as given */
+    a.format = "openai";
+    a.min_score = 0.5;
+    a.strict = a.update = a.allow_pending = a.color = true;
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    json_object_put(res);
+    e = fake_last(&f, "check");
+    ck_assert_str_eq(json_object_get_string(param(e, "format")), "openai");
+    ck_assert(json_object_is_type(param(e, "min_score"), json_type_double));
+    ck_assert(json_object_get_double(param(e, "min_score")) == 0.5);
+    for (size_t i = 2; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+        ck_assert_msg(json_object_get_boolean(param(e, defaults[i])), "%s", defaults[i]);
+    a.min_score = 0; /* 0 is not the default */
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    json_object_put(res);
+    e = fake_last(&f, "check");
+    ck_assert(json_object_get_double(param(e, "min_score")) == 0.0);
+    ts_check_args_init(&a);
+    a.store = store;
+    a.actual = calls;
     /* required params are checked before anything is sent */
     a.name = NULL;
     ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
