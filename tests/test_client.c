@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "toolscore_client.h"
+#include "ts_client_internal.h"
 #include "ts_message.h"
 #include "ts_paths.h"
 #include "ts_buf.h"
@@ -1388,6 +1390,170 @@ START_TEST(check_outcome_refuses_bad_replies)
     ts_client_close(c);
     fake_stop(&f);
     json_object_put(calls);
+}
+END_TEST
+
+/* ---- the check request's bytes ---------------------------------------- */
+
+/*
+ * The check request as the typed helpers used to build it: a json-c params
+ * object filled in this order, and actual added by
+ * ts_message_encode_request_with. The request packed straight from the
+ * arguments must be the same bytes.
+ */
+static int tree_check_frame(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
+                            size_t max_frame, ts_error *err)
+{
+    struct json_object *p = json_object_new_object();
+    struct json_object *weights = NULL;
+    int rc;
+
+    json_object_object_add(p, "store", json_object_new_string(store));
+    json_object_object_add(p, "name", json_object_new_string(a->name));
+    json_object_object_add(p, "format", json_object_new_string(a->format ? a->format : "auto"));
+    json_object_object_add(p, "min_score", json_object_new_double(a->min_score));
+    if (a->weights != NULL) {
+        ck_assert_int_eq(json_object_deep_copy((struct json_object *)a->weights, &weights, NULL),
+                         0);
+        json_object_object_add(p, "weights", weights);
+    }
+    json_object_object_add(p, "strict", json_object_new_boolean(a->strict));
+    json_object_object_add(p, "ci", json_object_new_boolean(a->ci));
+    json_object_object_add(p, "update", json_object_new_boolean(a->update));
+    json_object_object_add(p, "allow_pending", json_object_new_boolean(a->allow_pending));
+    if (a->run != NULL)
+        json_object_object_add(p, "run", json_object_new_string(a->run));
+    if (a->test != NULL)
+        json_object_object_add(p, "test", json_object_new_string(a->test));
+    json_object_object_add(p, "color", json_object_new_boolean(a->color));
+    rc = ts_message_encode_request_with(out, id, "check", p, "actual", a->actual, max_frame, err);
+    json_object_put(p);
+    return rc;
+}
+
+/* Both ways give the same bytes, or the same error. */
+static void same_check_bytes(const ts_check_args *a, const char *store, uint64_t id,
+                             size_t max_frame, const char *what)
+{
+    ts_buf tree, direct;
+    ts_error tree_err, direct_err;
+    int tree_rc, direct_rc;
+
+    ts_buf_init(&tree, TS_BUF_UNLIMITED);
+    ts_buf_init(&direct, TS_BUF_UNLIMITED);
+    tree_rc = tree_check_frame(&tree, id, a, store, max_frame, &tree_err);
+    direct_rc = ts_client__encode_check(&direct, id, a, store, max_frame, &direct_err);
+    ck_assert_msg(tree_rc == direct_rc, "%s: %d vs %d", what, tree_rc, direct_rc);
+    if (tree_rc < 0) {
+        ck_assert_str_eq(direct_err.code, tree_err.code);
+        ck_assert_str_eq(direct_err.message, tree_err.message);
+        ck_assert_uint_eq(direct.len, 0);
+    } else {
+        ck_assert_msg(tree.len == direct.len && memcmp(tree.data, direct.data, tree.len) == 0,
+                      "%s: %zu bytes packed directly differ from the %zu of the tree", what,
+                      direct.len, tree.len);
+    }
+    ts_buf_free(&tree);
+    ts_buf_free(&direct);
+}
+
+START_TEST(check_request_bytes_unchanged)
+{
+    static const uint64_t ids[] = {0,
+                                   1,
+                                   127,
+                                   128,
+                                   255,
+                                   256,
+                                   65535,
+                                   65536,
+                                   4294967295u,
+                                   4294967296u,
+                                   1u << 31,
+                                   12345678901234ull,
+                                   18446744073709551615ull};
+    struct json_object *calls = json_tokener_parse(
+        "[{\"tool\": \"search\", \"args\": {\"q\": \"caf\\u00e9 \\ud834\\udd1e\", \"n\": -3, "
+        "\"big\": 18446744073709551615, \"neg\": -9223372036854775808, \"f\": 0.1, "
+        "\"whole\": 2.0, \"none\": null, \"yes\": true, \"list\": [[], {}, [1, [2, [3]]]]}}]");
+    struct json_object *weights = json_tokener_parse(
+        "{\"tool\": 2, \"args\": 0.5, \"nested\": {\"x\": [1, 2.0, null, true]}}");
+    struct json_object *nan_weights = json_object_new_object();
+    struct json_object *deep = json_object_new_array();
+    struct json_object *big = json_object_new_array();
+    char long_name[70000];
+    char *text = malloc(300);
+    ts_check_args a;
+
+    /* the defaults, and every id width */
+    ts_check_args_init(&a);
+    a.name = "flow";
+    a.actual = calls;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        same_check_bytes(&a, "/s", ids[i], 0, "defaults");
+    /* every argument given */
+    a.weights = weights;
+    a.run = "r-0123456789abcdef";
+    a.test = "tests/test_x.py::test_y[param-1]";
+    a.format = "openai";
+    a.min_score = 0.75;
+    a.strict = a.ci = a.update = a.allow_pending = a.color = true;
+    same_check_bytes(&a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
+    a.min_score = 0.0;
+    a.run = NULL;
+    same_check_bytes(&a, "/s", 8, 0, "no run, min_score 0");
+    a.min_score = 1e-300;
+    a.test = NULL;
+    a.weights = NULL;
+    same_check_bytes(&a, "/s", 9, 0, "tiny min_score");
+    /* strings of each length class: fixstr, str 8, str 16, str 32 */
+    memset(text, 'n', 299);
+    text[299] = '\0';
+    a.name = text;
+    same_check_bytes(&a, "/s", 10, 0, "str 16 name");
+    text[40] = '\0';
+    same_check_bytes(&a, "/s", 11, 0, "str 8 name");
+    memset(long_name, 'x', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    a.name = long_name;
+    same_check_bytes(&a, "/s", 12, 0, "str 32 name");
+    a.name = "caf\xc3\xa9 \xe2\x98\x95";
+    same_check_bytes(&a, "/s", 13, 0, "UTF-8 name");
+
+    /* the same errors */
+    a.name = "\xff";
+    same_check_bytes(&a, "/s", 14, 0, "invalid UTF-8 name");
+    a.name = "flow";
+    same_check_bytes(&a, "/s/\xc3", 15, 0, "invalid UTF-8 store");
+    a.min_score = NAN;
+    same_check_bytes(&a, "/s", 16, 0, "NaN min_score");
+    a.min_score = 1.0;
+    json_object_object_add(nan_weights, "tool", json_object_new_double(INFINITY));
+    a.weights = nan_weights;
+    same_check_bytes(&a, "/s", 17, 0, "infinite weight");
+    a.weights = NULL;
+    {
+        struct json_object *inner = deep;
+
+        for (int i = 0; i < 140; i++) {
+            struct json_object *next = json_object_new_array();
+            json_object_array_add(inner, next);
+            inner = next;
+        }
+    }
+    a.actual = deep;
+    same_check_bytes(&a, "/s", 18, 0, "too deep");
+    for (int i = 0; i < 200; i++)
+        json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
+    a.actual = big;
+    same_check_bytes(&a, "/s", 19, 2048, "over max_frame");
+    same_check_bytes(&a, "/s", 20, 0, "within the default max_frame");
+    json_object_put(calls);
+    json_object_put(weights);
+    json_object_put(nan_weights);
+    json_object_put(deep);
+    json_object_put(big);
+    free(text);
 }
 END_TEST
 
@@ -2759,6 +2925,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, closed_after_reply_resends_once);
     tcase_add_test(fake_tc, unasked_frame_never_taken_as_reply);
     tcase_add_test(fake_tc, check_outcome_reads_replies);
+    tcase_add_test(fake_tc, check_request_bytes_unchanged);
     tcase_add_test(fake_tc, check_outcome_refuses_bad_replies);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
