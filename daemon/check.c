@@ -494,9 +494,8 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     check_job *c = calloc(1, sizeof(*c));
     tsd_run *run = NULL;
     tsd_root_seen seen;
+    const ts_request *wire = req->wire; /* the observed calls as bytes, or NULL */
     int rc;
-
-    const ts_request *wire = req->wire;
 
     (void)result;
     req->wire = NULL;
@@ -507,7 +506,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
         rc = find_run(srv, c->rq.run, &run, err);
     if (rc == 0)
         rc = tsd_stores_get_seen(&srv->stores, c->rq.store, &c->st, &seen, err);
-    if (rc == 0)
+    if (rc == 0 && !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
         rc = ts_store_path(c->st->store, c->rq.name, c->file, sizeof(c->file), err);
     if (rc < 0) {
         free(c);

@@ -4,6 +4,7 @@
  */
 #include "snapcache.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,8 @@
 
 struct tsd_snapcache_entry {
     char *name;
+    char *path;          /* ts_store_path of name */
+    const char *file;    /* its last component */
     ts_file_stamp stamp; /* of the file that was read */
     int64_t read_ns;     /* CLOCK_REALTIME just before it was read */
     ts_snapshot *snap;
@@ -96,6 +99,7 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
         *link = e->chain;
     lru_unlink(c, e);
     ts_snapshot_free(e->snap);
+    free(e->path);
     ts_buf_free(&e->wire);
     ts_buf_free(&e->self_packed);
     if (e->has_self)
@@ -106,8 +110,8 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
 }
 
 /* Keep snap (taken over) for name. */
-static void keep(tsd_snapcache *c, const char *name, ts_snapshot *snap, const ts_file_stamp *stamp,
-                 int64_t read_ns, size_t max_bytes)
+static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapshot *snap,
+                 const ts_file_stamp *stamp, int64_t read_ns, size_t max_bytes)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e;
@@ -115,15 +119,22 @@ static void keep(tsd_snapcache *c, const char *name, ts_snapshot *snap, const ts
     if (c->count >= TSD_SNAPCACHE_MAX && c->lru_tail != NULL)
         drop(c, c->lru_tail);
     e = calloc(1, sizeof(*e));
-    if (e != NULL)
+    if (e != NULL) {
         e->name = strdup(name);
-    if (e == NULL || e->name == NULL) {
+        e->path = strdup(path);
+    }
+    if (e == NULL || e->name == NULL || e->path == NULL) {
+        if (e != NULL) {
+            free(e->name);
+            free(e->path);
+        }
         free(e);
         ts_snapshot_free(snap);
         return; /* out of memory: simply not cached */
     }
     ts_buf_init(&e->wire, max_bytes);
     ts_buf_init(&e->self_packed, TS_BUF_UNLIMITED);
+    e->file = strrchr(e->path, '/') + 1;
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
@@ -139,13 +150,14 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_roo
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
+    char path[PATH_MAX];
     ts_file_stamp now;
     ts_snapshot *snap = NULL;
     int64_t read_ns;
     int rc;
 
     if (e != NULL) {
-        rc = ts_store_stat_seen(store, root, name, &now, err);
+        rc = ts_store_stat_file_seen(store, root, e->file, &now, err);
         if (rc == 0 && ts_file_stamp_equal(&now, &e->stamp) && trusted(&e->stamp, e->read_ns)) {
             lru_unlink(cache, e);
             lru_push(cache, e);
@@ -156,9 +168,13 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_roo
     }
     read_ns = realtime_ns();
     rc = ts_store_load_small(store, name, max_bytes, &snap, &now, err);
-    if (rc < 0)
+    if (rc == 0)
+        rc = ts_store_path(store, name, path, sizeof(path), err);
+    if (rc < 0) {
+        ts_snapshot_free(snap);
         return rc;
-    keep(cache, name, snap, &now, read_ns, max_bytes);
+    }
+    keep(cache, name, path, snap, &now, read_ns, max_bytes);
     e = find(cache, name, &link);
     if (e == NULL) /* could not be kept: out of memory */
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -181,6 +197,21 @@ static void work_out_wire(tsd_snapcache_entry *e)
     if (rc == 0 && calls == e->snap->calls && ts_wire_encode(calls, &e->wire, &ignored) == 0)
         e->wire_state = 1;
     json_object_put(calls);
+}
+
+bool tsd_snapcache_path(tsd_snapcache *cache, const char *name, char *out, size_t outsz)
+{
+    tsd_snapcache_entry **link;
+    tsd_snapcache_entry *e = find(cache, name, &link);
+    size_t len;
+
+    if (e == NULL)
+        return false;
+    len = strlen(e->path);
+    if (len >= outsz)
+        return false;
+    memcpy(out, e->path, len + 1);
+    return true;
 }
 
 bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void *bytes, size_t len)

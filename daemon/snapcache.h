@@ -53,6 +53,10 @@ typedef struct tsd_snapcache {
 int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
                        const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err);
 
+/* name's file (ts_store_path) into out when name has an entry: no hashing
+ * of the name. False when it has none (or out is too small). */
+bool tsd_snapcache_path(tsd_snapcache *cache, const char *name, char *out, size_t outsz);
+
 /*
  * Whether bytes[0..len), a check's observed value as its client sent it,
  * are byte for byte the msgpack that a client's library sends for a list

@@ -473,14 +473,28 @@ int ts_store_stat_seen(ts_store *store, const ts_store_root_seen *root, const ch
                        ts_file_stamp *stamp, ts_error *err)
 {
     char file[TS_FILENAME_MAX];
+    int rc = ts_store__file_of(name, file, err);
+
+    if (rc < 0) {
+        stamp_absent(stamp);
+        return rc;
+    }
+    return ts_store_stat_file_seen(store, root, file, stamp, err);
+}
+
+int ts_store_stat_file_seen(ts_store *store, const ts_store_root_seen *root, const char *file,
+                            ts_file_stamp *stamp, ts_error *err)
+{
     char path[PATH_MAX];
     struct stat st;
     int dirfd;
-    int rc = ts_store__file_of(name, file, err);
+    int rc;
 
     stamp_absent(stamp);
-    if (rc < 0)
-        return rc;
+    if (file[0] == '\0' || strchr(file, '/') != NULL || strcmp(file, ".") == 0 ||
+        strcmp(file, "..") == 0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'%s' is not the name of a file in the store", file);
     rc = dir_seen(store, root, &dirfd, err);
     if (rc != 0)
         return rc < 0 ? rc : 0;

@@ -122,6 +122,13 @@ int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_er
 int ts_store_stat_seen(ts_store *store, const ts_store_root_seen *root, const char *name,
                        ts_file_stamp *stamp, ts_error *err);
 
+/* As ts_store_stat_seen, given the snapshot's file name in the root (the
+ * last component of ts_store_path) instead of its name: for a caller that
+ * keeps it, so the name is not hashed again. A file name with '/' or "."
+ * / ".." is "invalid_argument". */
+int ts_store_stat_file_seen(ts_store *store, const ts_store_root_seen *root, const char *file,
+                            ts_file_stamp *stamp, ts_error *err);
+
 /*
  * Durably write s under its name (creating the root if needed): a temp file,
  * fsynced, renamed into place, the root fsynced. Concurrent saves of one

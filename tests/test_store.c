@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -886,16 +887,22 @@ static ts_store_root_seen root_now(void)
 }
 
 /* Whether name's file exists by ts_store_stat, checking that
- * ts_store_stat_seen with what a stat of the root finds now says the same. */
+ * ts_store_stat_seen with what a stat of the root finds now says the same,
+ * and so does ts_store_stat_file_seen given the file name. */
 static bool exists_both_ways(ts_store *store, const char *name)
 {
     ts_store_root_seen seen = root_now();
-    ts_file_stamp by_path, by_seen;
+    ts_file_stamp by_path, by_seen, by_file;
+    char path[PATH_MAX];
     ts_error err;
 
     ck_assert_int_eq(ts_store_stat(store, name, &by_path, &err), 0);
     ck_assert_int_eq(ts_store_stat_seen(store, &seen, name, &by_seen, &err), 0);
     ck_assert(ts_file_stamp_equal(&by_path, &by_seen));
+    ck_assert_int_eq(ts_store_path(store, name, path, sizeof(path), &err), 0);
+    ck_assert_int_eq(ts_store_stat_file_seen(store, &seen, strrchr(path, '/') + 1, &by_file, &err),
+                     0);
+    ck_assert(ts_file_stamp_equal(&by_path, &by_file));
     return by_path.exists;
 }
 
@@ -930,6 +937,14 @@ START_TEST(stat_with_the_root_seen_by_the_caller)
     ck_assert(!stamp.exists);
     ck_assert_int_lt(ts_store_stat_seen(store, &held, "", &stamp, &err), 0);
     ck_assert_str_eq(err.code, "invalid_argument");
+    /* a file name is one component of the root, nothing else */
+    static const char *const not_files[] = {"", ".", "..", "../a.json", "sub/a.json", "/etc"};
+    for (size_t i = 0; i < sizeof(not_files) / sizeof(not_files[0]); i++) {
+        ck_assert_int_eq(ts_store_stat_file_seen(store, &held, not_files[i], &stamp, &err),
+                         -EINVAL);
+        ck_assert_str_eq(err.code, "invalid_argument");
+        ck_assert(!stamp.exists);
+    }
 
     /* moved away and recreated: the new, empty directory */
     snprintf(moved, sizeof(moved), "%s.moved", root);
