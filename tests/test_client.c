@@ -142,6 +142,34 @@ static void ok_payload(ts_buf *b, uint64_t id, const char *result_json)
     mp_json(b, result_json);
 }
 
+/* A daemon's PASSED reply with every scoring key, changed at random by
+ * seed: one to three bytes replaced, and one time in three cut short. The
+ * id's 8 bytes are left alone, so the reply still answers the request. */
+static void mutant_payload(ts_buf *b, uint64_t id, unsigned seed)
+{
+    static const char rich[] =
+        "{\"outcome\": \"PASSED\", \"name\": \"replay_0\", \"file\": "
+        "\"/s/replay_0-1d4e4c35.json\", "
+        "\"message\": \"snapshot 'replay_0' matches its approved baseline (score 1.00)\", "
+        "\"result\": {\"score\": 0.9999999999999999, \"grade\": \"A\", \"invocation_accuracy\": "
+        "1.0, \"edit_distance\": 0.0, \"redundant_count\": 0, \"total_calls\": 10, "
+        "\"expected_tools\": [\"tool_0\", \"tool_1\"], \"called_tools\": [\"tool_0\", "
+        "\"tool_1\"], \"missing_tools\": [], \"extra_tools\": [], \"passed\": true, "
+        "\"min_score\": 1.0}, \"report\": null}";
+    size_t id_end;
+    unsigned n;
+
+    ok_payload(b, id, rich);
+    id_end = 1 + 3 + 9; /* map header, "id", uint 64 */
+    n = 1 + util_next_random(&seed) % 3;
+    for (unsigned i = 0; i < n; i++) {
+        size_t at = id_end + util_next_random(&seed) % (b->len - id_end);
+        b->data[at] = (char)util_next_random(&seed);
+    }
+    if (util_next_random(&seed) % 3 == 0)
+        b->len = id_end + util_next_random(&seed) % (b->len - id_end);
+}
+
 /* The payload the check named kind ("reply:...") is answered with. */
 static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
 {
@@ -248,6 +276,8 @@ static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
         ok_payload(b, id, "null");
     } else if (strcmp(kind, "reply:wrong-id") == 0) {
         ok_payload(b, id + 1000, CANNED_RESULT);
+    } else if (strncmp(kind, "reply:mutant:", 13) == 0) {
+        mutant_payload(b, id, (unsigned)strtoul(kind + 13, NULL, 10));
     } else {
         ok_payload(b, id, CANNED_RESULT); /* reply:plain, reply:split */
     }
@@ -1390,6 +1420,94 @@ START_TEST(check_outcome_refuses_bad_replies)
     ts_client_close(c);
     fake_stop(&f);
     json_object_put(calls);
+}
+END_TEST
+
+/* True when tree (a check result ts_client_check returned) has the shape
+ * ts_client_check_outcome reads: the oracle of the test below. */
+static bool check_result_shape(struct json_object *tree)
+{
+    struct json_object *v = NULL;
+    struct json_object *r = NULL;
+
+    if (!json_object_is_type(tree, json_type_object))
+        return false;
+    if (!json_object_object_get_ex(tree, "outcome", &v) ||
+        !json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
+        json_object_get_string_len(v) > 31)
+        return false;
+    if (!json_object_object_get_ex(tree, "file", &v) || !json_object_is_type(v, json_type_string))
+        return false;
+    if (!json_object_object_get_ex(tree, "message", &v) ||
+        !json_object_is_type(v, json_type_string))
+        return false;
+    if (json_object_object_get_ex(tree, "report", &v) && v != NULL &&
+        !json_object_is_type(v, json_type_string))
+        return false;
+    if (!json_object_object_get_ex(tree, "result", &r) || r == NULL)
+        return true;
+    return json_object_is_type(r, json_type_object) && json_object_object_get_ex(r, "score", &v) &&
+           (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
+           json_object_object_get_ex(r, "passed", &v) && json_object_is_type(v, json_type_boolean);
+}
+
+/*
+ * Replies changed at random, each answered to both calls: whenever the full
+ * decoder takes the reply and its result has a check result's shape, the
+ * typed call gives the same members; when the shape is wrong, bad_reply.
+ * When the full decoder refuses the reply, the typed call refuses it too
+ * (bad_reply) unless the fault lies only in what it skips. Nothing crashes
+ * or leaks (the sanitizer run), and the connection always recovers.
+ */
+START_TEST(check_outcome_random_replies)
+{
+    fake f;
+    ts_client *c;
+    ts_check_args a;
+    struct json_object *calls = json_tokener_parse("[]");
+    char name[64];
+    int agreed = 0, refused = 0, lenient = 0;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ts_check_args_init(&a);
+    a.store = f.dir;
+    a.actual = calls;
+    a.name = name;
+    for (unsigned seed = 1; seed <= 1500; seed++) {
+        both_ways b;
+
+        snprintf(name, sizeof(name), "reply:mutant:%u", seed);
+        check_both_ways(c, &a, &b);
+        if (b.tree_rc == 0 && check_result_shape(b.tree)) {
+            ck_assert_msg(b.typed_rc == 0, "seed %u: %s: %s", seed, b.typed_err.code,
+                          b.typed_err.message);
+            same_as_tree(&b.typed, b.tree);
+            agreed++;
+        } else if (b.tree_rc == 0 || strcmp(b.tree_err.code, "bad_reply") == 0) {
+            ck_assert_msg(b.typed_rc == 0 || strcmp(b.typed_err.code, "bad_reply") == 0,
+                          "seed %u: %d %s", seed, b.typed_rc, b.typed_err.code);
+            if (b.tree_rc == 0)
+                ck_assert_msg(b.typed_rc < 0, "seed %u: a result of the wrong shape was read",
+                              seed);
+            if (b.typed_rc == 0)
+                lenient++;
+            else
+                refused++;
+        } else {
+            ck_abort_msg("seed %u: ts_client_check gave %s: %s", seed, b.tree_err.code,
+                         b.tree_err.message);
+        }
+        both_ways_free(&b);
+    }
+    /* the mutations reach every branch */
+    ck_assert_int_gt(agreed, 50);
+    ck_assert_int_gt(refused, 500);
+    ck_assert_int_eq(ts_client_ping(c, NULL), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(calls);
+    (void)lenient;
 }
 END_TEST
 
@@ -2926,6 +3044,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, unasked_frame_never_taken_as_reply);
     tcase_add_test(fake_tc, check_outcome_reads_replies);
     tcase_add_test(fake_tc, check_request_bytes_unchanged);
+    tcase_add_test(fake_tc, check_outcome_random_replies);
     tcase_add_test(fake_tc, check_outcome_refuses_bad_replies);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
