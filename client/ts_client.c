@@ -489,20 +489,76 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
     return 0;
 }
 
-/* Encode and write one request (params plus key: value when key is set). */
-static int send_request(ts_client *c, const char *method, const struct json_object *params,
-                        const char *key, const struct json_object *value, uint64_t *id,
-                        ts_error *err)
+int ts_client__encode_request(ts_buf *out, uint64_t id, const char *method,
+                              ts_client_params_packer pack, const void *arg, size_t max_frame,
+                              ts_error *err)
 {
-    ts_buf frame;
+    static const unsigned char zero[TS_FRAME_HEADER_SIZE] = {0};
+    size_t saved_max = out->max;
+    ts_wire_writer w;
     int rc;
 
-    ts_buf_init(&frame, TS_BUF_UNLIMITED);
-    rc = ts_message_encode_request_with(&frame, c->next_id, method, params, key, value,
-                                        frame_limit(c), err);
+    /* the limits of ts_message_encode_request, so the errors are its own */
+    if (max_frame == 0)
+        max_frame = TS_FRAME_DEFAULT_MAX;
+    if (max_frame > TS_FRAME_LIMIT_MAX)
+        max_frame = TS_FRAME_LIMIT_MAX;
+    out->max = TS_FRAME_HEADER_SIZE + max_frame;
+    ts_buf_append(out, zero, sizeof(zero)); /* the header, patched at the end */
+    ts_wire_writer_init(&w, out);
+    msgpack_pack_map(&w.pk, 3);
+    rc = ts_wire_pack_str(&w, "id", 2, err);
+    msgpack_pack_uint64(&w.pk, id);
     if (rc == 0)
-        rc = write_all(c, frame.data, frame.len, err);
-    ts_buf_free(&frame);
+        rc = ts_wire_pack_str(&w, "method", 6, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(&w, method, strlen(method), err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(&w, "params", 6, err);
+    if (rc == 0)
+        rc = pack(&w, arg, err);
+    out->max = saved_max;
+    if (w.rc == -E2BIG)
+        rc = ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
+                          "request exceeds the maximum frame size of %zu bytes", max_frame);
+    else if (w.rc < 0 || out->data == NULL)
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate the request");
+    if (rc < 0) {
+        ts_buf_free(out);
+        return rc;
+    }
+    ts_frame_put_header((unsigned char *)out->data, (uint32_t)(out->len - TS_FRAME_HEADER_SIZE));
+    return 0;
+}
+
+/* What a request carries: params as a tree (plus key: value when key is
+ * set), or a packer writing them. */
+typedef struct request_body {
+    const struct json_object *params;
+    const char *key;
+    const struct json_object *value;
+    ts_client_params_packer pack;
+    const void *arg;
+} request_body;
+
+/* Encode one request into the client's send buffer and write it. */
+static int send_request(ts_client *c, const char *method, const request_body *body, uint64_t *id,
+                        ts_error *err)
+{
+    ts_buf *frame = &c->sbuf;
+    int rc;
+
+    ts_buf_reset(frame);
+    if (body->pack != NULL)
+        rc = ts_client__encode_request(frame, c->next_id, method, body->pack, body->arg,
+                                       frame_limit(c), err);
+    else
+        rc = ts_message_encode_request_with(frame, c->next_id, method, body->params, body->key,
+                                            body->value, frame_limit(c), err);
+    if (rc == 0)
+        rc = write_all(c, frame->data, frame->len, err);
+    if (frame->cap > TS_CLIENT_READ_CHUNK)
+        ts_buf_free(frame); /* keep no large request's memory */
     if (rc < 0)
         return rc;
     if (id != NULL)
@@ -520,6 +576,7 @@ static int hello(ts_client *c, ts_error *err)
     /* hello waits like any request: a daemon busy with many clients may
      * take longer than the connect budget to reach a new connection */
     int timeout = c->request_timeout_ms;
+    request_body body = {params, NULL, NULL, NULL, NULL};
     int rc;
 
     if (params == NULL)
@@ -527,7 +584,7 @@ static int hello(ts_client *c, ts_error *err)
     json_object_object_add(params, "protocol", json_object_new_int(c->protocol));
     json_object_object_add(params, "client", json_object_new_string(c->client_name));
     json_object_object_add(params, "pid", json_object_new_int64((int64_t)getpid()));
-    rc = send_request(c, "hello", params, NULL, NULL, NULL, err);
+    rc = send_request(c, "hello", &body, NULL, err);
     json_object_put(params);
     if (rc == 0)
         rc = receive_reply(c, NULL, &result, NULL, timeout, err);
@@ -806,6 +863,7 @@ int ts_client_connect(const ts_client_options *o, ts_client **out, ts_error *err
     c->fd = -1;
     c->next_id = 1;
     c->rbuf = malloc(TS_CLIENT_READ_CHUNK);
+    ts_buf_init(&c->sbuf, TS_BUF_UNLIMITED);
     rc = c->rbuf ? configure(c, o, err)
                  : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (rc == 0) {
@@ -829,6 +887,7 @@ void ts_client_close(ts_client *c)
     drop_connection(c);
     ts_frame_reader_free(&c->reader);
     ts_client__stores_clear(c);
+    ts_buf_free(&c->sbuf);
     for (i = 0; c->daemon_args != NULL && c->daemon_args[i] != NULL; i++)
         free(c->daemon_args[i]);
     free(c->daemon_args);
@@ -847,18 +906,18 @@ const struct json_object *ts_client_server_info(const ts_client *c)
     return c->server_info;
 }
 
-static int client_send(ts_client *c, const char *method, const struct json_object *params,
-                       const char *key, const struct json_object *value, uint64_t *id,
+static int client_send(ts_client *c, const char *method, const request_body *body, uint64_t *id,
                        ts_error *err);
 
 int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,
                    ts_error *err)
 {
-    return client_send(c, method, params, NULL, NULL, id, err);
+    request_body body = {params, NULL, NULL, NULL, NULL};
+
+    return client_send(c, method, &body, id, err);
 }
 
-static int client_send(ts_client *c, const char *method, const struct json_object *params,
-                       const char *key, const struct json_object *value, uint64_t *id,
+static int client_send(ts_client *c, const char *method, const request_body *body, uint64_t *id,
                        ts_error *err)
 {
     ts_error local;
@@ -872,7 +931,7 @@ static int client_send(ts_client *c, const char *method, const struct json_objec
     if (rc < 0)
         return rc;
     idle = c->in_flight == 0;
-    rc = send_request(c, method, params, key, value, id, err);
+    rc = send_request(c, method, body, id, err);
     /*
      * A send refused outright (the daemon closed the connection between
      * the liveness check and now) never reached it: resending on a fresh
@@ -881,7 +940,7 @@ static int client_send(ts_client *c, const char *method, const struct json_objec
     if (rc < 0 && idle && c->fd < 0 && strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
         rc = establish(c, err);
         if (rc == 0)
-            rc = send_request(c, method, params, key, value, id, err);
+            rc = send_request(c, method, body, id, err);
     }
     return rc;
 }
@@ -903,9 +962,8 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
 }
 
 /* One request and its reply, the result as a tree (rd NULL) or through rd. */
-static int call(ts_client *c, const char *method, const struct json_object *params, const char *key,
-                const struct json_object *value, struct json_object **result, result_reader *rd,
-                ts_error *err)
+static int call(ts_client *c, const char *method, const request_body *body,
+                struct json_object **result, result_reader *rd, ts_error *err)
 {
     uint64_t sent = 0;
     uint64_t got = 0;
@@ -917,7 +975,7 @@ static int call(ts_client *c, const char *method, const struct json_object *para
         return ts_error_set(err, -EBUSY, TS_ERR_INVALID_ARGUMENT,
                             "%zu pipelined request(s) still wait for ts_client_receive",
                             c->in_flight);
-    rc = client_send(c, method, params, key, value, &sent, err);
+    rc = client_send(c, method, body, &sent, err);
     if (rc < 0)
         return rc;
     if (rd != NULL)
@@ -937,14 +995,17 @@ int ts_client__call_with(ts_client *c, const char *method, const struct json_obj
                          const char *key, const struct json_object *value,
                          struct json_object **result, ts_error *err)
 {
-    return call(c, method, params, key, value, result, NULL, err);
+    request_body body = {params, key, value, NULL, NULL};
+
+    return call(c, method, &body, result, NULL, err);
 }
 
-int ts_client__call_read(ts_client *c, const char *method, const struct json_object *params,
-                         const char *key, const struct json_object *value,
-                         ts_client_result_reader read, void *arg, ts_error *err)
+int ts_client__call_packed(ts_client *c, const char *method, ts_client_params_packer pack,
+                           const void *arg, struct json_object **result,
+                           ts_client_result_reader read, void *read_arg, ts_error *err)
 {
-    result_reader rd = {read, arg, 0};
+    request_body body = {NULL, NULL, NULL, pack, arg};
+    result_reader rd = {read, read_arg, 0};
 
-    return call(c, method, params, key, value, NULL, &rd, err);
+    return call(c, method, &body, result, read != NULL ? &rd : NULL, err);
 }

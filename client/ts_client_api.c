@@ -64,22 +64,6 @@ static void put_bool(params *p, const char *key, bool value)
     put(p, key, json_object_new_boolean(value));
 }
 
-/* An optional borrowed value (NULL: not sent), sent as a deep copy so the
- * caller's stays untouched. */
-static void put_value(params *p, const char *key, const struct json_object *value)
-{
-    struct json_object *copy = NULL;
-
-    if (p->rc < 0 || value == NULL)
-        return;
-    /* json-c's deep copy takes a non-const source it does not modify */
-    if (json_object_deep_copy((struct json_object *)value, &copy, NULL) < 0) {
-        p->rc = ts_error_set(p->err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot copy '%s'", key);
-        return;
-    }
-    put(p, key, copy);
-}
-
 /* A required borrowed value (the calls of a check or record): not copied
  * into the params but packed straight from the caller's value when the
  * request is sent, so the caller's value is only read. */
@@ -132,65 +116,6 @@ void ts_check_args_init(ts_check_args *a)
 {
     memset(a, 0, sizeof(*a));
     a->min_score = 1.0;
-}
-
-/* A flag that is false unless sent. */
-static void put_flag(params *p, const char *key, bool value)
-{
-    if (value)
-        put_bool(p, key, true);
-}
-
-/*
- * The params of a check (the same for both ways of reading its reply).
- * Members at their protocol default (format "auto", min_score 1.0, flags
- * false) are left out: the daemon reads an absent member as its default,
- * and every member is work for both ends of every replay.
- */
-static void check_params(params *p, ts_client *c, const ts_check_args *a, ts_error *err)
-{
-    params_start(p, c, err);
-    put_store(p, a->store);
-    put_required(p, "name", a->name);
-    put_borrowed(p, "actual", a->actual);
-    if (a->format != NULL && strcmp(a->format, "auto") != 0)
-        put(p, "format", json_object_new_string(a->format));
-    if (!(a->min_score == 1.0))
-        put(p, "min_score", json_object_new_double(a->min_score));
-    put_value(p, "weights", a->weights);
-    put_flag(p, "strict", a->strict);
-    put_flag(p, "ci", a->ci);
-    put_flag(p, "update", a->update);
-    put_flag(p, "allow_pending", a->allow_pending);
-    put_optional(p, "run", a->run);
-    put_optional(p, "test", a->test);
-    put_flag(p, "color", a->color);
-}
-
-int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
-                    ts_error *err)
-{
-    params p;
-
-    check_params(&p, c, a, err);
-    return params_call(c, &p, "check", result);
-}
-
-int ts_client_check_outcome(ts_client *c, const ts_check_args *a, ts_check_outcome *out,
-                            ts_error *err)
-{
-    params p;
-    int rc;
-
-    memset(out, 0, sizeof(*out));
-    out->score = -1.0;
-    check_params(&p, c, a, err);
-    rc = p.rc;
-    if (rc == 0)
-        rc = ts_client__call_read(c, "check", p.obj, p.big_key, p.big_value,
-                                  ts_client__read_check_outcome, out, err);
-    json_object_put(p.obj);
-    return rc;
 }
 
 void ts_record_args_init(ts_record_args *a)

@@ -11,6 +11,7 @@
 #include "toolscore_client.h"
 #include "ts_frame.h"
 #include "ts_paths.h"
+#include "ts_wire.h"
 
 #define TS_CLIENT_READ_CHUNK 65536
 #define TS_CLIENT_DEFAULT_CONNECT_MS 5000
@@ -51,6 +52,8 @@ struct ts_client {
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
 
+    ts_buf sbuf; /* the request being sent (kept between requests up to 64 KiB) */
+
     ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
     uint64_t stores_tick;
 };
@@ -73,18 +76,43 @@ typedef int (*ts_client_result_reader)(const unsigned char *data, size_t len, vo
                                        ts_error *err);
 
 /*
- * ts_client__call_with, the result handed to read(arg) instead of built as
- * a json-c tree. Error replies, refused replies and their codes are those
- * of ts_client_call; a result read refuses drops the connection, as any
- * bad reply does.
+ * Packs a request's params (one map, nested one level inside the envelope:
+ * headers it writes count from depth 1) with w. 0, or a negative code with
+ * err filled, as the ts_wire_pack_* functions give.
  */
-int ts_client__call_read(ts_client *c, const char *method, const struct json_object *params,
-                         const char *key, const struct json_object *value,
-                         ts_client_result_reader read, void *arg, ts_error *err);
+typedef int (*ts_client_params_packer)(ts_wire_writer *w, const void *arg, ts_error *err);
 
-/* The reader of a check's result into a ts_check_outcome (arg), for
- * ts_client__call_read (ts_client_check.c). */
-int ts_client__read_check_outcome(const unsigned char *data, size_t len, void *arg, ts_error *err);
+/*
+ * Append to out (empty) one request frame {id, method, params}, the params
+ * written by pack(w, arg, err): byte for byte what
+ * ts_message_encode_request makes of the same params as a json-c tree, with
+ * the same errors ("too_large" past max_frame, 0 meaning the default; a
+ * packer's "invalid_argument" or "limit"). On failure out is left empty.
+ */
+int ts_client__encode_request(ts_buf *out, uint64_t id, const char *method,
+                              ts_client_params_packer pack, const void *arg, size_t max_frame,
+                              ts_error *err);
+
+/*
+ * ts_client__call_with, the params packed by pack(w, arg) instead of taken
+ * from a tree, and the result, when read is not NULL, handed to
+ * read(read_arg) instead of built as a tree (*result is then untouched; it
+ * may be NULL). Error replies, refused replies and their codes are those of
+ * ts_client_call; a result read refuses drops the connection, as any bad
+ * reply does.
+ */
+int ts_client__call_packed(ts_client *c, const char *method, ts_client_params_packer pack,
+                           const void *arg, struct json_object **result,
+                           ts_client_result_reader read, void *read_arg, ts_error *err);
+
+/*
+ * The frame of the check request with the given id that ts_client_check
+ * sends for a, its store already resolved to store (ts_client_check.c),
+ * into out (empty), as ts_client__encode_request. For tests comparing the
+ * bytes.
+ */
+int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
+                            size_t max_frame, ts_error *err);
 
 /*
  * The store param for the caller's store string: its absolute,

@@ -36,8 +36,9 @@ static bool read_id(ts_wire_cursor *c, uint64_t *id)
     return true;
 }
 
-/* One envelope member whose key is key[0..len). */
-static bool member(ts_wire_cursor *c, const char *key, size_t len, unsigned *seen,
+/* One envelope member whose key is key[0..len); last when no member
+ * follows it. */
+static bool member(ts_wire_cursor *c, const char *key, size_t len, bool last, unsigned *seen,
                    ts_reply_view *out)
 {
     const unsigned char *at;
@@ -56,16 +57,22 @@ static bool member(ts_wire_cursor *c, const char *key, size_t len, unsigned *see
         return ts_wire_cursor_bool(c, &ok, NULL) == 0 && ok;
     }
     at = c->p;
-    if (ts_wire_cursor_skip(c, 0, NULL) < 0)
-        return false;
     if (len == 6 && memcmp(key, "result", 6) == 0) {
         if (*seen & SEEN_RESULT)
             return false;
         *seen |= SEEN_RESULT;
+        if (last) {
+            /* the usual place: the rest of the payload, which the reader
+             * walks anyway (and must find to be exactly one value) */
+            c->p = c->end;
+        } else if (ts_wire_cursor_skip(c, 0, NULL) < 0) {
+            return false;
+        }
         out->result = at;
         out->result_len = (size_t)(c->p - at);
+        return true;
     }
-    return true;
+    return ts_wire_cursor_skip(c, 0, NULL) == 0;
 }
 
 bool ts_reply_view_ok(const void *payload, size_t len, ts_reply_view *out)
@@ -82,7 +89,8 @@ bool ts_reply_view_ok(const void *payload, size_t len, ts_reply_view *out)
         const char *key;
         size_t klen;
 
-        if (ts_wire_cursor_str(&c, &key, &klen, NULL) < 0 || !member(&c, key, klen, &seen, out))
+        if (ts_wire_cursor_str(&c, &key, &klen, NULL) < 0 ||
+            !member(&c, key, klen, i + 1 == count, &seen, out))
             return false;
     }
     return seen == (SEEN_ID | SEEN_OK | SEEN_RESULT) && ts_wire_cursor_left(&c) == 0;

@@ -28,9 +28,16 @@ typedef struct ts_reply_view {
 } ts_reply_view;
 
 /*
- * True when payload[0..len) is exactly one well-formed ok reply with an
- * unsigned id, filling *out (whose result points into payload). False
- * otherwise: decode the payload with ts_message_decode_reply.
+ * True when payload[0..len) is a well-formed ok reply with an unsigned id,
+ * filling *out (whose result points into payload). False otherwise: decode
+ * the payload with ts_message_decode_reply.
+ *
+ * The result is not walked twice: when it is the envelope's last member
+ * (where every encoder here writes it), it is not skipped but taken to run
+ * to the end of the payload, so the caller, which reads it anyway, must
+ * read exactly one value from result[0..result_len) and refuse the reply
+ * when bytes are left after it. Elsewhere in the envelope it is skipped and
+ * result_len is its exact size.
  */
 bool ts_reply_view_ok(const void *payload, size_t len, ts_reply_view *out);
 

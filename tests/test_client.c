@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -25,6 +26,7 @@
 #include <unistd.h>
 
 #include "toolscore_client.h"
+#include "ts_client_internal.h"
 #include "ts_message.h"
 #include "ts_paths.h"
 #include "ts_buf.h"
@@ -140,6 +142,34 @@ static void ok_payload(ts_buf *b, uint64_t id, const char *result_json)
     mp_json(b, result_json);
 }
 
+/* A daemon's PASSED reply with every scoring key, changed at random by
+ * seed: one to three bytes replaced, and one time in three cut short. The
+ * id's 8 bytes are left alone, so the reply still answers the request. */
+static void mutant_payload(ts_buf *b, uint64_t id, unsigned seed)
+{
+    static const char rich[] =
+        "{\"outcome\": \"PASSED\", \"name\": \"replay_0\", \"file\": "
+        "\"/s/replay_0-1d4e4c35.json\", "
+        "\"message\": \"snapshot 'replay_0' matches its approved baseline (score 1.00)\", "
+        "\"result\": {\"score\": 0.9999999999999999, \"grade\": \"A\", \"invocation_accuracy\": "
+        "1.0, \"edit_distance\": 0.0, \"redundant_count\": 0, \"total_calls\": 10, "
+        "\"expected_tools\": [\"tool_0\", \"tool_1\"], \"called_tools\": [\"tool_0\", "
+        "\"tool_1\"], \"missing_tools\": [], \"extra_tools\": [], \"passed\": true, "
+        "\"min_score\": 1.0}, \"report\": null}";
+    size_t id_end;
+    unsigned n;
+
+    ok_payload(b, id, rich);
+    id_end = 1 + 3 + 9; /* map header, "id", uint 64 */
+    n = 1 + util_next_random(&seed) % 3;
+    for (unsigned i = 0; i < n; i++) {
+        size_t at = id_end + util_next_random(&seed) % (b->len - id_end);
+        b->data[at] = (char)util_next_random(&seed);
+    }
+    if (util_next_random(&seed) % 3 == 0)
+        b->len = id_end + util_next_random(&seed) % (b->len - id_end);
+}
+
 /* The payload the check named kind ("reply:...") is answered with. */
 static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
 {
@@ -246,6 +276,8 @@ static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
         ok_payload(b, id, "null");
     } else if (strcmp(kind, "reply:wrong-id") == 0) {
         ok_payload(b, id + 1000, CANNED_RESULT);
+    } else if (strncmp(kind, "reply:mutant:", 13) == 0) {
+        mutant_payload(b, id, (unsigned)strtoul(kind + 13, NULL, 10));
     } else {
         ok_payload(b, id, CANNED_RESULT); /* reply:plain, reply:split */
     }
@@ -1411,6 +1443,265 @@ START_TEST(check_outcome_refuses_bad_replies)
     ts_client_close(c);
     fake_stop(&f);
     json_object_put(calls);
+}
+END_TEST
+
+/* True when tree (a check result ts_client_check returned) has the shape
+ * ts_client_check_outcome reads: the oracle of the test below. */
+static bool check_result_shape(struct json_object *tree)
+{
+    struct json_object *v = NULL;
+    struct json_object *r = NULL;
+
+    if (!json_object_is_type(tree, json_type_object))
+        return false;
+    if (!json_object_object_get_ex(tree, "outcome", &v) ||
+        !json_object_is_type(v, json_type_string) || json_object_get_string_len(v) == 0 ||
+        json_object_get_string_len(v) > 31)
+        return false;
+    if (!json_object_object_get_ex(tree, "file", &v) || !json_object_is_type(v, json_type_string))
+        return false;
+    if (!json_object_object_get_ex(tree, "message", &v) ||
+        !json_object_is_type(v, json_type_string))
+        return false;
+    if (json_object_object_get_ex(tree, "report", &v) && v != NULL &&
+        !json_object_is_type(v, json_type_string))
+        return false;
+    if (!json_object_object_get_ex(tree, "result", &r) || r == NULL)
+        return true;
+    return json_object_is_type(r, json_type_object) && json_object_object_get_ex(r, "score", &v) &&
+           (json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)) &&
+           json_object_object_get_ex(r, "passed", &v) && json_object_is_type(v, json_type_boolean);
+}
+
+/*
+ * Replies changed at random, each answered to both calls: whenever the full
+ * decoder takes the reply and its result has a check result's shape, the
+ * typed call gives the same members; when the shape is wrong, bad_reply.
+ * When the full decoder refuses the reply, the typed call refuses it too
+ * (bad_reply) unless the fault lies only in what it skips. Nothing crashes
+ * or leaks (the sanitizer run), and the connection always recovers.
+ */
+START_TEST(check_outcome_random_replies)
+{
+    fake f;
+    ts_client *c;
+    ts_check_args a;
+    struct json_object *calls = json_tokener_parse("[]");
+    char name[64];
+    int agreed = 0, refused = 0, lenient = 0;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ts_check_args_init(&a);
+    a.store = f.dir;
+    a.actual = calls;
+    a.name = name;
+    for (unsigned seed = 1; seed <= 1500; seed++) {
+        both_ways b;
+
+        snprintf(name, sizeof(name), "reply:mutant:%u", seed);
+        check_both_ways(c, &a, &b);
+        if (b.tree_rc == 0 && check_result_shape(b.tree)) {
+            ck_assert_msg(b.typed_rc == 0, "seed %u: %s: %s", seed, b.typed_err.code,
+                          b.typed_err.message);
+            same_as_tree(&b.typed, b.tree);
+            agreed++;
+        } else if (b.tree_rc == 0 || strcmp(b.tree_err.code, "bad_reply") == 0) {
+            ck_assert_msg(b.typed_rc == 0 || strcmp(b.typed_err.code, "bad_reply") == 0,
+                          "seed %u: %d %s", seed, b.typed_rc, b.typed_err.code);
+            if (b.tree_rc == 0)
+                ck_assert_msg(b.typed_rc < 0, "seed %u: a result of the wrong shape was read",
+                              seed);
+            if (b.typed_rc == 0)
+                lenient++;
+            else
+                refused++;
+        } else {
+            ck_abort_msg("seed %u: ts_client_check gave %s: %s", seed, b.tree_err.code,
+                         b.tree_err.message);
+        }
+        both_ways_free(&b);
+    }
+    /* the mutations reach every branch */
+    ck_assert_int_gt(agreed, 50);
+    ck_assert_int_gt(refused, 500);
+    ck_assert_int_eq(ts_client_ping(c, NULL), 0);
+    ts_client_close(c);
+    fake_stop(&f);
+    json_object_put(calls);
+    (void)lenient;
+}
+END_TEST
+
+/* ---- the check request's bytes ---------------------------------------- */
+
+/*
+ * The check request as the typed helpers used to build it: a json-c params
+ * object filled in this order with the members not at their protocol
+ * default, and actual added by ts_message_encode_request_with. The request
+ * packed straight from the arguments must be the same bytes.
+ */
+static int tree_check_frame(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
+                            size_t max_frame, ts_error *err)
+{
+    struct json_object *p = json_object_new_object();
+    struct json_object *weights = NULL;
+    int rc;
+
+    json_object_object_add(p, "store", json_object_new_string(store));
+    json_object_object_add(p, "name", json_object_new_string(a->name));
+    if (a->format != NULL && strcmp(a->format, "auto") != 0)
+        json_object_object_add(p, "format", json_object_new_string(a->format));
+    if (a->min_score != 1.0)
+        json_object_object_add(p, "min_score", json_object_new_double(a->min_score));
+    if (a->weights != NULL) {
+        ck_assert_int_eq(json_object_deep_copy((struct json_object *)a->weights, &weights, NULL),
+                         0);
+        json_object_object_add(p, "weights", weights);
+    }
+    if (a->strict)
+        json_object_object_add(p, "strict", json_object_new_boolean(1));
+    if (a->ci)
+        json_object_object_add(p, "ci", json_object_new_boolean(1));
+    if (a->update)
+        json_object_object_add(p, "update", json_object_new_boolean(1));
+    if (a->allow_pending)
+        json_object_object_add(p, "allow_pending", json_object_new_boolean(1));
+    if (a->run != NULL)
+        json_object_object_add(p, "run", json_object_new_string(a->run));
+    if (a->test != NULL)
+        json_object_object_add(p, "test", json_object_new_string(a->test));
+    if (a->color)
+        json_object_object_add(p, "color", json_object_new_boolean(1));
+    rc = ts_message_encode_request_with(out, id, "check", p, "actual", a->actual, max_frame, err);
+    json_object_put(p);
+    return rc;
+}
+
+/* Both ways give the same bytes, or the same error. */
+static void same_check_bytes(const ts_check_args *a, const char *store, uint64_t id,
+                             size_t max_frame, const char *what)
+{
+    ts_buf tree, direct;
+    ts_error tree_err, direct_err;
+    int tree_rc, direct_rc;
+
+    ts_buf_init(&tree, TS_BUF_UNLIMITED);
+    ts_buf_init(&direct, TS_BUF_UNLIMITED);
+    tree_rc = tree_check_frame(&tree, id, a, store, max_frame, &tree_err);
+    direct_rc = ts_client__encode_check(&direct, id, a, store, max_frame, &direct_err);
+    ck_assert_msg(tree_rc == direct_rc, "%s: %d vs %d", what, tree_rc, direct_rc);
+    if (tree_rc < 0) {
+        ck_assert_str_eq(direct_err.code, tree_err.code);
+        ck_assert_str_eq(direct_err.message, tree_err.message);
+        ck_assert_uint_eq(direct.len, 0);
+    } else {
+        ck_assert_msg(tree.len == direct.len && memcmp(tree.data, direct.data, tree.len) == 0,
+                      "%s: %zu bytes packed directly differ from the %zu of the tree", what,
+                      direct.len, tree.len);
+    }
+    ts_buf_free(&tree);
+    ts_buf_free(&direct);
+}
+
+START_TEST(check_request_bytes_unchanged)
+{
+    static const uint64_t ids[] = {0,
+                                   1,
+                                   127,
+                                   128,
+                                   255,
+                                   256,
+                                   65535,
+                                   65536,
+                                   4294967295u,
+                                   4294967296u,
+                                   1u << 31,
+                                   12345678901234ull,
+                                   18446744073709551615ull};
+    struct json_object *calls = json_tokener_parse(
+        "[{\"tool\": \"search\", \"args\": {\"q\": \"caf\\u00e9 \\ud834\\udd1e\", \"n\": -3, "
+        "\"big\": 18446744073709551615, \"neg\": -9223372036854775808, \"f\": 0.1, "
+        "\"whole\": 2.0, \"none\": null, \"yes\": true, \"list\": [[], {}, [1, [2, [3]]]]}}]");
+    struct json_object *weights = json_tokener_parse(
+        "{\"tool\": 2, \"args\": 0.5, \"nested\": {\"x\": [1, 2.0, null, true]}}");
+    struct json_object *nan_weights = json_object_new_object();
+    struct json_object *deep = json_object_new_array();
+    struct json_object *big = json_object_new_array();
+    char long_name[70000];
+    char *text = malloc(300);
+    ts_check_args a;
+
+    /* the defaults, and every id width */
+    ts_check_args_init(&a);
+    a.name = "flow";
+    a.actual = calls;
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+        same_check_bytes(&a, "/s", ids[i], 0, "defaults");
+    /* every argument given */
+    a.weights = weights;
+    a.run = "r-0123456789abcdef";
+    a.test = "tests/test_x.py::test_y[param-1]";
+    a.format = "openai";
+    a.min_score = 0.75;
+    a.strict = a.ci = a.update = a.allow_pending = a.color = true;
+    same_check_bytes(&a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
+    a.min_score = 0.0;
+    a.run = NULL;
+    same_check_bytes(&a, "/s", 8, 0, "no run, min_score 0");
+    a.min_score = 1e-300;
+    a.test = NULL;
+    a.weights = NULL;
+    same_check_bytes(&a, "/s", 9, 0, "tiny min_score");
+    /* strings of each length class: fixstr, str 8, str 16, str 32 */
+    memset(text, 'n', 299);
+    text[299] = '\0';
+    a.name = text;
+    same_check_bytes(&a, "/s", 10, 0, "str 16 name");
+    text[40] = '\0';
+    same_check_bytes(&a, "/s", 11, 0, "str 8 name");
+    memset(long_name, 'x', sizeof(long_name) - 1);
+    long_name[sizeof(long_name) - 1] = '\0';
+    a.name = long_name;
+    same_check_bytes(&a, "/s", 12, 0, "str 32 name");
+    a.name = "caf\xc3\xa9 \xe2\x98\x95";
+    same_check_bytes(&a, "/s", 13, 0, "UTF-8 name");
+
+    /* the same errors */
+    a.name = "\xff";
+    same_check_bytes(&a, "/s", 14, 0, "invalid UTF-8 name");
+    a.name = "flow";
+    same_check_bytes(&a, "/s/\xc3", 15, 0, "invalid UTF-8 store");
+    a.min_score = NAN;
+    same_check_bytes(&a, "/s", 16, 0, "NaN min_score");
+    a.min_score = 1.0;
+    json_object_object_add(nan_weights, "tool", json_object_new_double(INFINITY));
+    a.weights = nan_weights;
+    same_check_bytes(&a, "/s", 17, 0, "infinite weight");
+    a.weights = NULL;
+    {
+        struct json_object *inner = deep;
+
+        for (int i = 0; i < 140; i++) {
+            struct json_object *next = json_object_new_array();
+            json_object_array_add(inner, next);
+            inner = next;
+        }
+    }
+    a.actual = deep;
+    same_check_bytes(&a, "/s", 18, 0, "too deep");
+    for (int i = 0; i < 200; i++)
+        json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
+    a.actual = big;
+    same_check_bytes(&a, "/s", 19, 2048, "over max_frame");
+    same_check_bytes(&a, "/s", 20, 0, "within the default max_frame");
+    json_object_put(calls);
+    json_object_put(weights);
+    json_object_put(nan_weights);
+    json_object_put(deep);
+    json_object_put(big);
+    free(text);
 }
 END_TEST
 
@@ -2782,6 +3073,8 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, closed_after_reply_resends_once);
     tcase_add_test(fake_tc, unasked_frame_never_taken_as_reply);
     tcase_add_test(fake_tc, check_outcome_reads_replies);
+    tcase_add_test(fake_tc, check_request_bytes_unchanged);
+    tcase_add_test(fake_tc, check_outcome_random_replies);
     tcase_add_test(fake_tc, check_outcome_refuses_bad_replies);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
