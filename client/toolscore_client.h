@@ -220,7 +220,8 @@ typedef struct ts_check_outcome {
  * type, a duplicate member). The reply's other members are skipped. On
  * success *out holds the outcome (release it with ts_check_outcome_free);
  * on failure it holds nothing to release. *out is overwritten, not freed:
- * free a previous outcome first.
+ * free a previous outcome first. out may be NULL when only the return
+ * value matters.
  *
  *   ts_check_outcome o;
  *   if (ts_client_check_outcome(c, &a, &o, &err) == 0) {

@@ -371,13 +371,18 @@ int ts_client_check_outcome(ts_client *c, const ts_check_args *a, ts_check_outco
 {
     char store[TS_PATHS_MAX];
     check_request r = {a, store};
+    ts_check_outcome unwanted;
     int rc;
 
+    if (out == NULL)
+        out = &unwanted;
     memset(out, 0, sizeof(*out));
     out->score = -1.0;
     rc = check_prepare(c, a, store, sizeof(store), err);
-    if (rc < 0)
-        return rc;
-    return ts_client__call_packed(c, "check", pack_check_params, &r, NULL, read_check_outcome, out,
-                                  err);
+    if (rc == 0)
+        rc = ts_client__call_packed(c, "check", pack_check_params, &r, NULL, read_check_outcome,
+                                    out, err);
+    if (out == &unwanted)
+        ts_check_outcome_free(out);
+    return rc;
 }

@@ -1381,8 +1381,11 @@ START_TEST(check_outcome_reads_replies)
         ck_assert_ptr_null(o.report);
         ts_check_outcome_free(&o);
     }
+    a.name = "reply:plain";
+    ck_assert_int_eq(ts_client_check_outcome(c, &a, NULL, NULL), 0); /* outcome not wanted */
     a.name = "reply:error";
     both_refused(c, &a, "not_found");
+    ck_assert_int_eq(ts_client_check_outcome(c, &a, NULL, NULL), TS_CLIENT_EREMOTE);
     ck_assert_int_eq(f.nconn, 1); /* none of these broke the connection */
     ts_client_close(c);
     fake_stop(&f);
