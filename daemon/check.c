@@ -466,8 +466,11 @@ static bool try_identical(check_job *c, const tsd_root_seen *seen, const ts_requ
         return false;
     if (c->rq.format != NULL && strcmp(c->rq.format, "auto") != 0)
         return false;
-    rc = tsd_snapcache_load(&c->st->cache, c->st->store, seen->valid ? &seen->root : NULL,
-                            c->rq.name, TSD_FAST_MAX_BYTES, &snap, &c->err);
+    if (seen == NULL)
+        rc = tsd_snapcache_load_quick(&c->st->cache, c->rq.name, &snap);
+    else
+        rc = tsd_snapcache_load(&c->st->cache, c->st->store, seen->valid ? &seen->root : NULL,
+                                c->rq.name, TSD_FAST_MAX_BYTES, &snap, &c->err);
     ts_error_clear(&c->err);
     if (rc < 0 || !tsd_snapcache_same_calls(&c->st->cache, c->rq.name,
                                             wire->raw_data + wire->raw.at, wire->raw.len))
@@ -488,6 +491,21 @@ static bool try_identical(check_job *c, const tsd_root_seen *seen, const ts_requ
     return true;
 }
 
+/*
+ * try_identical before the store lookup: when the request's store is open
+ * under that very key and the snapshot is cached, one lstat() of the file's
+ * whole path proves the cached snapshot is what the path leads to now
+ * (tsd_snapcache_load_quick), without the stat of the root the lookup
+ * makes. False (nothing answered, c as it was) for anything else.
+ */
+static bool try_quick(check_job *c, const ts_request *wire)
+{
+    c->st = tsd_stores_peek(&c->srv->stores, c->rq.store);
+    if (c->st == NULL || !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
+        return false;
+    return tsd_jobs_idle(c->st, c->file) && try_identical(c, NULL, wire);
+}
+
 int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
               struct json_object **result, ts_error *err)
 {
@@ -501,9 +519,15 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     req->wire = NULL;
     if (c == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    c->srv = srv;
+    c->req = req;
+    c->out.score = -1;
+    ts_error_clear(&c->err);
     rc = parse_check(params, wire != NULL, &c->rq, err);
     if (rc == 0)
         rc = find_run(srv, c->rq.run, &run, err);
+    if (rc == 0 && wire != NULL && try_quick(c, wire))
+        return TSD_ASYNC;
     if (rc == 0)
         rc = tsd_stores_get_seen(&srv->stores, c->rq.store, &c->st, &seen, err);
     if (rc == 0 && !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
@@ -512,10 +536,6 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
         free(c);
         return rc;
     }
-    c->srv = srv;
-    c->req = req;
-    c->out.score = -1;
-    ts_error_clear(&c->err);
     c->job.loop = srv->loop;
     c->job.store = c->st;
     c->job.key = c->file; /* two names never share a file, but key what is written */

@@ -53,6 +53,25 @@ typedef struct tsd_snapcache {
 int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
                        const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err);
 
+/*
+ * name's cached snapshot when one lstat() of its file's whole path (the
+ * store's key, then the file name) finds the very stamp it was read with,
+ * and that stamp is trusted; -EAGAIN for anything else (no entry, a stat
+ * failing, another stamp), with nothing dropped or read: the caller then
+ * takes the usual way (tsd_stores_get_seen, tsd_snapcache_load).
+ *
+ * Why one stat of the whole path is enough, without the stat of the root
+ * that the usual way makes: a stamp holds the file's inode and its ctime,
+ * and the ctime of an inode changes whenever it is written, renamed,
+ * linked or unlinked. So an equal stamp found through the path now means
+ * the path now leads to the very file that was read, unchanged since: the
+ * content is the cached one whatever the directories on the way are. A
+ * root replaced by another directory, moved away, removed or pinned
+ * elsewhere leads to another inode, a new ctime or nothing, and goes the
+ * usual way (which refuses, reopens or re-reads as before).
+ */
+int tsd_snapcache_load_quick(tsd_snapcache *cache, const char *name, const ts_snapshot **out);
+
 /* name's file (ts_store_path) into out when name has an entry: no hashing
  * of the name. False when it has none (or out is too small). */
 bool tsd_snapcache_path(tsd_snapcache *cache, const char *name, char *out, size_t outsz);

@@ -101,6 +101,17 @@ static tsd_store *find_quick(tsd_stores *stores, const char *root, ts_store_root
     return NULL;
 }
 
+tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root)
+{
+    for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
+        if (strcmp((*p)->root, root) == 0) {
+            touch(stores, p); /* in use: the last to be closed */
+            return stores->list;
+        }
+    }
+    return NULL;
+}
+
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
     tsd_root_seen seen;

@@ -61,6 +61,14 @@ typedef struct tsd_stores {
  */
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);
 
+/*
+ * The open store whose key is root exactly, or NULL: nothing is checked of
+ * the path (the directory it names now may be another one) and nothing is
+ * opened. For a caller that proves by other means that its answer does not
+ * depend on which directory the path names (check.c, the quick replay).
+ */
+tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root);
+
 /* What the lookup of a store saw of its root path (tsd_stores_get_seen). */
 typedef struct tsd_root_seen {
     bool valid;              /* the store was found by its key, and one stat() of the

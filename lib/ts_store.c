@@ -193,7 +193,7 @@ void ts_store__join_path(const ts_store *store, const char *file, char *out, siz
     snprintf(out, outsz, "%s/%s", store->root, file);
 }
 
-static void stamp_from_stat(const struct stat *st, ts_file_stamp *stamp)
+void ts_file_stamp_from_stat(const struct stat *st, ts_file_stamp *stamp)
 {
     stamp->exists = true;
     stamp->dev = (uint64_t)st->st_dev;
@@ -354,7 +354,7 @@ static int read_file(int dirfd, const char *file, const char *path, size_t small
                           (long long)st.st_size, small_max);
     }
     if (rc == 0 && stamp != NULL)
-        stamp_from_stat(&st, stamp);
+        ts_file_stamp_from_stat(&st, stamp);
     ts_buf_init(out, TS_SNAPSHOT_MAX_BYTES + 1);
     if (rc == 0)
         rc = read_all(fd, path, (size_t)st.st_size, out, err);
@@ -499,7 +499,7 @@ int ts_store_stat_file_seen(ts_store *store, const ts_store_root_seen *root, con
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        stamp_from_stat(&st, stamp);
+        ts_file_stamp_from_stat(&st, stamp);
     } else if (errno != ENOENT) {
         ts_store__join_path(store, file, path, sizeof(path));
         rc = ts_store__sys_error(err, -errno, path, "cannot stat");

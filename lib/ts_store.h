@@ -190,4 +190,8 @@ int ts_store_cleanup_temp(ts_store *store, ts_error *err);
 /* True when both stamps describe the same version of the same file. */
 bool ts_file_stamp_equal(const ts_file_stamp *a, const ts_file_stamp *b);
 
+/* The stamp of what a stat() of a file that exists found. */
+struct stat;
+void ts_file_stamp_from_stat(const struct stat *st, ts_file_stamp *stamp);
+
 #endif
