@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,8 +29,6 @@
 #define TS_VERSION "0"
 #endif
 
-#define TS_CLIENT_BACKOFF_FIRST_MS 10
-#define TS_CLIENT_BACKOFF_MAX_MS 200
 #define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
 /* An idle connection is probed before a request only when its last reply
  * is older than this; a younger one relies on the send failing. */
@@ -40,7 +36,7 @@
 
 /* ---- small helpers -------------------------------------------------- */
 
-static int64_t now_ms(void)
+int64_t ts_client__now_ms(void)
 {
     struct timespec ts;
 
@@ -56,14 +52,6 @@ static int64_t coarse_ms(void)
 
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms)
-{
-    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-        ;
 }
 
 bool ts_client_error_is_connection(const ts_error *err)
@@ -178,7 +166,7 @@ static size_t reply_limit(const ts_client *c)
 }
 
 /* Try one connect(); 0, or the negative errno. */
-static int try_connect(ts_client *c, ts_error *err)
+int ts_client__try_connect(ts_client *c, ts_error *err)
 {
     ts_sockaddr addr;
     int fd;
@@ -278,13 +266,13 @@ static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
 static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
-    int64_t deadline = timeout_ms > 0 ? now_ms() + timeout_ms : 0;
+    int64_t deadline = timeout_ms > 0 ? ts_client__now_ms() + timeout_ms : 0;
     int rc;
 
     for (;;) {
         int wait = -1;
         if (deadline) {
-            int64_t left = deadline - now_ms();
+            int64_t left = deadline - ts_client__now_ms();
             wait = left > 0 ? (int)left : 0;
         }
         rc = poll(&p, 1, wait);
@@ -568,7 +556,7 @@ static int send_request(ts_client *c, const char *method, const request_body *bo
     return 0;
 }
 
-static int hello(ts_client *c, ts_error *err)
+int ts_client__hello(ts_client *c, ts_error *err)
 {
     struct json_object *params = json_object_new_object();
     struct json_object *result = NULL;
@@ -600,141 +588,6 @@ static int hello(ts_client *c, ts_error *err)
     return 0;
 }
 
-static bool connect_retryable(int rc)
-{
-    return rc == -ENOENT || rc == -ECONNREFUSED || rc == -EAGAIN;
-}
-
-/* Refuse at once to start a daemon in a socket directory it would refuse
- * (an absent directory is fine: the daemon creates it). */
-static int socket_dir_usable(const char *socket_path, ts_error *why)
-{
-    char dir[TS_PATHS_MAX];
-    const char *slash = strrchr(socket_path, '/');
-    struct stat st;
-    int rc;
-
-    if (slash == NULL)
-        snprintf(dir, sizeof(dir), ".");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash == socket_path ? 1 : slash - socket_path),
-                 socket_path);
-    if (stat(dir, &st) < 0)
-        return 0;
-    rc = ts_paths_check_socket_dir(dir, &st, why);
-    if (rc < 0)
-        ts_error_prefix(why, rc, "toolscored cannot start there");
-    return rc;
-}
-
-/* Start the daemon once (its path into daemon); on failure keep the reason
- * in why. */
-static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_client_spawn *sp,
-                     ts_error *why)
-{
-    int rc = socket_dir_usable(c->socket_path, why);
-
-    if (rc == 0)
-        rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
-
-    if (rc == 0)
-        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args, sp,
-                                    why);
-    return rc;
-}
-
-/* Wait before the next connect attempt; true when the daemon we started
- * exited for good meanwhile (why says how). One that found another daemon
- * already serving the socket is no failure: that one will answer. */
-static bool wait_or_daemon_died(ts_client_spawn *sp, int ms, ts_error *why)
-{
-    int status = 0;
-
-    if (sp->report_fd < 0) {
-        sleep_ms(ms);
-        return false;
-    }
-    if (ts_client_spawn_poll(sp, ms, &status, why) == 0)
-        return false;
-    return !(WIFEXITED(status) && WEXITSTATUS(status) == TS_CLIENT_DAEMON_EXIT_RUNNING);
-}
-
-/*
- * Connect and hello, starting the daemon when nothing answers, retrying with
- * backoff until the connect budget is spent or the daemon we started died.
- */
-static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
-{
-    int64_t deadline = now_ms() + c->connect_timeout_ms;
-    int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
-    bool started = false;
-    bool died = false;
-    char daemon[TS_PATHS_MAX];
-    ts_error why;
-    ts_error last;
-    int start_rc = 0;
-    int rc;
-
-    ts_error_clear(&why);
-    for (;;) {
-        rc = try_connect(c, &last);
-        if (rc == 0) {
-            rc = hello(c, &last);
-            if (rc == 0)
-                return 0;
-            /* a daemon that is stopping or just went away: try again */
-            if (strcmp(last.code, TS_ERR_SHUTTING_DOWN) != 0 &&
-                strcmp(last.code, TS_CLIENT_ERR_DISCONNECTED) != 0) {
-                if (err != NULL)
-                    *err = last;
-                return rc;
-            }
-        } else if (!connect_retryable(rc)) {
-            if (err != NULL)
-                *err = last;
-            return rc;
-        } else if (!started && c->autostart) {
-            started = true;
-            start_rc = autostart(c, daemon, sizeof(daemon), sp, &why);
-            if (start_rc < 0)
-                break;
-        } else if (!c->autostart) {
-            break;
-        }
-        if (now_ms() >= deadline)
-            break;
-        died = wait_or_daemon_died(sp, backoff, &why);
-        if (died)
-            break;
-        backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
-    }
-    if (start_rc < 0)
-        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; %s", last.message,
-                            why.message);
-    if (died)
-        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; started %s, but %s",
-                            last.message, daemon, why.message);
-    if (started)
-        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
-                            "%s (started %s, which did not answer within %d ms; "
-                            "`%s --socket %s --foreground` shows why)",
-                            last.message, daemon, c->connect_timeout_ms, daemon, c->socket_path);
-    if (err != NULL)
-        *err = last;
-    return rc;
-}
-
-static int establish(ts_client *c, ts_error *err)
-{
-    ts_client_spawn sp;
-    int rc;
-
-    ts_client_spawn_init(&sp);
-    rc = connect_loop(c, &sp, err);
-    ts_client_spawn_release(&sp);
-    return rc;
-}
-
 /*
  * True when an idle connection was closed by the daemon (or holds bytes
  * nobody asked for): it cannot carry a new request. Not probed while the
@@ -762,7 +615,7 @@ static int ensure_connected(ts_client *c, ts_error *err)
         drop_connection(c); /* e.g. the daemon stopped or restarted */
     if (c->fd >= 0)
         return 0;
-    return establish(c, err);
+    return ts_client__establish(c, err);
 }
 
 /* ---- public entry points -------------------------------------------- */
@@ -868,7 +721,7 @@ int ts_client_connect(const ts_client_options *o, ts_client **out, ts_error *err
                  : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (rc == 0) {
         ts_frame_reader_init(&c->reader, c->local_max_frame);
-        rc = establish(c, err);
+        rc = ts_client__establish(c, err);
     }
     if (rc < 0) {
         ts_client_close(c);
@@ -938,7 +791,7 @@ static int client_send(ts_client *c, const char *method, const request_body *bod
      * connection cannot run the request twice.
      */
     if (rc < 0 && idle && c->fd < 0 && strcmp(err->code, TS_CLIENT_ERR_DISCONNECTED) == 0) {
-        rc = establish(c, err);
+        rc = ts_client__establish(c, err);
         if (rc == 0)
             rc = send_request(c, method, body, id, err);
     }

@@ -114,6 +114,16 @@ int ts_client__call_packed(ts_client *c, const char *method, ts_client_params_pa
 int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
                             size_t max_frame, ts_error *err);
 
+/* Connecting (ts_client.c): a socket connected to c's path (c->fd), and
+ * the hello on it; the monotonic clock in ms. */
+int ts_client__try_connect(ts_client *c, ts_error *err);
+int ts_client__hello(ts_client *c, ts_error *err);
+int64_t ts_client__now_ms(void);
+
+/* Connect and hello, auto-starting the daemon if allowed and needed
+ * (ts_client_connect.c). */
+int ts_client__establish(ts_client *c, ts_error *err);
+
 /*
  * The store param for the caller's store string: its absolute,
  * symlink-resolved form (ts_paths_resolve) into out, taken from c's few

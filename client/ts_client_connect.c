@@ -1,0 +1,162 @@
+/*
+ * ts_client_connect — reaching a daemon: connect and hello, starting the
+ * daemon when nothing answers (auto-start), retrying with backoff until the
+ * connect budget is spent or the daemon that was started died, and saying
+ * why when it fails (see docs/internals/client.md, "Auto-start").
+ */
+#include "ts_client_internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "ts_message.h"
+
+#define TS_CLIENT_BACKOFF_FIRST_MS 10
+#define TS_CLIENT_BACKOFF_MAX_MS 200
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+        ;
+}
+
+static bool connect_retryable(int rc)
+{
+    return rc == -ENOENT || rc == -ECONNREFUSED || rc == -EAGAIN;
+}
+
+/* Refuse at once to start a daemon in a socket directory it would refuse
+ * (an absent directory is fine: the daemon creates it). */
+static int socket_dir_usable(const char *socket_path, ts_error *why)
+{
+    char dir[TS_PATHS_MAX];
+    const char *slash = strrchr(socket_path, '/');
+    struct stat st;
+    int rc;
+
+    if (slash == NULL)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash == socket_path ? 1 : slash - socket_path),
+                 socket_path);
+    if (stat(dir, &st) < 0)
+        return 0;
+    rc = ts_paths_check_socket_dir(dir, &st, why);
+    if (rc < 0)
+        ts_error_prefix(why, rc, "toolscored cannot start there");
+    return rc;
+}
+
+/* Start the daemon once (its path into daemon); on failure keep the reason
+ * in why. */
+static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_client_spawn *sp,
+                     ts_error *why)
+{
+    int rc = socket_dir_usable(c->socket_path, why);
+
+    if (rc == 0)
+        rc = ts_client_find_daemon(c->daemon_path, daemon, daemonsz, why);
+
+    if (rc == 0)
+        rc = ts_client_spawn_daemon(daemon, c->socket_path, (const char *const *)c->daemon_args, sp,
+                                    why);
+    return rc;
+}
+
+/* Wait before the next connect attempt; true when the daemon we started
+ * exited for good meanwhile (why says how). One that found another daemon
+ * already serving the socket is no failure: that one will answer. */
+static bool wait_or_daemon_died(ts_client_spawn *sp, int ms, ts_error *why)
+{
+    int status = 0;
+
+    if (sp->report_fd < 0) {
+        sleep_ms(ms);
+        return false;
+    }
+    if (ts_client_spawn_poll(sp, ms, &status, why) == 0)
+        return false;
+    return !(WIFEXITED(status) && WEXITSTATUS(status) == TS_CLIENT_DAEMON_EXIT_RUNNING);
+}
+
+/*
+ * Connect and hello, starting the daemon when nothing answers, retrying with
+ * backoff until the connect budget is spent or the daemon we started died.
+ */
+static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
+{
+    int64_t deadline = ts_client__now_ms() + c->connect_timeout_ms;
+    int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
+    bool started = false;
+    bool died = false;
+    char daemon[TS_PATHS_MAX];
+    ts_error why;
+    ts_error last;
+    int start_rc = 0;
+    int rc;
+
+    ts_error_clear(&why);
+    for (;;) {
+        rc = ts_client__try_connect(c, &last);
+        if (rc == 0) {
+            rc = ts_client__hello(c, &last);
+            if (rc == 0)
+                return 0;
+            /* a daemon that is stopping or just went away: try again */
+            if (strcmp(last.code, TS_ERR_SHUTTING_DOWN) != 0 &&
+                strcmp(last.code, TS_CLIENT_ERR_DISCONNECTED) != 0) {
+                if (err != NULL)
+                    *err = last;
+                return rc;
+            }
+        } else if (!connect_retryable(rc)) {
+            if (err != NULL)
+                *err = last;
+            return rc;
+        } else if (!started && c->autostart) {
+            started = true;
+            start_rc = autostart(c, daemon, sizeof(daemon), sp, &why);
+            if (start_rc < 0)
+                break;
+        } else if (!c->autostart) {
+            break;
+        }
+        if (ts_client__now_ms() >= deadline)
+            break;
+        died = wait_or_daemon_died(sp, backoff, &why);
+        if (died)
+            break;
+        backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
+    }
+    if (start_rc < 0)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; %s", last.message,
+                            why.message);
+    if (died)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; started %s, but %s",
+                            last.message, daemon, why.message);
+    if (started)
+        return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
+                            "%s (started %s, which did not answer within %d ms; "
+                            "`%s --socket %s --foreground` shows why)",
+                            last.message, daemon, c->connect_timeout_ms, daemon, c->socket_path);
+    if (err != NULL)
+        *err = last;
+    return rc;
+}
+
+int ts_client__establish(ts_client *c, ts_error *err)
+{
+    ts_client_spawn sp;
+    int rc;
+
+    ts_client_spawn_init(&sp);
+    rc = connect_loop(c, &sp, err);
+    ts_client_spawn_release(&sp);
+    return rc;
+}
