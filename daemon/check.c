@@ -318,6 +318,7 @@ typedef struct check_job {
     check_outcome out;
     ts_error err;
     int rc;
+    bool not_for_loop; /* try_identical found no small snapshot file */
 } check_job;
 
 static void check_work(tsd_job *job)
@@ -425,7 +426,7 @@ static bool try_fast_path(check_job *c, const tsd_root_seen *seen)
     const ts_snapshot *snap = NULL;
     int rc;
 
-    if (c->rq.update || c->req->payload_len > TSD_FAST_MAX_BYTES)
+    if (c->rq.update || c->req->payload_len > TSD_FAST_MAX_BYTES || c->not_for_loop)
         return false; /* a write, or a large observed list: extraction alone is long */
     rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
     if (rc == 0 && json_object_array_length(c->calls) > TSD_FAST_MAX_CALLS)
@@ -472,6 +473,9 @@ static bool try_identical(check_job *c, const tsd_root_seen *seen, const ts_requ
         rc = tsd_snapcache_load(&c->st->cache, c->st->store, seen->valid ? &seen->root : NULL,
                                 c->rq.name, TSD_FAST_MAX_BYTES, &snap, &c->err);
     ts_error_clear(&c->err);
+    /* a creation, or too much for the loop: try_fast_path need not look
+     * again (a quick miss knows nothing of the file) */
+    c->not_for_loop = seen != NULL && (rc == -ENOENT || rc == -EFBIG);
     if (rc < 0 || !tsd_snapcache_same_calls(&c->st->cache, c->rq.name,
                                             wire->raw_data + wire->raw.at, wire->raw.len))
         return false; /* the usual path reads, reports or records it */
