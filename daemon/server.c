@@ -298,6 +298,12 @@ static void finish(tsd_request *r, int rc, const struct json_object *result, ts_
         tsd_server_stop(srv, "stop request");
 }
 
+static void warn_bad_request(const tsd_conn *conn, const ts_error *err)
+{
+    tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
+             (long)conn->pid, err->message);
+}
+
 int tsd_request_decode_raw(tsd_request *r, const ts_request *wire, ts_error *err)
 {
     int rc;
@@ -306,8 +312,7 @@ int tsd_request_decode_raw(tsd_request *r, const ts_request *wire, ts_error *err
         return 0;
     rc = ts_message_request_decode_raw(wire, r->params, err);
     if (rc < 0 && r->conn != NULL)
-        tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)r->conn->id,
-                 (long)r->conn->pid, err->message);
+        warn_bad_request(r->conn, err);
     return rc;
 }
 
@@ -364,8 +369,7 @@ static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t 
     if (rc == 0 && req.raw.found && strcmp(req.method, "check") != 0)
         rc = ts_message_request_decode_raw(&req, req.params, &err);
     if (rc < 0) {
-        tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
-                 (long)conn->pid, err.message);
+        warn_bad_request(conn, &err);
         if (!req.has_id) {
             connection_error(conn, err.code, err.message);
         } else {

@@ -48,7 +48,8 @@ typedef struct tsd_snapcache {
  * trusted later. Errors as ts_store_load_small (-ENOENT, -EFBIG, ...).
  * root: what the caller's stat() of the store's root path found just now
  * (tsd_stores_get_seen), or NULL; the file's lstat then looks in that
- * directory without stat'ing the root again (ts_store_stat_seen).
+ * directory without stat'ing the root again (ts_store_stat_file_seen, by
+ * the file name the entry keeps).
  */
 int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
                        const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err);
