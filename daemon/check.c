@@ -318,7 +318,11 @@ typedef struct check_job {
     check_outcome out;
     ts_error err;
     int rc;
-    bool not_for_loop; /* try_identical found no small snapshot file */
+    /* What try_identical found when it read the cache through the root
+     * seen: no small snapshot file, or the snapshot (borrowed from the
+     * cache; only until the loop calls the cache again: try_fast_path) */
+    bool not_for_loop;
+    const ts_snapshot *loaded;
 } check_job;
 
 static void check_work(tsd_job *job)
@@ -431,7 +435,9 @@ static bool try_fast_path(check_job *c, const tsd_root_seen *seen)
     rc = extract_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
     if (rc == 0 && json_object_array_length(c->calls) > TSD_FAST_MAX_CALLS)
         return false;
-    if (rc == 0) {
+    if (rc == 0 && c->loaded != NULL) {
+        snap = c->loaded; /* read by try_identical just before */
+    } else if (rc == 0) {
         rc = tsd_snapcache_load(&c->st->cache, c->st->store, seen->valid ? &seen->root : NULL,
                                 c->rq.name, TSD_FAST_MAX_BYTES, &snap, &c->err);
         if (rc == -ENOENT || rc == -EFBIG)
@@ -476,6 +482,7 @@ static bool try_identical(check_job *c, const tsd_root_seen *seen, const ts_requ
     /* a creation, or too much for the loop: try_fast_path need not look
      * again (a quick miss knows nothing of the file) */
     c->not_for_loop = seen != NULL && (rc == -ENOENT || rc == -EFBIG);
+    c->loaded = seen != NULL && rc == 0 ? snap : NULL;
     if (rc < 0 || !tsd_snapcache_same_calls(&c->st->cache, c->rq.name,
                                             wire->raw_data + wire->raw.at, wire->raw.len))
         return false; /* the usual path reads, reports or records it */
