@@ -7,10 +7,18 @@
 #   make bench      benchmarks (not part of check)
 #   make install    PREFIX=/usr/local DESTDIR=
 #
+# Every goal runs in two stages. The first installs the Debian packages the
+# goal needs (scripts/deps.sh) and then runs make again; only that second
+# make asks pkg-config for flags, so a first `make check` on a machine
+# without the libraries sees them. The flags used are recorded in
+# $(BUILD)/flags.mk and every object and link depends on that file, so an
+# output built with other flags never survives to a later run.
+#
 # Sources are found by wildcard: a new lib/*.c, proto/*.c, daemon/*.c,
 # client/ts_client*.c, client/tsctl*.c or tests/test_*.c needs no edit here.
 
 VERSION      := 0.1.0
+SONAME_MAJOR := 0
 PREFIX       ?= /usr/local
 BUILD        ?= build
 SANITIZE     ?=
@@ -18,17 +26,57 @@ CC           ?= cc
 PKGS         := libuv json-c msgpack libmd
 OPTFLAGS     ?= -O2 -g
 
+# Goals that need the test tools (valgrind, clang, ...) besides the libraries.
+TEST_GOALS := check asan bench fuzz stress
+
+ifeq ($(TS_DEPS_READY),)
+
+# Stage one: packages, then the same goals in a second make.
+DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,build)
+
+.PHONY: stage2 clean format
+stage2:
+	@scripts/deps.sh $(DEPS_SET)
+	@$(MAKE) --no-print-directory TS_DEPS_READY=1 $(MAKECMDGOALS)
+
+# Every goal (phony or a file under $(BUILD)/) goes through stage2 once.
+%: stage2
+	@:
+Makefile scripts/deps.sh: ;
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+format:
+	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch]
+
+else
+
+ifneq ($(shell pkg-config --exists $(PKGS) check && echo yes),yes)
+$(error pkg-config does not find all of: $(PKGS) check; run scripts/deps.sh test (as root) or install their Debian -dev packages)
+endif
+
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
 	-Wno-missing-field-initializers
 CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -Ilib -Iproto -Iclient
-CFLAGS   += -std=c11 $(OPTFLAGS) $(WARNINGS) -fPIC $(SANITIZE) \
-	$(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+CFLAGS   += -std=c11 $(OPTFLAGS) $(WARNINGS) -fPIC $(SANITIZE) $(PKG_CFLAGS)
 LDFLAGS  += $(SANITIZE)
-LIBS     := $(shell pkg-config --libs json-c libmd 2>/dev/null) -lm
-UV_LIBS  := $(shell pkg-config --libs libuv 2>/dev/null)
-MP_LIBS  := $(shell pkg-config --libs msgpack 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+LIBS     := $(shell pkg-config --libs json-c libmd) -lm
+UV_LIBS  := $(shell pkg-config --libs libuv)
+MP_LIBS  := $(shell pkg-config --libs msgpack)
+CHECK_LIBS := $(shell pkg-config --libs check)
+
+# The flags of this build, rewritten only when they change; everything
+# compiled or linked depends on it.
+FLAGS_MK := $(BUILD)/flags.mk
+FLAGS_NOW := CC=$(CC) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) \
+	LIBS=$(LIBS) UV_LIBS=$(UV_LIBS) MP_LIBS=$(MP_LIBS) CHECK_LIBS=$(CHECK_LIBS)
+ifneq ($(file <$(FLAGS_MK)),$(FLAGS_NOW))
+$(shell mkdir -p $(BUILD))
+$(file >$(FLAGS_MK),$(FLAGS_NOW))
+endif
 
 LIB_SRC    := $(sort $(wildcard lib/*.c))
 PROTO_SRC  := $(sort $(wildcard proto/*.c))
@@ -52,58 +100,72 @@ SHIM_SO    := $(patsubst tests/%.c,$(BUILD)/tests/%.so,$(SHIM_SRC))
 LIBTS      := $(BUILD)/libtoolscore.a
 LIBPROTO   := $(BUILD)/libtoolscore-proto.a
 LIBCLIENT  := $(BUILD)/libtoolscore-client.a
-LIBCLIENT_SO := $(BUILD)/libtoolscore-client.so
+LIBCLIENT_SONAME := libtoolscore-client.so.$(SONAME_MAJOR)
+LIBCLIENT_SO := $(BUILD)/$(LIBCLIENT_SONAME)
+LIBCLIENT_LINK := $(BUILD)/libtoolscore-client.so
 DAEMON     := $(BUILD)/toolscored
 TSCTL      := $(BUILD)/tsctl
 
 .PHONY: all deps deps-test run check asan bench fuzz stress install clean format
 
-all: deps $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(DAEMON) $(TSCTL) \
-	$(BUILD)/toolscore-client.pc $(TEST_BIN) $(SHIM_SO)
+all: $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(LIBCLIENT_LINK) $(DAEMON) $(TSCTL) \
+	$(BUILD)/toolscore-client.pc $(BUILD)/toolscore-client-uninstalled.pc $(TEST_BIN) $(SHIM_SO)
 
-deps:
-	@scripts/deps.sh build
+# Stage one installed the packages already; these stay as names to type.
+deps deps-test:
+	@:
 
-deps-test:
-	@scripts/deps.sh test
-
-$(BUILD)/%.o: %.c
+$(BUILD)/%.o: %.c $(FLAGS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
 
-$(LIBTS): $(LIB_OBJ)
+$(LIBTS): $(LIB_OBJ) $(FLAGS_MK)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(LIBPROTO): $(PROTO_OBJ)
+$(LIBPROTO): $(PROTO_OBJ) $(FLAGS_MK)
 	@mkdir -p $(dir $@)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
 # The client library carries the lib/ and proto/ code it needs, so a test
 # worker or a language shim links one archive (plus json-c, msgpack, libmd).
-$(LIBCLIENT): $(CLIENT_OBJ) $(PROTO_OBJ) $(LIB_OBJ)
-	rm -f $@ && ar rcs $@ $^
+$(LIBCLIENT): $(CLIENT_OBJ) $(PROTO_OBJ) $(LIB_OBJ) $(FLAGS_MK)
+	rm -f $@ && ar rcs $@ $(filter %.o,$^)
 
-$(LIBCLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ) $(LIB_OBJ)
-	$(CC) -shared -Wl,-soname,libtoolscore-client.so.0 $(LDFLAGS) -o $@ $^ $(MP_LIBS) $(LIBS)
+# The shared library is built under its soname; the unversioned name beside
+# it is the link-time symlink, as an installed library has.
+$(LIBCLIENT_SO): $(CLIENT_OBJ) $(PROTO_OBJ) $(LIB_OBJ) $(FLAGS_MK)
+	$(CC) -shared -Wl,-soname,$(LIBCLIENT_SONAME) -Wl,--no-undefined $(LDFLAGS) -o $@ \
+		$(filter %.o,$^) $(MP_LIBS) $(LIBS)
 
-$(BUILD)/toolscore-client.pc: client/toolscore-client.pc.in Makefile
+$(LIBCLIENT_LINK): $(LIBCLIENT_SO)
+	ln -sf $(LIBCLIENT_SONAME) $@
+
+$(BUILD)/toolscore-client.pc: client/toolscore-client.pc.in $(FLAGS_MK)
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' $< > $@
 
-$(DAEMON): $(DAEMON_OBJ) $(LIBPROTO) $(LIBTS)
+# For programs built against the source tree (PKG_CONFIG_PATH=$(BUILD)):
+# pkg-config prefers NAME-uninstalled.pc, which points at client/ and
+# $(BUILD)/ (with an rpath, so such a program runs in place).
+$(BUILD)/toolscore-client-uninstalled.pc: client/toolscore-client-uninstalled.pc.in $(FLAGS_MK)
+	@mkdir -p $(dir $@)
+	sed -e 's|@SRCDIR@|$(CURDIR)|g' -e 's|@BUILDDIR@|$(abspath $(BUILD))|g' \
+		-e 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(DAEMON): $(DAEMON_OBJ) $(LIBPROTO) $(LIBTS) $(FLAGS_MK)
 	$(CC) $(LDFLAGS) -o $@ $(DAEMON_OBJ) $(LIBPROTO) $(LIBTS) $(UV_LIBS) $(MP_LIBS) $(LIBS)
 
-$(TSCTL): $(TSCTL_OBJ) $(LIBCLIENT)
+$(TSCTL): $(TSCTL_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 	$(CC) $(LDFLAGS) -o $@ $(TSCTL_OBJ) $(LIBCLIENT) $(MP_LIBS) $(LIBS)
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTUTIL_OBJ) $(LIBCLIENT) $(CHECK_LIBS) $(MP_LIBS) $(LIBS)
 
 # LD_PRELOAD fault-injection shims for tests (tests/shim_*.c), one shared
 # object each, built without the sanitizer flags (a test preloads the
 # sanitizer runtime first when the daemon needs it).
-$(BUILD)/tests/%.so: tests/%.c
+$(BUILD)/tests/%.so: tests/%.c $(FLAGS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -std=c11 $(OPTFLAGS) $(WARNINGS) -fPIC -shared -o $@ $< -ldl
 
@@ -114,20 +176,19 @@ BENCH_SRC  := $(filter-out $(BENCH_HELPER_SRC),$(sort $(wildcard tests/bench/*.c
 BENCH_BIN  := $(patsubst tests/bench/%.c,$(BUILD)/bench/%,$(BENCH_SRC))
 BENCH_HELPER_OBJ := $(call obj,$(BENCH_HELPER_SRC))
 
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(MP_LIBS) $(LIBS) -lpthread
 
 # Every test needs the binaries too (integration tests start them); the
 # load and exhaustion tests drive the daemon with the bench load generator.
-check: deps-test all $(BUILD)/bench/loadgen
+check: all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
 
-run: deps $(DAEMON) $(TSCTL)
-	$(DAEMON) --foreground
+run: $(DAEMON) $(TSCTL)
+	$(DAEMON) --foreground $(TOOLSCORED_ARGS)
 
 asan:
-	@scripts/deps.sh test
 	$(MAKE) BUILD=build-asan OPTFLAGS='-O1 -g -fno-omit-frame-pointer' \
 		SANITIZE='-fsanitize=address,undefined -fno-sanitize-recover=all' check
 
@@ -135,7 +196,6 @@ bench: all $(BENCH_BIN)
 	@BUILD=$(BUILD) tests/bench/run.sh
 
 fuzz:
-	@scripts/deps.sh test
 	@tests/fuzz/run.sh
 
 # Long hardening runs: tests/stress_*.sh (seconds to minutes each).
@@ -150,8 +210,8 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions
 	install -m 755 $(DAEMON) $(TSCTL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(LIBCLIENT) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(LIBCLIENT_SO) $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so.0
-	ln -sf libtoolscore-client.so.0 $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so
+	install -m 755 $(LIBCLIENT_SO) $(DESTDIR)$(PREFIX)/lib/$(LIBCLIENT_SONAME)
+	ln -sf $(LIBCLIENT_SONAME) $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so
 	install -m 644 $(BUILD)/toolscore-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 client/toolscore_client.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 client/tsctl.bash-completion \
@@ -166,10 +226,12 @@ format:
 	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch]
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
 
 # Keep test and bench objects (intermediates of pattern rules) so a second
 # make does not rebuild them.
 .SECONDARY:
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+endif

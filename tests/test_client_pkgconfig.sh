@@ -9,7 +9,8 @@ set -u
 B=${TS_BUILD_DIR:-build}
 S=${TS_SOURCE_DIR:-.}
 fail() { echo "test_client_pkgconfig: $*" >&2; exit 1; }
-for f in "$B/libtoolscore-client.a" "$B/libtoolscore-client.so" "$B/toolscore-client.pc"; do
+for f in "$B/libtoolscore-client.a" "$B/libtoolscore-client.so.0" "$B/libtoolscore-client.so" \
+	"$B/toolscore-client.pc" "$B/toolscore-client-uninstalled.pc"; do
 	[ -f "$f" ] || fail "$f was not built (run make)"
 done
 [ -f "$S/client/toolscore-client.pc.in" ] || fail "client/toolscore-client.pc.in is missing"
@@ -18,7 +19,11 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/include" "$tmp/lib/pkgconfig" || fail "mkdir"
 cp "$S/client/toolscore_client.h" "$tmp/include/" || fail "copy header"
 cp "$B/libtoolscore-client.a" "$tmp/lib/" || fail "copy static library"
-cp "$B/libtoolscore-client.so" "$tmp/lib/libtoolscore-client.so.0" || fail "copy shared library"
+[ "$(readlink "$B/libtoolscore-client.so")" = libtoolscore-client.so.0 ] ||
+	fail "$B/libtoolscore-client.so is not the symlink to libtoolscore-client.so.0"
+objdump -p "$B/libtoolscore-client.so.0" | grep -q "SONAME *libtoolscore-client.so.0" ||
+	fail "the shared library's soname is not libtoolscore-client.so.0"
+cp "$B/libtoolscore-client.so.0" "$tmp/lib/libtoolscore-client.so.0" || fail "copy shared library"
 ln -s libtoolscore-client.so.0 "$tmp/lib/libtoolscore-client.so" || fail "symlink"
 sed "s|^prefix=.*|prefix=$tmp|" "$B/toolscore-client.pc" >"$tmp/lib/pkgconfig/toolscore-client.pc"
 export PKG_CONFIG_PATH="$tmp/lib/pkgconfig"
@@ -79,4 +84,19 @@ cc $SAN -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/pro
 ldd "$tmp/prog-static" | grep -q libtoolscore-client && fail "static build still needs the shared library"
 out=$("$tmp/prog-static") || fail "static build: $out"
 echo "$out" | grep -q "^unavailable: " || fail "static build said: $out"
-echo "test_client_pkgconfig: shared and static builds work"
+
+# In-tree use, as the README says: PKG_CONFIG_PATH=build finds the
+# uninstalled .pc, whose paths point into the source tree and the build
+# directory; the program runs in place without LD_LIBRARY_PATH.
+export PKG_CONFIG_PATH="$B"
+cflags=$(pkg-config --cflags toolscore-client) || fail "uninstalled: pkg-config --cflags failed"
+libs=$(pkg-config --libs toolscore-client) || fail "uninstalled: pkg-config --libs failed"
+echo "$cflags" | grep -q -- "-I$(cd "$S" && pwd)/client" || fail "uninstalled cflags lack the source tree: $cflags"
+echo "$libs" | grep -q -- "-L$B" || fail "uninstalled libs lack the build directory: $libs"
+(cd "$tmp" && cc $SAN -std=c11 -Wall -Werror $cflags prog.c -o prog-intree $libs) ||
+	fail "cannot build against the source tree with the uninstalled .pc"
+ldd "$tmp/prog-intree" | grep -q "$B/libtoolscore-client.so.0" ||
+	fail "the in-tree program does not use $B/libtoolscore-client.so.0"
+out=$(env -u LD_LIBRARY_PATH "$tmp/prog-intree") || fail "in-tree build: $out"
+echo "$out" | grep -q "^unavailable: " || fail "in-tree build said: $out"
+echo "test_client_pkgconfig: shared, static and in-tree builds work"
