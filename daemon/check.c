@@ -1,10 +1,10 @@
 /*
- * check — the snapshot state machine and trace import (see check.h).
+ * check — checks and trace imports: parameters, scheduling and I/O around
+ * lib/ts_check's state machine (see check.h).
  */
 #include "check.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +13,7 @@
 #include "log.h"
 #include "params.h"
 #include "snapcache.h"
+#include "ts_check.h"
 #include "ts_extract.h"
 #include "ts_name.h"
 #include "ts_report.h"
@@ -43,12 +44,11 @@ typedef struct check_request {
 
 /* What one pass of the state machine produced. */
 typedef struct check_outcome {
-    const char *outcome;
+    ts_check_decision decision; /* outcome, what to write, whether evaluated */
     char *message;
     ts_score_result scored; /* the scoring keys, when evaluated */
-    bool evaluated;
-    char *report; /* drift report, or NULL */
-    double score; /* < 0 when not evaluated */
+    char *report;           /* drift report, or NULL */
+    double score;           /* < 0 when not evaluated */
     /* scored, already packed (borrowed from the snapshot cache: used only
      * by a reply made before the loop touches the cache again), or NULL */
     const void *scored_packed;
@@ -138,21 +138,6 @@ static int extract_calls(struct json_object *raw, const char *format, ts_extract
     return rc;
 }
 
-static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A new string (NULL when out of memory). */
-static char *message(const char *fmt, ...)
-{
-    char *out = NULL;
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&out, fmt, ap);
-    va_end(ap);
-    return n < 0 ? NULL : out;
-}
-
 /*
  * Write calls as name's snapshot: approved, source, keeping created_at of an
  * existing readable file (looked up only when may_exist: a creation that just
@@ -191,101 +176,91 @@ static int write_snapshot(ts_store *store, const char *name, struct json_object 
     return rc;
 }
 
-/*
- * Replay against an approved baseline: PASSED or FAILED with the report.
- * known: the score of these calls, already worked out (taken over), or NULL.
- */
-static int evaluate(const check_request *rq, const ts_snapshot *snap, struct json_object *calls,
-                    ts_score_result *known, check_outcome *out, ts_error *err)
+/* The state machine's input for rq and the observed calls. */
+static void check_input(const check_request *rq, const struct json_object *calls,
+                        ts_check_input *in)
 {
-    ts_score_result r;
+    ts_check_input_init(in, rq->name, &rq->score);
+    in->ci = rq->ci;
+    in->update = rq->update;
+    in->allow_pending = rq->allow_pending;
+    in->calls = calls;
+}
+
+/*
+ * Take in (the file read, or update on) to its outcome: evaluate when the
+ * state machine asks, then the message and, for FAILED, the report, all
+ * into out; what to write is left in out->decision. known: the score of
+ * these calls, already worked out (taken over: released when not used),
+ * or NULL.
+ */
+static int settle(const check_request *rq, ts_check_input *in, ts_score_result *known,
+                  check_outcome *out, ts_error *err)
+{
+    ts_check_decision *d = &out->decision;
     ts_buf report;
     int rc = 0;
 
+    ts_check_decide(in, d);
+    if (d->step == TS_CHECK_EVALUATE) {
+        if (known != NULL) {
+            out->scored = *known; /* owned by out from here */
+            known = NULL;
+        } else {
+            rc = ts_check_evaluate(in, &out->scored, err);
+        }
+        if (rc < 0)
+            return rc;
+        out->score = out->scored.score;
+        in->score = &out->scored;
+        ts_check_decide(in, d);
+    }
     if (known != NULL)
-        r = *known;
-    else /* both validated: snap's when it was loaded, calls by extract_calls */
-        rc = ts_evaluate_validated(snap->calls, calls, &rq->score, &r, err);
-    if (rc < 0)
-        return rc;
-    out->score = r.score;
-    out->scored = r; /* owned by out from here */
-    out->evaluated = true;
-    if (r.passed) {
-        out->outcome = "PASSED";
-        out->message =
-            message("snapshot '%s' matches its approved baseline (score %.2f)", rq->name, r.score);
-    } else {
-        out->outcome = "FAILED";
-        out->message = message("snapshot '%s' drifted from its approved baseline "
-                               "(score %.2f < %.2f required)",
-                               rq->name, r.score, r.min_score);
+        ts_score_result_free(known);
+    out->message = ts_check_message(in, d);
+    if (d->report) {
         ts_buf_init(&report, REPORT_MAX);
-        rc = ts_report_drift(snap->calls, calls, &r, rq->color, &report, err);
+        rc = ts_report_drift(in->snapshot->calls, in->calls, in->score, rq->color, &report, err);
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
     }
     return rc;
 }
 
-/* An existing snapshot, no update: nothing is written. known as for
- * evaluate (released here when not used). */
+/* A replay of an existing snapshot (read just before), nothing written.
+ * known as for settle. */
 static int replay(const check_request *rq, const ts_snapshot *snap, struct json_object *calls,
                   ts_score_result *known, check_outcome *out, ts_error *err)
 {
-    if (known != NULL && !snap->approved) {
-        ts_score_result_free(known);
-        known = NULL;
-    }
-    if (!snap->approved && rq->ci && !rq->allow_pending) {
-        out->outcome = "ERROR_PENDING_IN_CI";
-        out->message = message("snapshot '%s' is pending approval; an unapproved snapshot cannot "
-                               "be used as a baseline in CI. Approve it locally with `tsctl "
-                               "approve`.",
-                               rq->name);
-        return 0;
-    }
-    if (!snap->approved) {
-        out->outcome = "PENDING";
-        out->message =
-            message("snapshot '%s' pending approval - run `tsctl approve` to use it as a baseline",
-                    rq->name);
-        return 0;
-    }
-    return evaluate(rq, snap, calls, known, out, err);
+    ts_check_input in;
+
+    check_input(rq, calls, &in);
+    in.state = ts_check_state_of(snap);
+    in.snapshot = snap;
+    return settle(rq, &in, known, out, err);
 }
 
+/* The whole state machine on a pool thread: read, evaluate, write. */
 static int state_machine(const check_request *rq, ts_store *store, struct json_object *calls,
                          check_outcome *out, tsd_job *job, ts_error *err)
 {
+    const ts_check_decision *d = &out->decision;
     ts_snapshot *snap = NULL;
+    ts_check_input in;
     int rc;
 
-    if (rq->update) {
-        rc = write_snapshot(store, rq->name, calls, "pytest", true, true, job, err);
-        out->outcome = "UPDATED";
-        out->message = message("snapshot '%s' updated (calls overwritten and approved)", rq->name);
-        return rc;
+    check_input(rq, calls, &in);
+    ts_check_decide(&in, &out->decision);
+    if (d->step == TS_CHECK_READ) {
+        rc = ts_store_load(store, rq->name, &snap, NULL, err);
+        if (rc < 0 && rc != -ENOENT)
+            return rc;
+        in.state = ts_check_state_of(snap);
+        in.snapshot = snap;
     }
-    rc = ts_store_load(store, rq->name, &snap, NULL, err);
-    if (rc == -ENOENT) {
-        if (rq->ci && !rq->allow_pending) {
-            out->outcome = "ERROR_MISSING_IN_CI";
-            out->message = message(
-                "snapshot '%s' does not exist; snapshots cannot be created in CI. Run the test "
-                "locally to record it, review it, then approve with `tsctl approve`.",
-                rq->name);
-            return 0;
-        }
-        rc = write_snapshot(store, rq->name, calls, "pytest", false, false, job, err);
-        out->outcome = "CREATED";
-        out->message = message(
-            "snapshot '%s' created - review it, then approve with `tsctl approve`", rq->name);
-        return rc;
-    }
-    if (rc < 0)
-        return rc;
-    rc = replay(rq, snap, calls, NULL, out, err);
+    rc = settle(rq, &in, NULL, out, err);
+    if (rc == 0 && d->write)
+        rc = write_snapshot(store, rq->name, calls, "pytest", d->approved, d->may_exist, job, err);
     ts_snapshot_free(snap);
     return rc;
 }
@@ -358,7 +333,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
 {
     const check_job *c = arg;
     const check_outcome *out = &c->out;
-    const char *strings[][2] = {{"outcome", out->outcome},
+    const char *strings[][2] = {{"outcome", ts_check_outcome_name(out->decision.outcome)},
                                 {"name", c->rq.name},
                                 {"file", c->file},
                                 {"message", out->message}};
@@ -371,11 +346,11 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
     }
     if (rc == 0)
         rc = ts_wire_pack_str(w, "result", 6, err);
-    if (rc == 0 && out->evaluated && out->scored_packed != NULL)
+    if (rc == 0 && out->decision.evaluated && out->scored_packed != NULL)
         rc = ts_wire_pack_packed(w, out->scored_packed, out->scored_packed_len, err);
     else if (rc == 0)
-        rc = out->evaluated ? ts_message_pack_score_result(w, &out->scored, 2, err)
-                            : ts_wire_pack_nil(w, err);
+        rc = out->decision.evaluated ? ts_message_pack_score_result(w, &out->scored, 2, err)
+                                     : ts_wire_pack_nil(w, err);
     if (rc == 0)
         rc = ts_wire_pack_str(w, "report", 6, err);
     if (rc == 0)
@@ -395,20 +370,21 @@ static void check_done(tsd_job *job)
         tsd_store_note_failure(c->st, c->rq.name, NULL);
     }
     if (c->rc == 0) {
-        const char *outcome = c->out.outcome;
-        bool failed = strcmp(outcome, "FAILED") == 0;
+        ts_check_outcome outcome = c->out.decision.outcome;
+        bool failed = outcome == TS_CHECK_FAILED;
         double ms = (double)(uv_hrtime() - c->req->start_ns) / 1e6;
         tsd_run *run = c->rq.run != NULL ? tsd_runs_find(&c->srv->runs, c->rq.run) : NULL;
 
-        if (failed || strcmp(outcome, "PASSED") == 0 || strcmp(outcome, "UPDATED") == 0)
+        if (failed || outcome == TS_CHECK_PASSED || outcome == TS_CHECK_UPDATED)
             tsd_store_note_failure(c->st, c->rq.name, failed ? c->calls : NULL);
-        if (run != NULL && tsd_run_record(run, c->rq.name, c->rq.test, outcome, c->out.score, ms,
-                                          c->out.message, c->out.report, c->calls) < 0)
+        if (run != NULL &&
+            tsd_run_record(run, c->rq.name, c->rq.test, ts_check_outcome_name(outcome),
+                           c->out.score, ms, c->out.message, c->out.report, c->calls) < 0)
             tsd_warn("run %s: out of memory recording a check", run->id);
     }
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     json_object_put(c->calls);
-    if (c->out.evaluated)
+    if (c->out.decision.evaluated)
         ts_score_result_free(&c->out.scored);
     free(c->out.message);
     free(c->out.report);
@@ -579,6 +555,7 @@ typedef struct record_job {
     struct json_object *raw;
     bool update;
     char file[PATH_MAX];
+    ts_check_outcome outcome;
     ts_error err;
     int rc;
 } record_job;
@@ -587,19 +564,19 @@ static void record_work(tsd_job *job)
 {
     record_job *c = (record_job *)job;
     struct json_object *calls = NULL;
+    ts_check_decision d;
     ts_file_stamp stamp;
     int rc = extract_calls(c->raw, c->format, TS_EXTRACT_FILE, &calls, &c->err);
 
     if (rc == 0)
         rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
-    if (rc == 0 && stamp.exists && !c->update)
-        rc = ts_error_set(&c->err, -EEXIST, TS_ERR_EXISTS,
-                          "snapshot '%s' already exists (%s); record with update to overwrite "
-                          "and approve it",
-                          c->name, c->file);
     if (rc == 0)
-        rc = write_snapshot(c->st->store, c->name, calls, c->source, c->update, stamp.exists,
+        rc = ts_check_record(c->name, c->file, stamp.exists, c->update, &d, &c->err);
+    if (rc == 0)
+        rc = write_snapshot(c->st->store, c->name, calls, c->source, d.approved, d.may_exist,
                             &c->job, &c->err);
+    if (rc == 0)
+        c->outcome = d.outcome;
     json_object_put(calls);
     c->rc = rc;
 }
@@ -617,7 +594,7 @@ static void record_done(tsd_job *job)
         tsd_store_note_failure(c->st, c->name, NULL);
         result = json_object_new_object();
         json_object_object_add(result, "outcome",
-                               json_object_new_string(c->update ? "UPDATED" : "CREATED"));
+                               json_object_new_string(ts_check_outcome_name(c->outcome)));
         json_object_object_add(result, "name", json_object_new_string(c->name));
         json_object_object_add(result, "file", json_object_new_string(c->file));
     }

@@ -1,6 +1,7 @@
 /*
- * check — the record -> approve -> replay state machine of snapshots.md for
- * one request (method "check"), and trace import (method "record").
+ * check — method "check" (one pass of the snapshot state machine of
+ * lib/ts_check.h, with the reads, scoring and writes it asks for) and trace
+ * import (method "record").
  *
  * Parameters are checked on the loop thread; the work (extraction, reading,
  * evaluation, the durable write) runs as a pool job keyed by the snapshot

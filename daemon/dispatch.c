@@ -15,6 +15,7 @@
 #include "listing.h"
 #include "log.h"
 #include "params.h"
+#include "ts_check.h"
 #include "ts_json.h"
 #include "ts_name.h"
 #include "ts_snapshot.h"
@@ -137,12 +138,12 @@ static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct js
     int rc = 0;
 
     for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!snaps[i]->approved) {
-            rc = ts_snapshot_approve(snaps[i], err);
-            if (rc == 0)
-                rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
-            wrote = true;
-        }
+        bool write = false;
+
+        rc = ts_check_approve(snaps[i], &write, err);
+        if (rc == 0 && write)
+            rc = ts_store_save(st->store, snaps[i], TS_STORE_NO_DIRSYNC, err);
+        wrote = wrote || write;
         if (rc == 0)
             rc = ts_store_path(st->store, snaps[i]->name, file, sizeof(file), err);
         if (rc == 0) {
@@ -184,7 +185,7 @@ static int approve_targets(tsd_store *st, const struct json_object *names, bool 
             return rc;
         snaps = calloc(listing.count + 1, sizeof(*snaps));
         for (size_t i = 0; snaps != NULL && i < listing.count && rc == 0; i++) {
-            if (listing.items[i]->approved)
+            if (!ts_check_approve_selects(listing.items[i]))
                 continue;
             snaps[n] = ts_snapshot_copy(listing.items[i]);
             if (snaps[n++] == NULL)

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "ts_buf.h"
+#include "ts_check.h"
 #include "ts_extract.h"
 #include "ts_message.h"
 #include "ts_wire.h"
@@ -54,8 +55,8 @@ static size_t bucket_of(const char *name)
 /* Old enough that a later change must show in the stamp. */
 static bool trusted(const ts_file_stamp *stamp, int64_t read_ns)
 {
-    return stamp->exists && stamp->mtime_ns < read_ns - TSD_SNAPCACHE_RACY_NS &&
-           stamp->ctime_ns < read_ns - TSD_SNAPCACHE_RACY_NS;
+    return stamp->exists &&
+           ts_check_stamp_trusted(stamp->mtime_ns, stamp->ctime_ns, read_ns, TS_CHECK_RACY_NS);
 }
 
 static void lru_unlink(tsd_snapcache *c, tsd_snapcache_entry *e)

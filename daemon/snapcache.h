@@ -4,15 +4,12 @@
  *
  * An entry is the snapshot parsed from a file with the file's stamp (dev,
  * inode, size, mtime, ctime: ts_file_stamp) as it was when read. It is used
- * only when one lstat of the file now gives the same stamp AND the stamp's
- * mtime and ctime are older than TSD_SNAPCACHE_RACY_NS before the moment the
- * file was read. The second rule is git's "racy" rule: a file written within
- * the same timestamp tick as our read (or shortly before it) could change
- * again without its stamp changing, so such an entry is never trusted (the
- * file is read again until its timestamps are old enough). Any later
- * change of the file (rewrite in place, unlink and create, rename over it,
- * a new link) gives it a ctime of "now", which differs from the old one.
- * What it cannot see is the system clock set back by more than the margin.
+ * only when one lstat of the file now gives the same stamp AND the stamp is
+ * trusted by the racy-timestamp rule (ts_check_stamp_trusted with
+ * TS_CHECK_RACY_NS, against the moment the file was read): a file written
+ * within one timestamp tick of our read is read again until its
+ * timestamps are old enough. What it cannot see is the system clock set
+ * back by more than the margin.
  *
  * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, least
  * recently used dropped first; only small files are kept (the fast path's
@@ -31,7 +28,6 @@
 
 #define TSD_SNAPCACHE_MAX 1024
 #define TSD_SNAPCACHE_BUCKETS 1024
-#define TSD_SNAPCACHE_RACY_NS (3 * 1000000000LL) /* covers 1-2 s timestamp ticks */
 
 typedef struct tsd_snapcache_entry tsd_snapcache_entry;
 

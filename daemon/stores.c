@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "ts_check.h"
 #include "ts_paths.h"
 
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err)
@@ -196,7 +197,7 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
         return st->list_cache;
     if (stores->list_budget.max == 0)
         stores->list_budget.max = TSD_LIST_CACHE_BYTES;
-    if (ts_list_cache_new(&stores->list_budget, TS_LIST_CACHE_RACY_NS, &st->list_cache) < 0)
+    if (ts_list_cache_new(&stores->list_budget, TS_CHECK_RACY_NS, &st->list_cache) < 0)
         st->list_cache = NULL;
     return st->list_cache;
 }
