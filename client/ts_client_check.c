@@ -27,33 +27,30 @@ typedef struct check_request {
     const char *store;
 } check_request;
 
-static int pack_key(ts_wire_writer *w, const char *key, ts_error *err)
+static void pack_key(ts_wire_writer *w, const char *key, ts_error *err)
 {
-    return ts_wire_pack_str(w, key, strlen(key), err);
+    ts_wire_pack_str(w, key, strlen(key), err);
 }
 
-static int pack_string_member(ts_wire_writer *w, const char *key, const char *value, ts_error *err)
+static void pack_string_member(ts_wire_writer *w, const char *key, const char *value, ts_error *err)
 {
-    int rc = pack_key(w, key, err);
-
-    return rc < 0 ? rc : ts_wire_pack_str(w, value, strlen(value), err);
+    pack_key(w, key, err);
+    ts_wire_pack_str(w, value, strlen(value), err);
 }
 
-static int pack_bool_member(ts_wire_writer *w, const char *key, bool value, ts_error *err)
+static void pack_bool_member(ts_wire_writer *w, const char *key, bool value, ts_error *err)
 {
-    int rc = pack_key(w, key, err);
-
-    return rc < 0 ? rc : ts_wire_pack_bool(w, value, err);
+    pack_key(w, key, err);
+    ts_wire_pack_bool(w, value, err);
 }
 
 /* A borrowed value of the caller's (weights, actual), packed as it is: it
  * sits two containers deep (the envelope, the params). */
-static int pack_value_member(ts_wire_writer *w, const char *key, const struct json_object *value,
-                             ts_error *err)
+static void pack_value_member(ts_wire_writer *w, const char *key, const struct json_object *value,
+                              ts_error *err)
 {
-    int rc = pack_key(w, key, err);
-
-    return rc < 0 ? rc : ts_wire_pack(w, value, 2, err);
+    pack_key(w, key, err);
+    ts_wire_pack(w, value, 2, err);
 }
 
 /* A member at its protocol default is left out (the daemon reads an
@@ -90,32 +87,29 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
                  {"allow_pending", a->allow_pending}};
     size_t n = 3 + format_given(a) + min_score_given(a) + (a->weights != NULL) + a->strict + a->ci +
                a->update + a->allow_pending + (a->run != NULL) + (a->test != NULL) + a->color;
-    int rc = ts_wire_pack_map(w, n, err);
 
-    if (rc == 0)
-        rc = pack_string_member(w, "store", r->store, err);
-    if (rc == 0)
-        rc = pack_string_member(w, "name", a->name, err);
-    if (rc == 0 && format_given(a))
-        rc = pack_string_member(w, "format", a->format, err);
-    if (rc == 0 && min_score_given(a))
-        rc = pack_key(w, "min_score", err);
-    if (rc == 0 && min_score_given(a))
-        rc = ts_wire_pack_double(w, a->min_score, err);
-    if (rc == 0 && a->weights != NULL)
-        rc = pack_value_member(w, "weights", a->weights, err);
-    for (size_t i = 0; rc == 0 && i < sizeof(flags) / sizeof(flags[0]); i++)
+    ts_wire_pack_map(w, n, err);
+    pack_string_member(w, "store", r->store, err);
+    pack_string_member(w, "name", a->name, err);
+    if (format_given(a))
+        pack_string_member(w, "format", a->format, err);
+    if (min_score_given(a)) {
+        pack_key(w, "min_score", err);
+        ts_wire_pack_double(w, a->min_score, err);
+    }
+    if (a->weights != NULL)
+        pack_value_member(w, "weights", a->weights, err);
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         if (flags[i].value)
-            rc = pack_bool_member(w, flags[i].key, true, err);
-    if (rc == 0 && a->run != NULL)
-        rc = pack_string_member(w, "run", a->run, err);
-    if (rc == 0 && a->test != NULL)
-        rc = pack_string_member(w, "test", a->test, err);
-    if (rc == 0 && a->color)
-        rc = pack_bool_member(w, "color", true, err);
-    if (rc == 0)
-        rc = pack_value_member(w, "actual", a->actual, err);
-    return rc;
+            pack_bool_member(w, flags[i].key, true, err);
+    if (a->run != NULL)
+        pack_string_member(w, "run", a->run, err);
+    if (a->test != NULL)
+        pack_string_member(w, "test", a->test, err);
+    if (a->color)
+        pack_bool_member(w, "color", true, err);
+    pack_value_member(w, "actual", a->actual, err);
+    return ts_wire_writer_error(w);
 }
 
 int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,

@@ -71,7 +71,7 @@ static int read_all(int fd, ts_buf *b)
         if (n == 0)
             return 0;
         if (ts_buf_append(b, chunk, (size_t)n) < 0)
-            return -E2BIG;
+            return ts_buf_error(b);
     }
 }
 

@@ -337,26 +337,25 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
                                 {"name", c->rq.name},
                                 {"file", c->file},
                                 {"message", out->message}};
-    int rc = ts_wire_pack_map(w, 6, err);
 
-    for (size_t i = 0; rc == 0 && i < sizeof(strings) / sizeof(strings[0]); i++) {
-        rc = ts_wire_pack_str(w, strings[i][0], strlen(strings[i][0]), err);
-        if (rc == 0)
-            rc = ts_wire_pack_str(w, strings[i][1], strlen(strings[i][1]), err);
+    ts_wire_pack_map(w, 6, err);
+    for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+        ts_wire_pack_str(w, strings[i][0], strlen(strings[i][0]), err);
+        ts_wire_pack_str(w, strings[i][1], strlen(strings[i][1]), err);
     }
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "result", 6, err);
-    if (rc == 0 && out->decision.evaluated && out->scored_packed != NULL)
-        rc = ts_wire_pack_packed(w, out->scored_packed, out->scored_packed_len, err);
-    else if (rc == 0)
-        rc = out->decision.evaluated ? ts_message_pack_score_result(w, &out->scored, 2, err)
-                                     : ts_wire_pack_nil(w, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "report", 6, err);
-    if (rc == 0)
-        rc = out->report != NULL ? ts_wire_pack_str(w, out->report, strlen(out->report), err)
-                                 : ts_wire_pack_nil(w, err);
-    return rc;
+    ts_wire_pack_str(w, "result", 6, err);
+    if (!out->decision.evaluated)
+        ts_wire_pack_nil(w, err);
+    else if (out->scored_packed != NULL)
+        ts_wire_pack_packed(w, out->scored_packed, out->scored_packed_len, err);
+    else
+        ts_message_pack_score_result(w, &out->scored, 2, err);
+    ts_wire_pack_str(w, "report", 6, err);
+    if (out->report != NULL)
+        ts_wire_pack_str(w, out->report, strlen(out->report), err);
+    else
+        ts_wire_pack_nil(w, err);
+    return ts_wire_writer_error(w);
 }
 
 /* Remember the outcome (store, run) and answer. */

@@ -33,14 +33,18 @@ static void builder_start(frame_builder *b, size_t max_frame)
     ts_wire_writer_init(&b->w, &b->buf);
 }
 
+/* 0, or the frame's failure in err: the buffer's own (too large, out of
+ * memory) said for the frame, a value's as its packer said it. */
 static int builder_status(frame_builder *b, const char *what, ts_error *err)
 {
-    if (b->w.rc == -E2BIG || b->buf.data == NULL)
+    int rc = ts_buf_error(&b->buf);
+
+    if (rc == -E2BIG)
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "%s exceeds the maximum frame size of %zu bytes", what, b->max_frame);
-    if (b->w.rc < 0)
-        return ts_error_set(err, b->w.rc, TS_ERR_NO_MEMORY, "cannot allocate the %s", what);
-    return 0;
+    if (rc < 0)
+        return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "cannot allocate the %s", what);
+    return ts_wire_writer_error(&b->w);
 }
 
 static void builder_key(frame_builder *b, const char *key)
@@ -68,17 +72,6 @@ static int builder_finish(frame_builder *b, ts_buf *out, const char *what, ts_er
     return rc;
 }
 
-/* Pack a value nested one level inside the envelope map. */
-static int builder_value(frame_builder *b, const struct json_object *v, const char *what,
-                         ts_error *err)
-{
-    int rc = ts_wire_pack(&b->w, v, 1, err);
-
-    if (rc < 0 && (b->w.rc == -E2BIG || b->buf.data == NULL))
-        return builder_status(b, what, err);
-    return rc;
-}
-
 int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
                               const struct json_object *params, size_t max_frame, ts_error *err)
 {
@@ -86,27 +79,17 @@ int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
 }
 
 /* The params map: params' members, then key: value when key is set. */
-static int builder_params(frame_builder *b, const struct json_object *params, const char *key,
-                          const struct json_object *value, ts_error *err)
+static void builder_params(frame_builder *b, const struct json_object *params, const char *key,
+                           const struct json_object *value, ts_error *err)
 {
-    size_t n = (size_t)json_object_object_length(params);
-    int rc;
-
-    if (key == NULL)
-        return builder_value(b, params, "request", err);
-    if (json_object_object_get_ex(params, key, NULL))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "params already have a member '%s'", key);
-    rc = ts_wire_pack_map(&b->w, n + 1, err);
-    if (rc == 0)
-        rc = ts_wire_pack_members(&b->w, params, 1, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(&b->w, key, strlen(key), err);
-    if (rc == 0)
-        rc = ts_wire_pack(&b->w, value, 2, err);
-    if (rc < 0 && (b->w.rc == -E2BIG || b->buf.data == NULL))
-        return builder_status(b, "request", err);
-    return rc;
+    if (key == NULL) {
+        ts_wire_pack(&b->w, params, 1, err);
+        return;
+    }
+    ts_wire_pack_map(&b->w, (size_t)json_object_object_length(params) + 1, err);
+    ts_wire_pack_members(&b->w, params, 1, err);
+    ts_wire_pack_str(&b->w, key, strlen(key), err);
+    ts_wire_pack(&b->w, value, 2, err);
 }
 
 int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
@@ -129,6 +112,9 @@ int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
             return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate params");
         params = empty;
     }
+    if (key != NULL && json_object_object_get_ex(params, key, NULL))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "params already have a member '%s'", key);
     builder_start(&b, max_frame);
     msgpack_pack_map(&b.w.pk, 3);
     builder_key(&b, "id");
@@ -137,8 +123,9 @@ int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
     msgpack_pack_str(&b.w.pk, strlen(method));
     msgpack_pack_str_body(&b.w.pk, method, strlen(method));
     builder_key(&b, "params");
-    rc = builder_params(&b, params, key, value, err);
+    builder_params(&b, params, key, value, err);
     json_object_put(empty);
+    rc = builder_status(&b, "request", err);
     if (rc < 0) {
         ts_buf_free(&b.buf);
         return rc;
@@ -174,7 +161,7 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     msgpack_pack_true(&b.w.pk);
     builder_key(&b, "result");
     rc = pack(&b.w, arg, err);
-    if (rc < 0 && (b.w.rc == -E2BIG || b.buf.data == NULL))
+    if (rc == 0 || ts_buf_error(&b.buf) < 0)
         rc = builder_status(&b, "reply", err);
     if (rc < 0) {
         ts_buf_free(&b.buf);
@@ -184,23 +171,22 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
 }
 
 /* One key and a double of the score result. */
-static int pack_double_member(ts_wire_writer *w, const char *key, double v, ts_error *err)
+static void pack_double_member(ts_wire_writer *w, const char *key, double v, ts_error *err)
 {
-    int rc = ts_wire_pack_str(w, key, strlen(key), err);
-
-    return rc < 0 ? rc : ts_wire_pack_double(w, v, err);
+    ts_wire_pack_str(w, key, strlen(key), err);
+    ts_wire_pack_double(w, v, err);
 }
 
 /* One key and a tool list (NULL: an empty list) of the score result;
  * depth: containers open around the list. */
-static int pack_list_member(ts_wire_writer *w, const char *key, const struct json_object *list,
-                            int depth, ts_error *err)
+static void pack_list_member(ts_wire_writer *w, const char *key, const struct json_object *list,
+                             int depth, ts_error *err)
 {
-    int rc = ts_wire_pack_str(w, key, strlen(key), err);
-
-    if (rc == 0 && list == NULL)
-        return ts_wire_pack_array(w, 0, err);
-    return rc < 0 ? rc : ts_wire_pack(w, list, depth, err);
+    ts_wire_pack_str(w, key, strlen(key), err);
+    if (list == NULL)
+        ts_wire_pack_array(w, 0, err);
+    else
+        ts_wire_pack(w, list, depth, err);
 }
 
 int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, int depth,
@@ -224,41 +210,27 @@ int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, in
                   {"step_match_rate", r->step_match_rate},
                   {"path_efficiency", r->path_efficiency}};
     char grade[2] = {r->grade, '\0'};
-    int rc = ts_wire_pack_map(w, 2 + 8 + 2 + 5 + 4 + 2, err);
 
-    if (rc == 0)
-        rc = pack_double_member(w, "score", r->score, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "grade", 5, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, grade, strlen(grade), err);
-    for (size_t i = 0; rc == 0 && i < sizeof(first) / sizeof(first[0]); i++)
-        rc = pack_double_member(w, first[i].key, first[i].value, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "redundant_count", 15, err);
-    if (rc == 0)
-        rc = ts_wire_pack_int(w, r->redundant_count, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "total_calls", 11, err);
-    if (rc == 0)
-        rc = ts_wire_pack_int(w, r->total_calls, err);
-    for (size_t i = 0; rc == 0 && i < sizeof(second) / sizeof(second[0]); i++)
-        rc = pack_double_member(w, second[i].key, second[i].value, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "expected_tools", r->expected_tools, depth + 1, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "called_tools", r->called_tools, depth + 1, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "missing_tools", r->missing_tools, depth + 1, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "extra_tools", r->extra_tools, depth + 1, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "passed", 6, err);
-    if (rc == 0)
-        rc = ts_wire_pack_bool(w, r->passed, err);
-    if (rc == 0)
-        rc = pack_double_member(w, "min_score", r->min_score, err);
-    return rc;
+    ts_wire_pack_map(w, 2 + 8 + 2 + 5 + 4 + 2, err);
+    pack_double_member(w, "score", r->score, err);
+    ts_wire_pack_str(w, "grade", 5, err);
+    ts_wire_pack_str(w, grade, strlen(grade), err);
+    for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++)
+        pack_double_member(w, first[i].key, first[i].value, err);
+    ts_wire_pack_str(w, "redundant_count", 15, err);
+    ts_wire_pack_int(w, r->redundant_count, err);
+    ts_wire_pack_str(w, "total_calls", 11, err);
+    ts_wire_pack_int(w, r->total_calls, err);
+    for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++)
+        pack_double_member(w, second[i].key, second[i].value, err);
+    pack_list_member(w, "expected_tools", r->expected_tools, depth + 1, err);
+    pack_list_member(w, "called_tools", r->called_tools, depth + 1, err);
+    pack_list_member(w, "missing_tools", r->missing_tools, depth + 1, err);
+    pack_list_member(w, "extra_tools", r->extra_tools, depth + 1, err);
+    ts_wire_pack_str(w, "passed", 6, err);
+    ts_wire_pack_bool(w, r->passed, err);
+    pack_double_member(w, "min_score", r->min_score, err);
+    return ts_wire_writer_error(w);
 }
 
 int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,

@@ -42,6 +42,20 @@ void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out)
     msgpack_packer_init(&w->pk, w, writer_append);
 }
 
+int ts_wire_writer_error(const ts_wire_writer *w)
+{
+    return w->rc;
+}
+
+/* A value that cannot be sent (rc from ts_error_set): the writer's first
+ * failure, kept. */
+static int refuse(ts_wire_writer *w, int rc)
+{
+    if (w->rc == 0)
+        w->rc = rc;
+    return w->rc;
+}
+
 /* Room for n more bytes at the end of the buffer, or NULL (w->rc set). */
 static unsigned char *writer_room(ts_wire_writer *w, size_t n)
 {
@@ -139,8 +153,12 @@ static void put_container(ts_wire_writer *w, size_t n, unsigned char fix, size_t
         put_typed(w, t32, n, 4);
 }
 
+/* After bytes were put: 0, or the buffer's failure (w->rc, set by this very
+ * call: every public packer returns at once once w->rc is set) in err. */
 static int writer_status(ts_wire_writer *w, ts_error *err)
 {
+    if (w->rc == 0)
+        return 0;
     if (w->rc == -E2BIG)
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "encoded value exceeds the limit of %zu bytes", w->out->max);
@@ -168,9 +186,11 @@ static int pack_string(ts_wire_writer *w, const char *s, size_t len, const char 
 {
     ts_buf *b = w->out;
 
+    if (w->rc < 0)
+        return w->rc;
     if (!all_ascii(s, len) && !ts_wire_utf8_valid(s, len))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "%s is not valid UTF-8 and cannot be sent", what);
+        return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                      "%s is not valid UTF-8 and cannot be sent", what));
     if (len < 256 && w->rc == 0 && len + 2 < b->cap - b->len && len + 2 <= b->max - b->len) {
         unsigned char *p = (unsigned char *)b->data + b->len;
         if (len < 32) {
@@ -194,6 +214,8 @@ static int pack_int(ts_wire_writer *w, const struct json_object *v, ts_error *er
 {
     int64_t i = json_object_get_int64(v);
 
+    if (w->rc < 0)
+        return w->rc;
     /* json-c clamps a uint64 above INT64_MAX to INT64_MAX when read as int64 */
     if (i == INT64_MAX)
         put_uint(w, json_object_get_uint64(v));
@@ -206,25 +228,27 @@ static int pack_double(ts_wire_writer *w, double d, ts_error *err)
 {
     uint64_t bits;
 
+    if (w->rc < 0)
+        return w->rc;
     if (!isfinite(d))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "NaN or infinite number cannot be sent (JSON has none)");
+        return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                      "NaN or infinite number cannot be sent (JSON has none)"));
     memcpy(&bits, &d, sizeof(bits));
     put_typed(w, 0xcb, bits, 8);
     return writer_status(w, err);
 }
 
-static int pack_depth(int depth, ts_error *err)
+static int pack_depth(ts_wire_writer *w, int depth, ts_error *err)
 {
     if (depth + 1 > TS_WIRE_MAX_DEPTH)
-        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "value nested deeper than %d levels",
-                            TS_WIRE_MAX_DEPTH);
+        return refuse(w, ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
+                                      "value nested deeper than %d levels", TS_WIRE_MAX_DEPTH));
     return 0;
 }
 
 static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
-    int rc = pack_depth(depth, err);
+    int rc = pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -239,6 +263,8 @@ int ts_wire_pack_members(ts_wire_writer *w, const struct json_object *obj, int d
 {
     int rc;
 
+    if (w->rc < 0)
+        return w->rc;
     json_object_object_foreach((struct json_object *)obj, key, child)
     {
         rc = pack_string(w, key, strlen(key), "a key", err);
@@ -255,7 +281,7 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 {
     size_t n = json_object_array_length(v);
     size_t i;
-    int rc = pack_depth(depth, err);
+    int rc = pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -268,24 +294,32 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 
 int ts_wire_pack_packed(ts_wire_writer *w, const void *bytes, size_t len, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_bytes(w, bytes, len);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_byte(w, 0xc0);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_bool(ts_wire_writer *w, bool b, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_byte(w, b ? 0xc3 : 0xc2);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_int(ts_wire_writer *w, int64_t i, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_int(w, i);
     return writer_status(w, err);
 }
@@ -302,18 +336,24 @@ int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err
 
 int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_container(w, n, 0x80, 16, 0, 0xde, 0xdf);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_container(w, n, 0x90, 16, 0, 0xdc, 0xdd);
     return writer_status(w, err);
 }
 
 int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     switch (json_object_get_type(v)) {
     case json_type_null:
         return ts_wire_pack_nil(w, err);
@@ -331,7 +371,7 @@ int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_e
     case json_type_array:
         return pack_array(w, v, depth, err);
     }
-    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown value type");
+    return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown value type"));
 }
 
 int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err)
