@@ -18,7 +18,7 @@
 # client/ts_client*.c, client/tsctl*.c or tests/test_*.c needs no edit here.
 
 VERSION      := 0.1.0
-SONAME_MAJOR := 0
+SONAME_MAJOR := 1
 PREFIX       ?= /usr/local
 BUILD        ?= build
 SANITIZE     ?=

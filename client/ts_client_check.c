@@ -1,6 +1,6 @@
 /*
  * ts_client_check — the check method: its request packed straight from
- * ts_check_args (no json-c params tree; the bytes are those the params
+ * its ts_check_args (no json-c params tree; the bytes are those the params
  * tree gave) and its reply either as a json-c tree (ts_client_check) or
  * read in place (ts_client_check_outcome): the members of {outcome, name,
  * file, message, result: {score, passed, ...}|nil, report: str|nil}
@@ -128,6 +128,11 @@ static int check_prepare(ts_client *c, const ts_check_args *a, char *store, size
 {
     int rc;
 
+    if (a == NULL)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "no check arguments");
+    if (a->error < 0)
+        return ts_error_set(err, a->error, TS_ERR_NO_MEMORY,
+                            "out of memory while setting the check's arguments");
     if (a->store == NULL || a->store[0] == '\0')
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'store' is required");
     rc = ts_client__store_path(c, a->store, store, storesz, err);

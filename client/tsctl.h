@@ -16,6 +16,7 @@
 
 #include <json-c/json.h>
 
+#include "toolscore_client.h"
 #include "ts_error.h"
 
 /* Exit codes: the public contract of docs/tsctl.1. */
@@ -184,6 +185,9 @@ int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
 #define TSCTL_CALL_NO_AUTOSTART 0x2
 int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, int flags,
                struct json_object **result);
+
+/* check with args (ts_client_check), its reply and failures as tsctl_call's. */
+int tsctl_call_check(tsctl_ctx *ctx, const ts_check_args *args, struct json_object **result);
 
 /* A request on one snapshot: {store, name} to method ("show", "rm"). */
 int tsctl_call_name(tsctl_ctx *ctx, const char *method, const char *name, int flags,

@@ -1091,7 +1091,7 @@ START_TEST(typed_helpers_send_documented_params)
     fake f;
     ts_client *c;
     ts_error err;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     ts_record_args r;
     struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
     struct json_object *weights = json_tokener_parse("{\"tool\": 2}");
@@ -1108,15 +1108,14 @@ START_TEST(typed_helpers_send_documented_params)
     snprintf(store, sizeof(store), "%s/link/snaps", f.dir);
     snprintf(want, sizeof(want), "%s/snaps", f.dir);
 
-    ts_check_args_init(&a);
-    a.store = store;
-    a.name = "flow";
-    a.actual = calls;
-    a.weights = weights;
-    a.ci = true;
-    a.run = "r1";
-    a.test = "t::x";
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ts_check_args_set_store(a, store);
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, calls);
+    ts_check_args_set_weights(a, weights);
+    ts_check_args_set_ci(a, true);
+    ts_check_args_set_run(a, "r1");
+    ts_check_args_set_test(a, "t::x");
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert_str_eq(json_object_get_string(param(e, "store")), want);
@@ -1134,10 +1133,13 @@ START_TEST(typed_helpers_send_documented_params)
         ck_assert_msg(!json_object_object_get_ex(e->params, defaults[i], NULL), "%s was sent",
                       defaults[i]);
     /* and every other value is sent as given */
-    a.format = "openai";
-    a.min_score = 0.5;
-    a.strict = a.update = a.allow_pending = a.color = true;
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ts_check_args_set_format(a, "openai");
+    ts_check_args_set_min_score(a, 0.5);
+    ts_check_args_set_strict(a, true);
+    ts_check_args_set_update(a, true);
+    ts_check_args_set_allow_pending(a, true);
+    ts_check_args_set_color(a, true);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert_str_eq(json_object_get_string(param(e, "format")), "openai");
@@ -1145,24 +1147,25 @@ START_TEST(typed_helpers_send_documented_params)
     ck_assert(json_object_get_double(param(e, "min_score")) == 0.5);
     for (size_t i = 2; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         ck_assert_msg(json_object_get_boolean(param(e, defaults[i])), "%s", defaults[i]);
-    a.min_score = 0; /* 0 is not the default */
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ts_check_args_set_min_score(a, 0); /* 0 is not the default */
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert(json_object_get_double(param(e, "min_score")) == 0.0);
-    ts_check_args_init(&a);
-    a.store = store;
-    a.actual = calls;
+    ts_check_args_free(a);
+    a = ts_check_args_new();
+    ts_check_args_set_store(a, store);
+    ts_check_args_set_actual(a, calls);
     /* required params are checked before anything is sent */
-    a.name = NULL;
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
+    ts_check_args_set_name(a, NULL);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), -EINVAL);
     ck_assert_str_eq(err.code, "invalid_argument");
     ck_assert_ptr_nonnull(strstr(err.message, "name"));
-    a.name = "flow";
-    a.actual = NULL;
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
-    a.store = NULL;
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), -EINVAL);
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, NULL);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), -EINVAL);
+    ts_check_args_set_store(a, NULL);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), -EINVAL);
 
     ts_record_args_init(&r);
     r.store = store;
@@ -1208,6 +1211,62 @@ START_TEST(typed_helpers_send_documented_params)
     fake_stop(&f);
     json_object_put(calls);
     json_object_put(weights);
+    ts_check_args_free(a);
+}
+END_TEST
+
+/* A ts_check_args keeps copies of the strings it was given (the caller's
+ * may change at once) and borrows the values without touching their
+ * reference counts; NULL clears an optional member; a NULL ts_check_args
+ * is refused. */
+START_TEST(check_args_keep_their_values)
+{
+    fake f;
+    ts_client *c;
+    ts_error err;
+    ts_check_args *a = ts_check_args_new();
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {\"k\": 1}}]");
+    struct json_object *want = json_tokener_parse("[{\"tool\": \"t\", \"args\": {\"k\": 1}}]");
+    struct json_object *res = NULL;
+    char name[16], run[16];
+    const fake_entry *e;
+
+    fake_start(&f);
+    c = connect_to(f.sock);
+    ck_assert_ptr_nonnull(a);
+    snprintf(name, sizeof(name), "kept");
+    snprintf(run, sizeof(run), "r9");
+    ck_assert_int_eq(ts_check_args_set_store(a, f.dir), 0);
+    ck_assert_int_eq(ts_check_args_set_name(a, name), 0);
+    ck_assert_int_eq(ts_check_args_set_run(a, run), 0);
+    ck_assert_int_eq(ts_check_args_set_actual(a, calls), 0);
+    memset(name, 'x', sizeof(name) - 1);
+    memset(run, 'y', sizeof(run) - 1);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
+    json_object_put(res);
+    e = fake_last(&f, "check");
+    ck_assert_str_eq(json_object_get_string(param(e, "name")), "kept");
+    ck_assert_str_eq(json_object_get_string(param(e, "run")), "r9");
+    ck_assert(json_object_equal(param(e, "actual"), want));
+    /* borrowed: the caller's one reference is still the only one */
+    ck_assert_int_eq(json_object_put(calls), 1);
+    calls = NULL;
+    ck_assert_int_eq(ts_check_args_set_actual(a, want), 0);
+    /* the same arguments again, changed: run cleared, another name */
+    ck_assert_int_eq(ts_check_args_set_run(a, NULL), 0);
+    ck_assert_int_eq(ts_check_args_set_name(a, "second"), 0);
+    ck_assert_int_eq(ts_client_check(c, a, NULL, &err), 0);
+    e = fake_last(&f, "check");
+    ck_assert_str_eq(json_object_get_string(param(e, "name")), "second");
+    ck_assert(!json_object_object_get_ex(e->params, "run", NULL));
+    ck_assert_int_eq(ts_client_check(c, NULL, &res, &err), -EINVAL);
+    ck_assert_str_eq(err.code, "invalid_argument");
+    ck_assert_int_eq(ts_client_check_outcome(c, NULL, NULL, &err), -EINVAL);
+    ts_check_args_free(a);
+    ts_check_args_free(NULL);
+    json_object_put(want);
+    ts_client_close(c);
+    fake_stop(&f);
 }
 END_TEST
 
@@ -1349,47 +1408,47 @@ START_TEST(check_outcome_reads_replies)
                                         "reply:split"};
     fake f;
     ts_client *c;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     struct json_object *calls = json_tokener_parse("[]");
     char store[TS_PATHS_MAX];
 
     fake_start(&f);
     c = connect_to(f.sock);
     snprintf(store, sizeof(store), "%s", f.dir);
-    ts_check_args_init(&a);
-    a.store = store;
-    a.actual = calls;
+    ts_check_args_set_store(a, store);
+    ts_check_args_set_actual(a, calls);
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-        a.name = kinds[i];
-        both_agree(c, &a, strcmp(kinds[i], "reply:unusual") == 0 ? "PASSED" : "FAILED");
+        ts_check_args_set_name(a, kinds[i]);
+        both_agree(c, a, strcmp(kinds[i], "reply:unusual") == 0 ? "PASSED" : "FAILED");
     }
     {
         ts_check_outcome o;
         ts_error err;
 
-        a.name = "reply:plain";
-        ck_assert_int_eq(ts_client_check_outcome(c, &a, &o, &err), 0);
+        ts_check_args_set_name(a, "reply:plain");
+        ck_assert_int_eq(ts_client_check_outcome(c, a, &o, &err), 0);
         ck_assert(o.score == 0.25 && !o.passed);
         ck_assert_str_eq(o.report, "line 1\nline 2");
         ck_assert_str_eq(o.file, "/s/n-1.json");
         ts_check_outcome_free(&o);
         ck_assert_ptr_null(o.message);
         ts_check_outcome_free(&o); /* twice is fine */
-        a.name = "reply:unusual";
-        ck_assert_int_eq(ts_client_check_outcome(c, &a, &o, &err), 0);
+        ts_check_args_set_name(a, "reply:unusual");
+        ck_assert_int_eq(ts_client_check_outcome(c, a, &o, &err), 0);
         ck_assert(o.score == 1.0 && o.passed);
         ck_assert_ptr_null(o.report);
         ts_check_outcome_free(&o);
     }
-    a.name = "reply:plain";
-    ck_assert_int_eq(ts_client_check_outcome(c, &a, NULL, NULL), 0); /* outcome not wanted */
-    a.name = "reply:error";
-    both_refused(c, &a, "not_found");
-    ck_assert_int_eq(ts_client_check_outcome(c, &a, NULL, NULL), TS_CLIENT_EREMOTE);
+    ts_check_args_set_name(a, "reply:plain");
+    ck_assert_int_eq(ts_client_check_outcome(c, a, NULL, NULL), 0); /* outcome not wanted */
+    ts_check_args_set_name(a, "reply:error");
+    both_refused(c, a, "not_found");
+    ck_assert_int_eq(ts_client_check_outcome(c, a, NULL, NULL), TS_CLIENT_EREMOTE);
     ck_assert_int_eq(f.nconn, 1); /* none of these broke the connection */
     ts_client_close(c);
     fake_stop(&f);
     json_object_put(calls);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -1412,20 +1471,19 @@ START_TEST(check_outcome_refuses_bad_replies)
     };
     fake f;
     ts_client *c;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     ts_error err;
     struct json_object *calls = json_tokener_parse("[]");
 
     fake_start(&f);
     c = connect_to(f.sock);
-    ts_check_args_init(&a);
-    a.store = f.dir;
-    a.actual = calls;
+    ts_check_args_set_store(a, f.dir);
+    ts_check_args_set_actual(a, calls);
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         both_ways b;
 
-        a.name = cases[i].kind;
-        check_both_ways(c, &a, &b);
+        ts_check_args_set_name(a, cases[i].kind);
+        check_both_ways(c, a, &b);
         ck_assert_msg(b.typed_rc < 0 && strcmp(b.typed_err.code, "bad_reply") == 0,
                       "%s: typed call gave %d %s: %s", cases[i].kind, b.typed_rc, b.typed_err.code,
                       b.typed_err.message);
@@ -1446,6 +1504,7 @@ START_TEST(check_outcome_refuses_bad_replies)
     ts_client_close(c);
     fake_stop(&f);
     json_object_put(calls);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -1489,22 +1548,21 @@ START_TEST(check_outcome_random_replies)
 {
     fake f;
     ts_client *c;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     struct json_object *calls = json_tokener_parse("[]");
     char name[64];
     int agreed = 0, refused = 0, lenient = 0;
 
     fake_start(&f);
     c = connect_to(f.sock);
-    ts_check_args_init(&a);
-    a.store = f.dir;
-    a.actual = calls;
-    a.name = name;
+    ts_check_args_set_store(a, f.dir);
+    ts_check_args_set_actual(a, calls);
     for (unsigned seed = 1; seed <= 1500; seed++) {
         both_ways b;
 
         snprintf(name, sizeof(name), "reply:mutant:%u", seed);
-        check_both_ways(c, &a, &b);
+        ts_check_args_set_name(a, name);
+        check_both_ways(c, a, &b);
         if (b.tree_rc == 0 && check_result_shape(b.tree)) {
             ck_assert_msg(b.typed_rc == 0, "seed %u: %s: %s", seed, b.typed_err.code,
                           b.typed_err.message);
@@ -1534,6 +1592,7 @@ START_TEST(check_outcome_random_replies)
     fake_stop(&f);
     json_object_put(calls);
     (void)lenient;
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -1634,55 +1693,59 @@ START_TEST(check_request_bytes_unchanged)
     struct json_object *big = json_object_new_array();
     char long_name[70000];
     char *text = malloc(300);
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
 
     /* the defaults, and every id width */
-    ts_check_args_init(&a);
-    a.name = "flow";
-    a.actual = calls;
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, calls);
     for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
-        same_check_bytes(&a, "/s", ids[i], 0, "defaults");
+        same_check_bytes(a, "/s", ids[i], 0, "defaults");
     /* every argument given */
-    a.weights = weights;
-    a.run = "r-0123456789abcdef";
-    a.test = "tests/test_x.py::test_y[param-1]";
-    a.format = "openai";
-    a.min_score = 0.75;
-    a.strict = a.ci = a.update = a.allow_pending = a.color = true;
-    same_check_bytes(&a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
-    a.min_score = 0.0;
-    a.run = NULL;
-    same_check_bytes(&a, "/s", 8, 0, "no run, min_score 0");
-    a.min_score = 1e-300;
-    a.test = NULL;
-    a.weights = NULL;
-    same_check_bytes(&a, "/s", 9, 0, "tiny min_score");
+    ts_check_args_set_weights(a, weights);
+    ts_check_args_set_run(a, "r-0123456789abcdef");
+    ts_check_args_set_test(a, "tests/test_x.py::test_y[param-1]");
+    ts_check_args_set_format(a, "openai");
+    ts_check_args_set_min_score(a, 0.75);
+    ts_check_args_set_strict(a, true);
+    ts_check_args_set_ci(a, true);
+    ts_check_args_set_update(a, true);
+    ts_check_args_set_allow_pending(a, true);
+    ts_check_args_set_color(a, true);
+    same_check_bytes(a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
+    ts_check_args_set_min_score(a, 0.0);
+    ts_check_args_set_run(a, NULL);
+    same_check_bytes(a, "/s", 8, 0, "no run, min_score 0");
+    ts_check_args_set_min_score(a, 1e-300);
+    ts_check_args_set_test(a, NULL);
+    ts_check_args_set_weights(a, NULL);
+    same_check_bytes(a, "/s", 9, 0, "tiny min_score");
     /* strings of each length class: fixstr, str 8, str 16, str 32 */
     memset(text, 'n', 299);
     text[299] = '\0';
-    a.name = text;
-    same_check_bytes(&a, "/s", 10, 0, "str 16 name");
+    ts_check_args_set_name(a, text);
+    same_check_bytes(a, "/s", 10, 0, "str 16 name");
     text[40] = '\0';
-    same_check_bytes(&a, "/s", 11, 0, "str 8 name");
+    ts_check_args_set_name(a, text);
+    same_check_bytes(a, "/s", 11, 0, "str 8 name");
     memset(long_name, 'x', sizeof(long_name) - 1);
     long_name[sizeof(long_name) - 1] = '\0';
-    a.name = long_name;
-    same_check_bytes(&a, "/s", 12, 0, "str 32 name");
-    a.name = "caf\xc3\xa9 \xe2\x98\x95";
-    same_check_bytes(&a, "/s", 13, 0, "UTF-8 name");
+    ts_check_args_set_name(a, long_name);
+    same_check_bytes(a, "/s", 12, 0, "str 32 name");
+    ts_check_args_set_name(a, "caf\xc3\xa9 \xe2\x98\x95");
+    same_check_bytes(a, "/s", 13, 0, "UTF-8 name");
 
     /* the same errors */
-    a.name = "\xff";
-    same_check_bytes(&a, "/s", 14, 0, "invalid UTF-8 name");
-    a.name = "flow";
-    same_check_bytes(&a, "/s/\xc3", 15, 0, "invalid UTF-8 store");
-    a.min_score = NAN;
-    same_check_bytes(&a, "/s", 16, 0, "NaN min_score");
-    a.min_score = 1.0;
+    ts_check_args_set_name(a, "\xff");
+    same_check_bytes(a, "/s", 14, 0, "invalid UTF-8 name");
+    ts_check_args_set_name(a, "flow");
+    same_check_bytes(a, "/s/\xc3", 15, 0, "invalid UTF-8 store");
+    ts_check_args_set_min_score(a, NAN);
+    same_check_bytes(a, "/s", 16, 0, "NaN min_score");
+    ts_check_args_set_min_score(a, 1.0);
     json_object_object_add(nan_weights, "tool", json_object_new_double(INFINITY));
-    a.weights = nan_weights;
-    same_check_bytes(&a, "/s", 17, 0, "infinite weight");
-    a.weights = NULL;
+    ts_check_args_set_weights(a, nan_weights);
+    same_check_bytes(a, "/s", 17, 0, "infinite weight");
+    ts_check_args_set_weights(a, NULL);
     {
         struct json_object *inner = deep;
 
@@ -1692,19 +1755,20 @@ START_TEST(check_request_bytes_unchanged)
             inner = next;
         }
     }
-    a.actual = deep;
-    same_check_bytes(&a, "/s", 18, 0, "too deep");
+    ts_check_args_set_actual(a, deep);
+    same_check_bytes(a, "/s", 18, 0, "too deep");
     for (int i = 0; i < 200; i++)
         json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
-    a.actual = big;
-    same_check_bytes(&a, "/s", 19, 2048, "over max_frame");
-    same_check_bytes(&a, "/s", 20, 0, "within the default max_frame");
+    ts_check_args_set_actual(a, big);
+    same_check_bytes(a, "/s", 19, 2048, "over max_frame");
+    same_check_bytes(a, "/s", 20, 0, "within the default max_frame");
     json_object_put(calls);
     json_object_put(weights);
     json_object_put(nan_weights);
     json_object_put(deep);
     json_object_put(big);
     free(text);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -1975,7 +2039,7 @@ START_TEST(real_daemon_autostart_and_calls)
     struct json_object *res = NULL;
     struct json_object *calls =
         json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": 1}}]");
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     int64_t first_pid;
     int rc;
 
@@ -1987,11 +2051,10 @@ START_TEST(real_daemon_autostart_and_calls)
     ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "socket")), d.socket);
     json_object_put(res);
 
-    ts_check_args_init(&a);
-    a.store = d.store;
-    a.name = "flow";
-    a.actual = calls;
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ts_check_args_set_store(a, d.store);
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, calls);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "CREATED");
     json_object_put(res);
     ck_assert_int_eq(ts_client_show(c, d.store, "missing", &res, &err), TS_CLIENT_EREMOTE);
@@ -1999,7 +2062,7 @@ START_TEST(real_daemon_autostart_and_calls)
     ck_assert_int_eq(ts_client_approve(c, d.store, (const char *[]){"flow"}, 1, false, &res, &err),
                      0);
     json_object_put(res);
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "PASSED");
     json_object_put(res);
 
@@ -2019,6 +2082,7 @@ START_TEST(real_daemon_autostart_and_calls)
     stop_and_close(c, d.socket);
     tdaemon_cleanup(&d);
     json_object_put(calls);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -2041,15 +2105,14 @@ START_TEST(real_daemon_restarted_right_after_reply)
     ts_error err;
     struct json_object *res = NULL;
     struct json_object *calls = json_tokener_parse("[{\"tool\": \"a\", \"args\": {}}]");
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     int round;
 
     tdaemon_prepare(&d);
     tdaemon_start(&d, NULL);
     c = connect_to(d.socket);
-    ts_check_args_init(&a);
-    a.store = d.store;
-    a.actual = calls;
+    ts_check_args_set_store(a, d.store);
+    ts_check_args_set_actual(a, calls);
     for (round = 0; round < 2; round++) {
         char name[32];
 
@@ -2061,8 +2124,8 @@ START_TEST(real_daemon_restarted_right_after_reply)
             tdaemon_kill(&d);
         tdaemon_start(&d, NULL);
         snprintf(name, sizeof(name), "after_restart_%d", round);
-        a.name = name;
-        ck_assert_msg(ts_client_check(c, &a, &res, &err) == 0, "%s: %s", err.code, err.message);
+        ts_check_args_set_name(a, name);
+        ck_assert_msg(ts_client_check(c, a, &res, &err) == 0, "%s: %s", err.code, err.message);
         ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "outcome")), "CREATED");
         json_object_put(res);
         ck_assert_int_eq(server_pid(c), d.pid);
@@ -2074,6 +2137,7 @@ START_TEST(real_daemon_restarted_right_after_reply)
     tdaemon_stop_ok(&d);
     tdaemon_cleanup(&d);
     json_object_put(calls);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -2217,7 +2281,7 @@ START_TEST(real_daemon_small_max_frame)
     tdaemon d;
     ts_client *c;
     ts_error err;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
     struct json_object *big = json_object_new_array();
     struct json_object *res = NULL;
@@ -2230,13 +2294,12 @@ START_TEST(real_daemon_small_max_frame)
     ck_assert_int_eq(json_object_get_int(json_object_object_get(
                          (struct json_object *)ts_client_server_info(c), "max_frame")),
                      4096);
-    ts_check_args_init(&a);
-    a.store = d.store;
-    a.actual = calls;
+    ts_check_args_set_store(a, d.store);
+    ts_check_args_set_actual(a, calls);
     for (i = 0; i < 60; i++) {
         snprintf(name, sizeof(name), "a-fairly-long-snapshot-name-number-%03d", i);
-        a.name = name;
-        ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), 0);
+        ts_check_args_set_name(a, name);
+        ck_assert_int_eq(ts_client_check(c, a, NULL, &err), 0);
     }
     ck_assert_int_eq(ts_client_list(c, d.store, false, &res, &err), 0);
     ck_assert_int_eq(json_object_array_length(json_object_object_get(res, "snapshots")), 60);
@@ -2244,9 +2307,9 @@ START_TEST(real_daemon_small_max_frame)
     json_object_put(res);
     for (i = 0; i < 200; i++)
         json_object_array_add(big, json_object_new_string("0123456789012345678901234567890"));
-    a.name = "big";
-    a.actual = big;
-    ck_assert_int_eq(ts_client_check(c, &a, NULL, &err), -E2BIG);
+    ts_check_args_set_name(a, "big");
+    ts_check_args_set_actual(a, big);
+    ck_assert_int_eq(ts_client_check(c, a, NULL, &err), -E2BIG);
     ck_assert_str_eq(err.code, "too_large");
     ck_assert_ptr_nonnull(strstr(err.message, "4096"));
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
@@ -2255,6 +2318,7 @@ START_TEST(real_daemon_small_max_frame)
     tdaemon_cleanup(&d);
     json_object_put(calls);
     json_object_put(big);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -2314,7 +2378,7 @@ static void *thread_worker(void *arg)
     thread_job *job = arg;
     ts_client *c;
     ts_error err;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     struct json_object *calls;
     struct json_object *res = NULL;
     char name[32];
@@ -2324,16 +2388,16 @@ static void *thread_worker(void *arg)
     if (rc < 0) {
         job->failures++;
         snprintf(job->why, sizeof(job->why), "connect: %s", err.message);
+        ts_check_args_free(a);
         return NULL;
     }
     calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {\"n\": 1}}]");
-    ts_check_args_init(&a);
-    a.store = job->store;
-    a.actual = calls;
+    ts_check_args_set_store(a, job->store);
+    ts_check_args_set_actual(a, calls);
     for (i = 0; i < 25; i++) {
         snprintf(name, sizeof(name), "thread-%d-%d", job->index, i);
-        a.name = name;
-        rc = ts_client_check(c, &a, &res, &err);
+        ts_check_args_set_name(a, name);
+        rc = ts_client_check(c, a, &res, &err);
         if (rc < 0 ||
             strcmp(json_object_get_string(json_object_object_get(res, "name")), name) != 0) {
             job->failures++;
@@ -2345,6 +2409,7 @@ static void *thread_worker(void *arg)
     }
     json_object_put(calls);
     ts_client_close(c);
+    ts_check_args_free(a);
     return NULL;
 }
 
@@ -2760,7 +2825,7 @@ START_TEST(real_daemon_check_outcome_matches_tree)
     tdaemon d;
     ts_client *c;
     ts_error err;
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     ts_check_outcome created;
     struct json_object *res = NULL;
     struct json_object *calls = json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": 1}}, "
@@ -2771,47 +2836,46 @@ START_TEST(real_daemon_check_outcome_matches_tree)
     tdaemon_prepare(&d);
     tdaemon_start(&d, idle_args);
     c = connect_to(d.socket);
-    ts_check_args_init(&a);
-    a.store = d.store;
-    a.name = "flow";
-    a.actual = calls;
+    ts_check_args_set_store(a, d.store);
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, calls);
     /* CREATED changes the state: typed first, then the snapshot is removed
      * and the tree call creates it again */
-    ck_assert_int_eq(ts_client_check_outcome(c, &a, &created, &err), 0);
+    ck_assert_int_eq(ts_client_check_outcome(c, a, &created, &err), 0);
     ck_assert_str_eq(created.outcome, "CREATED");
     ck_assert_int_eq(ts_client_rm(c, d.store, "flow", NULL, &err), 0);
-    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     same_as_tree(&created, res);
     json_object_put(res);
     ts_check_outcome_free(&created);
 
-    both_agree(c, &a, "PENDING");
+    both_agree(c, a, "PENDING");
     ck_assert_int_eq(ts_client_approve(c, d.store, (const char *[]){"flow"}, 1, false, NULL, &err),
                      0);
-    both_agree(c, &a, "PASSED");
-    a.actual = other;
-    both_agree(c, &a, "FAILED");
-    a.min_score = 0.0;
-    both_agree(c, &a, "PASSED");
-    a.min_score = 1.0;
-    a.color = true;
-    both_agree(c, &a, "FAILED");
-    a.color = false;
-    a.name = "never-recorded";
-    a.ci = true;
-    both_agree(c, &a, "ERROR_MISSING_IN_CI");
-    a.ci = false;
-    a.run = "no-such-run";
-    both_refused(c, &a, "not_found");
-    a.run = NULL;
-    a.actual = bad;
-    both_refused(c, &a, "format");
-    a.name = "\xff";
-    a.actual = calls;
+    both_agree(c, a, "PASSED");
+    ts_check_args_set_actual(a, other);
+    both_agree(c, a, "FAILED");
+    ts_check_args_set_min_score(a, 0.0);
+    both_agree(c, a, "PASSED");
+    ts_check_args_set_min_score(a, 1.0);
+    ts_check_args_set_color(a, true);
+    both_agree(c, a, "FAILED");
+    ts_check_args_set_color(a, false);
+    ts_check_args_set_name(a, "never-recorded");
+    ts_check_args_set_ci(a, true);
+    both_agree(c, a, "ERROR_MISSING_IN_CI");
+    ts_check_args_set_ci(a, false);
+    ts_check_args_set_run(a, "no-such-run");
+    both_refused(c, a, "not_found");
+    ts_check_args_set_run(a, NULL);
+    ts_check_args_set_actual(a, bad);
+    both_refused(c, a, "format");
+    ts_check_args_set_name(a, "\xff");
+    ts_check_args_set_actual(a, calls);
     {
         both_ways b;
 
-        check_both_ways(c, &a, &b); /* refused before sending: invalid UTF-8 */
+        check_both_ways(c, a, &b); /* refused before sending: invalid UTF-8 */
         ck_assert_int_lt(b.typed_rc, 0);
         ck_assert_int_eq(b.typed_rc, b.tree_rc);
         ck_assert_str_eq(b.typed_err.code, b.tree_err.code);
@@ -2823,6 +2887,7 @@ START_TEST(real_daemon_check_outcome_matches_tree)
     json_object_put(calls);
     json_object_put(other);
     json_object_put(bad);
+    ts_check_args_free(a);
 }
 END_TEST
 
@@ -2895,7 +2960,7 @@ static void make_dir(const store_env *e, const char *rel)
  * snapshot file must lie directly in base/dir. */
 static void check_lands(store_env *e, const char *store, bool ci, const char *want, const char *dir)
 {
-    ts_check_args a;
+    ts_check_args *a = ts_check_args_new();
     ts_error err;
     struct json_object *res = NULL;
     char expect[PATH_MAX];
@@ -2903,12 +2968,11 @@ static void check_lands(store_env *e, const char *store, bool ci, const char *wa
     size_t n;
     int rc;
 
-    ts_check_args_init(&a);
-    a.store = store;
-    a.name = "flow";
-    a.actual = e->calls;
-    a.ci = ci;
-    rc = ts_client_check(e->c, &a, &res, &err);
+    ts_check_args_set_store(a, store);
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, e->calls);
+    ts_check_args_set_ci(a, ci);
+    rc = ts_client_check(e->c, a, &res, &err);
     ck_assert_msg(rc == 0, "check in %s: %s: %s", store, err.code, err.message);
     under(e, dir, expect, sizeof(expect));
     file = tstr(res, "file");
@@ -2918,6 +2982,7 @@ static void check_lands(store_env *e, const char *store, bool ci, const char *wa
                   "check in %s: %s with file %s, expected %s in %s/", store, tstr(res, "outcome"),
                   file, want, expect);
     json_object_put(res);
+    ts_check_args_free(a);
 }
 
 /* A symlinked store path whose link is switched to another directory
@@ -3069,6 +3134,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, request_over_server_max_frame);
     tcase_add_test(fake_tc, long_socket_path);
     tcase_add_test(fake_tc, typed_helpers_send_documented_params);
+    tcase_add_test(fake_tc, check_args_keep_their_values);
     tcase_add_test(fake_tc, store_resolution_follows_changes);
     tcase_add_test(fake_tc, fork_child_reconnects);
     tcase_add_test(fake_tc, fork_child_leaves_pipelined_reply);
