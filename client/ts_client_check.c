@@ -13,10 +13,12 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_score.h"
 #include "ts_wire_cursor.h"
 
 /* ---- the request --------------------------------------------------- */
@@ -174,8 +176,7 @@ enum {
     SEEN_MESSAGE = 4,
     SEEN_RESULT = 8,
     SEEN_REPORT = 16,
-    SEEN_SCORE = 32,
-    SEEN_PASSED = 64
+    SEEN_KEPT = 32 /* and up: the members of kept_members */
 };
 
 typedef struct check_reader {
@@ -194,7 +195,7 @@ static bool key_is(const char *key, size_t len, const char *name)
 /* A member may come once; a second one is refused like a duplicate key. */
 static int first_time(check_reader *r, unsigned bit, const char *name)
 {
-    char what[64];
+    char what[96];
 
     if ((r->seen & bit) == 0) {
         r->seen |= bit;
@@ -237,9 +238,43 @@ static int read_outcome(check_reader *r)
     return 0;
 }
 
-/* The scoring map: score and passed are read, the rest skipped. */
+/* The members of the score result (lib/ts_score's table) an outcome holds;
+ * the others are skipped. */
+static const size_t kept_members[] = {offsetof(ts_score_result, score),
+                                      offsetof(ts_score_result, passed)};
+
+/* The index in kept_members of k, or -1. */
+static int kept_index(const ts_score_key *k)
+{
+    for (size_t i = 0; k != NULL && i < sizeof(kept_members) / sizeof(kept_members[0]); i++) {
+        if (kept_members[i] == k->offset)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* One kept member k of the result into scratch, as k's type says. */
+static int read_kept(check_reader *r, const ts_score_key *k, ts_score_result *scratch)
+{
+    void *m = (char *)scratch + k->offset;
+    char what[64];
+
+    if (k->type == TS_SCORE_BOOL && ts_wire_cursor_bool(&r->cur, m, &r->why) < 0) {
+        snprintf(what, sizeof(what), "'result.%s' is not a bool", k->name);
+        return refuse(r->err, &r->why, what);
+    }
+    if (k->type == TS_SCORE_DOUBLE && ts_wire_cursor_number(&r->cur, m, &r->why) < 0) {
+        snprintf(what, sizeof(what), "'result.%s' is not a number", k->name);
+        return refuse(r->err, &r->why, what);
+    }
+    return 0;
+}
+
+/* The scoring map: the kept members are read, the rest skipped. */
 static int read_scoring(check_reader *r)
 {
+    ts_score_result scratch;
+    unsigned need = (SEEN_KEPT << (sizeof(kept_members) / sizeof(kept_members[0]))) - SEEN_KEPT;
     uint32_t count;
     int rc = 0;
 
@@ -247,26 +282,32 @@ static int read_scoring(check_reader *r)
         return ts_wire_cursor_nil(&r->cur, NULL);
     if (ts_wire_cursor_map(&r->cur, &count, &r->why) < 0)
         return refuse(r->err, &r->why, "'result' is neither a map nor nil");
+    memset(&scratch, 0, sizeof(scratch));
     for (uint32_t i = 0; rc == 0 && i < count; i++) {
+        const ts_score_key *k;
         const char *key;
         size_t len;
+        char name[48];
+        int kept;
 
         if (ts_wire_cursor_str(&r->cur, &key, &len, &r->why) < 0)
             return refuse(r->err, &r->why, "a key of 'result' is not a string");
-        if (key_is(key, len, "score")) {
-            rc = first_time(r, SEEN_SCORE, "result.score");
-            if (rc == 0 && ts_wire_cursor_number(&r->cur, &r->out->score, &r->why) < 0)
-                rc = refuse(r->err, &r->why, "'result.score' is not a number");
-        } else if (key_is(key, len, "passed")) {
-            rc = first_time(r, SEEN_PASSED, "result.passed");
-            if (rc == 0 && ts_wire_cursor_bool(&r->cur, &r->out->passed, &r->why) < 0)
-                rc = refuse(r->err, &r->why, "'result.passed' is not a bool");
-        } else if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0) {
-            rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
+        k = ts_score_key_find(key, len);
+        kept = kept_index(k);
+        if (kept < 0) {
+            if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)
+                rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
+            continue;
         }
+        snprintf(name, sizeof(name), "result.%s", k->name);
+        rc = first_time(r, SEEN_KEPT << kept, name);
+        if (rc == 0)
+            rc = read_kept(r, k, &scratch);
     }
-    if (rc == 0 && (r->seen & (SEEN_SCORE | SEEN_PASSED)) != (SEEN_SCORE | SEEN_PASSED))
+    if (rc == 0 && (r->seen & need) != need)
         rc = refuse(r->err, NULL, "'result' lacks score or passed");
+    r->out->score = rc == 0 ? scratch.score : r->out->score;
+    r->out->passed = rc == 0 && scratch.passed;
     return rc;
 }
 

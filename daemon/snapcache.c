@@ -228,15 +228,6 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
     return e->wire_state == 1 && e->wire.len == len && memcmp(e->wire.data, bytes, len) == 0;
 }
 
-static bool options_equal(const ts_score_options *a, const ts_score_options *b)
-{
-    return a->weights.selection_accuracy == b->weights.selection_accuracy &&
-           a->weights.argument_f1 == b->weights.argument_f1 &&
-           a->weights.sequence_accuracy == b->weights.sequence_accuracy &&
-           a->weights.redundant_rate == b->weights.redundant_rate && a->strict == b->strict &&
-           a->min_score == b->min_score;
-}
-
 /* Score e's calls against themselves with opt, and pack the result. */
 static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts_error *err)
 {
@@ -272,7 +263,7 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
 
     if (e == NULL)
         return ts_error_set(err, -ENOENT, TS_ERR_INTERNAL, "snapshot '%s' is not cached", name);
-    if (!e->has_self || !options_equal(&e->self_opt, opt)) {
+    if (!e->has_self || !ts_score_options_equal(&e->self_opt, opt)) {
         rc = work_out_self(e, opt, err);
         if (rc < 0)
             return rc;

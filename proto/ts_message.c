@@ -170,66 +170,38 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     return builder_finish(&b, out, "reply", err);
 }
 
-/* One key and a double of the score result. */
-static void pack_double_member(ts_wire_writer *w, const char *key, double v, ts_error *err)
-{
-    ts_wire_pack_str(w, key, strlen(key), err);
-    ts_wire_pack_double(w, v, err);
-}
-
-/* One key and a tool list (NULL: an empty list) of the score result;
- * depth: containers open around the list. */
-static void pack_list_member(ts_wire_writer *w, const char *key, const struct json_object *list,
-                             int depth, ts_error *err)
-{
-    ts_wire_pack_str(w, key, strlen(key), err);
-    if (list == NULL)
-        ts_wire_pack_array(w, 0, err);
-    else
-        ts_wire_pack(w, list, depth, err);
-}
-
 int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, int depth,
                                  ts_error *err)
 {
-    /* The order of ts_score_result_to_json; test_proto compares the bytes. */
-    const struct {
-        const char *key;
-        double value;
-    } first[] = {{"invocation_accuracy", r->invocation_accuracy},
-                 {"selection_accuracy", r->selection_accuracy},
-                 {"argument_precision", r->argument_precision},
-                 {"argument_recall", r->argument_recall},
-                 {"argument_f1", r->argument_f1},
-                 {"edit_distance", r->edit_distance},
-                 {"normalized_distance", r->normalized_distance},
-                 {"sequence_accuracy", r->sequence_accuracy}},
-      second[] = {{"redundant_rate", r->redundant_rate},
-                  {"tool_correctness", r->tool_correctness},
-                  {"trajectory_accuracy", r->trajectory_accuracy},
-                  {"step_match_rate", r->step_match_rate},
-                  {"path_efficiency", r->path_efficiency}};
-    char grade[2] = {r->grade, '\0'};
+    ts_wire_pack_map(w, ts_score_key_count, err);
+    for (size_t i = 0; i < ts_score_key_count; i++) {
+        const ts_score_key *k = &ts_score_keys[i];
+        const void *m = ts_score_member(r, k);
+        const struct json_object *list;
 
-    ts_wire_pack_map(w, 2 + 8 + 2 + 5 + 4 + 2, err);
-    pack_double_member(w, "score", r->score, err);
-    ts_wire_pack_str(w, "grade", 5, err);
-    ts_wire_pack_str(w, grade, strlen(grade), err);
-    for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++)
-        pack_double_member(w, first[i].key, first[i].value, err);
-    ts_wire_pack_str(w, "redundant_count", 15, err);
-    ts_wire_pack_int(w, r->redundant_count, err);
-    ts_wire_pack_str(w, "total_calls", 11, err);
-    ts_wire_pack_int(w, r->total_calls, err);
-    for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++)
-        pack_double_member(w, second[i].key, second[i].value, err);
-    pack_list_member(w, "expected_tools", r->expected_tools, depth + 1, err);
-    pack_list_member(w, "called_tools", r->called_tools, depth + 1, err);
-    pack_list_member(w, "missing_tools", r->missing_tools, depth + 1, err);
-    pack_list_member(w, "extra_tools", r->extra_tools, depth + 1, err);
-    ts_wire_pack_str(w, "passed", 6, err);
-    ts_wire_pack_bool(w, r->passed, err);
-    pack_double_member(w, "min_score", r->min_score, err);
+        ts_wire_pack_str(w, k->name, strlen(k->name), err);
+        switch (k->type) {
+        case TS_SCORE_DOUBLE:
+            ts_wire_pack_double(w, *(const double *)m, err);
+            break;
+        case TS_SCORE_INT:
+            ts_wire_pack_int(w, *(const int64_t *)m, err);
+            break;
+        case TS_SCORE_GRADE:
+            ts_wire_pack_str(w, (const char *)m, *(const char *)m != '\0', err);
+            break;
+        case TS_SCORE_BOOL:
+            ts_wire_pack_bool(w, *(const bool *)m, err);
+            break;
+        case TS_SCORE_TOOLS:
+            list = *(struct json_object *const *)m;
+            if (list == NULL)
+                ts_wire_pack_array(w, 0, err);
+            else
+                ts_wire_pack(w, list, depth + 1, err);
+            break;
+        }
+    }
     return ts_wire_writer_error(w);
 }
 
