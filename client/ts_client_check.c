@@ -13,6 +13,7 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -192,8 +193,9 @@ static bool key_is(const char *key, size_t len, const char *name)
     return strlen(name) == len && memcmp(key, name, len) == 0;
 }
 
-/* A member may come once; a second one is refused like a duplicate key. */
-static int first_time(check_reader *r, unsigned bit, const char *name)
+/* A member (prefix + name) may come once; a second one is refused like a
+ * duplicate key. */
+static int first_time(check_reader *r, unsigned bit, const char *prefix, const char *name)
 {
     char what[96];
 
@@ -201,7 +203,7 @@ static int first_time(check_reader *r, unsigned bit, const char *name)
         r->seen |= bit;
         return 0;
     }
-    snprintf(what, sizeof(what), "'%s' appears twice", name);
+    snprintf(what, sizeof(what), "'%s%s' appears twice", prefix, name);
     return refuse(r->err, NULL, what);
 }
 
@@ -243,14 +245,21 @@ static int read_outcome(check_reader *r)
 static const size_t kept_members[] = {offsetof(ts_score_result, score),
                                       offsetof(ts_score_result, passed)};
 
-/* The index in kept_members of k, or -1. */
-static int kept_index(const ts_score_key *k)
+#define KEPT_COUNT (sizeof(kept_members) / sizeof(kept_members[0]))
+
+/* The table's entries of the kept members, in kept_members' order (found
+ * once per process). */
+static const ts_score_key *kept_keys[KEPT_COUNT];
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void find_kept_keys(void)
 {
-    for (size_t i = 0; k != NULL && i < sizeof(kept_members) / sizeof(kept_members[0]); i++) {
-        if (kept_members[i] == k->offset)
-            return (int)i;
+    for (size_t j = 0; j < KEPT_COUNT; j++) {
+        for (size_t i = 0; kept_keys[j] == NULL && i < ts_score_key_count; i++) {
+            if (ts_score_keys[i].offset == kept_members[j])
+                kept_keys[j] = &ts_score_keys[i];
+        }
     }
-    return -1;
 }
 
 /* One kept member k of the result into scratch, as k's type says. */
@@ -273,8 +282,9 @@ static int read_kept(check_reader *r, const ts_score_key *k, ts_score_result *sc
 /* The scoring map: the kept members are read, the rest skipped. */
 static int read_scoring(check_reader *r)
 {
+    const ts_score_key *const *kept = kept_keys;
+    const unsigned need = (SEEN_KEPT << KEPT_COUNT) - SEEN_KEPT;
     ts_score_result scratch;
-    unsigned need = (SEEN_KEPT << (sizeof(kept_members) / sizeof(kept_members[0]))) - SEEN_KEPT;
     uint32_t count;
     int rc = 0;
 
@@ -282,27 +292,24 @@ static int read_scoring(check_reader *r)
         return ts_wire_cursor_nil(&r->cur, NULL);
     if (ts_wire_cursor_map(&r->cur, &count, &r->why) < 0)
         return refuse(r->err, &r->why, "'result' is neither a map nor nil");
+    pthread_once(&kept_once, find_kept_keys);
     memset(&scratch, 0, sizeof(scratch));
     for (uint32_t i = 0; rc == 0 && i < count; i++) {
-        const ts_score_key *k;
         const char *key;
-        size_t len;
-        char name[48];
-        int kept;
+        size_t len, j = 0;
 
         if (ts_wire_cursor_str(&r->cur, &key, &len, &r->why) < 0)
             return refuse(r->err, &r->why, "a key of 'result' is not a string");
-        k = ts_score_key_find(key, len);
-        kept = kept_index(k);
-        if (kept < 0) {
+        while (j < KEPT_COUNT && !(kept[j]->len == len && memcmp(kept[j]->name, key, len) == 0))
+            j++;
+        if (j == KEPT_COUNT) {
             if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)
                 rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
             continue;
         }
-        snprintf(name, sizeof(name), "result.%s", k->name);
-        rc = first_time(r, SEEN_KEPT << kept, name);
+        rc = first_time(r, SEEN_KEPT << j, "result.", kept[j]->name);
         if (rc == 0)
-            rc = read_kept(r, k, &scratch);
+            rc = read_kept(r, kept[j], &scratch);
     }
     if (rc == 0 && (r->seen & need) != need)
         rc = refuse(r->err, NULL, "'result' lacks score or passed");
@@ -324,23 +331,23 @@ static int read_member(check_reader *r, const char *key, size_t len)
     int rc;
 
     if (key_is(key, len, "outcome")) {
-        rc = first_time(r, SEEN_OUTCOME, "outcome");
+        rc = first_time(r, SEEN_OUTCOME, "", "outcome");
         return rc < 0 ? rc : read_outcome(r);
     }
     if (key_is(key, len, "file")) {
-        rc = first_time(r, SEEN_FILE, "file");
+        rc = first_time(r, SEEN_FILE, "", "file");
         return rc < 0 ? rc : read_string(r, "file", &r->out->file);
     }
     if (key_is(key, len, "message")) {
-        rc = first_time(r, SEEN_MESSAGE, "message");
+        rc = first_time(r, SEEN_MESSAGE, "", "message");
         return rc < 0 ? rc : read_string(r, "message", &r->out->message);
     }
     if (key_is(key, len, "result")) {
-        rc = first_time(r, SEEN_RESULT, "result");
+        rc = first_time(r, SEEN_RESULT, "", "result");
         return rc < 0 ? rc : read_scoring(r);
     }
     if (key_is(key, len, "report")) {
-        rc = first_time(r, SEEN_REPORT, "report");
+        rc = first_time(r, SEEN_REPORT, "", "report");
         return rc < 0 ? rc : read_report(r);
     }
     if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)

@@ -1032,10 +1032,9 @@ void ts_score_result_share(ts_score_result *dst, const ts_score_result *src)
  * Result as JSON
  * ------------------------------------------------------------------------- */
 
-#define KEY(name, type)                                                                            \
-    {                                                                                              \
-#name, type, offsetof(ts_score_result, name)                                               \
-    }
+/* clang-format off */
+#define KEY(name, type) {#name, sizeof(#name) - 1, type, offsetof(ts_score_result, name)}
+/* clang-format on */
 
 const ts_score_key ts_score_keys[] = {
     KEY(score, TS_SCORE_DOUBLE),
@@ -1068,7 +1067,7 @@ const size_t ts_score_key_count = sizeof(ts_score_keys) / sizeof(ts_score_keys[0
 const ts_score_key *ts_score_key_find(const char *name, size_t len)
 {
     for (size_t i = 0; i < ts_score_key_count; i++) {
-        if (strncmp(ts_score_keys[i].name, name, len) == 0 && ts_score_keys[i].name[len] == '\0')
+        if (ts_score_keys[i].len == len && memcmp(ts_score_keys[i].name, name, len) == 0)
             return &ts_score_keys[i];
     }
     return NULL;

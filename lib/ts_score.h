@@ -126,6 +126,7 @@ typedef enum ts_score_type {
 
 typedef struct ts_score_key {
     const char *name;
+    size_t len; /* strlen(name) */
     ts_score_type type;
     size_t offset; /* of the member in ts_score_result */
 } ts_score_key;

@@ -44,7 +44,8 @@ size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
     return n;
 }
 
-size_t ts_utf8_first_invalid(const char *s, size_t len)
+/* Offset of the first invalid byte, or len (inlined into both callers). */
+static size_t first_invalid(const char *s, size_t len)
 {
     const unsigned char *p = (const unsigned char *)s;
     size_t i = 0;
@@ -65,7 +66,12 @@ size_t ts_utf8_first_invalid(const char *s, size_t len)
     return len;
 }
 
+size_t ts_utf8_first_invalid(const char *s, size_t len)
+{
+    return first_invalid(s, len);
+}
+
 bool ts_utf8_valid(const char *s, size_t len)
 {
-    return ts_utf8_first_invalid(s, len) == len;
+    return first_invalid(s, len) == len;
 }

@@ -347,7 +347,7 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
 
 /* Decode one key/value pair of the envelope at payload[*pos..len). */
 static int request_pair(ts_request *req, const unsigned char *payload, size_t len, size_t *pos,
-                        unsigned *seen, const char *raw_key, ts_error *err)
+                        unsigned *seen, ts_message_raw_choice choose, ts_error *err)
 {
     ts_wire_raw_member *raw = NULL;
     struct json_object *key = NULL;
@@ -363,9 +363,12 @@ static int request_pair(ts_request *req, const unsigned char *payload, size_t le
         rc = shape_error(err, "request keys must be strings, got %s", type_name(key));
         goto out;
     }
-    if (raw_key != NULL && strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
-        req->raw.key = raw_key;
-        raw = &req->raw;
+    /* The method's member is left as bytes when the method came first (the
+     * order clients send); params before the method are decoded whole. */
+    if (choose != NULL && req->method != NULL &&
+        strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
+        req->raw.key = choose(req->method);
+        raw = req->raw.key != NULL ? &req->raw : NULL;
     }
     rc = ts_wire_decode_prefix_raw(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, raw, &value,
                                    &used, err);
@@ -386,7 +389,7 @@ int ts_message_decode_request(const void *payload, size_t len, ts_request *req, 
     return ts_message_decode_request_raw(payload, len, NULL, req, err);
 }
 
-int ts_message_request_decode_raw(const ts_request *req, struct json_object *params, ts_error *err)
+int ts_message_expand_raw(const ts_request *req, struct json_object *params, ts_error *err)
 {
     struct json_object *value = NULL;
     int rc;
@@ -403,7 +406,7 @@ int ts_message_request_decode_raw(const ts_request *req, struct json_object *par
     return 0;
 }
 
-int ts_message_decode_request_raw(const void *payload, size_t len, const char *raw_key,
+int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_raw_choice choose,
                                   ts_request *req, ts_error *err)
 {
     const unsigned char *p = payload;
@@ -433,7 +436,7 @@ int ts_message_decode_request_raw(const void *payload, size_t len, const char *r
                             "a request map has at most 3 keys (id, method, params), got %llu",
                             (unsigned long long)count);
     for (i = 0; i < count; i++) {
-        rc = request_pair(req, p, len, &pos, &seen, raw_key, err);
+        rc = request_pair(req, p, len, &pos, &seen, choose, err);
         if (rc < 0)
             return rc;
     }

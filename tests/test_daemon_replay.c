@@ -1,8 +1,8 @@
 /*
  * test_daemon_replay — replays whose observed calls are byte for byte what a
  * client sends for the baseline's own calls. The daemon answers those
- * without decoding, extracting or scoring the calls (daemon/check.c,
- * try_identical); everything else takes the usual path. Each test sends the
+ * without decoding, extracting or scoring the calls (daemon/check.c, step 3
+ * of the replay plan); everything else takes the usual path. Each test sends the
  * baseline's calls as the file holds them (the bytes the shortcut knows) and
  * the same calls with their keys in another order (equal JSON, other
  * bytes: the usual path), and requires the same answer from both. The

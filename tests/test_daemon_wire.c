@@ -407,6 +407,51 @@ START_TEST(broken_actual)
 }
 END_TEST
 
+/* A check whose params come before its method (any key order is valid):
+ * the daemon decodes them whole, and the answers are the usual ones. */
+static const char *ordered_name_;
+
+static void build_params_first(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    key(pk, "params");
+    msgpack_pack_map(pk, 3);
+    key(pk, "store");
+    key(pk, daemon_.store);
+    key(pk, "name");
+    key(pk, ordered_name_);
+    key(pk, "actual");
+    msgpack_pack_array(pk, 1);
+    msgpack_pack_map(pk, 1);
+    key(pk, "tool");
+    key(pk, "t");
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 41);
+    key(pk, "method");
+    key(pk, "check");
+}
+
+START_TEST(params_before_method)
+{
+    static const char *const outcomes[] = {"CREATED", "PENDING"};
+    int fd = tdaemon_connect(daemon_.socket);
+
+    ordered_name_ = "ordered";
+    for (size_t i = 0; i < 2; i++) {
+        struct json_object *reply = NULL, *result = NULL;
+
+        pack_and_send(fd, build_params_first);
+        ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+        ck_assert_msg(json_object_object_get_ex(reply, "result", &result) && result != NULL,
+                      "refused: %s", json_object_to_json_string(reply));
+        ck_assert_str_eq(tstr(result, "outcome"), outcomes[i]);
+        json_object_put(reply);
+    }
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
 START_TEST(hello_rules)
 {
     int fd = tdaemon_connect_raw(daemon_.socket);
@@ -541,6 +586,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, wrong_types);
     tcase_add_test(tc, nesting_limit);
     tcase_add_test(tc, broken_actual);
+    tcase_add_test(tc, params_before_method);
     tcase_add_test(tc, hello_rules);
     tcase_add_test(tc, pipelining_in_order);
     tcase_add_test(tc, in_flight_limit);
