@@ -112,12 +112,11 @@ typedef struct tsctl_scoring_opts {
 } tsctl_scoring_opts;
 
 /* Their entries in a command's option table. */
+/* clang-format off */
 #define TSCTL_SCORING_OPTIONS(s)                                                                   \
     {"format", 0, &(s)->format, NULL}, {"min-score", 0, &(s)->min_score, NULL},                    \
-        {"weights", 0, &(s)->weights, NULL},                                                       \
-    {                                                                                              \
-        "strict", 0, NULL, &(s)->strict                                                            \
-    }
+    {"weights", 0, &(s)->weights, NULL}, {"strict", 0, NULL, &(s)->strict}
+/* clang-format on */
 
 /*
  * The scoring options checked (--format, then --min-score, then --weights)
