@@ -7,7 +7,7 @@ set -eu
 want=${1:-build}
 pkgs="build-essential pkg-config libuv1-dev libjson-c-dev libmsgpack-dev check libmd-dev"
 if [ "$want" = test ]; then
-	pkgs="$pkgs valgrind tmux systemd man-db clang libclang-rt-14-dev util-linux procps python3 strace"
+	pkgs="$pkgs valgrind tmux systemd man-db clang clang-format libclang-rt-14-dev util-linux procps python3 strace"
 fi
 missing=""
 for p in $pkgs; do
