@@ -1,0 +1,3 @@
+// toolscored/vitest/setup registers toMatchToolSnapshot (its types come with "toolscored").
+import 'toolscored';
+export {};
