@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { setTimeout as timer } from 'node:timers';
+import { setImmediate as turn, setTimeout as timer } from 'node:timers';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
@@ -86,6 +86,35 @@ export class Connection {
 
   /** Send one request and resolve to its result (rejects with a ToolscoreError). */
   async request(method, params = {}) {
+    try {
+      return await this.attempt(method, params);
+    } catch (err) {
+      // never executed: the daemon was stopping (shutting_down), or the
+      // connection was closed before our only request could be read (EPIPE
+      // on an idle connection): once more, on a new connection (a new
+      // daemon, started if need be)
+      if (err.code !== 'shutting_down' && !err.retryable) throw err;
+      this.drop();
+      return this.attempt(method, params);
+    }
+  }
+
+  drop() {
+    const sock = this.socket;
+    this.socket = null;
+    this.ready = null;
+    if (sock !== null) sock.destroy();
+  }
+
+  async attempt(method, params) {
+    if (this.socket !== null && this.pending.size === 0) {
+      // an idle connection may have been closed by a daemon that stopped
+      // while this process was busy: one turn of the loop reads its end, so
+      // the request goes to a new connection instead of failing
+      await new Promise((resolve) => turn(resolve));
+      const sock = this.socket;
+      if (sock !== null && (sock.readableEnded || sock.destroyed)) this.drop();
+    }
     await this.connect();
     return this.send(method, params);
   }
@@ -118,6 +147,7 @@ export class Connection {
   async open() {
     const deadline = nowMs() + this.connectTimeoutMs;
     let started = null;
+    let spawned = false;
     let delay = 5;
     for (;;) {
       let reason;
@@ -133,14 +163,18 @@ export class Connection {
       }
       if (this.autoStart && started === null) {
         started = this.spawnDaemon();
+        spawned = true;
         if (started.error) throw this.unavailable(`${reason}; ${started.error}`);
       }
-      if (started?.exited && started.status !== 0 && started.status !== 3) {
+      // status 3: it lost the start to another daemon (maybe one still
+      // stopping, whose socket goes away with it): start one again later
+      if (started?.exited && started.status === 3) started = null;
+      else if (started?.exited && started.status !== 0) {
         const line = started.line ? `: ${started.line}` : '';
         throw this.unavailable(`${reason}; toolscored exited with status ${started.status}${line}`);
       }
       if (nowMs() >= deadline) {
-        const what = started ? 'toolscored was started but did not answer' : 'auto-start is off';
+        const what = spawned ? 'toolscored was started but did not answer' : 'auto-start is off';
         throw this.unavailable(`${reason}; ${what} within ${this.connectTimeoutMs} ms`);
       }
       await sleep(delay);
@@ -263,8 +297,9 @@ export class Connection {
       );
     const header = Buffer.allocUnsafe(4);
     header.writeUInt32BE(payload.byteLength, 0);
+    const idle = this.pending.size === 0;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method });
+      this.pending.set(id, { resolve, reject, method, idle });
       sock.ref();
       sock.cork();
       sock.write(header);
@@ -380,13 +415,14 @@ export class Connection {
     const n = this.pending.size;
     if (n > 0) {
       const why = this.lastError ? ` (${this.lastError.message})` : '';
-      this.rejectAll(
-        new ConnectionError(
-          'disconnected',
-          `the connection to toolscored at ${this.socketPath} closed with ${n} request(s) outstanding${why}; their effects may or may not have happened`,
-          this.socketPath,
-        ),
+      const err = new ConnectionError(
+        'disconnected',
+        `the connection to toolscored at ${this.socketPath} closed with ${n} request(s) outstanding${why}; their effects may or may not have happened`,
+        this.socketPath,
       );
+      const only = this.pending.values().next().value;
+      err.retryable = n === 1 && only.idle && this.lastError?.code === 'EPIPE';
+      this.rejectAll(err);
     }
     this.lastError = null;
   }
