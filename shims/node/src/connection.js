@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { setImmediate as turn, setTimeout as timer } from 'node:timers';
+import { setTimeout as timer } from 'node:timers';
 import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
@@ -107,14 +107,11 @@ export class Connection {
   }
 
   async attempt(method, params) {
-    if (this.socket !== null && this.pending.size === 0) {
-      // an idle connection may have been closed by a daemon that stopped
-      // while this process was busy: one turn of the loop reads its end, so
-      // the request goes to a new connection instead of failing
-      await new Promise((resolve) => turn(resolve));
-      const sock = this.socket;
-      if (sock !== null && (sock.readableEnded || sock.destroyed)) this.drop();
-    }
+    // an idle connection the daemon closed while this process was busy:
+    // when its end was read already, go to a new connection at once (else
+    // the write fails with EPIPE, which request() retries)
+    const sock = this.socket;
+    if (sock !== null && this.pending.size === 0 && (sock.readableEnded || sock.destroyed)) this.drop();
     await this.connect();
     return this.send(method, params);
   }
