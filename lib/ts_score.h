@@ -105,8 +105,11 @@ void ts_score_result_share(ts_score_result *dst, const ts_score_result *src);
  * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 
-/* Value comparison of scoring.md (lenient: numbers by value, trim top-level
- * strings when top_level; strict: identical types). */
+/* Value comparison of docs/scoring.md. Lenient: numbers by exact value
+ * across int/float/bool; when top_level (the value is itself an argument
+ * value) two numbers equal as doubles are equal too, and two strings equal
+ * after trimming Unicode whitespace. Strict: identical types at every
+ * level, exact numbers, no trimming. */
 bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
                      bool top_level);
 

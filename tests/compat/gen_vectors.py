@@ -786,6 +786,10 @@ def values_equal(expected, actual, strict):
         return strict_equal(expected, actual)
     if lenient_deep_equal(expected, actual):
         return True
+    if is_number(expected) and is_number(actual):
+        # A top-level number: the reference compares float(e) == float(a),
+        # so 2**53 + 1 equals 2**53 here (never inside containers).
+        return float(expected) == float(actual)
     if isinstance(expected, str) and isinstance(actual, str):
         return expected.strip() == actual.strip()
     return False
@@ -1113,6 +1117,13 @@ def fixed_score_cases():
         ([call("a", {"n": 2**53 + 1})], [call("a", {"n": float(2**53)})], None, False),
         ([call("a", {"n": 2**64 - 1})], [call("a", {"n": float(2**64)})], None, False),
         ([call("a", {"n": 2**63})], [call("a", {"n": float(2**63)})], None, False),
+        ([call("a", {"n": 2**53 + 1})], [call("a", {"n": 2**53})], None, False),
+        ([call("a", {"n": 2**53 + 1})], [call("a", {"n": 2**53})], None, True),
+        ([call("a", {"n": 2**64 - 1})], [call("a", {"n": 2**64 - 2})], None, False),
+        ([call("a", {"n": 2**63 - 1})], [call("a", {"n": 2**63})], None, False),
+        ([call("a", {"n": -2**63})], [call("a", {"n": -2**63 + 1})], None, False),
+        ([call("a", {"n": [2**53 + 1]})], [call("a", {"n": [2**53]})], None, False),
+        ([call("a", {"n": {"m": 2**64 - 1}})], [call("a", {"n": {"m": 2**64 - 2}})], None, False),
         ([call("a", {"n": "1"})], [call("a", {"n": 1})], None, False),
         ([call("a", {"n": None})], [call("a", {"n": 0})], None, False),
         ([call("a", {"x": 1}), call("a", {"x": 1})], [call("a", {"x": 1})], None, False),
@@ -1213,6 +1224,11 @@ def self_check():
     assert s["argument_f1"] == 0.0
     s = score([], [])
     assert s["argument_f1"] == 1.0 and s["passed"]
+    s = score([{"tool": "a", "args": {"n": 2**53 + 1}}], [{"tool": "a", "args": {"n": 2**53}}])
+    assert s["argument_f1"] == 1.0 and s["step_match_rate"] == 0.0
+    s = score([{"tool": "a", "args": {"n": [2**64 - 1]}}], [{"tool": "a", "args": {"n": [2**64 - 2]}}])
+    assert s["argument_f1"] == 0.0
+    assert values_equal(2**64 - 1, 2**64 - 2, False) and not values_equal(2**64 - 1, 2**64 - 2, True)
     for a, b in [(1, 1.0), (True, 1), ([1, {"a": 2}], [1.0, {"a": 2.0}]), ("x", "x"), (None, None)]:
         assert lenient_deep_equal(a, b) == (a == b)
     for a, b in [(1, "1"), (None, 0), ([1], [1, 2]), ({"a": 1}, {"a": 1, "b": 2}), (False, None)]:
