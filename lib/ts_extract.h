@@ -46,6 +46,16 @@ int ts_extract_shared(struct json_object *input, const char *format, ts_extract_
  */
 const char *ts_extract_detect(const struct json_object *input);
 
+/*
+ * A trace import's calls (docs/extraction.md, "Trace import normalizes
+ * calls"): a new array with each call of a valid calls list (as
+ * ts_calls_validate checks it, code "invalid_calls" otherwise) as exactly
+ * {"tool": ..., "args": {...}}: other keys dropped, args absent or null
+ * written as {}, args copied.
+ */
+int ts_extract_normalize(const struct json_object *calls, struct json_object **out,
+                         ts_error *err);
+
 /* True when name is a known format name (including "auto"). */
 bool ts_extract_format_known(const char *name);
 
