@@ -401,8 +401,13 @@ int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snaps
         return ts_error_prefix(err, -E2BIG, "%s", what);
     }
     rc = ts_json_parse(buf, len, SNAPSHOT_MAX_DEPTH, &root, err);
-    if (rc < 0)
+    if (rc < 0) {
+        /* not JSON, or nested too deep: the file is no snapshot (the
+         * message keeps the parser's line and column) */
+        if (rc != -ENOMEM && err != NULL)
+            snprintf(err->code, sizeof(err->code), "%s", TS_ERR_INVALID_SNAPSHOT);
         return ts_error_prefix(err, rc, "%s", what);
+    }
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
         json_object_put(root);
