@@ -1089,21 +1089,25 @@ START_TEST(list_pages)
     json_object_object_add(p, "name", json_object_new_string("p15"));
     json_object_put(ok_put("rm", p));
 
-    r = ok_put("list", list_params(daemon_.store, 10, cursor));
-    ck_assert_str_eq(listed_names(r, names, sizeof(names)),
-                     "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
-    ck_assert_int_eq(total_of(r), 25);
-    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "problems")), 0);
-    ck_assert_str_eq(tstr(r, "next"), cursor);
-    json_object_put(r);
-    /* another page size for the last page */
-    r = ok_put("list", list_params(daemon_.store, 100, cursor));
-    ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
-    ck_assert(json_object_object_get(r, "next") == NULL);
-    json_object_put(r);
-    /* finished: the cursor is gone */
-    ck_assert_ptr_nonnull(strstr(
-        err_put("list", list_params(daemon_.store, 10, cursor), "invalid_argument"), "list again"));
+    /* a cursor is a position: asked for twice (a retry), the same page */
+    for (int retry = 0; retry < 2; retry++) {
+        r = ok_put("list", list_params(daemon_.store, 10, cursor));
+        ck_assert_str_eq(listed_names(r, names, sizeof(names)),
+                         "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
+        ck_assert_int_eq(total_of(r), 25);
+        ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "problems")), 0);
+        ck_assert_str_ne(tstr(r, "next"), cursor);
+        if (retry == 1)
+            snprintf(cursor, sizeof(cursor), "%s", tstr(r, "next"));
+        json_object_put(r);
+    }
+    /* another page size for the last page, which a retry gets again too */
+    for (int retry = 0; retry < 2; retry++) {
+        r = ok_put("list", list_params(daemon_.store, 100, cursor));
+        ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
+        ck_assert(json_object_object_get(r, "next") == NULL);
+        json_object_put(r);
+    }
 
     /* a new listing sees the change; without a limit, one page */
     r = ok_put("list", list_params(daemon_.store, 0, NULL));
