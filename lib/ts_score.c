@@ -209,6 +209,13 @@ static void trim_span(const unsigned char *s, size_t *start, size_t *end)
     }
 }
 
+void ts_strip_span(const char *s, size_t len, size_t *start, size_t *end)
+{
+    *start = 0;
+    *end = len;
+    trim_span((const unsigned char *)s, start, end);
+}
+
 static bool strings_equal_trimmed(const struct json_object *a, const struct json_object *b)
 {
     const unsigned char *sa =

@@ -113,4 +113,10 @@ struct json_object *ts_score_result_to_json(const ts_score_result *r);
 bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
                      bool top_level);
 
+/* The span [*start, *end) of s[0..len) without the leading and trailing
+ * whitespace Python's str.strip() removes (str.isspace(): ASCII and Unicode
+ * whitespace; invalid UTF-8 is never whitespace). The trimming of the
+ * lenient comparison, and of TOOLSCORE_RECORD_UPDATE. */
+void ts_strip_span(const char *s, size_t len, size_t *start, size_t *end);
+
 #endif
