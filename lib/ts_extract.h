@@ -53,8 +53,7 @@ const char *ts_extract_detect(const struct json_object *input);
  * {"tool": ..., "args": {...}}: other keys dropped, args absent or null
  * written as {}, args copied.
  */
-int ts_extract_normalize(const struct json_object *calls, struct json_object **out,
-                         ts_error *err);
+int ts_extract_normalize(const struct json_object *calls, struct json_object **out, ts_error *err);
 
 /* True when name is a known format name (including "auto"). */
 bool ts_extract_format_known(const char *name);

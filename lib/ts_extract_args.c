@@ -195,8 +195,7 @@ int ts_extract__add_call_value(extract_ctx *ctx, const struct json_object *name,
 
 /* ---- trace import ------------------------------------------------------- */
 
-int ts_extract_normalize(const struct json_object *calls, struct json_object **out,
-                         ts_error *err)
+int ts_extract_normalize(const struct json_object *calls, struct json_object **out, ts_error *err)
 {
     struct json_object *list;
     size_t n;

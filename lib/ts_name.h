@@ -14,8 +14,8 @@
 
 #include "ts_error.h"
 
-#define TS_NAME_MAX_BYTES 4096       /* longest snapshot name accepted */
-#define TS_FILENAME_MAX 512          /* enough for any file name we make */
+#define TS_NAME_MAX_BYTES 4096 /* longest snapshot name accepted */
+#define TS_FILENAME_MAX 512    /* enough for any file name we make */
 
 /*
  * Check that name[0..len) is an acceptable snapshot name: valid UTF-8, no NUL,

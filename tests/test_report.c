@@ -378,7 +378,8 @@ START_TEST(report_thousand_calls_reversed)
     ck_assert_uint_eq(count(out.data, "| MISSING\n"), 999);
     ck_assert_uint_eq(count(out.data, "| ✓\n"), 1);
     ck_assert_ptr_nonnull(strstr(out.data, "\n1000 | t0(…any args…)   | t0(…any args…)   | ✓\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "\n1999 | t999(…any args…) | — MISSING —      | MISSING\n"));
+    ck_assert_ptr_nonnull(
+        strstr(out.data, "\n1999 | t999(…any args…) | — MISSING —      | MISSING\n"));
     ck_assert_uint_eq(count(out.data, "unexpected at calls["), 999);
     ck_assert_uint_eq(count(out.data, "missing at calls["), 999);
     ck_assert_ptr_nonnull(strstr(out.data, "missing at calls[999]\n"));

@@ -452,8 +452,8 @@ START_TEST(large_integers_exact_inside_containers_and_strict)
     ck_assert(!equal_text("[9007199254740993]", "[9007199254740992]", false, true));
     ck_assert(!equal_text("{\"n\": 9007199254740993}", "{\"n\": 9007199254740992}", false, true));
     ck_assert(!equal_text("[18446744073709551615]", "[18446744073709551614]", false, true));
-    ck_assert(!equal_text("{\"n\": 9223372036854775807}", "{\"n\": 9223372036854775808.0}", false,
-                          true));
+    ck_assert(
+        !equal_text("{\"n\": 9223372036854775807}", "{\"n\": 9223372036854775808.0}", false, true));
     ck_assert(equal_text("[9007199254740992]", "[9007199254740992.0]", false, true));
     /* Strict: exact at every level. */
     ck_assert(equal_text("9007199254740993", "9007199254740993", true, true));
