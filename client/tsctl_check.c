@@ -56,7 +56,7 @@ static void print_outcome(const tsctl_ctx *ctx, const struct json_object *reply)
     }
 }
 
-/* The reply with exactly the keys of cli.md, in its order. */
+/* The reply with exactly the keys of docs/tsctl.1, in its order. */
 static struct json_object *check_json(const struct json_object *reply)
 {
     static const char *const keys[] = {"outcome", "name", "file", "message", "result", "report"};

@@ -1,6 +1,6 @@
 /*
  * ts_extract_args — building calls and normalizing arguments, the rules every
- * extraction format shares (extract.md): a call is {"tool": name, "args":
+ * extraction format shares (docs/extraction.md): a call is {"tool": name, "args":
  * {...}}; a call without a non-empty string name is dropped; arguments given
  * as JSON text are parsed with ts_json's strict reader; arguments that are not
  * an object become {"value": x}. Also the format-error helpers, and the
@@ -98,7 +98,7 @@ struct json_object *ts_extract__wrap_value(struct json_object *v)
 }
 
 /*
- * The arguments object for a provider value (the rule of extract.md):
+ * The arguments object for a provider value (the rule of docs/extraction.md):
  * missing/null -> {}, object -> copy, string -> parsed JSON (unparseable ->
  * unparsed_fallback, {} when that is NULL), anything that is not an object
  * -> {"value": x}. *out is a new object; -ENOMEM on allocation failure.

@@ -1,7 +1,7 @@
 /*
  * ts_report — the text a person reads after a replay: the drift report of a
  * FAILED check (aligned table, score line, structural paths, tips) and the
- * one-line end-of-run summary (../shared/spec/snapshots.md).
+ * one-line end-of-run summary (docs/snapshots.md).
  *
  * Rows are aligned by ts_align (difflib.SequenceMatcher over tool names) and
  * values are shown as Python's repr() shows them (ts_repr), so the table reads

@@ -1,6 +1,6 @@
 /*
  * ts_score — scoring a list of actual tool calls against an expected list
- * (../shared/spec/scoring.md). Owns the value comparison (lenient and
+ * (docs/scoring.md). Owns the value comparison (lenient and
  * strict), weight validation, and every metric of the composite score.
  *
  * Tool names are mapped to small integer ids (in byte order, which is code

@@ -1,6 +1,6 @@
 /*
  * ts_score — comparing actual tool calls with expected ones
- * (../shared/spec/scoring.md; numbers match the reference to 1e-12).
+ * (docs/scoring.md; numbers match the reference to 1e-12).
  *
  * Calls are json-c arrays of objects {"tool": string, "args": object|null|absent}.
  * Neither list is modified.
@@ -101,7 +101,7 @@ void ts_score_result_free(ts_score_result *r);
  * one thread at a time. Release dst with ts_score_result_free(). */
 void ts_score_result_share(ts_score_result *dst, const ts_score_result *src);
 
-/* The result as JSON with exactly scoring.md's keys plus passed, min_score.
+/* The result as JSON with exactly docs/scoring.md's keys plus passed, min_score.
  * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 

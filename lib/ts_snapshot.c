@@ -74,7 +74,7 @@ static int validate_call(const struct json_object *call, size_t index, ts_error 
     if (memchr(json_object_get_string(tool), '\0', len) != NULL)
         return calls_error(err, index, "\"tool\" contains a NUL character");
     /* args null is kept: on an expected call it means "don't check arguments"
-     * (scoring.md), and the reference tool writes it for such calls. */
+     * (docs/scoring.md), and the reference tool writes it for such calls. */
     if (json_object_object_get_ex(call, "args", &args) && args != NULL &&
         !json_object_is_type(args, json_type_object))
         return calls_error(err, index, "\"args\" must be an object or null");

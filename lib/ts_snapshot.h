@@ -1,7 +1,7 @@
 /*
  * ts_snapshot — one snapshot: its model, its file format, and timestamps.
  *
- * The file format is the reference tool's (snapshots.md): keys in the order
+ * The file format is the reference tool's (docs/snapshots.md): keys in the order
  * schema_version, name, created_at, updated_at, toolscore_version, approved,
  * source, calls; written by ts_json_write_pretty plus one "\n".
  */

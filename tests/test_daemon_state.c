@@ -1,6 +1,6 @@
 /*
  * test_daemon_state — the snapshot state machine over a real toolscored
- * socket: every row of snapshots.md's table locally, in CI and with
+ * socket: every row of docs/snapshots.md's table locally, in CI and with
  * allow_pending/update, the exact messages, concurrent creators and
  * approvers, files changed behind the daemon's back, record/list/show/rm,
  * runs (summary, duplicates, orphans, review) and bad parameters.

@@ -1,8 +1,8 @@
 /*
  * test_name — snapshot names to file names (lib/ts_name.c).
  *
- * Expected file names are the reference tool's mapping (snapshots.md),
- * including the two examples of the spec and the names of the reference
+ * Expected file names are the reference tool's mapping (docs/snapshots.md),
+ * including the two examples of docs/snapshots.md and the names of the reference
  * tool's files in tests/data/compat/.
  */
 #include <check.h>

@@ -1,5 +1,5 @@
 /*
- * test_score — scoring.md: every metric, value comparison in both modes,
+ * test_score — docs/scoring.md: every metric, value comparison in both modes,
  * weights, thresholds, grades, validation, and large inputs.
  */
 #include <check.h>
@@ -78,7 +78,7 @@ static void assert_list(const struct json_object *list, const char *want)
     free(got);
 }
 
-/* ---- worked examples of scoring.md ---- */
+/* ---- worked examples of docs/scoring.md ---- */
 
 START_TEST(example_perfect_match)
 {

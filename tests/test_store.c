@@ -237,7 +237,7 @@ START_TEST(reference_files_round_trip_through_the_store)
             if (strcmp(line_a, line_b) != 0) {
                 differing++;
                 /* an approval rewrites the file as this version's
-                 * (snapshots.md: a re-save differs in updated_at and
+                 * (docs/snapshots.md: a re-save differs in updated_at and
                  * toolscore_version only), plus the flag itself */
                 ck_assert_msg(strstr(line_a, "\"updated_at\"") || strstr(line_a, "\"approved\"") ||
                                   strstr(line_a, "\"toolscore_version\""),
@@ -277,7 +277,7 @@ START_TEST(approve_sets_approved_and_updated_at)
     ck_assert(back->approved);
     ck_assert_str_eq(back->created_at, s->created_at);
     ck_assert_str_ne(back->updated_at, "2020-01-01T00:00:00.000000+00:00");
-    /* the rewrite is this version's (snapshots.md: a re-save differs only
+    /* the rewrite is this version's (docs/snapshots.md: a re-save differs only
      * in updated_at and toolscore_version) */
     ck_assert_str_eq(back->toolscore_version, TS_VERSION);
     ts_snapshot_free(back);

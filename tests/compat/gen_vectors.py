@@ -3,8 +3,8 @@
 
 The reference tool (toolscore 1.8.1, Python) writes snapshot files with
 json.dumps(obj, indent=2, ensure_ascii=False) + "\\n", reads them with
-json.loads, names them with SHA-1 and the rule in snapshots.md, and scores
-with the rules in scoring.md. This script runs those rules in CPython and
+json.loads, names them with SHA-1 and the rule in docs/snapshots.md, and scores
+with the rules in docs/scoring.md. This script runs those rules in CPython and
 writes what they produce to tests/data/compat-vectors/, where
 tests/test_compat.c and tests/test_compat_score.c check that the C code
 produces the same bytes and numbers. It is a development tool: `make check` only reads its output and
@@ -600,7 +600,7 @@ def write_repr(inputs):
 
 
 # ---------------------------------------------------------------------------
-# (b) Snapshot file names (snapshots.md, "Store and file names")
+# (b) Snapshot file names (docs/snapshots.md, "Store and file names")
 # ---------------------------------------------------------------------------
 
 STEM_REPLACED = re.compile(r'[/\\:\[\]<>|*?"\s]')
@@ -746,7 +746,7 @@ def write_snapshots(rng, inputs, names):
 
 
 # ---------------------------------------------------------------------------
-# (c) Scoring: a transcription of scoring.md
+# (c) Scoring: a transcription of docs/scoring.md
 # ---------------------------------------------------------------------------
 
 def is_number(v):
@@ -1088,7 +1088,7 @@ def score_case(rng, index):
 
 
 def fixed_score_cases():
-    """The worked examples of scoring.md and the edges around them."""
+    """The worked examples of docs/scoring.md and the edges around them."""
     def call(tool, args=None, absent=False):
         c = {"tool": tool}
         if not absent:
@@ -1159,7 +1159,7 @@ def near_threshold(rng, case):
     return case
 
 
-# Inputs scoring.md refuses (no score): the C code must refuse them too.
+# Inputs docs/scoring.md refuses (no score): the C code must refuse them too.
 ERROR_CASES = [
     ({"tool": "a"}, [], None, 1.0),
     (["a"], [], None, 1.0),
@@ -1207,7 +1207,7 @@ def write_scores(rng):
 
 
 # ---------------------------------------------------------------------------
-# Self-checks of the transcription against scoring.md's worked examples
+# Self-checks of the transcription against docs/scoring.md's worked examples
 # ---------------------------------------------------------------------------
 
 def self_check():
