@@ -571,7 +571,7 @@ START_TEST(list_cursor_is_a_position)
     char first[128], second[128], bad[160];
 
     for (int i = 0; i < 5; i++) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof(name), "n%d", i);
         json_object_put(ok_put("check", check_params(name, CALLS)));
     }
