@@ -17,6 +17,7 @@ Process roles (docs/pytest.md):
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Dict, List, Mapping, Optional, Set
 
 import pytest
@@ -106,6 +107,7 @@ class _Session:
         self.partial: List[str] = _partial_from_options(config)
         self.not_passed: Set[str] = set()
         self.lines: List[str] = []
+        self.lock = threading.Lock()  # tests may check from several threads
         if self.worker:
             wi: Mapping[str, Any] = config.workerinput  # type: ignore[attr-defined]
             self.run = wi.get("toolscored_run")
@@ -131,6 +133,13 @@ class _Session:
         """The run checks are counted in; the controller opens it the first
         time. A daemon that cannot be reached is raised (the test errors);
         any other failure leaves the session without a run (noted at the end)."""
+        __tracebackhide__ = True
+        if self.run_tried:
+            return self.run
+        with self.lock:
+            return self._open_run()
+
+    def _open_run(self) -> Optional[str]:
         __tracebackhide__ = True
         if not self.run_tried:
             try:
@@ -166,7 +175,8 @@ class _Session:
             self.run_lost = True
             self.run = None
             res = c.check(self.store, name, actual, run=None, **kw)
-        self.checks += 1
+        with self.lock:
+            self.checks += 1
         return res
 
     # ---- hooks of this session -------------------------------------------
