@@ -26,9 +26,9 @@
 /* One step from the root to the value being converted. */
 typedef struct tspy_path {
     const struct tspy_path *parent;
-    PyObject *key;     /* a dict key (borrowed, held by the caller), or NULL */
-    Py_ssize_t index;  /* the list/tuple index when key is NULL and via is NULL */
-    const char *via;   /* a slow-path call, e.g. "model_dump(mode='json')" */
+    PyObject *key;    /* a dict key (borrowed, held by the caller), or NULL */
+    Py_ssize_t index; /* the list/tuple index when key is NULL and via is NULL */
+    const char *via;  /* a slow-path call, e.g. "model_dump(mode='json')" */
 } tspy_path;
 
 typedef struct tspy_conv {
@@ -142,12 +142,12 @@ static int raise_at(const tspy_conv *cv, const tspy_path *p, PyObject *exc, PyOb
 
 static int raise_not_json(const tspy_conv *cv, const tspy_path *p, PyObject *obj)
 {
-    return raise_at(cv, p, PyExc_TypeError,
-                    PyUnicode_FromFormat("a value of type '%s' cannot be sent as JSON",
-                                         Py_TYPE(obj)->tp_name),
-                    ": it is not a JSON value (dict, list, tuple, str, int, float, bool, None) "
-                    "and has no model_dump(), to_dict(), to_json_dict() or dict() method, nor "
-                    "dataclass fields");
+    return raise_at(
+        cv, p, PyExc_TypeError,
+        PyUnicode_FromFormat("a value of type '%s' cannot be sent as JSON", Py_TYPE(obj)->tp_name),
+        ": it is not a JSON value (dict, list, tuple, str, int, float, bool, None) "
+        "and has no model_dump(), to_dict(), to_json_dict() or dict() method, nor "
+        "dataclass fields");
 }
 
 static int raise_int_range(const tspy_conv *cv, const tspy_path *p, PyObject *obj)
@@ -179,11 +179,11 @@ static int note_slow_path_error(const tspy_conv *cv, const tspy_path *p, PyObjec
     PyErr_NormalizeException(&type, &value, &tb);
     where = path_text(cv, p);
     if (where != NULL && value != NULL && PyObject_HasAttrString(value, "add_note")) {
-        PyObject *r = PyObject_CallMethod(value, "add_note", "N",
-                                          PyUnicode_FromFormat("raised by %s() of '%s' at %U, "
-                                                               "converting it to JSON",
-                                                               method, Py_TYPE(obj)->tp_name,
-                                                               where));
+        PyObject *r =
+            PyObject_CallMethod(value, "add_note", "N",
+                                PyUnicode_FromFormat("raised by %s() of '%s' at %U, "
+                                                     "converting it to JSON",
+                                                     method, Py_TYPE(obj)->tp_name, where));
         Py_XDECREF(r);
     }
     PyErr_Clear();
@@ -214,8 +214,7 @@ static int enter(tspy_conv *cv, PyObject *obj, const tspy_path *p)
     }
     if (cv->depth >= TSPY_MAX_DEPTH)
         return raise_at(cv, p, PyExc_ValueError,
-                        PyUnicode_FromFormat("values nested deeper than %d levels",
-                                             TSPY_MAX_DEPTH),
+                        PyUnicode_FromFormat("values nested deeper than %d levels", TSPY_MAX_DEPTH),
                         "");
     cv->stack[cv->depth++] = obj;
     return 0;
@@ -241,8 +240,8 @@ static int convert_string(const tspy_conv *cv, PyObject *obj, const tspy_path *p
                         " (it holds a lone surrogate, which UTF-8 cannot carry)");
     }
     if (len > INT32_MAX)
-        return raise_at(cv, p, PyExc_ValueError,
-                        PyUnicode_FromFormat("a string of %zd bytes", len), " is too long");
+        return raise_at(cv, p, PyExc_ValueError, PyUnicode_FromFormat("a string of %zd bytes", len),
+                        " is too long");
     *out = json_object_new_string_len(s, (int)len);
     if (*out == NULL) {
         PyErr_NoMemory();
@@ -344,10 +343,10 @@ static int convert_key(const tspy_conv *cv, PyObject *key, const tspy_path *p, c
     Py_ssize_t len;
 
     if (!PyUnicode_Check(key))
-        return raise_at(cv, p, PyExc_TypeError,
-                        PyUnicode_FromFormat("a dict key of type '%s' (%R)",
-                                             Py_TYPE(key)->tp_name, key),
-                        ": JSON object keys must be str");
+        return raise_at(
+            cv, p, PyExc_TypeError,
+            PyUnicode_FromFormat("a dict key of type '%s' (%R)", Py_TYPE(key)->tp_name, key),
+            ": JSON object keys must be str");
     *s = PyUnicode_AsUTF8AndSize(key, &len);
     if (*s == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
@@ -364,8 +363,7 @@ static int convert_key(const tspy_conv *cv, PyObject *key, const tspy_path *p, c
     return 0;
 }
 
-static int convert_dict(tspy_conv *cv, PyObject *dict, const tspy_path *p,
-                        struct json_object **out)
+static int convert_dict(tspy_conv *cv, PyObject *dict, const tspy_path *p, struct json_object **out)
 {
     struct json_object *o;
     PyObject *key;
@@ -477,8 +475,7 @@ static bool is_json_type(PyObject *obj)
  * (no second slow step there, so a method returning another such object
  * cannot loop); inside it, values take the slow path again.
  */
-static int convert_slow(tspy_conv *cv, PyObject *obj, const tspy_path *p,
-                        struct json_object **out)
+static int convert_slow(tspy_conv *cv, PyObject *obj, const tspy_path *p, struct json_object **out)
 {
     static const struct {
         PyObject **attr;

@@ -191,9 +191,9 @@ static int op_check(ts_client *c, void *arg, struct json_object **res, ts_error 
 
 static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"store", "name",          "actual", "format", "min_score",
-                             "weights", "strict",      "ci",     "update", "allow_pending",
-                             "run",     "test",        "color",  NULL};
+    static char *kwlist[] = {"store",   "name",   "actual", "format", "min_score",
+                             "weights", "strict", "ci",     "update", "allow_pending",
+                             "run",     "test",   "color",  NULL};
     tspy_check_params p;
     PyObject *actual;
     PyObject *weights = Py_None;
@@ -204,14 +204,13 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 
     memset(&p, 0, sizeof(p));
     p.min_score = 1.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzp:check", kwlist, &p.store,
-                                     &p.name, &actual, &p.format, &p.min_score, &weights, &strict,
-                                     &ci, &update, &allow_pending, &p.run, &p.test, &color))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzp:check", kwlist, &p.store, &p.name,
+                                     &actual, &p.format, &p.min_score, &weights, &strict, &ci,
+                                     &update, &allow_pending, &p.run, &p.test, &color))
         return NULL;
     if (actual == Py_None) {
-        PyErr_SetString(PyExc_ValueError,
-                        "actual is None: pass the agent's response or a list of "
-                        "{\"tool\", \"args\"} calls");
+        PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
+                                          "{\"tool\", \"args\"} calls");
         return NULL;
     }
     if (weights != Py_None && !PyDict_Check(weights)) {
