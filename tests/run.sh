@@ -13,6 +13,11 @@ export CK_DEFAULT_TIMEOUT=${CK_DEFAULT_TIMEOUT:-60}
 # The suite must not see a CI flag from the machine that runs it: tests that
 # need CI set it themselves.
 unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE
+# Daemons the tests start keep their state (runs, kept observations) in a
+# directory of this run, never in the user's.
+XDG_STATE_HOME=$(mktemp -d /tmp/ts-test-state-XXXXXX) || exit 1
+export XDG_STATE_HOME
+trap 'rm -rf "$XDG_STATE_HOME"' EXIT INT TERM
 passed=0
 failed=0
 failed_names=""
