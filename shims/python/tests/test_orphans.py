@@ -92,3 +92,10 @@ def test_snapshots_of_tests_that_did_not_pass_are_kept(recorded: Project) -> Non
                             "pass*"])
     assert "test_o.py::test_c" not in [ln.strip() for ln in r.outlines]
     assert len(recorded.files()) == 3
+
+
+def test_a_suite_with_no_check_left(recorded: Project) -> None:
+    recorded.pt.makepyfile(test_o="def test_plain():\n    pass\n")
+    r = recorded.run("--toolscore-orphans=warn")
+    r.assert_outcomes(passed=1)
+    r.stdout.fnmatch_lines(["toolscore: 3 unused snapshot(s) (no test checked them):"])

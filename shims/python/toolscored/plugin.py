@@ -181,6 +181,17 @@ class _Session:
 
     # ---- hooks of this session -------------------------------------------
 
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        # With --toolscore-orphans the run is wanted even if no test checks
+        # a snapshot any more (then every snapshot is unused).
+        if self.orphans and not self.worker and not self.run_tried:
+            try:
+                self.ensure_run()
+            except DaemonUnavailable as e:
+                self.run_tried = True
+                self.run_error = str(e)
+                self.lines.append(f"toolscore: --toolscore-orphans={self.orphans} skipped: {e}")
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed or (report.skipped and report.when != "teardown"):
             self.not_passed.add(report.nodeid)
@@ -236,8 +247,6 @@ class _Session:
                 self.run_lost = True
             except ToolscoreError as e:
                 self.lines.append(f"toolscore: the run's summary could not be read: {e}")
-        elif self.run_owned and self.run_lost:
-            pass
         elif self.run_error and self.checks:
             self.lines.append(f"toolscore: no summary for this session: {self.run_error}")
         if self.run_lost:
