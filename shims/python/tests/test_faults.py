@@ -119,6 +119,37 @@ def test_sdk_objects_are_converted(project: Project) -> None:
                              {"tool": "dc", "args": {"p": [1, 2]}}]
 
 
+def test_real_pydantic_models(project: Project) -> None:
+    """Debian's pydantic (v1: dict()) models as an SDK would return them."""
+    project.pt.makepyfile(test_pyd="""
+        from typing import List, Optional
+        import pydantic
+
+        class Function(pydantic.BaseModel):
+            name: str
+            arguments: str
+
+        class ToolCall(pydantic.BaseModel):
+            id: str
+            type: str = "function"
+            function: Function
+
+        class Message(pydantic.BaseModel):
+            role: str
+            content: Optional[str] = None
+            tool_calls: List[ToolCall]
+
+        def test_pyd(toolscore_snapshot):
+            msg = Message(role="assistant", tool_calls=[ToolCall(id="c1", function=Function(
+                name="search_flights", arguments='{"destination": "NYC"}'))])
+            toolscore_snapshot({"choices": [{"message": msg}]})
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=1, warnings=1)
+    (snap,) = project.files().values()
+    assert snap["calls"] == [{"tool": "search_flights", "args": {"destination": "NYC"}}]
+
+
 def test_unreachable_daemon_is_a_test_error_naming_the_socket(
         project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     sock = str(tmp_path / "nowhere" / "toolscored.sock")

@@ -361,3 +361,28 @@ def test_books_a_flight(toolscore_snapshot):
     args = json.loads(raw)["calls"][0]["args"]
     assert list(args["order"]) == ["z", "a"]
     assert args["i"][3] == 2**64 - 1 and args["f"][1] == 0.1
+
+
+@pytest.mark.parametrize("workers", ["0", "2"])
+def test_junitxml_properties(project: Project, workers: str) -> None:
+    import xml.etree.ElementTree as ET
+    project.pt.makepyfile(test_booking=BOOKING, test_two="""
+        def test_two(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "a", "args": {}}])
+            toolscore_snapshot([{"tool": "b", "args": {}}], name="second")
+    """)
+    project.run("test_two.py")
+    project.approve_all()
+    r = project.run("--junitxml=out.xml", "-n", workers)
+    r.assert_outcomes(passed=2, warnings=1)
+    cases = {c.get("name"): c for c in ET.parse(project.path / "out.xml").iter("testcase")}
+    props = {n: [(p.get("name"), p.get("value")) for p in c.iter("property")]
+             for n, c in cases.items()}
+    assert props["test_books_a_flight"] == [
+        ("toolscore.name", "test_booking.py::test_books_a_flight"),
+        ("toolscore.outcome", "CREATED")]
+    assert props["test_two"] == [
+        ("toolscore.name", "test_two.py::test_two"), ("toolscore.outcome", "PASSED"),
+        ("toolscore.score", "1.0000"),
+        ("toolscore.name", "second"), ("toolscore.outcome", "PASSED"),
+        ("toolscore.score", "1.0000")]

@@ -379,12 +379,14 @@ def _partial_from_options(config: pytest.Config) -> List[str]:
 class SnapshotFixture:
     """The callable the ``toolscore_snapshot`` fixture returns."""
 
-    __slots__ = ("_session", "_nodeid", "_unnamed")
+    __slots__ = ("_session", "_nodeid", "_unnamed", "_properties")
 
-    def __init__(self, session: _Session, nodeid: str) -> None:
+    def __init__(self, session: _Session, nodeid: str,
+                 properties: Optional[List[Any]] = None) -> None:
         self._session = session
         self._nodeid = nodeid
         self._unnamed = 0
+        self._properties = properties  # the test's user_properties, under --junitxml
 
     def __call__(self, actual: Any, *, min_score: float = 1.0,
                  weights: Optional[Mapping[str, float]] = None, strict: bool = False,
@@ -405,6 +407,12 @@ class SnapshotFixture:
             raise TypeError(f"name must be a str, not {type(name).__name__}")
         res = self._session.check(name, self._nodeid, actual, min_score, weights, strict,
                                   rules, format)
+        if self._properties is not None:
+            # pytest's --junitxml writes these as the test case's properties.
+            self._properties.append(("toolscore.name", res["name"]))
+            self._properties.append(("toolscore.outcome", res["outcome"]))
+            if res.get("result") is not None:
+                self._properties.append(("toolscore.score", f"{res['result']['score']:.4f}"))
         return api._outcome_to_python(res, stacklevel=2)
 
 
@@ -413,7 +421,9 @@ def toolscore_snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
     """Snapshot-test an agent's tool calls: ``toolscore_snapshot(response)``
     records a pending snapshot named after the test on its first run, and
     replays the approved baseline afterwards (drift fails the test)."""
-    return SnapshotFixture(request.config.stash[_STATE], request.node.nodeid)
+    junit = bool(request.config.getoption("xmlpath", None))
+    return SnapshotFixture(request.config.stash[_STATE], request.node.nodeid,
+                           request.node.user_properties if junit else None)
 
 
 # ---- hooks ---------------------------------------------------------------
