@@ -59,7 +59,9 @@ def _refuse_reference_plugin(pluginmanager: pytest.PytestPluginManager) -> None:
         mod = getattr(plugin, "__name__", "") or ""
         if mod == "toolscore" or mod.startswith("toolscore."):
             names.append(name)
-    if not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD"):
+    # The reference's distribution is looked for only when its package is
+    # importable at all (scanning every distribution costs ~25 ms).
+    if not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") and _importable("toolscore"):
         from importlib import metadata
         for dist in metadata.distributions():
             dname = (dist.metadata["Name"] or "").lower().replace("_", "-")
@@ -77,6 +79,14 @@ def _refuse_reference_plugin(pluginmanager: pytest.PytestPluginManager) -> None:
             "toolscore_snapshot fixture and the --toolscore-* options. Keep one: add "
             f"'-p no:{names[0]}' to use toolscored's (e.g. in addopts), or '-p no:toolscored' "
             "to use the reference's, or uninstall one of the two packages.")
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def pytest_configure(config: pytest.Config) -> None:
