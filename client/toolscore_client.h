@@ -178,9 +178,9 @@ int ts_client_ping(ts_client *c, ts_error *err);
 
 typedef struct ts_check_args {
     const char *store;                 /* snapshot root (required) */
-    const char *name;                  /* snapshot name (required) */
+    const char *name;                  /* snapshot name (required; "" is a name) */
     const struct json_object *actual;  /* raw provider response or calls list (required) */
-    const char *format;                /* "auto" (default) or a format of extract.md */
+    const char *format;                /* "auto" (default) or a format of docs/extraction.md */
     double min_score;                  /* default 1.0 */
     const struct json_object *weights; /* NULL: default weights */
     bool strict;

@@ -1,5 +1,5 @@
 /*
- * check — the record -> approve -> replay state machine of snapshots.md for
+ * check — the record -> approve -> replay state machine of docs/snapshots.md for
  * one request (method "check"), and trace import (method "record").
  *
  * Parameters are checked on the loop thread; the work (extraction, reading,

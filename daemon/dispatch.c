@@ -293,6 +293,9 @@ static int do_approve(tsd_server *srv, tsd_request *req, const struct json_objec
     int rc = tsd_param_bool(params, "all", false, &all, err);
 
     (void)result;
+    if (rc == 0 && all && json_object_object_get_ex(params, "names", &names) && names != NULL)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "give either 'names' or 'all': true, not both");
     if (rc == 0 && !all)
         rc = tsd_param_value(params, "names", &names, err);
     if (rc == 0 && !all)

@@ -1,7 +1,7 @@
 /*
  * ts_report — the text a person reads after a replay: the drift report of a
  * FAILED check (aligned table, score line, structural paths, tips) and the
- * one-line end-of-run summary (../shared/spec/snapshots.md).
+ * one-line end-of-run summary (docs/snapshots.md).
  *
  * Rows are aligned by ts_align (difflib.SequenceMatcher over tool names) and
  * values are shown as Python's repr() shows them (ts_repr), so the table reads
@@ -94,15 +94,16 @@ static call *calls_view(const struct json_object *list, size_t *n, int *rc)
     return c;
 }
 
-/* `tool(k=value, ...)`; gold calls without args are `tool(…any args…)`. */
-static int render_call(ts_buf *out, const call *c, bool gold)
+/* `tool(k=value, ...)`; a call with args absent or null is
+ * `tool(…any args…)`, one with empty args `tool()`. */
+static int render_call(ts_buf *out, const call *c)
 {
     bool first = true;
     int rc = append_name(out, c->tool, c->tool_len);
 
     if (rc == 0)
         rc = ts_buf_appendc(out, '(');
-    if (rc == 0 && gold && c->args == NULL)
+    if (rc == 0 && c->args == NULL)
         rc = ts_buf_appends(out, ELLIPSIS "any args" ELLIPSIS);
     if (rc == 0 && c->args != NULL) {
         json_object_object_foreach(c->args, key, val)
@@ -276,9 +277,9 @@ static int add_row(table *tab, const call *g, const call *t, bool strict, size_t
     ts_buf_init(&e, max);
     ts_buf_init(&a, max);
     ts_buf_init(&s, max);
-    rc = g ? render_call(&e, g, true) : ts_buf_appends(&e, EM_DASH " EXTRA " EM_DASH);
+    rc = g ? render_call(&e, g) : ts_buf_appends(&e, EM_DASH " EXTRA " EM_DASH);
     if (rc == 0)
-        rc = t ? render_call(&a, t, false) : ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
+        rc = t ? render_call(&a, t) : ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
     if (rc == 0 && g && t) {
         rc = pair_status(&s, g, t, strict);
         r.kind = s.len > 0 ? ROW_DRIFT : ROW_OK;

@@ -1,6 +1,6 @@
 /*
  * ts_score — comparing actual tool calls with expected ones
- * (../shared/spec/scoring.md; numbers match the reference to 1e-12).
+ * (docs/scoring.md; numbers match the reference to 1e-12).
  *
  * Calls are json-c arrays of objects {"tool": string, "args": object|null|absent}.
  * Neither list is modified.
@@ -101,13 +101,22 @@ void ts_score_result_free(ts_score_result *r);
  * one thread at a time. Release dst with ts_score_result_free(). */
 void ts_score_result_share(ts_score_result *dst, const ts_score_result *src);
 
-/* The result as JSON with exactly scoring.md's keys plus passed, min_score.
+/* The result as JSON with exactly docs/scoring.md's keys plus passed, min_score.
  * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 
-/* Value comparison of scoring.md (lenient: numbers by value, trim top-level
- * strings when top_level; strict: identical types). */
+/* Value comparison of docs/scoring.md. Lenient: numbers by exact value
+ * across int/float/bool; when top_level (the value is itself an argument
+ * value) two numbers equal as doubles are equal too, and two strings equal
+ * after trimming Unicode whitespace. Strict: identical types at every
+ * level, exact numbers, no trimming. */
 bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
                      bool top_level);
+
+/* The span [*start, *end) of s[0..len) without the leading and trailing
+ * whitespace Python's str.strip() removes (str.isspace(): ASCII and Unicode
+ * whitespace; invalid UTF-8 is never whitespace). The trimming of the
+ * lenient comparison, and of TOOLSCORE_RECORD_UPDATE. */
+void ts_strip_span(const char *s, size_t len, size_t *start, size_t *end);
 
 #endif

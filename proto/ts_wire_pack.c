@@ -39,6 +39,7 @@ void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out)
 {
     w->out = out;
     w->rc = 0;
+    w->max_depth = TS_WIRE_MAX_DEPTH;
     msgpack_packer_init(&w->pk, w, writer_append);
 }
 
@@ -214,17 +215,17 @@ static int pack_double(ts_wire_writer *w, double d, ts_error *err)
     return writer_status(w, err);
 }
 
-static int pack_depth(int depth, ts_error *err)
+static int pack_depth(const ts_wire_writer *w, int depth, ts_error *err)
 {
-    if (depth + 1 > TS_WIRE_MAX_DEPTH)
+    if (depth + 1 > w->max_depth)
         return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "value nested deeper than %d levels",
-                            TS_WIRE_MAX_DEPTH);
+                            w->max_depth);
     return 0;
 }
 
 static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
-    int rc = pack_depth(depth, err);
+    int rc = pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -255,7 +256,7 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 {
     size_t n = json_object_array_length(v);
     size_t i;
-    int rc = pack_depth(depth, err);
+    int rc = pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;

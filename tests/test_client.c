@@ -1150,6 +1150,10 @@ START_TEST(typed_helpers_send_documented_params)
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert(json_object_get_double(param(e, "min_score")) == 0.0);
+    a.name = ""; /* the empty name is a name */
+    ck_assert_int_eq(ts_client_check(c, &a, &res, &err), 0);
+    json_object_put(res);
+    ck_assert_str_eq(json_object_get_string(param(fake_last(&f, "check"), "name")), "");
     ts_check_args_init(&a);
     a.store = store;
     a.actual = calls;

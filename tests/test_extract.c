@@ -1,5 +1,5 @@
 /*
- * test_extract — ts_extract on every format of extract.md: realistic provider
+ * test_extract — ts_extract on every format of docs/extraction.md: realistic provider
  * responses from tests/data/extract/ (each NAME.json with NAME.expected.json
  * when it yields calls), detection order, explicit formats on the wrong
  * shape, malformed input, huge and deeply nested input.
@@ -181,7 +181,7 @@ START_TEST(test_fixture_error)
 }
 END_TEST
 
-/* ---- the spec's examples ------------------------------------------------- */
+/* ---- the examples of docs/extraction.md --------------------------------- */
 
 static void assert_extracts(const char *input, const char *format, const char *want)
 {

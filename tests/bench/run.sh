@@ -14,8 +14,10 @@
 #   TS_BENCH_DIR        parent of the scratch directory (default $TMPDIR or
 #                       /tmp); its file system is the one measured
 #   TS_BENCH_OUT        also write the table (markdown) to this file
-#   TS_BENCH_ONLY       the parts to run (default "replay record scale score node")
+#   TS_BENCH_PYTESTS    tests in the pytest plugin's suite (default 2000)
 #   TS_BENCH_NODE_N     replay tests per suite of the Node part (default 1000)
+#   TS_BENCH_ONLY       the parts to run (default "replay record scale score
+#                       python node")
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/bench
@@ -25,7 +27,7 @@ SECS=${TS_BENCH_SECONDS:-3}
 SCALE=${TS_BENCH_SCALE:-"10000 100000"}
 RECORDS=${TS_BENCH_RECORDS:-4000}
 REPEAT=${TS_BENCH_REPEAT:-3}
-ONLY=${TS_BENCH_ONLY:-replay record scale score node}
+ONLY=${TS_BENCH_ONLY:-replay record scale score python node}
 
 for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
 	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench"; do
@@ -356,6 +358,34 @@ bench_score() {
 	row "score two 1,000-call lists, ms" "$ms" "100 x 10-call lists $ref" "$(ratio "$ms" "$ref" 1)" "" ""
 }
 
+# ---- the pytest plugin: N replay tests vs the same suite, no-op fixture ----
+bench_python() {
+	py=/usr/bin/python3
+	if ! "$py" -c 'import pytest, xdist' 2>/dev/null || ! ls "$BUILD"/python/toolscored/_native*.so >/dev/null 2>&1; then
+		fail "python: needs $py with pytest and xdist, and the built package ($BUILD/python)"
+		return 1
+	fi
+	start_daemon "$work/py.sock" || return 1
+	out=$("$py" tests/bench/pytest_bench.py --build "$(cd "$BUILD" && pwd)" --socket "$work/py.sock" \
+		--tests "${TS_BENCH_PYTESTS:-2000}" --repeat "$REPEAT") || { stop_daemon; fail "python: $out"; return 1; }
+	stop_daemon
+	printf '%s\n' "$out" | while read -r line; do
+		w=$(field "$line" workers)
+		n=$(field "$line" n)
+		p=$(field "$line" plugin_s)
+		q=$(field "$line" noop_s)
+		per=$(field "$line" per_check_ms)
+		r=$(field "$line" ratio)
+		if [ "$w" = 0 ]; then
+			row "pytest plugin, -n 0: overhead per check, ms ($n replay tests, median of $REPEAT)" \
+				"$per (suite $p s)" "no-op fixture suite $q s" "$r" "< 0.1 ms" "$(yesno "$per < 0.1")"
+		else
+			row "pytest plugin, -n $w: suite wall time, s ($n replay tests, median of $REPEAT)" \
+				"$p (per check $per ms)" "no-op fixture suite $q s" "$r" "<= 1.05" "$(yesno "$r <= 1.05")"
+		fi
+	done
+}
+
 # ---- the Node package: a Vitest suite with the matcher vs a no-op ----------
 # One Vitest run, one worker: N replays of approved 10-call snapshots through
 # toMatchToolSnapshot, then the same N tests with a no-op; the difference of
@@ -394,8 +424,8 @@ bench_node() {
 machine
 for part in $ONLY; do
 	case "$part" in
-	replay | record | scale | score | node) ;;
-	*) echo "bench: unknown part '$part' (replay, record, scale, score, node)" >&2; exit 2 ;;
+	replay | record | scale | score | python | node) ;;
+	*) echo "bench: unknown part '$part' (replay, record, scale, score, python, node)" >&2; exit 2 ;;
 	esac
 	echo "running $part benchmarks..." >&2
 	"bench_$part" || fail "$part benchmark stopped"
