@@ -388,8 +388,9 @@ bench_python() {
 
 # ---- the Node package: a Vitest suite with the matcher vs a no-op ----------
 # One Vitest run, one worker: N replays of approved 10-call snapshots through
-# toMatchToolSnapshot, then the same N tests with a no-op; the difference of
-# the two suites' test time, divided by N, is the matcher's cost per check.
+# toMatchToolSnapshot, the same through toolSnapshot, and the same N tests
+# with a no-op; the difference of a suite's test time and the no-op's,
+# divided by N, is the cost per check.
 bench_node() {
 	n=${TS_BENCH_NODE_N:-1000}
 	vdir=tests/node/vitest-project
@@ -411,7 +412,7 @@ bench_node() {
 		const sum = (f) => r.testResults.filter((t) => t.name.endsWith(f))
 			.flatMap((t) => t.assertionResults).reduce((a, t) => a + (t.duration ?? 0), 0);
 		const bad = r.numFailedTests;
-		console.log(`matcher=${sum("matcher.test.js")} noop=${sum("noop.test.js")} failed=${bad}`);
+		console.log(`matcher=${sum("matcher.test.js")} api=${sum("api.test.js")} noop=${sum("noop.test.js")} failed=${bad}`);
 	' "$work/node.json") || { fail "node: cannot read the report"; return 1; }
 	[ "$(field "$line" failed)" = 0 ] || fail "node: replays failed in the measured run"
 	per=$(awk -v m="$(field "$line" matcher)" -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", (m - z) / n }')
@@ -419,6 +420,9 @@ bench_node() {
 	row "Vitest: toMatchToolSnapshot, ms per check over a no-op ($n replays, 1 worker)" "$per" \
 		"no-op test $ref ms" "$(ratio "$(field "$line" matcher)" "$(field "$line" noop)" 1)" "< 0.2 ms" \
 		"$(yesno "$per < 0.2")"
+	api=$(awk -v m="$(field "$line" api)" -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", (m - z) / n }')
+	row "Vitest: await toolSnapshot(...), ms per check over a no-op (same run)" "$api" \
+		"no-op test $ref ms" "$(ratio "$(field "$line" api)" "$(field "$line" noop)" 1)" "" ""
 }
 
 machine
