@@ -1,7 +1,8 @@
 // One connection to toolscored (docs/protocol.md): framing (4-byte
 // big-endian length + one msgpack value), hello, request ids counted up from
 // 1, any number of requests in flight (replies come back in order and are
-// matched by id), error replies as DaemonError, a broken connection failing
+// matched by id; writes wait while the socket's buffer is full), error
+// replies as DaemonError, a broken connection failing
 // what was outstanding. Connecting starts the daemon when none answers and
 // retries with backoff until the connect budget is spent; after the daemon
 // went away (a restart, an idle exit) the next request connects again. The
@@ -80,6 +81,7 @@ export class Connection {
     this.buffered = 0;
     this.maxFrame = DEFAULT_MAX_FRAME;
     this.server = null;
+    this.drained = null;
     this.encoder = new Encoder({ useBigInt64: true });
     this.decoder = new Decoder({ useBigInt64: true });
   }
@@ -113,6 +115,9 @@ export class Connection {
     const sock = this.socket;
     if (sock !== null && this.pending.size === 0 && (sock.readableEnded || sock.destroyed)) this.drop();
     await this.connect();
+    // back-pressure: while the socket's buffer is over its mark, wait for
+    // it to drain before writing more
+    while (this.drained !== null) await this.drained;
     return this.send(method, params);
   }
 
@@ -300,8 +305,20 @@ export class Connection {
       sock.ref();
       sock.cork();
       sock.write(header);
-      sock.write(payload);
+      const flowing = sock.write(payload);
       sock.uncork();
+      if (!flowing && this.drained === null) {
+        this.drained = new Promise((done) => {
+          const go = () => {
+            sock.removeListener('drain', go);
+            sock.removeListener('close', go);
+            this.drained = null;
+            done();
+          };
+          sock.once('drain', go);
+          sock.once('close', go);
+        });
+      }
     });
   }
 

@@ -136,3 +136,22 @@ test('a request over the announced max_frame is refused locally', async () => {
   c.close();
   await srv.close();
 });
+
+test('back-pressure: many large requests to a slow reader all complete, in order', async () => {
+  const seen = [];
+  const srv = await fakeServer((req, conn) => {
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    seen.push(req.params.i);
+    conn.reply({ id: req.id, ok: true, result: { i: req.params.i } });
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await c.connect();
+  srv.conns[0].sock.pause();
+  setTimeout(() => srv.conns[0].sock.resume(), 50);
+  const big = 'x'.repeat(256 * 1024);
+  const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => c.request('echo', { i, big })));
+  assert.deepEqual(replies.map((r) => r.i), [...Array(40).keys()]);
+  assert.deepEqual(seen, [...Array(40).keys()]);
+  c.close();
+  await srv.close();
+});
