@@ -1,5 +1,6 @@
 #!/bin/sh
-# The Node.js package end to end: its own tests (node --test), then a real
+# The Node.js package end to end: its own tests (node --test), its
+# TypeScript declarations compiled against each runner's types, then a real
 # Vitest project and a real Jest project (tests/node/, installed from their
 # package-lock.json files) against a real daemon: record, approve with tsctl,
 # replay, drift failing with the report, update mode (TOOLSCORE_RECORD_UPDATE,
@@ -16,6 +17,10 @@ scripts/node_deps.sh || exit 1
 
 # the package's own tests
 t 0 sh -c "cd shims/node && node --test test/" || printf '%s\n%s\n' "$OUT" "$ERR" | tail -30 >&2
+
+# the declarations, as TypeScript users of each runner write against them
+t 0 sh -c "cd tests/node/vitest-project && ./node_modules/.bin/tsc -p tsconfig.json" || printf '%s\n' "$OUT" >&2
+t 0 sh -c "cd tests/node/jest-project && ./node_modules/.bin/tsc -p tsconfig.json" || printf '%s\n' "$OUT" >&2
 
 export TOOLSCORE_SOCKET="$SOCK" NO_COLOR=1
 PATH="$TS_BUILD_DIR:$PATH"

@@ -97,16 +97,13 @@ export function openRun(options?: { root?: string; label?: string }): Promise<st
 export function closeRun(options?: { print?: (line: string) => void }): Promise<RunSummary | null>;
 export function summaryLines(summary: RunSummary): string[];
 
-interface ToolSnapshotMatchers<R = unknown> {
+/** The matcher on expect(...) (Vitest: types "toolscored/vitest/setup"; Jest: global or "toolscored/jest/setup"). */
+export interface ToolSnapshotMatchers<R = unknown> {
   /** Check the received agent response against its tool-call snapshot. */
   toMatchToolSnapshot(options?: ToolSnapshotOptions): Promise<R>;
 }
 
-declare module 'vitest' {
-  interface Assertion<T = any> extends ToolSnapshotMatchers<void> {}
-  interface AsymmetricMatchersContaining extends ToolSnapshotMatchers {}
-}
-
+// Jest's global expect (@types/jest); @jest/globals: "toolscored/jest/setup".
 declare global {
   namespace jest {
     interface Matchers<R> extends ToolSnapshotMatchers<R> {}
