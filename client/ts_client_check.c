@@ -141,7 +141,7 @@ static int check_prepare(ts_client *c, const ts_check_args *a, char *store, size
     rc = ts_client__store_path(c, a->store, store, storesz, err);
     if (rc < 0)
         return rc;
-    if (a->name == NULL || a->name[0] == '\0')
+    if (a->name == NULL) /* "" is a valid name */
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'name' is required");
     if (a->actual == NULL)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'actual' is required");

@@ -189,7 +189,9 @@ int tsctl_table_add(tsctl_table *t, const char *const *cells);
 void tsctl_table_print(const tsctl_table *t, FILE *f, bool color);
 void tsctl_table_free(tsctl_table *t);
 
-/* Truthiness of TOOLSCORE_RECORD_UPDATE: set and not empty/0/false/no. */
+/* Truthiness of TOOLSCORE_RECORD_UPDATE: set and, once trimmed of whitespace
+ * as Python's str.strip() trims it (Unicode whitespace included), not empty,
+ * 0, false or no (ASCII case-insensitive). */
 bool tsctl_env_truthy(const char *value);
 
 /* True when the CI variable is set and non-empty. */

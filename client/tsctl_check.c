@@ -56,7 +56,7 @@ static void print_outcome(const tsctl_ctx *ctx, const struct json_object *reply)
     }
 }
 
-/* The reply with exactly the keys of cli.md, in its order. */
+/* The reply with exactly the keys of docs/tsctl.1, in its order. */
 static struct json_object *check_json(const struct json_object *reply)
 {
     static const char *const keys[] = {"outcome", "name", "file", "message", "result", "report"};
@@ -170,6 +170,12 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
         return rc;
     rc = ts_extract(doc, format, TS_EXTRACT_FILE, &calls, &err);
     json_object_put(doc);
+    if (rc == 0) {
+        /* a recorded trace is a concrete observation: {"tool", "args"} only */
+        struct json_object *raw = calls;
+        rc = ts_extract_normalize(raw, &calls, &err);
+        json_object_put(raw);
+    }
     if (rc < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", trace, err.message);
     rc = tsctl_call_record(ctx, name, calls, "trace", update, TSCTL_CALL_QUIET, &reply);

@@ -18,6 +18,7 @@
 #include "ts_buf.h"
 #include "ts_json.h"
 #include "ts_repr.h"
+#include "ts_score.h"
 
 int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
 {
@@ -304,11 +305,7 @@ bool tsctl_env_truthy(const char *value)
 
     if (value == NULL)
         return false;
-    end = strlen(value);
-    while (start < end && strchr(" \t\r\n\v\f", value[start]) != NULL)
-        start++;
-    while (end > start && strchr(" \t\r\n\v\f", value[end - 1]) != NULL)
-        end--;
+    ts_strip_span(value, strlen(value), &start, &end); /* as the reference's str.strip() */
     for (i = 0; i < sizeof(falsy) / sizeof(falsy[0]); i++) {
         if (strlen(falsy[i]) == end - start &&
             strncasecmp(value + start, falsy[i], end - start) == 0)

@@ -186,6 +186,10 @@ int tsd_approve(tsd_server *srv, tsd_request *req, const struct json_object *par
     (void)result;
     tsd_params_init(&p, params, err);
     all = tsd_params_bool(&p, "all", false);
+    if (all && json_object_object_get_ex(params, "names", &names) && names != NULL)
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "give either 'names' or 'all': true, not both"));
+    names = NULL;
     if (!all) {
         names = tsd_params_value(&p, "names");
         if (names != NULL)

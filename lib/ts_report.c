@@ -1,7 +1,7 @@
 /*
  * ts_report — the text a person reads after a replay: the drift report of a
  * FAILED check (aligned table, score line, structural paths, tips) and the
- * one-line end-of-run summary (../shared/spec/snapshots.md).
+ * one-line end-of-run summary (docs/snapshots.md).
  *
  * Rows are aligned by ts_align (difflib.SequenceMatcher over tool names) and
  * values are shown as Python's repr() shows them (ts_repr), so the table reads
@@ -92,14 +92,15 @@ static call *calls_view(const struct json_object *list, size_t *n, int *rc)
     return c;
 }
 
-/* `tool(k=value, ...)`; gold calls without args are `tool(…any args…)`. */
-static int render_call(ts_buf *out, const call *c, bool gold)
+/* `tool(k=value, ...)`; a call with args absent or null is
+ * `tool(…any args…)`, one with empty args `tool()`. */
+static int render_call(ts_buf *out, const call *c)
 {
     bool first = true;
 
     append_name(out, c->tool, c->tool_len);
     ts_buf_appendc(out, '(');
-    if (gold && c->args == NULL)
+    if (c->args == NULL)
         ts_buf_appends(out, ELLIPSIS "any args" ELLIPSIS);
     if (c->args != NULL) {
         json_object_object_foreach(c->args, key, val)
@@ -257,11 +258,11 @@ static int add_row(table *tab, const call *g, const call *t, bool strict, size_t
     ts_buf_init(&a, max);
     ts_buf_init(&s, max);
     if (g != NULL)
-        render_call(&e, g, true);
+        render_call(&e, g);
     else
         ts_buf_appends(&e, EM_DASH " EXTRA " EM_DASH);
     if (t != NULL)
-        render_call(&a, t, false);
+        render_call(&a, t);
     else
         ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
     if (g && t) {

@@ -1,6 +1,6 @@
 /*
  * ts_report — what a person reads: the drift report of a FAILED replay and
- * the one-line end-of-run summary (../shared/spec/snapshots.md).
+ * the one-line end-of-run summary (docs/snapshots.md).
  */
 #ifndef TS_REPORT_H
 #define TS_REPORT_H

@@ -1,6 +1,6 @@
 /*
  * ts_score — scoring a list of actual tool calls against an expected list
- * (../shared/spec/scoring.md). Owns the value comparison (lenient and
+ * (docs/scoring.md). Owns the value comparison (lenient and
  * strict), weight validation, and every metric of the composite score.
  *
  * Tool names are mapped to small integer ids (in byte order, which is code
@@ -198,6 +198,13 @@ static void trim_span(const unsigned char *s, size_t *start, size_t *end)
     }
 }
 
+void ts_strip_span(const char *s, size_t len, size_t *start, size_t *end)
+{
+    *start = 0;
+    *end = len;
+    trim_span((const unsigned char *)s, start, end);
+}
+
 static bool strings_equal_trimmed(const struct json_object *a, const struct json_object *b)
 {
     const unsigned char *sa =
@@ -212,6 +219,17 @@ static bool strings_equal_trimmed(const struct json_object *a, const struct json
     return a1 - a0 == b1 - b0 && memcmp(sa + a0, sb + b0, a1 - a0) == 0;
 }
 
+/* A number as the nearest double, as Python's float() rounds an int. */
+static double as_double(const struct json_object *v)
+{
+    json_integer n;
+
+    if (json_object_is_type(v, json_type_double))
+        return json_object_get_double(v);
+    n = integer_of(v);
+    return n.big ? (double)n.u : (double)n.s;
+}
+
 bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
                      bool top_level)
 {
@@ -219,6 +237,9 @@ bool ts_values_equal(const struct json_object *a, const struct json_object *b, b
         return true;
     if (strict || !top_level)
         return false;
+    /* The reference compares two top-level numbers as float(e) == float(a). */
+    if (is_number(a) && is_number(b))
+        return as_double(a) == as_double(b);
     if (!json_object_is_type(a, json_type_string) || !json_object_is_type(b, json_type_string))
         return false;
     return strings_equal_trimmed(a, b);

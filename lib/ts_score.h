@@ -1,6 +1,6 @@
 /*
  * ts_score — comparing actual tool calls with expected ones
- * (../shared/spec/scoring.md; numbers match the reference to 1e-12).
+ * (docs/scoring.md; numbers match the reference to 1e-12).
  *
  * Calls are json-c arrays of objects {"tool": string, "args": object|null|absent}.
  * Neither list is modified.
@@ -114,7 +114,7 @@ void ts_score_result_share(ts_score_result *dst, const ts_score_result *src);
  * The members of a score result as every reader and writer sees them (the
  * JSON of ts_score_result_to_json, the msgpack of a check reply, the
  * client's reader): in this order, each named, typed and located in
- * ts_score_result. scoring.md's keys, then passed and min_score.
+ * ts_score_result: docs/scoring.md's keys, then passed and min_score.
  */
 typedef enum ts_score_type {
     TS_SCORE_DOUBLE, /* double */
@@ -147,9 +147,18 @@ static inline const void *ts_score_member(const ts_score_result *r, const ts_sco
  * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 
-/* Value comparison of scoring.md (lenient: numbers by value, trim top-level
- * strings when top_level; strict: identical types). */
+/* Value comparison of docs/scoring.md. Lenient: numbers by exact value
+ * across int/float/bool; when top_level (the value is itself an argument
+ * value) two numbers equal as doubles are equal too, and two strings equal
+ * after trimming Unicode whitespace. Strict: identical types at every
+ * level, exact numbers, no trimming. */
 bool ts_values_equal(const struct json_object *a, const struct json_object *b, bool strict,
                      bool top_level);
+
+/* The span [*start, *end) of s[0..len) without the leading and trailing
+ * whitespace Python's str.strip() removes (str.isspace(): ASCII and Unicode
+ * whitespace; invalid UTF-8 is never whitespace). The trimming of the
+ * lenient comparison, and of TOOLSCORE_RECORD_UPDATE. */
+void ts_strip_span(const char *s, size_t len, size_t *start, size_t *end);
 
 #endif

@@ -70,7 +70,7 @@ static int validate_call(const struct json_object *call, size_t index, ts_error 
     if (memchr(json_object_get_string(tool), '\0', len) != NULL)
         return calls_error(err, index, "\"tool\" contains a NUL character");
     /* args null is kept: on an expected call it means "don't check arguments"
-     * (scoring.md), and the reference tool writes it for such calls. */
+     * (docs/scoring.md), and the reference tool writes it for such calls. */
     if (json_object_object_get_ex(call, "args", &args) && args != NULL &&
         !json_object_is_type(args, json_type_object))
         return calls_error(err, index, "\"args\" must be an object or null");
@@ -397,8 +397,13 @@ int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snaps
         return ts_error_prefix(err, -E2BIG, "%s", what);
     }
     rc = ts_json_parse(buf, len, TS_SNAPSHOT_MAX_DEPTH, &root, err);
-    if (rc < 0)
+    if (rc < 0) {
+        /* not JSON, or nested too deep: the file is no snapshot (the
+         * message keeps the parser's line and column) */
+        if (rc != -ENOMEM && err != NULL)
+            snprintf(err->code, sizeof(err->code), "%s", TS_ERR_INVALID_SNAPSHOT);
         return ts_error_prefix(err, rc, "%s", what);
+    }
     s = calloc(1, sizeof(*s));
     if (s == NULL) {
         json_object_put(root);

@@ -154,6 +154,7 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     int rc;
 
     builder_start(&b, max_frame);
+    b.w.max_depth = TS_WIRE_REPLY_MAX_DEPTH;
     msgpack_pack_map(&b.w.pk, 3);
     builder_key(&b, "id");
     msgpack_pack_uint64(&b.w.pk, id);
@@ -544,7 +545,7 @@ int ts_message_decode_reply(const void *payload, size_t len, ts_reply *reply, ts
     int rc;
 
     memset(reply, 0, sizeof(*reply));
-    rc = ts_wire_decode(payload, len, 0, &v, err);
+    rc = ts_wire_decode(payload, len, TS_WIRE_REPLY_MAX_DEPTH, &v, err);
     if (rc < 0)
         return ts_error_prefix(err, rc, "undecodable reply");
     rc = reply_fields(reply, v, err);
@@ -576,6 +577,11 @@ int ts_message_check_hello(const struct json_object *params, ts_error *err)
                             "protocol %d)",
                             TS_PROTOCOL_VERSION);
     version = json_object_get_int64(protocol);
+    if (version == INT64_MAX && json_object_get_uint64(protocol) > (uint64_t)INT64_MAX)
+        return ts_error_set(err, -EPROTONOSUPPORT, TS_ERR_VERSION_MISMATCH,
+                            "client speaks protocol %llu, server speaks protocol %d",
+                            (unsigned long long)json_object_get_uint64(protocol),
+                            TS_PROTOCOL_VERSION);
     if (version != TS_PROTOCOL_VERSION)
         return ts_error_set(err, -EPROTONOSUPPORT, TS_ERR_VERSION_MISMATCH,
                             "client speaks protocol %lld, server speaks protocol %d",

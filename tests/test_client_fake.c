@@ -573,6 +573,10 @@ START_TEST(typed_helpers_send_documented_params)
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert(json_object_get_double(fake_param(e, "min_score")) == 0.0);
+    ts_check_args_set_name(a, ""); /* the empty name is a name */
+    ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
+    json_object_put(res);
+    ck_assert_str_eq(json_object_get_string(fake_param(fake_last(&f, "check"), "name")), "");
     ts_check_args_free(a);
     a = ts_check_args_new();
     ts_check_args_set_store(a, store);

@@ -1,6 +1,6 @@
 /*
  * test_daemon_state — the snapshot state machine over a real toolscored
- * socket: every row of snapshots.md's table locally, in CI and with
+ * socket: every row of docs/snapshots.md's table locally, in CI and with
  * allow_pending/update, the exact messages, concurrent creators and
  * approvers, files changed behind the daemon's back, record/list/show/rm,
  * runs (summary, duplicates, orphans, review) and bad parameters.
@@ -293,8 +293,9 @@ START_TEST(bad_params)
     json_object_object_add(p, "name", json_object_new_string(longname));
     free(longname);
     ck_assert_ptr_nonnull(strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "too_large"), "4096"));
-    json_object_object_add(p, "name", json_object_new_string(""));
-    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "name", json_object_new_string_len("a\0b", 3));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "NUL"));
     json_object_object_del(p, "name");
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_put(p);
@@ -852,8 +853,7 @@ START_TEST(corrupt_snapshot_files)
         ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
                       "garbage %zu accepted: %s", i, json_object_to_json_string(reply));
         const char *code = tstr(error, "code");
-        ck_assert_msg(strcmp(code, "invalid_snapshot") == 0 || strcmp(code, "invalid_json") == 0,
-                      "garbage %zu: code %s", i, code);
+        ck_assert_msg(strcmp(code, "invalid_snapshot") == 0, "garbage %zu: code %s", i, code);
         ck_assert_msg(strstr(tstr(error, "message"), "bad-") != NULL,
                       "the message should name the file: %s", tstr(error, "message"));
         json_object_put(reply);
@@ -1075,22 +1075,25 @@ START_TEST(list_pages)
     json_object_object_add(p, "name", json_object_new_string("p15"));
     json_object_put(ok_put("rm", p));
 
-    r = ok_put("list", list_params(tdaemon_fx.store, 10, cursor));
-    ck_assert_str_eq(listed_names(r, names, sizeof(names)),
-                     "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
-    ck_assert_int_eq(total_of(r), 25);
-    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "problems")), 0);
-    ck_assert_str_eq(tstr(r, "next"), cursor);
-    json_object_put(r);
-    /* another page size for the last page */
-    r = ok_put("list", list_params(tdaemon_fx.store, 100, cursor));
-    ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
-    ck_assert(json_object_object_get(r, "next") == NULL);
-    json_object_put(r);
-    /* finished: the cursor is gone */
-    ck_assert_ptr_nonnull(
-        strstr(err_put("list", list_params(tdaemon_fx.store, 10, cursor), "invalid_argument"),
-               "list again"));
+    /* a cursor is a position: asked for twice (a retry), the same page */
+    for (int retry = 0; retry < 2; retry++) {
+        r = ok_put("list", list_params(tdaemon_fx.store, 10, cursor));
+        ck_assert_str_eq(listed_names(r, names, sizeof(names)),
+                         "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
+        ck_assert_int_eq(total_of(r), 25);
+        ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "problems")), 0);
+        ck_assert_str_ne(tstr(r, "next"), cursor);
+        if (retry == 1)
+            snprintf(cursor, sizeof(cursor), "%s", tstr(r, "next"));
+        json_object_put(r);
+    }
+    /* another page size for the last page, which a retry gets again too */
+    for (int retry = 0; retry < 2; retry++) {
+        r = ok_put("list", list_params(tdaemon_fx.store, 100, cursor));
+        ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
+        ck_assert(json_object_object_get(r, "next") == NULL);
+        json_object_put(r);
+    }
 
     /* a new listing sees the change; without a limit, one page */
     r = ok_put("list", list_params(tdaemon_fx.store, 0, NULL));

@@ -1,5 +1,5 @@
 /*
- * test_score — scoring.md: every metric, value comparison in both modes,
+ * test_score — docs/scoring.md: every metric, value comparison in both modes,
  * weights, thresholds, grades, validation, and large inputs.
  */
 #include <check.h>
@@ -78,7 +78,7 @@ static void assert_list(const struct json_object *list, const char *want)
     free(got);
 }
 
-/* ---- worked examples of scoring.md ---- */
+/* ---- worked examples of docs/scoring.md ---- */
 
 START_TEST(example_perfect_match)
 {
@@ -416,23 +416,78 @@ START_TEST(lenient_no_coercion)
 }
 END_TEST
 
-START_TEST(large_integers_compare_exactly)
+START_TEST(large_integers_top_level_as_doubles)
 {
-    /* 2^53 + 1 is not representable as a double */
-    ck_assert(!equal_text("9007199254740993", "9007199254740992", false, true));
-    ck_assert(!equal_text("9007199254740993", "9007199254740992.0", false, true));
+    /* A top-level argument value: equal as doubles is equal (2^53 + 1 is not
+     * representable and rounds to 2^53), as the reference's float(e) ==
+     * float(a). */
+    ck_assert(equal_text("9007199254740993", "9007199254740992", false, true));
+    ck_assert(equal_text("9007199254740993", "9007199254740992.0", false, true));
     ck_assert(equal_text("9007199254740992", "9007199254740992.0", false, true));
+    ck_assert(!equal_text("9007199254740994", "9007199254740992", false, true));
     ck_assert(equal_text("9223372036854775807", "9223372036854775807", false, true));
-    ck_assert(!equal_text("9223372036854775807", "9223372036854775806", false, true));
-    ck_assert(!equal_text("9223372036854775807", "9223372036854775808.0", false, true));
+    ck_assert(equal_text("9223372036854775807", "9223372036854775806", false, true));
+    ck_assert(equal_text("9223372036854775807", "9223372036854775808.0", false, true));
     ck_assert(equal_text("-9223372036854775808", "-9223372036854775808.0", false, true));
+    ck_assert(equal_text("-9223372036854775808", "-9223372036854775807", false, true));
     ck_assert(equal_text("18446744073709551615", "18446744073709551615", false, true));
-    ck_assert(!equal_text("18446744073709551615", "18446744073709551614", false, true));
+    ck_assert(equal_text("18446744073709551615", "18446744073709551614", false, true));
+    ck_assert(equal_text("18446744073709551615", "18446744073709551616.0", false, true));
     ck_assert(!equal_text("18446744073709551615", "9223372036854775807", false, true));
     ck_assert(equal_text("9223372036854775808", "9223372036854775808.0", false, true));
+    ck_assert(equal_text("9223372036854775808", "9223372036854775807", false, true));
     ck_assert(!equal_text("1e300", "9223372036854775807", false, true));
+    ck_assert(!equal_text("1", "2", false, true));
+    ck_assert(equal_text("true", "1.0", false, true));
+    ck_assert(equal_text("0", "-0.0", false, true));
+}
+END_TEST
+
+START_TEST(large_integers_exact_inside_containers_and_strict)
+{
+    /* Inside an array or object numbers compare exactly. */
+    ck_assert(!equal_text("9007199254740993", "9007199254740992", false, false));
+    ck_assert(!equal_text("9007199254740993", "9007199254740992.0", false, false));
+    ck_assert(equal_text("9007199254740992", "9007199254740992.0", false, false));
+    ck_assert(!equal_text("[9007199254740993]", "[9007199254740992]", false, true));
+    ck_assert(!equal_text("{\"n\": 9007199254740993}", "{\"n\": 9007199254740992}", false, true));
+    ck_assert(!equal_text("[18446744073709551615]", "[18446744073709551614]", false, true));
+    ck_assert(
+        !equal_text("{\"n\": 9223372036854775807}", "{\"n\": 9223372036854775808.0}", false, true));
+    ck_assert(equal_text("[9007199254740992]", "[9007199254740992.0]", false, true));
+    /* Strict: exact at every level. */
     ck_assert(equal_text("9007199254740993", "9007199254740993", true, true));
     ck_assert(!equal_text("9007199254740993", "9007199254740992", true, true));
+    ck_assert(!equal_text("18446744073709551615", "18446744073709551614", true, true));
+    ck_assert(!equal_text("9007199254740992", "9007199254740992.0", true, true));
+}
+END_TEST
+
+START_TEST(large_integers_in_scores)
+{
+    /* The argument metric follows the value comparison; the trajectory's
+     * step match is deep equality, exact for these. */
+    ts_score_result r = eval_default("[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740993}}]",
+                                     "[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740992}}]");
+
+    ck_assert_double_eq(r.argument_f1, 1.0);
+    ck_assert_double_eq(r.step_match_rate, 0.0);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+    r = eval_default("[{\"tool\": \"t\", \"args\": {\"n\": 18446744073709551615}}]",
+                     "[{\"tool\": \"t\", \"args\": {\"n\": 18446744073709551614}}]");
+    ck_assert_double_eq(r.argument_f1, 1.0);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+    r = eval_default("[{\"tool\": \"t\", \"args\": {\"n\": [9007199254740993]}}]",
+                     "[{\"tool\": \"t\", \"args\": {\"n\": [9007199254740992]}}]");
+    ck_assert_double_eq(r.argument_f1, 0.0);
+    ck_assert(!r.passed);
+    ts_score_result_free(&r);
+    r = eval_strict("[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740993}}]",
+                    "[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740992}}]");
+    ck_assert_double_eq(r.argument_f1, 0.0);
+    ts_score_result_free(&r);
 }
 END_TEST
 
@@ -1464,7 +1519,9 @@ static Suite *score_suite(void)
     tc = tcase_create("values");
     tcase_add_test(tc, lenient_numbers_by_value);
     tcase_add_test(tc, lenient_no_coercion);
-    tcase_add_test(tc, large_integers_compare_exactly);
+    tcase_add_test(tc, large_integers_top_level_as_doubles);
+    tcase_add_test(tc, large_integers_exact_inside_containers_and_strict);
+    tcase_add_test(tc, large_integers_in_scores);
     tcase_add_test(tc, strict_types_must_match);
     tcase_add_test(tc, trimming_only_top_level_strings);
     tcase_add_test(tc, trimming_unicode_whitespace);

@@ -375,7 +375,7 @@ int tdaemon_read(int fd, struct json_object **reply, int timeout_ms)
     ck_assert(payload != NULL);
     rc = read_full(fd, payload, len, deadline);
     if (rc == 0) {
-        rc = ts_wire_decode(payload, len, 0, reply, &err);
+        rc = ts_wire_decode(payload, len, TS_WIRE_REPLY_MAX_DEPTH, reply, &err);
         ck_assert_msg(rc == 0, "reply does not decode: %s", err.message);
     }
     free(payload);
