@@ -13,6 +13,7 @@
 #include "request.h"
 #include "save.h"
 #include "ts_check.h"
+#include "ts_snapshot.h"
 #include "ts_store.h"
 
 /* A trace import: parsed on the loop thread, written on a pool thread. */
@@ -25,27 +26,50 @@ typedef struct record_job {
     bool update;
     char file[PATH_MAX];
     ts_check_outcome outcome;
+    bool written; /* the file was written (an update of equal calls writes nothing) */
     ts_error err;
     int rc;
 } record_job;
+
+/* Whether name's file is there and, with update, its snapshot (NULL when
+ * unreadable: the update overwrites it). */
+static int record_existing(record_job *c, bool *exists, ts_snapshot **existing)
+{
+    ts_file_stamp stamp;
+    ts_error ignored;
+    int rc;
+
+    *existing = NULL;
+    if (!c->update) {
+        rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
+        *exists = rc == 0 && stamp.exists;
+        return rc;
+    }
+    rc = ts_store_load(c->st->store, c->name, existing, NULL, &ignored);
+    *exists = rc != -ENOENT;
+    return 0;
+}
 
 static void record_work(tsd_job *job)
 {
     record_job *c = (record_job *)job;
     struct json_object *calls = NULL;
+    ts_snapshot *existing = NULL;
     ts_check_decision d;
-    ts_file_stamp stamp;
+    bool exists = false;
     int rc = tsd_observed_calls(c->raw, c->format, TS_EXTRACT_FILE, &calls, &c->err);
 
     if (rc == 0)
-        rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
+        rc = record_existing(c, &exists, &existing);
     if (rc == 0)
-        rc = ts_check_record(c->name, c->file, stamp.exists, c->update, &d, &c->err);
-    if (rc == 0)
+        rc = ts_check_record(c->name, c->file, exists, existing, calls, c->update, &d, &c->err);
+    if (rc == 0 && d.write)
         rc = tsd_save(c->st->store, c->name, calls, c->source, d.approved, d.may_exist, &c->job,
                       &c->err);
     if (rc == 0)
         c->outcome = d.outcome;
+    c->written = rc == 0 && d.write;
+    ts_snapshot_free(existing);
     json_object_put(calls);
     c->rc = rc;
 }
@@ -67,6 +91,7 @@ static void record_done(tsd_job *job)
                                json_object_new_string(ts_check_outcome_name(c->outcome)));
         json_object_object_add(result, "name", json_object_new_string(c->name));
         json_object_object_add(result, "file", json_object_new_string(c->file));
+        json_object_object_add(result, "written", json_object_new_boolean(c->written));
     }
     tsd_request_finish(c->req, c->rc, result, &c->err);
     json_object_put(result);

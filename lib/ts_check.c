@@ -4,6 +4,7 @@
  */
 #include "ts_check.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,16 +43,95 @@ static void done(ts_check_decision *d, ts_check_outcome outcome)
     d->outcome = outcome;
 }
 
+bool ts_check_calls_equal(const struct json_object *a, const struct json_object *b)
+{
+    enum json_type type = json_object_get_type(a);
+
+    if (a == b)
+        return true;
+    if (type != json_object_get_type(b))
+        return false;
+    switch (type) {
+    case json_type_null:
+        return true;
+    case json_type_boolean:
+        return json_object_get_boolean(a) == json_object_get_boolean(b);
+    case json_type_int:
+        /* Both readings: int64 tells negatives apart, uint64 the values past
+         * INT64_MAX (each reading saturates where the other is exact). */
+        return json_object_get_int64(a) == json_object_get_int64(b) &&
+               json_object_get_uint64(a) == json_object_get_uint64(b);
+    case json_type_double: {
+        double x = json_object_get_double(a);
+        double y = json_object_get_double(b);
+
+        return x == y && signbit(x) == signbit(y);
+    }
+    case json_type_string:
+        return json_object_get_string_len(a) == json_object_get_string_len(b) &&
+               memcmp(json_object_get_string((struct json_object *)a),
+                      json_object_get_string((struct json_object *)b),
+                      (size_t)json_object_get_string_len(a)) == 0;
+    case json_type_array: {
+        size_t n = json_object_array_length(a);
+
+        if (n != json_object_array_length(b))
+            return false;
+        for (size_t i = 0; i < n; i++) {
+            if (!ts_check_calls_equal(json_object_array_get_idx(a, i),
+                                      json_object_array_get_idx(b, i)))
+                return false;
+        }
+        return true;
+    }
+    case json_type_object: {
+        if (json_object_object_length(a) != json_object_object_length(b))
+            return false;
+        json_object_object_foreach((struct json_object *)a, key, value)
+        {
+            struct json_object *other = NULL;
+
+            if (!json_object_object_get_ex(b, key, &other) || !ts_check_calls_equal(value, other))
+                return false;
+        }
+        return true;
+    }
+    }
+    return false;
+}
+
+/* Whether the observed calls equal those of the snapshot read. */
+static bool same_calls(const ts_check_input *in)
+{
+    return in->snapshot != NULL && in->calls != NULL &&
+           ts_check_calls_equal(in->snapshot->calls, in->calls);
+}
+
+/* update: UPDATED once the file was read, writing only what changes. */
+static void decide_update(const ts_check_input *in, ts_check_decision *d)
+{
+    if (in->state == TS_CHECK_UNREAD) {
+        d->step = TS_CHECK_READ;
+        return;
+    }
+    done(d, TS_CHECK_UPDATED);
+    d->keep = TS_CHECK_KEEP_DROP;
+    if (in->state == TS_CHECK_APPROVED && same_calls(in)) {
+        d->unchanged = true;
+        return;
+    }
+    d->write = true;
+    d->approved = true;
+    d->may_exist = in->state != TS_CHECK_MISSING;
+}
+
 void ts_check_decide(const ts_check_input *in, ts_check_decision *d)
 {
     bool strict_ci = in->ci && !in->allow_pending;
 
     memset(d, 0, sizeof(*d));
     if (in->update) {
-        done(d, TS_CHECK_UPDATED);
-        d->write = true;
-        d->approved = true;
-        d->may_exist = true;
+        decide_update(in, d);
         return;
     }
     switch (in->state) {
@@ -65,9 +145,16 @@ void ts_check_decide(const ts_check_input *in, ts_check_decision *d)
         }
         done(d, TS_CHECK_CREATED);
         d->write = true;
+        d->keep = TS_CHECK_KEEP_DROP;
         return;
     case TS_CHECK_UNAPPROVED:
-        done(d, strict_ci ? TS_CHECK_ERROR_PENDING_IN_CI : TS_CHECK_PENDING);
+        d->differs = !same_calls(in);
+        if (strict_ci) {
+            done(d, TS_CHECK_ERROR_PENDING_IN_CI);
+            return;
+        }
+        done(d, TS_CHECK_PENDING);
+        d->keep = d->differs ? TS_CHECK_KEEP_WRITE : TS_CHECK_KEEP_DROP;
         return;
     case TS_CHECK_APPROVED:
         if (in->score == NULL) {
@@ -77,6 +164,10 @@ void ts_check_decide(const ts_check_input *in, ts_check_decision *d)
         done(d, in->score->passed ? TS_CHECK_PASSED : TS_CHECK_FAILED);
         d->evaluated = true;
         d->report = !in->score->passed;
+        d->keep = in->score->passed ? TS_CHECK_KEEP_DROP : TS_CHECK_KEEP_WRITE;
+        return;
+    case TS_CHECK_UNREADABLE:
+        done(d, TS_CHECK_NO_OUTCOME); /* the caller reports the read's error */
         return;
     }
     d->step = TS_CHECK_READ; /* not a state: read the file */
@@ -116,8 +207,14 @@ char *ts_check_message(const ts_check_input *in, const ts_check_decision *d)
     case TS_CHECK_CREATED:
         return message("snapshot '%s' created - review it, then approve with `tsctl approve`", n);
     case TS_CHECK_UPDATED:
+        if (d->unchanged)
+            return message("snapshot '%s' unchanged (its calls are already the approved ones)", n);
         return message("snapshot '%s' updated (calls overwritten and approved)", n);
     case TS_CHECK_PENDING:
+        if (d->differs)
+            return message("snapshot '%s' pending approval; the calls observed now differ from "
+                           "the recording - `tsctl accept %s` records them",
+                           n, n);
         return message(
             "snapshot '%s' pending approval - run `tsctl approve` to use it as a baseline", n);
     case TS_CHECK_ERROR_MISSING_IN_CI:
@@ -175,8 +272,9 @@ bool ts_check_approve_selects(const ts_snapshot *snapshot)
     return !snapshot->approved;
 }
 
-int ts_check_record(const char *name, const char *file, bool exists, bool update,
-                    ts_check_decision *d, ts_error *err)
+int ts_check_record(const char *name, const char *file, bool exists, const ts_snapshot *existing,
+                    const struct json_object *calls, bool update, ts_check_decision *d,
+                    ts_error *err)
 {
     memset(d, 0, sizeof(*d));
     if (exists && !update)
@@ -185,10 +283,38 @@ int ts_check_record(const char *name, const char *file, bool exists, bool update
                             "and approve it",
                             name, file);
     done(d, update ? TS_CHECK_UPDATED : TS_CHECK_CREATED);
+    d->keep = TS_CHECK_KEEP_DROP;
+    if (update && exists && existing != NULL && existing->approved && calls != NULL &&
+        ts_check_calls_equal(existing->calls, calls)) {
+        d->unchanged = true;
+        return 0;
+    }
     d->write = true;
     d->approved = update;
     d->may_exist = exists;
     return 0;
+}
+
+ts_check_accept_action ts_check_accept(const ts_snapshot *snapshot, bool have_observation,
+                                       bool baseline_matches)
+{
+    if (have_observation)
+        return snapshot != NULL && baseline_matches ? TS_CHECK_ACCEPT_OBSERVED
+                                                    : TS_CHECK_ACCEPT_SUPERSEDED;
+    if (snapshot == NULL)
+        return TS_CHECK_ACCEPT_UNKNOWN;
+    return snapshot->approved ? TS_CHECK_ACCEPT_NOTHING : TS_CHECK_ACCEPT_RECORDING;
+}
+
+ts_check_reject_plan ts_check_reject(const ts_snapshot *snapshot, bool have_observation)
+{
+    ts_check_reject_plan plan = {
+        .known = snapshot != NULL || have_observation,
+        .remove_snapshot = snapshot != NULL && !snapshot->approved,
+        .drop_observation = have_observation,
+    };
+
+    return plan;
 }
 
 bool ts_check_stamp_trusted(int64_t mtime_ns, int64_t ctime_ns, int64_t read_ns, int64_t margin_ns)

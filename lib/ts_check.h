@@ -3,8 +3,9 @@
  * (docs/snapshots.md), as pure functions: what a check does given the
  * caller's flags and what it found on disk, what it writes, its outcome
  * and message; what approving a snapshot changes; what a trace import
- * (record) does; and the racy-timestamp rule that says when a file's stamp
- * proves that a copy read earlier is still the file.
+ * (record) does; what accepting and rejecting a kept observation does;
+ * and the racy-timestamp rule that says when a file's stamp proves that a
+ * copy read earlier is still the file.
  *
  * Nothing here reads, writes or scores: the caller (the daemon) does the
  * work a decision asks for, puts what it found into the input and asks
@@ -58,7 +59,18 @@ typedef enum ts_check_state {
     TS_CHECK_MISSING,    /* no file */
     TS_CHECK_UNAPPROVED, /* a snapshot pending approval */
     TS_CHECK_APPROVED,   /* an approved baseline */
+    TS_CHECK_UNREADABLE, /* a file that is no readable snapshot: only an update
+                          * goes on (it overwrites the file); any other check
+                          * fails with the read's error, which the caller has */
 } ts_check_state;
+
+/* What becomes of the name's kept observation (the observed calls of a
+ * check that did not match, kept for accept / reject / diff / review). */
+typedef enum ts_check_keep {
+    TS_CHECK_KEEP_NONE = 0, /* leave it as it is */
+    TS_CHECK_KEEP_WRITE,    /* keep in->calls as the name's observation (replacing one) */
+    TS_CHECK_KEEP_DROP,     /* drop it, if there is one: superseded by this check */
+} ts_check_keep;
 
 typedef struct ts_check_input {
     const char *name;                /* the snapshot's name (messages) */
@@ -87,6 +99,11 @@ typedef struct ts_check_decision {
     bool may_exist;           /* with write: a file may be there; keep its created_at */
     bool evaluated;           /* with DONE: the outcome is in->score's (the reply carries it) */
     bool report;              /* with DONE: a drift report of in->score is due (FAILED) */
+    bool differs;             /* with PENDING / ERROR_PENDING_IN_CI: the calls observed
+                               * differ from the pending recording */
+    bool unchanged;           /* with UPDATED: the calls are already the approved ones;
+                               * nothing is written (write false) */
+    ts_check_keep keep;       /* with DONE: what becomes of the kept observation */
 } ts_check_decision;
 
 /* in zeroed, with name and options (both borrowed; options never NULL). */
@@ -95,17 +112,34 @@ void ts_check_input_init(ts_check_input *in, const char *name, const ts_score_op
 /*
  * The next step of the check described by in (docs/snapshots.md, "The
  * state machine"):
- * - update: write calls approved, UPDATED, whatever the file holds;
+ * - update: UPDATED, after reading the file: when it is an approved
+ *   baseline whose calls equal in->calls (ts_check_calls_equal) nothing is
+ *   written (unchanged), else the calls are written approved (a missing or
+ *   unreadable file too);
  * - no file: CREATED (written unapproved), or ERROR_MISSING_IN_CI (nothing
  *   written) when ci and not allow_pending;
  * - a pending snapshot: PENDING, or ERROR_PENDING_IN_CI when ci and not
- *   allow_pending; never evaluated;
+ *   allow_pending; never evaluated; differs says whether the calls differ
+ *   from the recording (PENDING then warns and keeps them);
  * - an approved baseline: evaluated, PASSED or FAILED by in->score->passed.
+ * The kept observation: FAILED and a PENDING that differs keep the calls;
+ * PASSED, CREATED, UPDATED and a PENDING equal to its recording drop it;
+ * the CI errors leave it.
  */
 void ts_check_decide(const ts_check_input *in, ts_check_decision *out);
 
 /* The state of a snapshot read (NULL: no file). */
 ts_check_state ts_check_state_of(const ts_snapshot *snapshot);
+
+/*
+ * True when the two call lists are the same JSON: arrays item by item,
+ * objects with the same keys (in any order) and equal values, strings
+ * byte for byte, integers by value, floats by value and sign (-0.0 is not
+ * 0.0), an integer never equal to a float (1 is not 1.0: the file would
+ * change). What "the calls are already the recorded ones" means for
+ * update and for a pending snapshot.
+ */
+bool ts_check_calls_equal(const struct json_object *a, const struct json_object *b);
 
 /*
  * Score in->calls against in->snapshot's calls with in->options, both
@@ -139,13 +173,49 @@ bool ts_check_approve_selects(const ts_snapshot *snapshot);
 
 /*
  * A trace import of calls as name (method record): exists says whether the
- * name's file is there. Without update an existing snapshot is an error
+ * name's file is there, existing is its snapshot when it was read (NULL:
+ * not read, or unreadable). Without update an existing snapshot is an error
  * ("exists", naming name and file); else the calls are written, approved
  * when update, keeping created_at of an existing file: d->outcome is
- * UPDATED with update, CREATED without.
+ * UPDATED with update, CREATED without. An update whose calls equal those
+ * of an approved existing snapshot writes nothing (d->unchanged). Every
+ * import drops the name's kept observation (d->keep).
  */
-int ts_check_record(const char *name, const char *file, bool exists, bool update,
-                    ts_check_decision *d, ts_error *err);
+int ts_check_record(const char *name, const char *file, bool exists, const ts_snapshot *existing,
+                    const struct json_object *calls, bool update, ts_check_decision *d,
+                    ts_error *err);
+
+/* What accepting one name does (method accept). */
+typedef enum ts_check_accept_action {
+    TS_CHECK_ACCEPT_NOTHING = 0, /* an approved snapshot without a kept observation */
+    TS_CHECK_ACCEPT_RECORDING,   /* a pending snapshot without one: approve it as recorded */
+    TS_CHECK_ACCEPT_OBSERVED,    /* write the observed calls approved, drop the observation */
+    TS_CHECK_ACCEPT_SUPERSEDED,  /* the observation no longer applies: drop it, write nothing */
+    TS_CHECK_ACCEPT_UNKNOWN,     /* neither a snapshot nor an observation: not_found */
+} ts_check_accept_action;
+
+/*
+ * Accepting the name whose snapshot is snapshot (NULL: no file) and which
+ * has a kept observation (have_observation) taken against a baseline whose
+ * calls id was baseline_matches the id of snapshot's calls now. An
+ * observation of a snapshot that was removed, or whose calls changed since
+ * (a checkout, an edit, another daemon), is superseded: accepting it would
+ * overwrite calls nobody compared it with.
+ */
+ts_check_accept_action ts_check_accept(const ts_snapshot *snapshot, bool have_observation,
+                                       bool baseline_matches);
+
+/* What rejecting one name does (method reject). */
+typedef struct ts_check_reject_plan {
+    bool known;            /* false: neither a snapshot nor an observation (not_found) */
+    bool remove_snapshot;  /* a pending snapshot: delete its file */
+    bool drop_observation; /* a kept observation: drop it */
+} ts_check_reject_plan;
+
+/* Rejecting the name whose snapshot is snapshot (NULL: no file), with or
+ * without a kept observation: a pending snapshot is deleted, an approved
+ * baseline kept; the observation is dropped. */
+ts_check_reject_plan ts_check_reject(const ts_snapshot *snapshot, bool have_observation);
 
 /*
  * The racy-timestamp rule (git's): a copy of a file read at read_ns (the

@@ -4,13 +4,16 @@
  *
  * Every row of docs/snapshots.md's state table is driven as the daemon
  * drives it (decide, read, decide, evaluate, decide), and every outcome
- * message is compared with the exact text users see.
+ * message is compared with the exact text users see; so are what becomes of
+ * the kept observation, the pending-differs warning, an update that finds
+ * its calls already approved, and what accept and reject do.
  */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ts_check.h"
+#include "ts_json.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
 #include "util_test.h"
@@ -18,6 +21,10 @@
 typedef struct flags {
     bool ci, update, allow_pending;
 } flags;
+
+/* A snapshot argument of run_check meaning "a file that is no snapshot". */
+static const ts_snapshot unreadable_file;
+#define UNREADABLE (&unreadable_file)
 
 /* A check's run to DONE as the daemon does it: snapshot NULL is a missing
  * file; calls are scored against it when the machine asks. Returns the
@@ -44,8 +51,8 @@ static ts_check_decision run_check(const char *name, flags f, const ts_snapshot 
         if (d.step == TS_CHECK_READ) {
             ck_assert_int_eq(*reads, 0);
             (*reads)++;
-            in.state = ts_check_state_of(snapshot);
-            in.snapshot = snapshot;
+            in.state = snapshot == UNREADABLE ? TS_CHECK_UNREADABLE : ts_check_state_of(snapshot);
+            in.snapshot = snapshot == UNREADABLE ? NULL : snapshot;
         } else {
             ck_assert_int_eq(d.step, TS_CHECK_EVALUATE);
             ck_assert_int_eq(*evaluations, 0);
@@ -93,6 +100,7 @@ START_TEST(missing_locally_creates_unapproved)
     ck_assert(!d.approved);
     ck_assert(!d.may_exist); /* the read found no file: no created_at to keep */
     ck_assert(!d.evaluated);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP); /* an observation of a removed file is stale */
     ck_assert_int_eq(reads, 1);
     ck_assert_int_eq(evals, 0);
     ck_assert_str_eq(msg, "snapshot 't::a' created - review it, then approve with `tsctl approve`");
@@ -111,6 +119,7 @@ START_TEST(missing_in_ci_writes_nothing)
     assert_outcome(d, TS_CHECK_ERROR_MISSING_IN_CI, "ERROR_MISSING_IN_CI");
     ck_assert(!d.write);
     ck_assert(!d.evaluated);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_NONE);
     ck_assert_str_eq(msg, "snapshot 't::a' does not exist; snapshots cannot be created in CI. Run "
                           "the test locally to record it, review it, then approve with `tsctl "
                           "approve`.");
@@ -147,8 +156,10 @@ START_TEST(pending_is_never_evaluated)
     ck_assert(!d.write);
     ck_assert(!d.evaluated);
     ck_assert_int_eq(evals, 0);
-    ck_assert_str_eq(msg,
-                     "snapshot 'p' pending approval - run `tsctl approve` to use it as a baseline");
+    ck_assert(d.differs);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_WRITE);
+    ck_assert_str_eq(msg, "snapshot 'p' pending approval; the calls observed now differ from the "
+                          "recording - `tsctl accept p` records them");
     free(msg);
     d = run_check("p", (flags){.ci = true, .allow_pending = true}, snap, calls, &msg, &reads,
                   &evals);
@@ -158,6 +169,7 @@ START_TEST(pending_is_never_evaluated)
     assert_outcome(d, TS_CHECK_ERROR_PENDING_IN_CI, "ERROR_PENDING_IN_CI");
     ck_assert(!d.write);
     ck_assert_int_eq(evals, 0);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_NONE); /* CI keeps nothing for review */
     ck_assert_str_eq(msg, "snapshot 'p' is pending approval; an unapproved snapshot cannot be used "
                           "as a baseline in CI. Approve it locally with `tsctl approve`.");
     free(msg);
@@ -182,6 +194,7 @@ START_TEST(approved_passes_or_fails_by_score)
         ck_assert(d.evaluated);
         ck_assert(!d.report);
         ck_assert(!d.write);
+        ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP); /* superseded by a passing check */
         ck_assert_int_eq(evals, 1);
         ck_assert_str_eq(msg, "snapshot 'b' matches its approved baseline (score 1.00)");
         free(msg);
@@ -190,6 +203,7 @@ START_TEST(approved_passes_or_fails_by_score)
         ck_assert(d.evaluated);
         ck_assert(d.report);
         ck_assert(!d.write);
+        ck_assert_int_eq(d.keep, TS_CHECK_KEEP_WRITE);
         ck_assert_str_eq(msg, "snapshot 'b' drifted from its approved baseline "
                               "(score 0.80 < 1.00 required)");
         free(msg);
@@ -200,29 +214,147 @@ START_TEST(approved_passes_or_fails_by_score)
 }
 END_TEST
 
-START_TEST(update_overwrites_without_reading)
+START_TEST(update_reads_then_overwrites)
 {
-    ts_snapshot *snap = snapshot_of("u", "ab", false);
+    ts_snapshot *pending = snapshot_of("u", "ab", false);
+    ts_snapshot *approved = snapshot_of("u", "ab", true);
+    const ts_snapshot *files[] = {pending, approved, NULL, UNREADABLE};
     struct json_object *calls = util_calls_of_letters("c");
     flags modes[] = {{.update = true}, {.update = true, .ci = true}};
     char *msg;
     int reads, evals;
 
     for (size_t i = 0; i < 2; i++) {
-        ts_check_decision d = run_check("u", modes[i], snap, calls, &msg, &reads, &evals);
+        for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+            ts_check_decision d = run_check("u", modes[i], files[f], calls, &msg, &reads, &evals);
 
-        assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
-        ck_assert(d.write);
-        ck_assert(d.approved);
-        ck_assert(d.may_exist); /* unread: keep an existing file's created_at */
-        ck_assert(!d.evaluated);
-        ck_assert_int_eq(reads, 0);
-        ck_assert_int_eq(evals, 0);
-        ck_assert_str_eq(msg, "snapshot 'u' updated (calls overwritten and approved)");
-        free(msg);
+            assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
+            ck_assert(d.write);
+            ck_assert(!d.unchanged);
+            ck_assert(d.approved);
+            ck_assert(d.may_exist == (files[f] != NULL)); /* keep an existing file's created_at */
+            ck_assert(!d.evaluated);
+            ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP);
+            ck_assert_int_eq(reads, 1);
+            ck_assert_int_eq(evals, 0);
+            ck_assert_str_eq(msg, "snapshot 'u' updated (calls overwritten and approved)");
+            free(msg);
+        }
     }
     json_object_put(calls);
+    ts_snapshot_free(pending);
+    ts_snapshot_free(approved);
+}
+END_TEST
+
+START_TEST(update_of_approved_calls_writes_nothing)
+{
+    ts_snapshot *approved = snapshot_of("u", "ab", true);
+    ts_snapshot *pending = snapshot_of("u", "ab", false);
+    struct json_object *same = util_calls_of_letters("ab");
+    char *msg;
+    int reads, evals;
+    ts_check_decision d =
+        run_check("u", (flags){.update = true}, approved, same, &msg, &reads, &evals);
+
+    assert_outcome(d, TS_CHECK_UPDATED, "UPDATED"); /* the outcome stays UPDATED */
+    ck_assert(d.unchanged);
+    ck_assert(!d.write);
+    ck_assert(!d.evaluated);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP);
+    ck_assert_str_eq(msg, "snapshot 'u' unchanged (its calls are already the approved ones)");
+    free(msg);
+    /* the same calls pending: the update approves them, so it writes */
+    d = run_check("u", (flags){.update = true}, pending, same, &msg, &reads, &evals);
+    ck_assert(d.write && d.approved && !d.unchanged);
+    free(msg);
+    json_object_put(same);
+    ts_snapshot_free(approved);
+    ts_snapshot_free(pending);
+}
+END_TEST
+
+START_TEST(pending_with_the_recorded_calls_drops_the_observation)
+{
+    ts_snapshot *snap = snapshot_of("p", "ab", false);
+    struct json_object *same = util_calls_of_letters("ab");
+    char *msg;
+    int reads, evals;
+    ts_check_decision d = run_check("p", (flags){0}, snap, same, &msg, &reads, &evals);
+
+    assert_outcome(d, TS_CHECK_PENDING, "PENDING");
+    ck_assert(!d.differs);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP);
+    ck_assert_str_eq(msg,
+                     "snapshot 'p' pending approval - run `tsctl approve` to use it as a baseline");
+    free(msg);
+    d = run_check("p", (flags){.ci = true}, snap, same, &msg, &reads, &evals);
+    ck_assert(!d.differs);
+    free(msg);
+    json_object_put(same);
     ts_snapshot_free(snap);
+}
+END_TEST
+
+START_TEST(an_unreadable_file_is_left_to_the_caller)
+{
+    struct json_object *calls = util_calls_of_letters("a");
+    ts_check_input in;
+    ts_check_decision d;
+    ts_score_options opt;
+
+    ts_score_options_default(&opt);
+    ts_check_input_init(&in, "x", &opt);
+    in.calls = calls;
+    in.state = TS_CHECK_UNREADABLE;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(d.step, TS_CHECK_DONE);
+    ck_assert_int_eq(d.outcome, TS_CHECK_NO_OUTCOME);
+    ck_assert(!d.write);
+    ck_assert_ptr_null(ts_check_message(&in, &d));
+    json_object_put(calls);
+}
+END_TEST
+
+/* ts_check_calls_equal on two JSON texts. */
+static bool equal_texts(const char *a, const char *b)
+{
+    struct json_object *x = NULL;
+    struct json_object *y = NULL;
+    bool eq;
+
+    ck_assert_int_eq(ts_json_parse(a, strlen(a), 0, &x, NULL), 0);
+    ck_assert_int_eq(ts_json_parse(b, strlen(b), 0, &y, NULL), 0);
+    eq = ts_check_calls_equal(x, y);
+    ck_assert(ts_check_calls_equal(y, x) == eq);
+    json_object_put(x);
+    json_object_put(y);
+    return eq;
+}
+
+START_TEST(calls_equal_is_exact_json)
+{
+    ck_assert(equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":[true,null,\"s\"]}}]",
+                          "[{\"args\":{\"y\":[true,null,\"s\"],\"x\":1},\"tool\":\"a\"}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                           "[{\"tool\":\"a\",\"args\":{\"x\":1.0}}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":0.0}}]",
+                           "[{\"tool\":\"a\",\"args\":{\"x\":-0.0}}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":9223372036854775807}}]",
+                           "[{\"tool\":\"a\",\"args\":{\"x\":9223372036854775808}}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":-1}}]",
+                           "[{\"tool\":\"a\",\"args\":{\"x\":18446744073709551615}}]"));
+    ck_assert(
+        !equal_texts("[{\"tool\":\"a\"},{\"tool\":\"b\"}]", "[{\"tool\":\"b\"},{\"tool\":\"a\"}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{}}]", "[{\"tool\":\"a\"}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":null}]", "[{\"tool\":\"a\",\"args\":{}}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\\u0000b\"}]", "[{\"tool\":\"a\"}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":\"1\"}}]",
+                           "[{\"tool\":\"a\",\"args\":{\"x\":1}}]"));
+    ck_assert(!equal_texts("[{\"tool\":\"a\",\"args\":{\"x\":[1]}}]",
+                           "[{\"tool\":\"a\",\"args\":{\"x\":[1,1]}}]"));
+    ck_assert(equal_texts("[]", "[]"));
+    ck_assert(!equal_texts("[]", "[{\"tool\":\"a\"}]"));
 }
 END_TEST
 
@@ -325,23 +457,75 @@ END_TEST
 
 START_TEST(record_rules)
 {
+    ts_snapshot *approved = snapshot_of("r", "ab", true);
+    ts_snapshot *pending = snapshot_of("r", "ab", false);
+    struct json_object *calls = util_calls_of_letters("ab");
+    struct json_object *other = util_calls_of_letters("c");
     ts_check_decision d;
     ts_error err;
 
-    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", false, false, &d, &err), 0);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", false, NULL, calls, false, &d, &err), 0);
     assert_outcome(d, TS_CHECK_CREATED, "CREATED");
     ck_assert(d.write && !d.approved && !d.may_exist);
-    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", false, true, &d, &err), 0);
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", false, NULL, calls, true, &d, &err), 0);
     assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
     ck_assert(d.write && d.approved && !d.may_exist);
-    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, true, &d, &err), 0);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, NULL, calls, true, &d, &err), 0);
     assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
-    ck_assert(d.write && d.approved && d.may_exist);
-    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, false, &d, &err), -EEXIST);
+    ck_assert(d.write && d.approved && d.may_exist); /* unreadable: overwritten */
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, approved, other, true, &d, &err), 0);
+    ck_assert(d.write && !d.unchanged);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, pending, calls, true, &d, &err), 0);
+    ck_assert(d.write && d.approved && !d.unchanged); /* the update approves */
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, approved, calls, true, &d, &err), 0);
+    assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
+    ck_assert(!d.write && d.unchanged); /* already the approved calls: nothing written */
+    ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, approved, calls, false, &d, &err),
+                     -EEXIST);
     ck_assert(!d.write);
     ck_assert_str_eq(err.code, TS_ERR_EXISTS);
     ck_assert_str_eq(err.message, "snapshot 'r' already exists (/s/r-1.json); record with update "
                                   "to overwrite and approve it");
+    json_object_put(calls);
+    json_object_put(other);
+    ts_snapshot_free(approved);
+    ts_snapshot_free(pending);
+}
+END_TEST
+
+START_TEST(accept_and_reject_rules)
+{
+    ts_snapshot *approved = snapshot_of("a", "ab", true);
+    ts_snapshot *pending = snapshot_of("p", "ab", false);
+    ts_check_reject_plan plan;
+
+    /* a kept observation against the calls on disk now: written approved */
+    ck_assert_int_eq(ts_check_accept(approved, true, true), TS_CHECK_ACCEPT_OBSERVED);
+    ck_assert_int_eq(ts_check_accept(pending, true, true), TS_CHECK_ACCEPT_OBSERVED);
+    /* the snapshot changed or went away since: superseded, nothing written */
+    ck_assert_int_eq(ts_check_accept(approved, true, false), TS_CHECK_ACCEPT_SUPERSEDED);
+    ck_assert_int_eq(ts_check_accept(NULL, true, true), TS_CHECK_ACCEPT_SUPERSEDED);
+    /* nothing kept: a pending snapshot is approved as recorded */
+    ck_assert_int_eq(ts_check_accept(pending, false, false), TS_CHECK_ACCEPT_RECORDING);
+    ck_assert_int_eq(ts_check_accept(approved, false, false), TS_CHECK_ACCEPT_NOTHING);
+    ck_assert_int_eq(ts_check_accept(NULL, false, false), TS_CHECK_ACCEPT_UNKNOWN);
+
+    plan = ts_check_reject(pending, true);
+    ck_assert(plan.known && plan.remove_snapshot && plan.drop_observation);
+    plan = ts_check_reject(pending, false);
+    ck_assert(plan.known && plan.remove_snapshot && !plan.drop_observation);
+    plan = ts_check_reject(approved, true); /* the approved baseline stays */
+    ck_assert(plan.known && !plan.remove_snapshot && plan.drop_observation);
+    plan = ts_check_reject(approved, false);
+    ck_assert(plan.known && !plan.remove_snapshot && !plan.drop_observation);
+    plan = ts_check_reject(NULL, true);
+    ck_assert(plan.known && !plan.remove_snapshot && plan.drop_observation);
+    plan = ts_check_reject(NULL, false);
+    ck_assert(!plan.known);
+    ts_snapshot_free(approved);
+    ts_snapshot_free(pending);
 }
 END_TEST
 
@@ -371,12 +555,17 @@ int main(void)
     tcase_add_test(tc, missing_in_ci_with_allow_pending_creates);
     tcase_add_test(tc, pending_is_never_evaluated);
     tcase_add_test(tc, approved_passes_or_fails_by_score);
-    tcase_add_test(tc, update_overwrites_without_reading);
+    tcase_add_test(tc, update_reads_then_overwrites);
+    tcase_add_test(tc, update_of_approved_calls_writes_nothing);
+    tcase_add_test(tc, pending_with_the_recorded_calls_drops_the_observation);
+    tcase_add_test(tc, an_unreadable_file_is_left_to_the_caller);
+    tcase_add_test(tc, calls_equal_is_exact_json);
     tcase_add_test(tc, a_known_score_skips_evaluation);
     tcase_add_test(tc, evaluate_needs_both_lists);
     tcase_add_test(tc, outcome_names_round_trip);
     tcase_add_test(tc, approve_changes_only_pending);
     tcase_add_test(tc, record_rules);
+    tcase_add_test(tc, accept_and_reject_rules);
     tcase_add_test(tc, racy_stamps_are_not_trusted);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
