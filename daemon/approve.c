@@ -1,7 +1,10 @@
 /*
  * approve — method "approve" (see approve.h): the snapshots named, or every
  * pending one, approved as lib/ts_check says (a pending snapshot becomes
- * approved, an approved one is left as it is) in one whole-store job.
+ * approved, an approved one is left as it is) in one whole-store job. Each
+ * entry of the reply says whether this approve changed it and whether an
+ * observation is kept for it (which approve never touches: it approves the
+ * recording, `accept` takes the observed calls).
  */
 #include "approve.h"
 
@@ -46,6 +49,7 @@ static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct js
             json_object_object_add(e, "created_at", json_object_new_string(snaps[i]->created_at));
             json_object_object_add(e, "updated_at", json_object_new_string(snaps[i]->updated_at));
             json_object_object_add(e, "file", json_object_new_string(file));
+            json_object_object_add(e, "changed", json_object_new_boolean(write));
             json_object_array_add(out, e);
         }
     }
@@ -127,7 +131,7 @@ static int check_names(const struct json_object *names, ts_error *err)
 }
 
 /* approve as a whole-store pool job: loading and the durable writes on a
- * pool thread, forgetting FAILED observations on the loop thread. */
+ * pool thread, the kept observations looked up on the loop thread. */
 typedef struct approve_job {
     tsd_job job;
     tsd_request *req;
@@ -159,12 +163,20 @@ static void approve_done(tsd_job *job)
     size_t n = a->approved != NULL ? json_object_array_length(a->approved) : 0;
 
     if (a->rc == 0) {
+        size_t changed = 0;
+
         for (size_t i = 0; i < n; i++) {
             struct json_object *e = json_object_array_get_idx(a->approved, i);
-            tsd_store_note_failure(a->st, ts_json_get_string(e, "name"), NULL);
+            const char *file = ts_json_get_string(e, "file");
+
+            changed += json_object_get_boolean(json_object_object_get(e, "changed"));
+            json_object_object_add(
+                e, "observation",
+                json_object_new_boolean(file != NULL &&
+                                        tsd_obs_has(&a->st->obs, tsd_obs_file_of(file))));
         }
-        if (n > 0)
-            tsd_info("store %s: approved %zu snapshot(s)", a->st->root, n);
+        if (changed > 0)
+            tsd_info("store %s: approved %zu snapshot(s)", a->st->root, changed);
         result = json_object_new_object();
         json_object_object_add(result, "approved", json_object_get(a->approved));
     }

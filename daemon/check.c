@@ -18,7 +18,12 @@
  *    scored: the snapshot's calls stand for them and the cache keeps their
  *    score against themselves; otherwise the raw value is decoded, then
  *    extracted and validated.
- * 4. The state machine (ts_check_decide): outcome, message, report.
+ * 4. The state machine (ts_check_decide): outcome, message, report, and
+ *    what becomes of the name's kept observation (observations.h): a
+ *    FAILED check or a PENDING one that differs writes the calls observed,
+ *    a passing one drops an observation kept before. That file work is the
+ *    pool's: a loop replay that has some is finished by a small job of its
+ *    file (keep_work), so a later check of the file still waits for it.
  * The raw value (the request's "actual" left as bytes by the decoder) is
  * decoded before anything goes to the pool: its bytes live only while
  * dispatch runs.
@@ -33,12 +38,14 @@
 
 #include "jobs.h"
 #include "log.h"
+#include "observations.h"
 #include "observed.h"
 #include "params.h"
 #include "request.h"
 #include "save.h"
 #include "snapcache.h"
 #include "ts_check.h"
+#include "ts_observation.h"
 #include "ts_report.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
@@ -67,7 +74,8 @@ typedef struct check_request {
 
 /* What one pass of the state machine produced. */
 typedef struct check_outcome {
-    ts_check_decision decision; /* outcome, what to write, whether evaluated */
+    ts_check_decision decision; /* outcome, what to write, whether evaluated, what to keep */
+    bool written;               /* the snapshot file was written */
     char *message;
     ts_score_result scored; /* the scoring keys, when evaluated */
     char *report;           /* drift report, or NULL */
@@ -85,11 +93,16 @@ typedef struct check_job {
     tsd_store *st;
     struct json_object *calls; /* the observed calls, once extracted */
     check_outcome out;
+    ts_observation *keep; /* the observation to write (decision keep WRITE), or NULL */
+    size_t kept_bytes;    /* its file's size, once written */
+    bool kept, dropped;   /* the pool wrote it / removed the name's observation */
+    int keep_rc;          /* < 0: it was not kept, keep_err says why (logged on the loop) */
     int rc;
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */
     char file[PATH_MAX];
     ts_error err;
+    ts_error keep_err;
 } check_job;
 
 /* The params of a check. raw: "actual" is still bytes (decoded later). */
@@ -207,7 +220,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
                                 {"file", c->file},
                                 {"message", out->message}};
 
-    ts_wire_pack_map(w, 6, err);
+    ts_wire_pack_map(w, 8, err);
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         ts_wire_pack_str(w, strings[i][0], strlen(strings[i][0]), err);
         ts_wire_pack_str(w, strings[i][1], strlen(strings[i][1]), err);
@@ -224,11 +237,16 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
         ts_wire_pack_str(w, out->report, strlen(out->report), err);
     else
         ts_wire_pack_nil(w, err);
+    ts_wire_pack_str(w, "written", 7, err);
+    ts_wire_pack_bool(w, out->written, err);
+    ts_wire_pack_str(w, "kept", 4, err);
+    ts_wire_pack_bool(w, c->kept, err);
     return ts_wire_writer_error(w);
 }
 
 static void check_free(check_job *c)
 {
+    ts_observation_free(c->keep);
     json_object_put(c->calls);
     if (c->out.decision.evaluated)
         ts_score_result_free(&c->out.scored);
@@ -238,24 +256,32 @@ static void check_free(check_job *c)
     free(c);
 }
 
+/* What the pool did to the name's kept observation, into the store's index. */
+static void note_keep(check_job *c)
+{
+    const char *file = tsd_obs_file_of(c->file);
+
+    if (c->kept)
+        tsd_obs_noted(c->st, file, c->kept_bytes);
+    else if (c->dropped)
+        tsd_obs_forget(&c->st->obs, file);
+    if (c->keep_rc < 0)
+        tsd_warn("check %s: its observed calls are not kept: %s", c->rq.name, c->keep_err.message);
+}
+
 /* Remember the outcome (store, run) and answer; c is freed. Loop thread. */
 static void check_done(tsd_job *job)
 {
     check_job *c = (check_job *)job;
 
-    if (c->rc == 0 && job->sync_rc < 0) {
+    note_keep(c);
+    if (c->rc == 0 && job->sync_rc < 0)
         c->rc = tsd_save_not_durable(job, c->rq.name, &c->err);
-        /* The file was replaced: a FAILED observation no longer applies. */
-        tsd_store_note_failure(c->st, c->rq.name, NULL);
-    }
     if (c->rc == 0) {
         ts_check_outcome outcome = c->out.decision.outcome;
-        bool failed = outcome == TS_CHECK_FAILED;
         double ms = (double)(uv_hrtime() - c->req->start_ns) / 1e6;
         tsd_run *run = c->rq.run != NULL ? tsd_runs_find(&c->srv->runs, c->rq.run) : NULL;
 
-        if (failed || outcome == TS_CHECK_PASSED || outcome == TS_CHECK_UPDATED)
-            tsd_store_note_failure(c->st, c->rq.name, failed ? c->calls : NULL);
         if (run != NULL &&
             tsd_run_record(run, c->rq.name, c->rq.test, ts_check_outcome_name(outcome),
                            c->out.score, ms, c->out.message, c->out.report, c->calls) < 0)
@@ -265,7 +291,80 @@ static void check_done(tsd_job *job)
     check_free(c);
 }
 
+/*
+ * The observation to keep when the decision says so (FAILED, or PENDING
+ * with other calls than the recording), with snap's calls as the baseline
+ * it was compared with. Where snap is at hand: the loop (a cached snapshot)
+ * or the pool. A failure keeps nothing; the check's answer stands.
+ */
+static void prepare_keep(check_job *c, const ts_snapshot *snap)
+{
+    struct json_object *calls = c->calls;
+
+    if (c->out.decision.keep != TS_CHECK_KEEP_WRITE || snap == NULL)
+        return;
+    /* the cache's own list never goes to a pool thread (reference counts) */
+    if (calls == snap->calls)
+        calls = ts_json_copy(calls);
+    else
+        json_object_get(calls);
+    if (calls == NULL)
+        c->keep_rc = ts_error_set(&c->keep_err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    else
+        c->keep_rc = ts_observation_new(
+            c->rq.name, calls, ts_check_outcome_name(c->out.decision.outcome), snap->calls,
+            c->rq.run, c->rq.test, &c->rq.score, &c->keep, &c->keep_err);
+    json_object_put(calls);
+}
+
+/* The file work on the kept observation: write c->keep, or drop the
+ * name's. Pool thread. */
+static void keep_files(check_job *c)
+{
+    const char *file = tsd_obs_file_of(c->file);
+    int rc;
+
+    if (c->keep != NULL) {
+        c->keep_rc = tsd_obs_write(&c->st->obs, file, c->keep, &c->kept_bytes, &c->keep_err);
+        c->kept = c->keep_rc == 0;
+    } else if (c->out.decision.keep == TS_CHECK_KEEP_DROP) {
+        rc = tsd_obs_remove(&c->st->obs, file, &c->keep_err);
+        c->dropped = rc > 0;
+        if (rc < 0)
+            c->keep_rc = rc;
+    }
+}
+
+/* A loop replay's observation work, as a job of its file. */
+static void keep_work(tsd_job *job)
+{
+    keep_files((check_job *)job);
+}
+
 /* ---- on a pool thread --------------------------------------------------- */
+
+/* Read name's snapshot for the state machine. An update goes on over a
+ * file that is no readable snapshot (it overwrites it). */
+static int read_snapshot(check_job *c, ts_check_input *in, ts_snapshot **snap)
+{
+    ts_error why;
+    int rc = ts_store_load(c->st->store, c->rq.name, snap, NULL, c->rq.update ? &why : &c->err);
+
+    if (rc == -ENOENT) {
+        in->state = TS_CHECK_MISSING;
+        return 0;
+    }
+    if (rc < 0 && c->rq.update) {
+        tsd_info("check %s: update overwrites an unreadable file: %s", c->rq.name, why.message);
+        in->state = TS_CHECK_UNREADABLE;
+        return 0;
+    }
+    if (rc == 0) {
+        in->state = ts_check_state_of(*snap);
+        in->snapshot = *snap;
+    }
+    return rc;
+}
 
 static void check_work(tsd_job *job)
 {
@@ -282,18 +381,18 @@ static void check_work(tsd_job *job)
         check_input(&c->rq, c->calls, &in);
         ts_check_decide(&in, &c->out.decision);
     }
-    if (rc == 0 && d->step == TS_CHECK_READ) {
-        rc = ts_store_load(c->st->store, c->rq.name, &snap, NULL, &c->err);
-        if (rc == -ENOENT)
-            rc = 0;
-        in.state = ts_check_state_of(snap);
-        in.snapshot = snap;
-    }
+    if (rc == 0 && d->step == TS_CHECK_READ)
+        rc = read_snapshot(c, &in, &snap);
     if (rc == 0)
         rc = settle(&c->rq, &in, NULL, &c->out, &c->err);
     if (rc == 0 && d->write)
         rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
                       &c->job, &c->err);
+    c->out.written = rc == 0 && d->write;
+    if (rc == 0) {
+        prepare_keep(c, snap);
+        keep_files(c);
+    }
     ts_snapshot_free(snap);
     c->rc = rc;
 }
@@ -352,10 +451,23 @@ static int loop_calls(check_job *c, const ts_snapshot *snap, ts_score_result *kn
     return rc;
 }
 
+/* Queue c as a pool job of its file doing work. */
+static void submit(check_job *c, void (*work)(tsd_job *job))
+{
+    c->job.loop = c->srv->loop;
+    c->job.store = c->st;
+    c->job.key = c->file; /* two names never share a file, but key what is written */
+    c->job.on_pool = true;
+    c->job.work_fn = work;
+    c->job.done_fn = check_done;
+    tsd_jobs_submit(&c->job);
+}
+
 /*
  * Steps 3 and 4 of the plan for snap, found in the cache just now: true
- * when the check was answered (c is freed), false when it goes to the pool
- * (what it extracted kept in c).
+ * when the check was answered, or is finished by a job of its file writing
+ * or dropping its observation (c is the job's then), false when it goes to
+ * the pool (what it extracted kept in c).
  */
 static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
 {
@@ -373,6 +485,14 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
         rc = settle(&c->rq, &in, have_known ? &known : NULL, &c->out, &c->err);
     }
     c->rc = rc;
+    if (rc == 0) {
+        prepare_keep(c, snap);
+        if (c->keep != NULL || (c->out.decision.keep == TS_CHECK_KEEP_DROP &&
+                                tsd_obs_has(&c->st->obs, tsd_obs_file_of(c->file)))) {
+            submit(c, keep_work);
+            return true;
+        }
+    }
     check_done(&c->job);
     return true;
 }
@@ -448,6 +568,7 @@ static check_job *check_new(tsd_server *srv, tsd_request *req)
     memset(c, 0, offsetof(check_job, file));
     c->file[0] = '\0';
     ts_error_clear(&c->err);
+    ts_error_clear(&c->keep_err);
     c->srv = srv;
     c->req = req;
     c->out.score = -1;
@@ -478,12 +599,6 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
         check_free(c);
         return rc;
     }
-    c->job.loop = srv->loop;
-    c->job.store = c->st;
-    c->job.key = c->file; /* two names never share a file, but key what is written */
-    c->job.on_pool = true;
-    c->job.work_fn = check_work;
-    c->job.done_fn = check_done;
-    tsd_jobs_submit(&c->job);
+    submit(c, check_work);
     return TSD_ASYNC;
 }

@@ -10,14 +10,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "accept.h"
 #include "approve.h"
 #include "check.h"
 #include "jobs.h"
 #include "listing.h"
 #include "log.h"
 #include "params.h"
+#include "observations.h"
 #include "record.h"
 #include "request.h"
+#include "review.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
 
@@ -154,7 +157,10 @@ static int do_rm(tsd_server *srv, tsd_request *req, const struct json_object *pa
         rc = ts_store_remove(st->store, name, 0, err);
     if (rc < 0)
         return rc;
-    tsd_store_note_failure(st, name, NULL);
+    /* its kept observation goes with it (one unlinkat) */
+    if (tsd_obs_has(&st->obs, tsd_obs_file_of(file)) &&
+        tsd_obs_remove(&st->obs, tsd_obs_file_of(file), NULL) >= 0)
+        tsd_obs_forget(&st->obs, tsd_obs_file_of(file));
     *result = json_object_new_object();
     json_object_object_add(*result, "name", json_object_new_string(name));
     json_object_object_add(*result, "file", json_object_new_string(file));
@@ -258,57 +264,7 @@ static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_o
     return 0;
 }
 
-/* ---- review and orphans ----------------------------------------------- */
-
-static struct json_object *review_item(const ts_snapshot *s, struct json_object *observed)
-{
-    struct json_object *o = json_object_new_object();
-
-    json_object_object_add(o, "name", json_object_new_string(s->name));
-    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
-    json_object_object_add(o, "calls", json_object_get(s->calls));
-    json_object_object_add(o, "baseline", s->approved ? json_object_get(s->calls) : NULL);
-    json_object_object_add(o, "observed", json_object_get(observed));
-    return o;
-}
-
-static int do_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                     struct json_object **result, ts_error *err)
-{
-    const char *run_id;
-    struct json_object *failed;
-    ts_store_listing listing;
-    tsd_store *st;
-    tsd_run *run = NULL;
-    tsd_params p;
-    int rc;
-
-    (void)req;
-    tsd_params_init(&p, params, err);
-    run_id = tsd_params_string(&p, "run", false);
-    if (run_id != NULL)
-        tsd_params_fail(&p, tsd_runs_get(&srv->runs, run_id, &run, err));
-    st = tsd_stores_param(&srv->stores, &p);
-    rc = tsd_params_error(&p);
-    if (rc == 0)
-        rc = ts_store_list(st->store, &listing, err);
-    if (rc < 0)
-        return rc;
-    failed = run != NULL ? run->failed : st->failed;
-    struct json_object *items = json_object_new_array();
-    for (size_t i = 0; i < listing.count; i++) {
-        const ts_snapshot *s = listing.items[i];
-        struct json_object *observed = NULL;
-        bool has_failure = s->approved && json_object_object_get_ex(failed, s->name, &observed);
-
-        if (!s->approved || has_failure)
-            json_object_array_add(items, review_item(s, has_failure ? observed : NULL));
-    }
-    ts_store_listing_free(&listing);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "items", items);
-    return 0;
-}
+/* ---- orphans ----------------------------------------------------------- */
 
 static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
                       struct json_object **result, ts_error *err)
@@ -428,7 +384,8 @@ static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bo
 
 typedef enum method_order {
     ORDER_NONE = 0, /* no store files: run at once */
-    ORDER_SELF,     /* the method queues its own job (check, record, approve, list) */
+    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, the review
+                     * methods) */
     ORDER_NAME,     /* after earlier work on params.name */
     ORDER_STORE     /* after all earlier work on the store */
 } method_order;
@@ -454,7 +411,10 @@ static const struct {
     {"run.join", do_run_join, ORDER_NONE, NULL},
     {"run.close", do_run_close, ORDER_NONE, NULL},
     {"run.summary", do_run_summary, ORDER_NONE, NULL},
-    {"review", do_review, ORDER_STORE, NULL},
+    {"review", tsd_review, ORDER_SELF, NULL},
+    {"diff", tsd_diff, ORDER_SELF, NULL},
+    {"accept", tsd_accept, ORDER_SELF, NULL},
+    {"reject", tsd_reject, ORDER_SELF, NULL},
     {"orphans", do_orphans, ORDER_STORE, NULL},
     {"status", do_status, ORDER_NONE, NULL},
     {"stop", do_stop, ORDER_NONE, NULL},

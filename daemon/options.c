@@ -22,6 +22,8 @@ static const char usage_text[] =
     "  --log-level LEVEL    debug, info (default), warn or error\n"
     "  --log-file FILE      append the log to FILE\n"
     "  --max-frame BYTES    largest request frame accepted (default 16777216)\n"
+    "  --state-dir DIR      keep runs and observations in DIR (default\n"
+    "                       $XDG_STATE_HOME/toolscore, or ~/.local/state/toolscore)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            print the version and exit\n";
 
@@ -130,7 +132,8 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         return 0;
     }
     static const char *const valued[] = {"--socket",    "--store",    "--idle-timeout",
-                                         "--log-level", "--log-file", "--max-frame"};
+                                         "--log-level", "--log-file", "--max-frame",
+                                         "--state-dir"};
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))
             continue;
@@ -154,8 +157,13 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
             return 0;
         case 4:
             return dup_into(&opt->log_file, value, err);
-        default:
+        case 5:
             return parse_frame(value, &opt->max_frame, err);
+        default:
+            if (value[0] != '/')
+                return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                    "--state-dir: must be an absolute path, got '%s'", value);
+            return dup_into(&opt->state_dir, value, err);
         }
     }
     if (arg[0] == '-')
@@ -186,6 +194,8 @@ void tsd_options_free(tsd_options *opt)
     free(opt->socket_path);
     free(opt->store_root);
     free(opt->log_file);
+    free(opt->state_dir);
+    opt->state_dir = NULL;
     opt->socket_path = NULL;
     opt->store_root = NULL;
     opt->log_file = NULL;

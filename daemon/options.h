@@ -3,7 +3,7 @@
  *
  *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
  *              [--log-level debug|info|warn|error] [--log-file F]
- *              [--max-frame BYTES] [-h|--help] [--version]
+ *              [--max-frame BYTES] [--state-dir DIR] [-h|--help] [--version]
  *
  * Owns the strings it returns (tsd_options_free).
  */
@@ -32,6 +32,7 @@ typedef struct tsd_options {
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
+    char *state_dir; /* NULL: ts_state_default_path */
 } tsd_options;
 
 /*

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "jobs.h"
+#include "observations.h"
 #include "observed.h"
 #include "params.h"
 #include "request.h"
@@ -27,6 +28,7 @@ typedef struct record_job {
     char file[PATH_MAX];
     ts_check_outcome outcome;
     bool written; /* the file was written (an update of equal calls writes nothing) */
+    bool dropped; /* the name's kept observation was removed */
     ts_error err;
     int rc;
 } record_job;
@@ -69,6 +71,10 @@ static void record_work(tsd_job *job)
     if (rc == 0)
         c->outcome = d.outcome;
     c->written = rc == 0 && d.write;
+    /* A file written (or one whose write failed after its rename): the
+     * name's kept observation no longer applies. */
+    if ((rc == 0 && d.keep == TS_CHECK_KEEP_DROP) || c->job.sync_rc < 0)
+        c->dropped = tsd_obs_remove(&c->st->obs, tsd_obs_file_of(c->file), NULL) > 0;
     ts_snapshot_free(existing);
     json_object_put(calls);
     c->rc = rc;
@@ -81,10 +87,8 @@ static void record_done(tsd_job *job)
 
     if (c->rc == 0 && job->sync_rc < 0)
         c->rc = tsd_save_not_durable(job, c->name, &c->err);
-    /* The file was written (or its write failed after the rename): a FAILED
-     * observation no longer applies. */
-    if (c->rc == 0 || job->sync_rc < 0)
-        tsd_store_note_failure(c->st, c->name, NULL);
+    if (c->dropped)
+        tsd_obs_forget(&c->st->obs, tsd_obs_file_of(c->file));
     if (c->rc == 0) {
         result = json_object_new_object();
         json_object_object_add(result, "outcome",

@@ -391,7 +391,7 @@ static void open_pinned_store(tsd_server *srv)
         tsd_warn("store %s: %s", srv->options->store_root, err.message);
 }
 
-int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
+int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_state *state)
 {
     tsd_server srv;
     uv_loop_t loop;
@@ -406,8 +406,10 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
     }
     srv.loop = &loop;
     srv.options = opt;
+    srv.state = state;
     srv.listener = listener;
     srv.stores.pinned = opt->store_root;
+    srv.stores.state = state;
     srv.started_ms = uv_now(&loop);
     rc = start_handles(&srv, listener);
     if (rc == 0) {

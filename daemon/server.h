@@ -28,6 +28,7 @@
 #include "ts_error.h"
 #include "ts_frame.h"
 #include "ts_message.h"
+#include "ts_state.h"
 
 #define TSD_MAX_CONNECTIONS 512          /* open client connections */
 #define TSD_MAX_IN_FLIGHT 4096           /* unread replies before requests get "busy" */
@@ -65,6 +66,7 @@ struct tsd_conn {
 struct tsd_server {
     uv_loop_t *loop;
     const tsd_options *options;
+    const ts_state *state; /* the state directory (runs, kept observations) */
     tsd_listener *listener;
     tsd_acceptor acceptor; /* the listening socket */
     uv_signal_t sigterm, sigint, sighup;
@@ -89,9 +91,10 @@ struct tsd_server {
 
 /*
  * Serve until stopped (signal, stop request, idle timeout). The listener's
- * socket is taken over by the server. Returns 0 after a graceful stop.
+ * socket is taken over by the server; state (the caller's) keeps the kept
+ * observations. Returns 0 after a graceful stop.
  */
-int tsd_server_run(const tsd_options *opt, tsd_listener *listener);
+int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_state *state);
 
 /* Send one encoded frame (4-byte header + payload; data is taken over):
  * written at once when the socket takes it, else queued. */

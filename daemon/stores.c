@@ -43,13 +43,13 @@ static void store_free(tsd_store *st)
     tsd_snapcache_clear(&st->cache);
     ts_list_cache_free(st->list_cache);
     ts_store_close(st->store);
-    json_object_put(st->failed);
+    tsd_obs_close(&st->obs);
     free(st->root);
     free(st);
 }
 
-/* Close the least recently used store that has no work queued (its FAILED
- * observations for review go with it). False when every store is busy. */
+/* Close the least recently used store that has no work queued (its kept
+ * observations stay on disk). False when every store is busy. */
 static bool close_least_recent(tsd_stores *stores)
 {
     tsd_store **victim = NULL;
@@ -153,10 +153,7 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
                             "this daemon has %d stores busy at once; try again", TSD_STORES_MAX);
     }
     st = calloc(1, sizeof(*st));
-    if (st != NULL)
-        st->failed = json_object_new_object();
-    if (st == NULL || st->failed == NULL) {
-        free(st);
+    if (st == NULL) {
         free(key);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
@@ -164,7 +161,6 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     rc = ts_store_open(key, &st->store, err);
     if (rc < 0) {
         tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
-        json_object_put(st->failed);
         free(st->root);
         free(st);
         return rc;
@@ -175,19 +171,12 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     else if (rc < 0)
         tsd_warn("store %s: cleaning temp files: %s", key, cleanup_err.message);
     tsd_info("store opened: %s", key);
+    tsd_obs_open(&st->obs, stores->state, key);
     st->next = stores->list;
     stores->list = st;
     stores->count++;
     *out = st;
     return 0;
-}
-
-void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object *observed)
-{
-    if (observed != NULL)
-        json_object_object_add(st->failed, name, json_object_get(observed));
-    else
-        json_object_object_del(st->failed, name);
 }
 
 ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)

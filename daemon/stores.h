@@ -1,7 +1,7 @@
 /*
  * stores — the snapshot stores a daemon serves, opened on first use and
  * keyed by their absolute root path, plus what the daemon keeps per store:
- * the observed calls of the last FAILED check of each name (for review).
+ * its kept observations (observations.h) and caches.
  *
  * With a pinned root (--store) every other root is refused ("store_refused").
  * At most TSD_STORES_MAX stores are open; past that the least recently used
@@ -17,6 +17,7 @@
 #include <json-c/json.h>
 #include <uv.h>
 
+#include "observations.h"
 #include "params.h"
 #include "snapcache.h"
 #include "ts_error.h"
@@ -33,8 +34,8 @@ struct tsd_job;
 typedef struct tsd_store {
     char *root; /* absolute path, the registry key */
     ts_store *store;
-    struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
-    struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
+    tsd_obs obs;               /* its kept observations (observations.h) */
+    struct tsd_job *jobs_head; /* queued and running jobs, in arrival order (jobs.h) */
     struct tsd_job *jobs_tail;
     bool scheduling;           /* jobs.c is scanning the queue */
     tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
@@ -45,7 +46,8 @@ typedef struct tsd_store {
 } tsd_store;
 
 typedef struct tsd_stores {
-    const char *pinned; /* borrowed: --store, or NULL */
+    const char *pinned;    /* borrowed: --store, or NULL */
+    const ts_state *state; /* borrowed: the state directory (kept observations) */
     tsd_store *list;
     size_t count;
     ts_list_budget list_budget; /* shared by every store's list_cache */
@@ -77,10 +79,6 @@ tsd_store *tsd_stores_param(tsd_stores *stores, tsd_params *p);
 /* Normalize root as tsd_stores_get does (absolute, symlinks resolved even
  * when it does not exist yet: ts_paths_resolve) into a new string; errors as tsd_stores_get. */
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err);
-
-/* Remember (observed != NULL, a reference is taken) or forget the observed
- * calls of name's last failed check. */
-void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object *observed);
 
 /* st's listing cache, made on first use (loop thread; NULL when out of
  * memory: the listing then reads every file). */

@@ -243,8 +243,7 @@ START_TEST(deepest_snapshot_shows_and_reviews)
     r = ok_put("review", store_params(NULL));
     ck_assert(json_object_object_get_ex(r, "items", &items));
     ck_assert_int_eq(json_object_array_length(items), 1);
-    ck_assert_int_eq(depth_of(json_object_object_get(json_object_array_get_idx(items, 0), "calls")),
-                     127); /* 131 levels in the reply */
+    ck_assert_str_eq(tstr(json_object_array_get_idx(items, 0), "kind"), "pending");
     json_object_put(r);
     /* approved, it is a baseline a check replays and reports on */
     write_deepest("deep", true);

@@ -124,10 +124,20 @@ START_TEST(local_rows)
     ck_assert_int_eq(json_object_array_length(s->calls), 2);
     ts_snapshot_free(s);
 
-    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, NULL);
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_A, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
     ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' pending approval - "
                                          "run `tsctl approve` to use it as a baseline");
+    json_object_put(r);
+    /* other calls than the recording: PENDING warns, and they are kept */
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, NULL);
+    ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
+    ck_assert_str_eq(tstr(r, "message"),
+                     "snapshot 'tests/a.py::test_one' pending approval; the calls observed now "
+                     "differ from the recording - `tsctl accept tests/a.py::test_one` records "
+                     "them");
+    ck_assert(json_object_get_boolean(json_object_object_get(r, "kept")));
+    ck_assert(!json_object_get_boolean(json_object_object_get(r, "written")));
     json_object_put(r);
     /* PENDING never writes: the recorded calls stay. */
     s = read_snapshot("tests/a.py::test_one");
@@ -947,7 +957,7 @@ START_TEST(runs)
     json_object_object_add(op, "run", json_object_new_string(run));
     tdaemon_err(tdaemon_fx_conn, "orphans", op, "invalid_argument");
 
-    /* review: pending ones and the FAILED one with its observed calls */
+    /* review: pending ones and the FAILED one with its observation */
     r = tdaemon_ok(tdaemon_fx_conn, "review", op);
     struct json_object *items = NULL;
     json_object_object_get_ex(r, "items", &items);
@@ -957,13 +967,28 @@ START_TEST(runs)
         struct json_object *it = json_object_array_get_idx(items, i);
         if (strcmp(tstr(it, "name"), "drift") == 0) {
             struct json_object *obs = NULL;
-            ck_assert(json_object_object_get_ex(it, "observed", &obs) && obs != NULL);
-            assert_json(obs, CALLS_B);
+            ck_assert(json_object_object_get_ex(it, "observation", &obs) && obs != NULL);
+            ck_assert_str_eq(tstr(obs, "outcome"), "FAILED");
+            ck_assert_str_eq(tstr(obs, "run"), run);
+            ck_assert_str_eq(tstr(obs, "test"), "t::e");
+            ck_assert_str_eq(tstr(it, "kind"), "failed");
             seen_drift = 1;
+        } else {
+            ck_assert_str_eq(tstr(it, "kind"), "pending");
         }
     }
     ck_assert(seen_drift);
     json_object_put(r);
+    /* diff: the observed calls against the baseline */
+    struct json_object *dp = json_object_new_object();
+    json_object_object_add(dp, "store", json_object_new_string(tdaemon_fx.store));
+    json_object_object_add(dp, "name", json_object_new_string("drift"));
+    r = tdaemon_ok(tdaemon_fx_conn, "diff", dp);
+    assert_json(json_object_object_get(r, "observed"), CALLS_B);
+    assert_json(json_object_object_get(r, "baseline"), CALLS_A);
+    ck_assert_ptr_nonnull(strstr(tstr(r, "report"), "Expected vs Actual"));
+    json_object_put(r);
+    json_object_put(dp);
 
     r = tdaemon_ok(tdaemon_fx_conn, "run.close", p);
     struct json_object *closed = NULL;

@@ -1,0 +1,299 @@
+/*
+ * review — methods review and diff (see review.h).
+ */
+#include "review.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs.h"
+#include "log.h"
+#include "observations.h"
+#include "params.h"
+#include "queue.h"
+#include "request.h"
+#include "ts_message.h"
+#include "ts_report.h"
+#include "ts_score.h"
+
+#define REPORT_MAX (4u << 20)
+
+/* A method's pool job on one store: what it read and the files of
+ * observations it dropped (the index is updated on the loop). */
+typedef struct review_job {
+    tsd_job job;
+    tsd_request *req;
+    tsd_store *st;
+    ts_list_cache *cache;
+    const char *run;  /* review: the run filter (in req->params), or NULL */
+    const char *name; /* diff */
+    bool color;
+    char key[PATH_MAX]; /* diff: the snapshot's file, the job's key */
+    struct json_object *result;
+    char **dropped; /* file names */
+    size_t ndropped;
+    ts_error err;
+    int rc;
+} review_job;
+
+/* Remove the observation file (superseded or unreadable), noting it for
+ * the index. Pool thread. */
+static void drop(review_job *r, const char *file)
+{
+    char **grown;
+
+    if (tsd_obs_remove(&r->st->obs, file, NULL) <= 0)
+        return;
+    grown = realloc(r->dropped, (r->ndropped + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return;
+    r->dropped = grown;
+    r->dropped[r->ndropped] = strdup(file);
+    if (r->dropped[r->ndropped] != NULL)
+        r->ndropped++;
+}
+
+static void review_done(tsd_job *job)
+{
+    review_job *r = (review_job *)job;
+
+    for (size_t i = 0; i < r->ndropped; i++) {
+        tsd_info("store %s: observation %s dropped (superseded)", r->st->root, r->dropped[i]);
+        tsd_obs_forget(&r->st->obs, r->dropped[i]);
+        free(r->dropped[i]);
+    }
+    free(r->dropped);
+    tsd_request_finish(r->req, r->rc, r->result, &r->err);
+    json_object_put(r->result);
+    free(r);
+}
+
+/* Whether item stays in the queue; a superseded observation is dropped
+ * (its item then stands for a pending snapshot alone, if there is one). */
+static bool settle_item(review_job *r, tsd_queue_item *item)
+{
+    if (item->problem != NULL)
+        return true; /* listed with its problem, nothing dropped */
+    if (item->obs != NULL && !item->matches) {
+        drop(r, item->file);
+        ts_observation_free(item->obs);
+        item->obs = NULL;
+    }
+    return item->obs != NULL || (item->exists && !item->approved);
+}
+
+static struct json_object *observation_json(const ts_observation *o)
+{
+    struct json_object *obj = json_object_new_object();
+
+    json_object_object_add(obj, "outcome", json_object_new_string(o->outcome));
+    json_object_object_add(obj, "calls",
+                           json_object_new_int64((int64_t)json_object_array_length(o->calls)));
+    json_object_object_add(obj, "run", tsd_json_string_or_null(o->run));
+    json_object_object_add(obj, "test", tsd_json_string_or_null(o->test));
+    json_object_object_add(obj, "observed_at", json_object_new_string(o->observed_at));
+    return obj;
+}
+
+/* The snapshot's path (root/file). */
+static struct json_object *path_json(const tsd_store *st, const tsd_queue_item *item)
+{
+    char path[PATH_MAX];
+
+    snprintf(path, sizeof(path), "%s/%s", ts_store_root(st->store), item->file);
+    return json_object_new_string(path);
+}
+
+struct json_object *tsd_review_item_json(const tsd_store *st, const tsd_queue_item *item)
+{
+    struct json_object *o = json_object_new_object();
+    bool approved = item->snapshot != NULL ? item->snapshot->approved : item->approved;
+
+    json_object_object_add(o, "name", json_object_new_string(item->name));
+    json_object_object_add(o, "file", path_json(st, item));
+    json_object_object_add(o, "kind", json_object_new_string(approved ? "failed" : "pending"));
+    json_object_object_add(o, "approved", json_object_new_boolean(approved));
+    json_object_object_add(o, "calls", json_object_new_int64((int64_t)item->calls));
+    json_object_object_add(o, "observation",
+                           item->obs != NULL ? observation_json(item->obs) : NULL);
+    if (item->problem != NULL)
+        json_object_object_add(o, "problem", json_object_new_string(item->problem));
+    return o;
+}
+
+/* ---- review ----------------------------------------------------------- */
+
+static void review_work(tsd_job *job)
+{
+    review_job *r = (review_job *)job;
+    struct json_object *items;
+    tsd_queue q;
+
+    r->rc = tsd_queue_read(r->st, r->cache, r->run, false, &q, &r->err);
+    if (r->rc < 0)
+        return;
+    for (size_t i = 0; i < q.bad_count; i++)
+        drop(r, q.bad_files[i]);
+    items = json_object_new_array();
+    for (size_t i = 0; i < q.count; i++) {
+        if (settle_item(r, &q.items[i]))
+            json_object_array_add(items, tsd_review_item_json(r->st, &q.items[i]));
+    }
+    tsd_queue_free(&q);
+    r->result = json_object_new_object();
+    json_object_object_add(r->result, "items", items);
+}
+
+/* A job of st's on the pool, for req. key NULL: the whole store. */
+static review_job *new_job(tsd_server *srv, tsd_request *req, tsd_store *st,
+                           void (*work)(tsd_job *job))
+{
+    review_job *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return NULL;
+    r->req = req;
+    r->st = st;
+    ts_error_clear(&r->err);
+    r->job.loop = srv->loop;
+    r->job.store = st;
+    r->job.key = NULL;
+    r->job.on_pool = true;
+    r->job.work_fn = work;
+    r->job.done_fn = review_done;
+    return r;
+}
+
+int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
+               struct json_object **result, ts_error *err)
+{
+    const char *run;
+    tsd_run *found = NULL;
+    tsd_store *st;
+    review_job *r;
+    tsd_params p;
+
+    (void)result;
+    tsd_params_init(&p, params, err);
+    run = tsd_params_string(&p, "run", false);
+    if (run != NULL)
+        tsd_params_fail(&p, tsd_runs_get(&srv->runs, run, &found, err));
+    st = tsd_stores_param(&srv->stores, &p);
+    if (tsd_params_error(&p) < 0)
+        return tsd_params_error(&p);
+    r = new_job(srv, req, st, review_work);
+    if (r == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    r->run = run;
+    r->cache = tsd_store_list_cache(&srv->stores, st);
+    tsd_jobs_submit(&r->job);
+    return TSD_ASYNC;
+}
+
+/* ---- diff --------------------------------------------------------------- */
+
+/* Why item has no observation to show. */
+static int nothing_kept(const tsd_queue_item *item, bool superseded, ts_error *err)
+{
+    if (!item->exists && !item->obs_file)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND, "no snapshot named '%s'", item->name);
+    if (superseded)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND,
+                            "the observation kept for '%s' no longer applies: the snapshot "
+                            "changed or was removed since (it was dropped)",
+                            item->name);
+    if (item->exists && !item->approved)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND,
+                            "'%s' is pending and no check observed other calls than its "
+                            "recording: nothing to compare (`tsctl snapshots show` shows it)",
+                            item->name);
+    return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND,
+                        "no observation is kept for '%s': its last check matched its baseline, "
+                        "or what it observed was accepted or rejected",
+                        item->name);
+}
+
+/* The result of diff for item (its observation matches). */
+static int diff_result(review_job *r, const tsd_queue_item *item, struct json_object **out)
+{
+    const ts_observation *o = item->obs;
+    ts_score_result score;
+    ts_buf report;
+    struct json_object *obj;
+    int rc = ts_evaluate(item->snapshot->calls, o->calls, &o->options, &score, &r->err);
+
+    if (rc < 0)
+        return rc;
+    ts_buf_init(&report, REPORT_MAX);
+    rc = ts_report_drift(item->snapshot->calls, o->calls, &score, r->color, &report, &r->err);
+    if (rc == 0) {
+        obj = tsd_review_item_json(r->st, item);
+        json_object_object_add(obj, "result", ts_score_result_to_json(&score));
+        json_object_object_add(obj, "report",
+                               json_object_new_string(report.data != NULL ? report.data : ""));
+        json_object_object_add(obj, "baseline", json_object_get(item->snapshot->calls));
+        json_object_object_add(obj, "observed", json_object_get(o->calls));
+        *out = obj;
+    }
+    ts_buf_free(&report);
+    ts_score_result_free(&score);
+    return rc;
+}
+
+static void diff_work(tsd_job *job)
+{
+    review_job *r = (review_job *)job;
+    tsd_queue_item item;
+    bool superseded = false;
+    int rc = tsd_queue_item_init(&item, r->name, &r->err);
+
+    if (rc == 0)
+        rc = tsd_queue_load(r->st, &item, &r->err);
+    if (rc == 0 && item.obs_file && (item.obs == NULL || !item.matches)) {
+        drop(r, item.file);
+        superseded = true;
+    }
+    if (rc == 0 && (superseded || item.obs == NULL))
+        rc = nothing_kept(&item, superseded, &r->err);
+    if (rc == 0)
+        rc = diff_result(r, &item, &r->result);
+    free(item.name);
+    free(item.problem);
+    ts_snapshot_free(item.snapshot);
+    ts_observation_free(item.obs);
+    r->rc = rc;
+}
+
+int tsd_diff(tsd_server *srv, tsd_request *req, const struct json_object *params,
+             struct json_object **result, ts_error *err)
+{
+    const char *name;
+    tsd_store *st;
+    review_job *r;
+    tsd_params p;
+    bool color;
+    int rc;
+
+    (void)result;
+    tsd_params_init(&p, params, err);
+    name = tsd_params_name(&p, "name");
+    color = tsd_params_bool(&p, "color", false);
+    st = tsd_stores_param(&srv->stores, &p);
+    if (tsd_params_error(&p) < 0)
+        return tsd_params_error(&p);
+    r = new_job(srv, req, st, diff_work);
+    if (r == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    rc = ts_store_path(st->store, name, r->key, sizeof(r->key), err);
+    if (rc < 0) {
+        free(r);
+        return rc;
+    }
+    r->name = name;
+    r->color = color;
+    r->job.key = r->key; /* after earlier work on this snapshot only */
+    tsd_jobs_submit(&r->job);
+    return TSD_ASYNC;
+}
