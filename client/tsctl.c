@@ -9,13 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#define TSCTL_DEFAULT_DIR ".toolscore/snapshots"
-
 const tsctl_command *tsctl_current;
 
 static const char common_help[] =
     "Common options:\n"
-    "  --dir PATH      snapshot root (default .toolscore/snapshots, or $TOOLSCORE_DIR)\n"
+    "  --dir PATH      snapshot root (default $TOOLSCORE_DIR, else the nearest\n"
+    "                  .toolscore/snapshots up to the repository root: tsctl status)\n"
     "  --socket PATH   daemon socket (default: $TOOLSCORE_SOCKET, else the daemon's default)\n"
     "  -h, --help      show this help\n"
     "  --version       print the version\n";
@@ -69,13 +68,17 @@ static const tsctl_command commands[] = {
     {"approve", "approve pending snapshots",
      "Usage: tsctl approve NAME... | --all\n"
      "\n"
-     "Approves the named pending snapshots (or every pending one with --all) and\n"
-     "prints a table Name / Calls / Age. An unknown NAME fails (exit 1) before\n"
-     "anything is approved.\n"
+     "Approves the named pending snapshots (or every pending one with --all) as\n"
+     "recorded and prints a table Name / Calls / Age of those it approved. A NAME\n"
+     "already approved is left as it is and said so (exit 0); when the daemon\n"
+     "kept the calls of its last FAILED check, `tsctl accept NAME` takes them.\n"
+     "An unknown NAME fails (exit 1) before anything is approved.\n"
      "\n"
      "Options:\n"
      "  --all    approve every pending snapshot\n"
-     "  --json   print the approved snapshots as a JSON array\n",
+     "  --json   print the snapshots as a JSON array (changed: whether this\n"
+     "           approve approved it; observation: whether calls observed since\n"
+     "           are kept, which `tsctl accept` would take instead)\n",
      tsctl_cmd_approve},
     {"snapshots list", "list snapshots",
      "Usage: tsctl snapshots list [--pending] [--json]\n"
@@ -149,20 +152,67 @@ static const tsctl_command commands[] = {
      "               pydantic-ai, mcp, vercel-ai, openai-agents-js, mastra, langchain,\n"
      "               custom\n",
      tsctl_cmd_extract},
-    {"review", "accept or reject pending snapshots and failed checks interactively",
-     "Usage: tsctl review [--run ID]\n"
+    {"accept", "make kept observations the approved baselines (no test re-run)",
+     "Usage: tsctl accept NAME... | --all [--run ID] [--json]\n"
      "\n"
-     "On a terminal, walks each pending snapshot and each failed check of the last\n"
-     "runs, shows its calls and the drift against the previous baseline (or the\n"
-     "observed calls of the failed check), and reads one key:\n"
-     "  a  accept (approve; for a failed check, save the observed calls)\n"
-     "  r  reject (delete a pending snapshot / keep the old baseline)\n"
-     "  s  skip\n"
-     "  q  quit\n"
-     "Without a terminal it prints what it would review and exits 2.\n"
+     "Writes the calls the daemon kept for each NAME (those of its last FAILED\n"
+     "check, or of a PENDING check that observed other calls than the recording)\n"
+     "as its new approved baseline, in one durable write each, and prints what\n"
+     "changed. A pending snapshot without a kept observation is approved as\n"
+     "recorded. An observation whose snapshot changed since it was kept no\n"
+     "longer applies: it is dropped and nothing is written (exit 1 for a NAME).\n"
+     "An unknown NAME fails (exit 1) before anything is changed.\n"
      "\n"
      "Options:\n"
-     "  --run ID   review the failed checks of this run (default: any)\n",
+     "  --all      accept the whole review queue (tsctl review --list)\n"
+     "  --run ID   with --all: only the observations of checks of run ID\n"
+     "  --json     print the reply's list of {name, file, action, calls, ...}\n",
+     tsctl_cmd_accept},
+    {"reject", "drop kept observations and delete pending snapshots",
+     "Usage: tsctl reject NAME... | --all [--run ID] [--json]\n"
+     "\n"
+     "Drops the calls the daemon kept for each NAME; a pending snapshot is\n"
+     "deleted, an approved baseline is kept. An unknown NAME fails (exit 1)\n"
+     "before anything is changed.\n"
+     "\n"
+     "Options:\n"
+     "  --all      reject the whole review queue\n"
+     "  --run ID   with --all: only the observations of checks of run ID\n"
+     "  --json     print the reply's list of {name, file, deleted, dropped}\n",
+     tsctl_cmd_reject},
+    {"diff", "the drift report of a snapshot against its kept observation",
+     "Usage: tsctl diff NAME [--json]\n"
+     "\n"
+     "Prints the drift report between snapshot NAME and the calls the daemon kept\n"
+     "for it (its last FAILED check, or a PENDING check that observed other\n"
+     "calls), without a terminal and without running the test again. Exit 1 when\n"
+     "no observation is kept for NAME.\n"
+     "\n"
+     "Options:\n"
+     "  --json   {name, file, kind, approved, calls, observation, result, report,\n"
+     "           baseline, observed}\n",
+     tsctl_cmd_diff},
+    {"review", "walk the review queue on a terminal: accept, reject, skip",
+     "Usage: tsctl review [--run ID] [--list [--json]]\n"
+     "\n"
+     "On a terminal, walks the review queue: each pending snapshot (its calls)\n"
+     "and each kept observation (the drift report against the snapshot, paged\n"
+     "when longer than the screen; $PAGER when set), and reads one key:\n"
+     "  a  accept (tsctl accept NAME: the observed calls become the baseline; a\n"
+     "     pending snapshot without an observation is approved)\n"
+     "  r  reject (tsctl reject NAME: drop the observation; delete a pending\n"
+     "     snapshot)\n"
+     "  s  skip\n"
+     "  q  quit\n"
+     "Without a terminal it prints the queue and exits 2; --list prints it and\n"
+     "exits 0.\n"
+     "\n"
+     "Options:\n"
+     "  --run ID   only the observations of checks of run ID (and the pending\n"
+     "             snapshots)\n"
+     "  --list     print the queue, no terminal needed\n"
+     "  --json     with --list: the queue as a JSON array of {name, file, kind,\n"
+     "             approved, calls, observation}\n",
      tsctl_cmd_review},
     {"orphans", "list snapshots no check of a run referenced",
      "Usage: tsctl orphans [--run ID] [--delete --yes] [--json]\n"
@@ -180,10 +230,11 @@ static const tsctl_command commands[] = {
      "Usage: tsctl status [--json]\n"
      "\n"
      "Prints the daemon's pid, version, socket, uptime, stores open, requests\n"
-     "served and runs open, then checks the snapshot root (--dir, when it\n"
-     "exists): how many snapshots it holds and every file in it that is not a\n"
-     "readable snapshot, with its path (--json: store_check). Does not start a\n"
-     "daemon; exit 3 if none answers.\n",
+     "served and runs open, the snapshot root this command uses and why (--dir,\n"
+     "$TOOLSCORE_DIR, or found from the current directory; --json: root), then\n"
+     "checks that root when it exists: how many snapshots it holds and every\n"
+     "file in it that is not a readable snapshot, with its path (--json:\n"
+     "store_check). Does not start a daemon; exit 3 if none answers.\n",
      tsctl_cmd_status},
     {"stop", "ask the daemon to finish in-flight work and exit",
      "Usage: tsctl stop\n"
@@ -325,7 +376,7 @@ int main(int argc, char **argv)
 
     memset(&ctx, 0, sizeof(ctx));
     env = getenv("TOOLSCORE_DIR");
-    ctx.dir = (env != NULL && env[0] != '\0') ? env : TSCTL_DEFAULT_DIR;
+    ctx.dir_env = (env != NULL && env[0] != '\0') ? env : NULL;
     env = getenv("TOOLSCORE_SOCKET");
     ctx.socket = (env != NULL && env[0] != '\0') ? env : NULL;
     ctx.color_out = color_wanted(STDOUT_FILENO);

@@ -32,7 +32,8 @@ struct ts_client;
 
 typedef struct tsctl_ctx {
     const char *command;      /* "eval", "snapshots list", ... for messages */
-    const char *dir;          /* snapshot root as given (--dir, TOOLSCORE_DIR, default) */
+    const char *dir;          /* snapshot root given with --dir, or NULL */
+    const char *dir_env;      /* TOOLSCORE_DIR when set and not empty, or NULL */
     const char *socket;       /* --socket or TOOLSCORE_SOCKET; NULL = the default */
     bool json;                /* --json */
     bool color_out;           /* colour on stdout (a terminal and no NO_COLOR) */
@@ -207,8 +208,18 @@ void tsctl_disconnect(tsctl_ctx *ctx);
  */
 struct json_object *tsctl_store_params(const tsctl_ctx *ctx);
 
-/* The absolute, symlink-resolved snapshot root of ctx->dir into out
- * (TS_PATHS_MAX bytes). 0, or TSCTL_EXIT_USAGE after printing the reason. */
+/*
+ * The snapshot root this command uses, as given: --dir, else
+ * $TOOLSCORE_DIR, else the project's (lib/ts_project: the nearest
+ * .toolscore/snapshots walking up from the current directory to the
+ * repository root, ...) into out; why it was chosen into why (whysz bytes;
+ * why may be NULL). 0, or TSCTL_EXIT_USAGE after printing the reason.
+ */
+int tsctl_root_choice(const tsctl_ctx *ctx, char *out, size_t outsz, char *why, size_t whysz);
+
+/* The absolute, symlink-resolved snapshot root (tsctl_root_choice) into
+ * out (TS_PATHS_MAX bytes). 0, or TSCTL_EXIT_USAGE after printing the
+ * reason. */
 int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
 
 /*
@@ -238,6 +249,21 @@ int tsctl_call_record(tsctl_ctx *ctx, const char *name, struct json_object *call
 int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
                        struct json_object **result);
 
+/* accept or reject (method) names[0..count), or the whole queue with all
+ * (only run's observations when run is not NULL). */
+int tsctl_call_decide(tsctl_ctx *ctx, const char *method, char *const *names, int count, bool all,
+                      const char *run, struct json_object **result);
+
+/* Print what an accept changed (the reply's "accepted" list): one block per
+ * snapshot, then a count line. Returns how many were accepted or approved. */
+int tsctl_print_accepted(const tsctl_ctx *ctx, const struct json_object *list);
+
+/* Print what a reject changed (the reply's "rejected" list). */
+void tsctl_print_rejected(const tsctl_ctx *ctx, const struct json_object *list);
+
+/* Drop repeated names from names[0..n) in place; the new count. */
+int tsctl_unique_names(char **names, int n);
+
 /*
  * The last run `tsctl run`/`tsctl record` closed on the store root, kept in a
  * small file beside the socket (last-run-<hash of root>), so that
@@ -259,6 +285,13 @@ struct json_object *tsctl_get(const struct json_object *obj, const char *key);
 /* True when stdin and stdout are both terminals (prompts, review). */
 bool tsctl_interactive(void);
 
+/* One key from the terminal without waiting for Enter; -1 on end of input. */
+int tsctl_read_key(void);
+
+/* Show text on the terminal a screen at a time when it is longer than one
+ * ($PAGER when set and not empty, else tsctl's own pager). */
+void tsctl_page(const tsctl_ctx *ctx, const char *text);
+
 /* Commands (one group per file). */
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv);
@@ -273,6 +306,9 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
                        bool update);
 int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_accept(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_reject(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_diff(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);

@@ -16,6 +16,7 @@
 #include "toolscore_client.h"
 #include "ts_name.h"
 #include "ts_paths.h"
+#include "ts_project.h"
 
 bool tsctl_interactive(void)
 {
@@ -55,18 +56,44 @@ bool tsctl_bool(const struct json_object *obj, const char *key)
     return json_object_is_type(v, json_type_boolean) && json_object_get_boolean(v);
 }
 
-int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
+int tsctl_root_choice(const tsctl_ctx *ctx, char *out, size_t outsz, char *why, size_t whysz)
 {
-    struct stat st;
+    const char *given = ctx->dir != NULL ? ctx->dir : ctx->dir_env;
+    ts_project_root found;
     ts_error err;
 
-    if (ts_paths_resolve(ctx->dir, out, outsz, &err) < 0)
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", ctx->dir,
+    if (given != NULL) {
+        if (why != NULL)
+            snprintf(why, whysz, "%s", ctx->dir != NULL ? "given with --dir" : "$TOOLSCORE_DIR");
+        if (snprintf(out, outsz, "%s", given) >= (int)outsz)
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "snapshot root path too long");
+        return 0;
+    }
+    if (ts_project_find_root(NULL, &found, &err) < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot find the snapshot root: %s", err.message);
+    if (why != NULL)
+        ts_project_describe(&found, why, whysz);
+    if (snprintf(out, outsz, "%s", found.root) >= (int)outsz)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "snapshot root path too long");
+    return 0;
+}
+
+int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
+{
+    char dir[TS_PATHS_MAX];
+    struct stat st;
+    ts_error err;
+    int rc = tsctl_root_choice(ctx, dir, sizeof(dir), NULL, 0);
+
+    if (rc != 0)
+        return rc;
+    if (ts_paths_resolve(dir, out, outsz, &err) < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': %s", dir,
                           err.message);
     /* An absent root is fine (created on the first write); a file is not. */
     if (stat(out, &st) == 0 && !S_ISDIR(st.st_mode))
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid snapshot root '%s': not a directory",
-                          ctx->dir);
+                          dir);
     return 0;
 }
 
@@ -248,6 +275,29 @@ int tsctl_call_approve(tsctl_ctx *ctx, char *const *names, int count, bool all,
         json_object_object_add(params, "names", list);
     }
     return tsctl_call(ctx, "approve", params, 0, result);
+}
+
+int tsctl_call_decide(tsctl_ctx *ctx, const char *method, char *const *names, int count, bool all,
+                      const char *run, struct json_object **result)
+{
+    struct json_object *params = tsctl_store_params(ctx);
+    struct json_object *list;
+
+    *result = NULL;
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    if (all) {
+        json_object_object_add(params, "all", json_object_new_boolean(true));
+        if (run != NULL)
+            json_object_object_add(params, "run", json_object_new_string(run));
+    } else {
+        list = json_object_new_array();
+        for (int i = 0; i < count; i++)
+            json_object_array_add(list, json_object_new_string(names[i]));
+        json_object_object_add(params, "names", list);
+    }
+    json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out));
+    return tsctl_call(ctx, method, params, 0, result);
 }
 
 /* The file remembering the last run closed on root: beside the socket (a

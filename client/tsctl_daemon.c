@@ -36,9 +36,8 @@ static struct json_object *store_check(tsctl_ctx *ctx)
     struct json_object *problems;
     struct json_object *list;
     struct stat st;
-    ts_error err;
 
-    if (ts_paths_resolve(ctx->dir, root, sizeof(root), &err) < 0)
+    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
         return NULL;
     if (stat(root, &st) < 0 || !S_ISDIR(st.st_mode))
         return NULL;
@@ -89,8 +88,28 @@ static void print_store_check(const tsctl_ctx *ctx, struct json_object *check)
                tsctl_str(json_object_array_get_idx(problems, i), "message", "?"));
 }
 
+/* {path, why}: the snapshot root this command uses and why, or NULL. */
+static struct json_object *root_choice(const tsctl_ctx *ctx)
+{
+    char dir[TS_PATHS_MAX];
+    char root[TS_PATHS_MAX];
+    char why[TS_PATHS_MAX + 128];
+    struct json_object *o;
+
+    if (tsctl_root_choice(ctx, dir, sizeof(dir), why, sizeof(why)) != 0 ||
+        tsctl_store_root(ctx, root, sizeof(root)) != 0)
+        return NULL;
+    o = json_object_new_object();
+    if (o != NULL) {
+        json_object_object_add(o, "path", json_object_new_string(root));
+        json_object_object_add(o, "why", json_object_new_string(why));
+    }
+    return o;
+}
+
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
 {
+    struct json_object *root;
     struct json_object *check;
     struct json_object *result = NULL;
     tsctl_args args;
@@ -106,9 +125,12 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
     if (rc != 0)
         return rc;
     check = store_check(ctx);
+    root = root_choice(ctx);
     if (ctx->json) {
         json_object_object_add(result, "store_check", check);
+        json_object_object_add(result, "root", root);
         check = NULL;
+        root = NULL;
         rc = tsctl_print_json(ctx, result);
     } else {
         printf("%s●%s toolscored is running\n", tsctl_c(c, TSCTL_GREEN), tsctl_c(c, TSCTL_RESET));
@@ -121,9 +143,13 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
         printf("  requests served:  %lld\n", tsctl_int(result, "requests_served", 0));
         printf("  runs open:        %lld\n", tsctl_int(result, "runs_open", 0));
         printf("  connections:      %lld\n", tsctl_int(result, "connections", 0));
+        if (root != NULL)
+            printf("  snapshot root:    %s (%s)\n", tsctl_str(root, "path", "?"),
+                   tsctl_str(root, "why", "?"));
         if (check != NULL)
             print_store_check(ctx, check);
     }
+    json_object_put(root);
     json_object_put(check);
     json_object_put(result);
     return rc;

@@ -5,6 +5,7 @@
  */
 #include "tsctl.h"
 
+#include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -197,6 +198,7 @@ int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv)
 int tsctl_cmd_snapshots_path(tsctl_ctx *ctx, int argc, char **argv)
 {
     char file[TS_FILENAME_MAX];
+    char dir[PATH_MAX];
     size_t dirlen;
     ts_error err;
     tsctl_args args;
@@ -205,16 +207,18 @@ int tsctl_cmd_snapshots_path(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, NULL, 0, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
+    if (rc == 0)
+        rc = tsctl_root_choice(ctx, dir, sizeof(dir), NULL, 0);
     if (rc != 0)
         return rc;
     if (ts_name_to_filename(args.pos[0], strlen(args.pos[0]), file, sizeof(file), &err) < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid name: %s", err.message);
-    dirlen = strlen(ctx->dir);
-    while (dirlen > 1 && ctx->dir[dirlen - 1] == '/')
+    dirlen = strlen(dir);
+    while (dirlen > 1 && dir[dirlen - 1] == '/')
         dirlen--;
-    if (dirlen == 1 && ctx->dir[0] == '/')
+    if (dirlen == 1 && dir[0] == '/')
         printf("/%s\n", file);
     else
-        printf("%.*s/%s\n", (int)dirlen, ctx->dir, file);
+        printf("%.*s/%s\n", (int)dirlen, dir, file);
     return TSCTL_EXIT_OK;
 }

@@ -1,181 +1,184 @@
 /*
- * tsctl_review — `tsctl review` (walking pending snapshots and failed checks
- * on a terminal, one key per item) and `tsctl orphans` (snapshots no check
- * of a complete run referenced).
+ * tsctl_review — `tsctl review` (walking the review queue on a terminal, one
+ * key per item, a pager for long reports; `--list [--json]` without one)
+ * and `tsctl orphans` (snapshots no check of a complete run referenced).
  *
- * An item of the daemon's review data is either a pending snapshot (its
- * calls, and the previously approved calls as baseline when there are any)
- * or an approved snapshot whose last check FAILED (its calls are the
- * baseline, observed the calls that failed). Accepting a failed check saves
- * the observed calls as the approved baseline without rerunning anything.
+ * The queue is the daemon's (method review): every pending snapshot, and
+ * every kept observation (the calls of a name's last FAILED check, or of a
+ * PENDING check that saw other calls than the recording). Each item is
+ * shown with the daemon's diff (an observation) or its calls (a pending
+ * snapshot), and decided with accept or reject: nothing is run again.
  */
 #include "tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <termios.h>
-#include <unistd.h>
 
 #include "ts_buf.h"
 #include "ts_json.h"
 #include "ts_paths.h"
-#include "ts_report.h"
-#include "ts_score.h"
 
 typedef struct review_counts {
     int accepted, rejected, skipped;
 } review_counts;
 
-static bool item_is_failed_check(const struct json_object *item)
+static size_t count_of(const struct json_object *array)
 {
-    struct json_object *observed = tsctl_get(item, "observed");
-
-    return tsctl_bool(item, "approved") && json_object_is_type(observed, json_type_array);
+    return json_object_is_type(array, json_type_array) ? json_object_array_length(array) : 0;
 }
 
-static size_t count_of(const struct json_object *calls)
+static const struct json_object *observation_of(const struct json_object *item)
 {
-    return json_object_is_type(calls, json_type_array) ? json_object_array_length(calls) : 0;
+    return tsctl_get(item, "observation");
 }
 
-static void print_calls(const struct json_object *calls)
+/* One line about item: what it is and its calls. */
+static void describe(const tsctl_ctx *ctx, const struct json_object *item, ts_buf *b)
 {
-    size_t n = count_of(calls);
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        struct json_object *call = json_object_array_get_idx(calls, i);
-        struct json_object *args = NULL;
-        ts_buf b;
-
-        ts_buf_init(&b, 1 << 20);
-        if (json_object_object_get_ex(call, "args", &args) && args != NULL)
-            ts_json_write_compact(args, &b, NULL);
-        printf("  %zu. %s %s\n", i + 1, tsctl_str(call, "tool", "?"),
-               b.data ? b.data : "(any args)");
-        ts_buf_free(&b);
-    }
-    if (n == 0)
-        printf("  (no calls)\n");
-}
-
-/* Print the drift of actual against expected (the drift report of a check). */
-static void print_drift(const tsctl_ctx *ctx, const struct json_object *expected,
-                        const struct json_object *actual)
-{
-    ts_score_options opt;
-    ts_score_result r;
-    ts_error err;
-    ts_buf b;
-
-    ts_score_options_default(&opt);
-    if (ts_evaluate(expected, actual, &opt, &r, &err) < 0) {
-        printf("  (cannot compare: %s)\n", err.message);
-        return;
-    }
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    if (ts_report_drift(expected, actual, &r, ctx->color_out, &b, &err) < 0)
-        printf("  (cannot compare: %s)\n", err.message);
-    else if (b.data != NULL)
-        printf("%s%s", b.data, b.data[b.len - 1] == '\n' ? "" : "\n");
-    ts_buf_free(&b);
-    ts_score_result_free(&r);
-}
-
-static void show_item(const tsctl_ctx *ctx, const struct json_object *item, size_t i, size_t n)
-{
+    const struct json_object *obs = observation_of(item);
     const char *name = tsctl_str(item, "name", "?");
-    struct json_object *calls = tsctl_get(item, "calls");
-    struct json_object *baseline = tsctl_get(item, "baseline");
     bool c = ctx->color_out;
 
-    printf("\n%s[%zu/%zu]%s ", tsctl_c(c, TSCTL_BOLD), i + 1, n, tsctl_c(c, TSCTL_RESET));
-    if (item_is_failed_check(item)) {
-        struct json_object *observed = tsctl_get(item, "observed");
-
-        printf("%sfailed check%s '%s': %zu observed call(s) against %zu approved\n",
-               tsctl_c(c, TSCTL_RED), tsctl_c(c, TSCTL_RESET), name, count_of(observed),
-               count_of(calls));
-        printf("Observed calls:\n");
-        print_calls(observed);
-        printf("\n");
-        print_drift(ctx, calls, observed);
-        return;
-    }
-    printf("%spending snapshot%s '%s' (%zu call(s))\n", tsctl_c(c, TSCTL_YELLOW),
-           tsctl_c(c, TSCTL_RESET), name, count_of(calls));
-    print_calls(calls);
-    if (json_object_is_type(baseline, json_type_array)) {
-        printf("\nAgainst the previously approved calls:\n");
-        print_drift(ctx, baseline, calls);
-    }
+    if (tsctl_get(item, "problem") != NULL)
+        ts_buf_appendf(b, "%sunreadable%s        '%s': %s", tsctl_c(c, TSCTL_RED),
+                       tsctl_c(c, TSCTL_RESET), name, tsctl_str(item, "problem", ""));
+    else if (tsctl_bool(item, "approved"))
+        ts_buf_appendf(b, "%sfailed check%s      '%s': %lld observed call(s) against %lld approved",
+                       tsctl_c(c, TSCTL_RED), tsctl_c(c, TSCTL_RESET), name,
+                       tsctl_int(obs, "calls", 0), tsctl_int(item, "calls", 0));
+    else if (obs != NULL)
+        ts_buf_appendf(b,
+                       "%spending snapshot%s  '%s' (%lld call(s)); a later check observed %lld "
+                       "other call(s)",
+                       tsctl_c(c, TSCTL_YELLOW), tsctl_c(c, TSCTL_RESET), name,
+                       tsctl_int(item, "calls", 0), tsctl_int(obs, "calls", 0));
+    else
+        ts_buf_appendf(b, "%spending snapshot%s  '%s' (%lld call(s))", tsctl_c(c, TSCTL_YELLOW),
+                       tsctl_c(c, TSCTL_RESET), name, tsctl_int(item, "calls", 0));
+    if (obs != NULL && tsctl_get(obs, "run") != NULL)
+        ts_buf_appendf(b, ", run %s", tsctl_str(obs, "run", ""));
 }
 
-/* Read one key from the terminal without waiting for Enter; -1 on EOF. */
-static int read_key(void)
+/* The queue as lines (no terminal, or --list). */
+static int print_queue(const tsctl_ctx *ctx, const struct json_object *items)
 {
-    struct termios old;
-    struct termios raw;
-    unsigned char ch;
-    ssize_t n;
-    bool restore = tcgetattr(STDIN_FILENO, &old) == 0;
+    size_t n = count_of(items);
 
-    if (restore) {
-        raw = old;
-        raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
-        raw.c_cc[VMIN] = 1;
-        raw.c_cc[VTIME] = 0;
-        tcsetattr(STDIN_FILENO, TCSANOW, &raw);
-    }
-    n = read(STDIN_FILENO, &ch, 1);
-    if (restore)
-        tcsetattr(STDIN_FILENO, TCSANOW, &old);
-    return n == 1 ? ch : -1;
-}
-
-static int accept_item(tsctl_ctx *ctx, const struct json_object *item)
-{
-    const char *name = tsctl_str(item, "name", "?");
-    struct json_object *reply = NULL;
-    char *names[1];
-    int rc;
-
-    if (item_is_failed_check(item)) {
-        rc = tsctl_call_record(ctx, name, json_object_get(tsctl_get(item, "observed")), "pytest",
-                               true, 0, &reply);
-        if (rc == 0)
-            printf("Accepted: snapshot '%s' updated with the observed calls and approved.\n", name);
-    } else {
-        names[0] = (char *)name;
-        rc = tsctl_call_approve(ctx, names, 1, false, &reply);
-        if (rc == 0)
-            printf("Accepted: snapshot '%s' approved.\n", name);
-    }
-    json_object_put(reply);
-    return rc;
-}
-
-static int reject_item(tsctl_ctx *ctx, const struct json_object *item)
-{
-    const char *name = tsctl_str(item, "name", "?");
-    struct json_object *reply = NULL;
-    int rc;
-
-    if (item_is_failed_check(item)) {
-        printf("Rejected: snapshot '%s' keeps its approved baseline.\n", name);
+    if (ctx->json)
+        return tsctl_print_json(ctx, items);
+    if (n == 0) {
+        printf("Nothing to review: no pending snapshots and no kept observations.\n");
         return 0;
     }
-    rc = tsctl_call_name(ctx, "rm", name, 0, &reply);
+    printf("%zu item(s) to review:\n", n);
+    for (size_t i = 0; i < n; i++) {
+        ts_buf b;
+
+        ts_buf_init(&b, TS_BUF_UNLIMITED);
+        describe(ctx, json_object_array_get_idx(items, i), &b);
+        printf("  %s\n", b.data != NULL ? b.data : "");
+        ts_buf_free(&b);
+    }
+    return 0;
+}
+
+/* A pending snapshot's calls, one per line, into b. */
+static void append_calls(const struct json_object *calls, ts_buf *b)
+{
+    size_t n = count_of(calls);
+
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *call = json_object_array_get_idx(calls, i);
+        struct json_object *args = NULL;
+
+        ts_buf_appendf(b, "  calls[%zu] %s ", i, tsctl_str(call, "tool", "?"));
+        if (json_object_object_get_ex(call, "args", &args) && args != NULL)
+            ts_json_write_compact(args, b, NULL);
+        else
+            ts_buf_appends(b, "(any args)");
+        ts_buf_appendc(b, '\n');
+    }
+    if (n == 0)
+        ts_buf_appends(b, "  (no calls)\n");
+}
+
+/* What item shows: the diff of its observation, or a pending snapshot's
+ * calls, into b. 0, or the exit code of a request that failed. */
+static int item_text(tsctl_ctx *ctx, const struct json_object *item, ts_buf *b)
+{
+    const char *name = tsctl_str(item, "name", "?");
+    struct json_object *params;
+    struct json_object *reply = NULL;
+    int rc;
+
+    if (tsctl_get(item, "problem") != NULL)
+        return 0;
+    if (observation_of(item) == NULL) {
+        rc = tsctl_call_name(ctx, "show", name, 0, &reply);
+        if (rc == 0) {
+            ts_buf_appends(b, "Recorded calls:\n");
+            append_calls(tsctl_get(tsctl_get(reply, "snapshot"), "calls"), b);
+        }
+        json_object_put(reply);
+        return rc;
+    }
+    params = tsctl_store_params(ctx);
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
+    json_object_object_add(params, "name", json_object_new_string(name));
+    json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out));
+    rc = tsctl_call(ctx, "diff", params, 0, &reply);
+    if (rc == 0) {
+        const char *report = tsctl_str(reply, "report", "");
+
+        ts_buf_appendf(b, "%s against the calls observed %s:\n\n",
+                       tsctl_bool(item, "approved") ? "The approved baseline" : "The recording",
+                       tsctl_str(observation_of(item), "observed_at", ""));
+        ts_buf_appends(b, report);
+        if (report[0] != '\0' && report[strlen(report) - 1] != '\n')
+            ts_buf_appendc(b, '\n');
+    }
     json_object_put(reply);
-    if (rc == 0)
-        printf("Rejected: pending snapshot '%s' deleted.\n", name);
     return rc;
 }
 
-/* Ask for a key for item; returns 0 to go on, 1 to quit, or an exit code
- * (> 1) when a request failed. */
-static int decide(tsctl_ctx *ctx, const struct json_object *item, review_counts *counts)
+/* accept or reject name (one item); prints what changed. */
+static int decide_one(tsctl_ctx *ctx, const char *method, const char *name)
 {
+    struct json_object *reply = NULL;
+    char *names[1] = {(char *)name};
+    int rc = tsctl_call_decide(ctx, method, names, 1, false, NULL, &reply);
+    struct json_object *list;
+
+    if (rc != 0)
+        return rc;
+    list = tsctl_get(reply, strcmp(method, "accept") == 0 ? "accepted" : "rejected");
+    for (size_t i = 0; i < count_of(list); i++) {
+        struct json_object *e = json_object_array_get_idx(list, i);
+        const char *action = tsctl_str(e, "action", "");
+
+        if (strcmp(method, "reject") == 0)
+            printf(tsctl_bool(e, "deleted") ? "Rejected: pending snapshot '%s' deleted.\n"
+                                            : "Rejected: '%s' keeps its approved baseline.\n",
+                   name);
+        else if (strcmp(action, "accepted") == 0)
+            printf("Accepted: '%s' has the observed calls as its approved baseline.\n", name);
+        else if (strcmp(action, "approved") == 0)
+            printf("Accepted: snapshot '%s' approved.\n", name);
+        else if (strcmp(action, "superseded") == 0)
+            printf("Not accepted: the observation of '%s' no longer applies (dropped).\n", name);
+        else
+            printf("'%s' is already approved: nothing to accept.\n", name);
+    }
+    json_object_put(reply);
+    return 0;
+}
+
+/* Ask for a key for item; 0 to go on, 1 to quit, or an exit code (> 1)
+ * when a request failed. */
+static int ask(tsctl_ctx *ctx, const struct json_object *item, review_counts *counts)
+{
+    const char *name = tsctl_str(item, "name", "?");
     bool c = ctx->color_out;
     int key;
     int rc;
@@ -184,17 +187,17 @@ static int decide(tsctl_ctx *ctx, const struct json_object *item, review_counts 
         printf("%s[a]ccept  [r]eject  [s]kip  [q]uit%s ? ", tsctl_c(c, TSCTL_BOLD),
                tsctl_c(c, TSCTL_RESET));
         fflush(stdout);
-        key = read_key();
+        key = tsctl_read_key();
         printf("%c\n", key > ' ' && key < 127 ? key : ' ');
         switch (key) {
         case 'a':
         case 'A':
-            rc = accept_item(ctx, item);
+            rc = decide_one(ctx, "accept", name);
             counts->accepted += rc == 0;
             return rc;
         case 'r':
         case 'R':
-            rc = reject_item(ctx, item);
+            rc = decide_one(ctx, "reject", name);
             counts->rejected += rc == 0;
             return rc;
         case 's':
@@ -212,29 +215,38 @@ static int decide(tsctl_ctx *ctx, const struct json_object *item, review_counts 
     }
 }
 
-static void print_would_review(const struct json_object *items)
+/* Show item [i/n] (paged) and ask what to do with it. */
+static int review_item(tsctl_ctx *ctx, const struct json_object *item, size_t i, size_t n,
+                       review_counts *counts)
 {
-    size_t n = count_of(items);
-    size_t i;
+    bool c = ctx->color_out;
+    ts_buf b;
+    int rc;
 
-    printf("tsctl review needs a terminal; it would review %zu item(s):\n", n);
-    for (i = 0; i < n; i++) {
-        struct json_object *item = json_object_array_get_idx(items, i);
-
-        if (item_is_failed_check(item))
-            printf("  failed check      %s (%zu observed call(s))\n", tsctl_str(item, "name", "?"),
-                   count_of(tsctl_get(item, "observed")));
-        else
-            printf("  pending snapshot  %s (%zu call(s))\n", tsctl_str(item, "name", "?"),
-                   count_of(tsctl_get(item, "calls")));
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ts_buf_appendf(&b, "\n%s[%zu/%zu]%s ", tsctl_c(c, TSCTL_BOLD), i + 1, n,
+                   tsctl_c(c, TSCTL_RESET));
+    describe(ctx, item, &b);
+    ts_buf_appendc(&b, '\n');
+    rc = item_text(ctx, item, &b);
+    if (rc == 0 && b.data != NULL)
+        tsctl_page(ctx, b.data);
+    ts_buf_free(&b);
+    if (rc == 0 && tsctl_get(item, "problem") != NULL) {
+        printf("(fix or remove the file, then review again)\n");
+        counts->skipped++;
+        return 0;
     }
+    return rc != 0 ? rc : ask(ctx, item, counts);
 }
 
 int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *run = NULL;
+    bool list = false;
     const tsctl_option opts[] = {
         {"run", 0, &run, NULL},
+        {"list", 'l', NULL, &list},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *params;
@@ -243,14 +255,15 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
     review_counts counts = {0, 0, 0};
     tsctl_args args;
     size_t n;
-    size_t i;
     int rc;
 
-    rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
+    rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
+    if (ctx->json && !list)
+        return tsctl_usage_error(ctx, "--json goes with --list");
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;
@@ -260,20 +273,20 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     items = tsctl_get(reply, "items");
     n = count_of(items);
-    if (!tsctl_interactive()) {
-        print_would_review(items);
+    if (list || !tsctl_interactive()) {
+        if (!list)
+            printf("tsctl review needs a terminal (--list prints the queue); it would review:\n");
+        rc = print_queue(ctx, items);
         json_object_put(reply);
-        return TSCTL_EXIT_USAGE;
+        return rc != 0 ? rc : list ? TSCTL_EXIT_OK : TSCTL_EXIT_USAGE;
     }
     if (n == 0) {
-        printf("Nothing to review: no pending snapshots and no failed checks.\n");
+        printf("Nothing to review: no pending snapshots and no kept observations.\n");
         json_object_put(reply);
         return TSCTL_EXIT_OK;
     }
-    for (i = 0; i < n && rc == 0; i++) {
-        show_item(ctx, json_object_array_get_idx(items, i), i, n);
-        rc = decide(ctx, json_object_array_get_idx(items, i), &counts);
-    }
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = review_item(ctx, json_object_array_get_idx(items, i), i, n, &counts);
     printf("\nReviewed: %d accepted, %d rejected, %d skipped", counts.accepted, counts.rejected,
            counts.skipped);
     if (counts.accepted + counts.rejected + counts.skipped < (int)n)

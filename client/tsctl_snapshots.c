@@ -336,20 +336,51 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
     return TSCTL_EXIT_OK;
 }
 
+/* What approve did, never claiming what it did not change: a table of the
+ * snapshots it approved and "Approved N snapshot(s).", then a line for each
+ * one that was approved already, and where an observation is kept for a
+ * name, the hint that `tsctl accept` takes those calls instead. */
 static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
 {
     static const column cols[] = {COL_NAME, COL_CALLS, COL_AGE};
-    int rc = print_snapshot_table(ctx, cols, 3, list);
+    struct json_object *changed = json_object_new_array();
+    size_t n = json_object_array_length(list);
+    bool c = ctx->color_out;
+    int rc = 0;
 
-    if (rc == 0)
-        printf("\n%sApproved %zu snapshot(s).%s\n", tsctl_c(ctx->color_out, TSCTL_GREEN),
-               json_object_array_length(list), tsctl_c(ctx->color_out, TSCTL_RESET));
+    if (changed == NULL)
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *e = json_object_array_get_idx(list, i);
+
+        if (tsctl_bool(e, "changed"))
+            json_object_array_add(changed, json_object_get(e));
+    }
+    if (json_object_array_length(changed) > 0) {
+        rc = print_snapshot_table(ctx, cols, 3, changed);
+        if (rc == 0)
+            printf("\n%sApproved %zu snapshot(s).%s\n", tsctl_c(c, TSCTL_GREEN),
+                   json_object_array_length(changed), tsctl_c(c, TSCTL_RESET));
+    }
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct json_object *e = json_object_array_get_idx(list, i);
+        const char *name = tsctl_str(e, "name", "?");
+
+        if (!tsctl_bool(e, "changed"))
+            printf("'%s' is already approved%s\n", name,
+                   tsctl_bool(e, "observation")
+                       ? "; its last check did not match: the calls it observed are kept"
+                       : ".");
+        if (tsctl_bool(e, "observation"))
+            printf("  %s`tsctl accept %s`%s makes the calls observed last its baseline (`tsctl "
+                   "diff %s` shows them).\n",
+                   tsctl_c(c, TSCTL_BOLD), name, tsctl_c(c, TSCTL_RESET), name);
+    }
+    json_object_put(changed);
     return rc;
 }
 
-/* Drop repeated names (keeping the first of each, in order): `approve a a`
- * approves one snapshot and says so. Returns the new count. */
-static int unique_names(char **names, int count)
+int tsctl_unique_names(char **names, int count)
 {
     int kept = 0;
     int i;
@@ -385,7 +416,7 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
     if (!all && args.npos == 0)
         return tsctl_usage_error(ctx, "expected NAME... or --all");
-    args.npos = unique_names(args.pos, args.npos);
+    args.npos = tsctl_unique_names(args.pos, args.npos);
     rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);
     if (rc != 0)
         return rc;
