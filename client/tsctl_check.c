@@ -187,6 +187,10 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
     }
     if (ctx->json) {
         rc = tsctl_print_json(ctx, reply);
+    } else if (strcmp(tsctl_str(reply, "outcome", ""), "UPDATED") == 0 &&
+               tsctl_get(reply, "written") != NULL && !tsctl_bool(reply, "written")) {
+        printf("snapshot '%s' unchanged: the calls of %s are already its approved ones: %s\n", name,
+               trace, tsctl_str(reply, "file", "?"));
     } else if (strcmp(tsctl_str(reply, "outcome", ""), "UPDATED") == 0) {
         printf("snapshot '%s' updated from %s (calls overwritten and approved): %s\n", name, trace,
                tsctl_str(reply, "file", "?"));

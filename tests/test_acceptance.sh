@@ -62,8 +62,9 @@ same "$(json_get file)" "$WORK/proj/.toolscore/snapshots/fresh-$(printf fresh | 
 	"the default root is .toolscore/snapshots in the current directory"
 [ -f "$(json_get file)" ] || fail "the first write did not create the root"
 mkdir sub
-t 0 sh -c 'cd sub && "$0" --socket "$1" snapshots list' "$TSCTL" "$SOCK"
-same "$OUT" "No snapshots found." "the default root follows the current directory"
+t 0 sh -c 'cd sub && "$0" --socket "$1" snapshots list --json' "$TSCTL" "$SOCK"
+same "$(py '[s["name"] for s in j]')" "['fresh']" "from a subdirectory the root found walking up is used"
+[ -e sub/.toolscore ] && fail "a subdirectory got a second store"
 # TOOLSCORE_DIR (relative to the current directory) and --dir beating it.
 t 0 env TOOLSCORE_DIR=envroot "$TSCTL" --socket "$SOCK" check e1 --calls "$A"
 [ -f "envroot/e1-$(printf e1 | sha1sum | cut -c1-8).json" ] || fail "TOOLSCORE_DIR not used by check"
@@ -123,8 +124,12 @@ same "$(printf '%s\n' "$OUT" | tail -n 1)" "Approved 3 snapshot(s)." "approve co
 t 0 ts snapshots list --pending
 same "$OUT" "No snapshots found." "list --pending with nothing pending"
 t 0 ts approve p_a p_b p_a
-same "$(printf '%s\n' "$OUT" | tail -n 1)" "Approved 2 snapshot(s)." "a repeated name is one snapshot"
-same "$(printf '%s\n' "$OUT" | grep -c '^p_a ')" "1" "a repeated name is one row"
+same "$OUT" "'p_a' is already approved.
+'p_b' is already approved." "approve of approved snapshots says so, a repeated name once"
+tc p_d --calls "$A" >/dev/null || fail "check p_d"
+t 0 ts approve p_d p_d
+same "$(printf '%s\n' "$OUT" | tail -n 1)" "Approved 1 snapshot(s)." "a repeated name is one snapshot"
+same "$(printf '%s\n' "$OUT" | grep -c '^p_d ')" "1" "a repeated name is one row"
 t 0 ts snapshots list
 same "$(printf '%s\n' "$OUT" | sed -n 1p | tr -s ' ')" "Status Name Calls Updated Source" "list header"
 same "$(printf '%s\n' "$OUT" | sed -n 2p | cut -d' ' -f1-3)" "✓ approved " "approved symbol"

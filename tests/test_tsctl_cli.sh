@@ -36,8 +36,12 @@ t 2 "$TSCTL" stop --json && err_one_line && err_has "--json is not supported"
 t 2 "$TSCTL" eval --strict=yes a b && err_one_line && err_has "takes no value"
 
 # --- snapshots path (no daemon) ------------------------------------------------
-t 0 "$TSCTL" snapshots path "tests/test_agent.py::test_booking"
-same "$OUT" ".toolscore/snapshots/tests__test_agent.py__test_booking-5befce50.json" "default dir"
+# the default root is the project's (tests/test_review_root.sh); in a
+# directory outside any repository, .toolscore/snapshots under it
+mkdir -p "$WORK/plain"
+HERE=$(cd "$WORK/plain" && pwd -P)
+t 0 sh -c 'cd "$1" && "$2" snapshots path "tests/test_agent.py::test_booking"' sh "$HERE" "$TSCTL"
+same "$OUT" "$HERE/.toolscore/snapshots/tests__test_agent.py__test_booking-5befce50.json" "default dir"
 t 0 "$TSCTL" --dir /x/y/ snapshots path "../../evil"
 same "$OUT" "/x/y/__..__evil-1361ca8c.json" "--dir before the command"
 t 0 "$TSCTL" snapshots path --dir rel "tests/test_flights.py::test_books_a_flight"
@@ -50,7 +54,7 @@ t 0 "$TSCTL" snapshots path -- -dash
 out_has "-dash-"
 t 2 "$TSCTL" snapshots path && err_one_line
 t 2 "$TSCTL" snapshots path a b && err_one_line
-t 0 "$TSCTL" snapshots path ""
+t 0 "$TSCTL" --dir .toolscore/snapshots snapshots path ""
 same "$OUT" ".toolscore/snapshots/snapshot-da39a3ee.json" "the empty name is a name"
 
 # --- eval ----------------------------------------------------------------------

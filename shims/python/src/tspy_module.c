@@ -18,6 +18,7 @@
 
 #include "ts_name.h"
 #include "ts_paths.h"
+#include "ts_project.h"
 
 #ifndef TSPY_VERSION
 #define TSPY_VERSION "0.0.0"
@@ -557,7 +558,26 @@ static PyObject *mod_resolve_store(PyObject *mod, PyObject *args)
     return PyUnicode_DecodeFSDefault(out);
 }
 
+static PyObject *mod_default_root(PyObject *mod, PyObject *args)
+{
+    ts_project_root found;
+    char why[PATH_MAX + 128];
+    ts_error err;
+
+    (void)mod;
+    (void)args;
+    if (ts_project_find_root(NULL, &found, &err) < 0)
+        return raise_lib_error(&err);
+    ts_project_describe(&found, why, sizeof(why));
+    return Py_BuildValue("(NN)", PyUnicode_DecodeFSDefault(found.root),
+                         PyUnicode_DecodeFSDefault(why));
+}
+
 static PyMethodDef module_methods[] = {
+    {"default_root", (PyCFunction)mod_default_root, METH_NOARGS,
+     "default_root() -> (root, why): the snapshot root of the current directory when none is\n"
+     "given: the nearest .toolscore/snapshots up to the repository root, else the repository\n"
+     "root's, else the current directory's (the rule tsctl follows)"},
     {"snapshot_filename", (PyCFunction)mod_snapshot_filename, METH_VARARGS,
      "snapshot_filename(name) -> the snapshot's file name in its root (<stem>-<sha1[:8]>.json)"},
     {"resolve_store", (PyCFunction)mod_resolve_store, METH_VARARGS,

@@ -79,3 +79,36 @@ def test_client_errors_name_the_socket(tmp_path: Path) -> None:
     assert isinstance(info.value, ConnectionError)
     assert c.socket_path == sock
     assert _native.Client().socket_path == os.environ["TOOLSCORE_SOCKET"]
+
+
+def test_default_root_is_the_projects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No root given and no TOOLSCORE_DIR: the nearest .toolscore/snapshots up
+    to the repository root, else the repository root's (tsctl's rule)."""
+    from toolscored import api
+    base = Path(os.path.realpath(tmp_path))
+    repo = base / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "pkg" / "sub").mkdir(parents=True)
+    monkeypatch.delenv("TOOLSCORE_DIR", raising=False)
+    monkeypatch.chdir(repo / "pkg" / "sub")
+    root, why = _native.default_root()
+    assert root == str(repo / ".toolscore" / "snapshots")
+    assert why == f"none found up to the repository root {repo}, which holds .git"
+    assert SnapshotStore().root == repo / ".toolscore" / "snapshots"
+    (repo / "pkg" / ".toolscore" / "snapshots").mkdir(parents=True)
+    assert api.default_root() == str(repo / "pkg" / ".toolscore" / "snapshots")
+    assert _native.default_root()[1] == f"found walking up from {repo / 'pkg' / 'sub'}"
+    snapshot_check_calls = [{"tool": "t", "args": {}}]
+    with pytest.warns(toolscored.SnapshotWarning, match="created"):
+        snapshot_check("nested", snapshot_check_calls)
+    assert SnapshotStore(repo / "pkg" / ".toolscore" / "snapshots").exists("nested")
+    assert not (repo / "pkg" / "sub" / ".toolscore").exists()
+    monkeypatch.setenv("TOOLSCORE_DIR", str(base / "elsewhere"))
+    assert SnapshotStore().root == base / "elsewhere"
+    outside = base / "plain" / "dir"
+    outside.mkdir(parents=True)
+    monkeypatch.delenv("TOOLSCORE_DIR")
+    monkeypatch.chdir(outside)
+    assert _native.default_root() == (
+        str(outside / ".toolscore" / "snapshots"),
+        "none found and not in a repository: under the current directory")

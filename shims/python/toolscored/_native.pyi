@@ -1,6 +1,6 @@
 """Types of toolscored._native, the C half of the package (src/tspy_module.c)."""
 
-from typing import Any, Dict, List, Mapping, Optional, Sequence
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __version__: str
 MAX_DEPTH: int
@@ -8,6 +8,7 @@ MAX_DEPTH: int
 def to_json(value: Any, root: str = ...) -> Any: ...
 def snapshot_filename(name: str) -> str: ...
 def resolve_store(path: str) -> str: ...
+def default_root() -> Tuple[str, str]: ...
 
 class Client:
     socket_path: Optional[str]

@@ -58,11 +58,20 @@ def client() -> "_native.Client":
     return c
 
 
+def default_root() -> str:
+    """The snapshot root used when none is given: $TOOLSCORE_DIR, else the
+    nearest ``.toolscore/snapshots`` walking up from the current directory
+    to the repository root (the first directory holding ``.git``), else
+    ``.toolscore/snapshots`` under the repository root, or under the current
+    directory outside a repository (as tsctl finds it)."""
+    return os.environ.get("TOOLSCORE_DIR") or _native.default_root()[0]
+
+
 def _root(store: Union["SnapshotStore", str, "os.PathLike[str]", None]) -> str:
     if isinstance(store, SnapshotStore):
         return store.root_str
     if store is None:
-        store = os.environ.get("TOOLSCORE_DIR") or DEFAULT_ROOT
+        store = default_root()
     return _native.resolve_store(os.fspath(store))
 
 
@@ -110,12 +119,12 @@ class SnapshotInfo:
 
 
 class SnapshotStore:
-    """A snapshot root (default ``.toolscore/snapshots`` of the working
-    directory), operated through the daemon."""
+    """A snapshot root (default: ``default_root()``, the project's
+    ``.toolscore/snapshots``), operated through the daemon."""
 
     def __init__(self, root: Union[str, "os.PathLike[str]", None] = None) -> None:
         if root is None:
-            root = os.environ.get("TOOLSCORE_DIR") or DEFAULT_ROOT
+            root = default_root()
         self.root_str: str = _native.resolve_store(os.fspath(root))
         self.root = Path(self.root_str)
 
@@ -245,4 +254,4 @@ def snapshot_check(name: str, actual: Any, *,
 
 
 __all__ = ["Snapshot", "SnapshotInfo", "SnapshotStore", "snapshot_check", "client",
-           "env_ci", "env_update", "env_truthy", "DEFAULT_ROOT"]
+           "env_ci", "env_update", "env_truthy", "DEFAULT_ROOT", "default_root"]
