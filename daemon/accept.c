@@ -289,7 +289,7 @@ static int parse(tsd_server *srv, const struct json_object *params, decide_job *
         tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                                          "'run' goes with 'all': true (names are taken as "
                                          "given)"));
-    if (d->run != NULL)
+    if (d->run != NULL && tsd_params_error(&p) == 0)
         tsd_params_fail(&p, tsd_runs_get(&srv->runs, d->run, &run, err));
     d->color = tsd_params_bool(&p, "color", false);
     d->st = tsd_stores_param(&srv->stores, &p);

@@ -178,7 +178,7 @@ int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *para
     (void)result;
     tsd_params_init(&p, params, err);
     run = tsd_params_string(&p, "run", false);
-    if (run != NULL)
+    if (run != NULL && tsd_params_error(&p) == 0)
         tsd_params_fail(&p, tsd_runs_get(&srv->runs, run, &found, err));
     st = tsd_stores_param(&srv->stores, &p);
     if (tsd_params_error(&p) < 0)

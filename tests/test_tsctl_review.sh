@@ -2,8 +2,9 @@
 # tsctl review driven on a real terminal (tmux send-keys / capture-pane):
 # accept approves a pending snapshot, reject deletes it, skip leaves it;
 # accepting a failed check saves its observed calls as the approved baseline
-# without rerunning, rejecting it keeps the old one; q quits. Without a
-# terminal review lists what it would review and exits 2.
+# without rerunning, rejecting it keeps the old one; q quits; a report
+# longer than the terminal is paged. Without a terminal review lists what
+# it would review and exits 2.
 . "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
 
 start_daemon
@@ -91,6 +92,31 @@ wait_pane "[1/" && tm send-keys -t review q
 wait_pane "EXIT=0"
 t 0 ts snapshots show p3 --json
 same "$(json_get approved)" "false" "q leaves p3 pending"
+
+# --- a long report is paged; the item is decided after it ---------------------------
+LONG_A="$WORK/long_a.json"
+LONG_B="$WORK/long_b.json"
+python3 -c 'import json,sys; json.dump([{"tool": "t%d" % i, "args": {"i": i}} for i in range(40)], open(sys.argv[1], "w"))' "$LONG_A"
+python3 -c 'import json,sys; json.dump([{"tool": "t%d" % i, "args": {"i": -i}} for i in range(40)], open(sys.argv[1], "w"))' "$LONG_B"
+ts check long --calls "$LONG_A" >/dev/null
+ts approve long >/dev/null
+ts check long --calls "$LONG_B" >/dev/null
+ts review --list >/dev/null
+tm kill-session -t review 2>/dev/null
+tm new-session -d -s review -x 120 -y 20 \
+	"PAGER= '$TSCTL' --socket '$SOCK' --dir '$STORE' review; echo EXIT=\$?; sleep 60"
+# the queue: long (failed), p3 (pending); long comes first
+# 20 rows: 18 lines a screen
+wait_pane "-- more (18 of " && tm send-keys -t review " "
+wait_pane "-- more (36 of " && tm send-keys -t review q
+wait_pane "more lines skipped"
+wait_pane "[a]ccept" && tm send-keys -t review a
+wait_pane "Accepted: 'long' has the observed calls" && tm send-keys -t review q
+wait_pane "EXIT=0"
+t 0 ts snapshots show long --json
+same "$(json_get calls.3.args.i)" "-3" "accepted through the pager's item"
+t 0 ts review --list
+out_lacks "'long'"
 
 # --- colours: on a terminal only, never with NO_COLOR --------------------------------
 run_in_pane() {
