@@ -323,8 +323,10 @@ int ts_client_run_close(ts_client *c, const char *run, struct json_object **resu
 int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result,
                           ts_error *err);
 
-/* review -> {items: [{name, approved, calls, baseline, observed}]}; run may
- * be NULL (pending snapshots only). */
+/* review (the review queue) -> {items: [{name, file, kind, approved, calls,
+ * observation}]}; run may be NULL (every kept observation), else only that
+ * run's observations are listed (docs/protocol.md, "review"). accept,
+ * reject and diff go through ts_client_call. */
 int ts_client_review(ts_client *c, const char *store, const char *run, struct json_object **result,
                      ts_error *err);
 
