@@ -15,6 +15,7 @@
 
 #include "fuzz/fuzz.h"
 #include "fuzz/fuzz_extract.c"
+#include "fuzz/fuzz_observation.c"
 #include "fuzz/fuzz_proto.c"
 #include "fuzz/fuzz_snapshot.c"
 #include "util_test.h"
@@ -28,6 +29,7 @@ typedef struct harness {
 
 static const harness harnesses[] = {
     {"extract", ts_fuzz_extract},
+    {"observation", ts_fuzz_observation},
     {"proto", ts_fuzz_proto},
     {"snapshot", ts_fuzz_snapshot},
 };

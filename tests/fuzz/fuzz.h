@@ -20,6 +20,9 @@ int ts_fuzz_extract(const uint8_t *data, size_t size);
 /* Snapshot file parsing and the serialize/parse round trip. */
 int ts_fuzz_snapshot(const uint8_t *data, size_t size);
 
+/* A kept observation's file (ts_observation_parse) and its round trip. */
+int ts_fuzz_observation(const uint8_t *data, size_t size);
+
 /* Frame reader on a byte stream; msgpack value, request and reply decoding
  * with encode/decode round trips. */
 int ts_fuzz_proto(const uint8_t *data, size_t size);
