@@ -183,7 +183,7 @@ static int read_observations(tsd_store *st, const char *run, tsd_queue *q, size_
         *slot = one;
     }
     ts_state_names_free(files, n);
-    if (rc == 0)
+    if (rc == 0 && q->count > 1)
         qsort(q->items, q->count, sizeof(q->items[0]), by_file);
     return rc;
 }
@@ -248,7 +248,8 @@ int tsd_queue_read(tsd_store *st, ts_list_cache *cache, const char *run, bool fu
         tsd_queue_free(out);
         return rc;
     }
-    qsort(out->items, out->count, sizeof(out->items[0]), by_name);
+    if (out->count > 1)
+        qsort(out->items, out->count, sizeof(out->items[0]), by_name);
     return 0;
 }
 

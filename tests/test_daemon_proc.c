@@ -562,6 +562,27 @@ START_TEST(valgrind_clean)
     json_object_object_add(rp, "store", json_object_new_string(tdaemon_fx.store));
     json_object_put(tdaemon_ok(fd, "orphans", rp));
     json_object_put(rp);
+    /* the review methods: vg-2's last check FAILED, vg-new is pending with
+     * other calls observed; diff, the queue, accept, reject */
+    for (int i = 0; i < 3; i++) {
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "store", json_object_new_string(tdaemon_fx.store));
+        json_object_object_add(c, "name", json_object_new_string(i < 2 ? "vg-new" : "vg-1"));
+        json_object_object_add(c, "actual",
+                               tjson(i == 0 ? "[{\"tool\": \"a\"}]" : "[{\"tool\": \"b\"}]"));
+        json_object_put(tdaemon_ok(fd, "check", c));
+        json_object_put(c);
+    }
+    struct json_object *d = json_object_new_object();
+    json_object_object_add(d, "store", json_object_new_string(tdaemon_fx.store));
+    json_object_object_add(d, "name", json_object_new_string("vg-2"));
+    json_object_put(tdaemon_ok(fd, "diff", d));
+    json_object_object_add(d, "names", tjson("[\"vg-2\", \"vg-new\"]"));
+    json_object_put(tdaemon_ok(fd, "accept", d));
+    json_object_object_add(d, "names", tjson("[\"vg-1\"]"));
+    json_object_put(tdaemon_ok(fd, "reject", d));
+    json_object_put(d);
+    json_object_put(tdaemon_ok(fd, "review", p));
     for (int i = 0; i < 100; i++)
         json_object_put(tdaemon_ok(fd, i % 2 ? "ping" : "status", NULL));
     tdaemon_err(fd, "nosuch", NULL, "unknown_method");
