@@ -168,17 +168,42 @@ static const tsctl_command commands[] = {
      "  --run ID   review the failed checks of this run (default: any)\n",
      tsctl_cmd_review},
     {"orphans", "list snapshots no check of a run referenced",
-     "Usage: tsctl orphans [--run ID] [--delete --yes] [--json]\n"
+     "Usage: tsctl orphans [--run ID] [--delete --yes [--force]] [--json]\n"
+     "       tsctl orphans --from-reports SHARD.json... [--delete --yes [--force]] [--json]\n"
      "\n"
-     "Lists the snapshots that no check of a complete (closed) run referenced.\n"
+     "Lists the snapshots of the store that no check of a closed run referenced,\n"
+     "and says on stderr which run it used: its id, when it ran, how many checks,\n"
+     "complete or partial. With --from-reports, the runs are those of the JSON\n"
+     "reports of CI shards (tsctl run --json-report on each machine), and a\n"
+     "snapshot is an orphan when no shard referenced it.\n"
+     "\n"
+     "--delete refuses when a run is partial (a test framework said not every\n"
+     "test ran: -k, deselection, --lf, collection errors) unless --force.\n"
      "\n"
      "Options:\n"
-     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN, else the\n"
-     "             last run tsctl run/record closed on this store)\n"
-     "  --delete   delete the orphans (needs --yes)\n"
-     "  -y, --yes  confirm --delete\n"
-     "  --json     print the names as a JSON array\n",
+     "  --run ID         the run to compare with (default: $TOOLSCORE_RUN, else the\n"
+     "                   last run tsctl run/record closed on this store)\n"
+     "  --from-reports   the arguments are JSON report files\n"
+     "  --delete         delete the orphans (needs --yes)\n"
+     "  -y, --yes        confirm --delete\n"
+     "  --force          delete even after a partial run\n"
+     "  --json           print the names as a JSON array\n",
      tsctl_cmd_orphans},
+    {"report merge", "join the JSON reports of CI shards into one summary and JUnit file",
+     "Usage: tsctl report merge SHARD.json... [--junit FILE] [--json-report FILE]\n"
+     "                          [--no-fail-on-findings]\n"
+     "\n"
+     "Reads the JSON reports of several runs (tsctl run --json-report, one per CI\n"
+     "machine) and prints one summary line for all of them, the partial runs, and\n"
+     "the snapshots that two tests claimed across shards. Needs no daemon.\n"
+     "Exits 1 when a check FAILED, a CI error happened or a name was claimed twice\n"
+     "(unless --no-fail-on-findings), 2 when a file is not a report.\n"
+     "\n"
+     "Options:\n"
+     "  --junit FILE             write one JUnit XML file for all shards\n"
+     "  --json-report FILE       write the merged JSON report\n"
+     "  --no-fail-on-findings    exit 0 whatever the checks found\n",
+     tsctl_cmd_report_merge},
     {"status", "show whether a daemon answers, and its state",
      "Usage: tsctl status [--json]\n"
      "\n"
@@ -436,43 +461,74 @@ static const tsctl_command *find_command(const char *name)
     return NULL;
 }
 
-static int snapshots_help(void)
+/* True when some command is "WORD SUB" (a group: snapshots, report). */
+static bool is_group(const char *word)
 {
-    size_t i;
+    size_t len = strlen(word);
 
-    printf("Usage: tsctl snapshots list|show|rm|path ...\n\nSubcommands:\n");
-    for (i = 0; i < NCOMMANDS; i++) {
-        if (strncmp(commands[i].name, "snapshots ", 10) == 0) {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, word, len) == 0 && commands[i].name[len] == ' ')
+            return true;
+    }
+    return false;
+}
+
+/* The subcommands of group word joined by sep ("list|show|rm|path"). */
+static void group_subcommands(const char *word, const char *sep, char *out, size_t outsz)
+{
+    size_t len = strlen(word);
+
+    out[0] = '\0';
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, word, len) != 0 || commands[i].name[len] != ' ')
+            continue;
+        snprintf(out + strlen(out), outsz - strlen(out), "%s%s", out[0] ? sep : "",
+                 commands[i].name + len + 1);
+    }
+}
+
+static int group_help(const char *word)
+{
+    size_t len = strlen(word);
+    char subs[256];
+
+    group_subcommands(word, "|", subs, sizeof(subs));
+    printf("Usage: tsctl %s %s ...\n\nSubcommands:\n", word, subs);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, word, len) == 0 && commands[i].name[len] == ' ') {
             printf("  ");
-            tsctl_pad(stdout, commands[i].name + 10, 8);
+            tsctl_pad(stdout, commands[i].name + len + 1, 8);
             printf("%s\n", commands[i].summary);
         }
     }
-    printf("\nRun 'tsctl snapshots SUBCOMMAND --help' for its options.\n");
+    printf("\nRun 'tsctl %s SUBCOMMAND --help' for its options.\n", word);
     return TSCTL_EXIT_OK;
 }
 
-/* Resolve "snapshots SUB" or a single command word at argv[0]; returns the
- * number of words consumed (0 on error, after printing the reason). */
+/* Resolve "GROUP SUB" (snapshots list, report merge) or a single command word at argv[0]; returns
+ * the number of words consumed (0 on error, after printing the reason). */
 static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_command **out,
                            int *rc)
 {
     char name[64];
 
-    if (strcmp(argv[0], "snapshots") == 0) {
+    if (is_group(argv[0])) {
         if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
             if (argc < 2) {
-                ctx->command = "snapshots";
-                *rc = tsctl_usage_error(ctx, "missing subcommand (list, show, rm or path)");
+                char subs[256];
+
+                group_subcommands(argv[0], ", ", subs, sizeof(subs));
+                ctx->command = argv[0];
+                *rc = tsctl_usage_error(ctx, "missing subcommand (%s)", subs);
             } else {
-                *rc = snapshots_help();
+                *rc = group_help(argv[0]);
             }
             return 0;
         }
-        snprintf(name, sizeof(name), "snapshots %s", argv[1]);
+        snprintf(name, sizeof(name), "%s %s", argv[0], argv[1]);
         *out = find_command(name);
         if (*out == NULL) {
-            ctx->command = "snapshots";
+            ctx->command = argv[0];
             *rc = tsctl_usage_error(ctx, "unknown subcommand '%s'", argv[1]);
             return 0;
         }
@@ -485,8 +541,8 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
             *rc = TSCTL_EXIT_OK;
             return 0;
         }
-        if (strcmp(argv[1], "snapshots") == 0 && argc == 2) {
-            *rc = snapshots_help();
+        if (is_group(argv[1]) && argc == 2) {
+            *rc = group_help(argv[1]);
             return 0;
         }
         snprintf(name, sizeof(name), "%s%s%s", argv[1], argc > 2 ? " " : "",

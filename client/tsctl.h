@@ -105,6 +105,11 @@ int tsctl_exit_for_error(const ts_error *err);
  */
 int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out);
 
+/* Read a file whole (path "-" is stdin, at most TS_JSON_MAX_BYTES) into
+ * out, which it initializes. 0, or TSCTL_EXIT_USAGE after printing why. */
+struct ts_buf;
+int tsctl_read_text(const tsctl_ctx *ctx, const char *path, struct ts_buf *out);
+
 /* Parse a --weights value: inline JSON, or @FILE. 0 or TSCTL_EXIT_USAGE. */
 struct ts_weights;
 int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, struct ts_weights *out,
@@ -220,6 +225,29 @@ struct json_object *tsctl_get(const struct json_object *obj, const char *key);
 /* True when stdin and stdout are both terminals (prompts, review). */
 bool tsctl_interactive(void);
 
+/* Run reports (tsctl_report.c). */
+struct ts_runreport;
+struct ts_runreport_run;
+
+/* Load and merge the JSON report files paths[0..n) into a new report.
+ * 0, or an exit code after printing which file was wrong and why. */
+int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, struct ts_runreport **out);
+
+/* Write data to path (created or truncated). 0, or an exit code. */
+int tsctl_write_file(const tsctl_ctx *ctx, const char *path, const char *data, size_t len);
+
+/* "run ID (label) on HOST, opened ..., closed ..., N checks, complete" (or
+ * "partial (reasons)", "still open") appended to out. */
+void tsctl_describe_run(const struct ts_runreport_run *run, struct ts_buf *out);
+
+/* "toolscore: error: snapshot 'NAME' was claimed by more than one test: A, B". */
+void tsctl_print_duplicate(const tsctl_ctx *ctx, const char *name, const char *const *tests,
+                           size_t ntests);
+
+/* The findings that turn a green command red (tsctl run, report merge):
+ * FAILED checks or CI errors, or names claimed by two tests. */
+bool tsctl_findings(long long failed_or_errors, long long duplicates);
+
 /* Commands (one group per file). */
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv);
@@ -235,6 +263,7 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
 int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
 

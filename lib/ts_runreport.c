@@ -488,6 +488,7 @@ void ts_runreport_run_at(const ts_runreport *r, size_t i, ts_runreport_run *out)
     out->partial = run->partial;
     out->reasons = (const char *const *)run->reasons;
     out->nreasons = run->nreasons;
+    out->checks = run->checks;
 }
 
 bool ts_runreport_references(const ts_runreport *r, const char *name)
@@ -502,6 +503,34 @@ size_t ts_runreport_duplicates(const ts_runreport *r)
     for (size_t i = 0; i < r->nnames; i++)
         d += r->names[i]->ntests >= 2;
     return d;
+}
+
+int ts_runreport_duplicate_list(ts_runreport *r, ts_runreport_claim **out, size_t *count,
+                                ts_error *err)
+{
+    size_t *idx = rr_sorted_names(r);
+    ts_runreport_claim *claims = calloc(r->nnames ? r->nnames : 1, sizeof(*claims));
+    size_t n = 0;
+
+    if (idx == NULL || claims == NULL) {
+        free(idx);
+        free(claims);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    for (size_t i = 0; i < r->nnames; i++) {
+        const rr_name *nm = r->names[idx[i]];
+
+        if (nm->ntests < 2)
+            continue;
+        claims[n].name = nm->name;
+        claims[n].tests = (const char *const *)nm->tests;
+        claims[n].ntests = nm->ntests;
+        n++;
+    }
+    free(idx);
+    *out = claims;
+    *count = n;
+    return 0;
 }
 
 int ts_runreport_repeats(ts_runreport *r, ts_runreport_repeat **out, size_t *count, ts_error *err)

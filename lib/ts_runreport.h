@@ -81,6 +81,7 @@ typedef struct ts_runreport_run {
     bool partial;               /* a shim said not every test ran */
     const char *const *reasons; /* why it is partial (nreasons strings) */
     size_t nreasons;
+    int64_t checks; /* filled by ts_runreport_run_at: its checks; not read */
 } ts_runreport_run;
 
 /* One check, as added (strings and values borrowed for the call). */
@@ -161,6 +162,18 @@ bool ts_runreport_references(const ts_runreport *r, const char *name);
 
 /* Names two or more tests claimed. */
 size_t ts_runreport_duplicates(const ts_runreport *r);
+
+/* A name and the tests that claimed it. */
+typedef struct ts_runreport_claim {
+    const char *name;
+    const char *const *tests;
+    size_t ntests;
+} ts_runreport_claim;
+
+/* The names two or more tests claimed, sorted by name, as a malloc'ed
+ * array (*out, free() it) of views into r that hold until r changes. */
+int ts_runreport_duplicate_list(ts_runreport *r, ts_runreport_claim **out, size_t *n,
+                                ts_error *err);
 
 /* One distinct observed call list of a name. */
 typedef struct ts_runreport_list {
