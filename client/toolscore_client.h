@@ -292,9 +292,21 @@ int ts_client_run_join(ts_client *c, const char *run, struct json_object **resul
 /* run.close -> the run's summary (as run.summary); the run stays readable. */
 int ts_client_run_close(ts_client *c, const char *run, struct json_object **result, ts_error *err);
 
-/* run.summary -> {run, store, closed, counts, summary, checks, duplicates} */
+/* run.summary -> {run, store, label, host, opened, closed, closed_at, complete,
+ * partial, partial_reasons, counts, summary, duplicates} */
 int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result,
                           ts_error *err);
+
+/* run.partial: mark the open run partial (not every test ran) for the n
+ * reasons, so that orphans are not deleted after it without --force. */
+int ts_client_run_partial(ts_client *c, const char *run, const char *const *reasons, size_t n,
+                          ts_error *err);
+
+/* run.report: the run's report in format "json" (docs/reports.md) or
+ * "junit", every page fetched and joined, into *text (malloc'ed,
+ * NUL-terminated; free() it) of *len bytes. */
+int ts_client_run_report(ts_client *c, const char *run, const char *format, char **text,
+                         size_t *len, ts_error *err);
 
 /* review -> {items: [{name, approved, calls, baseline, observed}]}; run may
  * be NULL (pending snapshots only). */

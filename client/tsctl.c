@@ -116,16 +116,24 @@ static const tsctl_command commands[] = {
      "or not it exists. Needs no daemon.\n",
      tsctl_cmd_snapshots_path},
     {"run", "run a test command as one run and summarize it",
-     "Usage: tsctl run [--junit FILE] [--json-report FILE] -- CMD [ARGS...]\n"
+     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-fail-on-findings]\n"
+     "                 -- CMD [ARGS...]\n"
      "\n"
      "Opens a run on the daemon and runs CMD with TOOLSCORE_RUN and\n"
      "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it. Then\n"
-     "prints the one summary line for all workers, the names two different tests\n"
-     "claimed, and exits with CMD's exit code.\n"
+     "prints the one summary line for all workers and the names two different\n"
+     "tests claimed. The run survives a daemon restart while CMD runs.\n"
+     "\n"
+     "Exits with CMD's exit code, except that when CMD exits 0 but the run has\n"
+     "FAILED checks, CI errors or names claimed by two tests, it exits 1.\n"
      "\n"
      "Options:\n"
-     "  --junit FILE         write JUnit XML, one testcase per snapshot check\n"
-     "  --json-report FILE   write the same as JSON\n",
+     "  --junit FILE             write JUnit XML, one testcase per snapshot check\n"
+     "                           (CREATED/PENDING/UPDATED skipped, FAILED a failure\n"
+     "                           with the drift report, CI errors errors)\n"
+     "  --json-report FILE       write the JSON report (the input of tsctl report\n"
+     "                           merge and tsctl orphans --from-reports)\n"
+     "  --no-fail-on-findings    exit with CMD's code whatever the run found\n",
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"

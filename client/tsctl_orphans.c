@@ -23,7 +23,8 @@ typedef struct orphan_source {
     struct json_object *run; /* the daemon's run object, else NULL */
 } orphan_source;
 
-/* The daemon's description of a run (orphans' "run") as a ts_runreport_run;
+/* The daemon's description of a run (orphans' "run", as run.summary) as a
+ * ts_runreport_run;
  * reasons point into run and into the array reasons. */
 static void run_of_json(const struct json_object *o, const char **reasons, size_t max,
                         ts_runreport_run *out)
@@ -31,16 +32,16 @@ static void run_of_json(const struct json_object *o, const char **reasons, size_
     struct json_object *rs = tsctl_get(o, "partial_reasons");
 
     memset(out, 0, sizeof(*out));
-    out->id = tsctl_str(o, "id", "?");
+    out->id = tsctl_str(o, "run", "?");
     out->label = tsctl_str(o, "label", NULL);
     out->host = tsctl_str(o, "host", NULL);
     out->closed_ms = -1;
     if (ts_runreport_parse_time(tsctl_str(o, "opened", ""), &out->opened_ms) < 0)
         out->opened_ms = 0;
-    if (ts_runreport_parse_time(tsctl_str(o, "closed", ""), &out->closed_ms) < 0)
+    if (ts_runreport_parse_time(tsctl_str(o, "closed_at", ""), &out->closed_ms) < 0)
         out->closed_ms = -1;
     out->partial = tsctl_bool(o, "partial");
-    out->checks = tsctl_int(o, "checks", 0);
+    out->checks = tsctl_int(tsctl_get(o, "counts"), "checks", 0);
     for (size_t i = 0; json_object_is_type(rs, json_type_array) &&
                        i < json_object_array_length(rs) && out->nreasons < max;
          i++)
@@ -138,7 +139,7 @@ static int names_from_run(tsctl_ctx *ctx, const char *run, orphan_source *src,
     if (src->run == NULL) {
         /* A daemon that does not describe its run: the id is all we know. */
         src->run = json_object_new_object();
-        json_object_object_add(src->run, "id", json_object_new_string(run));
+        json_object_object_add(src->run, "run", json_object_new_string(run));
     }
     json_object_put(reply);
     return 0;

@@ -402,9 +402,15 @@ static void check_done(tsd_job *job)
 
         if (failed || strcmp(outcome, "PASSED") == 0 || strcmp(outcome, "UPDATED") == 0)
             tsd_store_note_failure(c->st, c->rq.name, failed ? c->calls : NULL);
-        if (run != NULL && tsd_run_record(run, c->rq.name, c->rq.test, outcome, c->out.score, ms,
-                                          c->out.message, c->out.report, c->calls) < 0)
-            tsd_warn("run %s: out of memory recording a check", run->id);
+        if (run != NULL && !run->closed) {
+            tsd_run_check rec = {c->rq.name,           c->rq.test,   outcome,
+                                 c->out.score,         c->rq.score.min_score, ms,
+                                 c->out.message,       c->out.report, c->calls};
+            ts_error rerr;
+
+            if (tsd_run_record(&c->srv->runs, run, &rec, NULL, tsd_runs_now_ms(), &rerr) < 0)
+                tsd_warn("run %s: %s", run->id, rerr.message);
+        }
     }
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     json_object_put(c->calls);

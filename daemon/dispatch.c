@@ -15,6 +15,7 @@
 #include "listing.h"
 #include "log.h"
 #include "params.h"
+#include "run_methods.h"
 #include "ts_json.h"
 #include "ts_name.h"
 #include "ts_snapshot.h"
@@ -93,6 +94,10 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
     json_object_object_add(o, "requests_served",
                            json_object_new_int64((int64_t)srv->requests_served));
     json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
+    json_object_object_add(o, "runs_kept", json_object_new_int64((int64_t)tsd_runs_kept(&srv->runs)));
+    json_object_object_add(o, "runs_memory",
+                           json_object_new_int64((int64_t)tsd_runs_memory(&srv->runs)));
+    json_object_object_add(o, "state_dir", json_object_new_string(ts_state_path(srv->state)));
     json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
     json_object_object_add(o, "refused_busy",
                            json_object_new_int64((int64_t)srv->acceptor.refused_total));
@@ -407,7 +412,7 @@ static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_obje
     if (rc == 0)
         rc = tsd_stores_normalize(&srv->stores, root, &key, err);
     if (rc == 0)
-        rc = tsd_runs_open(&srv->runs, key, label, &run, err);
+        rc = tsd_runs_open(&srv->runs, key, label, tsd_runs_now_ms(), &run, err);
     free(key);
     if (rc < 0)
         return rc;
@@ -445,7 +450,7 @@ static int do_run_close(tsd_server *srv, tsd_request *req, const struct json_obj
         return rc;
     if (!run->closed)
         tsd_info("run %s closed", run->id);
-    tsd_runs_close(&srv->runs, run);
+    tsd_runs_close(&srv->runs, run, tsd_runs_now_ms());
     *result = tsd_run_summary(run);
     return 0;
 }
@@ -496,12 +501,15 @@ static int do_review(tsd_server *srv, tsd_request *req, const struct json_object
         rc = ts_store_list(st->store, &listing, err);
     if (rc < 0)
         return rc;
-    failed = run != NULL ? run->failed : st->failed;
+    /* The observed calls are the store's last FAILED ones; with a run,
+     * only for the names whose last check in that run FAILED. */
+    failed = st->failed;
     struct json_object *items = json_object_new_array();
     for (size_t i = 0; i < listing.count; i++) {
         const ts_snapshot *s = listing.items[i];
         struct json_object *observed = NULL;
-        bool has_failure = s->approved && json_object_object_get_ex(failed, s->name, &observed);
+        bool has_failure = s->approved && json_object_object_get_ex(failed, s->name, &observed) &&
+                           (run == NULL || tsd_run_last_failed(run, s->name));
 
         if (!s->approved || has_failure)
             json_object_array_add(items, review_item(s, has_failure ? observed : NULL));
@@ -542,6 +550,7 @@ static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_objec
     ts_store_listing_free(&listing);
     *result = json_object_new_object();
     json_object_object_add(*result, "names", names);
+    json_object_object_add(*result, "run", tsd_run_summary(run));
     return 0;
 }
 
@@ -637,6 +646,8 @@ static const struct {
     {"show", do_show, ORDER_NAME},           {"rm", do_rm, ORDER_NAME},
     {"run.open", do_run_open, ORDER_NONE},   {"run.join", do_run_join, ORDER_NONE},
     {"run.close", do_run_close, ORDER_NONE}, {"run.summary", do_run_summary, ORDER_NONE},
+    {"run.partial", tsd_run_partial_method, ORDER_NONE},
+    {"run.report", tsd_run_report_method, ORDER_NONE},
     {"review", do_review, ORDER_STORE},      {"orphans", do_orphans, ORDER_STORE},
     {"status", do_status, ORDER_NONE},       {"stop", do_stop, ORDER_NONE},
 };
