@@ -58,9 +58,7 @@ static int open_state(const tsd_options *opt, ts_state **out, ts_error *err)
         rc = ts_state_default_path(path, sizeof(path), err);
     if (rc == 0)
         rc = ts_state_open(path, out, err);
-    if (rc < 0)
-        return ts_error_prefix(err, rc, "state directory");
-    return 0;
+    return rc; /* the messages name the state directory */
 }
 
 int main(int argc, char **argv)
