@@ -158,7 +158,10 @@ static const tsctl_command commands[] = {
      "Prints the calls extracted from FILE (- for stdin) as JSON.\n"
      "\n"
      "Options:\n"
-     "  --format F   format of FILE (default auto)\n",
+     "  --format F   format of FILE (default auto): calls, openai, openai-responses,\n"
+     "               anthropic, gemini, langgraph, openai-agents, claude-agent-sdk,\n"
+     "               pydantic-ai, mcp, vercel-ai, openai-agents-js, mastra, langchain,\n"
+     "               custom\n",
      tsctl_cmd_extract},
     {"review", "accept or reject pending snapshots and failed checks interactively",
      "Usage: tsctl review [--run ID]\n"

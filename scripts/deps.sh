@@ -9,6 +9,12 @@ pkgs="build-essential pkg-config libuv1-dev libjson-c-dev libmsgpack-dev check l
 if [ "$want" = test ]; then
 	pkgs="$pkgs valgrind tmux systemd man-db clang libclang-rt-14-dev util-linux procps python3 strace python3-pytest python3-pytest-xdist python3-pydantic libxml2-utils"
 fi
+# Node.js and npm for the Node package's tests (shims/node, tests/test_node*.sh),
+# only when the machine has none (a Node installed otherwise is used as it is).
+if [ "$want" = test ]; then
+	command -v node >/dev/null 2>&1 || pkgs="$pkgs nodejs"
+	command -v npm >/dev/null 2>&1 || pkgs="$pkgs npm"
+fi
 missing=""
 for p in $pkgs; do
 	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$'; then
