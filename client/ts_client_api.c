@@ -305,8 +305,8 @@ int ts_client_run_partial(ts_client *c, const char *run, const char *const *reas
         }
     }
     if (list == NULL && p.rc == 0)
-        p.rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "reasons: each must be a string");
+        p.rc =
+            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "reasons: each must be a string");
     put(&p, "reasons", list);
     return params_call(c, &p, "run.partial", NULL);
 }
@@ -335,12 +335,14 @@ int ts_client_run_report(ts_client *c, const char *run, const char *format, char
         rc = params_call(c, &p, "run.report", &page);
         if (rc < 0)
             break;
-        if (!json_object_object_get_ex(page, "text", &v) || !json_object_is_type(v, json_type_string)) {
+        if (!json_object_object_get_ex(page, "text", &v) ||
+            !json_object_is_type(v, json_type_string)) {
             json_object_put(page);
             rc = ts_error_set(err, -EPROTO, "bad_reply", "run.report: the reply has no text");
             break;
         }
-        if (ts_buf_append(&all, json_object_get_string(v), (size_t)json_object_get_string_len(v)) < 0) {
+        if (ts_buf_append(&all, json_object_get_string(v), (size_t)json_object_get_string_len(v)) <
+            0) {
             json_object_put(page);
             rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
             break;
@@ -352,7 +354,8 @@ int ts_client_run_report(ts_client *c, const char *run, const char *format, char
         }
         if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= offset) {
             json_object_put(page);
-            rc = ts_error_set(err, -EPROTO, "bad_reply", "run.report: the reply's next is no offset after this page");
+            rc = ts_error_set(err, -EPROTO, "bad_reply",
+                              "run.report: the reply's next is no offset after this page");
             break;
         }
         offset = json_object_get_int64(v);

@@ -90,7 +90,8 @@ static size_t print_duplicates(const tsctl_ctx *ctx, const struct json_object *s
     for (size_t i = 0; i < n; i++) {
         struct json_object *d = json_object_array_get_idx(dups, i);
         struct json_object *tests = tsctl_get(d, "tests");
-        size_t nt = json_object_is_type(tests, json_type_array) ? json_object_array_length(tests) : 0;
+        size_t nt =
+            json_object_is_type(tests, json_type_array) ? json_object_array_length(tests) : 0;
         const char **names = calloc(nt ? nt : 1, sizeof(char *));
 
         for (size_t j = 0; names != NULL && j < nt; j++)
@@ -188,8 +189,9 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
         /* A green command does not hide a red snapshot. */
         if (rc == 0 && status == 0 && fail_on_findings &&
             tsctl_findings(tsctl_int(counts, "failed", 0), (long long)dups)) {
-            fprintf(stderr, "tsctl %s: the command passed, but the run %s (exit 1; "
-                            "--no-fail-on-findings keeps the command's status)\n",
+            fprintf(stderr,
+                    "tsctl %s: the command passed, but the run %s (exit 1; "
+                    "--no-fail-on-findings keeps the command's status)\n",
                     ctx->command,
                     dups > 0 && tsctl_int(counts, "failed", 0) == 0
                         ? "has snapshots claimed by more than one test"

@@ -323,6 +323,7 @@ typedef struct check_job {
      * cache; only until the loop calls the cache again: try_fast_path) */
     bool not_for_loop;
     const ts_snapshot *loaded;
+    tsd_run_observation obs; /* for the run: computed on the pool (runs.h) */
 } check_job;
 
 static void check_work(tsd_job *job)
@@ -336,6 +337,9 @@ static void check_work(tsd_job *job)
         c->rc = state_machine(&c->rq, c->st->store, c->calls, &c->out, &c->job, &c->err);
     if (c->rc == 0 && c->out.message == NULL)
         c->rc = ts_error_set(&c->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    /* The run's record of large calls is prepared here, off the loop. */
+    if (c->rc == 0 && c->rq.run != NULL)
+        tsd_run_observe(&c->obs, c->calls, c->out.report, NULL);
 }
 
 /*
@@ -403,16 +407,17 @@ static void check_done(tsd_job *job)
         if (failed || strcmp(outcome, "PASSED") == 0 || strcmp(outcome, "UPDATED") == 0)
             tsd_store_note_failure(c->st, c->rq.name, failed ? c->calls : NULL);
         if (run != NULL && !run->closed) {
-            tsd_run_check rec = {c->rq.name,           c->rq.test,   outcome,
-                                 c->out.score,         c->rq.score.min_score, ms,
-                                 c->out.message,       c->out.report, c->calls};
+            tsd_run_check rec = {
+                c->rq.name, c->rq.test,     outcome,       c->out.score, c->rq.score.min_score,
+                ms,         c->out.message, c->out.report, c->calls};
             ts_error rerr;
 
-            if (tsd_run_record(&c->srv->runs, run, &rec, NULL, tsd_runs_now_ms(), &rerr) < 0)
+            if (tsd_run_record(&c->srv->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
                 tsd_warn("run %s: %s", run->id, rerr.message);
         }
     }
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
+    tsd_run_observation_free(&c->obs);
     json_object_put(c->calls);
     if (c->out.evaluated)
         ts_score_result_free(&c->out.scored);

@@ -94,7 +94,8 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
     json_object_object_add(o, "requests_served",
                            json_object_new_int64((int64_t)srv->requests_served));
     json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
-    json_object_object_add(o, "runs_kept", json_object_new_int64((int64_t)tsd_runs_kept(&srv->runs)));
+    json_object_object_add(o, "runs_kept",
+                           json_object_new_int64((int64_t)tsd_runs_kept(&srv->runs)));
     json_object_object_add(o, "runs_memory",
                            json_object_new_int64((int64_t)tsd_runs_memory(&srv->runs)));
     json_object_object_add(o, "state_dir", json_object_new_string(ts_state_path(srv->state)));
@@ -640,16 +641,24 @@ static const struct {
     method_fn fn;
     method_order order;
 } methods[] = {
-    {"hello", do_hello, ORDER_NONE},         {"ping", do_ping, ORDER_NONE},
-    {"check", do_check, ORDER_SELF},         {"record", do_record, ORDER_SELF},
-    {"approve", do_approve, ORDER_SELF},     {"list", do_list, ORDER_SELF},
-    {"show", do_show, ORDER_NAME},           {"rm", do_rm, ORDER_NAME},
-    {"run.open", do_run_open, ORDER_NONE},   {"run.join", do_run_join, ORDER_NONE},
-    {"run.close", do_run_close, ORDER_NONE}, {"run.summary", do_run_summary, ORDER_NONE},
+    {"hello", do_hello, ORDER_NONE},
+    {"ping", do_ping, ORDER_NONE},
+    {"check", do_check, ORDER_SELF},
+    {"record", do_record, ORDER_SELF},
+    {"approve", do_approve, ORDER_SELF},
+    {"list", do_list, ORDER_SELF},
+    {"show", do_show, ORDER_NAME},
+    {"rm", do_rm, ORDER_NAME},
+    {"run.open", do_run_open, ORDER_NONE},
+    {"run.join", do_run_join, ORDER_NONE},
+    {"run.close", do_run_close, ORDER_NONE},
+    {"run.summary", do_run_summary, ORDER_NONE},
     {"run.partial", tsd_run_partial_method, ORDER_NONE},
     {"run.report", tsd_run_report_method, ORDER_NONE},
-    {"review", do_review, ORDER_STORE},      {"orphans", do_orphans, ORDER_STORE},
-    {"status", do_status, ORDER_NONE},       {"stop", do_stop, ORDER_NONE},
+    {"review", do_review, ORDER_STORE},
+    {"orphans", do_orphans, ORDER_STORE},
+    {"status", do_status, ORDER_NONE},
+    {"stop", do_stop, ORDER_NONE},
 };
 
 int tsd_dispatch(tsd_server *srv, tsd_request *req, const char *method, struct json_object *params,

@@ -31,8 +31,8 @@ int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                           "'reasons' must be an array of strings (why not every test ran)");
     if (rc == 0 && json_object_array_length(list) > TS_RUNREPORT_MAX_REASONS)
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                          "'reasons': at most %d reasons", TS_RUNREPORT_MAX_REASONS);
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'reasons': at most %d reasons",
+                          TS_RUNREPORT_MAX_REASONS);
     for (size_t i = 0; rc == 0 && i < json_object_array_length(list); i++) {
         struct json_object *r = json_object_array_get_idx(list, i);
 
@@ -98,8 +98,9 @@ static void report_done(uv_work_t *w, int status)
 
     if (status < 0 && j->rc == 0)
         j->rc = ts_error_set(&j->err, -ECANCELED, TS_ERR_INTERNAL, "the report was cancelled");
-    if (j->rc == 0 && ((size_t)j->offset > len ||
-                       ((size_t)j->offset < len && ((unsigned char)text[j->offset] & 0xC0) == 0x80)))
+    if (j->rc == 0 &&
+        ((size_t)j->offset > len ||
+         ((size_t)j->offset < len && ((unsigned char)text[j->offset] & 0xC0) == 0x80)))
         j->rc = ts_error_set(&j->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                              "'offset' %lld is not the start of a page of this report (%zu bytes)",
                              (long long)j->offset, len);
@@ -108,8 +109,8 @@ static void report_done(uv_work_t *w, int status)
 
         result = json_object_new_object();
         json_object_object_add(result, "format", json_object_new_string(j->format));
-        json_object_object_add(result, "text",
-                               json_object_new_string_len(text + j->offset, (int)(end - j->offset)));
+        json_object_object_add(
+            result, "text", json_object_new_string_len(text + j->offset, (int)(end - j->offset)));
         json_object_object_add(result, "offset", json_object_new_int64(j->offset));
         json_object_object_add(result, "total", json_object_new_int64((int64_t)len));
         json_object_object_add(result, "next",

@@ -122,9 +122,9 @@ int tsd_run_meta_write(int dir, const tsd_run_meta *m, ts_error *err)
     rc = ts_json_write_pretty(o, &b, err);
     json_object_put(o);
     if (rc == 0)
-        rc = ts_buf_appendc(&b, '\n') < 0 ? ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
-                                                         "run.json too large")
-                                          : 0;
+        rc = ts_buf_appendc(&b, '\n') < 0
+                 ? ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE, "run.json too large")
+                 : 0;
     if (rc == 0)
         rc = ts_state_write_file(dir, "run.json", b.data, b.len, false, err);
     ts_buf_free(&b);
@@ -158,8 +158,8 @@ static int meta_time(struct json_object *o, const char *key, bool nullable, int6
 
     *out = -1;
     if (rc == 0 && s != NULL && ts_runreport_parse_time(s, out) < 0)
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run.json: \"%s\" is no time",
-                          key);
+        rc =
+            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run.json: \"%s\" is no time", key);
     free(s);
     return rc;
 }

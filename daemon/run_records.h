@@ -43,7 +43,7 @@
 typedef struct tsd_run_meta {
     char id[64];
     char *store, *label, *host;
-    char *socket; /* the daemon's socket: the runs of one socket are its daemon's */
+    char *socket;                 /* the daemon's socket: the runs of one socket are its daemon's */
     int64_t opened_ms, closed_ms; /* closed: -1 while open */
     bool partial;
     char **reasons;
@@ -70,7 +70,7 @@ int tsd_run_meta_read(int dir, tsd_run_meta *m, ts_error *err);
  * their ids and texts (computed once, on whichever thread did the check). */
 typedef struct tsd_run_observation {
     bool ready;
-    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no calls */
+    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];  /* "" when no calls */
     ts_buf calls_text;                             /* compact JSON of the calls */
     char report_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no report */
     ts_buf report_text;                            /* cut to TS_RUNREPORT_REPORT_MAX */

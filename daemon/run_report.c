@@ -127,8 +127,8 @@ bool tsd_run_report_format_known(const char *format)
     return format != NULL && (strcmp(format, "json") == 0 || strcmp(format, "junit") == 0);
 }
 
-int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format,
-                   ts_buf *out, ts_error *err)
+int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
+                   ts_error *err)
 {
     render_ctx ctx = {NULL, {NULL, NULL, 0, 0}};
     ts_runreport_run run;

@@ -19,8 +19,8 @@
  * (an append in progress) are not read. "not_found" when the run's files
  * are gone, "io" when they cannot be read.
  */
-int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format,
-                   ts_buf *out, ts_error *err);
+int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
+                   ts_error *err);
 
 /* True when format is one run.report renders. */
 bool tsd_run_report_format_known(const char *format);

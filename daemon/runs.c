@@ -15,20 +15,10 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "run_names.h"
 #include "params.h"
 #include "ts_buf.h"
 #include "ts_runreport.h"
-
-/* A name an open run referenced. */
-struct tsd_run_name {
-    uint64_t hash;
-    bool last_failed;
-    uint16_t ntests;
-    uint16_t nlists;
-    char **tests;    /* the tests that claimed it, in the order first seen */
-    uint64_t *lists; /* ids of the distinct call lists observed */
-    char name[];
-};
 
 static void run_id(char out[TSD_RUN_ID_LEN + 1])
 {
@@ -67,179 +57,6 @@ static uint64_t id_value(const char *hex)
     return v != 0 ? v : 1;
 }
 
-/* ---- the open run's tables ------------------------------------------- */
-
-static void names_free(tsd_run *run)
-{
-    for (size_t i = 0; i < run->nnames; i++) {
-        tsd_run_name *n = run->names[i];
-
-        for (size_t t = 0; t < n->ntests; t++)
-            free(n->tests[t]);
-        free(n->tests);
-        free(n->lists);
-        free(n);
-    }
-    free(run->names);
-    free(run->slots);
-    free(run->reports);
-    run->names = NULL;
-    run->slots = NULL;
-    run->reports = NULL;
-    run->nnames = run->capnames = run->nslots = run->nreports = run->capreports = 0;
-}
-
-static int names_rehash(tsd_run *run, size_t nslots)
-{
-    size_t *slots = calloc(nslots, sizeof(size_t));
-
-    if (slots == NULL)
-        return -ENOMEM;
-    for (size_t i = 0; i < run->nnames; i++) {
-        size_t s = run->names[i]->hash & (nslots - 1);
-
-        while (slots[s] != 0)
-            s = (s + 1) & (nslots - 1);
-        slots[s] = i + 1;
-    }
-    free(run->slots);
-    run->slots = slots;
-    run->nslots = nslots;
-    return 0;
-}
-
-static tsd_run_name *name_find(const tsd_run *run, const char *name, uint64_t h)
-{
-    if (run->nslots == 0)
-        return NULL;
-    for (size_t s = h & (run->nslots - 1); run->slots[s] != 0; s = (s + 1) & (run->nslots - 1)) {
-        tsd_run_name *n = run->names[run->slots[s] - 1];
-
-        if (n->hash == h && strcmp(n->name, name) == 0)
-            return n;
-    }
-    return NULL;
-}
-
-static tsd_run_name *name_get(tsd_run *run, const char *name)
-{
-    uint64_t h = tsd_run_name_hash(name);
-    tsd_run_name *n = name_find(run, name, h);
-    size_t len;
-    size_t s;
-
-    if (n != NULL)
-        return n;
-    if ((run->nnames + 1) * 2 > run->nslots &&
-        names_rehash(run, run->nslots ? run->nslots * 2 : 64) < 0)
-        return NULL;
-    if (run->nnames == run->capnames) {
-        size_t cap = run->capnames ? run->capnames * 2 : 64;
-        tsd_run_name **a = realloc(run->names, cap * sizeof(*a));
-
-        if (a == NULL)
-            return NULL;
-        run->names = a;
-        run->capnames = cap;
-    }
-    len = strlen(name);
-    n = calloc(1, sizeof(*n) + len + 1);
-    if (n == NULL)
-        return NULL;
-    memcpy(n->name, name, len + 1);
-    n->hash = h;
-    run->names[run->nnames++] = n;
-    for (s = h & (run->nslots - 1); run->slots[s] != 0; s = (s + 1) & (run->nslots - 1))
-        ;
-    run->slots[s] = run->nnames;
-    return n;
-}
-
-static int name_claim(tsd_run_name *n, const char *test)
-{
-    char **tests;
-
-    if (test == NULL || n->ntests >= TS_RUNREPORT_MAX_TESTS)
-        return 0;
-    for (size_t i = 0; i < n->ntests; i++) {
-        if (strcmp(n->tests[i], test) == 0)
-            return 0;
-    }
-    tests = realloc(n->tests, (n->ntests + 1u) * sizeof(char *));
-    if (tests == NULL)
-        return -ENOMEM;
-    n->tests = tests;
-    if ((n->tests[n->ntests] = strdup(test)) == NULL)
-        return -ENOMEM;
-    n->ntests++;
-    return 0;
-}
-
-static bool name_has_list(const tsd_run_name *n, uint64_t id)
-{
-    for (size_t i = 0; i < n->nlists; i++) {
-        if (n->lists[i] == id)
-            return true;
-    }
-    return false;
-}
-
-static int name_add_list(tsd_run_name *n, uint64_t id)
-{
-    uint64_t *lists;
-
-    if (n->nlists >= TS_RUNREPORT_MAX_LISTS || name_has_list(n, id))
-        return 0;
-    lists = realloc(n->lists, (n->nlists + 1u) * sizeof(uint64_t));
-    if (lists == NULL)
-        return -ENOMEM;
-    n->lists = lists;
-    n->lists[n->nlists++] = id;
-    return 0;
-}
-
-static bool reports_has(const tsd_run *run, uint64_t id)
-{
-    if (run->capreports == 0)
-        return false;
-    for (size_t s = id & (run->capreports - 1); run->reports[s] != 0;
-         s = (s + 1) & (run->capreports - 1)) {
-        if (run->reports[s] == id)
-            return true;
-    }
-    return false;
-}
-
-static int reports_add(tsd_run *run, uint64_t id)
-{
-    size_t s;
-
-    if (reports_has(run, id))
-        return 0;
-    if ((run->nreports + 1) * 2 > run->capreports) {
-        size_t cap = run->capreports ? run->capreports * 2 : 64;
-        uint64_t *a = calloc(cap, sizeof(uint64_t));
-
-        if (a == NULL)
-            return -ENOMEM;
-        for (size_t i = 0; i < run->capreports; i++) {
-            if (run->reports[i] == 0)
-                continue;
-            for (s = run->reports[i] & (cap - 1); a[s] != 0; s = (s + 1) & (cap - 1))
-                ;
-            a[s] = run->reports[i];
-        }
-        free(run->reports);
-        run->reports = a;
-        run->capreports = cap;
-    }
-    for (s = id & (run->capreports - 1); run->reports[s] != 0; s = (s + 1) & (run->capreports - 1))
-        ;
-    run->reports[s] = id;
-    run->nreports++;
-    return 0;
-}
-
 static void count_outcome(ts_summary_counts *c, const char *outcome)
 {
     if (strcmp(outcome, "CREATED") == 0)
@@ -260,13 +77,13 @@ static void count_outcome(ts_summary_counts *c, const char *outcome)
 static int run_count(tsd_run *run, const char *name, const char *test, const char *outcome,
                      uint64_t calls_id, bool calls_kept, uint64_t report_id, bool report_kept)
 {
-    tsd_run_name *n = name_get(run, name);
+    tsd_run_name *n = tsd_run_name_get(run, name);
 
-    if (n == NULL || name_claim(n, test) < 0)
+    if (n == NULL || tsd_run_name_claim(n, test) < 0)
         return -ENOMEM;
-    if (calls_id != 0 && calls_kept && name_add_list(n, calls_id) < 0)
+    if (calls_id != 0 && calls_kept && tsd_run_name_add_list(n, calls_id) < 0)
         return -ENOMEM;
-    if (report_id != 0 && report_kept && reports_add(run, report_id) < 0)
+    if (report_id != 0 && report_kept && tsd_run_reports_add(run, report_id) < 0)
         return -ENOMEM;
     n->last_failed = strcmp(outcome, "FAILED") == 0;
     count_outcome(&run->counts, outcome);
@@ -282,7 +99,7 @@ static void run_free(tsd_run *run)
         close(run->fd);
     if (run->dir >= 0)
         close(run->dir);
-    names_free(run);
+    tsd_run_names_free(run);
     free(run->store);
     free(run->label);
     free(run->host);
@@ -498,8 +315,8 @@ static int append(int fd, const char *data, size_t len)
     return 0;
 }
 
-int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c,
-                   tsd_run_observation *obs, int64_t now_ms, ts_error *err)
+int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
+                   int64_t now_ms, ts_error *err)
 {
     tsd_run_observation local;
     tsd_run_observation *o = obs;
@@ -520,14 +337,14 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c,
     }
     calls_id = id_value(o->calls_id);
     report_id = id_value(o->report_id);
-    n = name_get(run, c->name);
+    n = tsd_run_name_get(run, c->name);
     if (n == NULL) {
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
         goto out;
     }
     keep_calls = room && calls_id != 0 && n->nlists < TS_RUNREPORT_MAX_LISTS &&
-                 !name_has_list(n, calls_id);
-    keep_report = room && report_id != 0 && !reports_has(run, report_id);
+                 !tsd_run_name_has_list(n, calls_id);
+    keep_report = room && report_id != 0 && !tsd_run_reports_has(run, report_id);
     memset(&l, 0, sizeof(l));
     l.name = c->name;
     l.test = c->test;
@@ -538,7 +355,7 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c,
     l.message = c->message;
     l.report_id = report_id != 0 ? o->report_id : NULL;
     l.report = keep_report ? o->report_text.data : NULL;
-    if (report_id != 0 && !room && !reports_has(run, report_id))
+    if (report_id != 0 && !room && !tsd_run_reports_has(run, report_id))
         l.report = "(report not kept: this run's records passed their size limit)\n";
     l.calls_id = calls_id != 0 ? o->calls_id : NULL;
     l.calls_text = keep_calls ? o->calls_text.data : NULL;
@@ -689,7 +506,7 @@ void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms)
     close(run->fd);
     close(run->dir);
     run->fd = run->dir = -1;
-    names_free(run);
+    tsd_run_names_free(run);
     /* Hand a big run's memory back to the system at once. */
     if (held > 1000)
         malloc_trim(0);
@@ -744,8 +561,8 @@ struct json_object *tsd_run_summary(const tsd_run *run)
     json_object_object_add(o, "counts", counts_json(&run->counts, run->checks));
     json_object_object_add(o, "summary",
                            json_object_new_string(line.data != NULL ? line.data : ""));
-    json_object_object_add(o, "duplicates", run->closed ? json_object_get(run->duplicates)
-                                                        : open_duplicates(run));
+    json_object_object_add(o, "duplicates",
+                           run->closed ? json_object_get(run->duplicates) : open_duplicates(run));
     ts_buf_free(&line);
     return o;
 }
@@ -756,7 +573,7 @@ bool tsd_run_references(const tsd_run *run, const char *name)
 
     if (run->closed)
         return tsd_run_hashes_has(run->referenced, run->nreferenced, h);
-    return name_find(run, name, h) != NULL;
+    return tsd_run_name_find(run, name, h) != NULL;
 }
 
 bool tsd_run_last_failed(const tsd_run *run, const char *name)
@@ -766,7 +583,7 @@ bool tsd_run_last_failed(const tsd_run *run, const char *name)
 
     if (run->closed)
         return tsd_run_hashes_has(run->failed, run->nfailed, h);
-    n = name_find(run, name, h);
+    n = tsd_run_name_find(run, name, h);
     return n != NULL && n->last_failed;
 }
 
@@ -851,8 +668,7 @@ static tsd_run *reload(tsd_runs *runs, const char *id, const int64_t *now_ms)
         rc = tsd_run_meta_read(run->dir, &m, &err);
     if (rc == 0 && strcmp(m.id, id) != 0) {
         tsd_run_meta_free(&m);
-        rc = ts_error_set(&err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run.json names run '%s'",
-                          m.id);
+        rc = ts_error_set(&err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run.json names run '%s'", m.id);
     }
     if (rc == 0 && (m.socket == NULL || strcmp(m.socket, runs->socket) != 0)) {
         /* Another daemon's run: dropped when old, else left to it. */

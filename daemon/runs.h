@@ -49,9 +49,9 @@ typedef struct tsd_run_name tsd_run_name;
 
 typedef struct tsd_run {
     char id[TSD_RUN_ID_LEN + 1];
-    char *store; /* absolute snapshot root */
-    char *label; /* NULL or a caller's label */
-    char *host;  /* the daemon's host name */
+    char *store;                  /* absolute snapshot root */
+    char *label;                  /* NULL or a caller's label */
+    char *host;                   /* the daemon's host name */
     int64_t opened_ms, closed_ms; /* closed_ms: -1 while open */
     int64_t active_ms;            /* the last check (or the opening) */
     bool closed;
@@ -80,7 +80,7 @@ typedef struct tsd_run {
 typedef struct tsd_runs {
     const ts_state *state;
     char *socket; /* this daemon's: its runs are those opened on it */
-    int dir; /* STATE/runs */
+    int dir;      /* STATE/runs */
     char *state_path;
     size_t keep;
     int64_t max_age_ms;
@@ -133,8 +133,8 @@ typedef struct tsd_run_check {
  * texts computed on the pool; else they are computed here. A failed write
  * is logged; the check still counts in memory.
  */
-int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c,
-                   tsd_run_observation *obs, int64_t now_ms, ts_error *err);
+int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
+                   int64_t now_ms, ts_error *err);
 
 /* Mark the open run partial for these reasons (added to any it has;
  * each cut at TSD_RUN_REASON_MAX bytes, at most TS_RUNREPORT_MAX_REASONS).
