@@ -14,7 +14,9 @@
 # rules through the volumes; --store pinning (another root is refused); a
 # client of another uid is refused; SIGTERM while clients write: every
 # acknowledged snapshot is on disk whole, the daemon exits 0 and removes its
-# socket; a new sidecar on the same volumes serves them all.
+# socket; a new sidecar on the same volumes serves them all; a run open
+# across a restart of the sidecar (its home kept, as a restarted
+# container's layer is) gives one summary.
 #
 # Needs root (mount namespaces, bind mounts, another uid); skipped with the
 # reason where the machine cannot do that.
@@ -92,7 +94,11 @@ mount -t tmpfs tmpfs "\$R/usr/local/bin"
 cp "\$bin"/* "\$R/usr/local/bin/"
 mkdir -p "\$R/dev" "\$R/proc" "\$R/tmp" "\$R/store" "\$R/run/toolscore" "\$R/home/toolscore"
 chmod 1777 "\$R/tmp"
-chown "\$uid:\$uid" "\$R/home/toolscore"
+# The home directory stands for the container's own writable layer, which
+# a restarted container keeps (the daemon's state directory is in it).
+mkdir -p "$WORK/home-\$uid"
+chown "\$uid:\$uid" "$WORK/home-\$uid"
+mount --bind "$WORK/home-\$uid" "\$R/home/toolscore"
 mount --rbind /dev "\$R/dev"
 mount -t proc proc "\$R/proc"
 mount --bind "$HOST_STORE" "\$R/store"
@@ -198,6 +204,27 @@ start_sidecar
 t 0 client tsctl snapshots list --json
 python3 -c 'import json,sys; names={s["name"] for s in json.loads(sys.argv[1])}; assert "booking" in names, names' \
 	"$OUT" || fail "the store after a restart: $OUT"
+
+# A run outlives a restart of the sidecar: the worker after it finds the run.
+calls r 1 >"$HOST_RUN/r1.json"
+calls r 2 >"$HOST_RUN/r2.json"
+cat >"$HOST_RUN/worker.sh" <<'WORKER'
+tsctl check r1 --calls /run/toolscore/r1.json >/dev/null
+touch /run/toolscore/phase1
+while [ ! -e /run/toolscore/phase2 ]; do sleep 0.05; done
+tsctl check r2 --calls /run/toolscore/r2.json >/dev/null
+WORKER
+chmod 0644 "$HOST_RUN/r1.json" "$HOST_RUN/r2.json" "$HOST_RUN/worker.sh"
+client tsctl run --no-fail-on-findings -- sh /run/toolscore/worker.sh >"$WORK/run.out" 2>&1 &
+RUNNER=$!
+i=0
+while [ ! -e "$HOST_RUN/phase1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+stop_sidecar
+start_sidecar
+touch "$HOST_RUN/phase2"
+wait "$RUNNER" || fail "the run across a sidecar restart failed: $(cat "$WORK/run.out")"
+grep -q '^toolscore: 2 snapshots created (pending approval)$' "$WORK/run.out" ||
+	fail "one summary across the restart: $(cat "$WORK/run.out")"
 stop_sidecar
 
 [ "$FAILURES" = 0 ] || exit 1
