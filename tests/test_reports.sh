@@ -12,6 +12,7 @@
 . "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
 
 export XDG_STATE_HOME="$WORK/state"
+make_py
 calls() { printf '[{"tool": "search", "args": {"q": "%s"}}, {"tool": "book", "args": {"id": %s}}]' "$1" "$2" >"$WORK/c.json"; }
 
 # One checkout's store, approved, copied to three machines.
@@ -71,7 +72,7 @@ shard 3 1 <<EOF
 $FNS
 ck c1 c1 1 tests/test_c.py::test_c1
 CI=true ck never never 1 tests/test_c.py::test_never
-python3 -c 'import os, sys; sys.path.insert(0, os.environ["TS_BUILD_DIR"] + "/python"); from toolscored import _native; _native.Client(os.environ["TOOLSCORE_SOCKET"]).run_partial(os.environ["TOOLSCORE_RUN"], ["-k test_c"])'
+"$WORK/py" -c 'import os; from toolscored import _native; _native.Client(os.environ["TOOLSCORE_SOCKET"]).run_partial(os.environ["TOOLSCORE_RUN"], ["-k test_c"])'
 EOF
 for m in 1 2 3; do
 	t 0 xmllint --noout --schema "$TS_SOURCE_DIR/tests/data/junit.xsd" "$WORK/shard$m.xml"

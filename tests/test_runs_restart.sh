@@ -86,9 +86,9 @@ same "$(printf '%s\n' "$OUT" | grep '^toolscore: [0-9]')" "toolscore: 2 passed" 
 DAEMON_PID=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["pid"])' "$("$TSCTL" --socket "$SOCK" status --json)")
 
 # --- partial runs: orphans are listed, not deleted without --force ---------------------
+make_py
 cat >"$WORK/partial.py" <<'PY'
 import os, sys
-sys.path.insert(0, os.environ["TS_BUILD_DIR"] + "/python")
 from toolscored import _native
 c = _native.Client(os.environ["TOOLSCORE_SOCKET"])
 try:
@@ -99,7 +99,7 @@ except Exception as e:
 c.run_partial(os.environ["TOOLSCORE_RUN"], ["-k 'not slow'", "2 test(s) deselected"])
 c.run_partial(os.environ["TOOLSCORE_RUN"], ["-k 'not slow'"])
 PY
-t 0 ts run --json-report "$WORK/p.json" -- sh -c '"$0" check a --calls "$1" && python3 "$2"' "$TSCTL" "$DATA/x1.json" "$WORK/partial.py"
+t 0 ts run --json-report "$WORK/p.json" -- sh -c '"$0" check a --calls "$1" && "$WORK/py" "$2"' "$TSCTL" "$DATA/x1.json" "$WORK/partial.py"
 python3 - "$WORK/p.json" <<'PY' || fail "the partial run's report"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -117,7 +117,7 @@ t 2 ts orphans --force && err_has "--delete"
 
 # --- a closed run takes no partial mark; unknown runs -----------------------------------
 PRUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["id"])' "$WORK/p.json")
-t 1 env TOOLSCORE_RUN="$PRUN" python3 "$WORK/partial.py"
+t 1 env TOOLSCORE_RUN="$PRUN" "$WORK/py" "$WORK/partial.py"
 
 # --- retention: --runs-keep and --runs-max-age ------------------------------------------
 t 0 ts stop
