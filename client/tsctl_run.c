@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,17 @@ static int check_writable(const tsctl_ctx *ctx, const char *path)
     return 0;
 }
 
+/* Remove the report file path that could not be written whole: a report is
+ * there whole or not at all. Only a regular file is removed (never
+ * /dev/stdout, a FIFO, a device). */
+static void discard_report(const char *path)
+{
+    struct stat st;
+
+    if (path != NULL && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(path);
+}
+
 /* The run's report in format, written to path (whole or removed). */
 static int write_run_report(tsctl_ctx *ctx, const char *run_id, const char *format,
                             const char *path)
@@ -129,13 +141,13 @@ static int write_run_report(tsctl_ctx *ctx, const char *run_id, const char *form
     if (path == NULL)
         return 0;
     if (ts_client_run_report(ctx->client, run_id, format, &text, &len, &err) < 0) {
-        unlink(path);
+        discard_report(path);
         return tsctl_fail(ctx, tsctl_exit_for_error(&err), "cannot get the %s report: %s",
                           strcmp(format, "junit") == 0 ? "JUnit" : "JSON", err.message);
     }
     rc = tsctl_write_file(ctx, path, text, len);
     if (rc != 0)
-        unlink(path);
+        discard_report(path);
     free(text);
     return rc;
 }
@@ -199,10 +211,8 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
             status = TSCTL_EXIT_FAILED;
         }
     } else {
-        if (junit_path != NULL)
-            unlink(junit_path);
-        if (json_path != NULL)
-            unlink(json_path);
+        discard_report(junit_path);
+        discard_report(json_path);
     }
     if (status != 0 || rc == 0)
         rc = status;
