@@ -491,8 +491,13 @@ void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms)
     run->duplicates = open_duplicates(run);
     run->referenced = name_hashes(run, false, &run->nreferenced);
     run->failed = name_hashes(run, true, &run->nfailed);
-    if (run->referenced == NULL || run->failed == NULL)
-        tsd_warn("run %s: out of memory closing it; its names are forgotten", run->id);
+    if (run->referenced == NULL || run->failed == NULL) {
+        /* Orphans of it would be every snapshot: never trust them. */
+        const char *why = "the daemon ran out of memory closing it (its names are lost)";
+
+        tsd_warn("run %s: %s", run->id, why);
+        tsd_run_mark_partial(runs, run, &why, 1, &err);
+    }
     /* The hashes first: a run.json that says closed has them. */
     rc = tsd_run_hashes_write(run->dir, run->referenced, run->nreferenced, run->failed,
                               run->nfailed, &err);
