@@ -68,7 +68,7 @@ static bool describe_sources(const orphan_source *src)
         ts_buf_reset(&line);
         ts_buf_appends(&line, "toolscore: orphans of ");
         tsctl_describe_run(&run, &line);
-        fprintf(stderr, "%s\n", line.data);
+        fprintf(stderr, "%s\n", line.data != NULL ? line.data : "");
     }
     ts_buf_free(&line);
     return complete;

@@ -211,7 +211,7 @@ int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv)
         tsctl_describe_run(&run, &line);
         ts_buf_appendc(&line, '\n');
     }
-    fputs(line.data, stdout);
+    fputs(line.data != NULL ? line.data : "", stdout);
     ts_buf_reset(&line);
     ts_runreport_summary(r, &line);
     if (line.len > 0)

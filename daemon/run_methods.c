@@ -9,6 +9,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "params.h"
+#include "request.h"
 #include "run_report.h"
 #include "runs.h"
 #include "ts_buf.h"
@@ -18,14 +19,18 @@ int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_
 {
     const char *reasons[TS_RUNREPORT_MAX_REASONS];
     struct json_object *list = NULL;
-    const char *id = NULL;
     tsd_run *run = NULL;
     size_t n = 0;
-    int rc = tsd_param_string(params, "run", true, &id, err);
+    tsd_params p;
+    const char *id;
+    int rc;
 
     (void)req;
-    if (rc == 0)
-        rc = tsd_runs_get(&srv->runs, id, &run, err);
+    tsd_params_init(&p, params, err);
+    id = tsd_params_string(&p, "run", true);
+    if (id != NULL)
+        tsd_params_fail(&p, tsd_runs_get(&srv->runs, id, &run, err));
+    rc = tsd_params_error(&p);
     if (rc == 0 && (!json_object_object_get_ex(params, "reasons", &list) ||
                     !json_object_is_type(list, json_type_array)))
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
@@ -126,21 +131,22 @@ static void report_done(uv_work_t *w, int status)
 int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_object *params,
                           struct json_object **result, ts_error *err)
 {
-    const char *id = NULL;
-    const char *format = NULL;
-    int64_t offset = 0;
+    const char *id, *format;
+    int64_t offset;
     tsd_run *run = NULL;
     report_job *j;
-    int rc = tsd_param_string(params, "run", true, &id, err);
+    tsd_params p;
+    int rc;
 
     (void)result;
-    if (rc == 0)
-        rc = tsd_param_string(params, "format", true, &format, err);
+    tsd_params_init(&p, params, err);
+    id = tsd_params_string(&p, "run", true);
+    format = tsd_params_string(&p, "format", true);
+    offset = tsd_params_int(&p, "offset", 0);
+    rc = tsd_params_error(&p);
     if (rc == 0 && !tsd_run_report_format_known(format))
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                           "'format' must be \"json\" or \"junit\", got '%.40s'", format);
-    if (rc == 0)
-        rc = tsd_param_int(params, "offset", 0, &offset, err);
     if (rc == 0 && offset < 0)
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'offset' must not be negative");
     if (rc == 0)
