@@ -1,36 +1,56 @@
 /*
- * test_report — the drift report (table, score line, paths, tips), the
- * Python repr() of values, the difflib alignment, and the summary line.
+ * test_report — the drift report as a whole (docs/snapshots.md, "The drift
+ * report"): the table, the score line and its digits, the caller's notes,
+ * the difference lines, the tips, colour, folding, bad input and small
+ * output maxima. tests/test_report_golden.c keeps realistic reports at
+ * three widths; tests/test_report_parts.c tests the parts (text fitting,
+ * repr, alignment, JSON diff, summary).
  */
 #include <check.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_align.h"
+#include "ts_check.h"
+#include "ts_json.h"
 #include "ts_report.h"
 #include "ts_repr.h"
+#include "ts_snapshot.h"
 #include "util_test.h"
 
-/* The drift report of expected vs actual, scored with default options
- * (strict when asked); the caller frees the text. */
-static char *drift(const char *expected, const char *actual, bool strict, bool color)
+/* The drift report of expected vs actual scored with default options
+ * (strict when asked), at width 100 without the JSON diff unless opt says
+ * otherwise; the caller frees the text. */
+static char *drift_with(const char *expected, const char *actual, bool strict,
+                        const ts_report_options *opt)
 {
     struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
-    ts_score_options opt;
+    ts_score_options so;
     ts_score_result r;
     ts_error err;
     ts_buf out;
 
-    ts_score_options_default(&opt);
-    opt.strict = strict;
-    ck_assert_int_eq(ts_evaluate(g, t, &opt, &r, &err), 0);
+    ts_score_options_default(&so);
+    so.strict = strict;
+    ck_assert_int_eq(ts_evaluate(g, t, &so, &r, &err), 0);
     ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_msg(ts_report_drift(g, t, &r, color, &out, &err) == 0, "%s", err.message);
+    ck_assert_msg(ts_report_drift(g, t, &r, opt, &out, &err) == 0, "%s", err.message);
     ts_score_result_free(&r);
     json_object_put(g);
     json_object_put(t);
     return ts_buf_detach(&out, NULL);
+}
+
+static char *drift(const char *expected, const char *actual, bool strict, bool color)
+{
+    ts_report_options opt;
+
+    ts_report_options_default(&opt);
+    opt.color = color;
+    opt.json_diff = false;
+    return drift_with(expected, actual, strict, &opt);
 }
 
 static void assert_drift(const char *expected, const char *actual, bool strict, const char *want)
@@ -41,25 +61,49 @@ static void assert_drift(const char *expected, const char *actual, bool strict, 
     free(got);
 }
 
-static char *paths(const char *expected, const char *actual)
+/* The difference lines of the report at width 200: the lines between the
+ * score line's blank line and the tips. */
+static char *differences(const char *expected, const char *actual)
 {
-    struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
-    ts_error err;
-    ts_buf out;
+    ts_report_options opt;
+    char *text, *out, *o;
 
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_msg(ts_report_paths(g, t, &out, &err) == 0, "%s", err.message);
-    json_object_put(g);
-    json_object_put(t);
-    return ts_buf_detach(&out, NULL);
+    ts_report_options_default(&opt);
+    opt.width = 200;
+    opt.json_diff = false;
+    text = drift_with(expected, actual, false, &opt);
+    out = calloc(strlen(text) + 1, 1);
+    o = out;
+    for (char *s = text; *s;) {
+        char *nl = strchr(s, '\n');
+        size_t len = (size_t)(nl - s) + 1;
+        if (strncmp(s, "  calls[", 8) == 0 || strncmp(s, "+ calls[", 8) == 0 ||
+            strncmp(s, "- calls[", 8) == 0 || strncmp(s, "      ", 6) == 0 ||
+            strncmp(s, "  … and", 9) == 0) {
+            memcpy(o, s, len);
+            o += len;
+        }
+        s = nl + 1;
+    }
+    free(text);
+    return out;
 }
 
-static void assert_paths(const char *expected, const char *actual, const char *want)
+static void assert_differences(const char *expected, const char *actual, const char *want)
 {
-    char *got = paths(expected, actual);
+    char *got = differences(expected, actual);
 
-    ck_assert_msg(strcmp(got, want) == 0, "paths differ:\n--- got\n%s--- want\n%s", got, want);
+    ck_assert_msg(strcmp(got, want) == 0, "differences:\n--- got\n%s--- want\n%s", got, want);
     free(got);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
 }
 
 /* ---- whole reports (plain) ---- */
@@ -75,115 +119,130 @@ START_TEST(report_changed_missing_extra_keys_and_tool)
         "and on and on and on\"}}]",
         false,
         "Expected vs Actual Tool Calls\n"
-        "# | Expected                          | Actual                                          "
-        "                  | Status\n"
-        "--+-----------------------------------+-------------------------------------------------"
-        "------------------+--------------------------\n"
-        "1 | search(destination='NYC', page=1) | search(destination='LA', limit=10)              "
-        "                  | destination: 'NYC' ≠ 'LA'\n"
-        "  |                                   |                                                 "
-        "                  | missing: page\n"
-        "  |                                   |                                                 "
-        "                  | unexpected: limit\n"
-        "2 | book(id=7)                        | book(id=7)                                      "
-        "                  | ✓\n"
-        "3 | pay(…any args…)                   | email(to='a@b.c', body='a very long body that go"
-        "es on and on an…) | tool: 'pay' ≠ 'email'\n"
+        "# | Expected                         | Actual                            | Status\n"
+        "--+----------------------------------+-----------------------------------+----------------"
+        "----------\n"
+        "0 | search(destination='NYC', page=… | search(destination='LA', limit=1… | destination: "
+        "'NYC' ≠ 'LA'\n"
+        "  |                                  |                                   | missing: page\n"
+        "  |                                  |                                   | unexpected: "
+        "limit\n"
+        "1 | book(id=7)                       | book(id=7)                        | ✓\n"
+        "2 | pay(…any args…)                  | email(to='a@b.c', body='a very l… | tool: 'pay' ≠ "
+        "'email'\n"
         "\n"
         "score 0.57 < 1.00 required  ·  selection 0.67  ·  args 0.33  ·  sequence 0.67\n"
         "\n"
-        "value changed at calls[0].args.destination: \"NYC\" -> \"LA\"\n"
-        "key added at calls[0].args.limit\n"
-        "key removed at calls[0].args.page\n"
-        "value changed at calls[2].tool: \"pay\" -> \"email\"\n"
+        "  calls[0] search  args.destination: \"NYC\" → \"LA\"\n"
+        "  calls[0] search  args.limit: (absent) → 10\n"
+        "  calls[0] search  args.page: 1 → (absent)\n"
+        "  calls[2] pay  tool: \"pay\" → \"email\"\n"
         "\n"
         "Tips:\n"
-        "  • expected tool never called: 'pay' - check that the agent has access to every "
-        "expected tool and that names match exactly (case-sensitive)\n"
+        "  • expected tool never called: 'pay' - check that the agent has access to every expected "
+        "tool and\n"
+        "    that names match exactly (case-sensitive)\n"
+        "  • new tool the baseline never calls: 'email' - if the agent should call it now, update "
+        "the\n"
+        "    baseline\n"
         "  • the sequence of tools differs from the expected one (edit distance 1): review the "
-        "agent's planning, or lower min_score if order does not matter\n"
-        "  • 1 redundant call: the agent calls tools more often than expected\n");
+        "agent's\n"
+        "    planning, or lower min_score if order does not matter\n");
 }
 END_TEST
 
 START_TEST(report_inserted_call_and_strict_types)
 {
+    /* an inserted call shifts the pairs after it: "0→1" is expected[0]
+     * against actual[1], in the table and in the lines alike */
     assert_drift("[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\"}]",
                  "[{\"tool\":\"z\"},{\"tool\":\"a\",\"args\":{\"x\":1.0}},"
                  "{\"tool\":\"b\",\"args\":{\"q\":\"it's\\n\"}},{\"tool\":\"b\"}]",
                  true,
                  "Expected vs Actual Tool Calls\n"
-                 "# | Expected      | Actual        | Status\n"
-                 "--+---------------+---------------+-----------\n"
-                 "1 | — EXTRA —     | z()           | EXTRA\n"
-                 "2 | a(x=1)        | a(x=1.0)      | x: 1 ≠ 1.0\n"
-                 "3 | b(…any args…) | b(q=\"it's\\n\") | ✓\n"
-                 "4 | — EXTRA —     | b()           | EXTRA\n"
+                 "  # | Expected      | Actual        | Status\n"
+                 "----+---------------+---------------+-----------\n"
+                 " +0 | — EXTRA —     | z(…any args…) | EXTRA\n"
+                 "0→1 | a(x=1)        | a(x=1.0)      | x: 1 ≠ 1.0\n"
+                 " +2 | — EXTRA —     | b(q=\"it's\\n\") | EXTRA\n"
+                 "1→3 | b(…any args…) | b(…any args…) | ✓\n"
                  "\n"
                  "score 0.45 < 1.00 required  ·  selection 0.75  ·  args 0.00  ·  sequence 0.50\n"
                  "\n"
-                 "unexpected at calls[0]\n"
-                 "value changed at calls[0].args.x: 1 -> 1.0\n"
-                 "unexpected at calls[3]\n"
+                 "+ calls[0] z(…any args…)\n"
+                 "  calls[0→1] a  args.x: 1 → 1.0\n"
+                 "+ calls[2] b(q=\"it's\\n\")\n"
                  "\n"
                  "Tips:\n"
+                 "  • new tool the baseline never calls: 'z' - if the agent should call it now, "
+                 "update the baseline\n"
                  "  • the sequence of tools differs from the expected one (edit distance 2): "
-                 "review the agent's planning, or lower min_score if order does not matter\n"
-                 "  • 2 redundant calls: the agent calls tools more often than expected\n");
+                 "review the agent's\n"
+                 "    planning, or lower min_score if order does not matter\n"
+                 "  • 1 extra call of expected tools ('b' 2 times, 1 expected): the agent repeats "
+                 "calls the baseline\n"
+                 "    makes fewer times\n");
 }
 END_TEST
 
 START_TEST(report_lenient_shows_forgiven_values_as_equal)
 {
     /* lenient scoring accepts 1 == 1.0 and " NYC " == "NYC": the row is ✓,
-     * the structural paths still name the JSON-level change */
+     * the difference lines still name the JSON-level change */
     assert_drift("[{\"tool\":\"a\",\"args\":{\"x\":1,\"c\":\"NYC\"}},{\"tool\":\"b\"}]",
                  "[{\"tool\":\"a\",\"args\":{\"x\":1.0,\"c\":\" NYC \"}}]", false,
                  "Expected vs Actual Tool Calls\n"
-                 "# | Expected        | Actual              | Status\n"
-                 "--+-----------------+---------------------+--------\n"
-                 "1 | a(x=1, c='NYC') | a(x=1.0, c=' NYC ') | ✓\n"
-                 "2 | b(…any args…)   | — MISSING —         | MISSING\n"
+                 " # | Expected        | Actual              | Status\n"
+                 "---+-----------------+---------------------+--------\n"
+                 " 0 | a(x=1, c='NYC') | a(x=1.0, c=' NYC ') | ✓\n"
+                 "-1 | b(…any args…)   | — MISSING —         | MISSING\n"
                  "\n"
                  "score 0.90 < 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 0.50\n"
                  "\n"
-                 "value changed at calls[0].args.c: \"NYC\" -> \" NYC \"\n"
-                 "value changed at calls[0].args.x: 1 -> 1.0\n"
-                 "missing at calls[1]\n"
+                 "  calls[0] a  args.c: \"NYC\" → \" NYC \"\n"
+                 "  calls[0] a  args.x: 1 → 1.0\n"
+                 "- calls[1] b(…any args…)\n"
                  "\n"
                  "Tips:\n"
                  "  • expected tool never called: 'b' - check that the agent has access to every "
-                 "expected tool and that names match exactly (case-sensitive)\n"
+                 "expected tool and\n"
+                 "    that names match exactly (case-sensitive)\n"
                  "  • the sequence of tools differs from the expected one (edit distance 1): "
-                 "review the agent's planning, or lower min_score if order does not matter\n");
+                 "review the agent's\n"
+                 "    planning, or lower min_score if order does not matter\n");
 }
 END_TEST
 
 START_TEST(report_unicode_widths_and_empty_args)
 {
+    /* wide characters take two cells: the columns still line up */
     assert_drift("[{\"tool\":\"get_time\",\"args\":{}},{\"tool\":\"lookup\",\"args\":{\"city\":"
                  "\"東京\"}},{\"tool\":\"notify\"}]",
                  "[{\"tool\":\"get_time\"},{\"tool\":\"lookup\",\"args\":{\"city\":\"Zürich\"}},"
-                 "{\"tool\":\"lookup\",\"args\":{\"city\":\"東京\"}}]",
+                 "{\"tool\":\"lookup\",\"args\":{\"city\":\"大阪\"}}]",
                  false,
                  "Expected vs Actual Tool Calls\n"
                  "# | Expected            | Actual                | Status\n"
                  "--+---------------------+-----------------------+--------------------------\n"
-                 "1 | get_time()          | get_time()            | ✓\n"
-                 "2 | lookup(city='東京') | lookup(city='Zürich') | city: '東京' ≠ 'Zürich'\n"
-                 "3 | notify(…any args…)  | lookup(city='東京')   | tool: 'notify' ≠ 'lookup'\n"
+                 "0 | get_time()          | get_time(…any args…)  | ✓\n"
+                 "1 | lookup(city='東京') | lookup(city='Zürich') | city: '東京' ≠ 'Zürich'\n"
+                 "2 | notify(…any args…)  | lookup(city='大阪')   | tool: 'notify' ≠ 'lookup'\n"
                  "\n"
                  "score 0.60 < 1.00 required  ·  selection 1.00  ·  args 0.00  ·  sequence 0.67\n"
                  "\n"
-                 "value changed at calls[1].args.city: \"東京\" -> \"Zürich\"\n"
-                 "value changed at calls[2].tool: \"notify\" -> \"lookup\"\n"
+                 "  calls[1] lookup  args.city: \"東京\" → \"Zürich\"\n"
+                 "  calls[2] notify  tool: \"notify\" → \"lookup\"\n"
                  "\n"
                  "Tips:\n"
                  "  • expected tool never called: 'notify' - check that the agent has access to "
-                 "every expected tool and that names match exactly (case-sensitive)\n"
+                 "every expected tool\n"
+                 "    and that names match exactly (case-sensitive)\n"
                  "  • the sequence of tools differs from the expected one (edit distance 1): "
-                 "review the agent's planning, or lower min_score if order does not matter\n"
-                 "  • 1 redundant call: the agent calls tools more often than expected\n");
+                 "review the agent's\n"
+                 "    planning, or lower min_score if order does not matter\n"
+                 "  • 1 extra call of expected tools ('lookup' 2 times, 1 expected): the agent "
+                 "repeats calls the\n"
+                 "    baseline makes fewer times\n");
 }
 END_TEST
 
@@ -194,11 +253,11 @@ START_TEST(report_recall_and_precision_tips)
                  "Expected vs Actual Tool Calls\n"
                  "# | Expected    | Actual | Status\n"
                  "--+-------------+--------+-----------\n"
-                 "1 | a(x=1, y=2) | a(x=1) | missing: y\n"
+                 "0 | a(x=1, y=2) | a(x=1) | missing: y\n"
                  "\n"
                  "score 0.90 < 1.00 required  ·  selection 1.00  ·  args 0.67  ·  sequence 1.00\n"
                  "\n"
-                 "key removed at calls[0].args.y\n"
+                 "  calls[0] a  args.y: 2 → (absent)\n"
                  "\n"
                  "Tips:\n"
                  "  • argument recall 0.50 is lower than precision 1.00: the agent leaves out "
@@ -208,13 +267,13 @@ START_TEST(report_recall_and_precision_tips)
                  "Expected vs Actual Tool Calls\n"
                  "# | Expected | Actual                         | Status\n"
                  "--+----------+--------------------------------+--------------\n"
-                 "1 | a(x=1)   | a(x=1, y=2, z=[1, {'k': 'v'}]) | unexpected: y\n"
+                 "0 | a(x=1)   | a(x=1, y=2, z=[1, {'k': 'v'}]) | unexpected: y\n"
                  "  |          |                                | unexpected: z\n"
                  "\n"
                  "score 0.85 < 1.00 required  ·  selection 1.00  ·  args 0.50  ·  sequence 1.00\n"
                  "\n"
-                 "key added at calls[0].args.y\n"
-                 "key added at calls[0].args.z\n"
+                 "  calls[0] a  args.y: (absent) → 2\n"
+                 "  calls[0] a  args.z: (absent) → [1, {\"k\": \"v\"}]\n"
                  "\n"
                  "Tips:\n"
                  "  • argument precision 0.33 is lower than recall 1.00: the agent passes extra or "
@@ -227,28 +286,34 @@ START_TEST(report_actual_empty)
     assert_drift("[{\"tool\":\"a\",\"args\":{}},{\"tool\":\"b\",\"args\":{\"k\":null}}]", "[]",
                  false,
                  "Expected vs Actual Tool Calls\n"
-                 "# | Expected  | Actual      | Status\n"
-                 "--+-----------+-------------+--------\n"
-                 "1 | a()       | — MISSING — | MISSING\n"
-                 "2 | b(k=None) | — MISSING — | MISSING\n"
+                 " # | Expected  | Actual      | Status\n"
+                 "---+-----------+-------------+--------\n"
+                 "-0 | a()       | — MISSING — | MISSING\n"
+                 "-1 | b(k=None) | — MISSING — | MISSING\n"
                  "\n"
                  "score 0.10 < 1.00 required  ·  selection 0.00  ·  args 0.00  ·  sequence 0.00\n"
                  "\n"
-                 "missing at calls[0]\n"
-                 "missing at calls[1]\n"
+                 "- calls[0] a()\n"
+                 "- calls[1] b(k=None)\n"
                  "\n"
                  "Tips:\n"
                  "  • expected tools never called: 'a', 'b' - check that the agent has access to "
-                 "every expected tool and that names match exactly (case-sensitive)\n"
+                 "every expected tool\n"
+                 "    and that names match exactly (case-sensitive)\n"
                  "  • the sequence of tools differs from the expected one (edit distance 2): "
-                 "review the agent's planning, or lower min_score if order does not matter\n");
+                 "review the agent's\n"
+                 "    planning, or lower min_score if order does not matter\n");
 }
 END_TEST
 
 START_TEST(report_without_differences)
 {
-    /* a passing result (e.g. a caller showing the table anyway): no paths,
-     * no tips, and the score line says >= */
+    /* a passing result (e.g. a caller showing the report anyway): no
+     * difference lines, no tips, no JSON diff, and the score line says >=
+     * (the score is a rounding error below 1.0: it passed, it prints so) */
+    ts_report_options opt;
+    char *got;
+
     assert_drift(
         "[]", "[]", false,
         "Expected vs Actual Tool Calls\n"
@@ -256,74 +321,10 @@ START_TEST(report_without_differences)
         "--+----------+--------+-------\n"
         "\n"
         "score 1.00 >= 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 1.00\n");
-}
-END_TEST
-
-START_TEST(report_long_value_cut_at_40_code_points)
-{
-    char *got = drift(
-        "[{\"tool\":\"w\",\"args\":{\"s\":\"ééééééééééééééééééééééééééééééééééééééééééééé\"}}]",
-        "[{\"tool\":\"w\",\"args\":{\"s\":\"x\"}}]", false, false);
-    /* repr is 'é…' (47 code points): cut to 40, the quote plus 39 é */
-    ck_assert_ptr_nonnull(strstr(got, "w(s='ééééééééééééééééééééééééééééééééééééééé…)"));
-    ck_assert_ptr_nonnull(strstr(got, "s: 'ééééééééééééééééééééééééééééééééééééééé… ≠ 'x'"));
-    free(got);
-}
-END_TEST
-
-START_TEST(report_row_numbers_widen)
-{
-    struct json_object *g = json_object_new_array(), *t = json_object_new_array();
-    ts_score_result r;
-    ts_buf out;
-
-    for (int i = 0; i < 12; i++) {
-        struct json_object *c = json_object_new_object();
-        json_object_object_add(c, "tool", json_object_new_string("t"));
-        json_object_array_add(g, c);
-    }
-    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_report_drift(g, t, &r, false, &out, NULL), 0);
-    ck_assert_ptr_nonnull(strstr(out.data, "\n # | Expected      | Actual      | Status\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "\n 9 | t(…any args…) | — MISSING — | MISSING\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "\n12 | t(…any args…) | — MISSING — | MISSING\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "missing at calls[11]\n"));
-    ts_buf_free(&out);
-    ts_score_result_free(&r);
-    json_object_put(g);
-    json_object_put(t);
-}
-END_TEST
-
-START_TEST(report_color_switch)
-{
-    const char *g = "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\"}]";
-    const char *t = "[{\"tool\":\"a\",\"args\":{\"x\":2}},{\"tool\":\"c\"},{\"tool\":\"d\"}]";
-    char *plain = drift(g, t, false, false);
-    char *colour = drift(g, t, false, true);
-
-    ck_assert_ptr_null(strchr(plain, '\x1b'));
-    ck_assert_ptr_nonnull(strstr(colour, "\x1b[33m"));     /* drifted row */
-    ck_assert_ptr_nonnull(strstr(colour, "\x1b[31m"));     /* extra row, score line */
-    ck_assert_ptr_nonnull(strstr(colour, "\x1b[1mTips:")); /* bold header */
-    ck_assert_ptr_nonnull(strstr(colour, "\x1b[0m"));
-    ck_assert_ptr_nonnull(strstr(colour, "x: 1 ≠ 2"));
-    free(plain);
-    free(colour);
-    colour = drift("[{\"tool\":\"a\"},{\"tool\":\"b\"}]", "[{\"tool\":\"a\"}]", false, true);
-    ck_assert_ptr_nonnull(strstr(colour, "\x1b[32m1 | a(…any args…) | a()"));
-    free(colour);
-}
-END_TEST
-
-START_TEST(report_names_with_control_characters)
-{
-    char *got = drift("[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":1}}]",
-                      "[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":2}}]", false, false);
-    ck_assert_ptr_nonnull(
-        strstr(got, "1 | a\\x0ab(k\\x09=1) | a\\x0ab(k\\x09=2) | k\\x09: 1 ≠ 2\n"));
-    ck_assert_ptr_nonnull(strstr(got, "value changed at calls[0].args[\"k\\t\"]: 1 -> 2\n"));
+    ts_report_options_default(&opt);
+    got = drift_with("[{\"tool\":\"a\"}]", "[{\"tool\":\"a\"}]", false, &opt);
+    ck_assert_ptr_null(strstr(got, "@@"));
+    ck_assert_ptr_null(strstr(got, "- expected"));
     free(got);
 }
 END_TEST
@@ -337,22 +338,103 @@ START_TEST(report_identical_lists)
         "Expected vs Actual Tool Calls\n"
         "# | Expected             | Actual               | Status\n"
         "--+----------------------+----------------------+-------\n"
-        "1 | a(x=[1, {'y': 'z'}]) | a(x=[1, {'y': 'z'}]) | ✓\n"
-        "2 | b(…any args…)        | b()                  | ✓\n"
-        "3 | a()                  | a()                  | ✓\n"
+        "0 | a(x=[1, {'y': 'z'}]) | a(x=[1, {'y': 'z'}]) | ✓\n"
+        "1 | b(…any args…)        | b(…any args…)        | ✓\n"
+        "2 | a()                  | a()                  | ✓\n"
         "\n"
         "score 1.00 >= 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 1.00\n");
 }
 END_TEST
 
-static size_t count(const char *hay, const char *needle)
+START_TEST(report_long_value_cut_at_40_code_points)
 {
-    size_t n = 0;
+    ts_report_options opt;
+    char *got;
 
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
+    ts_report_options_default(&opt);
+    opt.width = 200; /* room for every cell */
+    got = drift_with(
+        "[{\"tool\":\"w\",\"args\":{\"s\":\"ééééééééééééééééééééééééééééééééééééééééééééé\"}}]",
+        "[{\"tool\":\"w\",\"args\":{\"s\":\"x\"}}]", false, &opt);
+    /* repr is 'é…' (47 code points): in the table cut to 40 plus …, the
+     * quote plus 39 é; the difference line has the value whole */
+    ck_assert_ptr_nonnull(strstr(got, "| w(s='ééééééééééééééééééééééééééééééééééééééé…) |"));
+    ck_assert_ptr_nonnull(strstr(got, "s: 'ééééééééééééééééééééééééééééééééééééééé… ≠ 'x'\n"));
+    ck_assert_ptr_nonnull(strstr(
+        got, "  calls[0] w  args.s: \"ééééééééééééééééééééééééééééééééééééééééééééé\" → \"x\"\n"));
+    free(got);
 }
+END_TEST
+
+START_TEST(report_row_labels_widen)
+{
+    struct json_object *g = json_object_new_array(), *t = json_object_new_array();
+    ts_score_result r;
+    ts_buf out;
+
+    for (int i = 0; i < 12; i++) {
+        struct json_object *c = json_object_new_object();
+        json_object_object_add(c, "tool", json_object_new_string("t"));
+        json_object_array_add(g, c);
+    }
+    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_report_drift(g, t, &r, NULL, &out, NULL), 0);
+    ck_assert_ptr_nonnull(strstr(out.data, "\n  # | Expected      | Actual      | Status\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "\n -0 | t(…any args…) | — MISSING — | MISSING\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "\n -9 | t(…any args…) | — MISSING — | MISSING\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "\n-11 | t(…any args…) | — MISSING — | MISSING\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "\n- calls[11] t(…any args…)\n"));
+    ts_buf_free(&out);
+    ts_score_result_free(&r);
+    json_object_put(g);
+    json_object_put(t);
+}
+END_TEST
+
+START_TEST(report_color_switch)
+{
+    const char *g = "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\"}]";
+    const char *t = "[{\"tool\":\"a\",\"args\":{\"x\":2}},{\"tool\":\"c\"},{\"tool\":\"d\"}]";
+    ts_report_options opt;
+    char *plain, *colour;
+
+    ts_report_options_default(&opt);
+    plain = drift_with(g, t, false, &opt);
+    opt.color = true;
+    colour = drift_with(g, t, false, &opt);
+    ck_assert_ptr_null(strchr(plain, '\x1b'));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[33m 0 | a(x=1)"));     /* changed row */
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[32m+2 | — EXTRA —"));  /* added: green */
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[1m\x1b[31mscore 0.")); /* failing score */
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[1mTips:"));            /* bold header */
+    /* values: the expected one red, the actual one green; JSON diff lines too */
+    ck_assert_ptr_nonnull(strstr(colour, "args.x: \x1b[31m1\x1b[0m → \x1b[32m2\x1b[0m\n"));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[31m-      \"x\": 1\x1b[0m\n"));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[32m+      \"x\": 2\x1b[0m\n"));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[32m+ calls[2] d(…any args…)\x1b[0m\n"));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[36m@@ "));
+    ck_assert_ptr_nonnull(strstr(plain, "x: 1 ≠ 2"));
+    free(plain);
+    free(colour);
+    colour = drift("[{\"tool\":\"a\"},{\"tool\":\"b\"}]", "[{\"tool\":\"a\"}]", false, true);
+    ck_assert_ptr_nonnull(strstr(colour, "\n 0 | a(…any args…) | a(…any args…) | ✓\n"));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[31m-1 | b(…any args…) | — MISSING —"));
+    ck_assert_ptr_nonnull(strstr(colour, "\x1b[31m- calls[1] b(…any args…)\x1b[0m\n"));
+    free(colour);
+}
+END_TEST
+
+START_TEST(report_names_with_control_characters)
+{
+    char *got = drift("[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":1}}]",
+                      "[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":2}}]", false, false);
+    ck_assert_ptr_nonnull(
+        strstr(got, "0 | a\\x0ab(k\\x09=1) | a\\x0ab(k\\x09=2) | [\"k\\t\"]: 1 ≠ 2\n"));
+    ck_assert_ptr_nonnull(strstr(got, "\n  calls[0] a\\x0ab  args[\"k\\t\"]: 1 → 2\n"));
+    free(got);
+}
+END_TEST
 
 START_TEST(report_thousand_calls_reversed)
 {
@@ -372,17 +454,17 @@ START_TEST(report_thousand_calls_reversed)
     }
     ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, NULL), 0);
     ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_report_drift(g, t, &r, false, &out, NULL), 0);
-    /* difflib pairs t0 only: 999 inserted, 1 equal, 999 deleted */
-    ck_assert_uint_eq(count(out.data, "| EXTRA\n"), 999);
-    ck_assert_uint_eq(count(out.data, "| MISSING\n"), 999);
-    ck_assert_uint_eq(count(out.data, "| ✓\n"), 1);
-    ck_assert_ptr_nonnull(strstr(out.data, "\n1000 | t0(…any args…)   | t0()        | ✓\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "\n1999 | t999(…any args…) | — MISSING — | MISSING\n"));
-    ck_assert_uint_eq(count(out.data, "unexpected at calls["), 999);
-    ck_assert_uint_eq(count(out.data, "missing at calls["), 999);
-    ck_assert_ptr_nonnull(strstr(out.data, "missing at calls[999]\n"));
-    ck_assert_ptr_nonnull(strstr(out.data, "unexpected at calls[998]\n"));
+    ck_assert_int_eq(ts_report_drift(g, t, &r, NULL, &out, NULL), 0);
+    /* difflib pairs t0 only: 999 inserted, 1 equal, 999 deleted, 1999 rows
+     * and 1998 differences, of which the first 50 rows and 40 lines show */
+    ck_assert_uint_eq(count(out.data, "| EXTRA\n"), 50);
+    ck_assert_ptr_nonnull(strstr(out.data, "\n+49 | — EXTRA — | t950(…any args…) | EXTRA\n"
+                                           "… 1949 more rows not shown\n"));
+    ck_assert_uint_eq(count(out.data, "\n+ calls["), 40);
+    ck_assert_ptr_nonnull(strstr(out.data, "\n+ calls[39] t960(…any args…)\n"
+                                           "  … and 1958 more differences\n"));
+    ck_assert_ptr_nonnull(strstr(out.data, "… (JSON diff cut after "));
+    ck_assert_uint_lt(count(out.data, "\n"), 400);
     ts_buf_free(&out);
     ts_score_result_free(&r);
     json_object_put(g);
@@ -429,28 +511,29 @@ START_TEST(report_garbage_is_refused_cleanly)
 
     for (int round = 0; round < 1500; round++) {
         struct json_object *g = random_list(&seed), *t = random_list(&seed);
+        ts_report_options opt;
         ts_score_result r;
         ts_error err;
         ts_buf out;
         int rc;
+        ts_report_options_default(&opt);
+        opt.color = round % 2;
+        opt.width = (size_t)(round % 300);
         ts_buf_init(&out, TS_BUF_UNLIMITED);
         if (ts_evaluate(g, t, NULL, &r, NULL) == 0) {
-            rc = ts_report_drift(g, t, &r, round % 2, &out, &err);
+            rc = ts_report_drift(g, t, &r, &opt, &out, &err);
             ck_assert_int_eq(rc, 0);
             ck_assert_ptr_nonnull(strstr(out.data, "Expected vs Actual Tool Calls"));
-            ck_assert_ptr_nonnull(strstr(out.data, "required  ·  selection"));
+            ck_assert_ptr_nonnull(strstr(out.data, "required"));
+            ck_assert(ts_utf8_valid(out.data, out.len));
             ts_score_result_free(&r);
             ok++;
         } else {
-            ts_score_options opt;
-            ts_score_options_default(&opt);
             memset(&r, 0, sizeof(r));
-            rc = ts_report_drift(g, t, &r, false, &out, &err);
+            rc = ts_report_drift(g, t, &r, &opt, &out, &err);
             ck_assert_int_eq(rc, -EINVAL);
             ck_assert_str_eq(err.code, TS_ERR_INVALID_CALLS);
             ck_assert_uint_eq(out.len, 0);
-            rc = ts_report_paths(g, t, &out, &err);
-            ck_assert_int_eq(rc, -EINVAL);
             refused++;
         }
         ts_buf_free(&out);
@@ -475,19 +558,20 @@ START_TEST(report_rejects_bad_input)
 
     ck_assert_int_eq(ts_evaluate(good, good, NULL, &r, NULL), 0);
     ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_report_drift(bad, good, &r, false, &out, &err), -EINVAL);
+    ck_assert_int_eq(ts_report_drift(bad, good, &r, NULL, &out, &err), -EINVAL);
     ck_assert_str_eq(err.message, "expected: item at index 1 is missing 'tool'");
-    ck_assert_int_eq(ts_report_drift(good, obj, &r, false, &out, &err), -EINVAL);
+    ck_assert_int_eq(ts_report_drift(good, obj, &r, NULL, &out, &err), -EINVAL);
     ck_assert_str_eq(err.message, "actual must be a list of calls, got an object");
-    ck_assert_int_eq(ts_report_paths(NULL, good, &out, &err), -EINVAL);
-    ck_assert_int_eq(ts_report_drift(good, good, NULL, false, &out, &err), -EINVAL);
+    ck_assert_int_eq(ts_report_drift(NULL, good, &r, NULL, &out, &err), -EINVAL);
+    ck_assert_int_eq(ts_report_drift(good, good, NULL, NULL, &out, &err), -EINVAL);
     ck_assert_uint_eq(out.len, 0);
     ts_buf_free(&out);
 
     ts_buf_init(&out, 64); /* too small for the table */
-    ck_assert_int_eq(ts_report_drift(good, good, &r, false, &out, &err), -E2BIG);
+    ck_assert_int_eq(ts_report_drift(good, good, &r, NULL, &out, &err), -E2BIG);
     ck_assert_str_eq(err.code, TS_ERR_TOO_LARGE);
     ck_assert_uint_eq(out.len, 0);
+    ck_assert_ptr_null(out.data);
     ts_buf_free(&out);
     ts_score_result_free(&r);
     json_object_put(good);
@@ -496,262 +580,349 @@ START_TEST(report_rejects_bad_input)
 }
 END_TEST
 
-/* ---- structural paths ---- */
-
-START_TEST(paths_nested_changes)
+/*
+ * Every maximum from 0 to the whole report: the report is whole or the
+ * buffer failed and empty (-E2BIG, too_large), never cut, and nothing is
+ * written out of bounds (make asan runs this). The calls have keys written
+ * ["..."] in paths (the old path_key wrote a NUL past a smaller buffer
+ * after -E2BIG), one not UTF-8, deep paths, and calls added and missing.
+ */
+START_TEST(report_small_maxima_whole_or_failed)
 {
-    assert_paths(
+    struct json_object *g = util_json_c_parse(
+        "[{\"tool\": \"search\", \"args\": {\"q\": \"caf\\u00e9\", \"a.b\": {\"x [\": [1, {\"\": "
+        "2}]}}}, {\"tool\": \"book\", \"args\": {\"id\": 7}}, {\"tool\": \"gone\"}]");
+    struct json_object *t = util_json_c_parse(
+        "[{\"tool\": \"search\", \"args\": {\"q\": \"cafe\", \"a.b\": {\"x [\": [1, {\"\": "
+        "3}]}, \"n\": 1}}, {\"tool\": \"pay\", \"args\": {}}, {\"tool\": \"book\", \"args\": "
+        "{\"id\": 8}}]");
+    struct json_object *args = json_object_object_get(json_object_array_get_idx(t, 0), "args");
+    const char *notes[] = {"ignored by rules: 1 value at *.args.request_id"};
+    ts_report_options opt;
+    ts_score_result r;
+    ts_error err;
+    ts_buf full;
+    char *want;
+
+    json_object_object_add(args, "bad\xff key", json_object_new_int(1)); /* not UTF-8 */
+    ts_report_options_default(&opt);
+    opt.width = 60;
+    opt.notes = notes;
+    opt.n_notes = 1;
+    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, &err), 0);
+    ts_buf_init(&full, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_report_drift(g, t, &r, &opt, &full, &err), 0);
+    want = ts_buf_detach(&full, NULL);
+    ck_assert_ptr_nonnull(strstr(want, "args[\"a.b\"][\"x [\"][1][\"\"]: 2 → 3"));
+    ck_assert_ptr_nonnull(strstr(want, "  calls[0] search  args['bad\\xff key']: (absent) → 1\n"));
+    ck_assert_ptr_nonnull(strstr(want, "| unexpected: bad\\xff key\n"));
+    ck_assert_ptr_nonnull(strstr(want, "\n(no JSON diff: the calls hold values JSON cannot"));
+    ck_assert(ts_utf8_valid(want, strlen(want)));
+    for (size_t max = 0; max <= strlen(want) + 1; max++) {
+        ts_buf out;
+        int rc;
+
+        ts_buf_init(&out, max);
+        rc = ts_report_drift(g, t, &r, &opt, &out, &err);
+        if (max >= strlen(want)) {
+            ck_assert_int_eq(rc, 0);
+            ck_assert_str_eq(out.data, want);
+        } else {
+            ck_assert_int_eq(rc, -E2BIG);
+            ck_assert_str_eq(err.code, TS_ERR_TOO_LARGE);
+            ck_assert_ptr_null(out.data);
+            ck_assert_uint_eq(out.len, 0);
+        }
+        ts_buf_free(&out);
+    }
+    free(want);
+    ts_score_result_free(&r);
+    json_object_put(g);
+    json_object_put(t);
+}
+END_TEST
+
+/* ---- difference lines ---- */
+
+START_TEST(differences_at_the_deepest_path)
+{
+    assert_differences(
         "[{\"tool\":\"a\",\"args\":{\"o\":{\"p\":1,\"q\":[1,2,{\"r\":true}]},\"n\":1}}]",
         "[{\"tool\":\"a\",\"args\":{\"o\":{\"p\":\"1\",\"q\":[1,3,{\"r\":false,\"s\":null}]},"
         "\"n\":1.0}}]",
-        "value changed at calls[0].args.n: 1 -> 1.0\n"
-        "value changed at calls[0].args.o.p: 1 -> \"1\"\n"
-        "value changed at calls[0].args.o.q[1]: 2 -> 3\n"
-        "value changed at calls[0].args.o.q[2].r: true -> false\n"
-        "key added at calls[0].args.o.q[2].s\n");
-    assert_paths("[{\"tool\":\"a\",\"args\":{\"l\":[1,2]}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"l\":[1,2,3]}}]",
-                 "value changed at calls[0].args.l: [1, 2] -> [1, 2, 3]\n");
-    assert_paths("[{\"tool\":\"a\",\"args\":{\"l\":{\"x\":1}}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"l\":[1]}}]",
-                 "value changed at calls[0].args.l: {\"x\": 1} -> [1]\n");
-    assert_paths("[{\"tool\":\"a\",\"args\":{\"a.b\":1,\"\":2}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"a.b\":2,\"\":3}}]",
-                 "value changed at calls[0].args[\"\"]: 2 -> 3\n"
-                 "value changed at calls[0].args[\"a.b\"]: 1 -> 2\n");
+        "  calls[0] a  args.n: 1 → 1.0\n"
+        "  calls[0] a  args.o.p: 1 → \"1\"\n"
+        "  calls[0] a  args.o.q[1]: 2 → 3\n"
+        "  calls[0] a  args.o.q[2].r: true → false\n"
+        "  calls[0] a  args.o.q[2].s: (absent) → null\n");
+    /* an element inserted in one place: that element; otherwise the arrays */
+    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":[1,2,4]}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"l\":[1,2,3,4]}}]",
+                       "  calls[0] a  args.l[2]: (absent) → 3\n");
+    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":[0,1,2]}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"l\":[1,2]}}]",
+                       "  calls[0] a  args.l[0]: 0 → (absent)\n");
+    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":[1,2]}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"l\":[3,4,5]}}]",
+                       "  calls[0] a  args.l: [1, 2] → [3, 4, 5]\n");
+    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":{\"x\":1}}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"l\":[1]}}]",
+                       "  calls[0] a  args.l: {\"x\": 1} → [1]\n");
+    /* keys that a plain .key would misread */
+    assert_differences("[{\"tool\":\"a\",\"args\":{\"a.b\":1,\"\":2,\"sp ace\":{\"q\\\"\":1}}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"a.b\":2,\"\":3,\"sp ace\":{\"q\\\"\":2}}}]",
+                       "  calls[0] a  args[\"\"]: 2 → 3\n"
+                       "  calls[0] a  args[\"a.b\"]: 1 → 2\n"
+                       "  calls[0] a  args[\"sp ace\"][\"q\\\"\"]: 1 → 2\n");
 }
 END_TEST
 
-START_TEST(paths_calls_added_and_removed)
+START_TEST(differences_of_calls_added_removed_and_unchecked)
 {
-    assert_paths("[{\"tool\":\"a\"},{\"tool\":\"b\"},{\"tool\":\"c\"}]",
-                 "[{\"tool\":\"a\"},{\"tool\":\"c\"},{\"tool\":\"d\"},{\"tool\":\"e\"}]",
-                 "missing at calls[1]\n"
-                 "unexpected at calls[2]\n"
-                 "unexpected at calls[3]\n");
-    /* gold args absent: not compared; actual args null: compared as {} */
-    assert_paths("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":{\"page\":2}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\",\"args\":null}]",
-                 "key removed at calls[1].args.page\n");
-    assert_paths("[]", "[]", "");
-    assert_paths("[{\"tool\":\"a\",\"args\":{\"s\":\"x\"}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"s\":\"x\"}}]", "");
+    assert_differences("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":{\"x\":1}},{\"tool\":\"c\"}]",
+                       "[{\"tool\":\"a\"},{\"tool\":\"c\"},{\"tool\":\"d\"},{\"tool\":\"e\"}]",
+                       "- calls[1] b(x=1)\n"
+                       "+ calls[2] d(…any args…)\n"
+                       "+ calls[3] e(…any args…)\n");
+    /* expected args absent: not compared; actual args null: compared as {} */
+    assert_differences("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":{\"page\":2}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\",\"args\":null}]",
+                       "  calls[1] b  args.page: 2 → (absent)\n");
+    assert_differences("[]", "[]", "");
+    assert_differences("[{\"tool\":\"a\",\"args\":{\"s\":\"x\"}}]",
+                       "[{\"tool\":\"a\",\"args\":{\"s\":\"x\"}}]", "");
 }
 END_TEST
 
-START_TEST(paths_long_values_cut)
+START_TEST(differences_too_wide_keep_the_change_visible)
 {
-    char big[600];
-    char gold[700], *got;
+    char big[400], gold[600], trace[600], *got;
+    ts_report_options opt;
 
     memset(big, 'v', 300);
     big[300] = '\0';
-    snprintf(gold, sizeof(gold), "[{\"tool\":\"a\",\"args\":{\"s\":\"%s\"}}]", big);
-    got = paths(gold, "[{\"tool\":\"a\",\"args\":{\"s\":1}}]");
-    /* "\"" + 199 v, then … */
-    ck_assert_ptr_nonnull(strstr(got, ": \"vvvvvvvvvv"));
-    ck_assert_ptr_nonnull(strstr(got, "vvv… -> 1\n"));
-    ck_assert_uint_eq(strlen(got), strlen("value changed at calls[0].args.s: ") + 200 +
-                                       strlen("…") + strlen(" -> 1\n"));
+    snprintf(gold, sizeof(gold), "[{\"tool\":\"a\",\"args\":{\"s\":\"%.150sOLD%s\"}}]", big,
+             big + 150);
+    snprintf(trace, sizeof(trace), "[{\"tool\":\"a\",\"args\":{\"s\":\"%.150sNEW%s\"}}]", big,
+             big + 150);
+    ts_report_options_default(&opt);
+    opt.width = 60;
+    opt.json_diff = false;
+    got = drift_with(gold, trace, false, &opt);
+    /* the values on lines of their own, cut where they are the same: their
+     * start, then the change with what surrounds it, in both alike */
+    ck_assert_ptr_nonnull(
+        strstr(got, "\n  calls[0] a  args.s:\n"
+                    "      - \"vvvvvvvvvv…vvvvvvvvvvvvOLDvvvvvvvvvvvvvvvvvvvvvvvv…\n"
+                    "      + \"vvvvvvvvvv…vvvvvvvvvvvvNEWvvvvvvvvvvvvvvvvvvvvvvvv…\n"));
+    for (char *s = got; *s;) {
+        char *nl = strchr(s, '\n');
+        ck_assert_msg(ts_repr_width(s, (size_t)(nl - s)) <= 60, "%.*s", (int)(nl - s), s);
+        s = nl + 1;
+    }
     free(got);
 }
 END_TEST
 
-/* ---- repr ---- */
+/* ---- folding ---- */
 
-static void assert_repr(const char *json, const char *want)
+/* 20 calls of three tools in turn, args {"i": index}; the calls at changed
+ * and changed2 with other values, a new call inserted before inserted. */
+static char *twenty(int changed, int changed2, int inserted)
 {
-    struct json_object *v = util_json_c_parse(json);
-    ts_buf out;
+    ts_buf b;
 
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_repr_value(v, &out), 0);
-    ck_assert_str_eq(out.data, want);
-    ts_buf_free(&out);
-    json_object_put(v);
-}
-
-START_TEST(repr_like_python)
-{
-    assert_repr("\"it's\"", "\"it's\"");
-    assert_repr("\"say \\\"hi\\\"\"", "'say \"hi\"'");
-    assert_repr("\"both ' and \\\"\"", "'both \\' and \"'");
-    assert_repr("\"tab\\there\"", "'tab\\there'");
-    assert_repr("\"nl\\n\"", "'nl\\n'");
-    assert_repr("\"\\u0007bell\"", "'\\x07bell'");
-    assert_repr("\"\\u00a0nbsp\"", "'\\xa0nbsp'");
-    assert_repr("\"é東京\"", "'é東京'");
-    assert_repr("\"\\u2028\"", "'\\u2028'");
-    assert_repr("\"\\u007f\"", "'\\x7f'");
-    assert_repr("\"\\u200b\"", "'\\u200b'");
-    assert_repr("\"back\\\\slash\"", "'back\\\\slash'");
-    assert_repr("\"\\ud83d\\ude00\"", "'😀'");
-    assert_repr("1e16", "1e+16");
-    assert_repr("1e-7", "1e-07");
-    assert_repr("0.1", "0.1");
-    assert_repr("1.0", "1.0");
-    assert_repr("-0.0", "-0.0");
-    assert_repr("123456789.123", "123456789.123");
-    assert_repr("-42", "-42");
-    assert_repr("18446744073709551615", "18446744073709551615");
-    assert_repr("9223372036854775807", "9223372036854775807");
-    assert_repr("null", "None");
-    assert_repr("[true, false]", "[True, False]");
-    assert_repr("{\"a\": [1, 2.5, null, true], \"b\": {\"c\": \"d\"}}",
-                "{'a': [1, 2.5, None, True], 'b': {'c': 'd'}}");
-    assert_repr("[]", "[]");
-    assert_repr("{}", "{}");
-}
-END_TEST
-
-START_TEST(repr_cut)
-{
-    ts_buf out;
-
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_repr_append_cut("abcdef", 6, 6, &out), 0);
-    ck_assert_str_eq(out.data, "abcdef");
-    ts_buf_reset(&out);
-    ck_assert_int_eq(ts_repr_append_cut("abcdefg", 7, 6, &out), 0);
-    ck_assert_str_eq(out.data, "abcdef…");
-    ts_buf_reset(&out);
-    ck_assert_int_eq(ts_repr_append_cut("東京東京", strlen("東京東京"), 3, &out), 0);
-    ck_assert_str_eq(out.data, "東京東…");
-    /* terminal cells: wide characters take two, combining marks none */
-    ck_assert_uint_eq(ts_repr_width("東京東…", strlen("東京東…")), 7);
-    ck_assert_uint_eq(ts_repr_width("Zürich", strlen("Zürich")), 6);
-    ck_assert_uint_eq(ts_repr_width("Zu"
-                                    "\xcc\x88"
-                                    "rich",
-                                    8),
-                      6);
-    ck_assert_uint_eq(ts_repr_width("한국어", strlen("한국어")), 6);
-    ck_assert_uint_eq(ts_repr_width("ｶﾀｶﾅ", strlen("ｶﾀｶﾅ")), 4); /* halfwidth forms */
-    ck_assert_uint_eq(ts_repr_width("ＡＢ", strlen("ＡＢ")), 4); /* fullwidth forms */
-    ck_assert_uint_eq(ts_repr_width("\xf0\x9f\x98\x80"
-                                    "!",
-                                    5),
-                      3);                                       /* an emoji */
-    ck_assert_uint_eq(ts_repr_width("\xf0\xa0\x80\x80", 4), 2); /* plane 2 */
-    ck_assert_uint_eq(ts_repr_width("✓ ≠ —", strlen("✓ ≠ —")), 5);
-    ck_assert_uint_eq(ts_repr_width("a"
-                                    "\xe2\x80\x8b"
-                                    "b",
-                                    5),
-                      2);                           /* zero-width space */
-    ck_assert_uint_eq(ts_repr_width("\xff", 1), 1); /* a stray byte */
-    ts_buf_free(&out);
-}
-END_TEST
-
-/* ---- alignment ---- */
-
-START_TEST(align_like_difflib)
-{
-    /* opcodes from Python's difflib.SequenceMatcher(None, a, b, autojunk=False) */
-    static const struct {
-        const char *a, *b, *ops;
-    } cases[] = {
-        {"abc", "bac", "i0,0,0,1;e0,1,1,2;d1,2,2,2;e2,3,2,3;"},
-        {"abcd", "acbd", "e0,1,0,1;i1,1,1,2;e1,2,2,3;d2,3,3,3;e3,4,3,4;"},
-        {"aaab", "abaa", "i0,0,0,2;e0,2,2,4;d2,4,4,4;"},
-        {"abcabc", "cbacba", "i0,0,0,2;e0,1,2,3;i1,1,3,4;e1,2,4,5;d2,3,5,5;e3,4,5,6;d4,6,6,6;"},
-        {"", "ab", "i0,0,0,2;"},
-        {"ab", "", "d0,2,0,0;"},
-        {"", "", ""},
-        {"xabcy", "abc", "d0,1,0,0;e1,4,0,3;d4,5,3,3;"},
-        {"abxcd", "abycd", "e0,2,0,2;r2,3,2,3;e3,5,3,5;"},
-        {"aabbaabb", "abab", "d0,1,0,0;e1,3,0,2;d3,5,2,2;e5,7,2,4;d7,8,4,4;"},
-    };
-    for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
-        struct json_object *a = util_calls_of_letters(cases[k].a),
-                           *b = util_calls_of_letters(cases[k].b);
-        ts_align_op *ops = NULL;
-        size_t n = 0;
-        char text[512] = "";
-        size_t len = 0;
-        ck_assert_int_eq(ts_align_calls(a, b, &ops, &n), 0);
-        for (size_t i = 0; i < n; i++)
-            len += (size_t)snprintf(text + len, sizeof(text) - len, "%c%zu,%zu,%zu,%zu;",
-                                    ops[i].tag, ops[i].i1, ops[i].i2, ops[i].j1, ops[i].j2);
-        ck_assert_msg(strcmp(text, cases[k].ops) == 0, "%s vs %s: %s, want %s", cases[k].a,
-                      cases[k].b, text, cases[k].ops);
-        free(ops);
-        json_object_put(a);
-        json_object_put(b);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ts_buf_appendc(&b, '[');
+    for (int i = 0; i < 20; i++) {
+        ts_buf_appends(&b, i ? "," : "");
+        if (i == inserted)
+            ts_buf_appends(&b, "{\"tool\":\"new\",\"args\":{}},");
+        ts_buf_appendf(&b, "{\"tool\":\"t%d\",\"args\":{\"i\":%d}}", i % 3,
+                       i == changed || i == changed2 ? 99 : i);
     }
+    ts_buf_appendc(&b, ']');
+    return ts_buf_detach(&b, NULL);
+}
+
+START_TEST(folding_keeps_two_calls_of_context)
+{
+    char *gold = twenty(-1, -1, -1), *changed = twenty(10, -1, -1);
+    char *inserted = twenty(-1, -1, 5);
+    char *got = drift(gold, changed, false, false);
+
+    ck_assert_ptr_nonnull(strstr(got, "---\n… 8 unchanged calls (calls[0]..calls[7]) …\n"
+                                      " 8 | t2(i=8)  | t2(i=8)  | ✓\n"
+                                      " 9 | t0(i=9)  | t0(i=9)  | ✓\n"
+                                      "10 | t1(i=10) | t1(i=99) | i: 10 ≠ 99\n"
+                                      "11 | t2(i=11) | t2(i=11) | ✓\n"
+                                      "12 | t0(i=12) | t0(i=12) | ✓\n"
+                                      "… 7 unchanged calls (calls[13]..calls[19]) …\n\n"));
+    free(got);
+    /* an inserted call: the unchanged calls anchor the rows, the fold says
+     * where the calls are in each list */
+    got = drift(gold, inserted, false, false);
+    ck_assert_ptr_nonnull(strstr(got, "---\n… 3 unchanged calls (calls[0]..calls[2]) …\n"
+                                      "  3 | t0(i=3)   | t0(i=3) | ✓\n"
+                                      "  4 | t1(i=4)   | t1(i=4) | ✓\n"
+                                      " +5 | — EXTRA — | new()   | EXTRA\n"
+                                      "5→6 | t2(i=5)   | t2(i=5) | ✓\n"
+                                      "6→7 | t0(i=6)   | t0(i=6) | ✓\n"
+                                      "… 13 unchanged calls (calls[7]..calls[19], actual "
+                                      "calls[8]..calls[20]) …\n"));
+    ck_assert_ptr_nonnull(strstr(got, "\n+ calls[5] new()\n"));
+    free(got);
+    /* fewer than three unchanged calls between context are shown, not folded */
+    free(changed);
+    changed = twenty(10, 16, -1); /* row 13 and row 19 are alone between context */
+    got = drift(gold, changed, false, false);
+    ck_assert_ptr_nonnull(strstr(got, "\n12 | t0(i=12) | t0(i=12) | ✓\n"
+                                      "13 | t1(i=13) | t1(i=13) | ✓\n"
+                                      "14 | t2(i=14) | t2(i=14) | ✓\n"));
+    ck_assert_ptr_nonnull(strstr(got, "\n18 | t0(i=18) | t0(i=18) | ✓\n"
+                                      "19 | t1(i=19) | t1(i=19) | ✓\n\n"));
+    ck_assert_uint_eq(count(got, "unchanged calls"), 1);
+    free(got);
+    free(gold);
+    free(changed);
+    free(inserted);
 }
 END_TEST
 
-START_TEST(align_thousand_calls)
-{
-    struct json_object *a = json_object_new_array(), *b = json_object_new_array();
-    ts_align_op *ops = NULL;
-    size_t n = 0;
+/* ---- score line, notes, tips ---- */
 
+START_TEST(score_digits_never_round_to_the_threshold)
+{
+    ck_assert_int_eq(ts_report_score_decimals(0.7, 1.0, false), 2);
+    ck_assert_int_eq(ts_report_score_decimals(0.999, 1.0, false), 4); /* "0.9990" */
+    ck_assert_int_eq(ts_report_score_decimals(0.9999999, 1.0, false), 7);
+    ck_assert_int_eq(ts_report_score_decimals(0.8999, 0.9, false), 4);
+    ck_assert_int_eq(ts_report_score_decimals(1.0, 1.0, true), 2);
+    ck_assert_int_eq(ts_report_score_decimals(0.9999999999999999, 1.0, true), 2);
+    ck_assert_int_eq(ts_report_score_decimals(0.955, 0.955, true), 3 + 1); /* "0.9550" */
+    ck_assert_int_eq(ts_report_threshold_decimals(1.0), 2);
+    ck_assert_int_eq(ts_report_threshold_decimals(0.955), 3);
+    ck_assert_int_eq(ts_report_score_decimals(NAN, 1.0, false), 2);
+}
+END_TEST
+
+START_TEST(score_line_and_message_show_a_failing_score_below)
+{
+    /* 1,000 calls, one value changed: the score rounds to 1.00 */
+    ts_buf g, t;
+    struct json_object *gj, *tj;
+    ts_score_result r;
+    ts_check_input in;
+    ts_check_decision d;
+    ts_score_options opt;
+    ts_snapshot *snap;
+    char *text, *message;
+
+    ts_buf_init(&g, TS_BUF_UNLIMITED);
+    ts_buf_init(&t, TS_BUF_UNLIMITED);
     for (int i = 0; i < 1000; i++) {
-        char name[16];
-        struct json_object *c = json_object_new_object(), *d = json_object_new_object();
-        snprintf(name, sizeof(name), "t%d", i % 10);
-        json_object_object_add(c, "tool", json_object_new_string(name));
-        json_object_array_add(a, c);
-        json_object_object_add(d, "tool", json_object_new_string(i == 500 ? "zz" : name));
-        json_object_array_add(b, d);
+        ts_buf_appendf(&g, "%s{\"tool\":\"t\",\"args\":{\"i\":%d}}", i ? "," : "[", i);
+        ts_buf_appendf(&t, "%s{\"tool\":\"t\",\"args\":{\"i\":%d}}", i ? "," : "[",
+                       i == 500 ? -1 : i);
     }
-    ck_assert_int_eq(ts_align_calls(a, b, &ops, &n), 0);
-    ck_assert_uint_eq(n, 3);
-    ck_assert(ops[0].tag == 'e' && ops[0].i2 == 500 && ops[0].j2 == 500);
-    ck_assert(ops[1].tag == 'r' && ops[1].i1 == 500 && ops[1].i2 == 501);
-    ck_assert(ops[2].tag == 'e' && ops[2].i1 == 501 && ops[2].i2 == 1000 && ops[2].j2 == 1000);
-    free(ops);
-    json_object_put(a);
-    json_object_put(b);
+    ts_buf_appendc(&g, ']');
+    ts_buf_appendc(&t, ']');
+    text = drift(g.data, t.data, false, false);
+    ck_assert_ptr_nonnull(strstr(text, "\nscore 0.9997 < 1.00 required  ·  selection 1.00"));
+    free(text);
+    gj = util_json_c_parse(g.data);
+    tj = util_json_c_parse(t.data);
+    ts_score_options_default(&opt);
+    ck_assert_int_eq(ts_evaluate(gj, tj, &opt, &r, NULL), 0);
+    snap = util_make_snapshot("n", 1, 0);
+    ts_check_input_init(&in, "n", &opt);
+    in.state = TS_CHECK_APPROVED;
+    in.snapshot = snap;
+    in.calls = tj;
+    in.score = &r;
+    ts_check_decide(&in, &d);
+    message = ts_check_message(&in, &d);
+    ck_assert_str_eq(message, "snapshot 'n' drifted from its approved baseline "
+                              "(score 0.9997 < 1.00 required)");
+    free(message);
+    ts_snapshot_free(snap);
+    ts_score_result_free(&r);
+    json_object_put(gj);
+    json_object_put(tj);
+    ts_buf_free(&g);
+    ts_buf_free(&t);
 }
 END_TEST
 
-/* ---- summary ---- */
-
-static void assert_summary(ts_summary_counts c, const char *want)
+START_TEST(notes_follow_the_score_line)
 {
-    ts_buf out;
+    const char *notes[] = {"ignored by rules: 3 values at *.args.request_id",
+                           "a second note\nwith its own line break and a\ttab"};
+    ts_report_options opt;
+    char *got;
 
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_report_summary(&c, &out), 0);
-    ck_assert_str_eq(out.data ? out.data : "", want);
-    ts_buf_free(&out);
-}
-
-START_TEST(summary_line)
-{
-    assert_summary((ts_summary_counts){0, 0, 0, 0, 0, 0}, "");
-    assert_summary((ts_summary_counts){1, 0, 0, 0, 0, 0},
-                   "toolscore: 1 snapshot created (pending approval)");
-    assert_summary((ts_summary_counts){2, 1, 0, 5, 0, 0},
-                   "toolscore: 2 snapshots created (pending approval), 1 updated, 5 passed");
-    assert_summary((ts_summary_counts){3, 2, 4, 7, 1, 0},
-                   "toolscore: 3 snapshots created (pending approval), 2 updated, 4 pending, "
-                   "7 passed, 1 failed");
-    assert_summary((ts_summary_counts){0, 0, 1, 0, 0, 0}, "toolscore: 1 pending");
-    assert_summary((ts_summary_counts){0, 0, 0, 0, 2, 3}, "toolscore: 5 failed");
-    assert_summary((ts_summary_counts){0, 0, 0, 0, 0, 1}, "toolscore: 1 failed");
-    assert_summary((ts_summary_counts){0, 1, 0, 0, 0, 0}, "toolscore: 1 updated");
-    assert_summary((ts_summary_counts){-1, 0, 0, 0, 0, 0}, "");
+    ts_report_options_default(&opt);
+    opt.json_diff = false;
+    opt.notes = notes;
+    opt.n_notes = 2;
+    got = drift_with("[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+                     "[{\"tool\":\"a\",\"args\":{\"x\":2}}]", false, &opt);
+    ck_assert_ptr_nonnull(strstr(got, "  ·  sequence 1.00\n"
+                                      "ignored by rules: 3 values at *.args.request_id\n"
+                                      "a second note\n"
+                                      "with its own line break and a\\x09tab\n"
+                                      "\n"
+                                      "  calls[0] a  args.x: 1 → 2\n"));
+    free(got);
 }
 END_TEST
 
-START_TEST(summary_appends)
+START_TEST(tips_name_new_and_repeated_tools)
 {
-    ts_summary_counts c = {0, 0, 0, 1, 0, 0};
-    ts_buf out;
+    /* a new tool is not a "redundant" call; a repeated one is named */
+    char *got = drift("[{\"tool\":\"search\"},{\"tool\":\"book\"}]",
+                      "[{\"tool\":\"search\"},{\"tool\":\"search\"},{\"tool\":\"search\"},"
+                      "{\"tool\":\"book\"},{\"tool\":\"refund\"}]",
+                      false, false);
+    ck_assert_ptr_nonnull(strstr(got, "  • new tool the baseline never calls: 'refund' - if the "
+                                      "agent should call it now, update the\n    baseline\n"));
+    ck_assert_ptr_nonnull(strstr(got,
+                                 "  • 2 extra calls of expected tools ('search' 3 times, 1 "
+                                 "expected): the agent repeats calls the\n    baseline makes"));
+    ck_assert_ptr_null(strstr(got, "redundant"));
+    free(got);
+}
+END_TEST
 
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ts_buf_appends(&out, "> ");
-    ck_assert_int_eq(ts_report_summary(&c, &out), 0);
-    ck_assert_str_eq(out.data, "> toolscore: 1 passed");
-    ts_buf_free(&out);
-    ts_buf_init(&out, 5);
-    ck_assert_int_eq(ts_report_summary(&c, &out), -E2BIG);
-    ts_buf_free(&out);
+START_TEST(width_is_clamped_and_defaults_to_100)
+{
+    const char *g = "[{\"tool\":\"search\",\"args\":{\"q\":\"a long query that does not fit in "
+                    "forty columns at all, not even close\"}}]";
+    const char *t = "[{\"tool\":\"search\",\"args\":{\"q\":\"a long query that does not fit in "
+                    "forty columns at all, not even near\"}}]";
+    ts_report_options opt;
+    char *w0, *w100, *w5, *w40;
+
+    ts_report_options_default(&opt);
+    w0 = drift_with(g, t, false, &opt);
+    opt.width = 100;
+    w100 = drift_with(g, t, false, &opt);
+    opt.width = 5;
+    w5 = drift_with(g, t, false, &opt);
+    opt.width = TS_REPORT_WIDTH_MIN;
+    w40 = drift_with(g, t, false, &opt);
+    ck_assert_str_eq(w0, w100);
+    ck_assert_str_eq(w5, w40);
+    for (char *s = w40; *s;) {
+        char *nl = strchr(s, '\n');
+        ck_assert_msg(ts_repr_width(s, (size_t)(nl - s)) <= TS_REPORT_WIDTH_MIN, "%.*s",
+                      (int)(nl - s), s);
+        s = nl + 1;
+    }
+    free(w0);
+    free(w100);
+    free(w5);
+    free(w40);
 }
 END_TEST
 
@@ -767,35 +938,30 @@ static Suite *report_suite(void)
     tcase_add_test(tc, report_recall_and_precision_tips);
     tcase_add_test(tc, report_actual_empty);
     tcase_add_test(tc, report_without_differences);
+    tcase_add_test(tc, report_identical_lists);
     tcase_add_test(tc, report_long_value_cut_at_40_code_points);
-    tcase_add_test(tc, report_row_numbers_widen);
+    tcase_add_test(tc, report_row_labels_widen);
     tcase_add_test(tc, report_color_switch);
     tcase_add_test(tc, report_names_with_control_characters);
-    tcase_add_test(tc, report_rejects_bad_input);
-    tcase_add_test(tc, report_identical_lists);
     tcase_add_test(tc, report_thousand_calls_reversed);
     tcase_add_test(tc, report_garbage_is_refused_cleanly);
+    tcase_add_test(tc, report_rejects_bad_input);
+    tcase_add_test(tc, report_small_maxima_whole_or_failed);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("paths");
-    tcase_add_test(tc, paths_nested_changes);
-    tcase_add_test(tc, paths_calls_added_and_removed);
-    tcase_add_test(tc, paths_long_values_cut);
+    tc = tcase_create("differences");
+    tcase_add_test(tc, differences_at_the_deepest_path);
+    tcase_add_test(tc, differences_of_calls_added_removed_and_unchecked);
+    tcase_add_test(tc, differences_too_wide_keep_the_change_visible);
     suite_add_tcase(s, tc);
 
-    tc = tcase_create("repr");
-    tcase_add_test(tc, repr_like_python);
-    tcase_add_test(tc, repr_cut);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("align");
-    tcase_add_test(tc, align_like_difflib);
-    tcase_add_test(tc, align_thousand_calls);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("summary");
-    tcase_add_test(tc, summary_line);
-    tcase_add_test(tc, summary_appends);
+    tc = tcase_create("layout");
+    tcase_add_test(tc, folding_keeps_two_calls_of_context);
+    tcase_add_test(tc, score_digits_never_round_to_the_threshold);
+    tcase_add_test(tc, score_line_and_message_show_a_failing_score_below);
+    tcase_add_test(tc, notes_follow_the_score_line);
+    tcase_add_test(tc, tips_name_new_and_repeated_tools);
+    tcase_add_test(tc, width_is_clamped_and_defaults_to_100);
     suite_add_tcase(s, tc);
     return s;
 }
