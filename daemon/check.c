@@ -4,6 +4,8 @@
  */
 #include "check.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include "ts_store.h"
 
 #define REPORT_MAX (4u << 20)
+#define TSD_CHECK_WIDTH_MAX 65535 /* the check's width param (the report clamps it) */
 
 /* Checks answered on the loop thread (try_fast_path) come in a request of
  * at most TSD_FAST_MAX_BYTES, read a snapshot file of at most that size and
@@ -39,7 +42,8 @@ typedef struct check_request {
     const char *test;
     struct json_object *actual; /* borrowed raw value */
     ts_score_options score;
-    bool ci, update, allow_pending, color;
+    bool ci, update, allow_pending, color, json_diff;
+    int64_t width; /* the report's width; 0: its default */
 } check_request;
 
 /* What one pass of the state machine produced. */
@@ -108,6 +112,14 @@ static int parse_check(const struct json_object *params, bool raw_actual, check_
         rc = tsd_param_bool(params, "allow_pending", false, &rq->allow_pending, err);
     if (rc == 0)
         rc = tsd_param_bool(params, "color", false, &rq->color, err);
+    if (rc == 0)
+        rc = tsd_param_int(params, "width", 0, &rq->width, err);
+    if (rc == 0 && (rq->width < 0 || rq->width > TSD_CHECK_WIDTH_MAX))
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                          "width must be an integer from 0 to %d, got %" PRId64,
+                          TSD_CHECK_WIDTH_MAX, rq->width);
+    if (rc == 0)
+        rc = tsd_param_bool(params, "json_diff", true, &rq->json_diff, err);
     if (rc == 0)
         rc = tsd_param_string(params, "run", false, &rq->run, err);
     if (rc == 0)
@@ -219,8 +231,13 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
         ts_score_result_free(known);
     out->message = ts_check_message(in, d);
     if (d->report) {
+        ts_report_options opt;
+        ts_report_options_default(&opt);
+        opt.width = (size_t)rq->width;
+        opt.color = rq->color;
+        opt.json_diff = rq->json_diff;
         ts_buf_init(&report, REPORT_MAX);
-        rc = ts_report_drift(in->snapshot->calls, in->calls, in->score, rq->color, &report, err);
+        rc = ts_report_drift(in->snapshot->calls, in->calls, in->score, &opt, &report, err);
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
     }

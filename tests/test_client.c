@@ -1132,6 +1132,8 @@ START_TEST(typed_helpers_send_documented_params)
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         ck_assert_msg(!json_object_object_get_ex(e->params, defaults[i], NULL), "%s was sent",
                       defaults[i]);
+    ck_assert(!json_object_object_get_ex(e->params, "width", NULL));
+    ck_assert(!json_object_object_get_ex(e->params, "json_diff", NULL));
     /* and every other value is sent as given */
     ts_check_args_set_format(a, "openai");
     ts_check_args_set_min_score(a, 0.5);
@@ -1139,19 +1141,29 @@ START_TEST(typed_helpers_send_documented_params)
     ts_check_args_set_update(a, true);
     ts_check_args_set_allow_pending(a, true);
     ts_check_args_set_color(a, true);
+    ts_check_args_set_width(a, 80);
+    ts_check_args_set_json_diff(a, false);
     ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
+    ck_assert(json_object_is_type(param(e, "width"), json_type_int));
+    ck_assert_int_eq(json_object_get_int64(param(e, "width")), 80);
+    ck_assert(json_object_is_type(param(e, "json_diff"), json_type_boolean));
+    ck_assert(!json_object_get_boolean(param(e, "json_diff")));
     ck_assert_str_eq(json_object_get_string(param(e, "format")), "openai");
     ck_assert(json_object_is_type(param(e, "min_score"), json_type_double));
     ck_assert(json_object_get_double(param(e, "min_score")) == 0.5);
     for (size_t i = 2; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         ck_assert_msg(json_object_get_boolean(param(e, defaults[i])), "%s", defaults[i]);
     ts_check_args_set_min_score(a, 0); /* 0 is not the default */
+    ts_check_args_set_width(a, 70000); /* past the protocol's limit: sent as it */
+    ts_check_args_set_json_diff(a, true);
     ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert(json_object_get_double(param(e, "min_score")) == 0.0);
+    ck_assert_int_eq(json_object_get_int64(param(e, "width")), TS_CHECK_WIDTH_MAX);
+    ck_assert(!json_object_object_get_ex(e->params, "json_diff", NULL));
     ts_check_args_free(a);
     a = ts_check_args_new();
     ts_check_args_set_store(a, store);
@@ -1636,6 +1648,10 @@ static int tree_check_frame(ts_buf *out, uint64_t id, const ts_check_args *a, co
         json_object_object_add(p, "test", json_object_new_string(a->test));
     if (a->color)
         json_object_object_add(p, "color", json_object_new_boolean(1));
+    if (a->width != 0)
+        json_object_object_add(p, "width", json_object_new_int64(a->width));
+    if (a->no_json_diff)
+        json_object_object_add(p, "json_diff", json_object_new_boolean(0));
     rc = ts_message_encode_request_with(out, id, "check", p, "actual", a->actual, max_frame, err);
     json_object_put(p);
     return rc;
@@ -1711,7 +1727,11 @@ START_TEST(check_request_bytes_unchanged)
     ts_check_args_set_update(a, true);
     ts_check_args_set_allow_pending(a, true);
     ts_check_args_set_color(a, true);
+    ts_check_args_set_width(a, 132);
+    ts_check_args_set_json_diff(a, false);
     same_check_bytes(a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
+    ts_check_args_set_width(a, 65535); /* the widest: a uint16 in msgpack */
+    same_check_bytes(a, "/s", 7, 0, "widest report");
     ts_check_args_set_min_score(a, 0.0);
     ts_check_args_set_run(a, NULL);
     same_check_bytes(a, "/s", 8, 0, "no run, min_score 0");
