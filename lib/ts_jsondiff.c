@@ -20,7 +20,8 @@
 #include "ts_json.h"
 #include "ts_repr.h"
 
-#define MYERS_MAX_EDITS 256 /* a pair needing more edits is removed then added */
+#define MYERS_MAX_EDITS 256  /* a pair needing more edits is removed then added */
+#define MYERS_MAX_LINES 4096 /* so is a pair whose differing middle is longer */
 
 #define RESET "\x1b[0m"
 #define RED "\x1b[31m"
@@ -234,10 +235,18 @@ static int write_call(const struct json_object *list, size_t n, size_t i, char *
 
 /* ---- building the pieces ---- */
 
+/* Append a line to the explicit piece being built; past max_lines changed
+ * lines the diff is cut: nothing more is added. */
 static int add_line(differ *d, char tag, const char *text, size_t len)
 {
     piece *p = &d->pieces[d->n_pieces - 1];
 
+    if (d->cut)
+        return 0;
+    if (tag != ' ' && d->changed >= d->opt->max_lines) {
+        d->cut = true;
+        return 0;
+    }
     if (grow((void **)&d->lines, &d->cap_lines, d->n_lines + 1, sizeof(dline)) < 0)
         return -ENOMEM;
     d->lines[d->n_lines++] = (dline){tag, text, len, d->old_no, d->new_no, d->pos};
@@ -390,12 +399,15 @@ static int myers(const dline *a, size_t n, const dline *b, size_t m, char *scrip
     return 0;
 }
 
-/* Two calls that differ: written, then diffed line by line. */
+/* Two calls that differ: written, then diffed line by line (their common
+ * first and last lines aside, the middle by Myers when it is short and
+ * close enough, else line against line when both middles have as many
+ * lines, else removed then added). */
 static int changed_pair(differ *d, size_t g, size_t t)
 {
     char *ta = NULL, *tb = NULL, *script = NULL;
     dline *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0, len = 0, i = 0, j = 0;
+    size_t na = 0, nb = 0, len = 0, head = 0, tail = 0, i, j;
     int rc = write_call(d->gold, d->ng, g, &ta, &a, &na);
 
     if (rc == 0)
@@ -404,20 +416,40 @@ static int changed_pair(differ *d, size_t g, size_t t)
         ta = NULL;
     if (rc == 0 && (rc = keep_text(d, tb)) == 0)
         tb = NULL;
+    while (rc == 0 && head < na && head < nb && line_eq(&a[head], &b[head]))
+        head++;
+    while (rc == 0 && tail < na - head && tail < nb - head &&
+           line_eq(&a[na - 1 - tail], &b[nb - 1 - tail]))
+        tail++;
     if (rc == 0)
         rc = (script = malloc(na + nb + 1)) != NULL ? 0 : -ENOMEM;
     if (rc == 0) {
-        rc = myers(a, na, b, nb, script, &len);
-        if (rc == -E2BIG) { /* too different: all removed, then all added */
-            memset(script, 'd', na);
-            memset(script + na, 'i', nb);
-            len = na + nb;
+        size_t ma = na - head - tail, mb = nb - head - tail;
+        rc = ma + mb <= MYERS_MAX_LINES ? myers(a + head, ma, b + head, mb, script, &len) : -E2BIG;
+        if (rc == -E2BIG && ma == mb) { /* as many lines: line by line */
+            len = 0;
+            for (size_t k = 0; k < ma; k++) {
+                if (line_eq(&a[head + k], &b[head + k])) {
+                    script[len++] = 'e';
+                } else {
+                    script[len++] = 'd';
+                    script[len++] = 'i';
+                }
+            }
+            rc = 0;
+        } else if (rc == -E2BIG) { /* too different: all removed, then all added */
+            memset(script, 'd', ma);
+            memset(script + ma, 'i', mb);
+            len = ma + mb;
             rc = 0;
         }
     }
     if (rc == 0)
         rc = explicit_piece(d);
-    for (size_t k = 0; rc == 0 && k < len; k++) {
+    for (i = 0; rc == 0 && i < head; i++)
+        rc = add_line(d, ' ', a[i].text, a[i].len);
+    j = head;
+    for (size_t k = 0; rc == 0 && k < len && !d->cut; k++) {
         if (script[k] == 'e') {
             rc = add_line(d, ' ', a[i].text, a[i].len);
             i++;
@@ -430,6 +462,8 @@ static int changed_pair(differ *d, size_t g, size_t t)
             j++;
         }
     }
+    for (; rc == 0 && i < na && !d->cut; i++)
+        rc = add_line(d, ' ', a[i].text, a[i].len);
     free(script);
     free(ta);
     free(tb);
@@ -579,20 +613,28 @@ static void end_mark(const differ *d, ts_buf *out, char tag)
     ts_buf_appendc(out, '\n');
 }
 
-/* A run of changed lines: a removed line and the added line in the same
- * place of the run (when as many were removed as added) are cut alike. */
+/* A run of changed lines: when as many lines were removed as added, the
+ * k-th removed line and the k-th added one are cut alike (where they
+ * differ), whatever order the two kinds come in. */
 static void write_run(const differ *d, const dline *run, size_t n, ts_buf *out)
 {
-    size_t removed = 0, width = d->opt->width > 1 ? d->opt->width - 1 : 1;
+    size_t removed = 0, seen[2] = {0, 0}, width = d->opt->width > 1 ? d->opt->width - 1 : 1;
+    size_t *order = NULL; /* order[k]: the k-th removed line, then the k-th added one */
 
     for (size_t k = 0; k < n; k++)
         removed += run[k].tag == '-';
+    if (removed * 2 == n && (order = malloc(n * sizeof(*order))) != NULL) {
+        for (size_t k = 0; k < n; k++)
+            order[(run[k].tag == '+') * removed + seen[run[k].tag == '+']++] = k;
+        seen[0] = seen[1] = 0;
+    }
     for (size_t k = 0; k < n && ts_buf_error(out) == 0; k++) {
         const dline *l = &run[k];
+        size_t nth = seen[l->tag == '+']++;
+        const dline *partner = order ? &run[order[(l->tag == '-') * removed + nth]] : NULL;
         mark(d, out, l->tag);
-        if (removed * 2 == n && ts_repr_width(l->text, l->len) > width) {
-            const dline *a = l->tag == '-' ? l : &run[k - removed];
-            const dline *b = l->tag == '-' ? &run[k + removed] : l;
+        if (partner != NULL && ts_repr_width(l->text, l->len) > width) {
+            const dline *a = l->tag == '-' ? l : partner, *b = l->tag == '-' ? partner : l;
             ts_buf fa, fb;
             ts_buf_init(&fa, TS_BUF_UNLIMITED);
             ts_buf_init(&fb, TS_BUF_UNLIMITED);
@@ -610,6 +652,7 @@ static void write_run(const differ *d, const dline *run, size_t n, ts_buf *out)
         }
         end_mark(d, out, l->tag);
     }
+    free(order);
 }
 
 static void range(ts_buf *out, char sign, size_t start, size_t count)
@@ -717,8 +760,8 @@ int ts_jsondiff_calls(const struct json_object *expected, const struct json_obje
                        opt->color ? RESET : "", opt->color ? GREEN : "", opt->color ? RESET : "");
         rc = write_hunks(&d, &text);
         if (rc == 0 && d.cut)
-            ts_buf_appendf(&text, "\xe2\x80\xa6 (JSON diff cut after %zu changed lines)\n",
-                           d.changed);
+            ts_buf_appendf(&text, "\xe2\x80\xa6 (JSON diff cut after %zu changed line%s)\n",
+                           d.changed, d.changed == 1 ? "" : "s");
         if (rc == 0)
             rc = ts_buf_error(&text);
         if (rc == 0)

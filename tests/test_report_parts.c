@@ -457,7 +457,7 @@ START_TEST(json_diff_hunks)
     free(text);
     /* past the maximum of changed lines the diff stops with a note */
     ck_assert_int_eq(json_diff(gold, t, 100, 1, &text), 0);
-    ck_assert_ptr_nonnull(strstr(text, "\n… (JSON diff cut after 2 changed lines)\n"));
+    ck_assert_ptr_nonnull(strstr(text, "\n… (JSON diff cut after 1 changed line)\n"));
     ck_assert_ptr_null(strstr(text, "\"i\": 50"));
     free(text);
     /* the same text on both sides: nothing */
@@ -548,6 +548,41 @@ START_TEST(json_diff_not_json_and_too_wide)
 }
 END_TEST
 
+START_TEST(json_diff_bounded_for_one_huge_call)
+{
+    /* one call of 100,000 lines, every 500th value changed: hundreds of
+     * lines of diff, cut with a note, line against line (Myers would not do) */
+    struct json_object *a = json_object_new_array(), *b = json_object_new_array();
+    struct json_object *la = json_object_new_array(), *lb = json_object_new_array();
+    struct json_object *ca = json_object_new_object(), *cb = json_object_new_object();
+    struct json_object *aa = json_object_new_object(), *ab = json_object_new_object();
+    char *text;
+    size_t lines = 0;
+
+    for (int i = 0; i < 100000; i++) {
+        json_object_array_add(la, json_object_new_int(i));
+        json_object_array_add(lb, json_object_new_int(i % 500 == 250 ? -i : i));
+    }
+    json_object_object_add(aa, "l", la);
+    json_object_object_add(ab, "l", lb);
+    json_object_object_add(ca, "tool", json_object_new_string("big"));
+    json_object_object_add(ca, "args", aa);
+    json_object_object_add(cb, "tool", json_object_new_string("big"));
+    json_object_object_add(cb, "args", ab);
+    json_object_array_add(a, ca);
+    json_object_array_add(b, cb);
+    ck_assert_int_eq(json_diff(a, b, 100, 200, &text), 0);
+    for (const char *p = text; *p; p++)
+        lines += *p == '\n';
+    ck_assert_uint_lt(lines, 1000);
+    ck_assert_ptr_nonnull(strstr(text, "-        250,\n+        -250,\n"));
+    ck_assert_ptr_nonnull(strstr(text, "… (JSON diff cut after 200 changed lines)\n"));
+    free(text);
+    json_object_put(a);
+    json_object_put(b);
+}
+END_TEST
+
 static Suite *report_parts_suite(void)
 {
     Suite *s = suite_create("report_parts");
@@ -568,9 +603,11 @@ static Suite *report_parts_suite(void)
     suite_add_tcase(s, tc);
 
     tc = tcase_create("json_diff");
+    tcase_set_timeout(tc, 30);
     tcase_add_test(tc, json_diff_hunks);
     tcase_add_test(tc, json_diff_lists_empty_and_brackets);
     tcase_add_test(tc, json_diff_not_json_and_too_wide);
+    tcase_add_test(tc, json_diff_bounded_for_one_huge_call);
     suite_add_tcase(s, tc);
 
     tc = tcase_create("summary");
