@@ -760,8 +760,8 @@ int ts_jsondiff_calls(const struct json_object *expected, const struct json_obje
                        opt->color ? RESET : "", opt->color ? GREEN : "", opt->color ? RESET : "");
         rc = write_hunks(&d, &text);
         if (rc == 0 && d.cut)
-            ts_buf_appendf(&text, "\xe2\x80\xa6 (JSON diff cut after %zu changed line%s)\n",
-                           d.changed, d.changed == 1 ? "" : "s");
+            ts_buf_appendf(&text, "\xe2\x80\xa6 (cut after %zu changed line%s)\n", d.changed,
+                           d.changed == 1 ? "" : "s");
         if (rc == 0)
             rc = ts_buf_error(&text);
         if (rc == 0)
