@@ -5,7 +5,9 @@
 #   make check      install missing Debian packages, build, run every test
 #   make asan       the whole test suite under ASan + UBSan (build-asan/)
 #   make bench      benchmarks (not part of check)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make format     clang-format every C file in place (.clang-format)
+#   make check-format  fail when a C file is not formatted (make check runs it)
+#   make install    PREFIX=/usr/local DESTDIR= (PYTHON_SITE= for the package)
 #
 # Every goal runs in two stages. The first installs the Debian packages the
 # goal needs (scripts/deps.sh) and then runs make again; only that second
@@ -27,14 +29,14 @@ PKGS         := libuv json-c msgpack libmd
 OPTFLAGS     ?= -O2 -g
 
 # Goals that need the test tools (valgrind, clang, ...) besides the libraries.
-TEST_GOALS := check asan bench fuzz stress
+TEST_GOALS := check asan bench fuzz stress format check-format
 
 ifeq ($(TS_DEPS_READY),)
 
 # Stage one: packages, then the same goals in a second make.
 DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,build)
 
-.PHONY: stage2 clean format
+.PHONY: stage2 clean
 stage2:
 	@scripts/deps.sh $(DEPS_SET)
 	@$(MAKE) --no-print-directory TS_DEPS_READY=1 $(MAKECMDGOALS)
@@ -46,9 +48,6 @@ Makefile scripts/deps.sh: ;
 
 clean:
 	rm -rf build build-asan build-fuzz
-
-format:
-	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch]
 
 else
 
@@ -106,10 +105,36 @@ LIBCLIENT_LINK := $(BUILD)/libtoolscore-client.so
 DAEMON     := $(BUILD)/toolscored
 TSCTL      := $(BUILD)/tsctl
 
-.PHONY: all deps deps-test run check asan bench fuzz stress install clean format
+# The Python package (shims/python, docs/pytest.md): its C module is built
+# for Debian's /usr/bin/python3 (never the python3 on PATH) with
+# libtoolscore-client linked in, and laid out with the pure-Python files
+# and a .dist-info (the pytest11 entry point) in $(BUILD)/python, which
+# works as a site directory: PYTHONPATH=$(BUILD)/python loads the plugin.
+PYTHON     := /usr/bin/python3
+PY_CONF    := $(shell $(PYTHON) -c 'import sys, sysconfig; print(sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX"), "%d.%d" % sys.version_info[:2])' 2>/dev/null)
+ifneq ($(words $(PY_CONF)),3)
+$(error $(PYTHON) is missing or cannot tell its include directory; install python3-dev)
+endif
+PY_INCLUDE := $(word 1,$(PY_CONF))
+PY_EXT     := $(word 2,$(PY_CONF))
+PY_VERSION := $(word 3,$(PY_CONF))
+PY_C_SRC   := $(sort $(wildcard shims/python/src/*.c))
+PY_C_OBJ   := $(call obj,$(PY_C_SRC))
+PY_PKG_SRC := $(sort $(wildcard shims/python/toolscored/*.py shims/python/toolscored/*.pyi)) \
+	shims/python/toolscored/py.typed
+PY_OUT     := $(BUILD)/python
+PY_MOD     := $(PY_OUT)/toolscored/_native$(PY_EXT)
+PY_FILES   := $(patsubst shims/python/%,$(PY_OUT)/%,$(PY_PKG_SRC))
+PY_DIST    := toolscored-$(VERSION).dist-info
+PY_DISTINFO := $(PY_OUT)/$(PY_DIST)/entry_points.txt
+# Where make install puts the package: a directory /usr/bin/python3 reads.
+PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VERSION)/dist-packages)
+
+.PHONY: all deps deps-test run check asan bench fuzz stress install clean format check-format
 
 all: $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(LIBCLIENT_LINK) $(DAEMON) $(TSCTL) \
-	$(BUILD)/toolscore-client.pc $(BUILD)/toolscore-client-uninstalled.pc $(TEST_BIN) $(SHIM_SO)
+	$(BUILD)/toolscore-client.pc $(BUILD)/toolscore-client-uninstalled.pc $(TEST_BIN) $(SHIM_SO) \
+	python
 
 # Stage one installed the packages already; these stay as names to type.
 deps deps-test:
@@ -162,6 +187,25 @@ $(TSCTL): $(TSCTL_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 	$(CC) $(LDFLAGS) -o $@ $< $(TESTUTIL_OBJ) $(LIBCLIENT) $(CHECK_LIBS) $(MP_LIBS) $(LIBS)
 
+# The Python package. Its objects see Python's headers; the module exports
+# only PyInit__native (the client library's symbols stay inside it).
+$(PY_C_OBJ): CPPFLAGS += -isystem $(PY_INCLUDE) -DTSPY_VERSION='"$(VERSION)"'
+
+$(PY_MOD): $(PY_C_OBJ) $(LIBCLIENT) $(FLAGS_MK)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS) -Wl,--exclude-libs,ALL -o $@ $(PY_C_OBJ) $(LIBCLIENT) \
+		$(MP_LIBS) $(LIBS) -lpthread
+
+$(PY_OUT)/toolscored/%: shims/python/toolscored/%
+	@mkdir -p $(dir $@)
+	sed 's|@VERSION@|$(VERSION)|g' $< > $@
+
+$(PY_DISTINFO): shims/python/mkdistinfo.sh $(PY_MOD) $(PY_FILES) $(FLAGS_MK)
+	sh shims/python/mkdistinfo.sh $(PY_OUT) $(VERSION)
+
+.PHONY: python
+python: $(PY_MOD) $(PY_FILES) $(PY_DISTINFO)
+
 # LD_PRELOAD fault-injection shims for tests (tests/shim_*.c), one shared
 # object each, built without the sanitizer flags (a test preloads the
 # sanitizer runtime first when the daemon needs it).
@@ -182,7 +226,7 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FL
 
 # Every test needs the binaries too (integration tests start them); the
 # load and exhaustion tests drive the daemon with the bench load generator.
-check: all $(BUILD)/bench/loadgen
+check: check-format all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
 
 run: $(DAEMON) $(TSCTL)
@@ -221,9 +265,22 @@ install: all
 	install -m 644 systemd/toolscored.socket $(DESTDIR)$(PREFIX)/lib/systemd/user/
 	sed 's|/usr/local/bin/|$(PREFIX)/bin/|' systemd/toolscored.service \
 		> $(DESTDIR)$(PREFIX)/lib/systemd/user/toolscored.service
+	rm -rf $(DESTDIR)$(PYTHON_SITE)/toolscored $(DESTDIR)$(PYTHON_SITE)/toolscored-*.dist-info
+	install -d $(DESTDIR)$(PYTHON_SITE)/toolscored
+	install -m 644 $(PY_FILES) $(DESTDIR)$(PYTHON_SITE)/toolscored/
+	install -m 755 $(PY_MOD) $(DESTDIR)$(PYTHON_SITE)/toolscored/
+	sh shims/python/mkdistinfo.sh $(DESTDIR)$(PYTHON_SITE) $(VERSION)
+
+# Every C file of the project, formatted with the checked-in .clang-format.
+FORMAT_SRC := $(sort $(wildcard lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] \
+	tests/*.[ch] tests/*/*.[ch]) $(shell find shims -name '*.[ch]' 2>/dev/null))
 
 format:
-	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch]
+	clang-format -i $(FORMAT_SRC)
+
+check-format:
+	@clang-format --dry-run -Werror $(FORMAT_SRC) && \
+		echo "check-format: $(words $(FORMAT_SRC)) C files formatted as .clang-format says"
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -201,11 +201,11 @@ typedef struct ts_check_args ts_check_args;
 /* A new ts_check_args with the defaults, or NULL when out of memory. */
 ts_check_args *ts_check_args_new(void);
 
-/* Release a (NULL is fine) and the references it holds. */
+/* Release a (NULL is fine). */
 void ts_check_args_free(ts_check_args *a);
 
 int ts_check_args_set_store(ts_check_args *a, const char *store); /* snapshot root */
-int ts_check_args_set_name(ts_check_args *a, const char *name);   /* snapshot name */
+int ts_check_args_set_name(ts_check_args *a, const char *name);   /* "" is a name */
 /* The observed calls: a raw provider response or a calls list. */
 int ts_check_args_set_actual(ts_check_args *a, const struct json_object *actual);
 /* "auto" or a format of docs/extraction.md; NULL: "auto". */

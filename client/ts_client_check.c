@@ -13,10 +13,13 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_score.h"
 #include "ts_wire_cursor.h"
 
 /* ---- the request --------------------------------------------------- */
@@ -145,7 +148,7 @@ static int check_prepare(ts_client *c, const ts_check_args *a, char *store, size
     rc = ts_client__store_path(c, a->store, store, storesz, err);
     if (rc < 0)
         return rc;
-    if (a->name == NULL || a->name[0] == '\0')
+    if (a->name == NULL) /* "" is a valid name */
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'name' is required");
     if (a->actual == NULL)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'actual' is required");
@@ -181,8 +184,7 @@ enum {
     SEEN_MESSAGE = 4,
     SEEN_RESULT = 8,
     SEEN_REPORT = 16,
-    SEEN_SCORE = 32,
-    SEEN_PASSED = 64
+    SEEN_KEPT = 32 /* and up: the members of kept_members */
 };
 
 typedef struct check_reader {
@@ -198,16 +200,17 @@ static bool key_is(const char *key, size_t len, const char *name)
     return strlen(name) == len && memcmp(key, name, len) == 0;
 }
 
-/* A member may come once; a second one is refused like a duplicate key. */
-static int first_time(check_reader *r, unsigned bit, const char *name)
+/* A member (prefix + name) may come once; a second one is refused like a
+ * duplicate key. */
+static int first_time(check_reader *r, unsigned bit, const char *prefix, const char *name)
 {
-    char what[64];
+    char what[96];
 
     if ((r->seen & bit) == 0) {
         r->seen |= bit;
         return 0;
     }
-    snprintf(what, sizeof(what), "'%s' appears twice", name);
+    snprintf(what, sizeof(what), "'%s%s' appears twice", prefix, name);
     return refuse(r->err, NULL, what);
 }
 
@@ -244,9 +247,51 @@ static int read_outcome(check_reader *r)
     return 0;
 }
 
-/* The scoring map: score and passed are read, the rest skipped. */
+/* The members of the score result (lib/ts_score's table) an outcome holds;
+ * the others are skipped. */
+static const size_t kept_members[] = {offsetof(ts_score_result, score),
+                                      offsetof(ts_score_result, passed)};
+
+#define KEPT_COUNT (sizeof(kept_members) / sizeof(kept_members[0]))
+
+/* The table's entries of the kept members, in kept_members' order (found
+ * once per process). */
+static const ts_score_key *kept_keys[KEPT_COUNT];
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void find_kept_keys(void)
+{
+    for (size_t j = 0; j < KEPT_COUNT; j++) {
+        for (size_t i = 0; kept_keys[j] == NULL && i < ts_score_key_count; i++) {
+            if (ts_score_keys[i].offset == kept_members[j])
+                kept_keys[j] = &ts_score_keys[i];
+        }
+    }
+}
+
+/* One kept member k of the result into scratch, as k's type says. */
+static int read_kept(check_reader *r, const ts_score_key *k, ts_score_result *scratch)
+{
+    void *m = (char *)scratch + k->offset;
+    char what[64];
+
+    if (k->type == TS_SCORE_BOOL && ts_wire_cursor_bool(&r->cur, m, &r->why) < 0) {
+        snprintf(what, sizeof(what), "'result.%s' is not a bool", k->name);
+        return refuse(r->err, &r->why, what);
+    }
+    if (k->type == TS_SCORE_DOUBLE && ts_wire_cursor_number(&r->cur, m, &r->why) < 0) {
+        snprintf(what, sizeof(what), "'result.%s' is not a number", k->name);
+        return refuse(r->err, &r->why, what);
+    }
+    return 0;
+}
+
+/* The scoring map: the kept members are read, the rest skipped. */
 static int read_scoring(check_reader *r)
 {
+    const ts_score_key *const *kept = kept_keys;
+    const unsigned need = (SEEN_KEPT << KEPT_COUNT) - SEEN_KEPT;
+    ts_score_result scratch;
     uint32_t count;
     int rc = 0;
 
@@ -254,26 +299,29 @@ static int read_scoring(check_reader *r)
         return ts_wire_cursor_nil(&r->cur, NULL);
     if (ts_wire_cursor_map(&r->cur, &count, &r->why) < 0)
         return refuse(r->err, &r->why, "'result' is neither a map nor nil");
+    pthread_once(&kept_once, find_kept_keys);
+    memset(&scratch, 0, sizeof(scratch));
     for (uint32_t i = 0; rc == 0 && i < count; i++) {
         const char *key;
-        size_t len;
+        size_t len, j = 0;
 
         if (ts_wire_cursor_str(&r->cur, &key, &len, &r->why) < 0)
             return refuse(r->err, &r->why, "a key of 'result' is not a string");
-        if (key_is(key, len, "score")) {
-            rc = first_time(r, SEEN_SCORE, "result.score");
-            if (rc == 0 && ts_wire_cursor_number(&r->cur, &r->out->score, &r->why) < 0)
-                rc = refuse(r->err, &r->why, "'result.score' is not a number");
-        } else if (key_is(key, len, "passed")) {
-            rc = first_time(r, SEEN_PASSED, "result.passed");
-            if (rc == 0 && ts_wire_cursor_bool(&r->cur, &r->out->passed, &r->why) < 0)
-                rc = refuse(r->err, &r->why, "'result.passed' is not a bool");
-        } else if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0) {
-            rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
+        while (j < KEPT_COUNT && !(kept[j]->len == len && memcmp(kept[j]->name, key, len) == 0))
+            j++;
+        if (j == KEPT_COUNT) {
+            if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)
+                rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
+            continue;
         }
+        rc = first_time(r, SEEN_KEPT << j, "result.", kept[j]->name);
+        if (rc == 0)
+            rc = read_kept(r, kept[j], &scratch);
     }
-    if (rc == 0 && (r->seen & (SEEN_SCORE | SEEN_PASSED)) != (SEEN_SCORE | SEEN_PASSED))
+    if (rc == 0 && (r->seen & need) != need)
         rc = refuse(r->err, NULL, "'result' lacks score or passed");
+    r->out->score = rc == 0 ? scratch.score : r->out->score;
+    r->out->passed = rc == 0 && scratch.passed;
     return rc;
 }
 
@@ -290,23 +338,23 @@ static int read_member(check_reader *r, const char *key, size_t len)
     int rc;
 
     if (key_is(key, len, "outcome")) {
-        rc = first_time(r, SEEN_OUTCOME, "outcome");
+        rc = first_time(r, SEEN_OUTCOME, "", "outcome");
         return rc < 0 ? rc : read_outcome(r);
     }
     if (key_is(key, len, "file")) {
-        rc = first_time(r, SEEN_FILE, "file");
+        rc = first_time(r, SEEN_FILE, "", "file");
         return rc < 0 ? rc : read_string(r, "file", &r->out->file);
     }
     if (key_is(key, len, "message")) {
-        rc = first_time(r, SEEN_MESSAGE, "message");
+        rc = first_time(r, SEEN_MESSAGE, "", "message");
         return rc < 0 ? rc : read_string(r, "message", &r->out->message);
     }
     if (key_is(key, len, "result")) {
-        rc = first_time(r, SEEN_RESULT, "result");
+        rc = first_time(r, SEEN_RESULT, "", "result");
         return rc < 0 ? rc : read_scoring(r);
     }
     if (key_is(key, len, "report")) {
-        rc = first_time(r, SEEN_REPORT, "report");
+        rc = first_time(r, SEEN_REPORT, "", "report");
         return rc < 0 ? rc : read_report(r);
     }
     if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)

@@ -56,7 +56,7 @@ static void print_outcome(const tsctl_ctx *ctx, const struct json_object *reply)
     }
 }
 
-/* The reply with exactly the keys of cli.md, in its order. */
+/* The reply with exactly the keys of docs/tsctl.1, in its order. */
 static struct json_object *check_json(const struct json_object *reply)
 {
     static const char *const keys[] = {"outcome", "name", "file", "message", "result", "report"};
@@ -74,20 +74,14 @@ static struct json_object *check_json(const struct json_object *reply)
 int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *calls_path = NULL;
-    const char *format = NULL;
-    const char *min_score = NULL;
-    const char *weights = NULL;
     const char *test = NULL;
-    bool strict = false;
+    tsctl_scoring_opts scoring = {0};
     bool update = false;
     bool allow_pending = false;
     const tsctl_option opts[] = {
         {"calls", 0, &calls_path, NULL},
-        {"format", 0, &format, NULL},
-        {"min-score", 0, &min_score, NULL},
-        {"weights", 0, &weights, NULL},
+        TSCTL_SCORING_OPTIONS(&scoring),
         {"test", 0, &test, NULL},
-        {"strict", 0, NULL, &strict},
         {"update", 0, NULL, &update},
         {"allow-pending", 0, NULL, &allow_pending},
         {"no-json-diff", 0, NULL, &ctx->no_json_diff},
@@ -99,8 +93,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
     const char *run = getenv("TOOLSCORE_RUN");
     char root[TS_PATHS_MAX];
     ts_check_args *a = NULL;
-    ts_weights parsed;
-    double min = 1.0;
+    ts_score_options options;
     tsctl_args args;
     int rc;
 
@@ -113,11 +106,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "missing --calls FILE (or --calls - for stdin)");
     if (test == NULL)
         test = getenv("TOOLSCORE_TEST");
-    rc = tsctl_check_format(ctx, format);
-    if (rc == 0 && min_score != NULL)
-        rc = tsctl_parse_min_score(ctx, min_score, &min);
-    if (rc == 0 && weights != NULL)
-        rc = tsctl_parse_weights(ctx, weights, &parsed, &weights_json);
+    rc = tsctl_scoring_parse(ctx, &scoring, &options, &weights_json);
     if (rc == 0)
         rc = tsctl_read_json(ctx, calls_path, &actual);
     if (rc == 0)
@@ -131,10 +120,10 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         ts_check_args_set_store(a, root);
         ts_check_args_set_name(a, args.pos[0]);
         ts_check_args_set_actual(a, actual);
-        ts_check_args_set_format(a, format);
-        ts_check_args_set_min_score(a, min);
+        ts_check_args_set_format(a, scoring.format);
+        ts_check_args_set_min_score(a, options.min_score);
         ts_check_args_set_weights(a, weights_json);
-        ts_check_args_set_strict(a, strict);
+        ts_check_args_set_strict(a, options.strict);
         ts_check_args_set_ci(a, tsctl_env_ci());
         ts_check_args_set_update(a, update || tsctl_env_truthy(getenv("TOOLSCORE_RECORD_UPDATE")));
         ts_check_args_set_allow_pending(a, allow_pending);
@@ -184,6 +173,12 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
         return rc;
     rc = ts_extract(doc, format, TS_EXTRACT_FILE, &calls, &err);
     json_object_put(doc);
+    if (rc == 0) {
+        /* a recorded trace is a concrete observation: {"tool", "args"} only */
+        struct json_object *raw = calls;
+        rc = ts_extract_normalize(raw, &calls, &err);
+        json_object_put(raw);
+    }
     if (rc < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", trace, err.message);
     rc = tsctl_call_record(ctx, name, calls, "trace", update, TSCTL_CALL_QUIET, &reply);

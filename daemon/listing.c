@@ -3,6 +3,7 @@
  */
 #include "listing.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
@@ -14,6 +15,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "params.h"
+#include "request.h"
 #include "ts_store.h"
 
 /* Listings of more entries than this give their memory back to the system
@@ -21,10 +23,9 @@
 #define TRIM_AFTER 1000
 
 struct tsd_listing {
-    char cursor[48];
-    char *root; /* the store's key */
+    char handle[48]; /* "<sequence>-<16 random hex>"; a cursor is "<handle>-<position>" */
+    char *root;      /* the store's key */
     ts_store_summaries sums;
-    size_t pos;        /* next entry to send */
     uint64_t used_ms;  /* for the idle limit */
     uint64_t used_seq; /* for least recently used (ms ties) */
     struct tsd_listing *next;
@@ -121,18 +122,23 @@ static struct json_object *summary_entry(const char *root, const ts_store_summar
     return o;
 }
 
-/* The reply for the next limit entries of l (limit 0: all), problems only
- * on the first page; next is l's cursor or nil when this page ends it. */
-static struct json_object *page(const tsd_listing *l, size_t limit, bool first, bool more)
+/* The reply for the limit entries of l from position from on (limit 0:
+ * all), problems only on the first page; next is the cursor of the page
+ * after this one, nil when this page ends the listing. *more tells which. */
+static struct json_object *page(const tsd_listing *l, size_t from, size_t limit, bool first,
+                                bool *more)
 {
     struct json_object *result = json_object_new_object();
     struct json_object *items = json_object_new_array();
     struct json_object *problems = json_object_new_array();
     size_t end = l->sums.count;
+    char next[sizeof(l->handle) + 24];
 
-    if (limit > 0 && limit < end - l->pos)
-        end = l->pos + limit;
-    for (size_t i = l->pos; i < end; i++)
+    if (limit > 0 && limit < end - from)
+        end = from + limit;
+    *more = end < l->sums.count;
+    snprintf(next, sizeof(next), "%s-%zu", l->handle, end);
+    for (size_t i = from; i < end; i++)
         json_object_array_add(items, summary_entry(l->root, &l->sums.items[i]));
     for (size_t i = 0; first && i < l->sums.problem_count; i++) {
         struct json_object *p = json_object_new_object();
@@ -146,7 +152,7 @@ static struct json_object *page(const tsd_listing *l, size_t limit, bool first, 
     json_object_object_add(result, "snapshots", items);
     json_object_object_add(result, "problems", problems);
     json_object_object_add(result, "total", json_object_new_int64((int64_t)l->sums.count));
-    json_object_object_add(result, "next", more ? json_object_new_string(l->cursor) : NULL);
+    json_object_object_add(result, "next", *more ? json_object_new_string(next) : NULL);
     return result;
 }
 
@@ -202,14 +208,12 @@ static void list_done(tsd_job *job)
                   "cache %zu summaries, %zu bytes",
                   l->root, l->sums.count, l->sums.problem_count, c->stats.reused, c->stats.read,
                   c->stats.entries, c->stats.bytes);
-        more = c->limit > 0 && l->sums.count > c->limit;
-        result = page(l, c->limit, true, more);
+        result = page(l, 0, c->limit, true, &more);
     }
     tsd_request_finish(c->req, c->rc, result, &c->err);
     json_object_put(result);
     if (more) {
         expire(srv, 1);
-        l->pos = c->limit;
         l->used_ms = tsd_server_now_ms(srv);
         l->used_seq = ++srv->listing_seq;
         l->next = srv->listings;
@@ -221,18 +225,45 @@ static void list_done(tsd_job *job)
     free(c);
 }
 
-/* The next page of a held listing, answered at once. */
+/* The held listing and the position a cursor names, or NULL. */
+static tsd_listing *find_cursor(tsd_server *srv, const char *cursor, size_t *pos)
+{
+    const char *dash = strrchr(cursor, '-');
+    size_t handle_len = dash != NULL ? (size_t)(dash - cursor) : 0;
+    char *end = NULL;
+    unsigned long long at;
+
+    if (dash == NULL || dash[1] < '0' || dash[1] > '9')
+        return NULL;
+    errno = 0;
+    at = strtoull(dash + 1, &end, 10);
+    if (errno != 0 || *end != '\0')
+        return NULL;
+    for (tsd_listing *l = srv->listings; l != NULL; l = l->next) {
+        if (strlen(l->handle) == handle_len && memcmp(l->handle, cursor, handle_len) == 0) {
+            if (at > l->sums.count)
+                return NULL;
+            *pos = (size_t)at;
+            return l;
+        }
+    }
+    return NULL;
+}
+
+/* The page a cursor names, answered at once. The listing stays held (until
+ * idle or pushed out), so the same cursor asked again gives the same page:
+ * a client that lost a reply may retry. */
 static int next_page(tsd_server *srv, const char *cursor, const char *root, size_t limit,
                      struct json_object **result, ts_error *err)
 {
     tsd_listing *l = NULL;
     char *key = NULL;
+    size_t pos = 0;
     bool more;
     int rc;
 
     expire(srv, 0);
-    for (l = srv->listings; l != NULL && strcmp(l->cursor, cursor) != 0; l = l->next)
-        ;
+    l = find_cursor(srv, cursor, &pos);
     if (l == NULL)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "unknown or expired listing cursor '%.64s'; list again from the start",
@@ -247,23 +278,14 @@ static int next_page(tsd_server *srv, const char *cursor, const char *root, size
             return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                                 "listing cursor '%.64s' belongs to the store %s", cursor, l->root);
     }
-    if (limit == 0)
-        limit = l->sums.count - l->pos;
-    more = l->sums.count - l->pos > limit;
-    *result = page(l, limit, false, more);
-    if (more) {
-        l->pos += limit;
-        l->used_ms = tsd_server_now_ms(srv);
-        l->used_seq = ++srv->listing_seq;
-    } else {
-        unlink_listing(srv, l);
-        listing_free(l);
-    }
+    *result = page(l, pos, limit, false, &more);
+    l->used_ms = tsd_server_now_ms(srv);
+    l->used_seq = ++srv->listing_seq;
     return 0;
 }
 
 /* "<sequence>-<16 random hex>": unique in this daemon, not guessable. */
-static void make_cursor(tsd_server *srv, char *out, size_t outsz)
+static void make_handle(tsd_server *srv, char *out, size_t outsz)
 {
     uint64_t r = 0;
 
@@ -275,25 +297,26 @@ static void make_cursor(tsd_server *srv, char *out, size_t outsz)
 int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
              struct json_object **result, ts_error *err)
 {
-    const char *root = NULL;
-    const char *cursor = NULL;
-    bool pending = false;
-    int64_t limit = 0;
+    const char *root, *cursor;
+    bool pending;
+    int64_t limit;
     tsd_store *st = NULL;
     list_job *c;
-    int rc = tsd_param_string(params, "store", true, &root, err);
+    tsd_params p;
+    int rc;
 
-    if (rc == 0)
-        rc = tsd_param_bool(params, "pending", false, &pending, err);
-    if (rc == 0)
-        rc = tsd_param_int(params, "limit", 0, &limit, err);
-    if (rc == 0 && json_object_object_get((struct json_object *)params, "limit") != NULL &&
+    tsd_params_init(&p, params, err);
+    root = tsd_params_string(&p, "store", true);
+    pending = tsd_params_bool(&p, "pending", false);
+    limit = tsd_params_int(&p, "limit", 0);
+    if (tsd_params_error(&p) == 0 &&
+        json_object_object_get((struct json_object *)params, "limit") != NULL &&
         (limit < 1 || limit > TSD_LISTING_LIMIT_MAX))
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                          "'limit' must be from 1 to %d, got %" PRId64, TSD_LISTING_LIMIT_MAX,
-                          limit);
-    if (rc == 0)
-        rc = tsd_param_string(params, "cursor", false, &cursor, err);
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "'limit' must be from 1 to %d, got %" PRId64,
+                                         TSD_LISTING_LIMIT_MAX, limit));
+    cursor = tsd_params_string(&p, "cursor", false);
+    rc = tsd_params_error(&p);
     if (rc < 0)
         return rc;
     if (cursor != NULL)
@@ -314,7 +337,7 @@ int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params
         free(c);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
-    make_cursor(srv, c->l->cursor, sizeof(c->l->cursor));
+    make_handle(srv, c->l->handle, sizeof(c->l->handle));
     c->srv = srv;
     c->req = req;
     c->cache = tsd_store_list_cache(&srv->stores, st);

@@ -6,14 +6,15 @@
  * the thread pool (ts_store_list_summaries_cached: every file read and
  * validated, except those whose summary the store's listing cache holds
  * for an unchanged stamp; docs/internals/list_cache.md), after every
- * earlier request of the store and before every later one. With
- * a limit, the first page is answered and the rest of that listing is held
- * under a cursor ("next"); the following pages are cut from it, so the pages
- * of one listing are one consistent view of the store as it was when the
- * listing was read: nothing is listed twice or skipped, and total holds for
- * every page. A held listing is dropped once its last page is sent, after
- * TSD_LISTING_IDLE_MS without a page, or when TSD_LISTINGS_MAX newer ones
- * are held. Owns the held listings (tsd_server.listings).
+ * earlier request of the store and before every later one. With a limit,
+ * the first page is answered and the whole listing is held; each cursor
+ * ("next") names that listing and the position of the page after the one
+ * sent, so the pages of one listing are one consistent view of the store
+ * as it was when the listing was read (nothing is listed twice or skipped,
+ * total holds for every page) and a cursor asked for again gives the same
+ * page again. A held listing is dropped after TSD_LISTING_IDLE_MS without a
+ * page (its last page included), or when TSD_LISTINGS_MAX newer ones are
+ * held. Owns the held listings (tsd_server.listings).
  */
 #ifndef TSD_LISTING_H
 #define TSD_LISTING_H
@@ -23,7 +24,7 @@
 #include "server.h"
 #include "ts_error.h"
 
-#define TSD_LISTINGS_MAX 16           /* held listings (paged, not finished) */
+#define TSD_LISTINGS_MAX 16           /* held listings (paged) */
 #define TSD_LISTING_IDLE_MS 60000     /* a held listing unused this long is dropped */
 #define TSD_LISTING_LIMIT_MAX 1000000 /* largest page */
 

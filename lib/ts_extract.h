@@ -1,6 +1,6 @@
 /*
  * ts_extract — turning an agent's raw response into a list of calls
- * (../shared/spec/extract.md). One implementation for the daemon, tsctl and
+ * (docs/extraction.md). One implementation for the daemon, tsctl and
  * every client shim.
  */
 #ifndef TS_EXTRACT_H
@@ -21,7 +21,7 @@ typedef enum ts_extract_origin {
 
 /*
  * Extract calls from input. format is NULL or "auto" for detection, or one of
- * the names of extract.md. *calls_out receives a new array
+ * the names of docs/extraction.md. *calls_out receives a new array
  * [{"tool": ..., "args": {...}}, ...] (the "calls" format keeps items as they
  * are). Errors have code "format" and say what was wrong, e.g.
  * "cannot auto-detect the format of an object (supported formats: ...)".
@@ -41,10 +41,19 @@ int ts_extract_shared(struct json_object *input, const char *format, ts_extract_
                       struct json_object **calls_out, ts_error *err);
 
 /*
- * The format auto-detection picks for input (extract.md, "Auto-detection"),
+ * The format auto-detection picks for input (docs/extraction.md, "Auto-detection"),
  * e.g. "openai", or NULL when no rule applies. Never a file-only format.
  */
 const char *ts_extract_detect(const struct json_object *input);
+
+/*
+ * A trace import's calls (docs/extraction.md, "Trace import normalizes
+ * calls"): a new array with each call of a valid calls list (as
+ * ts_calls_validate checks it, code "invalid_calls" otherwise) as exactly
+ * {"tool": ..., "args": {...}}: other keys dropped, args absent or null
+ * written as {}, args copied.
+ */
+int ts_extract_normalize(const struct json_object *calls, struct json_object **out, ts_error *err);
 
 /* True when name is a known format name (including "auto"). */
 bool ts_extract_format_known(const char *name);

@@ -1,9 +1,10 @@
 /*
  * ts_extract_args — building calls and normalizing arguments, the rules every
- * extraction format shares (extract.md): a call is {"tool": name, "args":
+ * extraction format shares (docs/extraction.md): a call is {"tool": name, "args":
  * {...}}; a call without a non-empty string name is dropped; arguments given
  * as JSON text are parsed with ts_json's strict reader; arguments that are not
- * an object become {"value": x}. Also the format-error helpers.
+ * an object become {"value": x}. Also the format-error helpers, and the
+ * normalization of a trace import (ts_extract_normalize).
  */
 #include "ts_extract_internal.h"
 
@@ -11,6 +12,7 @@
 #include <stdio.h>
 
 #include "ts_json.h"
+#include "ts_score.h"
 
 /* A deep copy; *out = NULL for a JSON null. -ENOMEM on allocation failure. */
 int ts_extract__copy_value(const struct json_object *v, struct json_object **out)
@@ -96,7 +98,7 @@ struct json_object *ts_extract__wrap_value(struct json_object *v)
 }
 
 /*
- * The arguments object for a provider value (the rule of extract.md):
+ * The arguments object for a provider value (the rule of docs/extraction.md):
  * missing/null -> {}, object -> copy, string -> parsed JSON (unparseable ->
  * unparsed_fallback, {} when that is NULL), anything that is not an object
  * -> {"value": x}. *out is a new object; -ENOMEM on allocation failure.
@@ -189,4 +191,51 @@ int ts_extract__add_call_value(extract_ctx *ctx, const struct json_object *name,
     if (ts_extract__args_from_value(args_value, NULL, &args) < 0)
         return ts_extract__no_memory(ctx);
     return ts_extract__add_call(ctx, name, args);
+}
+
+/* ---- trace import ------------------------------------------------------- */
+
+int ts_extract_normalize(const struct json_object *calls, struct json_object **out, ts_error *err)
+{
+    struct json_object *list;
+    size_t n;
+    int rc = ts_calls_validate(calls, NULL, err);
+
+    *out = NULL;
+    if (rc < 0)
+        return rc;
+    n = json_object_array_length(calls);
+    list = json_object_new_array_ext((int)n);
+    if (list == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *item = json_object_array_get_idx(calls, i);
+        struct json_object *tool = json_object_object_get(item, "tool");
+        struct json_object *args = json_object_object_get(item, "args");
+        struct json_object *call = json_object_new_object();
+        struct json_object *copy = args ? ts_json_copy(args) : json_object_new_object();
+        struct json_object *name =
+            json_object_new_string_len(string_of(tool), json_object_get_string_len(tool));
+        if (call == NULL || copy == NULL || name == NULL ||
+            json_object_object_add(call, "tool", name) < 0) {
+            json_object_put(name);
+            json_object_put(copy);
+            json_object_put(call);
+            goto fail;
+        }
+        if (json_object_object_add(call, "args", copy) < 0) {
+            json_object_put(copy);
+            json_object_put(call);
+            goto fail;
+        }
+        if (json_object_array_add(list, call) < 0) {
+            json_object_put(call);
+            goto fail;
+        }
+    }
+    *out = list;
+    return 0;
+fail:
+    json_object_put(list);
+    return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }

@@ -71,8 +71,8 @@ static size_t decode(const unsigned char *s, uint32_t *cp)
 
 int ts_name_validate(const char *name, size_t len, ts_error *err)
 {
-    if (name == NULL || len == 0)
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "snapshot name is empty");
+    if (name == NULL)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "snapshot name is missing");
     if (len > TS_NAME_MAX_BYTES)
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "snapshot name of %zu bytes is longer than %d bytes", len,

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ts_json.h"
+#include "ts_utf8.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 
@@ -144,39 +145,6 @@ static const char *string_of(const struct json_object *s, size_t *len)
     return json_object_get_string((struct json_object *)s);
 }
 
-/* Decode one UTF-8 sequence; returns its length, or 0 when invalid. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    size_t len;
-    uint32_t v;
-
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    if ((s[0] & 0xe0) == 0xc0) {
-        len = 2;
-        v = s[0] & 0x1f;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        len = 3;
-        v = s[0] & 0x0f;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        len = 4;
-        v = s[0] & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3f);
-    }
-    *cp = v;
-    return len;
-}
-
 /* Format characters (Cf) outside the ranges below (Unicode 14, as in
  * Python 3.11), e.g. the tag characters of subdivision flag emoji. */
 static bool other_format_character(uint32_t cp)
@@ -239,7 +207,7 @@ int ts_repr_string(const char *s, size_t len, ts_buf *out)
     ts_buf_appendc(out, quote);
     for (size_t i = 0; i < len && ts_buf_error(out) == 0;) {
         uint32_t cp;
-        size_t n = utf8_decode(u + i, len - i, &cp);
+        size_t n = ts_utf8_decode(u + i, len - i, &cp);
         if (n == 0) {
             ts_buf_appendf(out, "\\x%02x", u[i]);
             i++;

@@ -1,7 +1,7 @@
 /*
  * ts_snapshot — one snapshot: its model, its file format, and timestamps.
  *
- * The file format is the reference tool's (snapshots.md): keys in the order
+ * The file format is the reference tool's (docs/snapshots.md): keys in the order
  * schema_version, name, created_at, updated_at, toolscore_version, approved,
  * source, calls; written by ts_json_write_pretty plus one "\n".
  */
@@ -15,10 +15,14 @@
 
 #include "ts_buf.h"
 #include "ts_error.h"
+#include "ts_json.h"
 
 #define TS_SNAPSHOT_SCHEMA_VERSION 1
-#define TS_SNAPSHOT_MAX_BYTES (32u << 20) /* largest snapshot file read */
-#define TS_SNAPSHOT_MAX_CALLS 100000      /* most calls in one snapshot */
+#define TS_SNAPSHOT_MAX_BYTES (32u << 20)       /* largest snapshot file read */
+#define TS_SNAPSHOT_MAX_CALLS 100000            /* most calls in one snapshot */
+#define TS_SNAPSHOT_MAX_TOOL_BYTES 1024         /* longest "tool" of a call */
+#define TS_SNAPSHOT_MAX_META_BYTES 256          /* longest toolscore_version, source */
+#define TS_SNAPSHOT_MAX_DEPTH TS_JSON_MAX_DEPTH /* nesting of a file */
 #define TS_TIMESTAMP_MAX 48
 
 typedef struct ts_snapshot {
@@ -44,9 +48,9 @@ int ts_snapshot_new(const char *name, struct json_object *calls, const char *sou
 /*
  * Parse a snapshot file's bytes. what names the file in error messages
  * ("<what>: line 2, column 5: ..."). Accepts every file of the reference
- * tool; refuses (with "invalid_json"/"invalid_snapshot"/"too_large"/"limit")
- * corrupt or truncated JSON, invalid UTF-8, wrong types, a missing name or
- * calls, too deep nesting, and files over TS_SNAPSHOT_MAX_BYTES.
+ * tool; refuses with "invalid_snapshot" corrupt or truncated JSON, invalid
+ * UTF-8, nesting deeper than TS_JSON_MAX_DEPTH, wrong types and a missing
+ * name or calls, and with "too_large" a file over TS_SNAPSHOT_MAX_BYTES.
  */
 int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot **out,
                       ts_error *err);

@@ -154,6 +154,7 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     int rc;
 
     builder_start(&b, max_frame);
+    b.w.max_depth = TS_WIRE_REPLY_MAX_DEPTH;
     msgpack_pack_map(&b.w.pk, 3);
     builder_key(&b, "id");
     msgpack_pack_uint64(&b.w.pk, id);
@@ -170,66 +171,38 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     return builder_finish(&b, out, "reply", err);
 }
 
-/* One key and a double of the score result. */
-static void pack_double_member(ts_wire_writer *w, const char *key, double v, ts_error *err)
-{
-    ts_wire_pack_str(w, key, strlen(key), err);
-    ts_wire_pack_double(w, v, err);
-}
-
-/* One key and a tool list (NULL: an empty list) of the score result;
- * depth: containers open around the list. */
-static void pack_list_member(ts_wire_writer *w, const char *key, const struct json_object *list,
-                             int depth, ts_error *err)
-{
-    ts_wire_pack_str(w, key, strlen(key), err);
-    if (list == NULL)
-        ts_wire_pack_array(w, 0, err);
-    else
-        ts_wire_pack(w, list, depth, err);
-}
-
 int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, int depth,
                                  ts_error *err)
 {
-    /* The order of ts_score_result_to_json; test_proto compares the bytes. */
-    const struct {
-        const char *key;
-        double value;
-    } first[] = {{"invocation_accuracy", r->invocation_accuracy},
-                 {"selection_accuracy", r->selection_accuracy},
-                 {"argument_precision", r->argument_precision},
-                 {"argument_recall", r->argument_recall},
-                 {"argument_f1", r->argument_f1},
-                 {"edit_distance", r->edit_distance},
-                 {"normalized_distance", r->normalized_distance},
-                 {"sequence_accuracy", r->sequence_accuracy}},
-      second[] = {{"redundant_rate", r->redundant_rate},
-                  {"tool_correctness", r->tool_correctness},
-                  {"trajectory_accuracy", r->trajectory_accuracy},
-                  {"step_match_rate", r->step_match_rate},
-                  {"path_efficiency", r->path_efficiency}};
-    char grade[2] = {r->grade, '\0'};
+    ts_wire_pack_map(w, ts_score_key_count, err);
+    for (size_t i = 0; i < ts_score_key_count; i++) {
+        const ts_score_key *k = &ts_score_keys[i];
+        const void *m = ts_score_member(r, k);
+        const struct json_object *list;
 
-    ts_wire_pack_map(w, 2 + 8 + 2 + 5 + 4 + 2, err);
-    pack_double_member(w, "score", r->score, err);
-    ts_wire_pack_str(w, "grade", 5, err);
-    ts_wire_pack_str(w, grade, strlen(grade), err);
-    for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++)
-        pack_double_member(w, first[i].key, first[i].value, err);
-    ts_wire_pack_str(w, "redundant_count", 15, err);
-    ts_wire_pack_int(w, r->redundant_count, err);
-    ts_wire_pack_str(w, "total_calls", 11, err);
-    ts_wire_pack_int(w, r->total_calls, err);
-    for (size_t i = 0; i < sizeof(second) / sizeof(second[0]); i++)
-        pack_double_member(w, second[i].key, second[i].value, err);
-    pack_list_member(w, "expected_tools", r->expected_tools, depth + 1, err);
-    pack_list_member(w, "called_tools", r->called_tools, depth + 1, err);
-    pack_list_member(w, "missing_tools", r->missing_tools, depth + 1, err);
-    pack_list_member(w, "extra_tools", r->extra_tools, depth + 1, err);
-    ts_wire_pack_str(w, "passed", 6, err);
-    ts_wire_pack_bool(w, r->passed, err);
-    pack_double_member(w, "min_score", r->min_score, err);
+        ts_wire_pack_str(w, k->name, strlen(k->name), err);
+        switch (k->type) {
+        case TS_SCORE_DOUBLE:
+            ts_wire_pack_double(w, *(const double *)m, err);
+            break;
+        case TS_SCORE_INT:
+            ts_wire_pack_int(w, *(const int64_t *)m, err);
+            break;
+        case TS_SCORE_GRADE:
+            ts_wire_pack_str(w, (const char *)m, *(const char *)m != '\0', err);
+            break;
+        case TS_SCORE_BOOL:
+            ts_wire_pack_bool(w, *(const bool *)m, err);
+            break;
+        case TS_SCORE_TOOLS:
+            list = *(struct json_object *const *)m;
+            if (list == NULL)
+                ts_wire_pack_array(w, 0, err);
+            else
+                ts_wire_pack(w, list, depth + 1, err);
+            break;
+        }
+    }
     return ts_wire_writer_error(w);
 }
 
@@ -375,7 +348,7 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
 
 /* Decode one key/value pair of the envelope at payload[*pos..len). */
 static int request_pair(ts_request *req, const unsigned char *payload, size_t len, size_t *pos,
-                        unsigned *seen, const char *raw_key, ts_error *err)
+                        unsigned *seen, ts_message_raw_choice choose, ts_error *err)
 {
     ts_wire_raw_member *raw = NULL;
     struct json_object *key = NULL;
@@ -391,9 +364,12 @@ static int request_pair(ts_request *req, const unsigned char *payload, size_t le
         rc = shape_error(err, "request keys must be strings, got %s", type_name(key));
         goto out;
     }
-    if (raw_key != NULL && strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
-        req->raw.key = raw_key;
-        raw = &req->raw;
+    /* The method's member is left as bytes when the method came first (the
+     * order clients send); params before the method are decoded whole. */
+    if (choose != NULL && req->method != NULL &&
+        strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
+        req->raw.key = choose(req->method);
+        raw = req->raw.key != NULL ? &req->raw : NULL;
     }
     rc = ts_wire_decode_prefix_raw(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, raw, &value,
                                    &used, err);
@@ -414,7 +390,7 @@ int ts_message_decode_request(const void *payload, size_t len, ts_request *req, 
     return ts_message_decode_request_raw(payload, len, NULL, req, err);
 }
 
-int ts_message_request_decode_raw(const ts_request *req, struct json_object *params, ts_error *err)
+int ts_message_expand_raw(const ts_request *req, struct json_object *params, ts_error *err)
 {
     struct json_object *value = NULL;
     int rc;
@@ -431,7 +407,7 @@ int ts_message_request_decode_raw(const ts_request *req, struct json_object *par
     return 0;
 }
 
-int ts_message_decode_request_raw(const void *payload, size_t len, const char *raw_key,
+int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_raw_choice choose,
                                   ts_request *req, ts_error *err)
 {
     const unsigned char *p = payload;
@@ -461,7 +437,7 @@ int ts_message_decode_request_raw(const void *payload, size_t len, const char *r
                             "a request map has at most 3 keys (id, method, params), got %llu",
                             (unsigned long long)count);
     for (i = 0; i < count; i++) {
-        rc = request_pair(req, p, len, &pos, &seen, raw_key, err);
+        rc = request_pair(req, p, len, &pos, &seen, choose, err);
         if (rc < 0)
             return rc;
     }
@@ -569,7 +545,7 @@ int ts_message_decode_reply(const void *payload, size_t len, ts_reply *reply, ts
     int rc;
 
     memset(reply, 0, sizeof(*reply));
-    rc = ts_wire_decode(payload, len, 0, &v, err);
+    rc = ts_wire_decode(payload, len, TS_WIRE_REPLY_MAX_DEPTH, &v, err);
     if (rc < 0)
         return ts_error_prefix(err, rc, "undecodable reply");
     rc = reply_fields(reply, v, err);
@@ -601,6 +577,11 @@ int ts_message_check_hello(const struct json_object *params, ts_error *err)
                             "protocol %d)",
                             TS_PROTOCOL_VERSION);
     version = json_object_get_int64(protocol);
+    if (version == INT64_MAX && json_object_get_uint64(protocol) > (uint64_t)INT64_MAX)
+        return ts_error_set(err, -EPROTONOSUPPORT, TS_ERR_VERSION_MISMATCH,
+                            "client speaks protocol %llu, server speaks protocol %d",
+                            (unsigned long long)json_object_get_uint64(protocol),
+                            TS_PROTOCOL_VERSION);
     if (version != TS_PROTOCOL_VERSION)
         return ts_error_set(err, -EPROTONOSUPPORT, TS_ERR_VERSION_MISMATCH,
                             "client speaks protocol %lld, server speaks protocol %d",

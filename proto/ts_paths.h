@@ -65,7 +65,7 @@ int ts_paths_sockaddr(const char *path, ts_sockaddr *out, ts_error *err);
 void ts_paths_sockaddr_release(ts_sockaddr *a);
 
 /*
- * The rule for the socket's directory (daemon.md): a directory owned by the
+ * The rule for the socket's directory (docs/protocol.md, "Transport"): a directory owned by the
  * effective uid with no group or other access. st is the directory's stat.
  * 0 when it holds; -EPERM ("invalid_argument") with a message naming dir and
  * the owner and mode found. The daemon refuses such a directory; a client

@@ -36,6 +36,9 @@
 #include "ts_error.h"
 
 #define TS_WIRE_MAX_DEPTH 128 /* containers nested in one frame's value */
+/* A reply may nest deeper than a request: a snapshot file of
+ * TS_WIRE_MAX_DEPTH levels sits a few levels down in a show or review reply. */
+#define TS_WIRE_REPLY_MAX_DEPTH (TS_WIRE_MAX_DEPTH + 8)
 
 #define TS_ERR_BAD_REQUEST "bad_request" /* a value or message the protocol refuses */
 
@@ -100,6 +103,7 @@ typedef struct ts_wire_writer {
     msgpack_packer pk;
     ts_buf *out;
     int rc;
+    int max_depth; /* containers allowed (TS_WIRE_MAX_DEPTH after init) */
 } ts_wire_writer;
 
 void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out);
@@ -109,7 +113,7 @@ int ts_wire_writer_error(const ts_wire_writer *w);
 
 /*
  * Pack v with w. depth is the number of containers already open around v
- * (0 for a top-level value); v's own containers may reach TS_WIRE_MAX_DEPTH.
+ * (0 for a top-level value); v's own containers may reach w->max_depth.
  * Errors: "invalid_argument" (-EINVAL) for a string or key that is not
  * valid UTF-8 or a NaN/infinite double, "limit" (-E2BIG) past the depth,
  * and the writer's own failure (-E2BIG "too_large", -ENOMEM).

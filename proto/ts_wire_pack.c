@@ -39,6 +39,7 @@ void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out)
 {
     w->out = out;
     w->rc = 0;
+    w->max_depth = TS_WIRE_MAX_DEPTH;
     msgpack_packer_init(&w->pk, w, writer_append);
 }
 
@@ -240,9 +241,9 @@ static int pack_double(ts_wire_writer *w, double d, ts_error *err)
 
 static int pack_depth(ts_wire_writer *w, int depth, ts_error *err)
 {
-    if (depth + 1 > TS_WIRE_MAX_DEPTH)
+    if (depth + 1 > w->max_depth)
         return refuse(w, ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
-                                      "value nested deeper than %d levels", TS_WIRE_MAX_DEPTH));
+                                      "value nested deeper than %d levels", w->max_depth));
     return 0;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Black-box acceptance of tsctl and toolscored against the spec pages
-# (cli.md, snapshots.md, daemon.md), for what the other tsctl tests leave
+# Black-box acceptance of tsctl and toolscored against the contract
+# (docs/tsctl.1, docs/snapshots.md, docs/protocol.md), for what the other tsctl tests leave
 # out: the default store relative to the current directory and created on
 # the first write only, the default socket ($XDG_RUNTIME_DIR or
 # /tmp/toolscore-UID) and TOOLSCORE_SOCKET/TOOLSCORE_DIR, the exact messages

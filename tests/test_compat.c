@@ -7,7 +7,7 @@
  *   json.vec       random JSON texts with json.dumps(json.loads(text),
  *                  indent=2, ensure_ascii=False) and the compact form;
  *   reader.vec     mutated texts, read or refused as json.loads does;
- *   names.vec      snapshot names with the file name of snapshots.md;
+ *   names.vec      snapshot names with the file name of docs/snapshots.md;
  *   snapshots.vec  snapshot files whose calls' args are json.vec documents.
  * Bytes must be identical. Each test goes through its whole file and then
  * lists the first mismatches, so one run shows the extent of a problem.

@@ -2,8 +2,8 @@
  * test_compat_score — differential test vectors for numbers and text shown
  * to users: scores and repr() against CPython (docs/internals/compat.md).
  *
- *   scores.jsonl   call lists, options and every metric of scoring.md, by a
- *                  Python transcription of the spec (and inputs it refuses);
+ *   scores.jsonl   call lists, options and every metric of docs/scoring.md, by a
+ *                  Python transcription of docs/scoring.md (and inputs it refuses);
  *   printable.txt  which assigned code points repr() prints or escapes;
  *   repr.vec       repr() of json.vec documents.
  * Numbers within 1e-12, grades, pass flags, counts, lists and text exact.
@@ -179,7 +179,7 @@ static int run_case(struct json_object *c, ts_score_result *r, ts_error *err)
     return rc;
 }
 
-/* A case the spec refuses: C must refuse it too, with the spec's message for
+/* A case docs/scoring.md refuses: C must refuse it too, with its message for
  * a bad calls list ("item at index i ..."). */
 static void check_score_error(struct json_object *c, size_t index, vec_mismatches *m,
                               score_stats *st)
@@ -190,8 +190,8 @@ static void check_score_error(struct json_object *c, size_t index, vec_mismatche
 
     st->errors++;
     if (run_case(c, &r, &err) == 0) {
-        vec_mismatch(m, "case %zu: C scored what the spec refuses (%s): score %.17g", index, why,
-                     r.score);
+        vec_mismatch(m, "case %zu: C scored what docs/scoring.md refuses (%s): score %.17g", index,
+                     why, r.score);
         ts_score_result_free(&r);
         return;
     }

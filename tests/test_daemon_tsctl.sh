@@ -73,6 +73,11 @@ expect a b.json FAILED 1 TOOLSCORE_RECORD_UPDATE=0
 expect a b.json FAILED 1 TOOLSCORE_RECORD_UPDATE=false
 expect a b.json FAILED 1 TOOLSCORE_RECORD_UPDATE=NO
 expect a b.json FAILED 1 TOOLSCORE_RECORD_UPDATE=
+# trimmed as Python's str.strip(): Unicode whitespace too (U+2003, U+3000,
+# U+00A0, U+0085, U+001C); U+200B is no whitespace, so that value is truthy
+expect a b.json FAILED 1 "TOOLSCORE_RECORD_UPDATE=$(printf '\342\200\203false\343\200\200')"
+expect a b.json FAILED 1 "TOOLSCORE_RECORD_UPDATE=$(printf '\302\240No\302\205\034')"
+expect a b.json UPDATED 0 "TOOLSCORE_RECORD_UPDATE=$(printf '\342\200\2130')"
 expect a b.json UPDATED 0 TOOLSCORE_RECORD_UPDATE=1 CI=1
 expect a b.json PASSED 0 CI=1
 expect a a.json UPDATED 0 -- --update

@@ -1,5 +1,5 @@
 /*
- * test_score — scoring.md: every metric, value comparison in both modes,
+ * test_score — docs/scoring.md: every metric, value comparison in both modes,
  * weights, thresholds, grades, validation, and large inputs.
  */
 #include <check.h>
@@ -78,7 +78,7 @@ static void assert_list(const struct json_object *list, const char *want)
     free(got);
 }
 
-/* ---- worked examples of scoring.md ---- */
+/* ---- worked examples of docs/scoring.md ---- */
 
 START_TEST(example_perfect_match)
 {
@@ -416,23 +416,78 @@ START_TEST(lenient_no_coercion)
 }
 END_TEST
 
-START_TEST(large_integers_compare_exactly)
+START_TEST(large_integers_top_level_as_doubles)
 {
-    /* 2^53 + 1 is not representable as a double */
-    ck_assert(!equal_text("9007199254740993", "9007199254740992", false, true));
-    ck_assert(!equal_text("9007199254740993", "9007199254740992.0", false, true));
+    /* A top-level argument value: equal as doubles is equal (2^53 + 1 is not
+     * representable and rounds to 2^53), as the reference's float(e) ==
+     * float(a). */
+    ck_assert(equal_text("9007199254740993", "9007199254740992", false, true));
+    ck_assert(equal_text("9007199254740993", "9007199254740992.0", false, true));
     ck_assert(equal_text("9007199254740992", "9007199254740992.0", false, true));
+    ck_assert(!equal_text("9007199254740994", "9007199254740992", false, true));
     ck_assert(equal_text("9223372036854775807", "9223372036854775807", false, true));
-    ck_assert(!equal_text("9223372036854775807", "9223372036854775806", false, true));
-    ck_assert(!equal_text("9223372036854775807", "9223372036854775808.0", false, true));
+    ck_assert(equal_text("9223372036854775807", "9223372036854775806", false, true));
+    ck_assert(equal_text("9223372036854775807", "9223372036854775808.0", false, true));
     ck_assert(equal_text("-9223372036854775808", "-9223372036854775808.0", false, true));
+    ck_assert(equal_text("-9223372036854775808", "-9223372036854775807", false, true));
     ck_assert(equal_text("18446744073709551615", "18446744073709551615", false, true));
-    ck_assert(!equal_text("18446744073709551615", "18446744073709551614", false, true));
+    ck_assert(equal_text("18446744073709551615", "18446744073709551614", false, true));
+    ck_assert(equal_text("18446744073709551615", "18446744073709551616.0", false, true));
     ck_assert(!equal_text("18446744073709551615", "9223372036854775807", false, true));
     ck_assert(equal_text("9223372036854775808", "9223372036854775808.0", false, true));
+    ck_assert(equal_text("9223372036854775808", "9223372036854775807", false, true));
     ck_assert(!equal_text("1e300", "9223372036854775807", false, true));
+    ck_assert(!equal_text("1", "2", false, true));
+    ck_assert(equal_text("true", "1.0", false, true));
+    ck_assert(equal_text("0", "-0.0", false, true));
+}
+END_TEST
+
+START_TEST(large_integers_exact_inside_containers_and_strict)
+{
+    /* Inside an array or object numbers compare exactly. */
+    ck_assert(!equal_text("9007199254740993", "9007199254740992", false, false));
+    ck_assert(!equal_text("9007199254740993", "9007199254740992.0", false, false));
+    ck_assert(equal_text("9007199254740992", "9007199254740992.0", false, false));
+    ck_assert(!equal_text("[9007199254740993]", "[9007199254740992]", false, true));
+    ck_assert(!equal_text("{\"n\": 9007199254740993}", "{\"n\": 9007199254740992}", false, true));
+    ck_assert(!equal_text("[18446744073709551615]", "[18446744073709551614]", false, true));
+    ck_assert(
+        !equal_text("{\"n\": 9223372036854775807}", "{\"n\": 9223372036854775808.0}", false, true));
+    ck_assert(equal_text("[9007199254740992]", "[9007199254740992.0]", false, true));
+    /* Strict: exact at every level. */
     ck_assert(equal_text("9007199254740993", "9007199254740993", true, true));
     ck_assert(!equal_text("9007199254740993", "9007199254740992", true, true));
+    ck_assert(!equal_text("18446744073709551615", "18446744073709551614", true, true));
+    ck_assert(!equal_text("9007199254740992", "9007199254740992.0", true, true));
+}
+END_TEST
+
+START_TEST(large_integers_in_scores)
+{
+    /* The argument metric follows the value comparison; the trajectory's
+     * step match is deep equality, exact for these. */
+    ts_score_result r = eval_default("[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740993}}]",
+                                     "[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740992}}]");
+
+    ck_assert_double_eq(r.argument_f1, 1.0);
+    ck_assert_double_eq(r.step_match_rate, 0.0);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+    r = eval_default("[{\"tool\": \"t\", \"args\": {\"n\": 18446744073709551615}}]",
+                     "[{\"tool\": \"t\", \"args\": {\"n\": 18446744073709551614}}]");
+    ck_assert_double_eq(r.argument_f1, 1.0);
+    ck_assert(r.passed);
+    ts_score_result_free(&r);
+    r = eval_default("[{\"tool\": \"t\", \"args\": {\"n\": [9007199254740993]}}]",
+                     "[{\"tool\": \"t\", \"args\": {\"n\": [9007199254740992]}}]");
+    ck_assert_double_eq(r.argument_f1, 0.0);
+    ck_assert(!r.passed);
+    ts_score_result_free(&r);
+    r = eval_strict("[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740993}}]",
+                    "[{\"tool\": \"t\", \"args\": {\"n\": 9007199254740992}}]");
+    ck_assert_double_eq(r.argument_f1, 0.0);
+    ts_score_result_free(&r);
 }
 END_TEST
 
@@ -947,6 +1002,61 @@ START_TEST(result_json_keys)
 }
 END_TEST
 
+/* The key table: every key found by its name (and nothing else), each
+ * pointing at a distinct member. */
+START_TEST(result_key_table)
+{
+    ck_assert_uint_eq(ts_score_key_count, 23);
+    for (size_t i = 0; i < ts_score_key_count; i++) {
+        const char *name = ts_score_keys[i].name;
+
+        ck_assert_ptr_eq(ts_score_key_find(name, strlen(name)), &ts_score_keys[i]);
+        ck_assert_ptr_null(ts_score_key_find(name, strlen(name) - 1));
+        for (size_t j = 0; j < i; j++)
+            ck_assert_uint_ne(ts_score_keys[i].offset, ts_score_keys[j].offset);
+    }
+    ck_assert_ptr_null(ts_score_key_find("strict", 6)); /* not a reply member */
+    ck_assert_ptr_null(ts_score_key_find("scored", 6));
+}
+END_TEST
+
+/* Options are equal only when every member is: a cached score is never
+ * reused for options that would score differently. */
+START_TEST(options_equal_every_member)
+{
+    ts_score_options a, b;
+
+    ts_score_options_default(&a);
+    b = a;
+    ck_assert(ts_score_options_equal(&a, &b));
+    for (int member = 0; member < 6; member++) {
+        b = a;
+        switch (member) {
+        case 0:
+            b.weights.selection_accuracy += 0.1;
+            break;
+        case 1:
+            b.weights.argument_f1 += 0.1;
+            break;
+        case 2:
+            b.weights.sequence_accuracy += 0.1;
+            break;
+        case 3:
+            b.weights.redundant_rate += 0.1;
+            break;
+        case 4:
+            b.strict = true;
+            break;
+        default:
+            b.min_score = 0.5;
+            break;
+        }
+        ck_assert_msg(!ts_score_options_equal(&a, &b), "member %d", member);
+        ck_assert_msg(!ts_score_options_equal(&b, &a), "member %d", member);
+    }
+}
+END_TEST
+
 /* ---- large inputs ---- */
 
 static struct json_object *make_calls(size_t n, size_t names, size_t rotate)
@@ -1375,6 +1485,8 @@ static Suite *score_suite(void)
     TCase *tc = tcase_create("examples");
 
     tcase_add_test(tc, example_perfect_match);
+    tcase_add_test(tc, result_key_table);
+    tcase_add_test(tc, options_equal_every_member);
     tcase_add_test(tc, example_wrong_value);
     tcase_add_test(tc, example_selection_only_weights);
     tcase_add_test(tc, example_int_float_lenient_and_strict);
@@ -1407,7 +1519,9 @@ static Suite *score_suite(void)
     tc = tcase_create("values");
     tcase_add_test(tc, lenient_numbers_by_value);
     tcase_add_test(tc, lenient_no_coercion);
-    tcase_add_test(tc, large_integers_compare_exactly);
+    tcase_add_test(tc, large_integers_top_level_as_doubles);
+    tcase_add_test(tc, large_integers_exact_inside_containers_and_strict);
+    tcase_add_test(tc, large_integers_in_scores);
     tcase_add_test(tc, strict_types_must_match);
     tcase_add_test(tc, trimming_only_top_level_strings);
     tcase_add_test(tc, trimming_unicode_whitespace);

@@ -50,7 +50,8 @@ t 0 "$TSCTL" snapshots path -- -dash
 out_has "-dash-"
 t 2 "$TSCTL" snapshots path && err_one_line
 t 2 "$TSCTL" snapshots path a b && err_one_line
-t 2 "$TSCTL" snapshots path "" && err_one_line
+t 0 "$TSCTL" snapshots path ""
+same "$OUT" ".toolscore/snapshots/snapshot-da39a3ee.json" "the empty name is a name"
 
 # --- eval ----------------------------------------------------------------------
 t 0 "$TSCTL" eval "$DATA/expected_search.json" "$DATA/openai_search.json"

@@ -1,0 +1,78 @@
+/*
+ * tspy.h — the internals of toolscored._native, the CPython extension of
+ * the toolscored Python package (docs/pytest.md): Python values to the
+ * client library's json-c values and back, the one call of the check API,
+ * and the exceptions the module raises. Everything here runs with the GIL
+ * held unless a function says otherwise.
+ */
+#ifndef TSPY_H
+#define TSPY_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+#include "toolscore_client.h"
+
+/* Containers nested in one converted value: the wire allows 128 levels per
+ * frame and a check's `actual` sits two levels deep (docs/protocol.md). */
+#define TSPY_MAX_DEPTH 126
+
+/*
+ * Convert the Python value obj to a new json-c value in *out (NULL for
+ * None: json-c's null), owned by the caller (json_object_put). root names
+ * the value in error messages ("actual", "weights"). Exact built-in types
+ * first (dict, list, tuple, str, int, float, bool, None), then their
+ * subclasses as json.dumps treats them, then the objects agent SDKs return:
+ * model_dump(mode="json"), to_dict(), to_json_dict(), dict(), dataclasses.
+ * Returns 0, or -1 with a Python exception set: TypeError for a value of no
+ * JSON type, ValueError for NaN/infinity, an integer outside -2**63 ..
+ * 2**64-1, a cycle, a string that is not valid Unicode, a key with NUL, or
+ * nesting past TSPY_MAX_DEPTH; each message names the type and the path of
+ * the value inside obj (e.g. actual[0]['args']['conn']).
+ */
+int tspy_to_json(PyObject *obj, const char *root, struct json_object **out);
+
+/* A new Python value for the json-c value v (NULL: None); NULL with an
+ * exception set on failure. */
+PyObject *tspy_from_json(const struct json_object *v);
+
+/* What one check sends: strings borrowed (UTF-8), values borrowed. */
+typedef struct tspy_check_params {
+    const char *store;
+    const char *name;
+    const struct json_object *actual;
+    const char *format; /* NULL: "auto" */
+    double min_score;
+    const struct json_object *weights; /* NULL: defaults */
+    bool strict;
+    bool ci;
+    bool update;
+    bool allow_pending;
+    const char *run;  /* NULL: no run */
+    const char *test; /* NULL: no claim */
+    bool color;
+} tspy_check_params;
+
+/*
+ * The check request on c (the client library's check API, its one caller
+ * in this module): *result gets the reply's result object. Returns what
+ * ts_client_check returns. Called WITHOUT the GIL.
+ */
+int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object **result,
+                    ts_error *err);
+
+/*
+ * The module's exception classes (from toolscored._errors), set by
+ * tspy_errors_init. tspy_raise sets the one err calls for: DaemonUnavailable
+ * for a connection failure (its message naming socket), NotFound,
+ * InvalidInput (a ValueError) for the daemon's input errors, else
+ * ToolscoreError; each with .code. Returns NULL.
+ */
+int tspy_errors_init(void);
+PyObject *tspy_raise(const ts_error *err, const char *socket);
+
+#endif

@@ -1,0 +1,76 @@
+/*
+ * tspy_errors — the exceptions toolscored._native raises for the client
+ * library's errors (tspy.h). The classes are defined in Python
+ * (toolscored/_errors.py) so that users import and catch them from the
+ * package; this file fetches them once and picks one per error code.
+ */
+#include "tspy.h"
+
+#include <string.h>
+
+static PyObject *cls_error;
+static PyObject *cls_unavailable;
+static PyObject *cls_not_found;
+static PyObject *cls_invalid;
+
+int tspy_errors_init(void)
+{
+    PyObject *mod = PyImport_ImportModule("toolscored._errors");
+
+    if (mod == NULL)
+        return -1;
+    cls_error = PyObject_GetAttrString(mod, "ToolscoreError");
+    cls_unavailable = PyObject_GetAttrString(mod, "DaemonUnavailable");
+    cls_not_found = PyObject_GetAttrString(mod, "NotFound");
+    cls_invalid = PyObject_GetAttrString(mod, "InvalidInput");
+    Py_DECREF(mod);
+    if (cls_error == NULL || cls_unavailable == NULL || cls_not_found == NULL ||
+        cls_invalid == NULL)
+        return -1;
+    return 0;
+}
+
+/* Codes of the daemon that mean "the input you sent is wrong". */
+static bool is_input_error(const char *code)
+{
+    static const char *const codes[] = {"invalid_argument", "invalid_calls", "invalid_json",
+                                        "format",           "too_large",     "limit",
+                                        "store_refused"};
+    size_t i;
+
+    for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+        if (strcmp(code, codes[i]) == 0)
+            return true;
+    return false;
+}
+
+PyObject *tspy_raise(const ts_error *err, const char *socket)
+{
+    PyObject *cls = cls_error;
+    PyObject *msg;
+    PyObject *exc;
+
+    if (ts_client_error_is_connection(err)) {
+        cls = cls_unavailable;
+        /* Every connection error names the socket it was about. */
+        if (socket != NULL && strstr(err->message, socket) == NULL)
+            msg = PyUnicode_FromFormat("%s (socket %s)", err->message, socket);
+        else
+            msg = PyUnicode_FromString(err->message);
+    } else {
+        if (strcmp(err->code, "not_found") == 0)
+            cls = cls_not_found;
+        else if (is_input_error(err->code))
+            cls = cls_invalid;
+        msg = PyUnicode_FromString(err->message);
+    }
+    if (msg == NULL)
+        return NULL;
+    exc = PyObject_CallFunction(cls, "Os", msg, err->code);
+    Py_DECREF(msg);
+    if (exc == NULL)
+        return NULL;
+    PyErr_SetObject((PyObject *)Py_TYPE(exc), exc);
+    Py_DECREF(exc);
+    return NULL;
+}

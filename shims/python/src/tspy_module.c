@@ -1,0 +1,601 @@
+/*
+ * tspy_module — toolscored._native: the Client type (one connection to
+ * toolscored through libtoolscore-client, linked into this module) and its
+ * methods, one per protocol method the Python package uses
+ * (docs/protocol.md, "Methods"). Arguments are checked and converted with
+ * the GIL held; the request itself runs without it, under the client's own
+ * lock, so other Python threads run meanwhile and two threads never share
+ * the connection at once. The connection is made on first use and made
+ * again by the library after a fork or a broken connection.
+ */
+#include "tspy.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ts_name.h"
+#include "ts_paths.h"
+
+#ifndef TSPY_VERSION
+#define TSPY_VERSION "0.0.0"
+#endif
+
+typedef struct tspy_client {
+    PyObject_HEAD ts_client *client;
+    char *socket; /* asked for, or NULL: $TOOLSCORE_SOCKET or the default */
+    char *client_name;
+    bool autostart;
+    int connect_timeout_ms;
+    pid_t pid; /* the process that made lock */
+    pthread_mutex_t lock;
+} tspy_client;
+
+/* One request: fn runs on the connection without the GIL. */
+typedef int (*tspy_op_fn)(ts_client *c, void *arg, struct json_object **res, ts_error *err);
+
+static void client_lock(tspy_client *self)
+{
+    /* A forked child has one thread: a lock another thread held at the
+     * fork is made anew instead of waited for. */
+    if (self->pid != getpid()) {
+        pthread_mutex_init(&self->lock, NULL);
+        self->pid = getpid();
+    }
+    pthread_mutex_lock(&self->lock);
+}
+
+static int client_connect(tspy_client *self, ts_error *err)
+{
+    ts_client_options o;
+
+    if (self->client != NULL)
+        return 0;
+    ts_client_options_init(&o);
+    o.socket_path = self->socket;
+    o.client_name = self->client_name;
+    o.autostart = self->autostart;
+    o.connect_timeout_ms = self->connect_timeout_ms;
+    return ts_client_connect(&o, &self->client, err);
+}
+
+/* The socket this client talks to, for error messages. */
+static const char *client_socket(tspy_client *self, char *buf, size_t bufsz)
+{
+    ts_error err;
+
+    if (self->client != NULL)
+        return ts_client_socket_path(self->client);
+    if (self->socket != NULL)
+        return self->socket;
+    if (ts_client_default_socket(buf, bufsz, &err) == 0)
+        return buf;
+    return NULL;
+}
+
+/* Run fn on the connection (connecting first when needed); the result as
+ * a Python value, or NULL with the matching exception set. */
+static PyObject *run_op(tspy_client *self, tspy_op_fn fn, void *arg)
+{
+    struct json_object *res = NULL;
+    ts_error err;
+    char sockbuf[4096];
+    const char *sock;
+    PyObject *out;
+    int rc;
+
+    memset(&err, 0, sizeof(err));
+    Py_BEGIN_ALLOW_THREADS;
+    client_lock(self);
+    rc = client_connect(self, &err);
+    if (rc == 0)
+        rc = fn(self->client, arg, &res, &err);
+    pthread_mutex_unlock(&self->lock);
+    Py_END_ALLOW_THREADS;
+    if (rc < 0) {
+        sock = client_socket(self, sockbuf, sizeof(sockbuf));
+        return tspy_raise(&err, sock);
+    }
+    out = tspy_from_json(res);
+    json_object_put(res);
+    return out;
+}
+
+/* ---- the type ------------------------------------------------------- */
+
+static int client_init(tspy_client *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"socket", "autostart", "connect_timeout_ms", "client_name", NULL};
+    const char *socket = NULL;
+    const char *name = "toolscored-python/" TSPY_VERSION;
+    int autostart = 1;
+    int timeout = 5000;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z$piz:Client", kwlist, &socket, &autostart,
+                                     &timeout, &name))
+        return -1;
+    if (socket != NULL && socket[0] == '\0')
+        socket = NULL;
+    if (timeout < 0) {
+        PyErr_SetString(PyExc_ValueError, "connect_timeout_ms must not be negative");
+        return -1;
+    }
+    free(self->socket);
+    free(self->client_name);
+    self->socket = socket != NULL ? strdup(socket) : NULL;
+    self->client_name = name != NULL ? strdup(name) : NULL;
+    if ((socket != NULL && self->socket == NULL) || (name != NULL && self->client_name == NULL)) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    self->autostart = autostart != 0;
+    self->connect_timeout_ms = timeout;
+    return 0;
+}
+
+static PyObject *client_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    tspy_client *self = (tspy_client *)type->tp_alloc(type, 0);
+
+    (void)args;
+    (void)kwds;
+    if (self == NULL)
+        return NULL;
+    self->autostart = true;
+    self->connect_timeout_ms = 5000;
+    self->pid = getpid();
+    pthread_mutex_init(&self->lock, NULL);
+    return (PyObject *)self;
+}
+
+static void client_dealloc(tspy_client *self)
+{
+    ts_client_close(self->client);
+    free(self->socket);
+    free(self->client_name);
+    pthread_mutex_destroy(&self->lock);
+    Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *client_close_method(tspy_client *self, PyObject *unused)
+{
+    (void)unused;
+    Py_BEGIN_ALLOW_THREADS;
+    client_lock(self);
+    ts_client_close(self->client);
+    self->client = NULL;
+    pthread_mutex_unlock(&self->lock);
+    Py_END_ALLOW_THREADS;
+    Py_RETURN_NONE;
+}
+
+static PyObject *client_get_socket(tspy_client *self, void *closure)
+{
+    char buf[4096];
+    const char *s = client_socket(self, buf, sizeof(buf));
+
+    (void)closure;
+    if (s == NULL)
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(s);
+}
+
+/* ---- check ---------------------------------------------------------- */
+
+static int op_check(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    return tspy_check_call(c, arg, res, err);
+}
+
+static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"store",   "name",   "actual", "format", "min_score",
+                             "weights", "strict", "ci",     "update", "allow_pending",
+                             "run",     "test",   "color",  NULL};
+    tspy_check_params p;
+    PyObject *actual;
+    PyObject *weights = Py_None;
+    struct json_object *jactual = NULL;
+    struct json_object *jweights = NULL;
+    int strict = 0, ci = 0, update = 0, allow_pending = 0, color = 0;
+    PyObject *out;
+
+    memset(&p, 0, sizeof(p));
+    p.min_score = 1.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzp:check", kwlist, &p.store, &p.name,
+                                     &actual, &p.format, &p.min_score, &weights, &strict, &ci,
+                                     &update, &allow_pending, &p.run, &p.test, &color))
+        return NULL;
+    if (actual == Py_None) {
+        PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
+                                          "{\"tool\", \"args\"} calls");
+        return NULL;
+    }
+    if (weights != Py_None && !PyDict_Check(weights)) {
+        PyErr_Format(PyExc_TypeError, "weights must be a dict or None, not '%s'",
+                     Py_TYPE(weights)->tp_name);
+        return NULL;
+    }
+    if (tspy_to_json(actual, "actual", &jactual) < 0)
+        return NULL;
+    if (weights != Py_None && tspy_to_json(weights, "weights", &jweights) < 0) {
+        json_object_put(jactual);
+        return NULL;
+    }
+    p.actual = jactual;
+    p.weights = jweights;
+    p.strict = strict;
+    p.ci = ci;
+    p.update = update;
+    p.allow_pending = allow_pending;
+    p.color = color;
+    out = run_op(self, op_check, &p);
+    json_object_put(jactual);
+    json_object_put(jweights);
+    return out;
+}
+
+/* ---- runs, listing and the rest -------------------------------------- */
+
+typedef struct op_args {
+    const char *store;
+    const char *name; /* a snapshot name, a run id or a label */
+    const char *run;
+    bool flag;
+    const char *const *names;
+    size_t count;
+} op_args;
+
+static int op_run_open(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    return ts_client_run_open(c, a->store, a->name, res, err);
+}
+
+static int op_run_join(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    return ts_client_run_join(c, ((const op_args *)arg)->run, res, err);
+}
+
+static int op_run_close(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    return ts_client_run_close(c, ((const op_args *)arg)->run, res, err);
+}
+
+static int op_run_summary(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    return ts_client_run_summary(c, ((const op_args *)arg)->run, res, err);
+}
+
+static int op_orphans(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    return ts_client_orphans(c, a->store, a->run, res, err);
+}
+
+static int op_list(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    return ts_client_list(c, a->store, a->flag, res, err);
+}
+
+static int op_show(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    return ts_client_show(c, a->store, a->name, res, err);
+}
+
+static int op_rm(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    return ts_client_rm(c, a->store, a->name, res, err);
+}
+
+static int op_approve(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    return ts_client_approve(c, a->store, a->names, a->count, a->flag, res, err);
+}
+
+static int op_status(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    (void)arg;
+    return ts_client_status(c, res, err);
+}
+
+static int op_ping(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    (void)arg;
+    *res = NULL;
+    return ts_client_ping(c, err);
+}
+
+static PyObject *client_run_open(tspy_client *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"store", "label", NULL};
+    op_args a = {0};
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|z:run_open", kwlist, &a.store, &a.name))
+        return NULL;
+    return run_op(self, op_run_open, &a);
+}
+
+/* A method of one run id: run_join, run_close, run_summary. */
+static PyObject *run_method(tspy_client *self, PyObject *args, const char *fmt, tspy_op_fn fn)
+{
+    op_args a = {0};
+
+    if (!PyArg_ParseTuple(args, fmt, &a.run))
+        return NULL;
+    return run_op(self, fn, &a);
+}
+
+static PyObject *client_run_join(tspy_client *self, PyObject *args)
+{
+    return run_method(self, args, "s:run_join", op_run_join);
+}
+
+static PyObject *client_run_close(tspy_client *self, PyObject *args)
+{
+    return run_method(self, args, "s:run_close", op_run_close);
+}
+
+static PyObject *client_run_summary(tspy_client *self, PyObject *args)
+{
+    return run_method(self, args, "s:run_summary", op_run_summary);
+}
+
+static PyObject *client_orphans(tspy_client *self, PyObject *args)
+{
+    op_args a = {0};
+
+    if (!PyArg_ParseTuple(args, "ss:orphans", &a.store, &a.run))
+        return NULL;
+    return run_op(self, op_orphans, &a);
+}
+
+static PyObject *client_list(tspy_client *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"store", "pending", NULL};
+    op_args a = {0};
+    int pending = 0;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|$p:list", kwlist, &a.store, &pending))
+        return NULL;
+    a.flag = pending;
+    return run_op(self, op_list, &a);
+}
+
+static PyObject *client_show(tspy_client *self, PyObject *args)
+{
+    op_args a = {0};
+
+    if (!PyArg_ParseTuple(args, "ss:show", &a.store, &a.name))
+        return NULL;
+    return run_op(self, op_show, &a);
+}
+
+static PyObject *client_rm(tspy_client *self, PyObject *args)
+{
+    op_args a = {0};
+
+    if (!PyArg_ParseTuple(args, "ss:rm", &a.store, &a.name))
+        return NULL;
+    return run_op(self, op_rm, &a);
+}
+
+static PyObject *client_approve(tspy_client *self, PyObject *args, PyObject *kwds)
+{
+    static char *kwlist[] = {"store", "names", "all", NULL};
+    op_args a = {0};
+    PyObject *names = NULL;
+    PyObject *seq = NULL;
+    const char **list = NULL;
+    int all = 0;
+    PyObject *out = NULL;
+    Py_ssize_t i;
+
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|O$p:approve", kwlist, &a.store, &names, &all))
+        return NULL;
+    if (names != NULL && names != Py_None) {
+        if (PyUnicode_Check(names)) {
+            PyErr_SetString(PyExc_TypeError, "names must be a list of str, not one str");
+            return NULL;
+        }
+        seq = PySequence_Fast(names, "names must be a list of str");
+        if (seq == NULL)
+            return NULL;
+        list = PyMem_Calloc((size_t)PySequence_Fast_GET_SIZE(seq) + 1, sizeof(*list));
+        if (list == NULL) {
+            PyErr_NoMemory();
+            goto out;
+        }
+        for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+            PyObject *n = PySequence_Fast_GET_ITEM(seq, i);
+
+            if (!PyUnicode_Check(n)) {
+                PyErr_Format(PyExc_TypeError, "names[%zd] is a '%s', not a str", i,
+                             Py_TYPE(n)->tp_name);
+                goto out;
+            }
+            list[i] = PyUnicode_AsUTF8(n);
+            if (list[i] == NULL)
+                goto out;
+        }
+        a.names = list;
+        a.count = (size_t)PySequence_Fast_GET_SIZE(seq);
+    }
+    a.flag = all;
+    out = run_op(self, op_approve, &a);
+out:
+    PyMem_Free(list);
+    Py_XDECREF(seq);
+    return out;
+}
+
+static PyObject *client_status(tspy_client *self, PyObject *unused)
+{
+    (void)unused;
+    return run_op(self, op_status, NULL);
+}
+
+static PyObject *client_ping(tspy_client *self, PyObject *unused)
+{
+    (void)unused;
+    return run_op(self, op_ping, NULL);
+}
+
+#define KW_METHOD(fn) ((PyCFunction)(void (*)(void))(fn))
+
+static PyMethodDef client_methods[] = {
+    {"check", KW_METHOD(client_check), METH_VARARGS | METH_KEYWORDS,
+     "check(store, name, actual, *, format=None, min_score=1.0, weights=None, strict=False, "
+     "ci=False, update=False, allow_pending=False, run=None, test=None, color=False) -> dict\n"
+     "One pass of the snapshot state machine; the daemon's check result."},
+    {"run_open", KW_METHOD(client_run_open), METH_VARARGS | METH_KEYWORDS,
+     "run_open(store, label=None) -> {'run': id}"},
+    {"run_join", (PyCFunction)client_run_join, METH_VARARGS, "run_join(run) -> {run, store}"},
+    {"run_close", (PyCFunction)client_run_close, METH_VARARGS,
+     "run_close(run) -> the run's summary"},
+    {"run_summary", (PyCFunction)client_run_summary, METH_VARARGS,
+     "run_summary(run) -> the run's summary"},
+    {"orphans", (PyCFunction)client_orphans, METH_VARARGS,
+     "orphans(store, run) -> {'names': [...]}"},
+    {"list", KW_METHOD(client_list), METH_VARARGS | METH_KEYWORDS,
+     "list(store, *, pending=False) -> {snapshots, problems, total, next}"},
+    {"show", (PyCFunction)client_show, METH_VARARGS, "show(store, name) -> {snapshot, file}"},
+    {"rm", (PyCFunction)client_rm, METH_VARARGS, "rm(store, name) -> {name, file}"},
+    {"approve", KW_METHOD(client_approve), METH_VARARGS | METH_KEYWORDS,
+     "approve(store, names=None, *, all=False) -> {'approved': [...]}"},
+    {"status", (PyCFunction)client_status, METH_NOARGS, "status() -> the daemon's status"},
+    {"ping", (PyCFunction)client_ping, METH_NOARGS, "ping() -> None"},
+    {"close", (PyCFunction)client_close_method, METH_NOARGS,
+     "close(): drop the connection (the next call connects again)"},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyGetSetDef client_getset[] = {
+    {"socket_path", (getter)client_get_socket, NULL, "the socket this client talks to", NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyTypeObject client_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "toolscored._native.Client",
+    .tp_basicsize = sizeof(tspy_client),
+    .tp_dealloc = (destructor)client_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "Client(socket=None, *, autostart=True, connect_timeout_ms=5000, client_name=None)\n"
+              "One connection to toolscored, made on first use.",
+    .tp_methods = client_methods,
+    .tp_getset = client_getset,
+    .tp_init = (initproc)client_init,
+    .tp_new = client_new,
+};
+
+/* ---- module functions ------------------------------------------------ */
+
+static PyObject *mod_to_json(PyObject *mod, PyObject *args)
+{
+    PyObject *obj;
+    const char *root = "value";
+    struct json_object *v = NULL;
+    PyObject *out;
+
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "O|s:to_json", &obj, &root))
+        return NULL;
+    if (tspy_to_json(obj, root, &v) < 0)
+        return NULL;
+    out = tspy_from_json(v);
+    json_object_put(v);
+    return out;
+}
+
+static PyObject *raise_lib_error(const ts_error *err)
+{
+    PyErr_SetString(PyExc_ValueError, err->message);
+    return NULL;
+}
+
+static PyObject *mod_snapshot_filename(PyObject *mod, PyObject *args)
+{
+    const char *name;
+    Py_ssize_t len;
+    char out[1024];
+    ts_error err;
+
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "s#:snapshot_filename", &name, &len))
+        return NULL;
+    if (ts_name_to_filename(name, (size_t)len, out, sizeof(out), &err) < 0)
+        return raise_lib_error(&err);
+    return PyUnicode_DecodeFSDefault(out);
+}
+
+static PyObject *mod_resolve_store(PyObject *mod, PyObject *args)
+{
+    PyObject *path;
+    char out[PATH_MAX * 2];
+    ts_error err;
+    int rc;
+
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "O&:resolve_store", PyUnicode_FSConverter, &path))
+        return NULL;
+    rc = ts_paths_resolve(PyBytes_AS_STRING(path), out, sizeof(out), &err);
+    Py_DECREF(path);
+    if (rc < 0)
+        return raise_lib_error(&err);
+    return PyUnicode_DecodeFSDefault(out);
+}
+
+static PyMethodDef module_methods[] = {
+    {"snapshot_filename", (PyCFunction)mod_snapshot_filename, METH_VARARGS,
+     "snapshot_filename(name) -> the snapshot's file name in its root (<stem>-<sha1[:8]>.json)"},
+    {"resolve_store", (PyCFunction)mod_resolve_store, METH_VARARGS,
+     "resolve_store(path) -> the absolute, symlink-resolved root, as the daemon names it"},
+    {"to_json", (PyCFunction)mod_to_json, METH_VARARGS,
+     "to_json(value, root='value') -> the JSON value a check would send for value\n"
+     "(raises TypeError/ValueError naming what cannot be converted)."},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "toolscored._native",
+    .m_doc = "The C half of the toolscored package: libtoolscore-client and value conversion.",
+    .m_size = -1,
+    .m_methods = module_methods,
+};
+
+PyMODINIT_FUNC PyInit__native(void);
+
+PyMODINIT_FUNC PyInit__native(void)
+{
+    PyObject *m;
+
+    if (tspy_errors_init() < 0)
+        return NULL;
+    if (PyType_Ready(&client_type) < 0)
+        return NULL;
+    m = PyModule_Create(&native_module);
+    if (m == NULL)
+        return NULL;
+    Py_INCREF(&client_type);
+    if (PyModule_AddObject(m, "Client", (PyObject *)&client_type) < 0 ||
+        PyModule_AddStringConstant(m, "__version__", TSPY_VERSION) < 0 ||
+        PyModule_AddIntConstant(m, "MAX_DEPTH", TSPY_MAX_DEPTH) < 0) {
+        Py_DECREF(&client_type);
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1,0 +1,305 @@
+"""Hostile and broken situations: values that are not JSON, a daemon that
+cannot be reached, one killed or restarted mid-session, a test that forks,
+threads sharing the connection, and the reference's plugin installed too."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from conftest import DAEMON, Daemon, Project, summary_lines
+
+
+def test_values_that_are_not_json_raise_naming_them(project: Project) -> None:
+    project.pt.makepyfile(test_bad="""
+        import math, socket, pytest
+
+        def check(snap, value, exc, *words):
+            with pytest.raises(exc) as info:
+                snap([{"tool": "t", "args": {"v": value}}])
+            for w in words:
+                assert w in str(info.value), (w, str(info.value))
+
+        def test_socket(toolscore_snapshot):
+            s = socket.socket()
+            check(toolscore_snapshot, [1, s], TypeError, "'socket'", "actual[0]['args']['v'][1]")
+            s.close()
+
+        def test_set(toolscore_snapshot):
+            check(toolscore_snapshot, {1, 2}, TypeError, "'set'", "actual[0]['args']['v']")
+
+        def test_nan(toolscore_snapshot):
+            check(toolscore_snapshot, math.nan, ValueError, "nan", "actual[0]['args']['v']")
+            check(toolscore_snapshot, -math.inf, ValueError, "-inf", "['v']")
+
+        def test_cycle(toolscore_snapshot):
+            d = {"a": 1}
+            d["self"] = d
+            check(toolscore_snapshot, d, ValueError, "cyclic", "actual[0]['args']['v']['self']")
+            l = []
+            l.append(l)
+            check(toolscore_snapshot, l, ValueError, "cyclic", "['v'][0]")
+
+        def test_huge_int(toolscore_snapshot):
+            check(toolscore_snapshot, 10**30, ValueError, "1000000000000000000000000000000",
+                  "out of range", "['v']")
+            check(toolscore_snapshot, -2**63 - 1, ValueError, "out of range")
+            check(toolscore_snapshot, 10**5000, ValueError, "bits", "out of range")
+
+        def test_others(toolscore_snapshot):
+            check(toolscore_snapshot, b"x", TypeError, "'bytes'")
+            check(toolscore_snapshot, "\\ud800", ValueError, "surrogate")
+            with pytest.raises(TypeError, match="dict key of type 'int'"):
+                toolscore_snapshot([{"tool": "t", "args": {1: 2}}])
+            with pytest.raises(ValueError, match="deeper than"):
+                v = []
+                for _ in range(500):
+                    v = [v]
+                toolscore_snapshot(v)
+            with pytest.raises(ValueError, match="actual is None"):
+                toolscore_snapshot(None)
+            with pytest.raises(TypeError, match="weights"):
+                toolscore_snapshot([], weights=[1])
+
+        def test_slow_path_errors(toolscore_snapshot):
+            class Broken:
+                def model_dump(self, mode):
+                    raise RuntimeError("cannot dump")
+            with pytest.raises(RuntimeError, match="cannot dump") as info:
+                toolscore_snapshot({"x": [Broken()]})
+            assert "actual['x'][0]" in "".join(getattr(info.value, "__notes__", []))
+            class Loop:
+                def to_dict(self):
+                    return {"me": self}
+            check(toolscore_snapshot, Loop(), ValueError, "cyclic")
+
+        def test_nothing_was_written(toolscore_snapshot):
+            import os
+            assert not os.path.exists(".toolscore")
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=8)
+    assert summary_lines(r) == []
+
+
+def test_sdk_objects_are_converted(project: Project) -> None:
+    project.pt.makepyfile(test_sdk="""
+        import dataclasses, enum, collections
+
+        class Mode(str, enum.Enum):
+            FAST = "fast"
+
+        class V1Model:                   # pydantic v1
+            def dict(self): return {"tool": "v1", "args": {"mode": Mode.FAST}}
+
+        class JsonDict:                  # google-genai
+            def to_json_dict(self): return {"tool": "genai", "args": {}}
+
+        class ToDict:
+            def to_dict(self): return {"tool": "todict", "args": {"n": 1}}
+
+        @dataclasses.dataclass
+        class Call:
+            tool: str
+            args: dict
+
+        Point = collections.namedtuple("Point", "x y")
+
+        def test_sdk(toolscore_snapshot):
+            toolscore_snapshot([V1Model(), JsonDict(), ToDict(), Call("dc", {"p": Point(1, 2)})])
+    """)
+    project.run().assert_outcomes(passed=1, warnings=1)
+    (snap,) = project.files().values()
+    assert snap["calls"] == [{"tool": "v1", "args": {"mode": "fast"}},
+                             {"tool": "genai", "args": {}},
+                             {"tool": "todict", "args": {"n": 1}},
+                             {"tool": "dc", "args": {"p": [1, 2]}}]
+
+
+def test_real_pydantic_models(project: Project) -> None:
+    """Debian's pydantic (v1: dict()) models as an SDK would return them."""
+    project.pt.makepyfile(test_pyd="""
+        from typing import List, Optional
+        import pydantic
+
+        class Function(pydantic.BaseModel):
+            name: str
+            arguments: str
+
+        class ToolCall(pydantic.BaseModel):
+            id: str
+            type: str = "function"
+            function: Function
+
+        class Message(pydantic.BaseModel):
+            role: str
+            content: Optional[str] = None
+            tool_calls: List[ToolCall]
+
+        def test_pyd(toolscore_snapshot):
+            msg = Message(role="assistant", tool_calls=[ToolCall(id="c1", function=Function(
+                name="search_flights", arguments='{"destination": "NYC"}'))])
+            toolscore_snapshot({"choices": [{"message": msg}]})
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=1, warnings=1)
+    (snap,) = project.files().values()
+    assert snap["calls"] == [{"tool": "search_flights", "args": {"destination": "NYC"}}]
+
+
+def test_unreachable_daemon_is_a_test_error_naming_the_socket(
+        project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    sock = str(tmp_path / "nowhere" / "toolscored.sock")
+    monkeypatch.setenv("TOOLSCORE_SOCKET", sock)
+    project.pt.makepyfile(test_a="""
+        def test_a(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+        def test_plain():
+            pass
+    """)
+    for args in ((), ("-n", "2")):
+        r = project.run(*args)
+        r.assert_outcomes(errors=1, passed=1)
+        out = r.stdout.str()
+        assert sock in out
+        assert "DaemonUnavailable" in out
+        r.stdout.fnmatch_lines(["*ERROR*test_a.py::test_a*"])
+
+
+def test_daemon_killed_mid_session(project: Project, own_daemon: Daemon,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLSCORE_SOCKET", own_daemon.socket)
+    monkeypatch.setenv("TSPY_DAEMON_PID", str(own_daemon.pid))
+    project.pt.makepyfile(test_kill="""
+        import os, signal, time
+        def test_1_before(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+        def test_2_kill():
+            pid = int(os.environ["TSPY_DAEMON_PID"])
+            os.kill(pid, signal.SIGKILL)
+            time.sleep(0.3)
+        def test_3_after(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=2, errors=1)
+    r.stdout.fnmatch_lines(["*ERROR*test_kill.py::test_3_after*"])
+    assert own_daemon.socket in r.stdout.str()
+    own_daemon.proc.wait()
+
+
+def test_daemon_restarted_mid_session(project: Project, own_daemon: Daemon,
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """The next check reaches the new daemon (started by the client
+    library); the run it forgot is noted instead of a summary."""
+    monkeypatch.setenv("TOOLSCORE_SOCKET", own_daemon.socket)
+    monkeypatch.setenv("TSPY_DAEMON_PID", str(own_daemon.pid))
+    monkeypatch.setenv("TOOLSCORED", str(DAEMON))
+    project.pt.makepyfile(test_restart="""
+        import os, signal, time
+        def test_1_before(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+        def test_2_stop():
+            os.kill(int(os.environ["TSPY_DAEMON_PID"]), signal.SIGTERM)
+            time.sleep(0.5)
+        def test_3_after(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+            toolscore_snapshot([{"tool": "u", "args": {}}])
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=3, warnings=3)
+    assert summary_lines(r) == [
+        "toolscore: the daemon restarted during the session and forgot its run: no summary "
+        "line (the snapshot checks were made)"]
+    assert set(project.files()) == {"test_restart.py::test_1_before",
+                                    "test_restart.py::test_3_after",
+                                    "test_restart.py::test_3_after-2"}
+    own_daemon.proc.wait()
+
+
+def test_a_test_that_forks(project: Project) -> None:
+    project.pt.makepyfile(test_fork="""
+        import os
+        def test_fork(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "parent", "args": {"n": 1}}])
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    toolscore_snapshot([{"tool": "child", "args": {}}], name="from-child")
+                    code = 0
+                finally:
+                    os._exit(code)
+            _, status = os.waitpid(pid, 0)
+            assert os.waitstatus_to_exitcode(status) == 0
+            toolscore_snapshot([{"tool": "parent", "args": {"n": 2}}])
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=1)
+    assert set(project.files()) == {"test_fork.py::test_fork", "test_fork.py::test_fork-2",
+                                    "from-child"}
+    # The child's check was counted in the parent's run too.
+    assert summary_lines(r) == ["toolscore: 3 snapshots created (pending approval)"]
+
+
+def test_threads_share_the_connection(project: Project) -> None:
+    project.pt.makepyfile(test_threads="""
+        import threading
+        def test_threads(toolscore_snapshot):
+            errors = []
+            def work(k):
+                try:
+                    for i in range(20):
+                        toolscore_snapshot([{"tool": "t", "args": {"k": k, "i": i}}],
+                                           name=f"thread-{k}-{i}")
+                except BaseException as e:
+                    errors.append(e)
+            ts = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+            [t.start() for t in ts]
+            [t.join() for t in ts]
+            assert not errors
+    """)
+    r = project.run("-p", "no:warnings")
+    r.assert_outcomes(passed=1)
+    assert len(project.files()) == 80
+    assert summary_lines(r) == ["toolscore: 80 snapshots created (pending approval)"]
+
+
+def test_reference_plugin_is_detected(project: Project, monkeypatch: pytest.MonkeyPatch,
+                                      tmp_path: Path) -> None:
+    """A stand-in for the reference package (its distribution name, a pytest11
+    entry point, the same fixture and options): a clear usage error instead
+    of argparse's conflict, and either plugin can be switched off."""
+    site = tmp_path / "refsite"
+    (site / "toolscore").mkdir(parents=True)
+    (site / "toolscore" / "__init__.py").write_text("")
+    (site / "toolscore" / "pytest_plugin.py").write_text(textwrap.dedent("""
+        import pytest
+        def pytest_addoption(parser):
+            parser.addoption("--toolscore-update", action="store_true")
+        @pytest.fixture
+        def toolscore_snapshot():
+            return lambda actual, **kw: "reference"
+    """))
+    dist = site / "toolscore-1.8.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toolscore\nVersion: 1.8.1\n")
+    (dist / "entry_points.txt").write_text("[pytest11]\ntoolscore = toolscore.pytest_plugin\n")
+    monkeypatch.setenv("PYTHONPATH", f"{os.environ['PYTHONPATH']}:{site}")
+    project.pt.makepyfile(test_which="""
+        def test_which(toolscore_snapshot):
+            print("WHICH", toolscore_snapshot([{"tool": "t", "args": {}}]))
+    """)
+    r = project.run()
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    err = r.stderr.str()
+    assert "reference tool's pytest plugin" in err and "-p no:toolscore" in err
+    assert "Traceback" not in err and "conflicting option" not in err
+    r = project.run("-p", "no:toolscore", "-s")
+    r.assert_outcomes(passed=1, warnings=1)
+    r = project.run("-p", "no:toolscored", "-s")
+    r.assert_outcomes(passed=1)
+    assert "WHICH reference" in r.stdout.str()
