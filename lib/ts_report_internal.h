@@ -32,7 +32,6 @@
 #define TS_REPORT_RED "\x1b[31m"
 #define TS_REPORT_GREEN "\x1b[32m"
 #define TS_REPORT_YELLOW "\x1b[33m"
-#define TS_REPORT_CYAN "\x1b[36m"
 
 #define TS_REPORT_NONE ((size_t)-1)    /* no call on that side of a row */
 #define TS_REPORT_CONTEXT 2            /* unchanged rows shown around a change */

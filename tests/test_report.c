@@ -1,116 +1,28 @@
 /*
  * test_report — the drift report as a whole (docs/snapshots.md, "The drift
- * report"): the table, the score line and its digits, the caller's notes,
- * the difference lines, the tips, colour, folding, bad input and small
- * output maxima. tests/test_report_golden.c keeps realistic reports at
- * three widths; tests/test_report_parts.c tests the parts (text fitting,
- * repr, alignment, JSON diff, summary).
+ * report"): whole reports of small drifts, labels, colour, names that
+ * need escaping, long lists, bad input and small output maxima.
+ * tests/test_report_layout.c tests its lines one by one (differences,
+ * folding, score digits, notes, tips, width), tests/test_report_golden.c
+ * keeps realistic reports at three widths, tests/test_report_parts.c the
+ * parts (text fitting, repr, alignment, JSON diff, summary).
  */
 #include <check.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_check.h"
 #include "ts_json.h"
 #include "ts_report.h"
-#include "ts_repr.h"
-#include "ts_snapshot.h"
+#include "util_report.h"
 #include "util_test.h"
-
-/* The drift report of expected vs actual scored with default options
- * (strict when asked), at width 100 without the JSON diff unless opt says
- * otherwise; the caller frees the text. */
-static char *drift_with(const char *expected, const char *actual, bool strict,
-                        const ts_report_options *opt)
-{
-    struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
-    ts_score_options so;
-    ts_score_result r;
-    ts_error err;
-    ts_buf out;
-
-    ts_score_options_default(&so);
-    so.strict = strict;
-    ck_assert_int_eq(ts_evaluate(g, t, &so, &r, &err), 0);
-    ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_msg(ts_report_drift(g, t, &r, opt, &out, &err) == 0, "%s", err.message);
-    ts_score_result_free(&r);
-    json_object_put(g);
-    json_object_put(t);
-    return ts_buf_detach(&out, NULL);
-}
-
-static char *drift(const char *expected, const char *actual, bool strict, bool color)
-{
-    ts_report_options opt;
-
-    ts_report_options_default(&opt);
-    opt.color = color;
-    opt.json_diff = false;
-    return drift_with(expected, actual, strict, &opt);
-}
-
-static void assert_drift(const char *expected, const char *actual, bool strict, const char *want)
-{
-    char *got = drift(expected, actual, strict, false);
-
-    ck_assert_msg(strcmp(got, want) == 0, "report differs:\n--- got\n%s--- want\n%s", got, want);
-    free(got);
-}
-
-/* The difference lines of the report at width 200: the lines between the
- * score line's blank line and the tips. */
-static char *differences(const char *expected, const char *actual)
-{
-    ts_report_options opt;
-    char *text, *out, *o;
-
-    ts_report_options_default(&opt);
-    opt.width = 200;
-    opt.json_diff = false;
-    text = drift_with(expected, actual, false, &opt);
-    out = calloc(strlen(text) + 1, 1);
-    o = out;
-    for (char *s = text; *s;) {
-        char *nl = strchr(s, '\n');
-        size_t len = (size_t)(nl - s) + 1;
-        if (strncmp(s, "  calls[", 8) == 0 || strncmp(s, "+ calls[", 8) == 0 ||
-            strncmp(s, "- calls[", 8) == 0 || strncmp(s, "      ", 6) == 0 ||
-            strncmp(s, "  … and", 9) == 0) {
-            memcpy(o, s, len);
-            o += len;
-        }
-        s = nl + 1;
-    }
-    free(text);
-    return out;
-}
-
-static void assert_differences(const char *expected, const char *actual, const char *want)
-{
-    char *got = differences(expected, actual);
-
-    ck_assert_msg(strcmp(got, want) == 0, "differences:\n--- got\n%s--- want\n%s", got, want);
-    free(got);
-}
-
-static size_t count(const char *hay, const char *needle)
-{
-    size_t n = 0;
-
-    for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-        n++;
-    return n;
-}
 
 /* ---- whole reports (plain) ---- */
 
 START_TEST(report_changed_missing_extra_keys_and_tool)
 {
-    assert_drift(
+    util_assert_report(
         "[{\"tool\":\"search\",\"args\":{\"destination\":\"NYC\",\"page\":1}},"
         "{\"tool\":\"book\",\"args\":{\"id\":7}},{\"tool\":\"pay\"}]",
         "[{\"tool\":\"search\",\"args\":{\"destination\":\"LA\",\"limit\":10}},"
@@ -155,33 +67,34 @@ START_TEST(report_inserted_call_and_strict_types)
 {
     /* an inserted call shifts the pairs after it: "0→1" is expected[0]
      * against actual[1], in the table and in the lines alike */
-    assert_drift("[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\"}]",
-                 "[{\"tool\":\"z\"},{\"tool\":\"a\",\"args\":{\"x\":1.0}},"
-                 "{\"tool\":\"b\",\"args\":{\"q\":\"it's\\n\"}},{\"tool\":\"b\"}]",
-                 true,
-                 "Expected vs Actual Tool Calls\n"
-                 "  # | Expected      | Actual        | Status\n"
-                 "----+---------------+---------------+-----------\n"
-                 " +0 | — EXTRA —     | z(…any args…) | EXTRA\n"
-                 "0→1 | a(x=1)        | a(x=1.0)      | x: 1 ≠ 1.0\n"
-                 " +2 | — EXTRA —     | b(q=\"it's\\n\") | EXTRA\n"
-                 "1→3 | b(…any args…) | b(…any args…) | ✓\n"
-                 "\n"
-                 "score 0.45 < 1.00 required  ·  selection 0.75  ·  args 0.00  ·  sequence 0.50\n"
-                 "\n"
-                 "+ calls[0] z(…any args…)\n"
-                 "  calls[0→1] a  args.x: 1 → 1.0\n"
-                 "+ calls[2] b(q=\"it's\\n\")\n"
-                 "\n"
-                 "Tips:\n"
-                 "  • new tool the baseline never calls: 'z' - if the agent should call it now, "
-                 "update the baseline\n"
-                 "  • the sequence of tools differs from the expected one (edit distance 2): "
-                 "review the agent's\n"
-                 "    planning, or lower min_score if order does not matter\n"
-                 "  • 1 extra call of expected tools ('b' 2 times, 1 expected): the agent repeats "
-                 "calls the baseline\n"
-                 "    makes fewer times\n");
+    util_assert_report(
+        "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\"}]",
+        "[{\"tool\":\"z\"},{\"tool\":\"a\",\"args\":{\"x\":1.0}},"
+        "{\"tool\":\"b\",\"args\":{\"q\":\"it's\\n\"}},{\"tool\":\"b\"}]",
+        true,
+        "Expected vs Actual Tool Calls\n"
+        "  # | Expected      | Actual        | Status\n"
+        "----+---------------+---------------+-----------\n"
+        " +0 | — EXTRA —     | z(…any args…) | EXTRA\n"
+        "0→1 | a(x=1)        | a(x=1.0)      | x: 1 ≠ 1.0\n"
+        " +2 | — EXTRA —     | b(q=\"it's\\n\") | EXTRA\n"
+        "1→3 | b(…any args…) | b(…any args…) | ✓\n"
+        "\n"
+        "score 0.45 < 1.00 required  ·  selection 0.75  ·  args 0.00  ·  sequence 0.50\n"
+        "\n"
+        "+ calls[0] z(…any args…)\n"
+        "  calls[0→1] a  args.x: 1 → 1.0\n"
+        "+ calls[2] b(q=\"it's\\n\")\n"
+        "\n"
+        "Tips:\n"
+        "  • new tool the baseline never calls: 'z' - if the agent should call it now, "
+        "update the baseline\n"
+        "  • the sequence of tools differs from the expected one (edit distance 2): "
+        "review the agent's\n"
+        "    planning, or lower min_score if order does not matter\n"
+        "  • 1 extra call of expected tools ('b' 2 times, 1 expected): the agent repeats "
+        "calls the baseline\n"
+        "    makes fewer times\n");
 }
 END_TEST
 
@@ -189,120 +102,124 @@ START_TEST(report_lenient_shows_forgiven_values_as_equal)
 {
     /* lenient scoring accepts 1 == 1.0 and " NYC " == "NYC": the row is ✓,
      * the difference lines still name the JSON-level change */
-    assert_drift("[{\"tool\":\"a\",\"args\":{\"x\":1,\"c\":\"NYC\"}},{\"tool\":\"b\"}]",
-                 "[{\"tool\":\"a\",\"args\":{\"x\":1.0,\"c\":\" NYC \"}}]", false,
-                 "Expected vs Actual Tool Calls\n"
-                 " # | Expected        | Actual              | Status\n"
-                 "---+-----------------+---------------------+--------\n"
-                 " 0 | a(x=1, c='NYC') | a(x=1.0, c=' NYC ') | ✓\n"
-                 "-1 | b(…any args…)   | — MISSING —         | MISSING\n"
-                 "\n"
-                 "score 0.90 < 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 0.50\n"
-                 "\n"
-                 "  calls[0] a  args.c: \"NYC\" → \" NYC \"\n"
-                 "  calls[0] a  args.x: 1 → 1.0\n"
-                 "- calls[1] b(…any args…)\n"
-                 "\n"
-                 "Tips:\n"
-                 "  • expected tool never called: 'b' - check that the agent has access to every "
-                 "expected tool and\n"
-                 "    that names match exactly (case-sensitive)\n"
-                 "  • the sequence of tools differs from the expected one (edit distance 1): "
-                 "review the agent's\n"
-                 "    planning, or lower min_score if order does not matter\n");
+    util_assert_report(
+        "[{\"tool\":\"a\",\"args\":{\"x\":1,\"c\":\"NYC\"}},{\"tool\":\"b\"}]",
+        "[{\"tool\":\"a\",\"args\":{\"x\":1.0,\"c\":\" NYC \"}}]", false,
+        "Expected vs Actual Tool Calls\n"
+        " # | Expected        | Actual              | Status\n"
+        "---+-----------------+---------------------+--------\n"
+        " 0 | a(x=1, c='NYC') | a(x=1.0, c=' NYC ') | ✓\n"
+        "-1 | b(…any args…)   | — MISSING —         | MISSING\n"
+        "\n"
+        "score 0.90 < 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 0.50\n"
+        "\n"
+        "  calls[0] a  args.c: \"NYC\" → \" NYC \"\n"
+        "  calls[0] a  args.x: 1 → 1.0\n"
+        "- calls[1] b(…any args…)\n"
+        "\n"
+        "Tips:\n"
+        "  • expected tool never called: 'b' - check that the agent has access to every "
+        "expected tool and\n"
+        "    that names match exactly (case-sensitive)\n"
+        "  • the sequence of tools differs from the expected one (edit distance 1): "
+        "review the agent's\n"
+        "    planning, or lower min_score if order does not matter\n");
 }
 END_TEST
 
 START_TEST(report_unicode_widths_and_empty_args)
 {
     /* wide characters take two cells: the columns still line up */
-    assert_drift("[{\"tool\":\"get_time\",\"args\":{}},{\"tool\":\"lookup\",\"args\":{\"city\":"
-                 "\"東京\"}},{\"tool\":\"notify\"}]",
-                 "[{\"tool\":\"get_time\"},{\"tool\":\"lookup\",\"args\":{\"city\":\"Zürich\"}},"
-                 "{\"tool\":\"lookup\",\"args\":{\"city\":\"大阪\"}}]",
-                 false,
-                 "Expected vs Actual Tool Calls\n"
-                 "# | Expected            | Actual                | Status\n"
-                 "--+---------------------+-----------------------+--------------------------\n"
-                 "0 | get_time()          | get_time(…any args…)  | ✓\n"
-                 "1 | lookup(city='東京') | lookup(city='Zürich') | city: '東京' ≠ 'Zürich'\n"
-                 "2 | notify(…any args…)  | lookup(city='大阪')   | tool: 'notify' ≠ 'lookup'\n"
-                 "\n"
-                 "score 0.60 < 1.00 required  ·  selection 1.00  ·  args 0.00  ·  sequence 0.67\n"
-                 "\n"
-                 "  calls[1] lookup  args.city: \"東京\" → \"Zürich\"\n"
-                 "  calls[2] notify  tool: \"notify\" → \"lookup\"\n"
-                 "\n"
-                 "Tips:\n"
-                 "  • expected tool never called: 'notify' - check that the agent has access to "
-                 "every expected tool\n"
-                 "    and that names match exactly (case-sensitive)\n"
-                 "  • the sequence of tools differs from the expected one (edit distance 1): "
-                 "review the agent's\n"
-                 "    planning, or lower min_score if order does not matter\n"
-                 "  • 1 extra call of expected tools ('lookup' 2 times, 1 expected): the agent "
-                 "repeats calls the\n"
-                 "    baseline makes fewer times\n");
+    util_assert_report(
+        "[{\"tool\":\"get_time\",\"args\":{}},{\"tool\":\"lookup\",\"args\":{\"city\":"
+        "\"東京\"}},{\"tool\":\"notify\"}]",
+        "[{\"tool\":\"get_time\"},{\"tool\":\"lookup\",\"args\":{\"city\":\"Zürich\"}},"
+        "{\"tool\":\"lookup\",\"args\":{\"city\":\"大阪\"}}]",
+        false,
+        "Expected vs Actual Tool Calls\n"
+        "# | Expected            | Actual                | Status\n"
+        "--+---------------------+-----------------------+--------------------------\n"
+        "0 | get_time()          | get_time(…any args…)  | ✓\n"
+        "1 | lookup(city='東京') | lookup(city='Zürich') | city: '東京' ≠ 'Zürich'\n"
+        "2 | notify(…any args…)  | lookup(city='大阪')   | tool: 'notify' ≠ 'lookup'\n"
+        "\n"
+        "score 0.60 < 1.00 required  ·  selection 1.00  ·  args 0.00  ·  sequence 0.67\n"
+        "\n"
+        "  calls[1] lookup  args.city: \"東京\" → \"Zürich\"\n"
+        "  calls[2] notify  tool: \"notify\" → \"lookup\"\n"
+        "\n"
+        "Tips:\n"
+        "  • expected tool never called: 'notify' - check that the agent has access to "
+        "every expected tool\n"
+        "    and that names match exactly (case-sensitive)\n"
+        "  • the sequence of tools differs from the expected one (edit distance 1): "
+        "review the agent's\n"
+        "    planning, or lower min_score if order does not matter\n"
+        "  • 1 extra call of expected tools ('lookup' 2 times, 1 expected): the agent "
+        "repeats calls the\n"
+        "    baseline makes fewer times\n");
 }
 END_TEST
 
 START_TEST(report_recall_and_precision_tips)
 {
-    assert_drift("[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":2}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"x\":1}}]", false,
-                 "Expected vs Actual Tool Calls\n"
-                 "# | Expected    | Actual | Status\n"
-                 "--+-------------+--------+-----------\n"
-                 "0 | a(x=1, y=2) | a(x=1) | missing: y\n"
-                 "\n"
-                 "score 0.90 < 1.00 required  ·  selection 1.00  ·  args 0.67  ·  sequence 1.00\n"
-                 "\n"
-                 "  calls[0] a  args.y: 2 → (absent)\n"
-                 "\n"
-                 "Tips:\n"
-                 "  • argument recall 0.50 is lower than precision 1.00: the agent leaves out "
-                 "expected arguments\n");
-    assert_drift("[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
-                 "[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":2,\"z\":[1,{\"k\":\"v\"}]}}]", false,
-                 "Expected vs Actual Tool Calls\n"
-                 "# | Expected | Actual                         | Status\n"
-                 "--+----------+--------------------------------+--------------\n"
-                 "0 | a(x=1)   | a(x=1, y=2, z=[1, {'k': 'v'}]) | unexpected: y\n"
-                 "  |          |                                | unexpected: z\n"
-                 "\n"
-                 "score 0.85 < 1.00 required  ·  selection 1.00  ·  args 0.50  ·  sequence 1.00\n"
-                 "\n"
-                 "  calls[0] a  args.y: (absent) → 2\n"
-                 "  calls[0] a  args.z: (absent) → [1, {\"k\": \"v\"}]\n"
-                 "\n"
-                 "Tips:\n"
-                 "  • argument precision 0.33 is lower than recall 1.00: the agent passes extra or "
-                 "wrong arguments\n");
+    util_assert_report(
+        "[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":2}}]", "[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+        false,
+        "Expected vs Actual Tool Calls\n"
+        "# | Expected    | Actual | Status\n"
+        "--+-------------+--------+-----------\n"
+        "0 | a(x=1, y=2) | a(x=1) | missing: y\n"
+        "\n"
+        "score 0.90 < 1.00 required  ·  selection 1.00  ·  args 0.67  ·  sequence 1.00\n"
+        "\n"
+        "  calls[0] a  args.y: 2 → (absent)\n"
+        "\n"
+        "Tips:\n"
+        "  • argument recall 0.50 is lower than precision 1.00: the agent leaves out "
+        "expected arguments\n");
+    util_assert_report(
+        "[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
+        "[{\"tool\":\"a\",\"args\":{\"x\":1,\"y\":2,\"z\":[1,{\"k\":\"v\"}]}}]", false,
+        "Expected vs Actual Tool Calls\n"
+        "# | Expected | Actual                         | Status\n"
+        "--+----------+--------------------------------+--------------\n"
+        "0 | a(x=1)   | a(x=1, y=2, z=[1, {'k': 'v'}]) | unexpected: y\n"
+        "  |          |                                | unexpected: z\n"
+        "\n"
+        "score 0.85 < 1.00 required  ·  selection 1.00  ·  args 0.50  ·  sequence 1.00\n"
+        "\n"
+        "  calls[0] a  args.y: (absent) → 2\n"
+        "  calls[0] a  args.z: (absent) → [1, {\"k\": \"v\"}]\n"
+        "\n"
+        "Tips:\n"
+        "  • argument precision 0.33 is lower than recall 1.00: the agent passes extra or "
+        "wrong arguments\n");
 }
 END_TEST
 
 START_TEST(report_actual_empty)
 {
-    assert_drift("[{\"tool\":\"a\",\"args\":{}},{\"tool\":\"b\",\"args\":{\"k\":null}}]", "[]",
-                 false,
-                 "Expected vs Actual Tool Calls\n"
-                 " # | Expected  | Actual      | Status\n"
-                 "---+-----------+-------------+--------\n"
-                 "-0 | a()       | — MISSING — | MISSING\n"
-                 "-1 | b(k=None) | — MISSING — | MISSING\n"
-                 "\n"
-                 "score 0.10 < 1.00 required  ·  selection 0.00  ·  args 0.00  ·  sequence 0.00\n"
-                 "\n"
-                 "- calls[0] a()\n"
-                 "- calls[1] b(k=None)\n"
-                 "\n"
-                 "Tips:\n"
-                 "  • expected tools never called: 'a', 'b' - check that the agent has access to "
-                 "every expected tool\n"
-                 "    and that names match exactly (case-sensitive)\n"
-                 "  • the sequence of tools differs from the expected one (edit distance 2): "
-                 "review the agent's\n"
-                 "    planning, or lower min_score if order does not matter\n");
+    util_assert_report(
+        "[{\"tool\":\"a\",\"args\":{}},{\"tool\":\"b\",\"args\":{\"k\":null}}]", "[]", false,
+        "Expected vs Actual Tool Calls\n"
+        " # | Expected  | Actual      | Status\n"
+        "---+-----------+-------------+--------\n"
+        "-0 | a()       | — MISSING — | MISSING\n"
+        "-1 | b(k=None) | — MISSING — | MISSING\n"
+        "\n"
+        "score 0.10 < 1.00 required  ·  selection 0.00  ·  args 0.00  ·  sequence 0.00\n"
+        "\n"
+        "- calls[0] a()\n"
+        "- calls[1] b(k=None)\n"
+        "\n"
+        "Tips:\n"
+        "  • expected tools never called: 'a', 'b' - check that the agent has access to "
+        "every expected tool\n"
+        "    and that names match exactly (case-sensitive)\n"
+        "  • the sequence of tools differs from the expected one (edit distance 2): "
+        "review the agent's\n"
+        "    planning, or lower min_score if order does not matter\n");
 }
 END_TEST
 
@@ -314,7 +231,7 @@ START_TEST(report_without_differences)
     ts_report_options opt;
     char *got;
 
-    assert_drift(
+    util_assert_report(
         "[]", "[]", false,
         "Expected vs Actual Tool Calls\n"
         "# | Expected | Actual | Status\n"
@@ -322,7 +239,7 @@ START_TEST(report_without_differences)
         "\n"
         "score 1.00 >= 1.00 required  ·  selection 1.00  ·  args 1.00  ·  sequence 1.00\n");
     ts_report_options_default(&opt);
-    got = drift_with("[{\"tool\":\"a\"}]", "[{\"tool\":\"a\"}]", false, &opt);
+    got = util_report_with("[{\"tool\":\"a\"}]", "[{\"tool\":\"a\"}]", false, &opt);
     ck_assert_ptr_null(strstr(got, "@@"));
     ck_assert_ptr_null(strstr(got, "- expected"));
     free(got);
@@ -333,7 +250,7 @@ START_TEST(report_identical_lists)
 {
     const char *calls = "[{\"tool\":\"a\",\"args\":{\"x\":[1,{\"y\":\"z\"}]}},{\"tool\":\"b\"},"
                         "{\"tool\":\"a\",\"args\":{}}]";
-    assert_drift(
+    util_assert_report(
         calls, calls, true,
         "Expected vs Actual Tool Calls\n"
         "# | Expected             | Actual               | Status\n"
@@ -353,7 +270,7 @@ START_TEST(report_long_value_cut_at_40_code_points)
 
     ts_report_options_default(&opt);
     opt.width = 200; /* room for every cell */
-    got = drift_with(
+    got = util_report_with(
         "[{\"tool\":\"w\",\"args\":{\"s\":\"ééééééééééééééééééééééééééééééééééééééééééééé\"}}]",
         "[{\"tool\":\"w\",\"args\":{\"s\":\"x\"}}]", false, &opt);
     /* repr is 'é…' (47 code points): in the table cut to 40 plus …, the
@@ -400,9 +317,9 @@ START_TEST(report_color_switch)
     char *plain, *colour;
 
     ts_report_options_default(&opt);
-    plain = drift_with(g, t, false, &opt);
+    plain = util_report_with(g, t, false, &opt);
     opt.color = true;
-    colour = drift_with(g, t, false, &opt);
+    colour = util_report_with(g, t, false, &opt);
     ck_assert_ptr_null(strchr(plain, '\x1b'));
     ck_assert_ptr_nonnull(strstr(colour, "\x1b[33m 0 | a(x=1)"));     /* changed row */
     ck_assert_ptr_nonnull(strstr(colour, "\x1b[32m+2 | — EXTRA —"));  /* added: green */
@@ -417,7 +334,7 @@ START_TEST(report_color_switch)
     ck_assert_ptr_nonnull(strstr(plain, "x: 1 ≠ 2"));
     free(plain);
     free(colour);
-    colour = drift("[{\"tool\":\"a\"},{\"tool\":\"b\"}]", "[{\"tool\":\"a\"}]", false, true);
+    colour = util_report("[{\"tool\":\"a\"},{\"tool\":\"b\"}]", "[{\"tool\":\"a\"}]", false, true);
     ck_assert_ptr_nonnull(strstr(colour, "\n 0 | a(…any args…) | a(…any args…) | ✓\n"));
     ck_assert_ptr_nonnull(strstr(colour, "\x1b[31m-1 | b(…any args…) | — MISSING —"));
     ck_assert_ptr_nonnull(strstr(colour, "\x1b[31m- calls[1] b(…any args…)\x1b[0m\n"));
@@ -427,8 +344,8 @@ END_TEST
 
 START_TEST(report_names_with_control_characters)
 {
-    char *got = drift("[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":1}}]",
-                      "[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":2}}]", false, false);
+    char *got = util_report("[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":1}}]",
+                            "[{\"tool\":\"a\\nb\",\"args\":{\"k\\t\":2}}]", false, false);
     ck_assert_ptr_nonnull(
         strstr(got, "0 | a\\x0ab(k\\x09=1) | a\\x0ab(k\\x09=2) | [\"k\\t\"]: 1 ≠ 2\n"));
     ck_assert_ptr_nonnull(strstr(got, "\n  calls[0] a\\x0ab  args[\"k\\t\"]: 1 → 2\n"));
@@ -457,14 +374,14 @@ START_TEST(report_thousand_calls_reversed)
     ck_assert_int_eq(ts_report_drift(g, t, &r, NULL, &out, NULL), 0);
     /* difflib pairs t0 only: 999 inserted, 1 equal, 999 deleted, 1999 rows
      * and 1998 differences, of which the first 50 rows and 40 lines show */
-    ck_assert_uint_eq(count(out.data, "| EXTRA\n"), 50);
+    ck_assert_uint_eq(util_count(out.data, "| EXTRA\n"), 50);
     ck_assert_ptr_nonnull(strstr(out.data, "\n+49 | — EXTRA — | t950(…any args…) | EXTRA\n"
                                            "… 1949 more rows not shown\n"));
-    ck_assert_uint_eq(count(out.data, "\n+ calls["), 40);
+    ck_assert_uint_eq(util_count(out.data, "\n+ calls["), 40);
     ck_assert_ptr_nonnull(strstr(out.data, "\n+ calls[39] t960(…any args…)\n"
                                            "  … and 1958 more differences\n"));
     ck_assert_ptr_nonnull(strstr(out.data, "… (cut after "));
-    ck_assert_uint_lt(count(out.data, "\n"), 400);
+    ck_assert_uint_lt(util_count(out.data, "\n"), 400);
     ts_buf_free(&out);
     ts_score_result_free(&r);
     json_object_put(g);
@@ -642,290 +559,6 @@ START_TEST(report_small_maxima_whole_or_failed)
 }
 END_TEST
 
-/* ---- difference lines ---- */
-
-START_TEST(differences_at_the_deepest_path)
-{
-    assert_differences(
-        "[{\"tool\":\"a\",\"args\":{\"o\":{\"p\":1,\"q\":[1,2,{\"r\":true}]},\"n\":1}}]",
-        "[{\"tool\":\"a\",\"args\":{\"o\":{\"p\":\"1\",\"q\":[1,3,{\"r\":false,\"s\":null}]},"
-        "\"n\":1.0}}]",
-        "  calls[0] a  args.n: 1 → 1.0\n"
-        "  calls[0] a  args.o.p: 1 → \"1\"\n"
-        "  calls[0] a  args.o.q[1]: 2 → 3\n"
-        "  calls[0] a  args.o.q[2].r: true → false\n"
-        "  calls[0] a  args.o.q[2].s: (absent) → null\n");
-    /* an element inserted in one place: that element; otherwise the arrays */
-    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":[1,2,4]}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"l\":[1,2,3,4]}}]",
-                       "  calls[0] a  args.l[2]: (absent) → 3\n");
-    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":[0,1,2]}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"l\":[1,2]}}]",
-                       "  calls[0] a  args.l[0]: 0 → (absent)\n");
-    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":[1,2]}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"l\":[3,4,5]}}]",
-                       "  calls[0] a  args.l: [1, 2] → [3, 4, 5]\n");
-    assert_differences("[{\"tool\":\"a\",\"args\":{\"l\":{\"x\":1}}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"l\":[1]}}]",
-                       "  calls[0] a  args.l: {\"x\": 1} → [1]\n");
-    /* keys that a plain .key would misread */
-    assert_differences("[{\"tool\":\"a\",\"args\":{\"a.b\":1,\"\":2,\"sp ace\":{\"q\\\"\":1}}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"a.b\":2,\"\":3,\"sp ace\":{\"q\\\"\":2}}}]",
-                       "  calls[0] a  args[\"\"]: 2 → 3\n"
-                       "  calls[0] a  args[\"a.b\"]: 1 → 2\n"
-                       "  calls[0] a  args[\"sp ace\"][\"q\\\"\"]: 1 → 2\n");
-}
-END_TEST
-
-START_TEST(differences_of_calls_added_removed_and_unchecked)
-{
-    assert_differences("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":{\"x\":1}},{\"tool\":\"c\"}]",
-                       "[{\"tool\":\"a\"},{\"tool\":\"c\"},{\"tool\":\"d\"},{\"tool\":\"e\"}]",
-                       "- calls[1] b(x=1)\n"
-                       "+ calls[2] d(…any args…)\n"
-                       "+ calls[3] e(…any args…)\n");
-    /* expected args absent: not compared; actual args null: compared as {} */
-    assert_differences("[{\"tool\":\"a\"},{\"tool\":\"b\",\"args\":{\"page\":2}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"x\":1}},{\"tool\":\"b\",\"args\":null}]",
-                       "  calls[1] b  args.page: 2 → (absent)\n");
-    assert_differences("[]", "[]", "");
-    assert_differences("[{\"tool\":\"a\",\"args\":{\"s\":\"x\"}}]",
-                       "[{\"tool\":\"a\",\"args\":{\"s\":\"x\"}}]", "");
-}
-END_TEST
-
-START_TEST(differences_too_wide_keep_the_change_visible)
-{
-    char big[400], gold[600], trace[600], *got;
-    ts_report_options opt;
-
-    memset(big, 'v', 300);
-    big[300] = '\0';
-    snprintf(gold, sizeof(gold), "[{\"tool\":\"a\",\"args\":{\"s\":\"%.150sOLD%s\"}}]", big,
-             big + 150);
-    snprintf(trace, sizeof(trace), "[{\"tool\":\"a\",\"args\":{\"s\":\"%.150sNEW%s\"}}]", big,
-             big + 150);
-    ts_report_options_default(&opt);
-    opt.width = 60;
-    opt.json_diff = false;
-    got = drift_with(gold, trace, false, &opt);
-    /* the values on lines of their own, cut where they are the same: their
-     * start, then the change with what surrounds it, in both alike */
-    ck_assert_ptr_nonnull(
-        strstr(got, "\n  calls[0] a  args.s:\n"
-                    "      - \"vvvvvvvvvv…vvvvvvvvvvvvOLDvvvvvvvvvvvvvvvvvvvvvvvv…\n"
-                    "      + \"vvvvvvvvvv…vvvvvvvvvvvvNEWvvvvvvvvvvvvvvvvvvvvvvvv…\n"));
-    for (char *s = got; *s;) {
-        char *nl = strchr(s, '\n');
-        ck_assert_msg(ts_repr_width(s, (size_t)(nl - s)) <= 60, "%.*s", (int)(nl - s), s);
-        s = nl + 1;
-    }
-    free(got);
-}
-END_TEST
-
-/* ---- folding ---- */
-
-/* 20 calls of three tools in turn, args {"i": index}; the calls at changed
- * and changed2 with other values, a new call inserted before inserted. */
-static char *twenty(int changed, int changed2, int inserted)
-{
-    ts_buf b;
-
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ts_buf_appendc(&b, '[');
-    for (int i = 0; i < 20; i++) {
-        ts_buf_appends(&b, i ? "," : "");
-        if (i == inserted)
-            ts_buf_appends(&b, "{\"tool\":\"new\",\"args\":{}},");
-        ts_buf_appendf(&b, "{\"tool\":\"t%d\",\"args\":{\"i\":%d}}", i % 3,
-                       i == changed || i == changed2 ? 99 : i);
-    }
-    ts_buf_appendc(&b, ']');
-    return ts_buf_detach(&b, NULL);
-}
-
-START_TEST(folding_keeps_two_calls_of_context)
-{
-    char *gold = twenty(-1, -1, -1), *changed = twenty(10, -1, -1);
-    char *inserted = twenty(-1, -1, 5);
-    char *got = drift(gold, changed, false, false);
-
-    ck_assert_ptr_nonnull(strstr(got, "---\n… 8 unchanged calls (calls[0]..calls[7]) …\n"
-                                      " 8 | t2(i=8)  | t2(i=8)  | ✓\n"
-                                      " 9 | t0(i=9)  | t0(i=9)  | ✓\n"
-                                      "10 | t1(i=10) | t1(i=99) | i: 10 ≠ 99\n"
-                                      "11 | t2(i=11) | t2(i=11) | ✓\n"
-                                      "12 | t0(i=12) | t0(i=12) | ✓\n"
-                                      "… 7 unchanged calls (calls[13]..calls[19]) …\n\n"));
-    free(got);
-    /* an inserted call: the unchanged calls anchor the rows, the fold says
-     * where the calls are in each list */
-    got = drift(gold, inserted, false, false);
-    ck_assert_ptr_nonnull(strstr(got, "---\n… 3 unchanged calls (calls[0]..calls[2]) …\n"
-                                      "  3 | t0(i=3)   | t0(i=3) | ✓\n"
-                                      "  4 | t1(i=4)   | t1(i=4) | ✓\n"
-                                      " +5 | — EXTRA — | new()   | EXTRA\n"
-                                      "5→6 | t2(i=5)   | t2(i=5) | ✓\n"
-                                      "6→7 | t0(i=6)   | t0(i=6) | ✓\n"
-                                      "… 13 unchanged calls (calls[7]..calls[19], actual "
-                                      "calls[8]..calls[20]) …\n"));
-    ck_assert_ptr_nonnull(strstr(got, "\n+ calls[5] new()\n"));
-    free(got);
-    /* fewer than three unchanged calls between context are shown, not folded */
-    free(changed);
-    changed = twenty(10, 16, -1); /* row 13 and row 19 are alone between context */
-    got = drift(gold, changed, false, false);
-    ck_assert_ptr_nonnull(strstr(got, "\n12 | t0(i=12) | t0(i=12) | ✓\n"
-                                      "13 | t1(i=13) | t1(i=13) | ✓\n"
-                                      "14 | t2(i=14) | t2(i=14) | ✓\n"));
-    ck_assert_ptr_nonnull(strstr(got, "\n18 | t0(i=18) | t0(i=18) | ✓\n"
-                                      "19 | t1(i=19) | t1(i=19) | ✓\n\n"));
-    ck_assert_uint_eq(count(got, "unchanged calls"), 1);
-    free(got);
-    free(gold);
-    free(changed);
-    free(inserted);
-}
-END_TEST
-
-/* ---- score line, notes, tips ---- */
-
-START_TEST(score_digits_never_round_to_the_threshold)
-{
-    ck_assert_int_eq(ts_report_score_decimals(0.7, 1.0, false), 2);
-    ck_assert_int_eq(ts_report_score_decimals(0.999, 1.0, false), 4); /* "0.9990" */
-    ck_assert_int_eq(ts_report_score_decimals(0.9999999, 1.0, false), 7);
-    ck_assert_int_eq(ts_report_score_decimals(0.8999, 0.9, false), 4);
-    ck_assert_int_eq(ts_report_score_decimals(1.0, 1.0, true), 2);
-    ck_assert_int_eq(ts_report_score_decimals(0.9999999999999999, 1.0, true), 2);
-    ck_assert_int_eq(ts_report_score_decimals(0.955, 0.955, true), 3 + 1); /* "0.9550" */
-    ck_assert_int_eq(ts_report_threshold_decimals(1.0), 2);
-    ck_assert_int_eq(ts_report_threshold_decimals(0.955), 3);
-    ck_assert_int_eq(ts_report_score_decimals(NAN, 1.0, false), 2);
-}
-END_TEST
-
-START_TEST(score_line_and_message_show_a_failing_score_below)
-{
-    /* 1,000 calls, one value changed: the score rounds to 1.00 */
-    ts_buf g, t;
-    struct json_object *gj, *tj;
-    ts_score_result r;
-    ts_check_input in;
-    ts_check_decision d;
-    ts_score_options opt;
-    ts_snapshot *snap;
-    char *text, *message;
-
-    ts_buf_init(&g, TS_BUF_UNLIMITED);
-    ts_buf_init(&t, TS_BUF_UNLIMITED);
-    for (int i = 0; i < 1000; i++) {
-        ts_buf_appendf(&g, "%s{\"tool\":\"t\",\"args\":{\"i\":%d}}", i ? "," : "[", i);
-        ts_buf_appendf(&t, "%s{\"tool\":\"t\",\"args\":{\"i\":%d}}", i ? "," : "[",
-                       i == 500 ? -1 : i);
-    }
-    ts_buf_appendc(&g, ']');
-    ts_buf_appendc(&t, ']');
-    text = drift(g.data, t.data, false, false);
-    ck_assert_ptr_nonnull(strstr(text, "\nscore 0.9997 < 1.00 required  ·  selection 1.00"));
-    free(text);
-    gj = util_json_c_parse(g.data);
-    tj = util_json_c_parse(t.data);
-    ts_score_options_default(&opt);
-    ck_assert_int_eq(ts_evaluate(gj, tj, &opt, &r, NULL), 0);
-    snap = util_make_snapshot("n", 1, 0);
-    ts_check_input_init(&in, "n", &opt);
-    in.state = TS_CHECK_APPROVED;
-    in.snapshot = snap;
-    in.calls = tj;
-    in.score = &r;
-    ts_check_decide(&in, &d);
-    message = ts_check_message(&in, &d);
-    ck_assert_str_eq(message, "snapshot 'n' drifted from its approved baseline "
-                              "(score 0.9997 < 1.00 required)");
-    free(message);
-    ts_snapshot_free(snap);
-    ts_score_result_free(&r);
-    json_object_put(gj);
-    json_object_put(tj);
-    ts_buf_free(&g);
-    ts_buf_free(&t);
-}
-END_TEST
-
-START_TEST(notes_follow_the_score_line)
-{
-    const char *notes[] = {"ignored by rules: 3 values at *.args.request_id",
-                           "a second note\nwith its own line break and a\ttab"};
-    ts_report_options opt;
-    char *got;
-
-    ts_report_options_default(&opt);
-    opt.json_diff = false;
-    opt.notes = notes;
-    opt.n_notes = 2;
-    got = drift_with("[{\"tool\":\"a\",\"args\":{\"x\":1}}]",
-                     "[{\"tool\":\"a\",\"args\":{\"x\":2}}]", false, &opt);
-    ck_assert_ptr_nonnull(strstr(got, "  ·  sequence 1.00\n"
-                                      "ignored by rules: 3 values at *.args.request_id\n"
-                                      "a second note\n"
-                                      "with its own line break and a\\x09tab\n"
-                                      "\n"
-                                      "  calls[0] a  args.x: 1 → 2\n"));
-    free(got);
-}
-END_TEST
-
-START_TEST(tips_name_new_and_repeated_tools)
-{
-    /* a new tool is not a "redundant" call; a repeated one is named */
-    char *got = drift("[{\"tool\":\"search\"},{\"tool\":\"book\"}]",
-                      "[{\"tool\":\"search\"},{\"tool\":\"search\"},{\"tool\":\"search\"},"
-                      "{\"tool\":\"book\"},{\"tool\":\"refund\"}]",
-                      false, false);
-    ck_assert_ptr_nonnull(strstr(got, "  • new tool the baseline never calls: 'refund' - if the "
-                                      "agent should call it now, update the\n    baseline\n"));
-    ck_assert_ptr_nonnull(strstr(got,
-                                 "  • 2 extra calls of expected tools ('search' 3 times, 1 "
-                                 "expected): the agent repeats calls the\n    baseline makes"));
-    ck_assert_ptr_null(strstr(got, "redundant"));
-    free(got);
-}
-END_TEST
-
-START_TEST(width_is_clamped_and_defaults_to_100)
-{
-    const char *g = "[{\"tool\":\"search\",\"args\":{\"q\":\"a long query that does not fit in "
-                    "forty columns at all, not even close\"}}]";
-    const char *t = "[{\"tool\":\"search\",\"args\":{\"q\":\"a long query that does not fit in "
-                    "forty columns at all, not even near\"}}]";
-    ts_report_options opt;
-    char *w0, *w100, *w5, *w40;
-
-    ts_report_options_default(&opt);
-    w0 = drift_with(g, t, false, &opt);
-    opt.width = 100;
-    w100 = drift_with(g, t, false, &opt);
-    opt.width = 5;
-    w5 = drift_with(g, t, false, &opt);
-    opt.width = TS_REPORT_WIDTH_MIN;
-    w40 = drift_with(g, t, false, &opt);
-    ck_assert_str_eq(w0, w100);
-    ck_assert_str_eq(w5, w40);
-    for (char *s = w40; *s;) {
-        char *nl = strchr(s, '\n');
-        ck_assert_msg(ts_repr_width(s, (size_t)(nl - s)) <= TS_REPORT_WIDTH_MIN, "%.*s",
-                      (int)(nl - s), s);
-        s = nl + 1;
-    }
-    free(w0);
-    free(w100);
-    free(w5);
-    free(w40);
-}
-END_TEST
-
 static Suite *report_suite(void)
 {
     Suite *s = suite_create("report");
@@ -947,21 +580,6 @@ static Suite *report_suite(void)
     tcase_add_test(tc, report_garbage_is_refused_cleanly);
     tcase_add_test(tc, report_rejects_bad_input);
     tcase_add_test(tc, report_small_maxima_whole_or_failed);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("differences");
-    tcase_add_test(tc, differences_at_the_deepest_path);
-    tcase_add_test(tc, differences_of_calls_added_removed_and_unchecked);
-    tcase_add_test(tc, differences_too_wide_keep_the_change_visible);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("layout");
-    tcase_add_test(tc, folding_keeps_two_calls_of_context);
-    tcase_add_test(tc, score_digits_never_round_to_the_threshold);
-    tcase_add_test(tc, score_line_and_message_show_a_failing_score_below);
-    tcase_add_test(tc, notes_follow_the_score_line);
-    tcase_add_test(tc, tips_name_new_and_repeated_tools);
-    tcase_add_test(tc, width_is_clamped_and_defaults_to_100);
     suite_add_tcase(s, tc);
     return s;
 }
