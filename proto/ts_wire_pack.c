@@ -178,37 +178,55 @@ static bool all_ascii(const char *s, size_t len)
     return high < 0x80;
 }
 
+/* A string that is not valid UTF-8: refused, unless the writer failed
+ * before (then nothing is touched). Out of the hot path. */
+static __attribute__((noinline, cold)) int string_refused(ts_wire_writer *w, const char *what,
+                                                          ts_error *err)
+{
+    if (w->rc < 0)
+        return w->rc;
+    return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                  "%s is not valid UTF-8 and cannot be sent", what));
+}
+
+/* A string the fast path does not take: long, no room yet, or after a
+ * failure. */
+static __attribute__((noinline)) int string_slow(ts_wire_writer *w, const char *s, size_t len,
+                                                 ts_error *err)
+{
+    if (w->rc < 0)
+        return w->rc;
+    put_container(w, len, 0xa0, 32, 0xd9, 0xda, 0xdb);
+    put_bytes(w, s, len);
+    return writer_status(w, err);
+}
+
 /*
- * A str, header and body. The usual one (short, the buffer has room) is
- * written in place; anything else goes through put_container/put_bytes.
+ * A str, header and body. The usual one (short, valid, the buffer has room,
+ * no failure yet) is written in place; anything else goes the slow way.
  */
 static int pack_string(ts_wire_writer *w, const char *s, size_t len, const char *what,
                        ts_error *err)
 {
     ts_buf *b = w->out;
+    unsigned char *p;
 
-    if (w->rc < 0)
-        return w->rc;
     if (!all_ascii(s, len) && !ts_wire_utf8_valid(s, len))
-        return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                      "%s is not valid UTF-8 and cannot be sent", what));
-    if (len < 256 && w->rc == 0 && len + 2 < b->cap - b->len && len + 2 <= b->max - b->len) {
-        unsigned char *p = (unsigned char *)b->data + b->len;
-        if (len < 32) {
-            *p++ = (unsigned char)(0xa0 | len);
-        } else {
-            *p++ = 0xd9;
-            *p++ = (unsigned char)len;
-        }
-        memcpy(p, s, len);
-        p += len;
-        *p = '\0';
-        b->len = (size_t)((char *)p - b->data);
-        return 0;
+        return string_refused(w, what, err);
+    if (len >= 256 || w->rc != 0 || len + 2 >= b->cap - b->len || len + 2 > b->max - b->len)
+        return string_slow(w, s, len, err);
+    p = (unsigned char *)b->data + b->len;
+    if (len < 32) {
+        *p++ = (unsigned char)(0xa0 | len);
+    } else {
+        *p++ = 0xd9;
+        *p++ = (unsigned char)len;
     }
-    put_container(w, len, 0xa0, 32, 0xd9, 0xda, 0xdb);
-    put_bytes(w, s, len);
-    return writer_status(w, err);
+    memcpy(p, s, len);
+    p += len;
+    *p = '\0';
+    b->len = (size_t)((char *)p - b->data);
+    return 0;
 }
 
 static int pack_int(ts_wire_writer *w, const struct json_object *v, ts_error *err)
@@ -249,7 +267,7 @@ static int pack_depth(ts_wire_writer *w, int depth, ts_error *err)
 
 static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
-    int rc = pack_depth(w, depth, err);
+    int rc = w->rc < 0 ? w->rc : pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -282,7 +300,7 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 {
     size_t n = json_object_array_length(v);
     size_t i;
-    int rc = pack_depth(w, depth, err);
+    int rc = w->rc < 0 ? w->rc : pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -351,10 +369,10 @@ int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err)
     return writer_status(w, err);
 }
 
+/* Every branch returns at once after an earlier failure (the packers
+ * check w->rc before touching err). */
 int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
-    if (w->rc < 0)
-        return w->rc;
     switch (json_object_get_type(v)) {
     case json_type_null:
         return ts_wire_pack_nil(w, err);
@@ -372,6 +390,8 @@ int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_e
     case json_type_array:
         return pack_array(w, v, depth, err);
     }
+    if (w->rc < 0)
+        return w->rc;
     return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown value type"));
 }
 
