@@ -24,7 +24,7 @@ static const tsctl_command commands[] = {
     {"check", "check calls against a snapshot (record, replay or update)",
      "Usage: tsctl check NAME (--calls FILE | --calls -) [--format F] [--min-score X]\n"
      "                   [--strict] [--weights JSON] [--update] [--allow-pending]\n"
-     "                   [--test ID] [--json]\n"
+     "                   [--test ID] [--no-json-diff] [--json]\n"
      "\n"
      "One pass of the snapshot state machine through the daemon: a missing snapshot\n"
      "is recorded as pending (CREATED), a pending one is left alone (PENDING), an\n"
@@ -42,13 +42,16 @@ static const tsctl_command commands[] = {
      "                     TOOLSCORE_RECORD_UPDATE=1)\n"
      "  --allow-pending    missing/pending snapshots warn instead of failing in CI\n"
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
+     "  --no-json-diff     leave the JSON diff out of the drift report\n"
      "  --json             print {outcome, name, file, message, result, report}\n"
      "\n"
-     "Joins the run named by TOOLSCORE_RUN when set. Exit 0 for CREATED, PENDING,\n"
-     "UPDATED and PASSED; 1 for FAILED and the CI errors.\n",
+     "The drift report fits TOOLSCORE_REPORT_WIDTH, else COLUMNS, else the\n"
+     "terminal, else 100 columns. Joins the run named by TOOLSCORE_RUN when set.\n"
+     "Exit 0 for CREATED, PENDING, UPDATED and PASSED; 1 for FAILED and the CI\n"
+     "errors.\n",
      tsctl_cmd_check},
     {"record", "record snapshots by running a command, or import a trace",
-     "Usage: tsctl record [--update] -- CMD [ARGS...]\n"
+     "Usage: tsctl record [--update] [--no-json-diff] -- CMD [ARGS...]\n"
      "       tsctl record --from-trace FILE --name NAME [--format F] [--update]\n"
      "\n"
      "Command mode runs CMD as a run (see tsctl run) with TOOLSCORE_RECORD=1 in its\n"
@@ -61,6 +64,7 @@ static const tsctl_command commands[] = {
      "\n"
      "Options:\n"
      "  --update           overwrite and approve\n"
+     "  --no-json-diff     command mode: drift reports without their JSON diff\n"
      "  --from-trace FILE  the trace file to import\n"
      "  --name NAME        the snapshot name (trace mode)\n"
      "  --format F         trace format (default auto)\n"
@@ -111,10 +115,11 @@ static const tsctl_command commands[] = {
      tsctl_cmd_snapshots_path},
     {"run", "run a test command as one run and summarize it",
      "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-fail-on-findings]\n"
-     "                 -- CMD [ARGS...]\n"
+     "                 [--no-json-diff] -- CMD [ARGS...]\n"
      "\n"
      "Opens a run on the daemon and runs CMD with TOOLSCORE_RUN and\n"
-     "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it. Then\n"
+     "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it, and\n"
+     "TOOLSCORE_REPORT_WIDTH (this terminal's width) for the drift reports. Then\n"
      "prints the one summary line for all workers and the names two different\n"
      "tests claimed. The run survives a daemon restart while CMD runs.\n"
      "\n"
@@ -127,15 +132,18 @@ static const tsctl_command commands[] = {
      "                           with the drift report, CI errors errors)\n"
      "  --json-report FILE       write the JSON report (the input of tsctl report\n"
      "                           merge and tsctl orphans --from-reports)\n"
-     "  --no-fail-on-findings    exit with CMD's code whatever the run found\n",
+     "  --no-fail-on-findings    exit with CMD's code whatever the run found\n"
+     "  --no-json-diff           drift reports without their JSON diff\n"
+     "                           (TOOLSCORE_NO_JSON_DIFF=1 for CMD)\n",
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"
-     "                  [--min-score X] [--json]\n"
+     "                  [--min-score X] [--no-json-diff] [--json]\n"
      "\n"
      "Scores ACTUAL (a trace file in any supported format) against EXPECTED (a\n"
-     "JSON array of calls or a snapshot file) and prints the metrics. With\n"
-     "--min-score, exits 1 when the score is below it.\n"
+     "JSON array of calls or a snapshot file) and prints the metrics, then the\n"
+     "drift report when the calls differ. With --min-score, exits 1 when the\n"
+     "score is below it.\n"
      "\n"
      "Options:\n"
      "  --format F       extraction format of ACTUAL (default auto)\n"
@@ -144,7 +152,8 @@ static const tsctl_command commands[] = {
      "                   selection_accuracy, argument_f1, sequence_accuracy,\n"
      "                   redundant_rate\n"
      "  --min-score X    threshold in [0, 1]\n"
-     "  --json           the metrics as JSON\n",
+     "  --no-json-diff   leave the JSON diff out of the drift report\n"
+     "  --json           the metrics as JSON (no report)\n",
      tsctl_cmd_eval},
     {"extract", "print the calls extracted from a response or trace file",
      "Usage: tsctl extract FILE [--format F]\n"

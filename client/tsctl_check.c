@@ -84,6 +84,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         {"test", 0, &test, NULL},
         {"update", 0, NULL, &update},
         {"allow-pending", 0, NULL, &allow_pending},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *actual = NULL;
@@ -129,6 +130,8 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         ts_check_args_set_run(a, run && run[0] ? run : NULL);
         ts_check_args_set_test(a, test && test[0] ? test : NULL);
         ts_check_args_set_color(a, ctx->color_out && !ctx->json);
+        ts_check_args_set_width(a, tsctl_report_width());
+        ts_check_args_set_json_diff(a, tsctl_json_diff_wanted(ctx));
         rc = tsctl_call_check(ctx, a, &reply);
     }
     ts_check_args_free(a);

@@ -64,6 +64,13 @@ static int extracted_calls(const tsctl_ctx *ctx, const char *path, const char *f
     return 0;
 }
 
+/* True when both lists hold the same calls as JSON (key order aside):
+ * then there is no drift to report. */
+static bool calls_identical(const struct json_object *a, const struct json_object *b)
+{
+    return ts_values_equal(a, b, true, false);
+}
+
 static void print_tools(const char *label, const struct json_object *list)
 {
     size_t n = json_object_array_length(list);
@@ -123,6 +130,7 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
     tsctl_scoring_opts scoring = {0};
     const tsctl_option opts[] = {
         TSCTL_SCORING_OPTIONS(&scoring),
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *expected = NULL;
@@ -159,6 +167,10 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
         json_object_put(j);
     } else {
         print_metrics(ctx, &result);
+        if (!calls_identical(expected, actual)) {
+            printf("\n");
+            tsctl_print_report(ctx, expected, actual, &result);
+        }
     }
     if (rc == 0 && scoring.min_score != NULL && !result.passed)
         rc = TSCTL_EXIT_FAILED;

@@ -25,6 +25,8 @@
  */
 #include "check.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -45,6 +47,7 @@
 #include "ts_store.h"
 
 #define REPORT_MAX (4u << 20)
+#define TSD_CHECK_WIDTH_MAX 65535 /* the check's width param (the report clamps it) */
 
 /* Checks answered on the loop thread come in a request of at most
  * TSD_LOOP_MAX_BYTES, read a snapshot file of at most that size and score
@@ -62,7 +65,8 @@ typedef struct check_request {
     const char *test;
     struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
     ts_score_options score;
-    bool ci, update, allow_pending, color;
+    bool ci, update, allow_pending, color, json_diff;
+    int64_t width; /* the report's width; 0: its default */
 } check_request;
 
 /* What one pass of the state machine produced. */
@@ -119,6 +123,12 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     rq->update = tsd_params_bool(&p, "update", false);
     rq->allow_pending = tsd_params_bool(&p, "allow_pending", false);
     rq->color = tsd_params_bool(&p, "color", false);
+    rq->width = tsd_params_int(&p, "width", 0);
+    if (tsd_params_error(&p) == 0 && (rq->width < 0 || rq->width > TSD_CHECK_WIDTH_MAX))
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "width must be an integer from 0 to %d, got %" PRId64,
+                                         TSD_CHECK_WIDTH_MAX, rq->width));
+    rq->json_diff = tsd_params_bool(&p, "json_diff", true);
     rq->run = tsd_params_string(&p, "run", false);
     rq->test = tsd_params_string(&p, "test", false);
     rc = tsd_params_error(&p);
@@ -187,8 +197,13 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
     if (out->message == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (d->report) {
+        ts_report_options opt;
+        ts_report_options_default(&opt);
+        opt.width = (size_t)rq->width;
+        opt.color = rq->color;
+        opt.json_diff = rq->json_diff;
         ts_buf_init(&report, REPORT_MAX);
-        rc = ts_report_drift(in->snapshot->calls, in->calls, in->score, rq->color, &report, err);
+        rc = ts_report_drift(in->snapshot->calls, in->calls, in->score, &opt, &report, err);
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
     }

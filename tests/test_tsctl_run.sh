@@ -101,10 +101,18 @@ assert [c.get("name") for c in failed] == ["test_worker_3"], [c.get("name") for 
 f = failed[0].find("failure")
 assert f.get("type") == "FAILED"
 assert "Expected vs Actual Tool Calls" in f.text, f.text
-assert "calls[0].args.x" in f.text, f.text
+assert "  calls[0] " in f.text and "  args.x: " in f.text, f.text
 assert "\x1b" not in f.text
 assert run.get("failures") == "1" and run.get("tests") == "27" and run.get("skipped") == "0"
 PY
+
+# --- the workers' reports: the width measured here, --no-json-diff passed on -------
+t 0 env COLUMNS=77 "$TSCTL" --socket "$SOCK" --dir "$STORE" run -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
+out_has "width=77 json=on"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --no-json-diff -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
+out_has "width=100 json=1"
+t 0 env COLUMNS=200 "$TSCTL" --socket "$SOCK" --dir "$STORE" record --no-json-diff -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
+out_has "width=200 json=1"
 
 # --- --test names the claiming test (beats TOOLSCORE_TEST) --------------------------
 t 0 env TOOLSCORE_TEST=from_env "$TSCTL" --socket "$SOCK" --dir "$STORE" run --no-fail-on-findings --json-report "$WORK/t.json" -- \
