@@ -180,7 +180,7 @@ static int walk_object(walker *w, size_t level, struct json_object *v, struct js
                     rc = -ENOMEM;
             }
         }
-        if (copy != NULL && res != NULL) {
+        if (copy != NULL && what != 'i') { /* res may be JSON null */
             if (json_object_object_add(copy, key, res) < 0) {
                 json_object_put(res);
                 rc = -ENOMEM;
@@ -236,7 +236,7 @@ static int walk_array(walker *w, size_t level, struct json_object *v, struct jso
             if (copy == NULL)
                 rc = -ENOMEM;
         }
-        if (copy != NULL && res != NULL && rc == 0) {
+        if (copy != NULL && what != 'i' && rc == 0) { /* res may be JSON null */
             if (json_object_array_add(copy, res) < 0) {
                 json_object_put(res);
                 rc = -ENOMEM;
