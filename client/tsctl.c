@@ -129,7 +129,7 @@ static const tsctl_command commands[] = {
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"
-     "                  [--min-score X] [--json]\n"
+     "                  [--min-score X] [--rules FILE] [--json]\n"
      "\n"
      "Scores ACTUAL (a trace file in any supported format) against EXPECTED (a\n"
      "JSON array of calls or a snapshot file) and prints the metrics. With\n"
@@ -142,8 +142,26 @@ static const tsctl_command commands[] = {
      "                   selection_accuracy, argument_f1, sequence_accuracy,\n"
      "                   redundant_rate\n"
      "  --min-score X    threshold in [0, 1]\n"
-     "  --json           the metrics as JSON\n",
+     "  --rules FILE     comparison rules (ignore, redact, match, order, tools;\n"
+     "                   docs/rules.md): what they hid is printed after the score\n"
+     "  --json           the metrics as JSON (with \"rules\": what they did)\n",
      tsctl_cmd_eval},
+    {"rules check", "validate a rules file and show what its patterns match",
+     "Usage: tsctl rules check [FILE] [--json]\n"
+     "\n"
+     "Validates FILE, or the project's rules file (config.json beside the snapshot\n"
+     "root: .toolscore/config.json for the default root), and prints what each\n"
+     "pattern matches in the snapshots of the root, and the snapshots that still\n"
+     "hold a value a redact rule would hide. Needs no daemon.\n"
+     "\n"
+     "Exit 0 when the file is valid (or there is no project file), 1 when a\n"
+     "snapshot still holds a value to redact, 2 when the file is invalid (the\n"
+     "error names the file, the line and column, and the key or pattern).\n"
+     "\n"
+     "Options:\n"
+     "  --json   {file, valid, rules, snapshots, patterns: [{kind, pattern | tool,\n"
+     "           matcher?, values, snapshots}], redactable: [{name, file}]}\n",
+     tsctl_cmd_rules_check},
     {"extract", "print the calls extracted from a response or trace file",
      "Usage: tsctl extract FILE [--format F]\n"
      "\n"
@@ -436,43 +454,63 @@ static const tsctl_command *find_command(const char *name)
     return NULL;
 }
 
-static int snapshots_help(void)
+/* Command words that take a subcommand, and what their subcommands are. */
+static const struct {
+    const char *word;
+    const char *subcommands;
+} groups[] = {
+    {"snapshots", "list, show, rm or path"},
+    {"rules", "check"},
+};
+
+static const char *group_of(const char *word)
 {
+    for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++) {
+        if (strcmp(groups[i].word, word) == 0)
+            return groups[i].subcommands;
+    }
+    return NULL;
+}
+
+static int group_help(const char *word)
+{
+    size_t len = strlen(word);
     size_t i;
 
-    printf("Usage: tsctl snapshots list|show|rm|path ...\n\nSubcommands:\n");
+    printf("Usage: tsctl %s SUBCOMMAND ...\n\nSubcommands:\n", word);
     for (i = 0; i < NCOMMANDS; i++) {
-        if (strncmp(commands[i].name, "snapshots ", 10) == 0) {
+        if (strncmp(commands[i].name, word, len) == 0 && commands[i].name[len] == ' ') {
             printf("  ");
-            tsctl_pad(stdout, commands[i].name + 10, 8);
+            tsctl_pad(stdout, commands[i].name + len + 1, 8);
             printf("%s\n", commands[i].summary);
         }
     }
-    printf("\nRun 'tsctl snapshots SUBCOMMAND --help' for its options.\n");
+    printf("\nRun 'tsctl %s SUBCOMMAND --help' for its options.\n", word);
     return TSCTL_EXIT_OK;
 }
 
-/* Resolve "snapshots SUB" or a single command word at argv[0]; returns the
+/* Resolve "GROUP SUB" or a single command word at argv[0]; returns the
  * number of words consumed (0 on error, after printing the reason). */
 static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_command **out,
                            int *rc)
 {
+    const char *subcommands = group_of(argv[0]);
     char name[64];
 
-    if (strcmp(argv[0], "snapshots") == 0) {
+    if (subcommands != NULL) {
         if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
             if (argc < 2) {
-                ctx->command = "snapshots";
-                *rc = tsctl_usage_error(ctx, "missing subcommand (list, show, rm or path)");
+                ctx->command = argv[0];
+                *rc = tsctl_usage_error(ctx, "missing subcommand (%s)", subcommands);
             } else {
-                *rc = snapshots_help();
+                *rc = group_help(argv[0]);
             }
             return 0;
         }
-        snprintf(name, sizeof(name), "snapshots %s", argv[1]);
+        snprintf(name, sizeof(name), "%s %s", argv[0], argv[1]);
         *out = find_command(name);
         if (*out == NULL) {
-            ctx->command = "snapshots";
+            ctx->command = argv[0];
             *rc = tsctl_usage_error(ctx, "unknown subcommand '%s'", argv[1]);
             return 0;
         }
@@ -485,8 +523,8 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
             *rc = TSCTL_EXIT_OK;
             return 0;
         }
-        if (strcmp(argv[1], "snapshots") == 0 && argc == 2) {
-            *rc = snapshots_help();
+        if (group_of(argv[1]) != NULL && argc == 2) {
+            *rc = group_help(argv[1]);
             return 0;
         }
         snprintf(name, sizeof(name), "%s%s%s", argv[1], argc > 2 ? " " : "",

@@ -105,6 +105,16 @@ int tsctl_exit_for_error(const ts_error *err);
  */
 int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out);
 
+/* Read the whole file at path ("-": stdin), at most max bytes, into b (the
+ * caller frees it). 0 or TSCTL_EXIT_USAGE after printing why. */
+struct ts_buf;
+int tsctl_read_file(const tsctl_ctx *ctx, const char *path, size_t max, struct ts_buf *b);
+
+/* A rules file (docs/rules.md) read and compiled (*out: one reference).
+ * 0 or TSCTL_EXIT_USAGE after printing the error (file, line, column). */
+struct ts_rules;
+int tsctl_read_rules(const tsctl_ctx *ctx, const char *path, struct ts_rules **out);
+
 /* Parse a --weights value: inline JSON, or @FILE. 0 or TSCTL_EXIT_USAGE. */
 struct ts_weights;
 int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, struct ts_weights *out,
@@ -237,6 +247,7 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_rules_check(tsctl_ctx *ctx, int argc, char **argv);
 
 /* The help text of the running command (for tsctl_parse). */
 extern const tsctl_command *tsctl_current;

@@ -75,11 +75,9 @@ static int read_all(int fd, ts_buf *b)
     }
 }
 
-int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out)
+int tsctl_read_file(const tsctl_ctx *ctx, const char *path, size_t max, ts_buf *b)
 {
     const char *what = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    ts_buf b;
-    ts_error err;
     int fd = STDIN_FILENO;
     int rc;
 
@@ -88,19 +86,32 @@ int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object *
         if (fd < 0)
             return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
     }
-    ts_buf_init(&b, TS_JSON_MAX_BYTES);
-    rc = read_all(fd, &b);
+    ts_buf_init(b, max);
+    rc = read_all(fd, b);
     if (fd != STDIN_FILENO)
         close(fd);
     if (rc == -E2BIG) {
-        ts_buf_free(&b);
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: larger than %u bytes", what,
-                          TS_JSON_MAX_BYTES);
+        ts_buf_free(b);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: larger than %zu bytes", what,
+                          max);
     }
     if (rc < 0) {
-        ts_buf_free(&b);
+        ts_buf_free(b);
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", what, strerror(-rc));
     }
+    return 0;
+}
+
+int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out)
+{
+    const char *what = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    ts_buf b;
+    ts_error err;
+    int rc;
+
+    rc = tsctl_read_file(ctx, path, TS_JSON_MAX_BYTES, &b);
+    if (rc != 0)
+        return rc;
     rc = ts_json_parse(b.data ? b.data : "", b.len, 0, out, &err);
     ts_buf_free(&b);
     if (rc < 0)

@@ -185,7 +185,8 @@ static int status_line(ts_buf *out)
 
 /* Per-key status of a pair with the same tool: mismatched values, then
  * missing keys, then unexpected keys, each group sorted. */
-static int arg_status(ts_buf *out, const call *g, const call *t, bool strict)
+static int arg_status(ts_buf *out, const call *g, const call *t, bool strict,
+                      const ts_value_compare *cmp)
 {
     const char **gk = NULL, **tk = NULL;
     size_t ng = 0, nt = 0;
@@ -200,7 +201,8 @@ static int arg_status(ts_buf *out, const call *g, const call *t, bool strict)
         struct json_object *gv = json_object_object_get(g->args, gk[k]), *tv;
         if (t->args == NULL || !json_object_object_get_ex(t->args, gk[k], &tv))
             continue;
-        if (ts_values_equal(gv, tv, strict, true))
+        if (cmp != NULL ? cmp->equal(cmp->ctx, g->tool, g->tool_len, gk[k], gv, tv, strict, true)
+                        : ts_values_equal(gv, tv, strict, true))
             continue;
         rc = status_line(out);
         if (rc == 0)
@@ -237,12 +239,13 @@ static int arg_status(ts_buf *out, const call *g, const call *t, bool strict)
     return rc;
 }
 
-static int pair_status(ts_buf *out, const call *g, const call *t, bool strict)
+static int pair_status(ts_buf *out, const call *g, const call *t, bool strict,
+                       const ts_value_compare *cmp)
 {
     int rc;
 
     if (same_tool(g, t))
-        return arg_status(out, g, t, strict);
+        return arg_status(out, g, t, strict, cmp);
     rc = ts_buf_appends(out, "tool: ");
     if (rc == 0)
         rc = ts_repr_string(g->tool, g->tool_len, out);
@@ -268,7 +271,8 @@ static int table_push(table *t, row r)
 }
 
 /* One row; g or t may be NULL (a MISSING or EXTRA row). */
-static int add_row(table *tab, const call *g, const call *t, bool strict, size_t max)
+static int add_row(table *tab, const call *g, const call *t, bool strict,
+                   const ts_value_compare *cmp, size_t max)
 {
     ts_buf e, a, s;
     row r = {NULL, NULL, NULL, ROW_GONE};
@@ -281,7 +285,7 @@ static int add_row(table *tab, const call *g, const call *t, bool strict, size_t
     if (rc == 0)
         rc = t ? render_call(&a, t) : ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
     if (rc == 0 && g && t) {
-        rc = pair_status(&s, g, t, strict);
+        rc = pair_status(&s, g, t, strict, cmp);
         r.kind = s.len > 0 ? ROW_DRIFT : ROW_OK;
         if (rc == 0 && s.len == 0)
             rc = ts_buf_appends(&s, CHECK_MARK);
@@ -306,18 +310,18 @@ static int add_row(table *tab, const call *g, const call *t, bool strict, size_t
 }
 
 static int add_block(table *tab, const ts_align_op *op, const call *gold, const call *trace,
-                     bool strict, size_t max)
+                     bool strict, const ts_value_compare *cmp, size_t max)
 {
     size_t ng = op->i2 - op->i1, nt = op->j2 - op->j1;
     size_t paired = ng < nt ? ng : nt;
     int rc = 0;
 
     for (size_t k = 0; k < paired && rc == 0; k++)
-        rc = add_row(tab, &gold[op->i1 + k], &trace[op->j1 + k], strict, max);
+        rc = add_row(tab, &gold[op->i1 + k], &trace[op->j1 + k], strict, cmp, max);
     for (size_t k = paired; k < ng && rc == 0; k++)
-        rc = add_row(tab, &gold[op->i1 + k], NULL, strict, max);
+        rc = add_row(tab, &gold[op->i1 + k], NULL, strict, cmp, max);
     for (size_t k = paired; k < nt && rc == 0; k++)
-        rc = add_row(tab, NULL, &trace[op->j1 + k], strict, max);
+        rc = add_row(tab, NULL, &trace[op->j1 + k], strict, cmp, max);
     return rc;
 }
 
@@ -775,13 +779,14 @@ static int write_tips(ts_buf *out, const ts_score_result *r, bool color)
     return rc;
 }
 
-static int write_table(ts_buf *out, const alignment *al, const ts_score_result *r, bool color)
+static int write_table(ts_buf *out, const alignment *al, const ts_score_result *r, bool color,
+                       const ts_value_compare *cmp)
 {
     table t = {NULL, 0, 0};
     int rc = 0;
 
     for (size_t k = 0; k < al->n_ops && rc == 0; k++)
-        rc = add_block(&t, &al->ops[k], al->gold, al->trace, r->strict, out->max);
+        rc = add_block(&t, &al->ops[k], al->gold, al->trace, r->strict, cmp, out->max);
     if (rc == 0)
         rc = table_render(out, &t, color);
     table_free(&t);
@@ -791,6 +796,16 @@ static int write_table(ts_buf *out, const alignment *al, const ts_score_result *
 int ts_report_drift(const struct json_object *expected, const struct json_object *actual,
                     const ts_score_result *r, bool color, ts_buf *out, ts_error *err)
 {
+    ts_report_options opt = {color, NULL, 0, NULL};
+
+    return ts_report_drift_with(expected, actual, r, &opt, out, err);
+}
+
+int ts_report_drift_with(const struct json_object *expected, const struct json_object *actual,
+                         const ts_score_result *r, const ts_report_options *opt, ts_buf *out,
+                         ts_error *err)
+{
+    bool color = opt->color;
     alignment al;
     ts_buf paths;
     int rc;
@@ -801,11 +816,13 @@ int ts_report_drift(const struct json_object *expected, const struct json_object
     if (rc < 0)
         return rc;
     ts_buf_init(&paths, out->max);
-    rc = write_table(out, &al, r, color);
+    rc = write_table(out, &al, r, color, opt->compare);
     if (rc == 0)
         rc = ts_buf_appendc(out, '\n');
     if (rc == 0)
         rc = write_score_line(out, r, color);
+    for (size_t k = 0; rc == 0 && k < opt->n_notes; k++)
+        rc = ts_buf_appendf(out, "%s\n", opt->notes[k]);
     if (rc == 0)
         rc = write_paths(&paths, &al);
     if (rc == 0 && paths.len > 0) {

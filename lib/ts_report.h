@@ -23,6 +23,21 @@
 int ts_report_drift(const struct json_object *expected, const struct json_object *actual,
                     const ts_score_result *r, bool color, ts_buf *out, ts_error *err);
 
+/* What a caller adds to the drift report. */
+typedef struct ts_report_options {
+    bool color;               /* ANSI colour */
+    const char *const *notes; /* lines printed after the score line (no '\n') */
+    size_t n_notes;
+    const ts_value_compare *compare; /* the comparison scoring used (comparison rules'
+                                        matchers), so ✓ agrees with the score; NULL:
+                                        ts_values_equal */
+} ts_report_options;
+
+/* ts_report_drift with opt's colour, notes and comparison. */
+int ts_report_drift_with(const struct json_object *expected, const struct json_object *actual,
+                         const ts_score_result *r, const ts_report_options *opt, ts_buf *out,
+                         ts_error *err);
+
 /* Only the structural path lines ("value changed at calls[0].args.x: ..."). */
 int ts_report_paths(const struct json_object *expected, const struct json_object *actual,
                     ts_buf *out, ts_error *err);

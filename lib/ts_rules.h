@@ -119,7 +119,8 @@ int ts_rules_config_path(const char *root, char *out, size_t outsz);
 int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_object **out,
                     size_t *count, ts_error *err);
 
-/* What the rules did in one comparison (ts_rules_evaluate). */
+/* What the rules did in one comparison (ts_rules_evaluate). It may be
+ * copied (moved) as a whole; compare stays valid until it is freed. */
 typedef struct ts_rules_applied {
     ts_rules *rules;              /* a reference, NULL when none applied */
     struct json_object *expected; /* the lists as scored (and to be reported) */
@@ -169,6 +170,10 @@ struct json_object *ts_rules_applied_to_json(const ts_rules_applied *a);
  * nothing when none had one.
  */
 int ts_rules_applied_notes(const ts_rules_applied *a, ts_buf *out);
+
+/* The same lines for ts_report_options.notes: *lines (NULL when there are
+ * none) is one allocation holding the pointers and the text; free() it. */
+int ts_rules_applied_note_lines(const ts_rules_applied *a, char ***lines, size_t *n);
 
 /*
  * What each pattern of r matches in stored call lists (`tsctl rules

@@ -68,7 +68,7 @@ static int prepare(const ts_rules *r, bool strict, ts_rules_applied *a)
     if (rc == 0 && relaxes(r)) {
         rc = ts_rules_work_init(a);
         a->compare.equal = ts_rules_args_equal;
-        a->compare.ctx = a;
+        a->compare.ctx = a->work;
         a->has_compare = rc == 0;
     }
     if (rc == 0)
@@ -263,14 +263,15 @@ struct json_object *ts_rules_applied_to_json(const ts_rules_applied *a)
 static int note_counted(ts_buf *out, const char *verb, size_t e, size_t t, const char *unit,
                         const char *where, const char *name)
 {
+    size_t n = e > t ? e : t;
     int rc;
 
-    if (e == 0 && t == 0)
+    if (n == 0)
         return 0;
-    rc = ts_buf_appendf(out, "%s by rules: %zu %s%s %s %s", verb, t, unit, t == 1 ? "" : "s", where,
+    rc = ts_buf_appendf(out, "%s by rules: %zu %s%s %s %s", verb, n, unit, n == 1 ? "" : "s", where,
                         name);
     if (rc == 0 && e != t)
-        rc = ts_buf_appendf(out, " (%zu in the baseline)", e);
+        rc = ts_buf_appendf(out, " (%zu in the baseline, %zu observed)", e, t);
     return rc < 0 ? rc : ts_buf_appendc(out, '\n');
 }
 
@@ -328,4 +329,44 @@ int ts_rules_applied_notes(const ts_rules_applied *a, ts_buf *out)
     if (rc == 0)
         rc = note_order(out, a);
     return rc;
+}
+
+int ts_rules_applied_note_lines(const ts_rules_applied *a, char ***lines, size_t *n)
+{
+    ts_buf b;
+    size_t count = 0, k = 0, len;
+    char **out;
+    char *text;
+    int rc;
+
+    *lines = NULL;
+    *n = 0;
+    ts_buf_init(&b, 1u << 20);
+    rc = ts_rules_applied_notes(a, &b);
+    if (rc < 0 || b.len == 0) {
+        ts_buf_free(&b);
+        return rc < 0 ? rc : 0;
+    }
+    for (size_t i = 0; i < b.len; i++)
+        count += b.data[i] == '\n';
+    out = malloc(count * sizeof(char *) + b.len);
+    if (out == NULL) {
+        ts_buf_free(&b);
+        return -ENOMEM;
+    }
+    text = (char *)(out + count);
+    len = b.len;
+    memcpy(text, b.data, len);
+    ts_buf_free(&b);
+    out[k++] = text;
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] != '\n')
+            continue;
+        text[i] = '\0';
+        if (k < count)
+            out[k++] = text + i + 1;
+    }
+    *lines = out;
+    *n = count;
+    return 0;
 }

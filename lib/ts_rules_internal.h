@@ -92,18 +92,21 @@ void ts_rules_stack_free(ts_rules_stack *s);
 struct ts_rules_work {
     ts_rules_stack stack;
     bool counting;
+    const ts_rules *rules;
+    size_t *passed, *failed; /* the applied's counters (heap: stable when it is copied) */
 };
 
-/* a->work for a->rules; -ENOMEM or 0. */
+/* a->work for a->rules and a's matcher counters (allocated first); -ENOMEM
+ * or 0. */
 int ts_rules_work_init(ts_rules_applied *a);
 void ts_rules_work_free(ts_rules_applied *a);
 
 /*
  * The argument comparison under the matchers of a->rules (ts_value_compare's
- * contract, ctx is a, whose work must be set): a value a matcher names
+ * contract, ctx is a->work, so a ts_rules_applied may be copied): a value a matcher names
  * passes when it is equal as ts_values_equal says, or when the matcher
  * accepts it; containers holding such values are compared member by
- * member. Counts outcomes in a while a->work->counting and top_level.
+ * member. Counts outcomes while work->counting and top_level.
  */
 bool ts_rules_args_equal(void *ctx, const char *tool, size_t tool_len, const char *key,
                          const struct json_object *expected, const struct json_object *actual,

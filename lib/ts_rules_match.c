@@ -30,14 +30,18 @@
 
 int ts_rules_work_init(ts_rules_applied *a)
 {
-    a->work = calloc(1, sizeof(*a->work));
-    if (a->work == NULL)
+    struct ts_rules_work *w = calloc(1, sizeof(*w));
+
+    if (w == NULL)
         return -ENOMEM;
-    if (ts_rules_stack_init(&a->work->stack, a->rules, TS_RULES_WALK_DEPTH) < 0) {
-        free(a->work);
-        a->work = NULL;
+    if (ts_rules_stack_init(&w->stack, a->rules, TS_RULES_WALK_DEPTH) < 0) {
+        free(w);
         return -ENOMEM;
     }
+    w->rules = a->rules;
+    w->passed = a->match_passed;
+    w->failed = a->match_failed;
+    a->work = w;
     return 0;
 }
 
@@ -76,7 +80,7 @@ static int json_kind(const struct json_object *v)
     return t == json_type_double ? json_type_int : (int)t;
 }
 
-static bool relaxed(ts_rules_applied *a, size_t level, const struct json_object *e,
+static bool relaxed(struct ts_rules_work *w, size_t level, const struct json_object *e,
                     const struct json_object *v, bool strict, bool top_level, bool count);
 
 static bool regex_passes(const ts_matcher *m, const struct json_object *v)
@@ -93,7 +97,7 @@ static bool regex_passes(const ts_matcher *m, const struct json_object *v)
 
 /* Multiset equality of two arrays, elements compared as nested values
  * under the patterns below level. */
-static bool set_passes(ts_rules_applied *a, size_t level, const struct json_object *e,
+static bool set_passes(struct ts_rules_work *w, size_t level, const struct json_object *e,
                        const struct json_object *v, bool strict)
 {
     size_t n = json_object_array_length(e);
@@ -111,17 +115,17 @@ static bool set_passes(ts_rules_applied *a, size_t level, const struct json_obje
     }
     for (size_t i = 0; i < n && ok; i++) {
         const struct json_object *ei = json_object_array_get_idx(e, i);
-        ts_rules_state *st = ts_rules_stack_at(&a->work->stack, level);
-        ts_rules_state *next = ts_rules_stack_at(&a->work->stack, level + 1);
-        bool live = level + 1 < a->work->stack.depth &&
-                    ts_rules_path_step_index(a->rules->paths, st, i, next);
+        ts_rules_state *st = ts_rules_stack_at(&w->stack, level);
+        ts_rules_state *next = ts_rules_stack_at(&w->stack, level + 1);
+        bool live =
+            level + 1 < w->stack.depth && ts_rules_path_step_index(w->rules->paths, st, i, next);
         ok = false;
         for (size_t j = 0; j < n; j++) {
             const struct json_object *vj = json_object_array_get_idx(v, j);
             bool eq;
             if (used[j / 64] & ((uint64_t)1 << (j % 64)))
                 continue;
-            eq = live ? relaxed(a, level + 1, ei, vj, strict, false, false)
+            eq = live ? relaxed(w, level + 1, ei, vj, strict, false, false)
                       : ts_values_equal(ei, vj, strict, false);
             if (eq) {
                 used[j / 64] |= (uint64_t)1 << (j % 64);
@@ -135,7 +139,7 @@ static bool set_passes(ts_rules_applied *a, size_t level, const struct json_obje
     return ok;
 }
 
-static bool matcher_passes(ts_rules_applied *a, const ts_matcher *m, size_t level,
+static bool matcher_passes(struct ts_rules_work *w, const ts_matcher *m, size_t level,
                            const struct json_object *e, const struct json_object *v, bool strict)
 {
     switch (m->kind) {
@@ -144,7 +148,7 @@ static bool matcher_passes(ts_rules_applied *a, const ts_matcher *m, size_t leve
     case TS_MATCHER_APPROX:
         return is_number(e) && is_number(v) && fabs(number_of(e) - number_of(v)) <= m->tolerance;
     case TS_MATCHER_SET:
-        return set_passes(a, level, e, v, strict);
+        return set_passes(w, level, e, v, strict);
     case TS_MATCHER_TYPE:
         return json_kind(e) == json_kind(v);
     case TS_MATCHER_NONE:
@@ -153,11 +157,11 @@ static bool matcher_passes(ts_rules_applied *a, const ts_matcher *m, size_t leve
     return false;
 }
 
-static bool relaxed_object(ts_rules_applied *a, size_t level, const struct json_object *e,
+static bool relaxed_object(struct ts_rules_work *w, size_t level, const struct json_object *e,
                            const struct json_object *v, bool strict, bool count)
 {
-    ts_rules_state *st = ts_rules_stack_at(&a->work->stack, level);
-    ts_rules_state *next = ts_rules_stack_at(&a->work->stack, level + 1);
+    ts_rules_state *st = ts_rules_stack_at(&w->stack, level);
+    ts_rules_state *next = ts_rules_stack_at(&w->stack, level + 1);
 
     if (json_object_object_length(e) != json_object_object_length(v))
         return false;
@@ -167,8 +171,8 @@ static bool relaxed_object(ts_rules_applied *a, size_t level, const struct json_
         bool eq;
         if (!json_object_object_get_ex(v, key, &vv))
             return false;
-        if (ts_rules_path_step_key(a->rules->paths, st, key, strlen(key), next))
-            eq = relaxed(a, level + 1, ev, vv, strict, false, count);
+        if (ts_rules_path_step_key(w->rules->paths, st, key, strlen(key), next))
+            eq = relaxed(w, level + 1, ev, vv, strict, false, count);
         else
             eq = ts_values_equal(ev, vv, strict, false);
         if (!eq)
@@ -177,11 +181,11 @@ static bool relaxed_object(ts_rules_applied *a, size_t level, const struct json_
     return true;
 }
 
-static bool relaxed_array(ts_rules_applied *a, size_t level, const struct json_object *e,
+static bool relaxed_array(struct ts_rules_work *w, size_t level, const struct json_object *e,
                           const struct json_object *v, bool strict, bool count)
 {
-    ts_rules_state *st = ts_rules_stack_at(&a->work->stack, level);
-    ts_rules_state *next = ts_rules_stack_at(&a->work->stack, level + 1);
+    ts_rules_state *st = ts_rules_stack_at(&w->stack, level);
+    ts_rules_state *next = ts_rules_stack_at(&w->stack, level + 1);
     size_t n = json_object_array_length(e);
 
     if (json_object_array_length(v) != n)
@@ -190,8 +194,8 @@ static bool relaxed_array(ts_rules_applied *a, size_t level, const struct json_o
         const struct json_object *ei = json_object_array_get_idx(e, i);
         const struct json_object *vi = json_object_array_get_idx(v, i);
         bool eq;
-        if (ts_rules_path_step_index(a->rules->paths, st, i, next))
-            eq = relaxed(a, level + 1, ei, vi, strict, false, count);
+        if (ts_rules_path_step_index(w->rules->paths, st, i, next))
+            eq = relaxed(w, level + 1, ei, vi, strict, false, count);
         else
             eq = ts_values_equal(ei, vi, strict, false);
         if (!eq)
@@ -201,39 +205,40 @@ static bool relaxed_array(ts_rules_applied *a, size_t level, const struct json_o
 }
 
 /* e against v where stack[level] is the state reached at them. */
-static bool relaxed(ts_rules_applied *a, size_t level, const struct json_object *e,
+static bool relaxed(struct ts_rules_work *w, size_t level, const struct json_object *e,
                     const struct json_object *v, bool strict, bool top_level, bool count)
 {
-    const ts_rules *r = a->rules;
-    const ts_rules_state *st = ts_rules_stack_at(&a->work->stack, level);
+    const ts_rules *r = w->rules;
+    const ts_rules_state *st = ts_rules_stack_at(&w->stack, level);
     long p = ts_rules_path_accepts(r->paths, st, TS_RULES_MATCH, false);
 
     if (p >= 0 && r->matchers[p].kind != TS_MATCHER_NONE) {
         bool ok = ts_values_equal(e, v, strict, top_level) ||
-                  matcher_passes(a, &r->matchers[p], level, e, v, strict);
+                  matcher_passes(w, &r->matchers[p], level, e, v, strict);
         if (count) {
             if (ok)
-                a->match_passed[p]++;
+                w->passed[p]++;
             else
-                a->match_failed[p]++;
+                w->failed[p]++;
         }
         return ok;
     }
-    if (level + 1 >= a->work->stack.depth || !ts_rules_path_alive(r->paths, st, TS_RULES_MATCH))
+    if (level + 1 >= w->stack.depth || !ts_rules_path_alive(r->paths, st, TS_RULES_MATCH))
         return ts_values_equal(e, v, strict, top_level);
     if (json_object_is_type(e, json_type_object) && json_object_is_type(v, json_type_object))
-        return relaxed_object(a, level, e, v, strict, count);
+        return relaxed_object(w, level, e, v, strict, count);
     if (json_object_is_type(e, json_type_array) && json_object_is_type(v, json_type_array))
-        return relaxed_array(a, level, e, v, strict, count);
+        return relaxed_array(w, level, e, v, strict, count);
     return ts_values_equal(e, v, strict, top_level);
 }
 
 /* Enter argument key of a call of tool: the state at stack level 2, false
  * when no match pattern can reach it. */
-static bool enter_argument(ts_rules_applied *a, const char *tool, size_t tool_len, const char *key)
+static bool enter_argument(struct ts_rules_work *w, const char *tool, size_t tool_len,
+                           const char *key)
 {
-    const ts_rules_path_set *paths = a->rules->paths;
-    ts_rules_stack *s = &a->work->stack;
+    const ts_rules_path_set *paths = w->rules->paths;
+    ts_rules_stack *s = &w->stack;
 
     return ts_rules_path_start(paths, tool, tool_len, TS_RULES_KIND_BIT(TS_RULES_MATCH),
                                ts_rules_stack_at(s, 0)) &&
@@ -247,17 +252,18 @@ bool ts_rules_args_equal(void *ctx, const char *tool, size_t tool_len, const cha
                          const struct json_object *expected, const struct json_object *actual,
                          bool strict, bool top_level)
 {
-    ts_rules_applied *a = ctx;
+    struct ts_rules_work *w = ctx;
 
-    if (a->rules == NULL || a->work == NULL || !enter_argument(a, tool, tool_len, key))
+    if (w == NULL || !enter_argument(w, tool, tool_len, key))
         return ts_values_equal(expected, actual, strict, top_level);
-    return relaxed(a, 2, expected, actual, strict, top_level, a->work->counting && top_level);
+    return relaxed(w, 2, expected, actual, strict, top_level, w->counting && top_level);
 }
 
 size_t ts_rules_equal_values(ts_rules_applied *a, const char *tool, size_t tool_len,
                              const struct json_object *expected_args,
                              const struct json_object *actual_args, bool strict)
 {
+    struct ts_rules_work *w = a->has_compare ? a->work : NULL;
     size_t n = 0;
 
     if (expected_args == NULL || actual_args == NULL)
@@ -267,8 +273,8 @@ size_t ts_rules_equal_values(ts_rules_applied *a, const char *tool, size_t tool_
         struct json_object *av;
         if (!json_object_object_get_ex(actual_args, key, &av))
             continue;
-        if (a->has_compare && a->work != NULL && enter_argument(a, tool, tool_len, key)
-                ? relaxed(a, 2, ev, av, strict, true, false)
+        if (w != NULL && enter_argument(w, tool, tool_len, key)
+                ? relaxed(w, 2, ev, av, strict, true, false)
                 : ts_values_equal(ev, av, strict, true))
             n++;
     }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ts_json.h"
+#include "ts_report.h"
 #include "ts_rules.h"
 #include "ts_score.h"
 #include "util_test.h"
@@ -136,7 +137,8 @@ START_TEST(test_ignored_key_absent_on_one_side)
     char *notes = notes_of(&o);
 
     ck_assert_double_eq(o.result.score, PERFECT);
-    ck_assert_str_eq(notes, "ignored by rules: 0 values at t.args.ts (1 in the baseline)\n");
+    ck_assert_str_eq(notes,
+                     "ignored by rules: 1 value at t.args.ts (1 in the baseline, 0 observed)\n");
     free(notes);
     done(&o);
     ck_assert_double_eq(score_of("{\"ignore\": [\"t.args.ts\"]}", a, e), PERFECT);
@@ -203,7 +205,8 @@ START_TEST(test_tools_ignore_removes_calls_first)
     ck_assert_double_eq(o.result.score, PERFECT);
     ck_assert_int_eq(o.result.total_calls, 1);
     assert_list(o.result.called_tools, "[\"search\"]");
-    ck_assert_str_eq(notes, "ignored by rules: 2 calls of log_event (1 in the baseline)\n");
+    ck_assert_str_eq(notes,
+                     "ignored by rules: 2 calls of log_event (1 in the baseline, 2 observed)\n");
     free(notes);
     done(&o);
 }
@@ -775,6 +778,59 @@ START_TEST(test_applied_as_json)
 }
 END_TEST
 
+START_TEST(test_report_agrees_with_rules)
+{
+    /* the table marks a relaxed value as matching, and the notes follow
+     * the score line */
+    outcome o = run("{\"match\": {\"*.args.q\": {\"regex\": \"^weather in \"}}, \"ignore\": "
+                    "[\"*.args.rid\"]}",
+                    "[{\"tool\": \"s\", \"args\": {\"q\": \"weather in Paris\", \"n\": 1, "
+                    "\"rid\": 1}}]",
+                    "[{\"tool\": \"s\", \"args\": {\"q\": \"weather in Paris today\", \"n\": "
+                    "2, \"rid\": 2}}]");
+    ts_report_options ropt = {false, NULL, 0, ts_rules_applied_compare(&o.applied)};
+    char **lines = NULL;
+    size_t n = 0;
+    ts_buf b;
+    ts_error err;
+    char *text, *score_line;
+
+    ck_assert(!o.result.passed);
+    ck_assert_int_eq(ts_rules_applied_note_lines(&o.applied, &lines, &n), 0);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_str_eq(lines[0], "ignored by rules: 1 value at *.args.rid");
+    ck_assert_str_eq(lines[1], "relaxed by rules: 1 value at *.args.q (regex)");
+    ropt.notes = (const char *const *)lines;
+    ropt.n_notes = n;
+    ts_buf_init(&b, 1 << 20);
+    ck_assert_int_eq(
+        ts_report_drift_with(o.applied.expected, o.applied.actual, &o.result, &ropt, &b, &err), 0);
+    ck_assert_int_eq(ts_buf_appendc(&b, '\0'), 0);
+    text = b.data;
+    ck_assert_msg(strstr(text, "n: 1 \xe2\x89\xa0 2") != NULL, "%s", text);
+    /* the row's status lists n only (path lines stay structural and strict) */
+    ck_assert_msg(strstr(text, "| n: 1 \xe2\x89\xa0 2\n") != NULL, "a relaxed value is marked: %s",
+                  text);
+    ck_assert_msg(strstr(text, "rid=") == NULL && strstr(text, "args.rid:") == NULL,
+                  "an ignored key is shown: %s", text);
+    score_line = strstr(text, "score ");
+    ck_assert_ptr_nonnull(score_line);
+    ck_assert_msg(strstr(score_line,
+                         "\nignored by rules: 1 value at *.args.rid\nrelaxed by "
+                         "rules: 1 value at *.args.q (regex)\n") == strchr(score_line, '\n'),
+                  "notes not right after the score line: %s", text);
+    ts_buf_free(&b);
+    free(lines);
+    done(&o);
+    /* no rules, no notes */
+    o = run(NULL, "[]", "[]");
+    ck_assert_int_eq(ts_rules_applied_note_lines(&o.applied, &lines, &n), 0);
+    ck_assert_ptr_null(lines);
+    ck_assert_uint_eq(n, 0);
+    done(&o);
+}
+END_TEST
+
 START_TEST(test_errors_as_without_rules)
 {
     ts_rules *r = rules_of("{\"ignore\": [\"*.args.x\"]}");
@@ -1189,6 +1245,7 @@ static Suite *rules_eval_suite(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("applied");
     tcase_add_test(tc, test_applied_as_json);
+    tcase_add_test(tc, test_report_agrees_with_rules);
     tcase_add_test(tc, test_errors_as_without_rules);
     suite_add_tcase(s, tc);
     tc = tcase_create("properties");
