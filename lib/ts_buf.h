@@ -19,10 +19,10 @@
 #include <stddef.h>
 
 typedef struct ts_buf {
-    char *data; /* owned; NULL until the first append */
-    size_t len; /* bytes used, excluding the terminating NUL */
-    size_t cap; /* bytes allocated */
-    size_t max; /* largest len allowed */
+    char *data;   /* owned; NULL until the first append */
+    size_t len;   /* bytes used, excluding the terminating NUL */
+    size_t cap;   /* bytes allocated */
+    size_t max;   /* largest len allowed */
 } ts_buf;
 
 #define TS_BUF_UNLIMITED ((size_t)-1 / 2)
