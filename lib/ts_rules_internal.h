@@ -112,14 +112,29 @@ bool ts_rules_args_equal(void *ctx, const char *tool, size_t tool_len, const cha
                          const struct json_object *expected, const struct json_object *actual,
                          bool strict, bool top_level);
 
+/* Whether matchers can reach argument key of tool's calls (its values are
+ * then compared with ts_rules_value_equal, not as plain values). */
+bool ts_rules_key_relaxed(ts_rules_applied *a, const char *tool, size_t tool_len, const char *key);
+
+/* Argument key's values compared as scoring compares them (matchers
+ * included, nothing counted). */
+bool ts_rules_value_equal(ts_rules_applied *a, const char *tool, size_t tool_len, const char *key,
+                          const struct json_object *expected, const struct json_object *actual,
+                          bool strict);
+
 /*
- * Number of expected args keys equal (ts_rules_args_equal, not counted) to
- * actual's: the weight of pairing two calls of one tool in the unordered
- * modes. A NULL (don't check) expected args weighs 0.
+ * The weights of pairing the calls of one tool (ts_rules_weight.c): for
+ * expected args e_args[0..ne) and actual args a_args[0..na) (NULL: absent
+ * or null), ts_rules_weight(w, i, j) is the number of expected i's keys
+ * whose value actual j has equal. Borrows everything given.
  */
-size_t ts_rules_equal_values(ts_rules_applied *a, const char *tool, size_t tool_len,
-                             const struct json_object *expected_args,
-                             const struct json_object *actual_args, bool strict);
+typedef struct ts_rules_weights ts_rules_weights;
+int ts_rules_weights_new(ts_rules_applied *a, const char *tool, size_t tool_len,
+                         struct json_object *const *e_args, size_t ne,
+                         struct json_object *const *a_args, size_t na, bool strict,
+                         ts_rules_weights **out);
+size_t ts_rules_weight(const ts_rules_weights *w, size_t i, size_t j);
+void ts_rules_weights_free(ts_rules_weights *w);
 
 /*
  * Remove ignored tools' calls, redact and remove values of calls (one

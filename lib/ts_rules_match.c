@@ -259,24 +259,16 @@ bool ts_rules_args_equal(void *ctx, const char *tool, size_t tool_len, const cha
     return relaxed(w, 2, expected, actual, strict, top_level, w->counting && top_level);
 }
 
-size_t ts_rules_equal_values(ts_rules_applied *a, const char *tool, size_t tool_len,
-                             const struct json_object *expected_args,
-                             const struct json_object *actual_args, bool strict)
+bool ts_rules_key_relaxed(ts_rules_applied *a, const char *tool, size_t tool_len, const char *key)
 {
-    struct ts_rules_work *w = a->has_compare ? a->work : NULL;
-    size_t n = 0;
+    return a->has_compare && a->work != NULL && enter_argument(a->work, tool, tool_len, key);
+}
 
-    if (expected_args == NULL || actual_args == NULL)
-        return 0;
-    json_object_object_foreach((struct json_object *)expected_args, key, ev)
-    {
-        struct json_object *av;
-        if (!json_object_object_get_ex(actual_args, key, &av))
-            continue;
-        if (w != NULL && enter_argument(w, tool, tool_len, key)
-                ? relaxed(w, 2, ev, av, strict, true, false)
-                : ts_values_equal(ev, av, strict, true))
-            n++;
-    }
-    return n;
+bool ts_rules_value_equal(ts_rules_applied *a, const char *tool, size_t tool_len, const char *key,
+                          const struct json_object *expected, const struct json_object *actual,
+                          bool strict)
+{
+    if (!ts_rules_key_relaxed(a, tool, tool_len, key))
+        return ts_values_equal(expected, actual, strict, true);
+    return relaxed(a->work, 2, expected, actual, strict, true, false);
 }

@@ -245,13 +245,8 @@ typedef struct pairing {
     long *partner; /* per expected index: its actual partner, or -1 */
 } pairing;
 
-static size_t weight(pairing *pg, const tool_call *e, const tool_call *t)
-{
-    return ts_rules_equal_values(pg->a, e->tool, e->len, args_of(pg->expected, e->index),
-                                 args_of(pg->actual, t->index), pg->strict);
-}
-
-static int pair_greedy(pairing *pg, const tool_call *e, size_t ne, const tool_call *t, size_t na)
+static int pair_greedy(pairing *pg, const ts_rules_weights *w, const tool_call *e, size_t ne,
+                       const tool_call *t, size_t na)
 {
     bool *taken = calloc(na + 1, sizeof(bool));
 
@@ -261,13 +256,13 @@ static int pair_greedy(pairing *pg, const tool_call *e, size_t ne, const tool_ca
         long best = -1;
         size_t best_w = 0;
         for (size_t j = 0; j < na; j++) {
-            size_t w;
+            size_t wij;
             if (taken[j])
                 continue;
-            w = weight(pg, &e[i], &t[j]);
-            if (best < 0 || w > best_w) {
+            wij = ts_rules_weight(w, i, j);
+            if (best < 0 || wij > best_w) {
                 best = (long)j;
-                best_w = w;
+                best_w = wij;
             }
         }
         if (best < 0)
@@ -279,7 +274,8 @@ static int pair_greedy(pairing *pg, const tool_call *e, size_t ne, const tool_ca
     return 0;
 }
 
-static int pair_exact(pairing *pg, const tool_call *e, size_t ne, const tool_call *t, size_t na)
+static int pair_exact(pairing *pg, const ts_rules_weights *w, const tool_call *e, size_t ne,
+                      const tool_call *t, size_t na)
 {
     assignment as;
     size_t n = ne > na ? ne : na;
@@ -292,7 +288,7 @@ static int pair_exact(pairing *pg, const tool_call *e, size_t ne, const tool_cal
         return -ENOMEM;
     for (size_t i = 0; i < ne; i++) {
         for (size_t j = 0; j < na; j++)
-            as.cost[i * n + j] = -(int64_t)weight(pg, &e[i], &t[j]);
+            as.cost[i * n + j] = -(int64_t)ts_rules_weight(w, i, j);
     }
     rc = hungarian(&as);
     if (rc == 0)
@@ -306,17 +302,44 @@ static int pair_exact(pairing *pg, const tool_call *e, size_t ne, const tool_cal
     return rc;
 }
 
+/* The args of the calls of one tool, for the weights. */
+static struct json_object **args_array(struct json_object *list, const tool_call *c, size_t n)
+{
+    struct json_object **args = malloc((n ? n : 1) * sizeof(*args));
+
+    for (size_t i = 0; args != NULL && i < n; i++) {
+        args[i] = args_of(list, c[i].index);
+        if (!json_object_is_type(args[i], json_type_object))
+            args[i] = NULL;
+    }
+    return args;
+}
+
 static int pair_tool(pairing *pg, const tool_call *e, size_t ne, const tool_call *t, size_t na)
 {
+    struct json_object **ea, **aa;
+    ts_rules_weights *w = NULL;
+    int rc;
+
     if (ne == 0 || na == 0)
         return 0;
     if (ne == 1 && na == 1) {
         pg->partner[e[0].index] = (long)t[0].index;
         return 0;
     }
-    if (ne > TS_RULES_EXACT_MAX || na > TS_RULES_EXACT_MAX)
-        return pair_greedy(pg, e, ne, t, na);
-    return pair_exact(pg, e, ne, t, na);
+    ea = args_array(pg->expected, e, ne);
+    aa = args_array(pg->actual, t, na);
+    rc = ea == NULL || aa == NULL
+             ? -ENOMEM
+             : ts_rules_weights_new(pg->a, e[0].tool, e[0].len, ea, ne, aa, na, pg->strict, &w);
+    if (rc == 0 && (ne > TS_RULES_EXACT_MAX || na > TS_RULES_EXACT_MAX))
+        rc = pair_greedy(pg, w, e, ne, t, na);
+    else if (rc == 0)
+        rc = pair_exact(pg, w, e, ne, t, na);
+    ts_rules_weights_free(w);
+    free(ea);
+    free(aa);
+    return rc;
 }
 
 /* Walk both sorted lists tool by tool. */

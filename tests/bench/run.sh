@@ -355,6 +355,11 @@ bench_score() {
 	ms=$(field "$large" ms_per_eval)
 	ref=$(field "$large" ref_ms)
 	row "score two 1,000-call lists, ms" "$ms" "100 x 10-call lists $ref" "$(ratio "$ms" "$ref" 1)" "" ""
+	unordered=$(printf '%s\n' "$out" | grep '^mode=score_unordered')
+	ums=$(field "$unordered" ms_per_eval)
+	sms=$(field "$unordered" strict_ms)
+	row "score two 1,000-call lists, order unordered (10 tools x 100), ms" "$ums" \
+		"strict order $sms" "$(ratio "$ums" "$sms" 1)" "< 50 ms" "$(yesno "$ums < 50")"
 }
 
 # ---- the pytest plugin: N replay tests vs the same suite, no-op fixture ----
