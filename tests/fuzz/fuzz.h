@@ -24,4 +24,7 @@ int ts_fuzz_snapshot(const uint8_t *data, size_t size);
  * with encode/decode round trips. */
 int ts_fuzz_proto(const uint8_t *data, size_t size);
 
+/* Rules files: parse, merge, compare under them, redact. */
+int ts_fuzz_rules(const uint8_t *data, size_t size);
+
 #endif
