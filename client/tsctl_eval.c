@@ -151,15 +151,12 @@ static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r,
 
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
 {
-    const char *format = NULL;
-    const char *weights = NULL;
-    const char *min_score = NULL;
+    tsctl_scoring_opts scoring = {0};
     const char *rules_file = NULL;
-    bool strict = false;
     const tsctl_option opts[] = {
-        {"format", 0, &format, NULL},       {"weights", 0, &weights, NULL},
-        {"min-score", 0, &min_score, NULL}, {"rules", 0, &rules_file, NULL},
-        {"strict", 0, NULL, &strict},       {NULL, 0, NULL, NULL},
+        TSCTL_SCORING_OPTIONS(&scoring),
+        {"rules", 0, &rules_file, NULL},
+        {NULL, 0, NULL, NULL},
     };
     struct json_object *expected = NULL;
     struct json_object *actual = NULL;
@@ -178,19 +175,13 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
         rc = tsctl_usage_error(ctx, "only one of EXPECTED and ACTUAL can be - (standard input)");
     if (rc != 0)
         return rc;
-    ts_score_options_default(&options);
-    options.strict = strict;
-    rc = tsctl_check_format(ctx, format);
-    if (rc == 0 && weights != NULL)
-        rc = tsctl_parse_weights(ctx, weights, &options.weights, NULL);
-    if (rc == 0 && min_score != NULL)
-        rc = tsctl_parse_min_score(ctx, min_score, &options.min_score);
+    rc = tsctl_scoring_parse(ctx, &scoring, &options, NULL);
     if (rc == 0 && rules_file != NULL)
         rc = tsctl_read_rules(ctx, rules_file, &rules);
     if (rc == 0)
         rc = expected_calls(ctx, args.pos[0], &expected);
     if (rc == 0)
-        rc = extracted_calls(ctx, args.pos[1], format, &actual);
+        rc = extracted_calls(ctx, args.pos[1], scoring.format, &actual);
     if (rc != 0)
         goto out;
     if (ts_rules_evaluate(rules, expected, actual, &options, false, &result, &applied, &err) < 0) {
@@ -207,7 +198,7 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
     } else {
         print_metrics(ctx, &result, &applied);
     }
-    if (rc == 0 && min_score != NULL && !result.passed)
+    if (rc == 0 && scoring.min_score != NULL && !result.passed)
         rc = TSCTL_EXIT_FAILED;
     ts_score_result_free(&result);
     ts_rules_applied_free(&applied);

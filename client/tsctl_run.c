@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,8 +65,9 @@ static bool outcome_failed(const char *outcome)
     return strcmp(outcome, "FAILED") == 0 || strncmp(outcome, "ERROR_", 6) == 0;
 }
 
-/* The JUnit XML of a run summary: one testcase per check. */
-static void junit_xml(const struct json_object *summary, ts_buf *b)
+/* The JUnit XML of a run summary, one testcase per check: 0, or the
+ * buffer's error (then b holds nothing). */
+static int junit_xml(const struct json_object *summary, ts_buf *b)
 {
     struct json_object *checks = tsctl_get(summary, "checks");
     size_t n = json_object_is_type(checks, json_type_array) ? json_object_array_length(checks) : 0;
@@ -120,15 +122,36 @@ static void junit_xml(const struct json_object *summary, ts_buf *b)
         ts_buf_appends(b, "    </testcase>\n");
     }
     ts_buf_appends(b, "  </testsuite>\n</testsuites>\n");
+    return ts_buf_error(b);
 }
 
-/* Write data to the already opened report file f. 0 or an exit code. */
-static int write_report(const tsctl_ctx *ctx, FILE *f, const char *path, const char *data,
-                        size_t len)
+/* Close the report file f that could not be written whole, removing it
+ * when it is a regular file: a report is there whole or not at all. */
+static void discard_report(FILE *f, const char *path)
 {
-    if (fwrite(data, 1, len, f) != len || fflush(f) != 0) {
-        fclose(f);
-        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(errno));
+    struct stat st;
+
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+        unlink(path);
+    fclose(f);
+}
+
+/* Write the report in b (built by its writer, which may have failed) to
+ * the already opened report file f. 0 or an exit code. */
+static int write_report(const tsctl_ctx *ctx, FILE *f, const char *path, const char *what,
+                        const ts_buf *b)
+{
+    int saved;
+
+    if (ts_buf_error(b) < 0) {
+        discard_report(f, path);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot format the %s report: %s", what,
+                          strerror(-ts_buf_error(b)));
+    }
+    if (fwrite(b->data, 1, b->len, f) != b->len || fflush(f) != 0) {
+        saved = errno;
+        discard_report(f, path);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(saved));
     }
     if (fclose(f) != 0)
         return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(errno));
@@ -144,19 +167,17 @@ static int write_reports(const tsctl_ctx *ctx, const struct json_object *summary
     if (junit != NULL) {
         ts_buf_init(&b, TS_BUF_UNLIMITED);
         junit_xml(summary, &b);
-        rc = write_report(ctx, junit, junit_path, b.data ? b.data : "", b.len);
+        rc = write_report(ctx, junit, junit_path, "JUnit", &b);
         ts_buf_free(&b);
     }
     if (json != NULL) {
         int rc2;
 
         ts_buf_init(&b, TS_BUF_UNLIMITED);
-        if (ts_json_write_pretty(summary, &b, NULL) < 0 || ts_buf_appendc(&b, '\n') < 0) {
-            fclose(json);
-            rc2 = tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot format the JSON report");
-        } else {
-            rc2 = write_report(ctx, json, json_path, b.data, b.len);
-        }
+        if (ts_json_write_pretty(summary, &b, NULL) < 0)
+            ts_buf_fail(&b, -EINVAL); /* the daemon's summary is JSON: not reached */
+        ts_buf_appendc(&b, '\n');
+        rc2 = write_report(ctx, json, json_path, "JSON", &b);
         ts_buf_free(&b);
         if (rc == 0)
             rc = rc2;

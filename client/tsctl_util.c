@@ -1,13 +1,12 @@
 /*
  * tsctl_util — helpers every tsctl command uses: error messages and exit
- * codes, reading JSON input files, parsing --weights / --min-score /
- * --format, printing JSON, ages and times, aligned tables, environment flags.
+ * codes, reading JSON input files, printing JSON, ages and times, aligned
+ * tables, environment flags.
  */
 #include "tsctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,6 @@
 #include <unistd.h>
 
 #include "ts_buf.h"
-#include "ts_extract.h"
 #include "ts_json.h"
 #include "ts_repr.h"
 #include "ts_score.h"
@@ -71,7 +69,7 @@ static int read_all(int fd, ts_buf *b)
         if (n == 0)
             return 0;
         if (ts_buf_append(b, chunk, (size_t)n) < 0)
-            return -E2BIG;
+            return ts_buf_error(b);
     }
 }
 
@@ -117,64 +115,6 @@ int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object *
     if (rc < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", what, err.message);
     return 0;
-}
-
-int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, ts_weights *out,
-                        struct json_object **json_out)
-{
-    struct json_object *obj = NULL;
-    ts_error err;
-    int rc;
-
-    if (text[0] == '@') {
-        rc = tsctl_read_json(ctx, text + 1, &obj);
-        if (rc != 0)
-            return rc;
-    } else {
-        rc = ts_json_parse(text, strlen(text), 0, &obj, &err);
-        if (rc < 0)
-            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --weights: %s", err.message);
-    }
-    if (!json_object_is_type(obj, json_type_object)) {
-        json_object_put(obj);
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
-                          "invalid --weights: expected a JSON object such as "
-                          "'{\"selection_accuracy\": 1}'");
-    }
-    rc = ts_weights_from_json(obj, out, &err);
-    if (rc < 0) {
-        json_object_put(obj);
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --weights: %s", err.message);
-    }
-    if (json_out != NULL)
-        *json_out = obj;
-    else
-        json_object_put(obj);
-    return 0;
-}
-
-int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out)
-{
-    char *end = NULL;
-    double v;
-
-    errno = 0;
-    v = strtod(text, &end);
-    if (text[0] == '\0' || end == text || *end != '\0' || errno != 0 || !isfinite(v))
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --min-score '%s': not a number", text);
-    if (v < 0.0 || v > 1.0)
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
-                          "invalid --min-score '%s': must lie between 0 and 1", text);
-    *out = v;
-    return 0;
-}
-
-int tsctl_check_format(const tsctl_ctx *ctx, const char *format)
-{
-    if (format == NULL || ts_extract_format_known(format))
-        return 0;
-    return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "unknown format '%s' (supported: %s)", format,
-                      ts_extract_format_list());
 }
 
 int tsctl_print_json(const tsctl_ctx *ctx, const struct json_object *v)

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "snapcache.h"
+#include "ts_check.h"
 
 static int64_t realtime_ns(void)
 {
@@ -119,8 +119,8 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err)
     if (rc < 0)
         return rc;
     if (!cache->held || !ts_file_stamp_equal(&now, &cache->stamp) ||
-        (now.exists && (now.mtime_ns >= cache->read_ns - TSD_SNAPCACHE_RACY_NS ||
-                        now.ctime_ns >= cache->read_ns - TSD_SNAPCACHE_RACY_NS))) {
+        (now.exists &&
+         !ts_check_stamp_trusted(now.mtime_ns, now.ctime_ns, cache->read_ns, TS_CHECK_RACY_NS))) {
         read_ns = realtime_ns();
         if (now.exists) {
             load(cache);

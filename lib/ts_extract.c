@@ -3,8 +3,10 @@
  *
  * Owns the format table (names, file-only flags, walkers), the order of
  * auto-detection and the public API. The walkers live in
- * ts_extract_providers.c and ts_extract_frameworks.c, the shared call and
- * argument rules in ts_extract_args.c (see ts_extract_internal.h).
+ * ts_extract_providers.c, ts_extract_frameworks.c and, for the TypeScript
+ * SDKs, ts_extract_js.c and ts_extract_agents_js.c; the shared call and
+ * argument rules in ts_extract_args.c and ts_extract_collect.c (see
+ * ts_extract_internal.h).
  *
  * Walkers check the shape they rely on: the top-level key that makes the
  * format, and the JSON type of every container they descend into. A missing
@@ -40,13 +42,16 @@ static const extract_format formats[] = {
     {"claude-agent-sdk", ts_extract__walk_claude_agent_sdk, false},
     {"pydantic-ai", ts_extract__walk_pydantic_ai, false},
     {"mcp", ts_extract__walk_mcp, false},
+    {"vercel-ai", ts_extract__walk_vercel_ai, false},
+    {"openai-agents-js", ts_extract__walk_openai_agents_js, false},
+    {"mastra", ts_extract__walk_mastra, false},
     {"langchain", ts_extract__walk_langchain, true},
     {"custom", ts_extract__walk_custom, true},
 };
 
 #define DETECTABLE_LIST                                                                            \
     "calls, openai, openai-responses, anthropic, gemini, langgraph, openai-agents, "               \
-    "claude-agent-sdk, pydantic-ai, mcp"
+    "claude-agent-sdk, pydantic-ai, mcp, vercel-ai, openai-agents-js, mastra"
 
 static const extract_format *format_find(const char *name)
 {
@@ -68,6 +73,8 @@ static const char *detect_object(const struct json_object *input)
 {
     if (has_key(input, "choices"))
         return "openai";
+    if (ts_extract__vercel_message_applies(input))
+        return "vercel-ai";
     if (ts_extract__anthropic_applies(input))
         return "anthropic";
     if (has_key(input, "candidates"))
@@ -76,10 +83,18 @@ static const char *detect_object(const struct json_object *input)
         return "langgraph";
     if (has_key(input, "new_items"))
         return "openai-agents";
+    if (ts_extract__openai_agents_js_applies(input))
+        return "openai-agents-js";
     if (ts_extract__openai_responses_applies(input))
         return "openai-responses";
     if (ts_extract__mcp_applies(input))
         return "mcp";
+    if (ts_extract__mastra_applies(input))
+        return "mastra";
+    if (ts_extract__vercel_ai_applies(input))
+        return "vercel-ai";
+    if (ts_extract__langgraph_message_applies(input))
+        return "langgraph";
     return NULL;
 }
 
@@ -91,12 +106,18 @@ static const char *detect_array(const struct json_object *input)
         return "claude-agent-sdk";
     if (ts_extract__messages_have_tool_calls(input))
         return "langgraph";
+    if (ts_extract__openai_agents_js_applies(input))
+        return "openai-agents-js";
     if (ts_extract__openai_responses_applies(input))
         return "openai-responses";
     if (ts_extract__pydantic_ai_applies(input))
         return "pydantic-ai";
     if (ts_extract__mcp_applies(input))
         return "mcp";
+    if (ts_extract__mastra_applies(input))
+        return "mastra";
+    if (ts_extract__vercel_ai_applies(input))
+        return "vercel-ai";
     return NULL;
 }
 

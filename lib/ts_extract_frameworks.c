@@ -2,7 +2,9 @@
  * ts_extract_frameworks — the walkers and detection rules for agent framework
  * and protocol shapes: plain call lists, LangGraph states and message lists,
  * Pydantic AI messages, MCP JSON-RPC traffic, and the file-only LangChain
- * steps and custom traces.
+ * steps and custom traces. LangGraph (Python and JS) also comes as
+ * LangChain's serialized messages and as streamed message chunks, whose
+ * fragments go through the collector (ts_extract_collect.c).
  */
 #include "ts_extract_internal.h"
 
@@ -39,74 +41,175 @@ int ts_extract__walk_calls(extract_ctx *ctx, const struct json_object *input)
 
 /* ---- langgraph --------------------------------------------------------- */
 
-/* Some message of the list has a non-empty tool_calls array. */
+/*
+ * A message of a list: a streamed [message, metadata] pair gives its
+ * message, and LangChain's serialized form {lc: 1, type: "constructor", id:
+ * [..., "AIMessage"], kwargs: {...}} its kwargs (*serialized tells which).
+ * NULL when the element is no object.
+ */
+static const struct json_object *langgraph_unwrap(const struct json_object *element,
+                                                  bool *serialized)
+{
+    struct json_object *kwargs;
+
+    *serialized = false;
+    if (is_array(element) && array_len(element) > 0)
+        element = array_at(element, 0);
+    if (!is_object(element))
+        return NULL;
+    kwargs = member(element, "kwargs");
+    if (has_key(element, "lc") && is_object(kwargs)) {
+        *serialized = true;
+        return kwargs;
+    }
+    return element;
+}
+
+static bool non_empty_array(const struct json_object *v)
+{
+    return is_array(v) && array_len(v) > 0;
+}
+
+static bool message_has_tool_calls(const struct json_object *element)
+{
+    bool serialized;
+    const struct json_object *msg = langgraph_unwrap(element, &serialized);
+
+    return non_empty_array(member(msg, "tool_calls")) ||
+           non_empty_array(member(msg, "tool_call_chunks"));
+}
+
+/* Some message of the list has a non-empty tool_calls (or, streamed,
+ * tool_call_chunks) array. */
 bool ts_extract__messages_have_tool_calls(const struct json_object *messages)
 {
     size_t i;
 
     for (i = 0; i < array_len(messages); i++) {
-        struct json_object *tool_calls = member(array_at(messages, i), "tool_calls");
-
-        if (is_array(tool_calls) && array_len(tool_calls) > 0)
+        if (message_has_tool_calls(array_at(messages, i)))
             return true;
     }
     return false;
 }
 
+/* One message object holding calls: LangChain's serialized form, or an AI
+ * message ({"type": "ai"} or a chunk). */
+bool ts_extract__langgraph_message_applies(const struct json_object *input)
+{
+    bool serialized;
+    const struct json_object *msg = langgraph_unwrap(input, &serialized);
+
+    if (!is_object(input) || !message_has_tool_calls(input))
+        return false;
+    return serialized || member_is(msg, "type", "ai") || member_is(msg, "type", "AIMessageChunk");
+}
+
 /* One tool_calls entry: {name, args} or {function: {name, arguments}}.
- * *recognized tells whether it had either shape. */
-static int langgraph_entry(extract_ctx *ctx, const struct json_object *entry, bool *recognized)
+ * *recognized tells whether it had either shape. Ids merge sightings only
+ * in LangChain's serialized form (use_id); plain messages keep every entry,
+ * as the reference does. */
+static int langgraph_entry(extract_collect *col, const struct json_object *entry, bool use_id,
+                           bool *recognized)
 {
     struct json_object *fn = member(entry, "function");
+    struct json_object *id = use_id ? member(entry, "id") : NULL;
 
     if (has_key(entry, "name")) {
         *recognized = true;
-        return ts_extract__add_call_value(ctx, member(entry, "name"), member(entry, "args"));
+        return ts_extract__collect_call(col, id, member(entry, "name"), member(entry, "args"));
     }
     if (is_object(fn) && has_key(fn, "name")) {
         *recognized = true;
-        return ts_extract__add_call_value(ctx, member(fn, "name"), member(fn, "arguments"));
+        return ts_extract__collect_call(col, id, member(fn, "name"), member(fn, "arguments"));
     }
     return 0;
 }
 
-static int langgraph_messages(extract_ctx *ctx, const struct json_object *messages)
+/* Streamed chunks: each {name?, args?: fragment, id?, index?}; a chunk
+ * without an id continues the call before it. */
+static int langgraph_chunks(extract_collect *col, const struct json_object *chunks, size_t i)
+{
+    size_t j;
+    int rc;
+
+    for (j = 0; j < array_len(chunks); j++) {
+        const struct json_object *chunk = array_at(chunks, j);
+        struct json_object *args = member(chunk, "args");
+
+        if (!is_object(chunk))
+            return ts_extract__shape_error(
+                col->ctx, "message at index %zu: tool_call_chunks[%zu] is not an object", i, j);
+        if (is_object(args))
+            rc = ts_extract__collect_call(col, member(chunk, "id"), member(chunk, "name"), args);
+        else
+            rc = ts_extract__collect_delta(col, member(chunk, "id"), member(chunk, "name"), args);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int langgraph_message(extract_collect *col, const struct json_object *message, size_t i,
+                             bool *any_entries, bool *recognized)
+{
+    bool serialized;
+    const struct json_object *msg = langgraph_unwrap(message, &serialized);
+    struct json_object *tool_calls, *chunks;
+    size_t j;
+    int rc;
+
+    if (msg == NULL)
+        return ts_extract__shape_error(col->ctx, "message at index %zu is not an object", i);
+    chunks = member(msg, "tool_call_chunks");
+    if (non_empty_array(chunks)) {
+        *any_entries = *recognized = true;
+        return langgraph_chunks(col, chunks, i);
+    }
+    tool_calls = member(msg, "tool_calls");
+    if (tool_calls == NULL)
+        return 0;
+    if (!is_array(tool_calls))
+        return ts_extract__shape_error(col->ctx, "message at index %zu: tool_calls is not an array",
+                                       i);
+    for (j = 0; j < array_len(tool_calls); j++) {
+        const struct json_object *entry = array_at(tool_calls, j);
+
+        if (!is_object(entry))
+            return ts_extract__shape_error(
+                col->ctx, "message at index %zu: tool_calls[%zu] is not an object", i, j);
+        *any_entries = true;
+        rc = langgraph_entry(col, entry, serialized, recognized);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The messages of a list, or the one message single. */
+static int langgraph_messages(extract_collect *col, const struct json_object *messages,
+                              const struct json_object *single)
 {
     bool any_entries = false;
     bool recognized = false;
-    size_t i, j;
+    size_t i;
     int rc;
 
-    for (i = 0; i < array_len(messages); i++) {
-        const struct json_object *message = array_at(messages, i);
-        struct json_object *tool_calls;
-
-        if (!is_object(message))
-            return ts_extract__shape_error(ctx, "message at index %zu is not an object", i);
-        tool_calls = member(message, "tool_calls");
-        if (tool_calls == NULL)
-            continue;
-        if (!is_array(tool_calls))
-            return ts_extract__shape_error(ctx, "message at index %zu: tool_calls is not an array",
-                                           i);
-        for (j = 0; j < array_len(tool_calls); j++) {
-            const struct json_object *entry = array_at(tool_calls, j);
-
-            if (!is_object(entry))
-                return ts_extract__shape_error(
-                    ctx, "message at index %zu: tool_calls[%zu] is not an object", i, j);
-            any_entries = true;
-            rc = langgraph_entry(ctx, entry, &recognized);
-            if (rc < 0)
-                return rc;
-        }
+    if (single != NULL) {
+        rc = langgraph_message(col, single, 0, &any_entries, &recognized);
+        if (rc < 0)
+            return rc;
+    }
+    for (i = 0; single == NULL && i < array_len(messages); i++) {
+        rc = langgraph_message(col, array_at(messages, i), i, &any_entries, &recognized);
+        if (rc < 0)
+            return rc;
     }
     if (any_entries && !recognized)
         return ts_extract__shape_error(
-            ctx, "the tool_calls entries have an unrecognized shape (expected "
-                 "{\"name\", \"args\"} or {\"function\": {\"name\", "
-                 "\"arguments\"}})");
-    return 0;
+            col->ctx, "the tool_calls entries have an unrecognized shape (expected "
+                      "{\"name\", \"args\"} or {\"function\": {\"name\", "
+                      "\"arguments\"}})");
+    return ts_extract__collect_finish(col);
 }
 
 bool ts_extract__langgraph_state_applies(const struct json_object *input)
@@ -119,17 +222,24 @@ bool ts_extract__langgraph_state_applies(const struct json_object *input)
 int ts_extract__walk_langgraph(extract_ctx *ctx, const struct json_object *input)
 {
     struct json_object *messages = member(input, "messages");
+    const struct json_object *single = NULL;
+    extract_collect col;
+    int rc;
 
-    if (is_array(input))
-        return langgraph_messages(ctx, input);
-    if (!is_object(input) || !is_array(messages))
+    if (is_object(input) && !is_array(messages) && ts_extract__langgraph_message_applies(input))
+        single = input;
+    else if (!is_array(input) && (!is_object(input) || !is_array(messages)))
         return ts_extract__shape_error(
             ctx,
             "expected a state object with a \"messages\" array or an array of "
             "messages, got %s",
             is_object(input) ? "an object without a \"messages\" array"
                              : ts_extract__kind_name(input));
-    return langgraph_messages(ctx, messages);
+    rc = ts_extract__collect_init(&col, ctx);
+    if (rc == 0)
+        rc = langgraph_messages(&col, is_array(input) ? input : messages, single);
+    ts_extract__collect_free(&col);
+    return rc;
 }
 
 /* ---- pydantic-ai --------------------------------------------------------- */

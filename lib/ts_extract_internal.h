@@ -2,7 +2,9 @@
  * ts_extract_internal — what the extraction files share (not installed, not
  * for other modules): the walk context, small json-c accessors, call
  * building and argument normalization (ts_extract_args.c), and each format's
- * walker and detection rule (ts_extract_providers.c, ts_extract_frameworks.c).
+ * walker and detection rule (ts_extract_providers.c, ts_extract_frameworks.c,
+ * ts_extract_js.c, ts_extract_agents_js.c), and the collector of calls seen
+ * in several places (ts_extract_collect.c).
  * ts_extract.c owns the format table, detection order and the public API.
  */
 #ifndef TS_EXTRACT_INTERNAL_H
@@ -125,6 +127,47 @@ int ts_extract__add_call(extract_ctx *ctx, const struct json_object *name,
 int ts_extract__add_call_value(extract_ctx *ctx, const struct json_object *name,
                                const struct json_object *args_value);
 
+/* ---- calls seen in several places (ts_extract_collect.c) --------------- */
+
+/*
+ * A walker of the TypeScript SDKs' shapes reports every sighting of a call;
+ * ts_extract__collect_finish() then appends each call once, in the order
+ * first seen. Sightings with the same id (a non-empty string) are one call;
+ * sightings without an id are never merged, except that a fragment without
+ * an id continues the latest call. All json values are borrowed from the
+ * input, which must outlive the collector.
+ */
+typedef struct extract_pending extract_pending;
+typedef struct extract_collect {
+    extract_ctx *ctx;
+    extract_pending *items;
+    size_t len, cap;
+    struct json_object *ids; /* id -> index into items */
+} extract_collect;
+
+int ts_extract__collect_init(extract_collect *c, extract_ctx *ctx);
+void ts_extract__collect_free(extract_collect *c);
+
+/* A complete call: name and arguments (a provider value, NULL when
+ * absent). A later complete sighting of the same id is ignored; one after
+ * fragments replaces them. */
+int ts_extract__collect_call(extract_collect *c, const struct json_object *id,
+                             const struct json_object *name, const struct json_object *args);
+
+/* The start of a streamed call (its name, arguments to follow). */
+int ts_extract__collect_start(extract_collect *c, const struct json_object *id,
+                              const struct json_object *name);
+
+/* A streamed fragment: name_part and args_part (strings, or NULL) are
+ * appended to the call with that id, or to the latest call without one. */
+int ts_extract__collect_delta(extract_collect *c, const struct json_object *id,
+                              const struct json_object *name_part,
+                              const struct json_object *args_part);
+
+/* Append the collected calls to ctx->calls: fragments are parsed as one
+ * JSON text (arguments rule of ts_extract__args_from_value). */
+int ts_extract__collect_finish(extract_collect *c);
+
 /* ---- walkers and detection rules ------------------------------------- */
 
 /* ts_extract_providers.c */
@@ -138,7 +181,8 @@ bool ts_extract__anthropic_applies(const struct json_object *input);
 bool ts_extract__claude_agent_sdk_applies(const struct json_object *input);
 bool ts_extract__openai_responses_applies(const struct json_object *input);
 
-/* ts_extract_frameworks.c */
+/* ts_extract_frameworks.c (langgraph also reads LangChain's serialized
+ * messages and streamed message chunks) */
 int ts_extract__walk_calls(extract_ctx *ctx, const struct json_object *input);
 int ts_extract__walk_langgraph(extract_ctx *ctx, const struct json_object *input);
 int ts_extract__walk_pydantic_ai(extract_ctx *ctx, const struct json_object *input);
@@ -149,5 +193,17 @@ bool ts_extract__messages_have_tool_calls(const struct json_object *messages);
 bool ts_extract__langgraph_state_applies(const struct json_object *input);
 bool ts_extract__pydantic_ai_applies(const struct json_object *input);
 bool ts_extract__mcp_applies(const struct json_object *input);
+bool ts_extract__langgraph_message_applies(const struct json_object *input);
+
+/* ts_extract_js.c: the Vercel AI SDK and Mastra */
+int ts_extract__walk_vercel_ai(extract_ctx *ctx, const struct json_object *input);
+int ts_extract__walk_mastra(extract_ctx *ctx, const struct json_object *input);
+bool ts_extract__vercel_message_applies(const struct json_object *input);
+bool ts_extract__vercel_ai_applies(const struct json_object *input);
+bool ts_extract__mastra_applies(const struct json_object *input);
+
+/* ts_extract_agents_js.c: OpenAI Agents JS */
+int ts_extract__walk_openai_agents_js(extract_ctx *ctx, const struct json_object *input);
+bool ts_extract__openai_agents_js_applies(const struct json_object *input);
 
 #endif

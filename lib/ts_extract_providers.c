@@ -138,12 +138,30 @@ static bool is_user_message(const struct json_object *message)
            member_is(member(message, "message"), "role", "user");
 }
 
-/* A list of agent messages (claude-agent-sdk, explicit anthropic on a list). */
+static bool is_message(const struct json_object *m)
+{
+    return has_key(m, "role") || has_key(m, "type") || has_key(m, "content") ||
+           has_key(m, "message");
+}
+
+/* A list of agent messages (claude-agent-sdk, explicit anthropic on a list).
+ * A list holding no message at all (a list of calls, say) is an error, not
+ * zero calls. */
 static int agent_message_list(extract_ctx *ctx, const struct json_object *input)
 {
     char where[64];
+    bool any = false;
     size_t i;
     int rc;
+
+    for (i = 0; i < array_len(input) && !any; i++)
+        any = is_message(array_at(input, i));
+    if (array_len(input) > 0 && !any)
+        return ts_extract__shape_error(
+            ctx,
+            "expected a message object with a \"content\" array (or a list of messages), got "
+            "an array without messages (no item has \"role\", \"type\" or \"content\")%s",
+            has_key(array_at(input, 0), "tool") ? "; a list of calls is format calls" : "");
 
     for (i = 0; i < array_len(input); i++) {
         const struct json_object *message = array_at(input, i);
@@ -323,11 +341,27 @@ static bool has_function_call_item(const struct json_object *items)
     return false;
 }
 
+/* An object with "object": "response", or an "output" array of typed items
+ * (a response that holds only a message is one: it gives no call); an array
+ * holding a function_call item. */
 bool ts_extract__openai_responses_applies(const struct json_object *input)
 {
+    struct json_object *output = member(input, "output");
+    size_t i;
+
     if (is_array(input))
         return has_function_call_item(input);
-    return is_array(member(input, "output")) && has_function_call_item(member(input, "output"));
+    if (member_is(input, "object", "response"))
+        return true;
+    if (!is_array(output) || array_len(output) == 0)
+        return false;
+    if (has_function_call_item(output))
+        return true;
+    for (i = 0; i < array_len(output); i++) {
+        if (!has_key(array_at(output, i), "type"))
+            return false;
+    }
+    return true;
 }
 
 int ts_extract__walk_openai_responses(extract_ctx *ctx, const struct json_object *input)

@@ -39,16 +39,14 @@
  * never break a line of the table. */
 static int append_name(ts_buf *out, const char *s, size_t len)
 {
-    int rc = 0;
-
-    for (size_t i = 0; i < len && rc == 0; i++) {
+    for (size_t i = 0; i < len && ts_buf_error(out) == 0; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c < 0x20 || c == 0x7f)
-            rc = ts_buf_appendf(out, "\\x%02x", c);
+            ts_buf_appendf(out, "\\x%02x", c);
         else
-            rc = ts_buf_appendc(out, (char)c);
+            ts_buf_appendc(out, (char)c);
     }
-    return rc;
+    return ts_buf_error(out);
 }
 
 static const char *string_of(const struct json_object *s, size_t *len)
@@ -99,27 +97,24 @@ static call *calls_view(const struct json_object *list, size_t *n, int *rc)
 static int render_call(ts_buf *out, const call *c)
 {
     bool first = true;
-    int rc = append_name(out, c->tool, c->tool_len);
 
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '(');
-    if (rc == 0 && c->args == NULL)
-        rc = ts_buf_appends(out, ELLIPSIS "any args" ELLIPSIS);
-    if (rc == 0 && c->args != NULL) {
+    append_name(out, c->tool, c->tool_len);
+    ts_buf_appendc(out, '(');
+    if (c->args == NULL)
+        ts_buf_appends(out, ELLIPSIS "any args" ELLIPSIS);
+    if (c->args != NULL) {
         json_object_object_foreach(c->args, key, val)
         {
-            if (rc == 0 && !first)
-                rc = ts_buf_appends(out, ", ");
-            if (rc == 0)
-                rc = append_name(out, key, strlen(key));
-            if (rc == 0)
-                rc = ts_buf_appendc(out, '=');
-            if (rc == 0)
-                rc = ts_repr_value_cut(val, VALUE_CUT, out);
+            if (!first)
+                ts_buf_appends(out, ", ");
+            append_name(out, key, strlen(key));
+            ts_buf_appendc(out, '=');
+            ts_repr_value_cut(val, VALUE_CUT, out);
             first = false;
         }
     }
-    return rc ? rc : ts_buf_appendc(out, ')');
+    ts_buf_appendc(out, ')');
+    return ts_buf_error(out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -178,9 +173,10 @@ static int sorted_keys(const struct json_object *args, const char ***keys, size_
     return 0;
 }
 
-static int status_line(ts_buf *out)
+static void status_line(ts_buf *out)
 {
-    return out->len > 0 ? ts_buf_appendc(out, '\n') : 0;
+    if (out->len > 0)
+        ts_buf_appendc(out, '\n');
 }
 
 /* Per-key status of a pair with the same tool: mismatched values, then
@@ -190,70 +186,54 @@ static int arg_status(ts_buf *out, const call *g, const call *t, bool strict,
 {
     const char **gk = NULL, **tk = NULL;
     size_t ng = 0, nt = 0;
-    int rc;
 
     if (g->args == NULL)
         return 0; /* arguments not checked */
-    rc = sorted_keys(g->args, &gk, &ng);
-    if (rc == 0)
-        rc = sorted_keys(t->args, &tk, &nt);
-    for (size_t k = 0; k < ng && rc == 0; k++) {
+    if (sorted_keys(g->args, &gk, &ng) < 0 || sorted_keys(t->args, &tk, &nt) < 0)
+        ts_buf_fail(out, -ENOMEM);
+    for (size_t k = 0; k < ng && ts_buf_error(out) == 0; k++) {
         struct json_object *gv = json_object_object_get(g->args, gk[k]), *tv;
         if (t->args == NULL || !json_object_object_get_ex(t->args, gk[k], &tv))
             continue;
         if (cmp != NULL ? cmp->equal(cmp->ctx, g->tool, g->tool_len, gk[k], gv, tv, strict, true)
                         : ts_values_equal(gv, tv, strict, true))
             continue;
-        rc = status_line(out);
-        if (rc == 0)
-            rc = append_name(out, gk[k], strlen(gk[k]));
-        if (rc == 0)
-            rc = ts_buf_appends(out, ": ");
-        if (rc == 0)
-            rc = ts_repr_value_cut(gv, VALUE_CUT, out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, " " NOT_EQUAL " ");
-        if (rc == 0)
-            rc = ts_repr_value_cut(tv, VALUE_CUT, out);
+        status_line(out);
+        append_name(out, gk[k], strlen(gk[k]));
+        ts_buf_appends(out, ": ");
+        ts_repr_value_cut(gv, VALUE_CUT, out);
+        ts_buf_appends(out, " " NOT_EQUAL " ");
+        ts_repr_value_cut(tv, VALUE_CUT, out);
     }
-    for (size_t k = 0; k < ng && rc == 0; k++) {
+    for (size_t k = 0; k < ng && ts_buf_error(out) == 0; k++) {
         if (t->args != NULL && json_object_object_get_ex(t->args, gk[k], NULL))
             continue;
-        rc = status_line(out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, "missing: ");
-        if (rc == 0)
-            rc = append_name(out, gk[k], strlen(gk[k]));
+        status_line(out);
+        ts_buf_appends(out, "missing: ");
+        append_name(out, gk[k], strlen(gk[k]));
     }
-    for (size_t k = 0; k < nt && rc == 0; k++) {
+    for (size_t k = 0; k < nt && ts_buf_error(out) == 0; k++) {
         if (json_object_object_get_ex(g->args, tk[k], NULL))
             continue;
-        rc = status_line(out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, "unexpected: ");
-        if (rc == 0)
-            rc = append_name(out, tk[k], strlen(tk[k]));
+        status_line(out);
+        ts_buf_appends(out, "unexpected: ");
+        append_name(out, tk[k], strlen(tk[k]));
     }
     free(gk);
     free(tk);
-    return rc;
+    return ts_buf_error(out);
 }
 
 static int pair_status(ts_buf *out, const call *g, const call *t, bool strict,
                        const ts_value_compare *cmp)
 {
-    int rc;
-
     if (same_tool(g, t))
         return arg_status(out, g, t, strict, cmp);
-    rc = ts_buf_appends(out, "tool: ");
-    if (rc == 0)
-        rc = ts_repr_string(g->tool, g->tool_len, out);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " " NOT_EQUAL " ");
-    if (rc == 0)
-        rc = ts_repr_string(t->tool, t->tool_len, out);
-    return rc;
+    ts_buf_appends(out, "tool: ");
+    ts_repr_string(g->tool, g->tool_len, out);
+    ts_buf_appends(out, " " NOT_EQUAL " ");
+    ts_repr_string(t->tool, t->tool_len, out);
+    return ts_buf_error(out);
 }
 
 static int table_push(table *t, row r)
@@ -281,22 +261,30 @@ static int add_row(table *tab, const call *g, const call *t, bool strict,
     ts_buf_init(&e, max);
     ts_buf_init(&a, max);
     ts_buf_init(&s, max);
-    rc = g ? render_call(&e, g) : ts_buf_appends(&e, EM_DASH " EXTRA " EM_DASH);
-    if (rc == 0)
-        rc = t ? render_call(&a, t) : ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
-    if (rc == 0 && g && t) {
-        rc = pair_status(&s, g, t, strict, cmp);
+    if (g != NULL)
+        render_call(&e, g);
+    else
+        ts_buf_appends(&e, EM_DASH " EXTRA " EM_DASH);
+    if (t != NULL)
+        render_call(&a, t);
+    else
+        ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
+    if (g && t) {
+        pair_status(&s, g, t, strict, cmp);
         r.kind = s.len > 0 ? ROW_DRIFT : ROW_OK;
-        if (rc == 0 && s.len == 0)
-            rc = ts_buf_appends(&s, CHECK_MARK);
-    } else if (rc == 0) {
-        rc = ts_buf_appends(&s, g ? "MISSING" : "EXTRA");
+        if (s.len == 0)
+            ts_buf_appends(&s, CHECK_MARK);
+    } else {
+        ts_buf_appends(&s, g ? "MISSING" : "EXTRA");
     }
+    ts_buf_fail(&s, ts_buf_error(&e)); /* the row's error: its cells' first */
+    ts_buf_fail(&s, ts_buf_error(&a));
+    rc = ts_buf_error(&s);
     if (rc == 0) {
         r.expected = detach(&e);
         r.actual = detach(&a);
         r.status = detach(&s);
-        rc = table_push(tab, r);
+        rc = r.expected && r.actual && r.status ? table_push(tab, r) : -ENOMEM;
         if (rc < 0) {
             free(r.expected);
             free(r.actual);
@@ -342,26 +330,22 @@ static size_t cell_width(const char *s)
 }
 
 /* n copies of c. */
-static int repeat(ts_buf *out, char c, size_t n)
+static void repeat(ts_buf *out, char c, size_t n)
 {
-    int rc = 0;
-
-    while (n-- > 0 && rc == 0)
-        rc = ts_buf_appendc(out, c);
-    return rc;
+    while (n-- > 0 && ts_buf_error(out) == 0)
+        ts_buf_appendc(out, c);
 }
 
-static int pad(ts_buf *out, size_t n)
+static void pad(ts_buf *out, size_t n)
 {
-    return repeat(out, ' ', n);
+    repeat(out, ' ', n);
 }
 
 /* "text" left-aligned in width columns. */
-static int cell(ts_buf *out, const char *s, size_t len, size_t width)
+static void cell(ts_buf *out, const char *s, size_t len, size_t width)
 {
-    int rc = ts_buf_append(out, s, len);
-
-    return rc ? rc : pad(out, width - ts_repr_width(s, len));
+    ts_buf_append(out, s, len);
+    pad(out, width - ts_repr_width(s, len));
 }
 
 typedef struct widths {
@@ -374,37 +358,31 @@ static const char *kind_colour(enum row_kind k)
 }
 
 /* One table line: "  # | expected | actual | status". */
-static int table_line(ts_buf *out, const widths *w, const char *num, const char *e, const char *a,
-                      const char *s, size_t slen, const char *colour)
+static void table_line(ts_buf *out, const widths *w, const char *num, const char *e, const char *a,
+                       const char *s, size_t slen, const char *colour)
 {
     size_t nlen = strlen(num);
-    int rc = colour ? ts_buf_appends(out, colour) : 0;
 
-    if (rc == 0)
-        rc = pad(out, w->num - nlen);
-    if (rc == 0)
-        rc = ts_buf_appendf(out, "%s | ", num);
-    if (rc == 0)
-        rc = cell(out, e, strlen(e), w->expected);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " | ");
-    if (rc == 0)
-        rc = cell(out, a, strlen(a), w->actual);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " |");
-    if (rc == 0 && slen > 0) {
-        rc = ts_buf_appendc(out, ' ');
-        if (rc == 0)
-            rc = ts_buf_append(out, s, slen);
+    if (colour)
+        ts_buf_appends(out, colour);
+    pad(out, w->num - nlen);
+    ts_buf_appendf(out, "%s | ", num);
+    cell(out, e, strlen(e), w->expected);
+    ts_buf_appends(out, " | ");
+    cell(out, a, strlen(a), w->actual);
+    ts_buf_appends(out, " |");
+    if (slen > 0) {
+        ts_buf_appendc(out, ' ');
+        ts_buf_append(out, s, slen);
     }
-    if (rc == 0 && colour)
-        rc = ts_buf_appends(out, ANSI_RESET);
-    return rc ? rc : ts_buf_appendc(out, '\n');
+    if (colour)
+        ts_buf_appends(out, ANSI_RESET);
+    ts_buf_appendc(out, '\n');
 }
 
-static int rule(ts_buf *out, size_t n)
+static void rule(ts_buf *out, size_t n)
 {
-    return repeat(out, '-', n);
+    repeat(out, '-', n);
 }
 
 static int table_render(ts_buf *out, const table *t, bool color)
@@ -412,7 +390,6 @@ static int table_render(ts_buf *out, const table *t, bool color)
     widths w = {1, strlen("Expected"), strlen("Actual")};
     size_t status_w = strlen("Status");
     char num[32];
-    int rc;
 
     snprintf(num, sizeof(num), "%zu", t->n);
     if (strlen(num) > w.num)
@@ -424,27 +401,18 @@ static int table_render(ts_buf *out, const table *t, bool color)
         w.actual = aw > w.actual ? aw : w.actual;
         status_w = sw > status_w ? sw : status_w;
     }
-    rc = ts_buf_appendf(out, "%sExpected vs Actual Tool Calls%s\n", color ? ANSI_BOLD : "",
-                        color ? ANSI_RESET : "");
-    if (rc == 0)
-        rc = table_line(out, &w, "#", "Expected", "Actual", "Status", 6, color ? ANSI_BOLD : NULL);
-    if (rc == 0)
-        rc = rule(out, w.num + 1);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '+');
-    if (rc == 0)
-        rc = rule(out, w.expected + 2);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '+');
-    if (rc == 0)
-        rc = rule(out, w.actual + 2);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '+');
-    if (rc == 0)
-        rc = rule(out, status_w + 1);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '\n');
-    for (size_t k = 0; k < t->n && rc == 0; k++) {
+    ts_buf_appendf(out, "%sExpected vs Actual Tool Calls%s\n", color ? ANSI_BOLD : "",
+                   color ? ANSI_RESET : "");
+    table_line(out, &w, "#", "Expected", "Actual", "Status", 6, color ? ANSI_BOLD : NULL);
+    rule(out, w.num + 1);
+    ts_buf_appendc(out, '+');
+    rule(out, w.expected + 2);
+    ts_buf_appendc(out, '+');
+    rule(out, w.actual + 2);
+    ts_buf_appendc(out, '+');
+    rule(out, status_w + 1);
+    ts_buf_appendc(out, '\n');
+    for (size_t k = 0; k < t->n && ts_buf_error(out) == 0; k++) {
         const row *r = &t->rows[k];
         const char *colour = color ? kind_colour(r->kind) : NULL;
         const char *s = r->status;
@@ -453,13 +421,15 @@ static int table_render(ts_buf *out, const table *t, bool color)
         do {
             const char *nl = strchr(s, '\n');
             size_t len = nl ? (size_t)(nl - s) : strlen(s);
-            rc = first ? table_line(out, &w, num, r->expected, r->actual, s, len, colour)
-                       : table_line(out, &w, "", "", "", s, len, colour);
+            if (first)
+                table_line(out, &w, num, r->expected, r->actual, s, len, colour);
+            else
+                table_line(out, &w, "", "", "", s, len, colour);
             first = false;
             s = nl ? nl + 1 : NULL;
-        } while (s != NULL && rc == 0);
+        } while (s != NULL);
     }
-    return rc;
+    return ts_buf_error(out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -478,11 +448,11 @@ static int path_key(ts_buf *path, const char *key)
     }
     if (plain)
         return ts_buf_appendf(path, ".%s", key);
-    if (ts_buf_appendc(path, '[') < 0)
-        return -ENOMEM;
-    if (ts_json_write_string(key, len, path) < 0 && ts_repr_string(key, len, path) < 0)
-        return -ENOMEM;
-    return ts_buf_appendc(path, ']');
+    ts_buf_appendc(path, '[');
+    if (ts_json_write_string(key, len, path) == -EINVAL) /* not UTF-8: as the table shows it */
+        ts_repr_string(key, len, path);
+    ts_buf_appendc(path, ']');
+    return ts_buf_error(path);
 }
 
 static int json_cut(ts_buf *out, const struct json_object *v)
@@ -496,32 +466,32 @@ static int json_cut(ts_buf *out, const struct json_object *v)
         ts_buf_reset(&tmp);
         rc = ts_repr_value(v, &tmp);
     }
-    if (rc == 0)
-        rc = ts_repr_append_cut(tmp.data ? tmp.data : "", tmp.len, PATH_CUT, out);
+    if (rc < 0)
+        ts_buf_fail(out, rc);
+    else
+        ts_repr_append_cut(tmp.data ? tmp.data : "", tmp.len, PATH_CUT, out);
     ts_buf_free(&tmp);
-    return rc;
+    return ts_buf_error(out);
 }
 
 static int line_changed(ts_buf *out, const ts_buf *path, const struct json_object *a,
                         const struct json_object *b)
 {
-    int rc = ts_buf_appendf(out, "value changed at %s: ", path->data);
-
-    if (rc == 0)
-        rc = json_cut(out, a);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " -> ");
-    if (rc == 0)
-        rc = json_cut(out, b);
-    return rc ? rc : ts_buf_appendc(out, '\n');
+    ts_buf_appendf(out, "value changed at %s: ", path->data);
+    json_cut(out, a);
+    ts_buf_appends(out, " -> ");
+    json_cut(out, b);
+    ts_buf_appendc(out, '\n');
+    return ts_buf_error(out);
 }
 
 /* Restore path to len bytes after a child was appended. */
 static void path_truncate(ts_buf *path, size_t len)
 {
+    if (path->data == NULL || len > path->len)
+        return; /* the path failed (its buffer is empty): nothing to restore */
     path->len = len;
-    if (path->data)
-        path->data[len] = '\0';
+    path->data[len] = '\0';
 }
 
 static int diff_values(ts_buf *out, ts_buf *path, const struct json_object *a,
@@ -532,43 +502,43 @@ static int diff_objects(ts_buf *out, ts_buf *path, const struct json_object *a,
 {
     const char **ka = NULL, **kb = NULL;
     size_t na = 0, nb = 0, base = path->len, i = 0, j = 0;
-    int rc = sorted_keys(a, &ka, &na);
 
-    if (rc == 0)
-        rc = sorted_keys(b, &kb, &nb);
-    while (rc == 0 && (i < na || j < nb)) {
+    if (sorted_keys(a, &ka, &na) < 0 || sorted_keys(b, &kb, &nb) < 0)
+        ts_buf_fail(out, -ENOMEM);
+    while (ts_buf_error(out) == 0 && (i < na || j < nb)) {
         int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i], kb[j]);
-        rc = path_key(path, c <= 0 ? ka[i] : kb[j]);
-        if (rc == 0 && c == 0)
-            rc = diff_values(out, path, json_object_object_get(a, ka[i]),
-                             json_object_object_get(b, kb[j]));
-        else if (rc == 0)
-            rc = ts_buf_appendf(out, "key %s at %s\n", c < 0 ? "removed" : "added", path->data);
+        if (path_key(path, c <= 0 ? ka[i] : kb[j]) < 0)
+            ts_buf_fail(out, ts_buf_error(path));
+        else if (c == 0)
+            diff_values(out, path, json_object_object_get(a, ka[i]),
+                        json_object_object_get(b, kb[j]));
+        else
+            ts_buf_appendf(out, "key %s at %s\n", c < 0 ? "removed" : "added", path->data);
         path_truncate(path, base);
         i += c <= 0;
         j += c >= 0;
     }
     free(ka);
     free(kb);
-    return rc;
+    return ts_buf_error(out);
 }
 
 static int diff_arrays(ts_buf *out, ts_buf *path, const struct json_object *a,
                        const struct json_object *b)
 {
     size_t n = json_object_array_length(a), base = path->len;
-    int rc = 0;
 
     if (n != json_object_array_length(b))
         return line_changed(out, path, a, b);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = ts_buf_appendf(path, "[%zu]", i);
-        if (rc == 0)
-            rc = diff_values(out, path, json_object_array_get_idx(a, i),
-                             json_object_array_get_idx(b, i));
+    for (size_t i = 0; i < n && ts_buf_error(out) == 0; i++) {
+        if (ts_buf_appendf(path, "[%zu]", i) < 0)
+            ts_buf_fail(out, ts_buf_error(path));
+        else
+            diff_values(out, path, json_object_array_get_idx(a, i),
+                        json_object_array_get_idx(b, i));
         path_truncate(path, base);
     }
-    return rc;
+    return ts_buf_error(out);
 }
 
 /* Every JSON-level difference between a and b (types included). */
@@ -589,42 +559,48 @@ static int diff_values(ts_buf *out, ts_buf *path, const struct json_object *a,
 static int diff_pair(ts_buf *out, const call *g, size_t gi, const call *t)
 {
     ts_buf path;
-    int rc;
 
     ts_buf_init(&path, out->max);
-    rc = ts_buf_appendf(&path, "calls[%zu]", gi);
-    if (rc == 0 && !same_tool(g, t)) {
+    ts_buf_appendf(&path, "calls[%zu]", gi);
+    if (!same_tool(g, t)) {
         struct json_object *a = json_object_new_string_len(g->tool, (int)g->tool_len);
         struct json_object *b = json_object_new_string_len(t->tool, (int)t->tool_len);
-        rc = a && b ? ts_buf_appends(&path, ".tool") : -ENOMEM;
-        if (rc == 0)
-            rc = line_changed(out, &path, a, b);
+        ts_buf_appends(&path, ".tool");
+        if (a == NULL || b == NULL)
+            ts_buf_fail(out, -ENOMEM);
+        else if (ts_buf_error(&path) < 0)
+            ts_buf_fail(out, ts_buf_error(&path));
+        else
+            line_changed(out, &path, a, b);
         json_object_put(a);
         json_object_put(b);
-    } else if (rc == 0 && g->args != NULL) {
+    } else if (g->args != NULL) {
         struct json_object *empty = json_object_new_object();
-        rc = empty ? ts_buf_appends(&path, ".args") : -ENOMEM;
-        if (rc == 0)
-            rc = diff_values(out, &path, g->args, t->args ? t->args : empty);
+        ts_buf_appends(&path, ".args");
+        if (empty == NULL)
+            ts_buf_fail(out, -ENOMEM);
+        else if (ts_buf_error(&path) < 0)
+            ts_buf_fail(out, ts_buf_error(&path));
+        else
+            diff_values(out, &path, g->args, t->args ? t->args : empty);
         json_object_put(empty);
     }
     ts_buf_free(&path);
-    return rc;
+    return ts_buf_error(out);
 }
 
 static int paths_block(ts_buf *out, const ts_align_op *op, const call *gold, const call *trace)
 {
     size_t ng = op->i2 - op->i1, nt = op->j2 - op->j1;
     size_t paired = ng < nt ? ng : nt;
-    int rc = 0;
 
-    for (size_t k = 0; k < paired && rc == 0; k++)
-        rc = diff_pair(out, &gold[op->i1 + k], op->i1 + k, &trace[op->j1 + k]);
-    for (size_t k = paired; k < ng && rc == 0; k++)
-        rc = ts_buf_appendf(out, "missing at calls[%zu]\n", op->i1 + k);
-    for (size_t k = paired; k < nt && rc == 0; k++)
-        rc = ts_buf_appendf(out, "unexpected at calls[%zu]\n", op->j1 + k);
-    return rc;
+    for (size_t k = 0; k < paired && ts_buf_error(out) == 0; k++)
+        diff_pair(out, &gold[op->i1 + k], op->i1 + k, &trace[op->j1 + k]);
+    for (size_t k = paired; k < ng && ts_buf_error(out) == 0; k++)
+        ts_buf_appendf(out, "missing at calls[%zu]\n", op->i1 + k);
+    for (size_t k = paired; k < nt && ts_buf_error(out) == 0; k++)
+        ts_buf_appendf(out, "unexpected at calls[%zu]\n", op->j1 + k);
+    return ts_buf_error(out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -676,11 +652,9 @@ static int fail_append(ts_error *err, int rc)
 
 static int write_paths(ts_buf *out, const alignment *al)
 {
-    int rc = 0;
-
-    for (size_t k = 0; k < al->n_ops && rc == 0; k++)
-        rc = paths_block(out, &al->ops[k], al->gold, al->trace);
-    return rc;
+    for (size_t k = 0; k < al->n_ops && ts_buf_error(out) == 0; k++)
+        paths_block(out, &al->ops[k], al->gold, al->trace);
+    return ts_buf_error(out);
 }
 
 int ts_report_paths(const struct json_object *expected, const struct json_object *actual,
@@ -706,77 +680,73 @@ static int write_score_line(ts_buf *out, const ts_score_result *r, bool color)
         r->selection_accuracy, r->argument_f1, r->sequence_accuracy, color ? ANSI_RESET : "");
 }
 
-static int tip(ts_buf *out, bool *first, bool color, const char *text)
+static void tip(ts_buf *out, bool *first, bool color, const char *text)
 {
-    int rc = 0;
-
     if (*first)
-        rc = ts_buf_appendf(out, "\n%sTips:%s\n", color ? ANSI_BOLD : "", color ? ANSI_RESET : "");
+        ts_buf_appendf(out, "\n%sTips:%s\n", color ? ANSI_BOLD : "", color ? ANSI_RESET : "");
     *first = false;
-    return rc ? rc : ts_buf_appendf(out, "  " BULLET " %s\n", text);
+    ts_buf_appendf(out, "  " BULLET " %s\n", text);
 }
 
-static int missing_tools_tip(ts_buf *out, bool *first, bool color, const ts_score_result *r)
+static void missing_tools_tip(ts_buf *out, bool *first, bool color, const ts_score_result *r)
 {
     size_t n = r->missing_tools ? json_object_array_length(r->missing_tools) : 0;
     ts_buf text;
-    int rc = 0;
 
     if (n == 0)
-        return 0;
+        return;
     ts_buf_init(&text, out->max);
-    rc = ts_buf_appends(&text,
-                        n == 1 ? "expected tool never called: " : "expected tools never called: ");
-    for (size_t k = 0; k < n && rc == 0; k++) {
+    ts_buf_appends(&text,
+                   n == 1 ? "expected tool never called: " : "expected tools never called: ");
+    for (size_t k = 0; k < n && ts_buf_error(&text) == 0; k++) {
         size_t len;
         const char *s = string_of(json_object_array_get_idx(r->missing_tools, k), &len);
-        rc = k ? ts_buf_appends(&text, ", ") : 0;
-        if (rc == 0)
-            rc = ts_repr_string(s, len, &text);
+        if (k > 0)
+            ts_buf_appends(&text, ", ");
+        ts_repr_string(s, len, &text);
     }
-    if (rc == 0)
-        rc = ts_buf_appends(&text, " - check that the agent has access to every expected tool "
-                                   "and that names match exactly (case-sensitive)");
-    if (rc == 0)
-        rc = tip(out, first, color, text.data);
+    ts_buf_appends(&text, " - check that the agent has access to every expected tool "
+                          "and that names match exactly (case-sensitive)");
+    if (ts_buf_error(&text) < 0)
+        ts_buf_fail(out, ts_buf_error(&text));
+    else
+        tip(out, first, color, text.data);
     ts_buf_free(&text);
-    return rc;
 }
 
-static int write_tips(ts_buf *out, const ts_score_result *r, bool color)
+static void write_tips(ts_buf *out, const ts_score_result *r, bool color)
 {
     bool first = true;
     char text[256];
-    int rc = missing_tools_tip(out, &first, color, r);
 
-    if (rc == 0 && r->argument_precision < r->argument_recall) {
+    missing_tools_tip(out, &first, color, r);
+    if (r->argument_precision < r->argument_recall) {
         snprintf(text, sizeof(text),
                  "argument precision %.2f is lower than recall %.2f: the agent passes extra "
                  "or wrong arguments",
                  r->argument_precision, r->argument_recall);
-        rc = tip(out, &first, color, text);
+        tip(out, &first, color, text);
     }
-    if (rc == 0 && r->argument_recall < r->argument_precision) {
+    if (r->argument_recall < r->argument_precision) {
         snprintf(text, sizeof(text),
                  "argument recall %.2f is lower than precision %.2f: the agent leaves out "
                  "expected arguments",
                  r->argument_recall, r->argument_precision);
-        rc = tip(out, &first, color, text);
+        tip(out, &first, color, text);
     }
-    if (rc == 0 && r->edit_distance > 0) {
+    if (r->edit_distance > 0) {
         snprintf(text, sizeof(text),
                  "the sequence of tools differs from the expected one (edit distance %.0f): "
                  "review the agent's planning, or lower min_score if order does not matter",
                  r->edit_distance);
-        rc = tip(out, &first, color, text);
+        tip(out, &first, color, text);
     }
-    if (rc == 0 && r->redundant_count > 0) {
+    if (r->redundant_count > 0) {
         snprintf(text, sizeof(text),
                  "%" PRId64 " redundant call%s: the agent calls tools more often than expected",
                  r->redundant_count, r->redundant_count == 1 ? "" : "s");
-        rc = tip(out, &first, color, text);
+        tip(out, &first, color, text);
     }
-    return rc;
 }
 
 static int write_table(ts_buf *out, const alignment *al, const ts_score_result *r, bool color,
@@ -787,10 +757,12 @@ static int write_table(ts_buf *out, const alignment *al, const ts_score_result *
 
     for (size_t k = 0; k < al->n_ops && rc == 0; k++)
         rc = add_block(&t, &al->ops[k], al->gold, al->trace, r->strict, cmp, out->max);
-    if (rc == 0)
-        rc = table_render(out, &t, color);
+    if (rc < 0)
+        ts_buf_fail(out, rc);
+    else
+        table_render(out, &t, color);
     table_free(&t);
-    return rc;
+    return ts_buf_error(out);
 }
 
 int ts_report_drift(const struct json_object *expected, const struct json_object *actual,
@@ -816,24 +788,21 @@ int ts_report_drift_with(const struct json_object *expected, const struct json_o
     if (rc < 0)
         return rc;
     ts_buf_init(&paths, out->max);
-    rc = write_table(out, &al, r, color, opt->compare);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '\n');
-    if (rc == 0)
-        rc = write_score_line(out, r, color);
-    for (size_t k = 0; rc == 0 && k < opt->n_notes; k++)
-        rc = ts_buf_appendf(out, "%s\n", opt->notes[k]);
-    if (rc == 0)
-        rc = write_paths(&paths, &al);
-    if (rc == 0 && paths.len > 0) {
-        rc = ts_buf_appendc(out, '\n');
-        if (rc == 0)
-            rc = ts_buf_append(out, paths.data, paths.len);
+    write_table(out, &al, r, color, opt->compare);
+    ts_buf_appendc(out, '\n');
+    write_score_line(out, r, color);
+    for (size_t k = 0; k < opt->n_notes; k++)
+        ts_buf_appendf(out, "%s\n", opt->notes[k]);
+    if (write_paths(&paths, &al) < 0)
+        ts_buf_fail(out, ts_buf_error(&paths));
+    if (paths.len > 0) {
+        ts_buf_appendc(out, '\n');
+        ts_buf_append(out, paths.data, paths.len);
     }
-    if (rc == 0)
-        rc = write_tips(out, r, color);
+    write_tips(out, r, color);
     ts_buf_free(&paths);
     alignment_free(&al);
+    rc = ts_buf_error(out);
     return rc < 0 ? fail_append(err, rc) : 0;
 }
 
@@ -841,33 +810,26 @@ int ts_report_drift_with(const struct json_object *expected, const struct json_o
  * Summary line
  * ------------------------------------------------------------------------- */
 
-static int summary_part(ts_buf *out, bool *first, int64_t n, const char *what)
+static void summary_part(ts_buf *out, bool *first, int64_t n, const char *what)
 {
-    int rc;
-
     if (n <= 0)
-        return 0;
-    rc = ts_buf_appends(out, *first ? "toolscore: " : ", ");
+        return;
+    ts_buf_appends(out, *first ? "toolscore: " : ", ");
     *first = false;
-    return rc ? rc : ts_buf_appendf(out, "%" PRId64 " %s", n, what);
+    ts_buf_appendf(out, "%" PRId64 " %s", n, what);
 }
 
 int ts_report_summary(const ts_summary_counts *c, ts_buf *out)
 {
     bool first = true;
-    int rc = summary_part(out, &first, c->created,
-                          c->created == 1 ? "snapshot created (pending approval)"
-                                          : "snapshots created (pending approval)");
 
-    if (rc == 0)
-        rc = summary_part(out, &first, c->updated, "updated");
-    if (rc == 0)
-        rc = summary_part(out, &first, c->pending, "pending");
-    if (rc == 0)
-        rc = summary_part(out, &first, c->passed, "passed");
-    if (rc == 0)
-        rc = summary_part(out, &first,
-                          (c->failed > 0 ? c->failed : 0) + (c->errors > 0 ? c->errors : 0),
-                          "failed");
-    return rc;
+    summary_part(out, &first, c->created,
+                 c->created == 1 ? "snapshot created (pending approval)"
+                                 : "snapshots created (pending approval)");
+    summary_part(out, &first, c->updated, "updated");
+    summary_part(out, &first, c->pending, "pending");
+    summary_part(out, &first, c->passed, "passed");
+    summary_part(out, &first, (c->failed > 0 ? c->failed : 0) + (c->errors > 0 ? c->errors : 0),
+                 "failed");
+    return ts_buf_error(out);
 }

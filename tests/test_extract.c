@@ -12,92 +12,8 @@
 #include "ts_buf.h"
 #include "ts_extract.h"
 #include "ts_json.h"
+#include "util_extract.h"
 #include "util_test.h"
-
-/* ---- helpers ------------------------------------------------------------- */
-
-/* Parse a whole JSON document with the project's reader. */
-static struct json_object *parse_json(const char *text, size_t len, const char *what)
-{
-    struct json_object *v = NULL;
-    ts_error err;
-
-    ck_assert_msg(ts_json_parse(text, len, 0, &v, &err) == 0, "bad JSON in %s: %s", what,
-                  err.message);
-    return v;
-}
-
-static struct json_object *parse_text(const char *text)
-{
-    return parse_json(text, strlen(text), text);
-}
-
-/* tests/data/extract/<name>.json (or .expected.json when suffix says so). */
-static struct json_object *load_fixture(const char *name, const char *suffix)
-{
-    char path[1024];
-    struct json_object *v;
-    size_t len;
-    char *text;
-
-    snprintf(path, sizeof(path), "%s/tests/data/extract/%s%s", util_source_dir(), name, suffix);
-    text = util_read_file(path, &len);
-    v = parse_json(text, len, path);
-    free(text);
-    return v;
-}
-
-/* One-line JSON of v, keys in their order. */
-static const char *compact(const struct json_object *v, ts_buf *b)
-{
-    ts_buf_init(b, 64u << 20);
-    ck_assert_int_eq(ts_json_write_compact(v, b, NULL), 0);
-    return b->data;
-}
-
-/* Assert that got and want are the same JSON (values and key order). */
-static void assert_json_eq(const struct json_object *got, const struct json_object *want,
-                           const char *what)
-{
-    ts_buf g, w;
-
-    ck_assert_msg(strcmp(compact(got, &g), compact(want, &w)) == 0, "%s:\n got  %s\n want %s", what,
-                  g.data, w.data);
-    ts_buf_free(&g);
-    ts_buf_free(&w);
-}
-
-static struct json_object *extract_ok(const struct json_object *in, const char *format,
-                                      ts_extract_origin origin)
-{
-    struct json_object *calls = NULL;
-    ts_error err;
-
-    ts_error_clear(&err);
-    ck_assert_msg(ts_extract(in, format, origin, &calls, &err) == 0, "format %s: %s",
-                  format ? format : "auto", err.message);
-    ck_assert_ptr_nonnull(calls);
-    ck_assert(json_object_is_type(calls, json_type_array));
-    return calls;
-}
-
-static void extract_fails(const struct json_object *in, const char *format,
-                          ts_extract_origin origin, const char *want)
-{
-    struct json_object *calls = (struct json_object *)&calls; /* must be reset */
-    ts_error err;
-    int rc;
-
-    ts_error_clear(&err);
-    rc = ts_extract(in, format, origin, &calls, &err);
-    ck_assert_msg(rc < 0, "format %s succeeded, expected error containing \"%s\"",
-                  format ? format : "auto", want);
-    ck_assert_ptr_null(calls);
-    ck_assert_str_eq(err.code, TS_ERR_FORMAT);
-    ck_assert_msg(strstr(err.message, want) != NULL, "error \"%s\" lacks \"%s\"", err.message,
-                  want);
-    ck_assert_msg(strchr(err.message, '\n') == NULL, "error is not one line: %s", err.message);
-}
 
 /* ---- realistic fixtures: detection and explicit format agree --------------- */
 
@@ -385,7 +301,10 @@ START_TEST(test_detection_order)
     assert_detects("{\"output\": [{\"type\": \"function_call\", \"name\": \"f\"}], "
                    "\"jsonrpc\": \"2.0\"}",
                    "openai-responses");
-    assert_detects("{\"output\": [{\"type\": \"message\"}], \"jsonrpc\": \"2.0\"}", "mcp");
+    /* a Responses object holding only a message is one (it gives []) */
+    assert_detects("{\"output\": [{\"type\": \"message\"}], \"jsonrpc\": \"2.0\"}",
+                   "openai-responses");
+    assert_detects("{\"object\": \"response\", \"output\": []}", "openai-responses");
     /* claude-agent-sdk before the bare langgraph list */
     assert_detects("[{\"tool_calls\": [{\"name\": \"a\"}]}, {\"content\": [{\"type\": "
                    "\"tool_use\", \"name\": \"b\"}]}]",
@@ -413,7 +332,8 @@ START_TEST(test_undetected_shapes)
         "{\"content\": []}",
         "{\"messages\": []}",
         "{\"messages\": \"x\"}",
-        "{\"output\": [{\"type\": \"message\"}]}",
+        "{\"output\": []}",
+        "{\"output\": [{\"type\": \"message\"}, {\"text\": \"untyped\"}]}",
         "{\"output\": \"function_call\"}",
         "[1, 2, 3]",
         "[[{\"tool\": \"x\"}]]",

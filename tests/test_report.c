@@ -605,6 +605,33 @@ START_TEST(repr_like_python)
 }
 END_TEST
 
+/* Bytes that are not valid UTF-8 (by the one rule of ts_utf8: overlongs,
+ * surrogates and stray bytes included) are shown byte by byte. */
+START_TEST(repr_invalid_utf8_bytes)
+{
+    static const struct {
+        const char *s;
+        size_t len;
+        const char *want;
+    } cases[] = {
+        {"a\xff", 2, "'a\\xff'"},
+        {"\xc0\x80", 2, "'\\xc0\\x80'"},                   /* an overlong NUL */
+        {"\xed\xa0\x80", 3, "'\\xed\\xa0\\x80'"},          /* an encoded surrogate */
+        {"\xf4\x90\x80\x80", 4, "'\\xf4\\x90\\x80\\x80'"}, /* beyond U+10FFFF */
+        {"\xe2\x82", 2, "'\\xe2\\x82'"},                   /* truncated */
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        ts_buf out;
+
+        ts_buf_init(&out, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_repr_string(cases[i].s, cases[i].len, &out), 0);
+        ck_assert_str_eq(out.data, cases[i].want);
+        ts_buf_free(&out);
+    }
+}
+END_TEST
+
 START_TEST(repr_cut)
 {
     ts_buf out;
@@ -786,6 +813,7 @@ static Suite *report_suite(void)
 
     tc = tcase_create("repr");
     tcase_add_test(tc, repr_like_python);
+    tcase_add_test(tc, repr_invalid_utf8_bytes);
     tcase_add_test(tc, repr_cut);
     suite_add_tcase(s, tc);
 

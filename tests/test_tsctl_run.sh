@@ -114,6 +114,11 @@ t 2 ts run true && err_one_line
 t 2 ts run --junit "$WORK/nodir/x.xml" -- touch "$WORK/ran" && err_one_line && err_has "nodir"
 [ -e "$WORK/ran" ] && fail "run started CMD although its report file cannot be written"
 t 2 ts run --junit && err_one_line
+# A report that cannot be written whole fails the run with one line.
+if [ -w /dev/full ]; then
+	t 1 ts run --junit /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
+	t 1 ts run --json-report /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
+fi
 
 # --- record -- CMD ------------------------------------------------------------------------
 t 0 ts record -- sh -c 'test "$TOOLSCORE_RECORD" = 1 && test -z "${TOOLSCORE_RECORD_UPDATE:-}" && test -n "$TOOLSCORE_RUN"'

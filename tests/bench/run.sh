@@ -15,8 +15,9 @@
 #                       /tmp); its file system is the one measured
 #   TS_BENCH_OUT        also write the table (markdown) to this file
 #   TS_BENCH_PYTESTS    tests in the pytest plugin's suite (default 2000)
+#   TS_BENCH_NODE_N     replay tests per suite of the Node part (default 1000)
 #   TS_BENCH_ONLY       the parts to run (default "replay record scale score
-#                       python")
+#                       python node")
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/bench
@@ -26,7 +27,7 @@ SECS=${TS_BENCH_SECONDS:-3}
 SCALE=${TS_BENCH_SCALE:-"10000 100000"}
 RECORDS=${TS_BENCH_RECORDS:-4000}
 REPEAT=${TS_BENCH_REPEAT:-3}
-ONLY=${TS_BENCH_ONLY:-replay record scale score python}
+ONLY=${TS_BENCH_ONLY:-replay record scale score python node}
 
 for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
 	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench"; do
@@ -390,11 +391,50 @@ bench_python() {
 	done
 }
 
+# ---- the Node package: a Vitest suite with the matcher vs a no-op ----------
+# One Vitest run, one worker: N replays of approved 10-call snapshots through
+# toMatchToolSnapshot, the same through toolSnapshot, and the same N tests
+# with a no-op; the difference of a suite's test time and the no-op's,
+# divided by N, is the cost per check.
+bench_node() {
+	n=${TS_BENCH_NODE_N:-1000}
+	vdir=tests/node/vitest-project
+	command -v node >/dev/null 2>&1 || { fail "node is missing"; return 1; }
+	scripts/node_deps.sh || { fail "npm ci failed"; return 1; }
+	sock=$work/node.sock
+	start_daemon "$sock" || return 1
+	vitest_bench() {
+		(cd "$vdir" && TOOLSCORE_SOCKET="$sock" TOOLSCORE_DIR="$work/node-store" TS_BENCH_NODE_N=$n \
+			./node_modules/.bin/vitest run --config bench/vitest.config.js "$@")
+	}
+	vitest_bench matcher.test.js >/dev/null 2>&1 || { fail "node: recording failed"; stop_daemon; return 1; }
+	"$TSCTL" --socket "$sock" --dir "$work/node-store" approve --all >/dev/null || { fail "node: approve failed"; stop_daemon; return 1; }
+	vitest_bench --reporter=json --outputFile="$work/node.json" >/dev/null 2>&1 ||
+		{ fail "node: the measured run failed"; stop_daemon; return 1; }
+	stop_daemon
+	line=$(node -e '
+		const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		const sum = (f) => r.testResults.filter((t) => t.name.endsWith(f))
+			.flatMap((t) => t.assertionResults).reduce((a, t) => a + (t.duration ?? 0), 0);
+		const bad = r.numFailedTests;
+		console.log(`matcher=${sum("matcher.test.js")} api=${sum("api.test.js")} noop=${sum("noop.test.js")} failed=${bad}`);
+	' "$work/node.json") || { fail "node: cannot read the report"; return 1; }
+	[ "$(field "$line" failed)" = 0 ] || fail "node: replays failed in the measured run"
+	per=$(awk -v m="$(field "$line" matcher)" -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", (m - z) / n }')
+	ref=$(awk -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", z / n }')
+	row "Vitest: toMatchToolSnapshot, ms per check over a no-op ($n replays, 1 worker)" "$per" \
+		"no-op test $ref ms" "$(ratio "$(field "$line" matcher)" "$(field "$line" noop)" 1)" "< 0.2 ms" \
+		"$(yesno "$per < 0.2")"
+	api=$(awk -v m="$(field "$line" api)" -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", (m - z) / n }')
+	row "Vitest: await toolSnapshot(...), ms per check over a no-op (same run)" "$api" \
+		"no-op test $ref ms" "$(ratio "$(field "$line" api)" "$(field "$line" noop)" 1)" "" ""
+}
+
 machine
 for part in $ONLY; do
 	case "$part" in
-	replay | record | scale | score | python) ;;
-	*) echo "bench: unknown part '$part' (replay, record, scale, score, python)" >&2; exit 2 ;;
+	replay | record | scale | score | python | node) ;;
+	*) echo "bench: unknown part '$part' (replay, record, scale, score, python, node)" >&2; exit 2 ;;
 	esac
 	echo "running $part benchmarks..." >&2
 	"bench_$part" || fail "$part benchmark stopped"

@@ -1,0 +1,443 @@
+// One connection to toolscored (docs/protocol.md): framing (4-byte
+// big-endian length + one msgpack value), hello, request ids counted up from
+// 1, any number of requests in flight (replies come back in order and are
+// matched by id; writes wait while the socket's buffer is full), error
+// replies as DaemonError, a broken connection failing
+// what was outstanding. Connecting starts the daemon when none answers and
+// retries with backoff until the connect budget is spent; after the daemon
+// went away (a restart, an idle exit) the next request connects again. The
+// socket holds the event loop only while replies are awaited, and the
+// client's timers come from node:timers, out of reach of a test's fake
+// timers.
+
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { setTimeout as timer } from 'node:timers';
+import { Decoder, Encoder } from '@msgpack/msgpack';
+import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
+import { envValue } from './env.js';
+import { defaultSocketPath } from './paths.js';
+import { fromWire } from './values.js';
+import { VERSION } from './version.js';
+
+export const PROTOCOL = 1;
+const DEFAULT_MAX_FRAME = 16 * 1024 * 1024;
+const SUN_PATH_MAX = 107;
+const CODE_RE = /^[\x21-\x7e]{1,39}$/;
+
+function nowMs() {
+  return Number(process.hrtime.bigint() / 1000000n);
+}
+
+function sleep(ms) {
+  return new Promise((resolve) => timer(resolve, ms));
+}
+
+/** The executable for auto-start: $TOOLSCORED, else toolscored on PATH. */
+export function findDaemon(env = process.env) {
+  const explicit = envValue('TOOLSCORED', env);
+  if (explicit !== undefined) {
+    try {
+      fs.accessSync(explicit, fs.constants.X_OK);
+      return { path: explicit };
+    } catch {
+      return { error: `TOOLSCORED=${explicit} is not an executable file` };
+    }
+  }
+  for (const dir of (env.PATH ?? '').split(':')) {
+    if (dir === '') continue;
+    const candidate = path.join(dir, 'toolscored');
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return { path: candidate };
+    } catch {
+      /* next */
+    }
+  }
+  return { error: 'toolscored not found (looked at $TOOLSCORED and on PATH)' };
+}
+
+export class Connection {
+  /**
+   * @param {object} [options]
+   * @param {string} [options.socketPath] default: TOOLSCORE_SOCKET or the daemon's default
+   * @param {boolean} [options.autoStart] start toolscored when none answers (default true)
+   * @param {number} [options.connectTimeoutMs] the connect budget (default 5000)
+   * @param {string} [options.client] the name sent in hello
+   */
+  constructor(options = {}) {
+    this.socketPath = options.socketPath ?? defaultSocketPath();
+    this.autoStart = options.autoStart ?? true;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    this.clientName = options.client ?? `toolscored-node/${VERSION}`;
+    this.pid = process.pid;
+    this.socket = null;
+    this.ready = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.chunks = [];
+    this.buffered = 0;
+    this.maxFrame = DEFAULT_MAX_FRAME;
+    this.server = null;
+    this.drained = null;
+    this.encoder = new Encoder({ useBigInt64: true });
+    this.decoder = new Decoder({ useBigInt64: true });
+  }
+
+  /** Send one request and resolve to its result (rejects with a ToolscoreError). */
+  async request(method, params = {}) {
+    try {
+      return await this.attempt(method, params);
+    } catch (err) {
+      // never executed: the daemon was stopping (shutting_down), or the
+      // connection was closed before our only request could be read (EPIPE
+      // on an idle connection): once more, on a new connection (a new
+      // daemon, started if need be)
+      if (err.code !== 'shutting_down' && !err.retryable) throw err;
+      this.drop();
+      return this.attempt(method, params);
+    }
+  }
+
+  drop() {
+    const sock = this.socket;
+    this.socket = null;
+    this.ready = null;
+    if (sock !== null) sock.destroy();
+  }
+
+  async attempt(method, params) {
+    // an idle connection the daemon closed while this process was busy:
+    // when its end was read already, go to a new connection at once (else
+    // the write fails with EPIPE, which request() retries)
+    const sock = this.socket;
+    if (sock !== null && this.pending.size === 0 && (sock.readableEnded || sock.destroyed)) this.drop();
+    await this.connect();
+    // back-pressure: while the socket's buffer is over its mark, wait for
+    // it to drain before writing more
+    while (this.drained !== null) await this.drained;
+    return this.send(method, params);
+  }
+
+  /** Connect and say hello (once; again after the connection was lost). */
+  connect() {
+    if (this.ready === null) {
+      this.ready = this.open().catch((err) => {
+        this.ready = null;
+        throw err;
+      });
+    }
+    return this.ready;
+  }
+
+  /** Close the connection; requests in flight fail with `disconnected`. */
+  close() {
+    if (this.socket !== null) this.socket.destroy();
+  }
+
+  unavailable(reason, cause) {
+    return new ConnectionError(
+      'unavailable',
+      `toolscored is not reachable at ${this.socketPath}: ${reason}`,
+      this.socketPath,
+      cause ? { cause } : undefined,
+    );
+  }
+
+  async open() {
+    const deadline = nowMs() + this.connectTimeoutMs;
+    let started = null;
+    let spawned = false;
+    let delay = 5;
+    for (;;) {
+      let reason;
+      try {
+        await this.dial();
+        return await this.hello();
+      } catch (err) {
+        if (!(err instanceof Error) || !['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(err.code)) {
+          if (err instanceof ToolscoreError) throw err;
+          throw this.unavailable(err.message, err);
+        }
+        reason = err.code === 'ENOENT' ? 'no socket (no daemon is running)' : 'connection refused';
+      }
+      if (this.autoStart && started === null) {
+        started = this.spawnDaemon();
+        spawned = true;
+        if (started.error) throw this.unavailable(`${reason}; ${started.error}`);
+      }
+      // status 3: it lost the start to another daemon (maybe one still
+      // stopping, whose socket goes away with it): start one again later
+      if (started?.exited && started.status === 3) started = null;
+      else if (started?.exited && started.status !== 0) {
+        const line = started.line ? `: ${started.line}` : '';
+        throw this.unavailable(`${reason}; toolscored exited with status ${started.status}${line}`);
+      }
+      if (nowMs() >= deadline) {
+        const what = spawned ? 'toolscored was started but did not answer' : 'auto-start is off';
+        throw this.unavailable(`${reason}; ${what} within ${this.connectTimeoutMs} ms`);
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 100);
+    }
+  }
+
+  spawnDaemon() {
+    const found = findDaemon();
+    if (found.error) return { error: found.error };
+    const state = { exited: false, status: null, line: '' };
+    let child;
+    try {
+      child = spawn(found.path, ['--socket', this.socketPath], {
+        detached: true,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+    } catch (err) {
+      return { error: `cannot start ${found.path}: ${err.message}` };
+    }
+    child.on('error', (err) => {
+      state.exited = true;
+      state.status = err.code ?? 'error';
+      state.line = err.message;
+    });
+    child.on('exit', (code, signal) => {
+      state.exited = true;
+      state.status = code ?? signal;
+    });
+    child.stderr.on('data', (d) => {
+      if (state.line.length < 512 && !state.line.includes('\n')) state.line += d.toString('utf8');
+      state.line = state.line.split('\n')[0].slice(0, 512);
+    });
+    child.stderr.unref?.();
+    child.unref();
+    this.child = child;
+    return state;
+  }
+
+  dial() {
+    return new Promise((resolve, reject) => {
+      let target = this.socketPath;
+      let dirFd = -1;
+      if (Buffer.byteLength(target) > SUN_PATH_MAX) {
+        const base = path.basename(target);
+        try {
+          dirFd = fs.openSync(path.dirname(target), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+        } catch (err) {
+          reject(err);
+          return;
+        }
+        target = `/proc/self/fd/${dirFd}/${base}`;
+        if (Buffer.byteLength(target) > SUN_PATH_MAX) {
+          fs.closeSync(dirFd);
+          reject(this.unavailable(`socket file name is too long (the limit is ${SUN_PATH_MAX} bytes)`));
+          return;
+        }
+      }
+      const sock = net.createConnection({ path: target });
+      const done = () => {
+        if (dirFd >= 0) fs.closeSync(dirFd);
+        dirFd = -1;
+      };
+      sock.once('error', (err) => {
+        done();
+        reject(err);
+      });
+      sock.once('connect', () => {
+        done();
+        sock.removeAllListeners('error');
+        this.attach(sock);
+        resolve();
+      });
+    });
+  }
+
+  attach(sock) {
+    this.socket = sock;
+    this.chunks = [];
+    this.buffered = 0;
+    this.nextId = 1;
+    sock.on('data', (chunk) => this.onData(chunk));
+    sock.on('error', (err) => {
+      this.lastError = err;
+    });
+    sock.on('close', () => this.onClose(sock));
+  }
+
+  async hello() {
+    const r = await this.send('hello', { protocol: PROTOCOL, client: this.clientName, pid: process.pid });
+    if (r === null || typeof r !== 'object' || r.protocol !== PROTOCOL)
+      throw this.fail(new ConnectionError('bad_reply', 'hello reply without protocol 1', this.socketPath));
+    if (Number.isSafeInteger(r.max_frame) && r.max_frame > 0) this.maxFrame = r.max_frame;
+    this.server = r.server;
+    if (this.child) {
+      this.child.stderr.destroy();
+      this.child = null;
+    }
+  }
+
+  send(method, params) {
+    const sock = this.socket;
+    if (sock === null)
+      return Promise.reject(
+        new ConnectionError('disconnected', `not connected to toolscored at ${this.socketPath}`, this.socketPath),
+      );
+    const id = this.nextId++;
+    let payload;
+    try {
+      payload = this.encoder.encode({ id, method, params });
+    } catch (err) {
+      return Promise.reject(new ToolscoreError('invalid_argument', `cannot encode ${method}: ${err.message}`));
+    }
+    if (payload.byteLength > this.maxFrame)
+      return Promise.reject(
+        new ToolscoreError(
+          'too_large',
+          `${method} request of ${payload.byteLength} bytes is over the daemon's maximum frame of ${this.maxFrame} bytes`,
+        ),
+      );
+    const header = Buffer.allocUnsafe(4);
+    header.writeUInt32BE(payload.byteLength, 0);
+    const idle = this.pending.size === 0;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, method, idle });
+      sock.ref();
+      sock.cork();
+      sock.write(header);
+      const flowing = sock.write(payload);
+      sock.uncork();
+      if (!flowing && this.drained === null) {
+        this.drained = new Promise((done) => {
+          const go = () => {
+            sock.removeListener('drain', go);
+            sock.removeListener('close', go);
+            this.drained = null;
+            done();
+          };
+          sock.once('drain', go);
+          sock.once('close', go);
+        });
+      }
+    });
+  }
+
+  onData(chunk) {
+    this.chunks.push(chunk);
+    this.buffered += chunk.length;
+    while (this.buffered >= 4) {
+      const n = this.peekLength();
+      const limit = Math.max(DEFAULT_MAX_FRAME, this.maxFrame);
+      if (n === 0 || n > limit) {
+        this.fail(new ConnectionError('bad_reply', `reply frame of ${n} bytes (limit ${limit})`, this.socketPath));
+        return;
+      }
+      if (this.buffered < 4 + n) return;
+      this.take(4);
+      const payload = this.take(n);
+      let msg;
+      try {
+        msg = this.decoder.decode(payload);
+      } catch (err) {
+        this.fail(new ConnectionError('bad_reply', `undecodable reply: ${err.message}`, this.socketPath));
+        return;
+      }
+      if (!this.onReply(msg)) return;
+    }
+  }
+
+  peekLength() {
+    const first = this.chunks[0];
+    const head = first.length >= 4 ? first : Buffer.concat(this.chunks, Math.min(this.buffered, 4));
+    return head.readUInt32BE(0);
+  }
+
+  take(n) {
+    this.buffered -= n;
+    const first = this.chunks[0];
+    if (first.length === n) return this.chunks.shift();
+    if (first.length > n) {
+      this.chunks[0] = first.subarray(n);
+      return first.subarray(0, n);
+    }
+    const out = Buffer.allocUnsafe(n);
+    let off = 0;
+    while (off < n) {
+      const c = this.chunks[0];
+      const k = Math.min(c.length, n - off);
+      c.copy(out, off, 0, k);
+      off += k;
+      if (k === c.length) this.chunks.shift();
+      else this.chunks[0] = c.subarray(k);
+    }
+    return out;
+  }
+
+  /** One decoded reply; false when the connection was given up. */
+  onReply(msg) {
+    const bad = (why) => {
+      this.fail(new ConnectionError('bad_reply', `bad reply from toolscored: ${why}`, this.socketPath));
+      return false;
+    };
+    if (msg === null || typeof msg !== 'object' || Array.isArray(msg) || typeof msg.ok !== 'boolean')
+      return bad('not a reply map with "ok"');
+    let error = null;
+    if (!msg.ok) {
+      const e = msg.error;
+      if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || !CODE_RE.test(e.code))
+        return bad('error without a valid code');
+      const text = typeof e.message === 'string' ? e.message.replace(/[\x00-\x1f\x7f]/g, '?') : '';
+      error = [e.code, text];
+    }
+    if (msg.id === null || msg.id === undefined) {
+      // a connection-level error: the server closes right after it
+      this.fail(error ? new DaemonError(error[0], error[1], null) : new ConnectionError('bad_reply', 'ok reply without id', this.socketPath));
+      return false;
+    }
+    const id = Number(msg.id);
+    const p = this.pending.get(id);
+    if (p === undefined || this.pending.keys().next().value !== id)
+      return bad(`reply to request ${msg.id}, which is not the oldest outstanding`);
+    this.pending.delete(id);
+    if (this.pending.size === 0) this.socket?.unref();
+    if (error) p.reject(new DaemonError(error[0], error[1], p.method));
+    else if (!('result' in msg)) p.reject(new ConnectionError('bad_reply', `ok reply to ${p.method} without result`, this.socketPath));
+    else p.resolve(fromWire(msg.result));
+    return true;
+  }
+
+  /** Give up the connection: every outstanding request fails with err. */
+  fail(err) {
+    const sock = this.socket;
+    this.socket = null;
+    this.ready = null;
+    this.rejectAll(err);
+    if (sock !== null) sock.destroy();
+    return err;
+  }
+
+  rejectAll(err) {
+    const pending = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of pending) p.reject(err);
+  }
+
+  onClose(sock) {
+    if (this.socket !== sock) return;
+    this.socket = null;
+    this.ready = null;
+    const n = this.pending.size;
+    if (n > 0) {
+      const why = this.lastError ? ` (${this.lastError.message})` : '';
+      const err = new ConnectionError(
+        'disconnected',
+        `the connection to toolscored at ${this.socketPath} closed with ${n} request(s) outstanding${why}; their effects may or may not have happened`,
+        this.socketPath,
+      );
+      const only = this.pending.values().next().value;
+      err.retryable = n === 1 && only.idle && this.lastError?.code === 'EPIPE';
+      this.rejectAll(err);
+    }
+    this.lastError = null;
+  }
+}

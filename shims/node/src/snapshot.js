@@ -1,0 +1,161 @@
+// toolSnapshot(actual, options): one check of the snapshot state machine
+// through the daemon. The name defaults to the test's id (its file relative
+// to the project root, "::", the runner's full test name), with -2, -3 for
+// later unnamed checks in one test; the caller's environment gives the ci
+// and update flags (CI, TOOLSCORE_RECORD_UPDATE, the runner's -u). CREATED,
+// PENDING and UPDATED warn and resolve to null; PASSED resolves to the
+// scores; FAILED and the CI refusals reject with a SnapshotError whose
+// message is the drift report or the CI rule.
+
+import path from 'node:path';
+import { connection } from './client.js';
+import { ciFromEnv, envValue, updateFromEnv } from './env.js';
+import { DaemonError, SnapshotError, ToolscoreError } from './errors.js';
+import { resolveStore } from './paths.js';
+import { currentTest } from './runner.js';
+import { toWire } from './values.js';
+
+const counts = new Map();
+const stores = new Map();
+const lostRuns = new Set();
+
+/** Forget every -2, -3 counter. */
+export function resetNames() {
+  counts.clear();
+}
+
+/** Restart the -2, -3 counter of one test (the setup files, before each test). */
+export function forgetTest(test) {
+  const id = testId(test);
+  if (id !== undefined) counts.delete(id);
+}
+
+/** The project root: TOOLSCORE_PROJECT_ROOT (set by the global setups), else the cwd. */
+export function projectRoot() {
+  return envValue('TOOLSCORE_PROJECT_ROOT') ?? process.cwd();
+}
+
+/** The snapshot root in effect, resolved as the protocol requires. */
+export function storePath(root = projectRoot()) {
+  const dir = envValue('TOOLSCORE_DIR') ?? '.toolscore/snapshots';
+  const key = `${root}\0${dir}`;
+  let s = stores.get(key);
+  if (s === undefined) {
+    s = resolveStore(dir, root);
+    stores.set(key, s);
+  }
+  return s;
+}
+
+/** The test's id: "<file relative to the root>::<full test name>". */
+export function testId(test, root = projectRoot()) {
+  if (test.testName === undefined && test.testPath === undefined) return undefined;
+  const file = test.testPath ? path.relative(root, test.testPath).split(path.sep).join('/') : '';
+  const name = test.testName ?? '';
+  return file && name ? `${file}::${name}` : file || name;
+}
+
+function defaultName(id) {
+  if (id === undefined)
+    throw new ToolscoreError(
+      'invalid_argument',
+      'toolSnapshot: no test is running here, so there is no default name: pass {name}',
+    );
+  const n = (counts.get(id) ?? 0) + 1;
+  counts.set(id, n);
+  return n === 1 ? id : `${id}-${n}`;
+}
+
+function checkOptions(options) {
+  if (options === null || typeof options !== 'object')
+    throw new TypeError('toolscored: options must be an object');
+  const known = ['name', 'minScore', 'weights', 'strict', 'rules', 'format'];
+  for (const k of Object.keys(options)) {
+    if (!known.includes(k)) throw new TypeError(`toolscored: unknown option ${k} (known: ${known.join(', ')})`);
+  }
+  if (options.name !== undefined && typeof options.name !== 'string')
+    throw new TypeError('toolscored: option name must be a string');
+  if (options.minScore !== undefined && (typeof options.minScore !== 'number' || !Number.isFinite(options.minScore)))
+    throw new TypeError('toolscored: option minScore must be a finite number');
+  if (options.strict !== undefined && typeof options.strict !== 'boolean')
+    throw new TypeError('toolscored: option strict must be a boolean');
+  if (options.format !== undefined && typeof options.format !== 'string')
+    throw new TypeError('toolscored: option format must be a string');
+  if (options.weights !== undefined && options.weights !== null && (typeof options.weights !== 'object' || Array.isArray(options.weights)))
+    throw new TypeError('toolscored: option weights must be an object');
+  if (options.rules !== undefined)
+    throw new ToolscoreError('invalid_argument', 'toolscored: option rules needs a daemon with rules (protocol 1 has none yet)');
+}
+
+/**
+ * The check's params and the name, for actual and options. state: a
+ * matcher's context (its test), else the runner's current test.
+ */
+export function checkParams(actual, options = {}, state) {
+  checkOptions(options);
+  const test = currentTest(state);
+  const root = projectRoot();
+  const id = testId(test, root);
+  const name = options.name ?? defaultName(id);
+  const params = { store: storePath(root), name, actual: toWire(actual, 'actual') };
+  if (options.format !== undefined && options.format !== 'auto') params.format = options.format;
+  if (options.minScore !== undefined && options.minScore !== 1) params.min_score = options.minScore;
+  if (options.weights !== undefined && options.weights !== null) params.weights = toWire(options.weights, 'weights');
+  if (options.strict) params.strict = true;
+  if (ciFromEnv()) params.ci = true;
+  if (updateFromEnv() || test.update) params.update = true;
+  const run = envValue('TOOLSCORE_RUN');
+  if (run !== undefined && !lostRuns.has(run)) params.run = run;
+  if (id !== undefined) params.test = id;
+  return { params, test };
+}
+
+/** The outcome of a check reply: null, the scores, or a thrown SnapshotError. */
+export async function settle(reply, test) {
+  switch (reply.outcome) {
+    case 'CREATED':
+    case 'PENDING':
+    case 'UPDATED':
+      console.warn(`toolscore: ${reply.message}`);
+      if (test?.annotate) await test.annotate(reply.message);
+      return null;
+    case 'PASSED':
+      return { outcome: reply.outcome, name: reply.name, file: reply.file, ...(reply.result ?? {}) };
+    default:
+      throw new SnapshotError(reply);
+  }
+}
+
+/**
+ * The check request. A daemon that restarted during the run no longer knows
+ * it (not_found, the one not_found of check): the check is sent again
+ * without the run, and later ones too, with one warning, so the tests still
+ * run while the lost run's summary stays incomplete.
+ */
+export async function check(params) {
+  try {
+    return await connection().request('check', params);
+  } catch (err) {
+    if (!(err instanceof DaemonError) || err.code !== 'not_found' || params.run === undefined) throw err;
+    lostRuns.add(params.run);
+    console.warn(
+      `toolscore: warning: the daemon no longer knows run ${params.run} (it restarted?); ` +
+        'later checks of this worker are not counted in its summary',
+    );
+    const rest = { ...params };
+    delete rest.run;
+    return connection().request('check', rest);
+  }
+}
+
+/**
+ * Check actual (any agent response, or a list of {tool, args}) against its
+ * snapshot. Resolves to null (created, pending, updated) or the scores of a
+ * passing replay; rejects with a SnapshotError (FAILED, CI refusals), a
+ * DaemonError (e.g. code "format") or a ConnectionError ("unavailable").
+ */
+export async function toolSnapshot(actual, options = {}) {
+  const { params, test } = checkParams(actual, options);
+  const reply = await check(params);
+  return settle(reply, test);
+}

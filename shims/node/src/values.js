@@ -1,0 +1,107 @@
+// JavaScript values to the protocol's JSON data model (docs/protocol.md
+// section 3), the way JSON.stringify serializes them: toJSON() first (a
+// Date becomes its ISO string, an SDK class its chosen shape), own
+// enumerable string keys in order, undefined, functions and symbols left
+// out of objects and null in arrays. What JSON has no room for is refused
+// with a TypeError naming the path: NaN and infinities, circular
+// references, lone surrogates, keys holding U+0000, integers outside the
+// wire's range, and a Promise, Map or Set (nothing would survive). A number
+// with an integer value in the wire's range (-2^63 .. 2^64-1) travels as an
+// integer, as JSON.stringify would write it; any other number as a float
+// 64; a BigInt is an integer.
+
+const MAX_DEPTH = 126; // 128 levels per payload, the request envelope holds 2
+const INT_MIN = -(2n ** 63n);
+const UINT_MAX = 2n ** 64n - 1n;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function wellFormed(s) {
+  return typeof s.isWellFormed === 'function' ? s.isWellFormed() : !LONE_SURROGATE.test(s);
+}
+
+function kind(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  return typeof v === 'object' ? (v.constructor?.name ?? 'Object') : typeof v;
+}
+
+function refuse(where, what) {
+  return new TypeError(`toolscored: ${where} ${what}`);
+}
+
+function convert(value, key, where, depth, seen) {
+  if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function')
+    value = value.toJSON(key);
+  switch (typeof value) {
+    case 'string':
+      if (!wellFormed(value)) throw refuse(where, 'is a string with a lone surrogate (not valid UTF-8)');
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw refuse(where, `is ${value} (JSON has no NaN or infinity)`);
+      // msgpack's encoder writes numbers outside 32 bits as floats: such an
+      // integer-valued number (JSON.stringify writes it as an integer) goes
+      // as a BigInt, an int 64 or uint 64
+      if (Number.isInteger(value) && (value >= 2 ** 32 || value < -(2 ** 31)) && value >= -(2 ** 63) && value < 2 ** 64)
+        return BigInt(value);
+      return value;
+    case 'boolean':
+      return value;
+    case 'bigint':
+      if (value < INT_MIN || value > UINT_MAX)
+        throw refuse(where, `is ${value}, outside the integers the protocol carries (-2^63 .. 2^64-1)`);
+      return value >= -(2n ** 31n) && value < 2n ** 32n ? Number(value) : value;
+    case 'undefined':
+    case 'function':
+    case 'symbol':
+      return undefined;
+    default:
+      break;
+  }
+  if (value === null) return null;
+  if (depth > MAX_DEPTH) throw refuse(where, `is nested deeper than ${MAX_DEPTH} levels`);
+  if (typeof value.then === 'function') throw refuse(where, 'is a Promise (did you forget await?)');
+  if (value instanceof Map || value instanceof Set || value instanceof WeakMap)
+    throw refuse(where, `is a ${kind(value)}, which has no JSON form (convert it first)`);
+  if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer)
+    throw refuse(where, `is binary data (${kind(value)}), which has no JSON form`);
+  if (seen.has(value)) throw refuse(where, 'is a circular reference');
+  seen.add(value);
+  let out;
+  if (Array.isArray(value)) {
+    out = new Array(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const v = convert(value[i], String(i), `${where}[${i}]`, depth + 1, seen);
+      out[i] = v === undefined ? null : v;
+    }
+  } else {
+    out = {};
+    for (const k of Object.keys(value)) {
+      if (k.includes('\u0000')) throw refuse(`${where}`, `has a key holding U+0000`);
+      if (!wellFormed(k)) throw refuse(where, 'has a key with a lone surrogate');
+      const v = convert(value[k], k, `${where}.${k}`, depth + 1, seen);
+      if (v !== undefined) out[k] = v;
+    }
+  }
+  seen.delete(value);
+  return out;
+}
+
+/** value as a protocol value; where names it in errors (e.g. "actual"). */
+export function toWire(value, where = 'value') {
+  const out = convert(value, '', where, 0, new Set());
+  if (out === undefined) throw refuse(where, `is ${typeof value}, which has no JSON form`);
+  return out;
+}
+
+/** Replies decode 64-bit integers as BigInt: those in the safe range become numbers. */
+export function fromWire(value) {
+  if (typeof value === 'bigint')
+    return value >= -9007199254740991n && value <= 9007199254740991n ? Number(value) : value;
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = fromWire(value[i]);
+  } else {
+    for (const k of Object.keys(value)) value[k] = fromWire(value[k]);
+  }
+  return value;
+}

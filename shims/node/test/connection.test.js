@@ -1,0 +1,157 @@
+// The client against a fake server: the bytes of docs/protocol.md's
+// example, framing in any chunking, pipelining, error replies, a
+// connection-level error, a broken connection, bad replies, version
+// mismatch, auto-start failures.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Connection } from '../src/connection.js';
+import { ConnectionError, DaemonError } from '../src/errors.js';
+import { fakeServer, frame, helloOk, tempDir } from './helpers.js';
+
+const DOC_HELLO =
+  '0000003e83a2696401a66d6574686f64a568656c6c6fa6706172616d7383a870726f746f636f6c01a6636c69656e74ab' +
+  '74736374' + '6c2f302e312e30a3706964cd1092';
+
+test('the hello of docs/protocol.md section 9, byte for byte', async () => {
+  let seen;
+  const srv = await fakeServer((req, conn, bytes) => {
+    seen = bytes.toString('hex');
+    conn.reply(helloOk(req));
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false, client: 'tsctl/0.1.0' });
+  const realPid = process.pid;
+  Object.defineProperty(process, 'pid', { value: 4242, configurable: true });
+  try {
+    await c.connect();
+  } finally {
+    Object.defineProperty(process, 'pid', { value: realPid, configurable: true });
+  }
+  assert.equal(seen, DOC_HELLO);
+  c.close();
+  await srv.close();
+});
+
+test('pipelined requests, replies split and joined across reads, errors as DaemonError', async () => {
+  const srv = await fakeServer((req, conn) => {
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    if (req.method === 'ping' && req.id === 3) {
+      // two replies in one write, the second cut in three pieces
+      const a = frame({ id: 2, ok: true, result: { n: 2 } });
+      const b = frame({ id: 3, ok: false, error: { code: 'not_found', message: 'no snapshot named \'x\'' } });
+      conn.raw(Buffer.concat([a, b.subarray(0, 3)]));
+      setTimeout(() => conn.raw(b.subarray(3, 9)), 5);
+      setTimeout(() => conn.raw(b.subarray(9)), 10);
+    }
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await c.connect();
+  const p1 = c.request('ping', { x: 1.0 });
+  const p2 = c.request('ping', {});
+  assert.deepEqual(await p1, { n: 2 });
+  await assert.rejects(p2, (err) => err instanceof DaemonError && err.code === 'not_found' && err.method === 'ping');
+  c.close();
+  await srv.close();
+});
+
+test('an error with id nil fails every outstanding request, the next connects again', async () => {
+  let hellos = 0;
+  const srv = await fakeServer((req, conn) => {
+    if (req.method === 'hello') {
+      hellos++;
+      return conn.reply(helloOk(req));
+    }
+    if (hellos === 1 && req.id === 3) {
+      conn.reply({ id: null, ok: false, error: { code: 'frame_too_large', message: 'frame of 9 bytes over 8' } });
+      conn.end();
+    } else if (hellos === 2) conn.reply({ id: req.id, ok: true, result: {} });
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  const a = c.request('ping');
+  const b = c.request('ping');
+  await assert.rejects(a, (e) => e.code === 'frame_too_large');
+  await assert.rejects(b, (e) => e.code === 'frame_too_large');
+  assert.deepEqual(await c.request('ping'), {});
+  assert.equal(hellos, 2);
+  c.close();
+  await srv.close();
+});
+
+test('a connection closed with requests outstanding fails them as disconnected', async () => {
+  const srv = await fakeServer((req, conn) => (req.method === 'hello' ? conn.reply(helloOk(req)) : conn.end()));
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('check', {}), (e) => e instanceof ConnectionError && e.code === 'disconnected' && /may or may not have happened/.test(e.message));
+  await srv.close();
+});
+
+test('bad replies: not a map, a code that breaks the rules, out of order, oversized frames', async () => {
+  const cases = [
+    (req) => frame([1, 2]),
+    (req) => frame({ id: req.id, ok: false, error: { code: 'has space', message: 'x' } }),
+    (req) => frame({ id: req.id + 7, ok: true, result: {} }),
+    () => Buffer.from([0xff, 0xff, 0xff, 0xff]),
+    () => Buffer.from([0, 0, 0, 1, 0xc1]),
+  ];
+  for (const make of cases) {
+    const srv = await fakeServer((req, conn) => (req.method === 'hello' ? conn.reply(helloOk(req)) : conn.raw(make(req))));
+    const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+    await assert.rejects(c.request('ping'), (e) => e instanceof ConnectionError && e.code === 'bad_reply');
+    c.close();
+    await srv.close();
+  }
+});
+
+test('a hello refused with version_mismatch is a DaemonError', async () => {
+  const srv = await fakeServer((req, conn) => {
+    conn.reply({ id: req.id, ok: false, error: { code: 'version_mismatch', message: 'client speaks protocol 1, server speaks protocol 2' } });
+    conn.end();
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'version_mismatch');
+  await srv.close();
+});
+
+test('no daemon: the error names the socket and the reason', async () => {
+  const dir = tempDir();
+  const socketPath = `${dir}/none.sock`;
+  const off = new Connection({ socketPath, autoStart: false, connectTimeoutMs: 50 });
+  await assert.rejects(off.request('ping'), (e) => e.code === 'unavailable' && e.message.includes(socketPath) && /no socket/.test(e.message));
+  const saved = process.env.TOOLSCORED;
+  process.env.TOOLSCORED = `${dir}/not-there`;
+  try {
+    const on = new Connection({ socketPath, connectTimeoutMs: 500 });
+    await assert.rejects(on.request('ping'), (e) => e.code === 'unavailable' && /TOOLSCORED=.*not-there is not an executable file/.test(e.message));
+    process.env.TOOLSCORED = '/bin/false';
+    const dies = new Connection({ socketPath, connectTimeoutMs: 2000 });
+    await assert.rejects(dies.request('ping'), (e) => e.code === 'unavailable' && /exited with status 1/.test(e.message));
+  } finally {
+    if (saved === undefined) delete process.env.TOOLSCORED;
+    else process.env.TOOLSCORED = saved;
+  }
+});
+
+test('a request over the announced max_frame is refused locally', async () => {
+  const srv = await fakeServer((req, conn) => conn.reply(helloOk(req, { max_frame: 64 })));
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('check', { actual: 'x'.repeat(100) }), (e) => e.code === 'too_large' && /maximum frame of 64 bytes/.test(e.message));
+  c.close();
+  await srv.close();
+});
+
+test('back-pressure: many large requests to a slow reader all complete, in order', async () => {
+  const seen = [];
+  const srv = await fakeServer((req, conn) => {
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    seen.push(req.params.i);
+    conn.reply({ id: req.id, ok: true, result: { i: req.params.i } });
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await c.connect();
+  srv.conns[0].sock.pause();
+  setTimeout(() => srv.conns[0].sock.resume(), 50);
+  const big = 'x'.repeat(256 * 1024);
+  const replies = await Promise.all(Array.from({ length: 40 }, (_, i) => c.request('echo', { i, big })));
+  assert.deepEqual(replies.map((r) => r.i), [...Array(40).keys()]);
+  assert.deepEqual(seen, [...Array(40).keys()]);
+  c.close();
+  await srv.close();
+});

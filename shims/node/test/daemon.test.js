@@ -1,0 +1,47 @@
+// Against a real toolscored (tests/test_node.sh sets TOOLSCORED): started
+// on a private socket by the client itself; integers and floats, big
+// integers and non-ASCII text survive a record and a show; one connection
+// carries many pipelined checks; the summary of a run counts them.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { Connection, findDaemon, resolveStore, toWire } from '../src/index.js';
+import { tempDir } from './helpers.js';
+
+const daemon = findDaemon();
+
+test('a real daemon: values survive, pipelined checks, run summary', { skip: daemon.error }, async () => {
+  const dir = tempDir();
+  fs.chmodSync(dir, 0o700);
+  const c = new Connection({ socketPath: path.join(dir, 'd.sock'), connectTimeoutMs: 10000 });
+  const store = resolveStore(path.join(dir, 'snapshots'));
+  try {
+    const args = { int: 2, float: 1.5, whole: 3.0, big: 2 ** 40, neg: -(2 ** 40), u64: 2n ** 64n - 1n, text: 'é😀' };
+    const calls = toWire([{ tool: 'f', args }]);
+    const created = await c.request('check', { store, name: 'values', actual: calls });
+    assert.equal(created.outcome, 'CREATED');
+    const shown = await c.request('show', { store, name: 'values' });
+    assert.deepEqual(shown.snapshot.calls[0].args, { int: 2, float: 1.5, whole: 3, big: 2 ** 40, neg: -(2 ** 40), u64: 2n ** 64n - 1n, text: 'é😀' });
+    const text = fs.readFileSync(shown.file, 'utf8');
+    assert.match(text, /"float": 1\.5,/);
+    assert.match(text, /"big": 1099511627776,/);
+    assert.match(text, /"u64": 18446744073709551615,/);
+    assert.match(text, /"text": "é😀"/);
+    await c.request('approve', { store, names: ['values'] });
+    const { run } = await c.request('run.open', { store, label: 'node test' });
+    const many = await Promise.all(
+      Array.from({ length: 50 }, () => c.request('check', { store, name: 'values', actual: calls, run })),
+    );
+    assert.ok(many.every((r) => r.outcome === 'PASSED'));
+    const drift = await c.request('check', { store, name: 'values', actual: toWire([{ tool: 'f', args: { ...args, float: 2.5 } }]), run });
+    assert.equal(drift.outcome, 'FAILED');
+    assert.match(drift.report, /value changed at calls\[0\]\.args\.float: 1\.5 -> 2\.5/);
+    const summary = await c.request('run.close', { run });
+    assert.equal(summary.summary, 'toolscore: 50 passed, 1 failed');
+    await c.request('stop', {});
+  } finally {
+    c.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,9 @@
+// N replays of approved 10-call snapshots through toMatchToolSnapshot.
+import { expect, test } from 'vitest';
+import { N, calls } from './calls.js';
+
+for (let i = 0; i < N; i++) {
+  test(`replay ${i}`, async () => {
+    await expect(calls).toMatchToolSnapshot({ name: `bench-${i}` });
+  });
+}

@@ -1,0 +1,143 @@
+#!/bin/sh
+# The Node.js package end to end: its own tests (node --test), its
+# TypeScript declarations compiled against each runner's types, then a real
+# Vitest project and a real Jest project (tests/node/, installed from their
+# package-lock.json files) against a real daemon: record, approve with tsctl,
+# replay, drift failing with the report, update mode (TOOLSCORE_RECORD_UPDATE,
+# vitest -u, jest -u), CI rules, several workers with one summary line,
+# duplicate claims, an unreachable daemon, a daemon restarted mid-suite.
+. "$(dirname "$0")/tsctl_helpers.sh"
+
+cd "$TS_SOURCE_DIR" || exit 1
+if ! command -v node >/dev/null 2>&1; then
+	echo "test_node.sh: node is missing (make check installs it through scripts/deps.sh)" >&2
+	exit 1
+fi
+scripts/node_deps.sh || exit 1
+
+# the package's own tests
+t 0 sh -c "cd shims/node && node --test test/*.test.js" || printf '%s\n%s\n' "$OUT" "$ERR" | tail -30 >&2
+
+# the declarations, as TypeScript users of each runner write against them
+t 0 sh -c "cd tests/node/vitest-project && ./node_modules/.bin/tsc -p tsconfig.json" || printf '%s\n' "$OUT" >&2
+t 0 sh -c "cd tests/node/jest-project && ./node_modules/.bin/tsc -p tsconfig.json" || printf '%s\n' "$OUT" >&2
+
+export TOOLSCORE_SOCKET="$SOCK" NO_COLOR=1
+PATH="$TS_BUILD_DIR:$PATH"
+start_daemon
+VDIR="$TS_SOURCE_DIR/tests/node/vitest-project"
+JDIR="$TS_SOURCE_DIR/tests/node/jest-project"
+VSTORE="$WORK/vstore"
+JSTORE="$WORK/jstore"
+
+# vitest ARGS...: a run of the Vitest project ($OUT/$ERR hold its output, both).
+vitest() {
+	(cd "$VDIR" && TOOLSCORE_DIR="$VSTORE" ./node_modules/.bin/vitest run "$@")
+}
+jest() {
+	(cd "$JDIR" && TOOLSCORE_DIR="$JSTORE" ./node_modules/.bin/jest --cacheDirectory "$WORK/jest-cache" "$@")
+}
+# all ...: stdout and stderr of the last run together in $ALL
+all_has() {
+	CHECKS=$((CHECKS + 1))
+	case "$OUT$ERR" in *"$1"*) return 0 ;; esac
+	fail "${2:-output} lacks: $1"
+	printf '  stdout: %s\n  stderr: %s\n' "$(printf '%s' "$OUT" | tail -40)" "$(printf '%s' "$ERR" | tail -20)" >&2
+}
+summary_lines() {
+	printf '%s\n%s\n' "$OUT" "$ERR" | grep -c '^toolscore: [0-9]'
+}
+one_summary() {
+	CHECKS=$((CHECKS + 1))
+	n=$(summary_lines)
+	[ "$n" = 1 ] || fail "$n summary lines, wanted exactly one"
+	all_has "$1" "summary"
+}
+stored() { "$TSCTL" --dir "$1" snapshots show "$2" 2>&1; }
+
+# ---- Vitest ---------------------------------------------------------------
+t 0 vitest
+one_summary "toolscore: 6 snapshots created (pending approval)"
+all_has "snapshot 'tests/booking.test.js::booking > books a flight' created - review it, then approve with \`tsctl approve\`"
+all_has "snapshot 'tests/booking.test.js::booking > two checks in one test-2' created"
+t 0 "$TSCTL" --dir "$VSTORE" snapshots list
+out_has "tests/agents.test.js::refunds an order"
+out_has "langgraph weather"
+t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
+out_has '"passengers": 2,'
+out_has '"budget": 450.5'
+out_has '"to": "NYC"'
+t 0 vitest
+one_summary "toolscore: 6 pending"
+t 0 "$TSCTL" --dir "$VSTORE" approve --all
+rm -f "$WORK/pids"
+PIDS_FILE="$WORK/pids" t 0 vitest
+one_summary "toolscore: 6 passed"
+CHECKS=$((CHECKS + 1))
+workers=$(sort -u "$WORK/pids" | wc -l)
+[ "$workers" -ge 2 ] || fail "the Vitest run used $workers worker process(es), wanted several"
+AGENT_DRIFT=1 t 1 vitest
+one_summary "toolscore: 5 passed, 1 failed"
+all_has "Expected vs Actual Tool Calls"
+all_has 'value changed at calls[0].args.to: "NYC" -> "LA"'
+all_has "score 0.95 < 1.00 required"
+# CI: a snapshot never recorded is an error and nothing is written
+CI=1 AGENT_EXTRA=1 t 1 vitest
+all_has "snapshot 'tests/extra.test.js::a new test' does not exist; snapshots cannot be created in CI"
+one_summary "toolscore: 6 passed, 1 failed"
+t 0 "$TSCTL" --dir "$VSTORE" snapshots list
+out_lacks "a new test"
+# update mode: the environment, then vitest -u
+TOOLSCORE_RECORD_UPDATE=1 AGENT_DRIFT=1 t 0 vitest
+one_summary "toolscore: 6 updated"
+AGENT_DRIFT=1 t 0 vitest
+one_summary "toolscore: 6 passed"
+t 0 vitest -u
+one_summary "toolscore: 6 updated"
+t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
+out_has '"to": "NYC"'
+t 0 vitest
+one_summary "toolscore: 6 passed"
+
+# ---- Jest ----------------------------------------------------------------
+rm -f "$WORK/pids"
+PIDS_FILE="$WORK/pids" t 0 jest --maxWorkers=3
+one_summary "toolscore: 5 snapshots created (pending approval), 1 pending"
+all_has "toolscore: error: snapshot 'shared name' was claimed by more than one test: "
+all_has "tests/more.test.js::claims a shared name too"
+CHECKS=$((CHECKS + 1))
+workers=$(sort -u "$WORK/pids" | wc -l)
+[ "$workers" -ge 2 ] || fail "the Jest run used $workers worker process(es), wanted several"
+t 0 "$TSCTL" --dir "$JSTORE" snapshots list
+out_has "tests/orders.test.js::orders looks up an order"
+out_has "tests/weather.test.js::weather twice-2"
+t 0 "$TSCTL" --dir "$JSTORE" approve --all
+t 0 jest
+one_summary "toolscore: 6 passed"
+AGENT_DRIFT=1 t 1 jest
+one_summary "toolscore: 5 passed, 1 failed"
+all_has 'value changed at calls[0].args.id: "A-1" -> "B-2"'
+AGENT_DRIFT=1 t 0 jest -u
+one_summary "toolscore: 6 updated"
+AGENT_DRIFT=1 t 0 jest
+one_summary "toolscore: 6 passed"
+# in CI, names claimed by two tests fail the run even when every check passed
+AGENT_DRIFT=1 CI=1 t 1 jest
+one_summary "toolscore: 6 passed"
+all_has "was claimed by more than one test"
+
+# ---- the daemon out of reach ----------------------------------------------
+TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 vitest
+all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
+all_has "TOOLSCORED=$WORK/no-such-daemon is not an executable file"
+TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 jest
+all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
+
+# ---- a daemon restarted mid-suite (stopped; the next check starts one) -------
+RESTART_CMD="'$TSCTL' --socket '$SOCK' stop >/dev/null" t 0 vitest tests/restart.test.js
+all_has "the daemon no longer knows run"
+all_has "toolscore: no summary: the daemon no longer knows run"
+t 0 "$TSCTL" --dir "$VSTORE" snapshots list
+out_has "restart-2"
+DAEMON_PID=""
+finish
