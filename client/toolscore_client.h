@@ -220,6 +220,9 @@ int ts_check_args_set_allow_pending(ts_check_args *a, bool allow_pending);
 int ts_check_args_set_run(ts_check_args *a, const char *run);   /* run id to count it in */
 int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming the name */
 int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours in the report */
+/* Comparison rules for this check (an object of docs/rules.md, merged over
+ * the project's rules file); NULL: none. */
+int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules);
 
 /* check -> {outcome, name, file, message, result|null, report|null} */
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,

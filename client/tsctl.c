@@ -24,7 +24,7 @@ static const tsctl_command commands[] = {
     {"check", "check calls against a snapshot (record, replay or update)",
      "Usage: tsctl check NAME (--calls FILE | --calls -) [--format F] [--min-score X]\n"
      "                   [--strict] [--weights JSON] [--update] [--allow-pending]\n"
-     "                   [--test ID] [--json]\n"
+     "                   [--test ID] [--rules FILE] [--json]\n"
      "\n"
      "One pass of the snapshot state machine through the daemon: a missing snapshot\n"
      "is recorded as pending (CREATED), a pending one is left alone (PENDING), an\n"
@@ -42,6 +42,8 @@ static const tsctl_command commands[] = {
      "                     TOOLSCORE_RECORD_UPDATE=1)\n"
      "  --allow-pending    missing/pending snapshots warn instead of failing in CI\n"
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
+     "  --rules FILE       comparison rules for this check (docs/rules.md), merged\n"
+     "                     over the project's .toolscore/config.json\n"
      "  --json             print {outcome, name, file, message, result, report}\n"
      "\n"
      "Joins the run named by TOOLSCORE_RUN when set. Exit 0 for CREATED, PENDING,\n"

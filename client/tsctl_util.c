@@ -39,6 +39,7 @@ int tsctl_exit_for_error(const ts_error *err)
         TS_ERR_INVALID_JSON,
         TS_ERR_INVALID_SNAPSHOT,
         TS_ERR_INVALID_CALLS,
+        TS_ERR_INVALID_RULES,
         TS_ERR_FORMAT,
         TS_ERR_TOO_LARGE,
         TS_ERR_LIMIT,

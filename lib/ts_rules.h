@@ -119,6 +119,11 @@ int ts_rules_config_path(const char *root, char *out, size_t outsz);
 int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_object **out,
                     size_t *count, ts_error *err);
 
+/* As ts_rules_redact, adding the values replaced per redact pattern to
+ * counts[0 .. ts_rules_pattern_count(r, 1)) (counts may be NULL). */
+int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls,
+                            struct json_object **out, size_t *counts, ts_error *err);
+
 /* What the rules did in one comparison (ts_rules_evaluate). It may be
  * copied (moved) as a whole; compare stays valid until it is freed. */
 typedef struct ts_rules_applied {
@@ -151,6 +156,16 @@ int ts_rules_evaluate(const ts_rules *r, const struct json_object *expected,
                       ts_score_result *out, ts_rules_applied *applied, ts_error *err);
 
 void ts_rules_applied_free(ts_rules_applied *a);
+
+/* What r did where nothing was compared (a check that recorded, or found
+ * a pending snapshot): the rules in force with every count zero. -ENOMEM
+ * or 0; a is always initialized. */
+int ts_rules_applied_none(const ts_rules *r, ts_rules_applied *a);
+
+/* Count, as redacted in the observed calls, the values a caller redacted
+ * before comparing (ts_rules_redact_counted's counts, per pattern of
+ * a->rules). Nothing when a has no rules. */
+void ts_rules_applied_add_redacted(ts_rules_applied *a, const size_t *counts);
 
 /* The comparison of applied (the report's table uses it), or NULL when the
  * rules relax nothing. */

@@ -416,8 +416,8 @@ int ts_rules_transform(const ts_rules *r, struct json_object *calls, bool drop_t
     return walk_list(&w, calls, drop_tools && r->n_tools > 0, out);
 }
 
-int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_object **out,
-                    size_t *count, ts_error *err)
+static int redact(const ts_rules *r, struct json_object *calls, struct json_object **out,
+                  size_t *count, size_t *counts, ts_error *err)
 {
     ts_rules_applied a;
     size_t n = 0;
@@ -434,14 +434,29 @@ int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_ob
     if (a.redacted[1] == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     rc = ts_rules_transform(r, calls, false, TS_RULES_KIND_BIT(TS_RULES_REDACT), 1, &a, out);
-    for (size_t i = 0; i < r->n_patterns[TS_RULES_REDACT]; i++)
+    for (size_t i = 0; i < r->n_patterns[TS_RULES_REDACT]; i++) {
         n += a.redacted[1][i];
+        if (counts != NULL)
+            counts[i] += a.redacted[1][i];
+    }
     free(a.redacted[1]);
     if (rc < 0)
         return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory redacting calls");
     if (count != NULL)
         *count = n;
     return 0;
+}
+
+int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_object **out,
+                    size_t *count, ts_error *err)
+{
+    return redact(r, calls, out, count, NULL, err);
+}
+
+int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls,
+                            struct json_object **out, size_t *counts, ts_error *err)
+{
+    return redact(r, calls, out, NULL, counts, err);
 }
 
 /* ---------------------------------------------------------------------------

@@ -115,6 +115,23 @@ int ts_rules_evaluate(const ts_rules *r, const struct json_object *expected,
     return rc;
 }
 
+int ts_rules_applied_none(const ts_rules *r, ts_rules_applied *a)
+{
+    applied_init(a, NULL, NULL);
+    if (ts_rules_empty(r))
+        return 0;
+    a->rules = ts_rules_ref((ts_rules *)r);
+    return counters(a, r);
+}
+
+void ts_rules_applied_add_redacted(ts_rules_applied *a, const size_t *counts)
+{
+    if (a == NULL || a->rules == NULL || counts == NULL || a->redacted[1] == NULL)
+        return;
+    for (size_t i = 0; i < a->rules->n_patterns[TS_RULES_REDACT]; i++)
+        a->redacted[1][i] += counts[i];
+}
+
 void ts_rules_applied_free(ts_rules_applied *a)
 {
     if (a == NULL)
