@@ -84,12 +84,9 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
     bool update = false;
     bool allow_pending = false;
     const tsctl_option opts[] = {
-        {"calls", 0, &calls_path, NULL},
-        TSCTL_SCORING_OPTIONS(&scoring),
-        {"test", 0, &test, NULL},
-        {"rules", 0, &rules_file, NULL},
-        {"update", 0, NULL, &update},
-        {"allow-pending", 0, NULL, &allow_pending},
+        {"calls", 0, &calls_path, NULL}, TSCTL_SCORING_OPTIONS(&scoring),
+        {"test", 0, &test, NULL},        {"rules", 0, &rules_file, NULL},
+        {"update", 0, NULL, &update},    {"allow-pending", 0, NULL, &allow_pending},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *actual = NULL;

@@ -35,16 +35,9 @@ int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
 int tsctl_exit_for_error(const ts_error *err)
 {
     static const char *const usage_codes[] = {
-        TS_ERR_INVALID_ARGUMENT,
-        TS_ERR_INVALID_JSON,
-        TS_ERR_INVALID_SNAPSHOT,
-        TS_ERR_INVALID_CALLS,
-        TS_ERR_INVALID_RULES,
-        TS_ERR_FORMAT,
-        TS_ERR_TOO_LARGE,
-        TS_ERR_LIMIT,
-        "bad_request",
-        "store_refused",
+        TS_ERR_INVALID_ARGUMENT, TS_ERR_INVALID_JSON, TS_ERR_INVALID_SNAPSHOT, TS_ERR_INVALID_CALLS,
+        TS_ERR_INVALID_RULES,    TS_ERR_FORMAT,       TS_ERR_TOO_LARGE,        TS_ERR_LIMIT,
+        "bad_request",           "store_refused",
     };
     size_t i;
 

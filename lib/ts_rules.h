@@ -121,8 +121,8 @@ int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_ob
 
 /* As ts_rules_redact, adding the values replaced per redact pattern to
  * counts[0 .. ts_rules_pattern_count(r, 1)) (counts may be NULL). */
-int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls,
-                            struct json_object **out, size_t *counts, ts_error *err);
+int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls, struct json_object **out,
+                            size_t *counts, ts_error *err);
 
 /* What the rules did in one comparison (ts_rules_evaluate). It may be
  * copied (moved) as a whole; compare stays valid until it is freed. */

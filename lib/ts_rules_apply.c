@@ -453,8 +453,8 @@ int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_ob
     return redact(r, calls, out, count, NULL, err);
 }
 
-int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls,
-                            struct json_object **out, size_t *counts, ts_error *err)
+int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls, struct json_object **out,
+                            size_t *counts, ts_error *err)
 {
     return redact(r, calls, out, NULL, counts, err);
 }
