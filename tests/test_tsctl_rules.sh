@@ -133,4 +133,49 @@ t 0 "$TSCTL" rules --help && out_has "check"
 t 0 "$TSCTL" rules check --help && out_has "Usage: tsctl rules check"
 cd / || exit 1
 
+# --- tsctl check --rules, through a daemon ------------------------------------------
+start_daemon
+P2="$WORK/proj2"
+mkdir -p "$P2/.toolscore"
+cd "$P2" || exit 1
+tc() { "$TSCTL" --socket "$SOCK" "$@"; }
+t 0 tc check flow --calls "$R/expected.json" && out_has "CREATED"
+t 0 tc approve flow
+t 1 tc check flow --calls "$R/actual.json" && out_has "FAILED"
+out_lacks "by rules"
+t 0 tc check flow --calls "$R/actual.json" --rules "$R/rules.json" && out_has "PASSED"
+t 0 tc check flow --calls "$R/actual.json" --rules "$R/rules.json" --json
+same "$(json_get rules.order)" "unordered" "check --json rules"
+same "$(json_get rules.tools.0.tool)" "log_event" "check --json rules.tools"
+# without rules, --json has exactly the keys it always had
+t 1 tc check flow --calls "$R/actual.json" --json
+same "$(out_keys)" "file message name outcome report result" "keys without rules"
+# the project file, and --rules merged over it
+printf '{"tools": {"log_event": {"ignore": true}}, "ignore": ["*.args.request_id"]}' \
+	>.toolscore/config.json
+t 1 tc check flow --calls "$R/actual.json"
+out_has "ignored by rules: 1 call of log_event (1 in the baseline, 0 observed)"
+printf '{"order": "unordered", "match": {"search.args.q": {"regex": "^weather"}, "book.args.at": {"type": true}}}' \
+	>"$R/more.json"
+t 0 tc check flow --calls "$R/actual.json" --rules "$R/more.json" && out_has "PASSED"
+# a bad --rules file is refused before the daemon is asked
+t 2 tc check flow --calls "$R/actual.json" --rules "$R/unknown.json" && err_one_line &&
+	err_has "$R/unknown.json: line 3, column 3: unknown key 'ordr'"
+# a malformed project file: every check of the store fails, naming it
+printf '{"ignore": ["*.args.request_id"],\n "redact": ["*.args..k"]}' >.toolscore/config.json
+t 2 tc check flow --calls "$R/actual.json" && err_one_line &&
+	err_has "$P2/.toolscore/config.json: line 2, column 13: redact[0]: pattern '*.args..k', column 8"
+t 2 tc check other --calls "$R/actual.json" && err_has "config.json: line 2"
+cd "$WORK" || exit 1
+t 0 tc --dir "$WORK/elsewhere/snaps" check other --calls "$R/actual.json" && out_has "CREATED"
+cd "$P2" || exit 1
+# redact: the snapshot file never holds the secret
+printf '{"redact": ["*.args.api_key"]}' >.toolscore/config.json
+printf '[{"tool": "login", "args": {"user": "u", "api_key": "sk-live-123"}}]' >"$R/secret.json"
+t 0 tc check login --calls "$R/secret.json" && out_has "CREATED"
+t 0 grep -c '"api_key": "\[redacted\]"' "$(tc snapshots path login)"
+t 1 grep -c 'sk-live-123' "$(tc snapshots path login)"
+t 0 tc rules check && out_lacks "still hold"
+cd / || exit 1
+
 finish
