@@ -445,12 +445,15 @@ static int loop_calls(check_job *c, const ts_snapshot *snap, ts_score_result *kn
     if (raw != NULL && (c->rq.format == NULL || strcmp(c->rq.format, "auto") == 0) &&
         tsd_snapcache_same_calls(&c->st->cache, c->rq.name, raw, len)) {
         tsd_debug("check %s: the observed calls are the baseline's own bytes", c->rq.name);
-        c->calls = json_object_get(snap->calls);
-        rc = redact_calls(c, &c->err); /* as observed calls are */
-        if (rc < 0 || !snap->approved)
-            return rc;
+        if (!snap->approved) {
+            c->calls = json_object_get(snap->calls);
+            return redact_calls(c, &c->err); /* as observed calls are */
+        }
+        /* the calls redacted, their score and what the rules did: all kept
+         * in the cache for these rules */
         rc = tsd_snapcache_self_score(&c->st->cache, c->rq.name, &c->rq.score, c->rules, known,
-                                      &c->out.scored_packed, &c->out.rules_packed, &c->err);
+                                      &c->out.scored_packed, &c->out.rules_packed, &c->calls,
+                                      &c->err);
         *have_known = rc == 0;
         return rc;
     }

@@ -32,6 +32,7 @@ struct tsd_snapcache_entry {
     ts_buf self_packed;               /* self, packed as a check reply's result */
     ts_rules *self_rules;             /* the rules of self (a reference), or NULL */
     ts_buf self_rules_packed;         /* what they did, packed (empty: none applied) */
+    struct json_object *self_calls;   /* snap->calls redacted by self_rules */
     tsd_snapcache_entry *chain;       /* in its bucket */
     tsd_snapcache_entry *prev, *next; /* in the LRU list */
 };
@@ -107,6 +108,7 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
     ts_buf_free(&e->self_packed);
     ts_buf_free(&e->self_rules_packed);
     ts_rules_unref(e->self_rules);
+    json_object_put(e->self_calls);
     if (e->has_self)
         ts_score_result_free(&e->self);
     free(e->name);
@@ -239,7 +241,7 @@ static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts
     ts_wire_writer w;
     ts_score_result r;
     ts_rules_applied applied;
-    struct json_object *did;
+    struct json_object *did, *calls = NULL;
     /* validated when the file was read */
     int rc = ts_rules_evaluate(rules, e->snap->calls, e->snap->calls, opt, true, &r, &applied, err);
 
@@ -247,6 +249,12 @@ static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts
     ts_rules_applied_free(&applied);
     if (rc < 0)
         return rc;
+    rc = ts_rules_redact(rules, e->snap->calls, &calls, NULL, err);
+    if (rc < 0) {
+        json_object_put(did);
+        ts_score_result_free(&r);
+        return rc;
+    }
     ts_buf_reset(&e->self_packed);
     ts_wire_writer_init(&w, &e->self_packed);
     rc = ts_message_pack_score_result(&w, &r, 2, err);
@@ -255,9 +263,12 @@ static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts
         rc = ts_wire_encode(did, &e->self_rules_packed, err);
     json_object_put(did);
     if (rc < 0) {
+        json_object_put(calls);
         ts_score_result_free(&r);
         return rc;
     }
+    json_object_put(e->self_calls);
+    e->self_calls = calls;
     if (e->has_self)
         ts_score_result_free(&e->self);
     e->self = r;
@@ -270,7 +281,7 @@ static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts
 
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
                              ts_rules *rules, ts_score_result *out, ts_buf *packed,
-                             ts_buf *rules_packed, ts_error *err)
+                             ts_buf *rules_packed, struct json_object **calls, ts_error *err)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
@@ -291,6 +302,7 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
     if (ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     ts_score_result_share(out, &e->self);
+    *calls = json_object_get(e->self_calls);
     return 0;
 }
 

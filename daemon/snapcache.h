@@ -93,12 +93,14 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
  * release it with ts_score_result_free), and packed as a check reply's
  * result (ts_message_pack_score_result) appended to packed; what the rules
  * did (ts_rules_applied_to_json), packed, is appended to rules_packed
- * (nothing when no rules applied). Errors as ts_rules_evaluate; "internal"
- * when name is not cached.
+ * (nothing when no rules applied); *calls is a new reference to the
+ * snapshot's calls as the rules redact them (the observed calls such a
+ * replay stands for). Errors as ts_rules_evaluate; "internal" when name is
+ * not cached.
  */
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
                              ts_rules *rules, ts_score_result *out, ts_buf *packed,
-                             ts_buf *rules_packed, ts_error *err);
+                             ts_buf *rules_packed, struct json_object **calls, ts_error *err);
 
 /* Drop every entry. */
 void tsd_snapcache_clear(tsd_snapcache *cache);

@@ -174,8 +174,10 @@ const ts_value_compare *ts_rules_applied_compare(const ts_rules_applied *a);
 /*
  * "Which rules applied": {order, ignored: [{pattern, expected, actual}],
  * redacted: [...], tools: [{tool, expected, actual}], matched: [{pattern,
- * matcher, passed, failed}], dropped_expected, dropped_actual, moved}, or
- * NULL (JSON null) when no rules applied. A new reference.
+ * matcher, passed, failed}], dropped_expected, dropped_actual, moved}, the
+ * lists holding only the rules that applied to something (non-zero
+ * counts), or NULL (JSON null) when no rules are in force. A new
+ * reference.
  */
 struct json_object *ts_rules_applied_to_json(const ts_rules_applied *a);
 

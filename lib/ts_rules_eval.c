@@ -189,8 +189,10 @@ static struct json_object *side_list(const ts_rules_applied *a, int kind, size_t
     const ts_rules *r = a->rules;
 
     for (size_t i = 0; list != NULL && i < r->n_patterns[kind]; i++) {
-        struct json_object *item =
-            counted("pattern", r->patterns[kind][i], counts[0][i], counts[1][i]);
+        struct json_object *item;
+        if (counts[0][i] == 0 && counts[1][i] == 0)
+            continue; /* applied to nothing here */
+        item = counted("pattern", r->patterns[kind][i], counts[0][i], counts[1][i]);
         if (item == NULL || json_object_array_add(list, item) < 0) {
             json_object_put(item);
             json_object_put(list);
@@ -206,7 +208,10 @@ static struct json_object *tool_list(const ts_rules_applied *a)
     const ts_rules *r = a->rules;
 
     for (size_t i = 0; list != NULL && i < r->n_tools; i++) {
-        struct json_object *item = counted("tool", r->tools[i], a->tools[0][i], a->tools[1][i]);
+        struct json_object *item;
+        if (a->tools[0][i] == 0 && a->tools[1][i] == 0)
+            continue;
+        item = counted("tool", r->tools[i], a->tools[0][i], a->tools[1][i]);
         if (item == NULL || json_object_array_add(list, item) < 0) {
             json_object_put(item);
             json_object_put(list);
@@ -222,7 +227,10 @@ static struct json_object *match_list(const ts_rules_applied *a)
     const ts_rules *r = a->rules;
 
     for (size_t i = 0; list != NULL && i < r->n_patterns[TS_RULES_MATCH]; i++) {
-        struct json_object *item = json_object_new_object();
+        struct json_object *item;
+        if (a->match_passed[i] == 0 && a->match_failed[i] == 0)
+            continue;
+        item = json_object_new_object();
         if (item == NULL ||
             json_object_object_add(item, "pattern",
                                    json_object_new_string(r->patterns[TS_RULES_MATCH][i])) < 0 ||
