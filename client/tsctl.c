@@ -44,7 +44,8 @@ static const tsctl_command commands[] = {
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
      "  --rules FILE       comparison rules for this check (docs/rules.md), merged\n"
      "                     over the project's .toolscore/config.json\n"
-     "  --json             print {outcome, name, file, message, result, report}\n"
+     "  --json             print {outcome, name, file, message, result, report},\n"
+     "                     and rules (what they did) when rules are in force\n"
      "\n"
      "Joins the run named by TOOLSCORE_RUN when set. Exit 0 for CREATED, PENDING,\n"
      "UPDATED and PASSED; 1 for FAILED and the CI errors.\n",
