@@ -134,3 +134,15 @@ int ts_check_args_set_color(ts_check_args *a, bool color)
     a->color = color;
     return 0;
 }
+
+int ts_check_args_set_width(ts_check_args *a, unsigned width)
+{
+    a->width = width > TS_CHECK_WIDTH_MAX ? TS_CHECK_WIDTH_MAX : width;
+    return 0;
+}
+
+int ts_check_args_set_json_diff(ts_check_args *a, bool json_diff)
+{
+    a->no_json_diff = !json_diff;
+    return 0;
+}

@@ -24,7 +24,7 @@ static const tsctl_command commands[] = {
     {"check", "check calls against a snapshot (record, replay or update)",
      "Usage: tsctl check NAME (--calls FILE | --calls -) [--format F] [--min-score X]\n"
      "                   [--strict] [--weights JSON] [--update] [--allow-pending]\n"
-     "                   [--test ID] [--rules FILE] [--json]\n"
+     "                   [--test ID] [--rules FILE] [--no-json-diff] [--json]\n"
      "\n"
      "One pass of the snapshot state machine through the daemon: a missing snapshot\n"
      "is recorded as pending (CREATED), a pending one is left alone (PENDING), an\n"
@@ -44,14 +44,17 @@ static const tsctl_command commands[] = {
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
      "  --rules FILE       comparison rules for this check (docs/rules.md), merged\n"
      "                     over the project's .toolscore/config.json\n"
+     "  --no-json-diff     leave the JSON diff out of the drift report\n"
      "  --json             print {outcome, name, file, message, result, report},\n"
      "                     and rules (what they did) when rules are in force\n"
      "\n"
-     "Joins the run named by TOOLSCORE_RUN when set. Exit 0 for CREATED, PENDING,\n"
-     "UPDATED and PASSED; 1 for FAILED and the CI errors.\n",
+     "The drift report fits TOOLSCORE_REPORT_WIDTH, else COLUMNS, else the\n"
+     "terminal, else 100 columns. Joins the run named by TOOLSCORE_RUN when set.\n"
+     "Exit 0 for CREATED, PENDING, UPDATED and PASSED; 1 for FAILED and the CI\n"
+     "errors.\n",
      tsctl_cmd_check},
     {"record", "record snapshots by running a command, or import a trace",
-     "Usage: tsctl record [--update] -- CMD [ARGS...]\n"
+     "Usage: tsctl record [--update] [--no-json-diff] -- CMD [ARGS...]\n"
      "       tsctl record --from-trace FILE --name NAME [--format F] [--update]\n"
      "\n"
      "Command mode runs CMD as a run (see tsctl run) with TOOLSCORE_RECORD=1 in its\n"
@@ -64,6 +67,7 @@ static const tsctl_command commands[] = {
      "\n"
      "Options:\n"
      "  --update           overwrite and approve\n"
+     "  --no-json-diff     command mode: drift reports without their JSON diff\n"
      "  --from-trace FILE  the trace file to import\n"
      "  --name NAME        the snapshot name (trace mode)\n"
      "  --format F         trace format (default auto)\n"
@@ -113,24 +117,29 @@ static const tsctl_command commands[] = {
      "or not it exists. Needs no daemon.\n",
      tsctl_cmd_snapshots_path},
     {"run", "run a test command as one run and summarize it",
-     "Usage: tsctl run [--junit FILE] [--json-report FILE] -- CMD [ARGS...]\n"
+     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-json-diff]\n"
+     "                 -- CMD [ARGS...]\n"
      "\n"
      "Opens a run on the daemon and runs CMD with TOOLSCORE_RUN and\n"
-     "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it. Then\n"
+     "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it, and\n"
+     "TOOLSCORE_REPORT_WIDTH (this terminal's width) for the drift reports. Then\n"
      "prints the one summary line for all workers, the names two different tests\n"
      "claimed, and exits with CMD's exit code.\n"
      "\n"
      "Options:\n"
      "  --junit FILE         write JUnit XML, one testcase per snapshot check\n"
-     "  --json-report FILE   write the same as JSON\n",
+     "  --json-report FILE   write the same as JSON\n"
+     "  --no-json-diff       drift reports without their JSON diff\n"
+     "                       (TOOLSCORE_NO_JSON_DIFF=1 for CMD)\n",
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"
-     "                  [--min-score X] [--rules FILE] [--json]\n"
+     "                  [--min-score X] [--rules FILE] [--no-json-diff] [--json]\n"
      "\n"
      "Scores ACTUAL (a trace file in any supported format) against EXPECTED (a\n"
-     "JSON array of calls or a snapshot file) and prints the metrics. With\n"
-     "--min-score, exits 1 when the score is below it.\n"
+     "JSON array of calls or a snapshot file) and prints the metrics, then the\n"
+     "drift report when the calls differ. With --min-score, exits 1 when the\n"
+     "score is below it.\n"
      "\n"
      "Options:\n"
      "  --format F       extraction format of ACTUAL (default auto)\n"
@@ -141,7 +150,9 @@ static const tsctl_command commands[] = {
      "  --min-score X    threshold in [0, 1]\n"
      "  --rules FILE     comparison rules (ignore, redact, match, order, tools;\n"
      "                   docs/rules.md): what they hid is printed after the score\n"
-     "  --json           the metrics as JSON (with \"rules\": what they did)\n",
+     "  --no-json-diff   leave the JSON diff out of the drift report\n"
+     "  --json           the metrics as JSON (no report; with \"rules\": what they\n"
+     "                   did, when rules are given)\n",
      tsctl_cmd_eval},
     {"rules check", "validate a rules file and show what its patterns match",
      "Usage: tsctl rules check [FILE] [--json]\n"

@@ -18,6 +18,7 @@
 
 #include "toolscore_client.h"
 #include "ts_error.h"
+#include "ts_score.h"
 
 /* Exit codes: the public contract of docs/tsctl.1. */
 #define TSCTL_EXIT_OK 0
@@ -41,6 +42,7 @@ typedef struct tsctl_ctx {
     char socket_path[4096];   /* the socket in use (filled on connecting) */
     ts_error last_error;      /* the last failed request's error (tsctl_call) */
     bool unreachable;         /* the last failure was the daemon not answering */
+    bool no_json_diff;        /* --no-json-diff (check, record, run, eval) */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */
@@ -206,6 +208,27 @@ bool tsctl_env_truthy(const char *value);
 
 /* True when the CI variable is set and non-empty. */
 bool tsctl_env_ci(void);
+
+/*
+ * The drift report's width: TOOLSCORE_REPORT_WIDTH (what an outer `tsctl
+ * run` or `record` measured for its workers), else COLUMNS, else the width
+ * of the terminal on stdout, else 100. A value that is not a positive
+ * integer is passed over.
+ */
+unsigned tsctl_report_width(void);
+
+/* Whether the report ends with its JSON diff: not with --no-json-diff, nor
+ * when TOOLSCORE_NO_JSON_DIFF is truthy (an outer run's --no-json-diff). */
+bool tsctl_json_diff_wanted(const tsctl_ctx *ctx);
+
+/* Print the drift report of actual against expected scored as r (width,
+ * colour and JSON diff as this tsctl was asked; with applied rules, their
+ * notes and comparison), or "(cannot compare: ...)" when it cannot be
+ * written. applied may be NULL. */
+struct ts_rules_applied;
+void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected,
+                        const struct json_object *actual, const ts_score_result *r,
+                        const struct ts_rules_applied *applied);
 
 /* Close ctx->client if open. */
 void tsctl_disconnect(tsctl_ctx *ctx);

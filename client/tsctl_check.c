@@ -84,9 +84,13 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
     bool update = false;
     bool allow_pending = false;
     const tsctl_option opts[] = {
-        {"calls", 0, &calls_path, NULL}, TSCTL_SCORING_OPTIONS(&scoring),
-        {"test", 0, &test, NULL},        {"rules", 0, &rules_file, NULL},
-        {"update", 0, NULL, &update},    {"allow-pending", 0, NULL, &allow_pending},
+        {"calls", 0, &calls_path, NULL},
+        TSCTL_SCORING_OPTIONS(&scoring),
+        {"test", 0, &test, NULL},
+        {"rules", 0, &rules_file, NULL},
+        {"update", 0, NULL, &update},
+        {"allow-pending", 0, NULL, &allow_pending},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *actual = NULL;
@@ -135,6 +139,8 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         ts_check_args_set_run(a, run && run[0] ? run : NULL);
         ts_check_args_set_test(a, test && test[0] ? test : NULL);
         ts_check_args_set_color(a, ctx->color_out && !ctx->json);
+        ts_check_args_set_width(a, tsctl_report_width());
+        ts_check_args_set_json_diff(a, tsctl_json_diff_wanted(ctx));
         ts_check_args_set_rules(a, ts_rules_object(rules));
         rc = tsctl_call_check(ctx, a, &reply);
     }

@@ -66,6 +66,13 @@ static int extracted_calls(const tsctl_ctx *ctx, const char *path, const char *f
     return 0;
 }
 
+/* True when both lists hold the same calls as JSON (key order aside):
+ * then there is no drift to report. */
+static bool calls_identical(const struct json_object *a, const struct json_object *b)
+{
+    return ts_values_equal(a, b, true, false);
+}
+
 static void print_tools(const char *label, const struct json_object *list)
 {
     size_t n = json_object_array_length(list);
@@ -156,6 +163,7 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
     const tsctl_option opts[] = {
         TSCTL_SCORING_OPTIONS(&scoring),
         {"rules", 0, &rules_file, NULL},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *expected = NULL;
@@ -196,7 +204,16 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
                        : tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
         json_object_put(j);
     } else {
-        print_metrics(ctx, &result, &applied);
+        /* with rules, the lists as compared, and what the rules hid */
+        const struct json_object *ce = applied.rules != NULL ? applied.expected : expected;
+        const struct json_object *ca = applied.rules != NULL ? applied.actual : actual;
+        bool report = !calls_identical(ce, ca);
+
+        print_metrics(ctx, &result, report ? NULL : &applied);
+        if (report) {
+            printf("\n");
+            tsctl_print_report(ctx, ce, ca, &result, &applied);
+        }
     }
     if (rc == 0 && scoring.min_score != NULL && !result.passed)
         rc = TSCTL_EXIT_FAILED;

@@ -194,6 +194,7 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
     struct sigaction old_int;
     struct sigaction old_quit;
     char socket[TS_PATHS_MAX];
+    char width[16];
     pid_t pid;
     int status = 0;
 
@@ -220,6 +221,10 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
         setenv("TOOLSCORE_RUN", run_id, 1);
         setenv("TOOLSCORE_SOCKET", socket, 1);
         setenv("TOOLSCORE_DIR", root, 1);
+        snprintf(width, sizeof(width), "%u", tsctl_report_width());
+        setenv("TOOLSCORE_REPORT_WIDTH", width, 1);
+        if (ctx->no_json_diff)
+            setenv("TOOLSCORE_NO_JSON_DIFF", "1", 1);
         if (record) {
             setenv("TOOLSCORE_RECORD", "1", 1);
             if (update)
@@ -346,6 +351,7 @@ int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
     const tsctl_option opts[] = {
         {"junit", 0, &junit, NULL},
         {"json-report", 0, &json, NULL},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     tsctl_args args;
@@ -369,8 +375,12 @@ int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
     const char *format = NULL;
     bool update = false;
     const tsctl_option opts[] = {
-        {"from-trace", 0, &trace, NULL}, {"name", 0, &name, NULL}, {"format", 0, &format, NULL},
-        {"update", 0, NULL, &update},    {NULL, 0, NULL, NULL},
+        {"from-trace", 0, &trace, NULL},
+        {"name", 0, &name, NULL},
+        {"format", 0, &format, NULL},
+        {"update", 0, NULL, &update},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
+        {NULL, 0, NULL, NULL},
     };
     tsctl_args args;
     bool command;

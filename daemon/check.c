@@ -25,6 +25,8 @@
  */
 #include "check.h"
 
+#include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -46,6 +48,7 @@
 #include "ts_store.h"
 
 #define REPORT_MAX (4u << 20)
+#define TSD_CHECK_WIDTH_MAX 65535 /* the check's width param (the report clamps it) */
 
 /* Checks answered on the loop thread come in a request of at most
  * TSD_LOOP_MAX_BYTES, read a snapshot file of at most that size and score
@@ -64,7 +67,8 @@ typedef struct check_request {
     struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
     ts_rules *rules;            /* the "rules" param compiled, or NULL */
     ts_score_options score;
-    bool ci, update, allow_pending, color;
+    bool ci, update, allow_pending, color, json_diff;
+    int64_t width; /* the report's width; 0: its default */
 } check_request;
 
 /* What one pass of the state machine produced. */
@@ -124,6 +128,12 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     rq->update = tsd_params_bool(&p, "update", false);
     rq->allow_pending = tsd_params_bool(&p, "allow_pending", false);
     rq->color = tsd_params_bool(&p, "color", false);
+    rq->width = tsd_params_int(&p, "width", 0);
+    if (tsd_params_error(&p) == 0 && (rq->width < 0 || rq->width > TSD_CHECK_WIDTH_MAX))
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "width must be an integer from 0 to %d, got %" PRId64,
+                                         TSD_CHECK_WIDTH_MAX, rq->width));
+    rq->json_diff = tsd_params_bool(&p, "json_diff", true);
     rq->run = tsd_params_string(&p, "run", false);
     rq->test = tsd_params_string(&p, "test", false);
     rules = tsd_params_object(&p, "rules");
@@ -215,12 +225,15 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
                   const size_t *redacted, check_outcome *out, ts_error *err)
 {
     ts_check_decision *d = &out->decision;
-    ts_report_options ropt = {rq->color, NULL, 0, NULL};
+    ts_report_options ropt;
     struct json_object *expected = in->snapshot != NULL ? in->snapshot->calls : NULL;
     const struct json_object *actual = in->calls;
     char **notes = NULL;
     ts_buf report;
     int rc = 0;
+
+    ts_report_options_default(&ropt);
+    ropt.color = rq->color;
 
     ts_check_decide(in, d);
     if (d->step == TS_CHECK_EVALUATE) {
@@ -244,6 +257,8 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
     if (out->message == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (d->report) {
+        ropt.width = (size_t)rq->width;
+        ropt.json_diff = rq->json_diff;
         if (out->applied.rules != NULL) { /* the lists as compared, and what was hidden */
             expected = out->applied.expected;
             actual = out->applied.actual;
@@ -253,7 +268,7 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
         }
         ts_buf_init(&report, REPORT_MAX);
         if (rc == 0)
-            rc = ts_report_drift_with(expected, actual, in->score, &ropt, &report, err);
+            rc = ts_report_drift(expected, actual, in->score, &ropt, &report, err);
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
         free(notes);

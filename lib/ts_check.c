@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_report.h"
+
 static const char *const outcome_names[] = {
     [TS_CHECK_NO_OUTCOME] = "",
     [TS_CHECK_CREATED] = "CREATED",
@@ -148,9 +150,12 @@ char *ts_check_message(const ts_check_input *in, const ts_check_decision *d)
     case TS_CHECK_FAILED:
         if (in->score == NULL)
             return NULL;
+        /* as many digits as keep a failing score below the threshold */
         return message("snapshot '%s' drifted from its approved baseline "
-                       "(score %.2f < %.2f required)",
-                       n, in->score->score, in->score->min_score);
+                       "(score %.*f < %.*f required)",
+                       n, ts_report_score_decimals(in->score->score, in->score->min_score, false),
+                       in->score->score, ts_report_threshold_decimals(in->score->min_score),
+                       in->score->min_score);
     case TS_CHECK_NO_OUTCOME:
         break;
     }

@@ -347,6 +347,10 @@ static int tree_check_frame(ts_buf *out, uint64_t id, const ts_check_args *a, co
         json_object_object_add(p, "test", json_object_new_string(a->test));
     if (a->color)
         json_object_object_add(p, "color", json_object_new_boolean(1));
+    if (a->width != 0)
+        json_object_object_add(p, "width", json_object_new_int64(a->width));
+    if (a->no_json_diff)
+        json_object_object_add(p, "json_diff", json_object_new_boolean(0));
     rc = ts_message_encode_request_with(out, id, "check", p, "actual", a->actual, max_frame, err);
     json_object_put(p);
     return rc;
@@ -422,7 +426,11 @@ START_TEST(check_request_bytes_unchanged)
     ts_check_args_set_update(a, true);
     ts_check_args_set_allow_pending(a, true);
     ts_check_args_set_color(a, true);
+    ts_check_args_set_width(a, 132);
+    ts_check_args_set_json_diff(a, false);
     same_check_bytes(a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
+    ts_check_args_set_width(a, 65535); /* the widest: a uint16 in msgpack */
+    same_check_bytes(a, "/s", 7, 0, "widest report");
     ts_check_args_set_min_score(a, 0.0);
     ts_check_args_set_run(a, NULL);
     same_check_bytes(a, "/s", 8, 0, "no run, min_score 0");

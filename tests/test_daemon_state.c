@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ts_name.h"
+#include "ts_repr.h"
 #include "ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
@@ -155,6 +156,31 @@ START_TEST(local_rows)
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") != NULL, "no colour with color=true");
     json_object_put(r);
+    /* and so are the report's width and its JSON diff */
+    {
+        struct json_object *p = check_params("tests/a.py::test_one", CALLS_B, NULL);
+        const char *report;
+        json_object_object_add(p, "width", json_object_new_int(40));
+        json_object_object_add(p, "json_diff", json_object_new_boolean(0));
+        r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+        report = tstr(r, "report");
+        ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+        ck_assert_msg(strstr(report, "@@") == NULL, "a JSON diff with json_diff=false");
+        for (const char *line = report; *line;) {
+            const char *nl = strchr(line, '\n');
+            ck_assert_msg(nl != NULL && ts_repr_width(line, (size_t)(nl - line)) <= 40,
+                          "wider than 40: %s", line);
+            line = nl + 1;
+        }
+        json_object_put(r);
+        json_object_object_del(p, "width");
+        json_object_object_del(p, "json_diff");
+        r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+        ck_assert_msg(strstr(tstr(r, "report"), "\n- expected\n+ actual\n\n@@ ") != NULL, "%s",
+                      tstr(r, "report"));
+        json_object_put(r);
+        json_object_put(p);
+    }
 
     r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, "update");
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
@@ -284,6 +310,19 @@ START_TEST(bad_params)
     json_object_object_add(p, "weights", tjson("{\"bogus\": 1}"));
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_object_del(p, "weights");
+    json_object_object_add(p, "width", json_object_new_int(-1));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "width"));
+    json_object_object_add(p, "width", json_object_new_int(65536));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "width", json_object_new_string("wide"));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "width", json_object_new_int(65535));
+    json_object_object_add(p, "json_diff", json_object_new_string("no"));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "json_diff"));
+    json_object_object_del(p, "json_diff");
+    json_object_object_del(p, "width");
     json_object_object_add(p, "actual", tjson("[{\"tool\": 5}]"));
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_calls");
     json_object_object_add(p, "actual", tjson(CALLS_A));

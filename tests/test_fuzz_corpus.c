@@ -16,6 +16,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/fuzz_extract.c"
 #include "fuzz/fuzz_proto.c"
+#include "fuzz/fuzz_report.c"
 #include "fuzz/fuzz_rules.c"
 #include "fuzz/fuzz_snapshot.c"
 #include "util_test.h"
@@ -28,10 +29,8 @@ typedef struct harness {
 } harness;
 
 static const harness harnesses[] = {
-    {"extract", ts_fuzz_extract},
-    {"proto", ts_fuzz_proto},
-    {"rules", ts_fuzz_rules},
-    {"snapshot", ts_fuzz_snapshot},
+    {"extract", ts_fuzz_extract}, {"proto", ts_fuzz_proto},       {"report", ts_fuzz_report},
+    {"rules", ts_fuzz_rules},     {"snapshot", ts_fuzz_snapshot},
 };
 
 #define HARNESS_COUNT (sizeof(harnesses) / sizeof(harnesses[0]))

@@ -51,7 +51,7 @@ static void fuzz_rules_compare(const ts_rules *r, struct json_object *e, struct 
 {
     ts_score_result res;
     ts_rules_applied applied;
-    ts_report_options ropt = {false, NULL, 0, NULL};
+    ts_report_options ropt;
     struct json_object *j;
     ts_buf b;
     ts_error err;
@@ -72,11 +72,12 @@ static void fuzz_rules_compare(const ts_rules *r, struct json_object *e, struct 
     FUZZ_CHECK(ts_rules_empty(r) || j != NULL, "no rules applied for rules in force");
     json_object_put(j);
     FUZZ_CHECK(ts_rules_applied_note_lines(&applied, &lines, &n) == 0, "notes");
+    ts_report_options_default(&ropt);
     ropt.notes = (const char *const *)lines;
     ropt.n_notes = n;
     ropt.compare = ts_rules_applied_compare(&applied);
     ts_buf_init(&b, 1u << 24);
-    rc = ts_report_drift_with(applied.expected, applied.actual, &res, &ropt, &b, &err);
+    rc = ts_report_drift(applied.expected, applied.actual, &res, &ropt, &b, &err);
     FUZZ_CHECK(rc == 0, "report: %s", err.message);
     FUZZ_CHECK(ts_utf8_valid(b.data ? b.data : "", b.len), "report is not UTF-8");
     ts_buf_free(&b);
