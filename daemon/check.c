@@ -303,7 +303,7 @@ static void pack_rules(ts_wire_writer *w, const check_job *c, ts_error *err)
     if (did == NULL)
         ts_wire_pack_nil(w, err);
     else
-        ts_wire_pack(w, did, 1, err);
+        ts_wire_pack(w, did, 2, err);
     json_object_put(did);
 }
 
