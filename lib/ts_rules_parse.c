@@ -415,7 +415,7 @@ int ts_rules_parse(const char *text, size_t len, const char *source, ts_rules **
     free(dup_key);
     if (rc == 0) {
         rc = ts_rules_build(obj, out, &where, err);
-        if (rc == -EINVAL) {
+        if (rc == -EINVAL || rc == -E2BIG) {
             position(text, len, locate(text, len, &where), &line, &column);
             ts_error_prefix(err, rc, "%s: line %zu, column %zu", source, line, column);
         } else if (rc < 0) {

@@ -344,7 +344,7 @@ int ts_rules_path_set_add(ts_rules_path_set *set, const char *text, size_t len, 
     if (set->compiled || (unsigned)kind >= TS_RULES_KINDS)
         return ts_error_set(err, -EINVAL, TS_ERR_INTERNAL, "pattern added to a compiled set");
     if (set->n >= TS_RULES_PATTERNS_MAX)
-        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "more than %d patterns",
+        return ts_error_set(err, -E2BIG, TS_ERR_INVALID_RULES, "more than %d patterns",
                             TS_RULES_PATTERNS_MAX);
     if (len > TS_RULES_PATTERN_MAX)
         return ts_error_set(err, -E2BIG, TS_ERR_INVALID_RULES,
