@@ -228,6 +228,9 @@ int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours 
 int ts_check_args_set_width(ts_check_args *a, unsigned width);
 /* Whether the report ends with the unified JSON diff (default true). */
 int ts_check_args_set_json_diff(ts_check_args *a, bool json_diff);
+/* Comparison rules for this check (an object of docs/rules.md, merged over
+ * the project's rules file); NULL: none. */
+int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules);
 
 /* check -> {outcome, name, file, message, result|null, report|null} */
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,

@@ -24,7 +24,7 @@ static const tsctl_command commands[] = {
     {"check", "check calls against a snapshot (record, replay or update)",
      "Usage: tsctl check NAME (--calls FILE | --calls -) [--format F] [--min-score X]\n"
      "                   [--strict] [--weights JSON] [--update] [--allow-pending]\n"
-     "                   [--test ID] [--no-json-diff] [--json]\n"
+     "                   [--test ID] [--rules FILE] [--no-json-diff] [--json]\n"
      "\n"
      "One pass of the snapshot state machine through the daemon: a missing snapshot\n"
      "is recorded as pending (CREATED), a pending one is left alone (PENDING), an\n"
@@ -42,8 +42,11 @@ static const tsctl_command commands[] = {
      "                     TOOLSCORE_RECORD_UPDATE=1)\n"
      "  --allow-pending    missing/pending snapshots warn instead of failing in CI\n"
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
+     "  --rules FILE       comparison rules for this check (docs/rules.md), merged\n"
+     "                     over the project's .toolscore/config.json\n"
      "  --no-json-diff     leave the JSON diff out of the drift report\n"
-     "  --json             print {outcome, name, file, message, result, report}\n"
+     "  --json             print {outcome, name, file, message, result, report},\n"
+     "                     and rules (what they did) when rules are in force\n"
      "\n"
      "The drift report fits TOOLSCORE_REPORT_WIDTH, else COLUMNS, else the\n"
      "terminal, else 100 columns. Joins the run named by TOOLSCORE_RUN when set.\n"
@@ -138,7 +141,7 @@ static const tsctl_command commands[] = {
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"
-     "                  [--min-score X] [--no-json-diff] [--json]\n"
+     "                  [--min-score X] [--rules FILE] [--no-json-diff] [--json]\n"
      "\n"
      "Scores ACTUAL (a trace file in any supported format) against EXPECTED (a\n"
      "JSON array of calls or a snapshot file) and prints the metrics, then the\n"
@@ -152,9 +155,28 @@ static const tsctl_command commands[] = {
      "                   selection_accuracy, argument_f1, sequence_accuracy,\n"
      "                   redundant_rate\n"
      "  --min-score X    threshold in [0, 1]\n"
+     "  --rules FILE     comparison rules (ignore, redact, match, order, tools;\n"
+     "                   docs/rules.md): what they hid is printed after the score\n"
      "  --no-json-diff   leave the JSON diff out of the drift report\n"
-     "  --json           the metrics as JSON (no report)\n",
+     "  --json           the metrics as JSON (no report; with \"rules\": what they\n"
+     "                   did, when rules are given)\n",
      tsctl_cmd_eval},
+    {"rules check", "validate a rules file and show what its patterns match",
+     "Usage: tsctl rules check [FILE] [--json]\n"
+     "\n"
+     "Validates FILE, or the project's rules file (config.json beside the snapshot\n"
+     "root: .toolscore/config.json for the default root), and prints what each\n"
+     "pattern matches in the snapshots of the root, and the snapshots that still\n"
+     "hold a value a redact rule would hide. Needs no daemon.\n"
+     "\n"
+     "Exit 0 when the file is valid (or there is no project file), 1 when a\n"
+     "snapshot still holds a value to redact, 2 when the file is invalid (the\n"
+     "error names the file, the line and column, and the key or pattern).\n"
+     "\n"
+     "Options:\n"
+     "  --json   {file, valid, rules, snapshots, patterns: [{kind, pattern | tool,\n"
+     "           matcher?, values, snapshots}], redactable: [{name, file}]}\n",
+     tsctl_cmd_rules_check},
     {"extract", "print the calls extracted from a response or trace file",
      "Usage: tsctl extract FILE [--format F]\n"
      "\n"

@@ -154,9 +154,17 @@ int tsctl_exit_for_error(const ts_error *err);
  */
 int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out);
 
-/* Read a file whole (path "-" is stdin, at most TS_JSON_MAX_BYTES) into
- * out, which it initializes. 0, or TSCTL_EXIT_USAGE after printing why. */
+/* Read the whole file at path ("-": stdin), at most max bytes, into b (the
+ * caller frees it). 0 or TSCTL_EXIT_USAGE after printing why. */
 struct ts_buf;
+int tsctl_read_file(const tsctl_ctx *ctx, const char *path, size_t max, struct ts_buf *b);
+
+/* A rules file (docs/rules.md) read and compiled (*out: one reference).
+ * 0 or TSCTL_EXIT_USAGE after printing the error (file, line, column). */
+struct ts_rules;
+int tsctl_read_rules(const tsctl_ctx *ctx, const char *path, struct ts_rules **out);
+
+/* tsctl_read_file with the JSON reader's limit (TS_JSON_MAX_BYTES). */
 int tsctl_read_text(const tsctl_ctx *ctx, const char *path, struct ts_buf *out);
 
 /* Print v as pretty JSON (python indent=2) plus newline on stdout. */
@@ -217,10 +225,13 @@ unsigned tsctl_report_width(void);
 bool tsctl_json_diff_wanted(const tsctl_ctx *ctx);
 
 /* Print the drift report of actual against expected scored as r (width,
- * colour and JSON diff as this tsctl was asked), or "(cannot compare:
- * ...)" when it cannot be written. */
+ * colour and JSON diff as this tsctl was asked; with applied rules, their
+ * notes and comparison), or "(cannot compare: ...)" when it cannot be
+ * written. applied may be NULL. */
+struct ts_rules_applied;
 void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected,
-                        const struct json_object *actual, const ts_score_result *r);
+                        const struct json_object *actual, const ts_score_result *r,
+                        const struct ts_rules_applied *applied);
 
 /* Close ctx->client if open. */
 void tsctl_disconnect(tsctl_ctx *ctx);
@@ -325,6 +336,7 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_rules_check(tsctl_ctx *ctx, int argc, char **argv);
 
 /* The help text of the running command (for tsctl_parse). */
 extern const tsctl_command *tsctl_current;

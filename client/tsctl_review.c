@@ -71,7 +71,7 @@ static void print_drift(const tsctl_ctx *ctx, const struct json_object *expected
         printf("  (cannot compare: %s)\n", err.message);
         return;
     }
-    tsctl_print_report(ctx, expected, actual, &r);
+    tsctl_print_report(ctx, expected, actual, &r, NULL);
     ts_score_result_free(&r);
 }
 

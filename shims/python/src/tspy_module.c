@@ -193,20 +193,22 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"store",   "name",   "actual", "format", "min_score",
                              "weights", "strict", "ci",     "update", "allow_pending",
-                             "run",     "test",   "color",  NULL};
+                             "run",     "test",   "color",  "rules",  NULL};
     tspy_check_params p;
     PyObject *actual;
     PyObject *weights = Py_None;
+    PyObject *rules = Py_None;
     struct json_object *jactual = NULL;
     struct json_object *jweights = NULL;
+    struct json_object *jrules = NULL;
     int strict = 0, ci = 0, update = 0, allow_pending = 0, color = 0;
     PyObject *out;
 
     memset(&p, 0, sizeof(p));
     p.min_score = 1.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzp:check", kwlist, &p.store, &p.name,
-                                     &actual, &p.format, &p.min_score, &weights, &strict, &ci,
-                                     &update, &allow_pending, &p.run, &p.test, &color))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzpO:check", kwlist, &p.store,
+                                     &p.name, &actual, &p.format, &p.min_score, &weights, &strict,
+                                     &ci, &update, &allow_pending, &p.run, &p.test, &color, &rules))
         return NULL;
     if (actual == Py_None) {
         PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
@@ -218,14 +220,22 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
                      Py_TYPE(weights)->tp_name);
         return NULL;
     }
+    if (rules != Py_None && !PyDict_Check(rules)) {
+        PyErr_Format(PyExc_TypeError, "rules must be a dict or None, not '%s'",
+                     Py_TYPE(rules)->tp_name);
+        return NULL;
+    }
     if (tspy_to_json(actual, "actual", &jactual) < 0)
         return NULL;
-    if (weights != Py_None && tspy_to_json(weights, "weights", &jweights) < 0) {
+    if ((weights != Py_None && tspy_to_json(weights, "weights", &jweights) < 0) ||
+        (rules != Py_None && tspy_to_json(rules, "rules", &jrules) < 0)) {
         json_object_put(jactual);
+        json_object_put(jweights);
         return NULL;
     }
     p.actual = jactual;
     p.weights = jweights;
+    p.rules = jrules;
     p.strict = strict;
     p.ci = ci;
     p.update = update;
@@ -234,6 +244,7 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
     out = run_op(self, op_check, &p);
     json_object_put(jactual);
     json_object_put(jweights);
+    json_object_put(jrules);
     return out;
 }
 
@@ -535,7 +546,8 @@ static PyObject *client_ping(tspy_client *self, PyObject *unused)
 static PyMethodDef client_methods[] = {
     {"check", KW_METHOD(client_check), METH_VARARGS | METH_KEYWORDS,
      "check(store, name, actual, *, format=None, min_score=1.0, weights=None, strict=False, "
-     "ci=False, update=False, allow_pending=False, run=None, test=None, color=False) -> dict\n"
+     "ci=False, update=False, allow_pending=False, run=None, test=None, color=False, "
+     "rules=None) -> dict\n"
      "One pass of the snapshot state machine; the daemon's check result."},
     {"run_open", KW_METHOD(client_run_open), METH_VARARGS | METH_KEYWORDS,
      "run_open(store, label=None) -> {'run': id}"},

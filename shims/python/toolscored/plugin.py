@@ -174,7 +174,8 @@ class _Session:
         c = api.client()
         kw = dict(format=fmt, min_score=float(min_score), weights=weights, strict=bool(strict),
                   ci=self.ci, update=self.update, allow_pending=self.allow_pending,
-                  test=nodeid, color=self.use_color())
+                  test=nodeid, color=self.use_color(),
+                  rules=None if rules is None else dict(rules))
         try:
             res = c.check(self.store, name, actual, run=run, **kw)
         except NotFound:
