@@ -184,7 +184,8 @@ int ts_client_ping(ts_client *c, ts_error *err);
  * changes what a program compiled against an older header sees.
  *
  * A new ts_check_args holds the protocol's defaults: format "auto",
- * min_score 1.0, default weights, every flag off, no run, no test. store,
+ * min_score 1.0, default weights, every flag off, no run, no test, the
+ * report at the daemon's default width with its JSON diff. store,
  * name and actual are required by ts_client_check. Strings are copied;
  * JSON values (actual, weights) are borrowed, as every JSON argument of
  * this library is (not even their reference counts are touched): they must
@@ -220,6 +221,16 @@ int ts_check_args_set_allow_pending(ts_check_args *a, bool allow_pending);
 int ts_check_args_set_run(ts_check_args *a, const char *run);   /* run id to count it in */
 int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming the name */
 int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours in the report */
+/* The report's width in terminal columns (a caller passes its terminal's:
+ * COLUMNS, else the tty's width, else 100); 0: the daemon's default (100);
+ * more than TS_CHECK_WIDTH_MAX is sent as that. */
+#define TS_CHECK_WIDTH_MAX 65535u
+int ts_check_args_set_width(ts_check_args *a, unsigned width);
+/* Whether the report ends with the unified JSON diff (default true). */
+int ts_check_args_set_json_diff(ts_check_args *a, bool json_diff);
+/* Comparison rules for this check (an object of docs/rules.md, merged over
+ * the project's rules file); NULL: none. */
+int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules);
 
 /* check -> {outcome, name, file, message, result|null, report|null} */
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
@@ -319,9 +330,21 @@ int ts_client_run_join(ts_client *c, const char *run, struct json_object **resul
 /* run.close -> the run's summary (as run.summary); the run stays readable. */
 int ts_client_run_close(ts_client *c, const char *run, struct json_object **result, ts_error *err);
 
-/* run.summary -> {run, store, closed, counts, summary, checks, duplicates} */
+/* run.summary -> {run, store, label, host, opened, closed, closed_at, complete,
+ * partial, partial_reasons, counts, summary, duplicates} */
 int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result,
                           ts_error *err);
+
+/* run.partial: mark the open run partial (not every test ran) for the n
+ * reasons, so that orphans are not deleted after it without --force. */
+int ts_client_run_partial(ts_client *c, const char *run, const char *const *reasons, size_t n,
+                          ts_error *err);
+
+/* run.report: the run's report in format "json" (docs/reports.md) or
+ * "junit", every page fetched and joined, into *text (malloc'ed,
+ * NUL-terminated; free() it) of *len bytes. */
+int ts_client_run_report(ts_client *c, const char *run, const char *format, char **text,
+                         size_t *len, ts_error *err);
 
 /* review (the review queue) -> {items: [{name, file, kind, approved, calls,
  * observation}]}; run may be NULL (every kept observation), else only that

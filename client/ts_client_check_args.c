@@ -90,6 +90,11 @@ int ts_check_args_set_weights(ts_check_args *a, const struct json_object *weight
     return set_value(&a->weights, weights);
 }
 
+int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules)
+{
+    return set_value(&a->rules, rules);
+}
+
 int ts_check_args_set_strict(ts_check_args *a, bool strict)
 {
     a->strict = strict;
@@ -127,5 +132,17 @@ int ts_check_args_set_test(ts_check_args *a, const char *test)
 int ts_check_args_set_color(ts_check_args *a, bool color)
 {
     a->color = color;
+    return 0;
+}
+
+int ts_check_args_set_width(ts_check_args *a, unsigned width)
+{
+    a->width = width > TS_CHECK_WIDTH_MAX ? TS_CHECK_WIDTH_MAX : width;
+    return 0;
+}
+
+int ts_check_args_set_json_diff(ts_check_args *a, bool json_diff)
+{
+    a->no_json_diff = !json_diff;
     return 0;
 }

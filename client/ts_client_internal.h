@@ -63,9 +63,12 @@ struct ts_check_args {
     char *store, *name, *format, *run, *test; /* owned copies, or NULL */
     const struct json_object *actual;         /* borrowed, or NULL */
     const struct json_object *weights;
+    const struct json_object *rules;
     double min_score;
     bool strict, ci, update, allow_pending, color;
-    int error; /* 0, or the first setter's failure (-ENOMEM) */
+    bool no_json_diff; /* json_diff false (the default is true) */
+    unsigned width;    /* the report's width; 0: the daemon's default */
+    int error;         /* 0, or the first setter's failure (-ENOMEM) */
 };
 
 /*

@@ -164,13 +164,18 @@ int tsctl_cmd_reject(tsctl_ctx *ctx, int argc, char **argv)
 
 int tsctl_cmd_diff(tsctl_ctx *ctx, int argc, char **argv)
 {
+    bool no_json_diff = false;
+    const tsctl_option opts[] = {
+        {"no-json-diff", 0, NULL, &no_json_diff},
+        {NULL, 0, NULL, NULL},
+    };
     struct json_object *params;
     struct json_object *result = NULL;
     struct json_object *obs;
     tsctl_args args;
     int rc;
 
-    rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
     if (rc != 0)
@@ -180,6 +185,8 @@ int tsctl_cmd_diff(tsctl_ctx *ctx, int argc, char **argv)
         return TSCTL_EXIT_USAGE;
     json_object_object_add(params, "name", json_object_new_string(args.pos[0]));
     json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out && !ctx->json));
+    json_object_object_add(params, "width", json_object_new_int64(tsctl_report_width()));
+    json_object_object_add(params, "json_diff", json_object_new_boolean(!no_json_diff));
     rc = tsctl_call(ctx, "diff", params, 0, &result);
     if (rc != 0)
         return rc;

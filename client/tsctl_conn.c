@@ -297,6 +297,7 @@ int tsctl_call_decide(tsctl_ctx *ctx, const char *method, char *const *names, in
         json_object_object_add(params, "names", list);
     }
     json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out));
+    json_object_object_add(params, "width", json_object_new_int64(tsctl_report_width()));
     return tsctl_call(ctx, method, params, 0, result);
 }
 

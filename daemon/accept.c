@@ -15,11 +15,7 @@
 #include "queue.h"
 #include "request.h"
 #include "ts_check.h"
-#include "ts_report.h"
-#include "ts_score.h"
 #include "ts_store.h"
-
-#define REPORT_MAX (4u << 20)
 
 /* accept or reject as a whole-store job. */
 typedef struct decide_job {
@@ -30,6 +26,7 @@ typedef struct decide_job {
     const struct json_object *names; /* in req->params; NULL with all */
     const char *run;                 /* with all: only this run's observations */
     bool color;
+    size_t width;                /* the reports' */
     struct json_object *entries; /* the reply's list */
     char **dropped;              /* observation files removed (for the index) */
     size_t ndropped;
@@ -90,21 +87,19 @@ static ts_check_accept_action accept_action(const tsd_queue_item *item)
     return ts_check_accept(item->exists ? item->snapshot : NULL, item->obs != NULL, item->matches);
 }
 
-/* The drift report of the observed calls against the old baseline. */
+/* The drift report of the observed calls against the old baseline: its
+ * per-call lines, without the JSON diff (tsctl prints it per snapshot). */
 static struct json_object *change_report(decide_job *d, const tsd_queue_item *item)
 {
-    ts_score_result score;
-    ts_buf b;
-    struct json_object *text = NULL;
+    struct json_object *score = NULL;
+    struct json_object *text;
+    char *report = NULL;
 
-    if (ts_evaluate(item->snapshot->calls, item->obs->calls, &item->obs->options, &score, NULL) < 0)
+    if (tsd_queue_drift(item, d->width, d->color, false, &score, &report, NULL) < 0)
         return NULL;
-    ts_buf_init(&b, REPORT_MAX);
-    if (ts_report_drift(item->snapshot->calls, item->obs->calls, &score, d->color, &b, NULL) == 0 &&
-        b.data != NULL)
-        text = json_object_new_string(b.data);
-    ts_buf_free(&b);
-    ts_score_result_free(&score);
+    text = json_object_new_string(report);
+    json_object_put(score);
+    free(report);
     return text;
 }
 
@@ -292,6 +287,7 @@ static int parse(tsd_server *srv, const struct json_object *params, decide_job *
     if (d->run != NULL && tsd_params_error(&p) == 0)
         tsd_params_fail(&p, tsd_runs_get(&srv->runs, d->run, &run, err));
     d->color = tsd_params_bool(&p, "color", false);
+    d->width = (size_t)tsd_params_width(&p, "width");
     d->st = tsd_stores_param(&srv->stores, &p);
     d->names = names;
     return tsd_params_error(&p);

@@ -22,7 +22,7 @@
 #include "ts_error.h"
 
 /* check {store, name, actual, format, min_score, weights, strict, ci, update,
- * allow_pending, run, test, color} -> {outcome, name, file, message, result,
+ * allow_pending, run, test, color, width, json_diff} -> {outcome, name, file, message, result,
  * report}. */
 int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
               struct json_object **result, ts_error *err);

@@ -3,7 +3,8 @@
  *
  *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
  *              [--log-level debug|info|warn|error] [--log-file F]
- *              [--max-frame BYTES] [--state-dir DIR] [-h|--help] [--version]
+ *              [--max-frame BYTES] [--state-dir DIR] [--runs-keep N]
+ *              [--runs-max-age AGE] [-h|--help] [--version]
  *
  * Owns the strings it returns (tsd_options_free).
  */
@@ -20,6 +21,8 @@
 #define TSD_DEFAULT_MAX_FRAME (16u << 20)
 #define TSD_MIN_MAX_FRAME 1024u
 #define TSD_MAX_MAX_FRAME (1u << 30)
+#define TSD_DEFAULT_RUNS_KEEP 100
+#define TSD_DEFAULT_RUNS_MAX_AGE_S (7 * 86400)
 
 typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
 
@@ -32,7 +35,9 @@ typedef struct tsd_options {
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
-    char *state_dir; /* NULL: ts_state_default_path */
+    char *state_dir;        /* NULL: ts_state_default_path */
+    size_t runs_keep;       /* closed runs kept */
+    int64_t runs_max_age_s; /* runs closed or idle longer ago are dropped */
 } tsd_options;
 
 /*

@@ -4,6 +4,7 @@
  */
 #include "params.h"
 
+#include <inttypes.h>
 #include <string.h>
 
 #include "ts_extract.h"
@@ -156,4 +157,15 @@ struct json_object *tsd_params_value(tsd_params *p, const char *key)
 struct json_object *tsd_json_string_or_null(const char *s)
 {
     return s != NULL ? json_object_new_string(s) : NULL;
+}
+
+int64_t tsd_params_width(tsd_params *p, const char *key)
+{
+    int64_t width = tsd_params_int(p, key, 0);
+
+    if (tsd_params_error(p) == 0 && (width < 0 || width > TSD_PARAMS_WIDTH_MAX))
+        tsd_params_fail(p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                        "%s must be an integer from 0 to %d, got %" PRId64, key,
+                                        TSD_PARAMS_WIDTH_MAX, width));
+    return tsd_params_error(p) == 0 ? width : 0;
 }

@@ -59,6 +59,11 @@ double tsd_params_number(tsd_params *p, const char *key, double def);
 /* An integer; def when absent. */
 int64_t tsd_params_int(tsd_params *p, const char *key, int64_t def);
 
+/* A drift report's width: an integer from 0 (absent: the report's
+ * default) to TSD_PARAMS_WIDTH_MAX (the report clamps it further). */
+#define TSD_PARAMS_WIDTH_MAX 65535
+int64_t tsd_params_width(tsd_params *p, const char *key);
+
 /* A map (borrowed), or NULL when absent. */
 struct json_object *tsd_params_object(tsd_params *p, const char *key);
 

@@ -8,7 +8,12 @@
 #include <string.h>
 
 #include "observations.h"
+#include "ts_check.h"
+#include "ts_report.h"
+#include "ts_rules.h"
 #include "ts_store.h"
+
+#define REPORT_MAX (4u << 20)
 
 int tsd_queue_item_init(tsd_queue_item *item, const char *name, ts_error *err)
 {
@@ -284,6 +289,66 @@ int tsd_queue_of_names(tsd_store *st, const struct json_object *names, tsd_queue
     }
     if (rc < 0)
         tsd_queue_free(out);
+    return rc;
+}
+
+int tsd_queue_drift(const tsd_queue_item *item, size_t width, bool color, bool json_diff,
+                    struct json_object **score, char **report, ts_error *err)
+{
+    const ts_observation *o = item->obs;
+    ts_rules *rules = NULL;
+    ts_rules_applied applied;
+    ts_report_options ropt;
+    ts_score_result scored;
+    ts_check_input in;
+    char **notes = NULL;
+    ts_buf b;
+    int rc = 0;
+
+    memset(&applied, 0, sizeof(applied));
+    if (o->rules != NULL)
+        rc = ts_rules_from_json(o->rules, "rules", &rules, err);
+    if (rc < 0)
+        return rc;
+    ts_check_input_init(&in, item->name, &o->options);
+    in.rules = rules;
+    in.snapshot = item->snapshot;
+    in.calls = o->calls;
+    in.state = TS_CHECK_APPROVED;
+    rc = ts_check_evaluate(&in, &scored, &applied, err);
+    if (rc < 0) {
+        ts_rules_applied_free(&applied);
+        ts_rules_unref(rules);
+        return rc;
+    }
+    ts_report_options_default(&ropt);
+    ropt.width = width;
+    ropt.color = color;
+    ropt.json_diff = json_diff;
+    if (applied.rules != NULL) { /* the lists as compared, and what was hidden */
+        ropt.compare = ts_rules_applied_compare(&applied);
+        rc = ts_rules_applied_note_lines(&applied, &notes, &ropt.n_notes);
+        ropt.notes = (const char *const *)notes;
+    }
+    ts_buf_init(&b, REPORT_MAX);
+    if (rc == 0)
+        rc = ts_report_drift(applied.rules != NULL ? applied.expected : item->snapshot->calls,
+                             applied.rules != NULL ? applied.actual : o->calls, &scored, &ropt, &b,
+                             err);
+    if (rc == 0) {
+        *report = ts_buf_detach(&b, NULL);
+        *score = ts_score_result_to_json(&scored);
+        if (*report == NULL || *score == NULL) {
+            free(*report);
+            json_object_put(*score);
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        }
+    }
+    ts_buf_free(&b);
+    free(notes);
+    ts_score_result_free(&scored);
+    ts_rules_applied_free(&applied);
+    ts_rules_unref(rules);
     return rc;
 }
 

@@ -79,6 +79,16 @@ int tsd_queue_of_names(tsd_store *st, const struct json_object *names, tsd_queue
 
 void tsd_queue_free(tsd_queue *q);
 
+/*
+ * item's observed calls scored against its snapshot's calls with the
+ * options and rules of the check that kept them, and the drift report
+ * (width, colour, the JSON diff below it or not), as the check reported it:
+ * *score (ts_score_result_to_json) and *report (malloc'ed text). item's
+ * observation matches (tsd_queue_load).
+ */
+int tsd_queue_drift(const tsd_queue_item *item, size_t width, bool color, bool json_diff,
+                    struct json_object **score, char **report, ts_error *err);
+
 /* Check params["names"] (an array of valid names) or params["all"], not both. */
 int tsd_queue_check_names(const struct json_object *names, ts_error *err);
 

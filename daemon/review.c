@@ -15,10 +15,6 @@
 #include "queue.h"
 #include "request.h"
 #include "ts_message.h"
-#include "ts_report.h"
-#include "ts_score.h"
-
-#define REPORT_MAX (4u << 20)
 
 /* A method's pool job on one store: what it read and the files of
  * observations it dropped (the index is updated on the loop). */
@@ -29,7 +25,8 @@ typedef struct review_job {
     ts_list_cache *cache;
     const char *run;  /* review: the run filter (in req->params), or NULL */
     const char *name; /* diff */
-    bool color;
+    bool color, json_diff;
+    size_t width;
     char key[PATH_MAX]; /* diff: the snapshot's file, the job's key */
     struct json_object *result;
     char **dropped; /* file names */
@@ -218,28 +215,21 @@ static int nothing_kept(const tsd_queue_item *item, bool superseded, ts_error *e
 /* The result of diff for item (its observation matches). */
 static int diff_result(review_job *r, const tsd_queue_item *item, struct json_object **out)
 {
-    const ts_observation *o = item->obs;
-    ts_score_result score;
-    ts_buf report;
+    struct json_object *score = NULL;
     struct json_object *obj;
-    int rc = ts_evaluate(item->snapshot->calls, o->calls, &o->options, &score, &r->err);
+    char *report = NULL;
+    int rc = tsd_queue_drift(item, r->width, r->color, r->json_diff, &score, &report, &r->err);
 
     if (rc < 0)
         return rc;
-    ts_buf_init(&report, REPORT_MAX);
-    rc = ts_report_drift(item->snapshot->calls, o->calls, &score, r->color, &report, &r->err);
-    if (rc == 0) {
-        obj = tsd_review_item_json(r->st, item);
-        json_object_object_add(obj, "result", ts_score_result_to_json(&score));
-        json_object_object_add(obj, "report",
-                               json_object_new_string(report.data != NULL ? report.data : ""));
-        json_object_object_add(obj, "baseline", json_object_get(item->snapshot->calls));
-        json_object_object_add(obj, "observed", json_object_get(o->calls));
-        *out = obj;
-    }
-    ts_buf_free(&report);
-    ts_score_result_free(&score);
-    return rc;
+    obj = tsd_review_item_json(r->st, item);
+    json_object_object_add(obj, "result", score);
+    json_object_object_add(obj, "report", json_object_new_string(report));
+    json_object_object_add(obj, "baseline", json_object_get(item->snapshot->calls));
+    json_object_object_add(obj, "observed", json_object_get(item->obs->calls));
+    free(report);
+    *out = obj;
+    return 0;
 }
 
 static void diff_work(tsd_job *job)
@@ -273,13 +263,16 @@ int tsd_diff(tsd_server *srv, tsd_request *req, const struct json_object *params
     tsd_store *st;
     review_job *r;
     tsd_params p;
-    bool color;
+    bool color, json_diff;
+    int64_t width;
     int rc;
 
     (void)result;
     tsd_params_init(&p, params, err);
     name = tsd_params_name(&p, "name");
     color = tsd_params_bool(&p, "color", false);
+    json_diff = tsd_params_bool(&p, "json_diff", true);
+    width = tsd_params_width(&p, "width");
     st = tsd_stores_param(&srv->stores, &p);
     if (tsd_params_error(&p) < 0)
         return tsd_params_error(&p);
@@ -293,6 +286,8 @@ int tsd_diff(tsd_server *srv, tsd_request *req, const struct json_object *params
     }
     r->name = name;
     r->color = color;
+    r->json_diff = json_diff;
+    r->width = (size_t)width;
     r->job.key = r->key; /* after earlier work on this snapshot only */
     tsd_jobs_submit(&r->job);
     return TSD_ASYNC;

@@ -395,6 +395,7 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_stat
 {
     tsd_server srv;
     uv_loop_t loop;
+    ts_error err;
     int rc;
 
     memset(&srv, 0, sizeof(srv));
@@ -406,11 +407,19 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_stat
     }
     srv.loop = &loop;
     srv.options = opt;
-    srv.state = state;
     srv.listener = listener;
     srv.stores.pinned = opt->store_root;
     srv.stores.state = state;
     srv.started_ms = uv_now(&loop);
+    srv.state = state;
+    rc = tsd_runs_init(&srv.runs, state, listener->path, opt->runs_keep, opt->runs_max_age_s,
+                       tsd_runs_now_ms(), &err);
+    if (rc < 0) {
+        tsd_error("%s", err.message);
+        tsd_runs_free(&srv.runs);
+        uv_loop_close(&loop);
+        return rc;
+    }
     rc = start_handles(&srv, listener);
     if (rc == 0) {
         tsd_info("listening on %s (pid %ld, version %s%s%s)", listener->path, (long)getpid(),

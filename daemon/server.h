@@ -66,7 +66,6 @@ struct tsd_conn {
 struct tsd_server {
     uv_loop_t *loop;
     const tsd_options *options;
-    const ts_state *state; /* the state directory (runs, kept observations) */
     tsd_listener *listener;
     tsd_acceptor acceptor; /* the listening socket */
     uv_signal_t sigterm, sigint, sighup;
@@ -82,6 +81,7 @@ struct tsd_server {
     uint64_t started_ms;
     uint64_t requests_served;
     tsd_stores stores;
+    const ts_state *state; /* the state directory (runs, kept observations) */
     tsd_runs runs;
     tsd_listing *listings; /* held paged listings (listing.h) */
     size_t listing_count;
@@ -91,8 +91,9 @@ struct tsd_server {
 
 /*
  * Serve until stopped (signal, stop request, idle timeout). The listener's
- * socket is taken over by the server; state (the caller's) keeps the kept
- * observations. Returns 0 after a graceful stop.
+ * socket is taken over by the server; state (the caller's) keeps the runs
+ * and the kept observations.
+ * Returns 0 after a graceful stop.
  */
 int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_state *state);
 

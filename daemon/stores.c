@@ -41,6 +41,7 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 static void store_free(tsd_store *st)
 {
     tsd_snapcache_clear(&st->cache);
+    tsd_rulescache_free(&st->rules);
     ts_list_cache_free(st->list_cache);
     ts_store_close(st->store);
     tsd_obs_close(&st->obs);
@@ -159,6 +160,10 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     }
     st->root = key;
     rc = ts_store_open(key, &st->store, err);
+    if (rc == 0 && tsd_rulescache_init(&st->rules, key) < 0) {
+        ts_store_close(st->store);
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
     if (rc < 0) {
         tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
         free(st->root);

@@ -19,6 +19,7 @@
 
 #include "observations.h"
 #include "params.h"
+#include "rulescache.h"
 #include "snapcache.h"
 #include "ts_error.h"
 #include "ts_list_cache.h"
@@ -39,6 +40,7 @@ typedef struct tsd_store {
     struct tsd_job *jobs_tail;
     bool scheduling;           /* jobs.c is scanning the queue */
     tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
+    tsd_rulescache rules;      /* the project's rules file (config.json beside the root) */
     ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
                                 * (whole-store jobs never overlap), NULL until
                                 * the first listing */

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_report.h"
+
 static const char *const outcome_names[] = {
     [TS_CHECK_NO_OUTCOME] = "",
     [TS_CHECK_CREATED] = "CREATED",
@@ -173,13 +175,25 @@ void ts_check_decide(const ts_check_input *in, ts_check_decision *d)
     d->step = TS_CHECK_READ; /* not a state: read the file */
 }
 
-int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_error *err)
+int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_applied *applied,
+                      ts_error *err)
 {
-    if (in->snapshot == NULL || in->calls == NULL)
+    ts_rules_applied mine;
+    int rc;
+
+    if (applied == NULL)
+        applied = &mine;
+    if (in->snapshot == NULL || in->calls == NULL) {
+        memset(applied, 0, sizeof(*applied));
         return ts_error_set(err, -EINVAL, TS_ERR_INTERNAL,
                             "snapshot '%s': nothing to evaluate (no baseline or no calls)",
                             in->name);
-    return ts_evaluate_validated(in->snapshot->calls, in->calls, in->options, out, err);
+    }
+    rc = ts_rules_evaluate(in->rules, in->snapshot->calls, in->calls, in->options, true, out,
+                           applied, err);
+    if (applied == &mine)
+        ts_rules_applied_free(&mine);
+    return rc;
 }
 
 static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -233,9 +247,12 @@ char *ts_check_message(const ts_check_input *in, const ts_check_decision *d)
     case TS_CHECK_FAILED:
         if (in->score == NULL)
             return NULL;
+        /* as many digits as keep a failing score below the threshold */
         return message("snapshot '%s' drifted from its approved baseline "
-                       "(score %.2f < %.2f required)",
-                       n, in->score->score, in->score->min_score);
+                       "(score %.*f < %.*f required)",
+                       n, ts_report_score_decimals(in->score->score, in->score->min_score, false),
+                       in->score->score, ts_report_threshold_decimals(in->score->min_score),
+                       in->score->min_score);
     case TS_CHECK_NO_OUTCOME:
         break;
     }

@@ -15,12 +15,13 @@
 
 #include "ts_json.h"
 #include "ts_name.h"
+#include "ts_rules.h"
 #include "ts_utf8.h"
 
 /* The members of a file, in the order they are written. */
 static const char *const members[] = {
     "observation", "name",      "outcome", "baseline", "observed_at", "run",
-    "test",        "min_score", "strict",  "weights",  "calls",
+    "test",        "min_score", "strict",  "weights",  "rules",       "calls",
 };
 #define MEMBER_COUNT (sizeof(members) / sizeof(members[0]))
 
@@ -79,13 +80,15 @@ void ts_observation_free(ts_observation *o)
     free(o->name);
     free(o->run);
     free(o->test);
+    json_object_put(o->rules);
     json_object_put(o->calls);
     free(o);
 }
 
 int ts_observation_new(const char *name, struct json_object *calls, const char *outcome,
                        const struct json_object *baseline, const char *run, const char *test,
-                       const ts_score_options *options, ts_observation **out, ts_error *err)
+                       const ts_score_options *options, const struct json_object *rules,
+                       ts_observation **out, ts_error *err)
 {
     ts_observation *o;
     bool failed = false;
@@ -105,7 +108,8 @@ int ts_observation_new(const char *name, struct json_object *calls, const char *
     o->name = strdup(name);
     o->run = copy_label(run, &failed);
     o->test = copy_label(test, &failed);
-    if (o->name == NULL || failed) {
+    o->rules = ts_json_copy(rules);
+    if (o->name == NULL || failed || (rules != NULL && o->rules == NULL)) {
         ts_observation_free(o);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
@@ -148,7 +152,8 @@ static struct json_object *to_json(const ts_observation *o)
     values[7] = json_object_new_double(o->options.min_score);
     values[8] = json_object_new_boolean(o->options.strict);
     values[9] = weights;
-    values[10] = json_object_get(o->calls);
+    values[10] = json_object_get(o->rules);
+    values[11] = json_object_get(o->calls);
     for (size_t i = 0; i < MEMBER_COUNT; i++)
         json_object_object_add(obj, members[i], values[i]);
     return obj;
@@ -346,6 +351,16 @@ int ts_observation_parse(const char *buf, size_t len, const char *what, ts_obser
     o->run = label(&r, "run");
     o->test = label(&r, "test");
     read_options(&r, &o->options);
+    v = member(&r, "rules", json_type_object, true);
+    if (v != NULL) {
+        ts_rules *rules = NULL;
+
+        if (ts_rules_from_json(v, "rules", &rules, err) < 0)
+            r.rc = invalid(err, what);
+        ts_rules_unref(rules);
+        if (r.rc == 0)
+            o->rules = json_object_get(v);
+    }
     v = member(&r, "calls", json_type_array, false);
     if (v != NULL && ts_snapshot_validate_calls(v, err) < 0)
         r.rc = invalid(err, what);

@@ -4,17 +4,19 @@
  * with other calls than it recorded), with what accepting, rejecting and
  * showing it later needs: the name, the outcome, the id of the snapshot
  * calls it was compared with, when, the run and test, and the scoring
- * options of that check.
+ * options and comparison rules of that check.
  *
  * The file (docs/internals/state.md) is one compact JSON object:
  *
  *   {"observation": 1, "name": "n", "outcome": "FAILED",
  *    "baseline": "<40 hex>", "observed_at": "2025-...+00:00",
  *    "run": "r1" | null, "test": "t.py::t" | null,
- *    "min_score": 1.0, "strict": false, "weights": {...}, "calls": [...]}
+ *    "min_score": 1.0, "strict": false, "weights": {...},
+ *    "rules": {...} | null, "calls": [...]}
  *
  * A file is read back only when it is exactly that (version 1, every member
- * of its type, the calls valid as a snapshot's, at most
+ * of its type, the rules valid rules (ts_rules_from_json), the calls valid
+ * as a snapshot's, at most
  * TS_OBSERVATION_MAX_BYTES); anything else is "invalid_snapshot" naming what
  * is wrong. Pure functions: no I/O.
  */
@@ -44,7 +46,8 @@ typedef struct ts_observation {
     char *run;                                /* owned, or NULL */
     char *test;                               /* owned, or NULL */
     ts_score_options options;                 /* the check's min_score, strict, weights */
-    struct json_object *calls;                /* owned reference: the observed calls */
+    struct json_object *rules; /* owned: the rules in force (ts_rules_object), or NULL */
+    struct json_object *calls; /* owned reference: the observed calls */
 } ts_observation;
 
 /*
@@ -59,12 +62,14 @@ int ts_observation_calls_id(const struct json_object *calls, char out[TS_OBSERVA
  * A new observation of name: calls (a reference is taken), outcome
  * ("FAILED" or "PENDING"), baseline the calls it was compared with (their
  * id is computed), run and test (copied; NULL for none; cut to
- * TS_OBSERVATION_MAX_LABEL bytes at a character boundary), options
- * (copied), observed now.
+ * TS_OBSERVATION_MAX_LABEL bytes at a character boundary), options and
+ * rules (the rules' object, ts_rules_object; NULL for none; both copied),
+ * observed now.
  */
 int ts_observation_new(const char *name, struct json_object *calls, const char *outcome,
                        const struct json_object *baseline, const char *run, const char *test,
-                       const ts_score_options *options, ts_observation **out, ts_error *err);
+                       const ts_score_options *options, const struct json_object *rules,
+                       ts_observation **out, ts_error *err);
 
 /* The file's bytes (above), appended to out. */
 int ts_observation_serialize(const ts_observation *o, ts_buf *out, ts_error *err);

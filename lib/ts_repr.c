@@ -86,16 +86,26 @@ static uint32_t next_code_point(const unsigned char *s, size_t len, size_t *i)
     return cp;
 }
 
+size_t ts_repr_char_width(uint32_t cp)
+{
+    if (cp >= 0x300 && in_ranges(cp, zero, sizeof(zero) / sizeof(zero[0])))
+        return 0;
+    if (cp >= 0x1100 && in_ranges(cp, wide, sizeof(wide) / sizeof(wide[0])))
+        return 2;
+    return 1;
+}
+
 size_t ts_repr_width(const char *s, size_t len)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < len;) {
-        uint32_t cp = next_code_point((const unsigned char *)s, len, &i);
-
-        if (in_ranges(cp, zero, sizeof(zero) / sizeof(zero[0])))
+        if ((unsigned char)s[i] < 0x80) { /* ASCII, the usual case */
+            n++;
+            i++;
             continue;
-        n += in_ranges(cp, wide, sizeof(wide) / sizeof(wide[0])) ? 2 : 1;
+        }
+        n += ts_repr_char_width(next_code_point((const unsigned char *)s, len, &i));
     }
     return n;
 }

@@ -146,14 +146,14 @@ START_TEST(report_is_never_truncated)
     ts_score_options_default(&opt);
     ck_assert_int_eq(ts_evaluate(g, t, &opt, &r, &err), 0);
     ts_buf_init(&full, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_report_drift(g, t, &r, false, &full, &err), 0);
+    ck_assert_int_eq(ts_report_drift(g, t, &r, NULL, &full, &err), 0);
     want = ts_buf_detach(&full, NULL);
     for (size_t max = 0; max <= strlen(want) + 1; max++) {
         ts_buf out;
         int rc;
 
         ts_buf_init(&out, max);
-        rc = ts_report_drift(g, t, &r, false, &out, &err);
+        rc = ts_report_drift(g, t, &r, NULL, &out, &err);
         assert_whole_or_failed(rc, &out, want, max);
         if (rc < 0)
             ck_assert_str_eq(err.code, TS_ERR_TOO_LARGE);

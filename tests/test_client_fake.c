@@ -553,6 +553,8 @@ START_TEST(typed_helpers_send_documented_params)
     for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         ck_assert_msg(!json_object_object_get_ex(e->params, defaults[i], NULL), "%s was sent",
                       defaults[i]);
+    ck_assert(!json_object_object_get_ex(e->params, "width", NULL));
+    ck_assert(!json_object_object_get_ex(e->params, "json_diff", NULL));
     /* and every other value is sent as given */
     ts_check_args_set_format(a, "openai");
     ts_check_args_set_min_score(a, 0.5);
@@ -560,19 +562,29 @@ START_TEST(typed_helpers_send_documented_params)
     ts_check_args_set_update(a, true);
     ts_check_args_set_allow_pending(a, true);
     ts_check_args_set_color(a, true);
+    ts_check_args_set_width(a, 80);
+    ts_check_args_set_json_diff(a, false);
     ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
+    ck_assert(json_object_is_type(fake_param(e, "width"), json_type_int));
+    ck_assert_int_eq(json_object_get_int64(fake_param(e, "width")), 80);
+    ck_assert(json_object_is_type(fake_param(e, "json_diff"), json_type_boolean));
+    ck_assert(!json_object_get_boolean(fake_param(e, "json_diff")));
     ck_assert_str_eq(json_object_get_string(fake_param(e, "format")), "openai");
     ck_assert(json_object_is_type(fake_param(e, "min_score"), json_type_double));
     ck_assert(json_object_get_double(fake_param(e, "min_score")) == 0.5);
     for (size_t i = 2; i < sizeof(defaults) / sizeof(defaults[0]); i++)
         ck_assert_msg(json_object_get_boolean(fake_param(e, defaults[i])), "%s", defaults[i]);
     ts_check_args_set_min_score(a, 0); /* 0 is not the default */
+    ts_check_args_set_width(a, 70000); /* past the protocol's limit: sent as it */
+    ts_check_args_set_json_diff(a, true);
     ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
     ck_assert(json_object_get_double(fake_param(e, "min_score")) == 0.0);
+    ck_assert_int_eq(json_object_get_int64(fake_param(e, "width")), TS_CHECK_WIDTH_MAX);
+    ck_assert(!json_object_object_get_ex(e->params, "json_diff", NULL));
     ts_check_args_set_name(a, ""); /* the empty name is a name */
     ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);

@@ -334,6 +334,41 @@ static void refused(const char *method, struct json_object *p, const char *code)
     json_object_put(p);
 }
 
+/* diff reports what the check reported: the same options, rules and text */
+START_TEST(diff_is_the_checks_report)
+{
+    struct json_object *p, *r, *d;
+    char *checked;
+
+    start();
+    check("ru", "[{\"tool\": \"s\", \"args\": {\"q\": \"NYC\", \"id\": 1}}]", false, "CREATED",
+          true, false);
+    call_ok("approve", names_params("ru"));
+    p = check_params("ru", "[{\"tool\": \"s\", \"args\": {\"q\": \"LAX\", \"id\": 2}}]", false);
+    json_object_object_add(p, "rules", tjson("{\"ignore\": [\"*.args.id\"]}"));
+    json_object_object_add(p, "min_score", json_object_new_double(0.9));
+    json_object_object_add(p, "width", json_object_new_int(72));
+    r = tdaemon_ok(conn, "check", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    checked = strdup(tstr(r, "report"));
+    json_object_put(r);
+    json_object_put(p);
+    ck_assert_ptr_nonnull(strstr(checked, "ignored"));
+    d = store_params();
+    json_object_object_add(d, "name", json_object_new_string("ru"));
+    json_object_object_add(d, "width", json_object_new_int(72));
+    r = tdaemon_ok(conn, "diff", d);
+    ck_assert_str_eq(tstr(r, "report"), checked);
+    ck_assert(!member_bool(json_object_object_get(r, "result"), "passed"));
+    json_object_put(r);
+    json_object_object_add(d, "width", json_object_new_int(70000));
+    tdaemon_err(conn, "diff", d, "invalid_argument");
+    json_object_put(d);
+    free(checked);
+    stop();
+}
+END_TEST
+
 START_TEST(bad_params)
 {
     struct json_object *p;
@@ -405,6 +440,7 @@ int main(void)
     tcase_add_test(tc, kept_across_kill_9);
     tcase_add_test(tc, bounded_per_store);
     tcase_add_test(tc, too_large_is_not_kept);
+    tcase_add_test(tc, diff_is_the_checks_report);
     tcase_add_test(tc, bad_params);
     tcase_add_test(tc, state_dir_refused_at_start);
     suite_add_tcase(s, tc);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ts_name.h"
+#include "ts_repr.h"
 #include "ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
@@ -165,6 +166,31 @@ START_TEST(local_rows)
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") != NULL, "no colour with color=true");
     json_object_put(r);
+    /* and so are the report's width and its JSON diff */
+    {
+        struct json_object *p = check_params("tests/a.py::test_one", CALLS_B, NULL);
+        const char *report;
+        json_object_object_add(p, "width", json_object_new_int(40));
+        json_object_object_add(p, "json_diff", json_object_new_boolean(0));
+        r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+        report = tstr(r, "report");
+        ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+        ck_assert_msg(strstr(report, "@@") == NULL, "a JSON diff with json_diff=false");
+        for (const char *line = report; *line;) {
+            const char *nl = strchr(line, '\n');
+            ck_assert_msg(nl != NULL && ts_repr_width(line, (size_t)(nl - line)) <= 40,
+                          "wider than 40: %s", line);
+            line = nl + 1;
+        }
+        json_object_put(r);
+        json_object_object_del(p, "width");
+        json_object_object_del(p, "json_diff");
+        r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+        ck_assert_msg(strstr(tstr(r, "report"), "\n- expected\n+ actual\n\n@@ ") != NULL, "%s",
+                      tstr(r, "report"));
+        json_object_put(r);
+        json_object_put(p);
+    }
 
     r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, "update");
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
@@ -294,6 +320,19 @@ START_TEST(bad_params)
     json_object_object_add(p, "weights", tjson("{\"bogus\": 1}"));
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_object_del(p, "weights");
+    json_object_object_add(p, "width", json_object_new_int(-1));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "width"));
+    json_object_object_add(p, "width", json_object_new_int(65536));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "width", json_object_new_string("wide"));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "width", json_object_new_int(65535));
+    json_object_object_add(p, "json_diff", json_object_new_string("no"));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "json_diff"));
+    json_object_object_del(p, "json_diff");
+    json_object_object_del(p, "width");
     json_object_object_add(p, "actual", tjson("[{\"tool\": 5}]"));
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_calls");
     json_object_object_add(p, "actual", tjson(CALLS_A));
@@ -939,17 +978,35 @@ START_TEST(runs)
     ck_assert_int_eq(json_object_get_int(v), 2);
     json_object_object_get_ex(counts, "failed", &v);
     ck_assert_int_eq(json_object_get_int(v), 1);
-    json_object_object_get_ex(r, "checks", &checks);
+    json_object_object_get_ex(counts, "checks", &v);
+    ck_assert_int_eq(json_object_get_int(v), 5);
+    json_object_object_get_ex(r, "duplicates", &dups);
+    ck_assert_int_eq(json_object_array_length(dups), 1);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(dups, 0), "name"), "keep");
+    json_object_put(r);
+
+    /* The checks themselves are in the run's report. */
+    struct json_object *rp = json_object_new_object();
+    json_object_object_add(rp, "run", json_object_new_string(run));
+    json_object_object_add(rp, "format", json_object_new_string("json"));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.report", rp);
+    ck_assert_str_eq(tstr(r, "format"), "json");
+    ck_assert(json_object_object_get_ex(r, "next", &v) && v == NULL);
+    struct json_object *report = util_json_c_parse(tstr(r, "text"));
+    json_object_put(r);
+    json_object_object_get_ex(report, "checks", &checks);
     ck_assert_int_eq(json_object_array_length(checks), 5);
     struct json_object *c4 = json_object_array_get_idx(checks, 4);
     ck_assert_str_eq(tstr(c4, "name"), "drift");
     ck_assert_str_eq(tstr(c4, "test"), "t::e");
     ck_assert_str_eq(tstr(c4, "outcome"), "FAILED");
     ck_assert(json_object_object_get_ex(c4, "duration_ms", &v) && v != NULL);
-    json_object_object_get_ex(r, "duplicates", &dups);
-    ck_assert_int_eq(json_object_array_length(dups), 1);
-    ck_assert_str_eq(tstr(json_object_array_get_idx(dups, 0), "name"), "keep");
-    json_object_put(r);
+    ck_assert(json_object_get_double(v) > 0);
+    ck_assert_ptr_nonnull(strstr(tstr(c4, "report"), "Expected vs Actual"));
+    json_object_put(report);
+    json_object_object_add(rp, "format", json_object_new_string("html"));
+    tdaemon_err(tdaemon_fx_conn, "run.report", rp, "invalid_argument");
+    json_object_put(rp);
 
     /* orphans need a closed run */
     struct json_object *op = json_object_new_object();

@@ -17,6 +17,9 @@
 #include "fuzz/fuzz_extract.c"
 #include "fuzz/fuzz_observation.c"
 #include "fuzz/fuzz_proto.c"
+#include "fuzz/fuzz_report.c"
+#include "fuzz/fuzz_rules.c"
+#include "fuzz/fuzz_runreport.c"
 #include "fuzz/fuzz_snapshot.c"
 #include "util_test.h"
 
@@ -28,9 +31,9 @@ typedef struct harness {
 } harness;
 
 static const harness harnesses[] = {
-    {"extract", ts_fuzz_extract},
-    {"observation", ts_fuzz_observation},
-    {"proto", ts_fuzz_proto},
+    {"extract", ts_fuzz_extract},   {"observation", ts_fuzz_observation},
+    {"proto", ts_fuzz_proto},       {"report", ts_fuzz_report},
+    {"rules", ts_fuzz_rules},       {"runreport", ts_fuzz_runreport},
     {"snapshot", ts_fuzz_snapshot},
 };
 

@@ -17,6 +17,7 @@ static ts_observation *make(const char *name, const char *outcome, const char *r
 {
     struct json_object *calls = util_calls_of_letters("abc");
     struct json_object *baseline = util_calls_of_letters("ab");
+    struct json_object *rules = util_json_c_parse("{\"ignore\": [\"*.args.request_id\"]}");
     ts_score_options opt;
     ts_observation *o = NULL;
     ts_error err;
@@ -29,9 +30,11 @@ static ts_observation *make(const char *name, const char *outcome, const char *r
     opt.weights.sequence_accuracy = 0.3;
     opt.weights.redundant_rate = 0.4;
     ck_assert_int_eq(
-        ts_observation_new(name, calls, outcome, baseline, run, "t.py::t", &opt, &o, &err), 0);
+        ts_observation_new(name, calls, outcome, baseline, run, "t.py::t", &opt, rules, &o, &err),
+        0);
     json_object_put(calls);
     json_object_put(baseline);
+    json_object_put(rules);
     return o;
 }
 
@@ -66,6 +69,7 @@ START_TEST(round_trip)
     ck_assert_str_eq(back->baseline, id);
     ck_assert(ts_score_options_equal(&back->options, &o->options)); /* exact doubles */
     ck_assert(json_object_equal(back->calls, o->calls));
+    ck_assert(json_object_equal(back->rules, o->rules));
     again = written(back); /* a fixed point */
     ck_assert_str_eq(again, text);
     free(again);
@@ -86,16 +90,17 @@ START_TEST(null_run_and_test)
     char *text;
 
     ts_score_options_default(&opt);
-    ck_assert_int_eq(ts_observation_new("p", calls, "PENDING", calls, NULL, NULL, &opt, &o, &err),
-                     0);
+    ck_assert_int_eq(
+        ts_observation_new("p", calls, "PENDING", calls, NULL, NULL, &opt, NULL, &o, &err), 0);
     text = written(o);
     ck_assert_ptr_nonnull(strstr(text, "\"run\": null"));
+    ck_assert_ptr_nonnull(strstr(text, "\"rules\": null"));
     ck_assert_int_eq(ts_observation_parse(text, strlen(text), "obs", &back, &err), 0);
     ck_assert_ptr_null(back->run);
     ck_assert_ptr_null(back->test);
     ck_assert_str_eq(back->outcome, "PENDING");
-    ck_assert_int_eq(ts_observation_new("p", calls, "PASSED", calls, NULL, NULL, &opt, &o, &err),
-                     -EINVAL);
+    ck_assert_int_eq(
+        ts_observation_new("p", calls, "PASSED", calls, NULL, NULL, &opt, NULL, &o, &err), -EINVAL);
     free(text);
     ts_observation_free(back);
     ts_observation_free(o);
@@ -129,8 +134,8 @@ START_TEST(long_labels_are_cut_at_a_character)
     memcpy(label + TS_OBSERVATION_MAX_LABEL - 1, "é", 2); /* straddles the limit */
     strcpy(label + TS_OBSERVATION_MAX_LABEL + 1, "tail");
     ts_score_options_default(&opt);
-    ck_assert_int_eq(ts_observation_new("n", calls, "FAILED", calls, label, label, &opt, &o, &err),
-                     0);
+    ck_assert_int_eq(
+        ts_observation_new("n", calls, "FAILED", calls, label, label, &opt, NULL, &o, &err), 0);
     ck_assert_uint_eq(strlen(o->run), TS_OBSERVATION_MAX_LABEL - 1);
     ck_assert_uint_eq(strlen(o->test), TS_OBSERVATION_MAX_LABEL - 1);
     ts_observation_free(o);
@@ -193,6 +198,9 @@ START_TEST(hostile_files_are_refused)
             "{\"selection_accuracy\": 0, \"argument_f1\": 0, \"sequence_accuracy\": 0, "
             "\"redundant_rate\": 0}",
             "add up to 0");
+    refused("rules", "[]", "wrong type of member rules");
+    refused("rules", "{\"ignore\": 3}", "rules");
+    refused("rules", "{\"nosuch\": []}", "rules");
     refused("calls", "{}", "wrong type of member calls");
     refused("calls", "[{\"args\": {}}]", "tool");
     refused("calls", "[{\"tool\": \"\"}]", "tool");
@@ -238,8 +246,8 @@ START_TEST(too_large_observations_are_not_written)
     json_object_object_add(call, "args", args);
     json_object_array_add(calls, call);
     ts_score_options_default(&opt);
-    ck_assert_int_eq(ts_observation_new("n", calls, "FAILED", calls, NULL, NULL, &opt, &o, &err),
-                     0);
+    ck_assert_int_eq(
+        ts_observation_new("n", calls, "FAILED", calls, NULL, NULL, &opt, NULL, &o, &err), 0);
     ts_buf_init(&b, TS_BUF_UNLIMITED);
     ck_assert_int_eq(ts_observation_serialize(o, &b, &err), -E2BIG);
     ck_assert_str_eq(err.code, TS_ERR_TOO_LARGE);

@@ -132,7 +132,7 @@ t 0 ts snapshots show six --json
 same "$(json_get calls.0.args.q)" "NYC" "reject --all keeps baselines"
 
 # --- with a run: only that run's observations ------------------------------------------------
-t 0 ts run -- sh -c '"$0" --socket "$1" --dir "$2" check six --calls "$3"; exit 0' "$TSCTL" "$SOCK" "$STORE" "$B"
+t 1 ts run -- sh -c '"$0" --socket "$1" --dir "$2" check six --calls "$3"; exit 0' "$TSCTL" "$SOCK" "$STORE" "$B"
 RUN=$(ts review --list --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["observation"]["run"])')
 case "$RUN" in "" | None) fail "the run's observation names no run" ;; esac
 t 0 ts review --list --json --run "$RUN"

@@ -10,6 +10,7 @@ export TOOLSCORED
 DATA="$TS_SOURCE_DIR/tests/data/tsctl"
 COMPAT="$TS_SOURCE_DIR/tests/data/compat"
 unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE TOOLSCORE_TEST NO_COLOR
+unset COLUMNS TOOLSCORE_REPORT_WIDTH TOOLSCORE_NO_JSON_DIFF
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsctl-test.XXXXXX")
 SOCK="$WORK/d.sock"
 STORE="$WORK/snapshots"
@@ -90,6 +91,20 @@ same() {
 	return 1
 }
 
+# widest WIDTH: every line of the report in $OUT (after the outcome line
+# and its blank line) takes at most WIDTH terminal cells (counted as code
+# points; the reports' wide characters are tested in C).
+widest() {
+	CHECKS=$((CHECKS + 1))
+	w=$(printf '%s\n' "$OUT" | python3 -c 'import sys
+text = sys.stdin.read().split("\n\n", 1)[-1]
+print(max((len(l) for l in text.split("\n")), default=0))')
+	[ "$w" -le "$1" ] && return 0
+	fail "a line of $w characters, wider than $1"
+	printf '  stdout: %s\n' "$OUT" >&2
+	return 1
+}
+
 # A JSON field of $OUT via python3 when present, else a crude grep.
 json_get() {
 	printf '%s' "$OUT" | python3 -c 'import json,sys
@@ -134,4 +149,23 @@ out_compact() {
 # The sorted top-level keys of the JSON object in $OUT.
 out_keys() {
 	printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin))))' 2>/dev/null
+}
+
+# $WORK/py: python3 with this build's Python package (build/python) importable;
+# for a sanitizer build, with the sanitizer runtime preloaded as
+# tests/test_python.sh does (a sanitized extension cannot load otherwise).
+# A file, not a function, so commands run by `tsctl run` can use it too.
+# SANITIZED is set when the build is a sanitizer build.
+SANITIZED=""
+if nm -D "$TOOLSCORED" 2>/dev/null | grep -q "__asan_"; then
+	SANITIZED=1
+fi
+make_py() {
+	preload=""
+	[ -n "$SANITIZED" ] && preload="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0"
+	cat >"$WORK/py" <<PY
+#!/bin/sh
+exec env PYTHONPATH="$TS_BUILD_DIR/python" PYTHONDONTWRITEBYTECODE=1 $preload python3 "\$@"
+PY
+	chmod +x "$WORK/py"
 }
