@@ -248,8 +248,10 @@ struct json_object *tsctl_store_params(const tsctl_ctx *ctx);
  * The snapshot root this command uses, as given: --dir, else
  * $TOOLSCORE_DIR, else the project's (lib/ts_project: the nearest
  * .toolscore/snapshots walking up from the current directory to the
- * repository root, ...) into out; why it was chosen into why (whysz bytes;
- * why may be NULL). 0, or TSCTL_EXIT_USAGE after printing the reason.
+ * repository root, ...; said relative, .toolscore/snapshots, when it is
+ * under the current directory itself) into out; why it was chosen into
+ * why (whysz bytes; why may be NULL). 0, or TSCTL_EXIT_USAGE after
+ * printing the reason.
  */
 int tsctl_root_choice(const tsctl_ctx *ctx, char *out, size_t outsz, char *why, size_t whysz);
 

@@ -73,6 +73,9 @@ int tsctl_root_choice(const tsctl_ctx *ctx, char *out, size_t outsz, char *why, 
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot find the snapshot root: %s", err.message);
     if (why != NULL)
         ts_project_describe(&found, why, whysz);
+    /* under the current directory itself: said as the old default was */
+    if (strcmp(found.base, found.start) == 0)
+        snprintf(found.root, sizeof(found.root), "%s", TS_PROJECT_DIR);
     if (snprintf(out, outsz, "%s", found.root) >= (int)outsz)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "snapshot root path too long");
     return 0;

@@ -210,21 +210,29 @@ static int print_json(const tsctl_ctx *ctx, const char *file, const ts_rules *ru
     return rc;
 }
 
-int tsctl_cmd_rules_check(tsctl_ctx *ctx, int argc, char **argv)
+int tsctl_cmd_rules_check(tsctl_ctx *given, int argc, char **argv)
 {
     char project[4096];
+    char dir[4096];
     const char *file;
     ts_rules *rules = NULL;
     check_state st;
     tsctl_args args;
+    tsctl_ctx local;
+    tsctl_ctx *ctx = &local;
     struct stat sb;
     int rc;
 
-    rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
+    rc = tsctl_parse(given, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
     if (rc == 0 && args.npos > 1)
-        rc = tsctl_usage_error(ctx, "at most one FILE");
+        rc = tsctl_usage_error(given, "at most one FILE");
+    /* the snapshot root this command uses (--dir, TOOLSCORE_DIR, the project's) */
+    if (rc == 0)
+        rc = tsctl_root_choice(given, dir, sizeof(dir), NULL, 0);
     if (rc != 0)
         return rc;
+    local = *given;
+    local.dir = dir;
     if (args.npos == 1) {
         file = args.pos[0];
     } else {

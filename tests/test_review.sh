@@ -20,6 +20,8 @@ restart() {
 	kill -9 "$DAEMON_PID"
 	wait "$DAEMON_PID" 2>/dev/null
 	DAEMON_PID=""
+	# the dead daemon's socket file stays; start_daemon waits for the new one
+	rm -f "$SOCK"
 	start_daemon --state-dir "$STATE"
 }
 

@@ -43,7 +43,7 @@ t 2 "$TSCTL" eval --strict=yes a b && err_one_line && err_has "takes no value"
 mkdir -p "$WORK/plain"
 HERE=$(cd "$WORK/plain" && pwd -P)
 t 0 sh -c 'cd "$1" && "$2" snapshots path "tests/test_agent.py::test_booking"' sh "$HERE" "$TSCTL"
-same "$OUT" "$HERE/.toolscore/snapshots/tests__test_agent.py__test_booking-5befce50.json" "default dir"
+same "$OUT" ".toolscore/snapshots/tests__test_agent.py__test_booking-5befce50.json" "default dir"
 t 0 "$TSCTL" --dir /x/y/ snapshots path "../../evil"
 same "$OUT" "/x/y/__..__evil-1361ca8c.json" "--dir before the command"
 t 0 "$TSCTL" snapshots path --dir rel "tests/test_flights.py::test_books_a_flight"
