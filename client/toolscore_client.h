@@ -97,6 +97,9 @@ extern "C" {
 #define TS_CLIENT_ERR_DISCONNECTED "disconnected" /* the connection broke mid-exchange */
 #define TS_CLIENT_ERR_TIMEOUT "timeout"           /* no reply within request_timeout_ms */
 #define TS_CLIENT_ERR_BAD_REPLY "bad_reply"       /* the daemon sent something unreadable */
+/* the socket is not the user's: its directory belongs to another user or
+ * is open to others, or the daemon runs as another uid (nothing was sent) */
+#define TS_CLIENT_ERR_UNTRUSTED "untrusted"
 
 /* True when err describes a failure to reach or talk to the daemon (the
  * codes above, plus the daemon's "version_mismatch" and "shutting_down"),

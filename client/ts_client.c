@@ -60,6 +60,7 @@ bool ts_client_error_is_connection(const ts_error *err)
         TS_CLIENT_ERR_UNAVAILABLE, TS_CLIENT_ERR_DISCONNECTED, TS_CLIENT_ERR_TIMEOUT,
         TS_CLIENT_ERR_BAD_REPLY,   TS_ERR_VERSION_MISMATCH,    TS_ERR_SHUTTING_DOWN,
         "permission_denied",       TS_ERR_BAD_FRAME,           TS_ERR_FRAME_TOO_LARGE,
+        TS_CLIENT_ERR_UNTRUSTED,
     };
     size_t i;
 
@@ -165,13 +166,17 @@ static size_t reply_limit(const ts_client *c)
     return limit;
 }
 
-/* Try one connect(); 0, or the negative errno. */
+/* Try one connect(), to a socket whose directory and listener are the
+ * user's (ts_client_trust.c); 0, or the negative errno. */
 int ts_client__try_connect(ts_client *c, ts_error *err)
 {
     ts_sockaddr addr;
     int fd;
     int rc;
 
+    rc = ts_client__trust_dir(c->socket_path, err);
+    if (rc < 0)
+        return rc;
     rc = ts_paths_sockaddr(c->socket_path, &addr, err);
     if (rc < 0)
         return rc;
@@ -191,6 +196,11 @@ int ts_client__try_connect(ts_client *c, ts_error *err)
         close(fd);
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "no daemon answers at %s: %s",
                             c->socket_path, strerror(-rc));
+    }
+    rc = ts_client__trust_peer(fd, c->socket_path, err);
+    if (rc < 0) {
+        close(fd);
+        return rc;
     }
     c->fd = fd;
     return 0;

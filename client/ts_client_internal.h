@@ -120,6 +120,19 @@ int ts_client__try_connect(ts_client *c, ts_error *err);
 int ts_client__hello(ts_client *c, ts_error *err);
 int64_t ts_client__now_ms(void);
 
+/*
+ * Trust before talking (ts_client_trust.c). ts_client__trust_dir: the
+ * directory of socket_path is the user's or root's with no group or other
+ * access; -ENOENT ("unavailable") when it is missing or holds no socket
+ * file (nothing to talk to: connect as usual), -EPERM ("untrusted", the
+ * message naming the directory's owner and mode) otherwise.
+ * ts_client__trust_peer: the process at the other end of the connected fd
+ * runs as the user or root (SO_PEERCRED); -EPERM ("untrusted", naming the
+ * peer's uid and pid) otherwise. Neither sends anything.
+ */
+int ts_client__trust_dir(const char *socket_path, ts_error *err);
+int ts_client__trust_peer(int fd, const char *socket_path, ts_error *err);
+
 /* Connect and hello, auto-starting the daemon if allowed and needed
  * (ts_client_connect.c). */
 int ts_client__establish(ts_client *c, ts_error *err);

@@ -19,12 +19,12 @@ import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
 import { defaultSocketPath } from './paths.js';
+import { trustedTarget } from './trust.js';
 import { fromWire } from './values.js';
 import { VERSION } from './version.js';
 
 export const PROTOCOL = 1;
 const DEFAULT_MAX_FRAME = 16 * 1024 * 1024;
-const SUN_PATH_MAX = 107;
 const CODE_RE = /^[\x21-\x7e]{1,39}$/;
 
 function nowMs() {
@@ -218,22 +218,13 @@ export class Connection {
 
   dial() {
     return new Promise((resolve, reject) => {
-      let target = this.socketPath;
       let dirFd = -1;
-      if (Buffer.byteLength(target) > SUN_PATH_MAX) {
-        const base = path.basename(target);
-        try {
-          dirFd = fs.openSync(path.dirname(target), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-        } catch (err) {
-          reject(err);
-          return;
-        }
-        target = `/proc/self/fd/${dirFd}/${base}`;
-        if (Buffer.byteLength(target) > SUN_PATH_MAX) {
-          fs.closeSync(dirFd);
-          reject(this.unavailable(`socket file name is too long (the limit is ${SUN_PATH_MAX} bytes)`));
-          return;
-        }
+      let target;
+      try {
+        ({ target, dirFd } = trustedTarget(this.socketPath));
+      } catch (err) {
+        reject(err);
+        return;
       }
       const sock = net.createConnection({ path: target });
       const done = () => {

@@ -3,6 +3,8 @@
 // connection-level error, a broken connection, bad replies, version
 // mismatch, auto-start failures.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { Connection } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
@@ -153,5 +155,64 @@ test('back-pressure: many large requests to a slow reader all complete, in order
   assert.deepEqual(replies.map((r) => r.i), [...Array(40).keys()]);
   assert.deepEqual(seen, [...Array(40).keys()]);
   c.close();
+  await srv.close();
+});
+
+// Trust before talking (docs/security.md): a socket another user could have
+// put there is refused with `untrusted`, and the server sees no connection.
+async function plantedServer() {
+  let connections = 0;
+  const srv = await fakeServer((req, conn) => conn.reply(helloOk(req)));
+  srv.server.on('connection', () => connections++);
+  return { srv, connections: () => connections };
+}
+
+test('a socket in a directory open to others is refused without a connection', async () => {
+  const { srv, connections } = await plantedServer();
+  const dir = path.dirname(srv.socketPath);
+  fs.chmodSync(dir, 0o777);
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(
+    c.request('ping'),
+    (e) => e instanceof ConnectionError && e.code === 'untrusted' && e.message.includes(dir) && /mode 0777/.test(e.message),
+  );
+  assert.equal(connections(), 0);
+  fs.chmodSync(dir, 0o700);
+  await c.request('ping').catch(() => {});
+  assert.equal(connections(), 1, 'the same socket is used once its directory is private again');
+  c.close();
+  await srv.close();
+});
+
+test('a socket directory that is a symbolic link is refused', async () => {
+  const { srv, connections } = await plantedServer();
+  const link = path.join(tempDir(), 'link');
+  fs.symlinkSync(path.dirname(srv.socketPath), link);
+  const c = new Connection({ socketPath: path.join(link, path.basename(srv.socketPath)), autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'untrusted' && /is a symbolic link \(owned by uid \d+/.test(e.message));
+  assert.equal(connections(), 0);
+  fs.rmSync(path.dirname(link), { recursive: true, force: true });
+  await srv.close();
+});
+
+const asRoot = process.geteuid?.() === 0 ? false : 'needs root (to give files to another user)';
+
+test('a planted directory of another user is refused, naming the owner', { skip: asRoot }, async () => {
+  const { srv, connections } = await plantedServer();
+  const dir = path.dirname(srv.socketPath);
+  fs.chownSync(dir, 65534, 65534);
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'untrusted' && /owned by uid 65534/.test(e.message));
+  assert.equal(connections(), 0);
+  fs.chownSync(dir, 0, 0);
+  await srv.close();
+});
+
+test("a socket of another user's in our own directory is refused", { skip: asRoot }, async () => {
+  const { srv, connections } = await plantedServer();
+  fs.chownSync(srv.socketPath, 65534, 65534);
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'untrusted' && /the socket belongs to uid 65534/.test(e.message));
+  assert.equal(connections(), 0);
   await srv.close();
 });

@@ -44,7 +44,7 @@ export class ToolscoreError extends Error {
 export class DaemonError extends ToolscoreError {
   method: string | null;
 }
-/** unavailable, disconnected, timeout, bad_reply. */
+/** unavailable, disconnected, timeout, bad_reply, untrusted (the socket is not the user's: nothing was sent). */
 export class ConnectionError extends ToolscoreError {
   socket: string;
 }
