@@ -119,6 +119,50 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     return tsd_stores_get_seen(stores, root, out, &seen, err);
 }
 
+/* Whether other users can write st's directory: logged once per store;
+ * the problem into why (when not NULL). True when they can. */
+static bool exposure(tsd_store *st, char *why, size_t whysz)
+{
+    char buf[1200];
+    ts_error err;
+
+    if (why == NULL) {
+        why = buf;
+        whysz = sizeof(buf);
+    }
+    if (ts_store_exposure(st->store, why, whysz, &err) != 1)
+        return false;
+    if (!st->exposure_logged)
+        tsd_warn("store %s: %s: other users can plant or replace its snapshots", st->root, why);
+    st->exposure_logged = true;
+    return true;
+}
+
+static void check_exposure(tsd_store *st)
+{
+    (void)exposure(st, NULL, 0);
+}
+
+struct json_object *tsd_stores_exposed(tsd_stores *stores)
+{
+    struct json_object *list = json_object_new_array();
+    char why[1200];
+
+    for (tsd_store *st = stores->list; st != NULL && list != NULL; st = st->next) {
+        struct json_object *item;
+
+        if (!exposure(st, why, sizeof(why)))
+            continue;
+        item = json_object_new_object();
+        if (item == NULL)
+            break;
+        json_object_object_add(item, "store", json_object_new_string(st->root));
+        json_object_object_add(item, "problem", json_object_new_string(why));
+        json_object_array_add(list, item);
+    }
+    return list;
+}
+
 int tsd_stores_get_seen(tsd_stores *stores, const char *root, tsd_store **out, tsd_root_seen *seen,
                         ts_error *err)
 {
@@ -175,6 +219,7 @@ int tsd_stores_get_seen(tsd_stores *stores, const char *root, tsd_store **out, t
     else if (rc < 0)
         tsd_warn("store %s: cleaning temp files: %s", key, cleanup_err.message);
     tsd_info("store opened: %s", key);
+    check_exposure(st);
     st->next = stores->list;
     stores->list = st;
     stores->count++;

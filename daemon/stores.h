@@ -38,6 +38,7 @@ typedef struct tsd_store {
     struct tsd_job *jobs_tail;
     bool scheduling;           /* jobs.c is scanning the queue */
     tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
+    bool exposure_logged;      /* "writable by other users" was logged for this store */
     ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
                                 * (whole-store jobs never overlap), NULL until
                                 * the first listing */
@@ -101,5 +102,13 @@ void tsd_store_note_failure(tsd_store *st, const char *name, struct json_object 
 ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st);
 
 void tsd_stores_close_all(tsd_stores *stores);
+
+/*
+ * The open stores whose directory other users can write
+ * (ts_store_exposure), as a json array of {store, problem} (new reference;
+ * empty when none, NULL without memory). Each is logged once, as it is
+ * when its store is opened. Loop thread.
+ */
+struct json_object *tsd_stores_exposed(tsd_stores *stores);
 
 #endif

@@ -240,7 +240,7 @@ static int check_dir(const char *dir, const struct stat *st, bool root_ok, ts_er
     return ts_error_set(err, -EPERM, TS_ERR_INVALID_ARGUMENT,
                         "socket directory %s must be a directory owned by %s%s with no group or "
                         "other access, mode 0700 (it is %s owned by %s, mode %04o)",
-                        dir, me, root_ok ? " or root" : "",
+                        dir, me, root_ok && geteuid() != 0 ? " or root" : "",
                         S_ISDIR(st->st_mode) ? "a directory" : "not a directory", owner,
                         (unsigned)(st->st_mode & 07777));
 }
