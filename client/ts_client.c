@@ -33,6 +33,7 @@
 /* An idle connection is probed before a request only when its last reply
  * is older than this; a younger one relies on the send failing. */
 #define TS_CLIENT_PROBE_IDLE_MS 500
+#define TS_CLIENT_REDIRECTS_MAX 3 /* store_busy hops one call follows */
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -468,6 +469,9 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
     if (!reply.ok) {
         if (err != NULL)
             *err = reply.error;
+        if (strcmp(reply.error.code, TS_CLIENT_ERR_STORE_BUSY) == 0 && reply.error_socket != NULL &&
+            reply.error_socket[0] == '/' && strlen(reply.error_socket) < sizeof(c->redirect))
+            snprintf(c->redirect, sizeof(c->redirect), "%s", reply.error_socket);
         if (!reply.has_id)
             drop_connection(c); /* a connection-level error: the server closes */
         ts_reply_free(&reply);
@@ -812,10 +816,20 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
 {
     if (c->fd >= 0 && !owned(c))
         drop_connection(c);
+    int rc;
+
     if (c->fd < 0 || c->in_flight == 0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "no request is waiting for a reply on this connection");
-    return receive_reply(c, id, result, NULL, c->request_timeout_ms, err);
+    rc = receive_reply(c, id, result, NULL, c->request_timeout_ms, err);
+    /* store_busy named the daemon holding the store: the next connection
+     * goes there, once this one has nothing outstanding */
+    if (c->redirect[0] != '\0' && c->in_flight == 0) {
+        snprintf(c->socket_path, sizeof(c->socket_path), "%s", c->redirect);
+        c->redirect[0] = '\0';
+        drop_connection(c);
+    }
+    return rc;
 }
 
 int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
@@ -824,9 +838,70 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
     return ts_client__call_with(c, method, params, NULL, NULL, result, err);
 }
 
-/* One request and its reply, the result as a tree (rd NULL) or through rd. */
+/*
+ * Move the connection to the daemon that holds a store (c->redirect, named
+ * by its store_busy reply): later requests go there too. Without
+ * auto-start: that daemon is alive while it holds the lock. 0, or the
+ * connect error (the socket path is then left as it was).
+ */
+static int follow_redirect(ts_client *c, ts_error *err)
+{
+    char previous[TS_PATHS_MAX];
+    bool autostart = c->autostart;
+    int rc;
+
+    snprintf(previous, sizeof(previous), "%s", c->socket_path);
+    snprintf(c->socket_path, sizeof(c->socket_path), "%s", c->redirect);
+    c->redirect[0] = '\0';
+    drop_connection(c);
+    c->autostart = false;
+    rc = ts_client__establish(c, err);
+    c->autostart = autostart;
+    if (rc < 0) {
+        ts_error_prefix(err, rc, "the store is held by the daemon at %s (it answered store_busy "
+                        "at %s), but",
+                        c->socket_path, previous);
+        snprintf(c->socket_path, sizeof(c->socket_path), "%s", previous);
+    }
+    return rc;
+}
+
+static int call_once(ts_client *c, const char *method, const request_body *body,
+                     struct json_object **result, result_reader *rd, ts_error *err);
+
+/*
+ * One request and its reply, the result as a tree (rd NULL) or through rd.
+ * A store_busy reply naming the socket of the daemon that holds the store
+ * sends the request again there (docs/protocol.md, "store_busy"): the
+ * caller sees that daemon's answer. A few hops at most.
+ */
 static int call(ts_client *c, const char *method, const request_body *body,
                 struct json_object **result, result_reader *rd, ts_error *err)
+{
+    ts_error local;
+    int rc;
+
+    if (err == NULL)
+        err = &local; /* the redirect reads the code */
+    rc = call_once(c, method, body, result, rd, err);
+    for (int hop = 0; hop < TS_CLIENT_REDIRECTS_MAX && rc == TS_CLIENT_EREMOTE &&
+                      strcmp(err->code, TS_CLIENT_ERR_STORE_BUSY) == 0 && c->redirect[0] != '\0' &&
+                      strcmp(c->redirect, c->socket_path) != 0;
+         hop++) {
+        ts_error why;
+
+        if (follow_redirect(c, &why) < 0) {
+            *err = why;
+            return TS_CLIENT_EREMOTE;
+        }
+        rc = call_once(c, method, body, result, rd, err);
+    }
+    c->redirect[0] = '\0';
+    return rc;
+}
+
+static int call_once(ts_client *c, const char *method, const request_body *body,
+                     struct json_object **result, result_reader *rd, ts_error *err)
 {
     uint64_t sent = 0;
     uint64_t got = 0;

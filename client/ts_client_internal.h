@@ -54,6 +54,10 @@ struct ts_client {
 
     ts_buf sbuf; /* the request being sent (kept between requests up to 64 KiB) */
 
+    /* store_busy: the socket of the daemon holding the store, as the last
+     * such reply named it ("" when none); the connection moves there */
+    char redirect[TS_PATHS_MAX];
+
     ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
     uint64_t stores_tick;
 };

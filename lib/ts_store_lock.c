@@ -170,7 +170,7 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
     if (dirfd < 0)
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot open %s: %s", dir, strerror(errno));
     for (int attempt = 0; attempt < 100; attempt++) {
-        int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 
         if (fd < 0) {
             rc = -errno;

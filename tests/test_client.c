@@ -336,6 +336,13 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         }
     } else if (strncmp(check_name(req), "reply:", 6) == 0) {
         canned_reply(&out, req->id, check_name(req));
+    } else if (strcmp(req->method, "redirect") == 0 &&
+               strcmp(json_object_get_string(json_object_object_get(req->params, "to")),
+                      f->sock) != 0) {
+        /* another daemon holds the store: store_busy naming its socket */
+        ts_message_encode_error_socket(
+            &out, &req->id, "store_busy", "the store is served by another toolscored",
+            json_object_get_string(json_object_object_get(req->params, "to")), NULL);
     } else if (strcmp(req->method, "fail") == 0) {
         ts_message_encode_error(&out, &req->id, "not_found", "no such thing", NULL);
     } else if (strcmp(req->method, "hang") == 0) {
@@ -3054,6 +3061,62 @@ START_TEST(store_parent_replaced_by_symlink)
 }
 END_TEST
 
+/* store_busy names the socket of the daemon holding the store: the call
+ * is answered by that daemon, and the connection stays there. */
+START_TEST(store_busy_is_followed)
+{
+    fake a, b;
+    ts_client *c;
+    ts_error err;
+    struct json_object *params;
+    struct json_object *res = NULL;
+    uint64_t id = 0;
+    int conn;
+
+    fake_start(&a);
+    fake_start(&b);
+    c = connect_to(a.sock);
+    params = json_object_new_object();
+    json_object_object_add(params, "to", json_object_new_string(b.sock));
+    ck_assert_int_eq(ts_client_call(c, "redirect", params, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "redirect");
+    json_object_put(res);
+    ck_assert_int_eq(fake_count(&a, "redirect", &conn), 1);
+    ck_assert_int_eq(fake_count(&b, "redirect", &conn), 1);
+    ck_assert_str_eq(ts_client_socket_path(c), b.sock);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(fake_count(&a, "ping", &conn), 0);
+    ck_assert_int_eq(fake_count(&b, "ping", &conn), 1);
+    ts_client_close(c);
+
+    /* pipelined: the error comes back, later requests go to the holder */
+    c = connect_to(a.sock);
+    ck_assert_int_eq(ts_client_send(c, "redirect", params, &id, &err), 0);
+    ck_assert_int_eq(ts_client_receive(c, &id, &res, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "store_busy");
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_str_eq(ts_client_socket_path(c), b.sock);
+    ck_assert_int_eq(fake_count(&b, "ping", &conn), 2);
+    ts_client_close(c);
+    json_object_put(params);
+
+    /* a holder that does not answer: said, and the connection stays put */
+    params = json_object_new_object();
+    json_object_object_add(params, "to", json_object_new_string("/nonexistent/ts/x.sock"));
+    c = connect_to(a.sock);
+    ck_assert_int_eq(ts_client_call(c, "redirect", params, &res, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/ts/x.sock"));
+    ck_assert_ptr_nonnull(strstr(err.message, "store_busy"));
+    ck_assert_str_eq(ts_client_socket_path(c), a.sock);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    json_object_put(params);
+    fake_stop(&a);
+    fake_stop(&b);
+}
+END_TEST
+
 static Suite *client_suite(void)
 {
     Suite *s = suite_create("client");
@@ -3083,6 +3146,7 @@ static Suite *client_suite(void)
     tcase_add_test(fake_tc, check_request_bytes_unchanged);
     tcase_add_test(fake_tc, check_outcome_random_replies);
     tcase_add_test(fake_tc, check_outcome_refuses_bad_replies);
+    tcase_add_test(fake_tc, store_busy_is_followed);
     tcase_add_test(real, real_daemon_autostart_and_calls);
     tcase_add_test(real, real_daemon_version_mismatch);
     tcase_add_test(real, real_daemon_restarted_right_after_reply);

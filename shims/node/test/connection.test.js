@@ -216,3 +216,38 @@ test("a socket of another user's in our own directory is refused", { skip: asRoo
   assert.equal(connections(), 0);
   await srv.close();
 });
+
+test('store_busy: the request and the connection go to the daemon holding the store', async () => {
+  const seenB = [];
+  const b = await fakeServer((req, conn) => {
+    seenB.push(req.method);
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    conn.reply({ id: req.id, ok: true, result: { at: 'b', i: req.params.i ?? null } });
+  });
+  const seenA = [];
+  const a = await fakeServer((req, conn) => {
+    seenA.push(req.method);
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    setTimeout(
+      () =>
+        conn.reply({
+          id: req.id,
+          ok: false,
+          error: { code: 'store_busy', message: 'the store is served by another toolscored', socket: b.socketPath },
+        }),
+      10,
+    );
+  });
+  const c = new Connection({ socketPath: a.socketPath, autoStart: false });
+  // several in flight at once: all end at b
+  const replies = await Promise.all([0, 1, 2].map((i) => c.request('check', { i })));
+  assert.deepEqual(replies.map((r) => r.at), ['b', 'b', 'b']);
+  assert.deepEqual(replies.map((r) => r.i), [0, 1, 2]);
+  assert.equal(c.socketPath, b.socketPath);
+  await c.request('ping');
+  assert.deepEqual(seenA.filter((m) => m !== 'hello'), ['check', 'check', 'check']);
+  assert.deepEqual(seenB.filter((m) => m !== 'hello'), ['check', 'check', 'check', 'ping']);
+  c.close();
+  await a.close();
+  await b.close();
+});
