@@ -5,6 +5,8 @@
 #   make check      install missing Debian packages, build, run every test
 #   make asan       the whole test suite under ASan + UBSan (build-asan/)
 #   make bench      benchmarks (not part of check)
+#   make format     clang-format every C file in place (.clang-format)
+#   make check-format  fail when a C file is not formatted (make check runs it)
 #   make install    PREFIX=/usr/local DESTDIR= (PYTHON_SITE= for the package)
 #
 # Every goal runs in two stages. The first installs the Debian packages the
@@ -18,7 +20,7 @@
 # client/ts_client*.c, client/tsctl*.c or tests/test_*.c needs no edit here.
 
 VERSION      := 0.1.0
-SONAME_MAJOR := 0
+SONAME_MAJOR := 1
 PREFIX       ?= /usr/local
 BUILD        ?= build
 SANITIZE     ?=
@@ -27,14 +29,14 @@ PKGS         := libuv json-c msgpack libmd
 OPTFLAGS     ?= -O2 -g
 
 # Goals that need the test tools (valgrind, clang, ...) besides the libraries.
-TEST_GOALS := check asan bench fuzz stress
+TEST_GOALS := check asan bench fuzz stress format check-format
 
 ifeq ($(TS_DEPS_READY),)
 
 # Stage one: packages, then the same goals in a second make.
 DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,build)
 
-.PHONY: stage2 clean format
+.PHONY: stage2 clean
 stage2:
 	@scripts/deps.sh $(DEPS_SET)
 	@$(MAKE) --no-print-directory TS_DEPS_READY=1 $(MAKECMDGOALS)
@@ -46,10 +48,6 @@ Makefile scripts/deps.sh: ;
 
 clean:
 	rm -rf build build-asan build-fuzz
-
-format:
-	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch] \
-		shims/python/src/*.[ch]
 
 else
 
@@ -132,7 +130,7 @@ PY_DISTINFO := $(PY_OUT)/$(PY_DIST)/entry_points.txt
 # Where make install puts the package: a directory /usr/bin/python3 reads.
 PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VERSION)/dist-packages)
 
-.PHONY: all deps deps-test run check asan bench fuzz stress install clean format
+.PHONY: all deps deps-test run check asan bench fuzz stress install clean format check-format
 
 all: $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(LIBCLIENT_LINK) $(DAEMON) $(TSCTL) \
 	$(BUILD)/toolscore-client.pc $(BUILD)/toolscore-client-uninstalled.pc $(TEST_BIN) $(SHIM_SO) \
@@ -228,7 +226,7 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FL
 
 # Every test needs the binaries too (integration tests start them); the
 # load and exhaustion tests drive the daemon with the bench load generator.
-check: all $(BUILD)/bench/loadgen
+check: check-format all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
 
 run: $(DAEMON) $(TSCTL)
@@ -273,9 +271,16 @@ install: all
 	install -m 755 $(PY_MOD) $(DESTDIR)$(PYTHON_SITE)/toolscored/
 	sh shims/python/mkdistinfo.sh $(DESTDIR)$(PYTHON_SITE) $(VERSION)
 
+# Every C file of the project, formatted with the checked-in .clang-format.
+FORMAT_SRC := $(sort $(wildcard lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] \
+	tests/*.[ch] tests/*/*.[ch]) $(shell find shims -name '*.[ch]' 2>/dev/null))
+
 format:
-	clang-format -i lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] tests/*.[ch] \
-		shims/python/src/*.[ch]
+	clang-format -i $(FORMAT_SRC)
+
+check-format:
+	@clang-format --dry-run -Werror $(FORMAT_SRC) && \
+		echo "check-format: $(words $(FORMAT_SRC)) C files formatted as .clang-format says"
 
 clean:
 	rm -rf build build-asan build-fuzz

@@ -13,11 +13,13 @@
  *   ts_client_options_init(&opt);
  *   opt.client_name = "myshim/1.0";
  *   if (ts_client_connect(&opt, &c, &err) < 0) { report err.message; }
- *   ts_check_args a;
- *   ts_check_args_init(&a);
- *   a.store = ".toolscore/snapshots"; a.name = "flow"; a.actual = calls;
+ *   ts_check_args *a = ts_check_args_new();
+ *   ts_check_args_set_store(a, ".toolscore/snapshots");
+ *   ts_check_args_set_name(a, "flow");
+ *   ts_check_args_set_actual(a, calls);
  *   struct json_object *res;
- *   if (ts_client_check(c, &a, &res, &err) == 0) { ...outcome...; json_object_put(res); }
+ *   if (ts_client_check(c, a, &res, &err) == 0) { ...outcome...; json_object_put(res); }
+ *   ts_check_args_free(a);
  *   ts_client_close(c);
  *
  * Connecting: the socket is opt.socket_path, else $TOOLSCORE_SOCKET, else the
@@ -190,23 +192,56 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
 
 int ts_client_ping(ts_client *c, ts_error *err);
 
-typedef struct ts_check_args {
-    const char *store;                 /* snapshot root (required) */
-    const char *name;                  /* snapshot name (required; "" is a name) */
-    const struct json_object *actual;  /* raw provider response or calls list (required) */
-    const char *format;                /* "auto" (default) or a format of docs/extraction.md */
-    double min_score;                  /* default 1.0 */
-    const struct json_object *weights; /* NULL: default weights */
-    bool strict;
-    bool ci; /* CI mode: a missing/pending snapshot is an error */
-    bool update;
-    bool allow_pending;
-    const char *run;  /* run id to count this check in, or NULL */
-    const char *test; /* id of the test claiming the name, or NULL */
-    bool color;       /* ANSI colours in the report */
-} ts_check_args;
+/*
+ * The arguments of a check (docs/protocol.md, "check"): an opaque object
+ * built with setters, so that a new option is a new setter and never
+ * changes what a program compiled against an older header sees.
+ *
+ * A new ts_check_args holds the protocol's defaults: format "auto",
+ * min_score 1.0, default weights, every flag off, no run, no test, the
+ * report at the daemon's default width with its JSON diff. store,
+ * name and actual are required by ts_client_check. Strings are copied;
+ * JSON values (actual, weights) are borrowed, as every JSON argument of
+ * this library is (not even their reference counts are touched): they must
+ * stay alive and unchanged until a is freed or the value is set again.
+ * Setting NULL clears an optional member. A setter fails only when out of memory
+ * (-ENOMEM): the failure is also kept, and a check made with a returns it
+ * ("no_memory") before sending anything, so a caller may set everything
+ * and look once. One ts_check_args may serve any number of checks, and be
+ * changed between them; it belongs to one thread at a time.
+ */
+typedef struct ts_check_args ts_check_args;
 
-void ts_check_args_init(ts_check_args *a);
+/* A new ts_check_args with the defaults, or NULL when out of memory. */
+ts_check_args *ts_check_args_new(void);
+
+/* Release a (NULL is fine). */
+void ts_check_args_free(ts_check_args *a);
+
+int ts_check_args_set_store(ts_check_args *a, const char *store); /* snapshot root */
+int ts_check_args_set_name(ts_check_args *a, const char *name);   /* "" is a name */
+/* The observed calls: a raw provider response or a calls list. */
+int ts_check_args_set_actual(ts_check_args *a, const struct json_object *actual);
+/* "auto" or a format of docs/extraction.md; NULL: "auto". */
+int ts_check_args_set_format(ts_check_args *a, const char *format);
+int ts_check_args_set_min_score(ts_check_args *a, double min_score); /* in [0, 1] */
+/* An object of weights (docs/scoring.md); NULL: the default weights. */
+int ts_check_args_set_weights(ts_check_args *a, const struct json_object *weights);
+int ts_check_args_set_strict(ts_check_args *a, bool strict); /* type-exact values */
+int ts_check_args_set_ci(ts_check_args *a, bool ci); /* a missing/pending snapshot is an error */
+int ts_check_args_set_update(ts_check_args *a, bool update); /* overwrite and approve */
+/* Create and accept pending snapshots in CI too. */
+int ts_check_args_set_allow_pending(ts_check_args *a, bool allow_pending);
+int ts_check_args_set_run(ts_check_args *a, const char *run);   /* run id to count it in */
+int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming the name */
+int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours in the report */
+/* The report's width in terminal columns (a caller passes its terminal's:
+ * COLUMNS, else the tty's width, else 100); 0: the daemon's default (100);
+ * more than TS_CHECK_WIDTH_MAX is sent as that. */
+#define TS_CHECK_WIDTH_MAX 65535u
+int ts_check_args_set_width(ts_check_args *a, unsigned width);
+/* Whether the report ends with the unified JSON diff (default true). */
+int ts_check_args_set_json_diff(ts_check_args *a, bool json_diff);
 
 /* check -> {outcome, name, file, message, result|null, report|null} */
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,

@@ -509,21 +509,19 @@ int ts_client__encode_request(ts_buf *out, uint64_t id, const char *method,
     ts_buf_append(out, zero, sizeof(zero)); /* the header, patched at the end */
     ts_wire_writer_init(&w, out);
     msgpack_pack_map(&w.pk, 3);
-    rc = ts_wire_pack_str(&w, "id", 2, err);
+    ts_wire_pack_str(&w, "id", 2, err);
     msgpack_pack_uint64(&w.pk, id);
+    ts_wire_pack_str(&w, "method", 6, err);
+    ts_wire_pack_str(&w, method, strlen(method), err);
+    ts_wire_pack_str(&w, "params", 6, err);
+    rc = pack(&w, arg, err);
     if (rc == 0)
-        rc = ts_wire_pack_str(&w, "method", 6, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(&w, method, strlen(method), err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(&w, "params", 6, err);
-    if (rc == 0)
-        rc = pack(&w, arg, err);
+        rc = ts_wire_writer_error(&w);
     out->max = saved_max;
-    if (w.rc == -E2BIG)
+    if (ts_buf_error(out) == -E2BIG)
         rc = ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                           "request exceeds the maximum frame size of %zu bytes", max_frame);
-    else if (w.rc < 0 || out->data == NULL)
+    else if (ts_buf_error(out) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate the request");
     if (rc < 0) {
         ts_buf_free(out);

@@ -112,12 +112,6 @@ int ts_client_ping(ts_client *c, ts_error *err)
     return ts_client_call(c, "ping", NULL, NULL, err);
 }
 
-void ts_check_args_init(ts_check_args *a)
-{
-    memset(a, 0, sizeof(*a));
-    a->min_score = 1.0;
-}
-
 void ts_record_args_init(ts_record_args *a)
 {
     memset(a, 0, sizeof(*a));

@@ -1,6 +1,6 @@
 /*
  * ts_client_check — the check method: its request packed straight from
- * ts_check_args (no json-c params tree; the bytes are those the params
+ * its ts_check_args (no json-c params tree; the bytes are those the params
  * tree gave) and its reply either as a json-c tree (ts_client_check) or
  * read in place (ts_client_check_outcome): the members of {outcome, name,
  * file, message, result: {score, passed, ...}|nil, report: str|nil}
@@ -13,10 +13,13 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_score.h"
 #include "ts_wire_cursor.h"
 
 /* ---- the request --------------------------------------------------- */
@@ -27,33 +30,30 @@ typedef struct check_request {
     const char *store;
 } check_request;
 
-static int pack_key(ts_wire_writer *w, const char *key, ts_error *err)
+static void pack_key(ts_wire_writer *w, const char *key, ts_error *err)
 {
-    return ts_wire_pack_str(w, key, strlen(key), err);
+    ts_wire_pack_str(w, key, strlen(key), err);
 }
 
-static int pack_string_member(ts_wire_writer *w, const char *key, const char *value, ts_error *err)
+static void pack_string_member(ts_wire_writer *w, const char *key, const char *value, ts_error *err)
 {
-    int rc = pack_key(w, key, err);
-
-    return rc < 0 ? rc : ts_wire_pack_str(w, value, strlen(value), err);
+    pack_key(w, key, err);
+    ts_wire_pack_str(w, value, strlen(value), err);
 }
 
-static int pack_bool_member(ts_wire_writer *w, const char *key, bool value, ts_error *err)
+static void pack_bool_member(ts_wire_writer *w, const char *key, bool value, ts_error *err)
 {
-    int rc = pack_key(w, key, err);
-
-    return rc < 0 ? rc : ts_wire_pack_bool(w, value, err);
+    pack_key(w, key, err);
+    ts_wire_pack_bool(w, value, err);
 }
 
 /* A borrowed value of the caller's (weights, actual), packed as it is: it
  * sits two containers deep (the envelope, the params). */
-static int pack_value_member(ts_wire_writer *w, const char *key, const struct json_object *value,
-                             ts_error *err)
+static void pack_value_member(ts_wire_writer *w, const char *key, const struct json_object *value,
+                              ts_error *err)
 {
-    int rc = pack_key(w, key, err);
-
-    return rc < 0 ? rc : ts_wire_pack(w, value, 2, err);
+    pack_key(w, key, err);
+    ts_wire_pack(w, value, 2, err);
 }
 
 /* A member at its protocol default is left out (the daemon reads an
@@ -72,10 +72,10 @@ static bool min_score_given(const ts_check_args *a)
  * The params of check, in the order the typed helpers have always sent
  * them (they were a json-c object packed in insertion order, then actual):
  * store, name, format, min_score (a float), weights, strict, ci, update,
- * allow_pending, run, test, color, actual, each member other than store,
- * name and actual only when not at its default (format "auto", min_score
- * 1.0, false, NULL). Fewer members are less work on both ends of every
- * replay. tests/test_client.c compares the bytes with that way.
+ * allow_pending, run, test, color, width, json_diff, actual, each member
+ * other than store, name and actual only when not at its default (format
+ * "auto", min_score 1.0, false, NULL, width 0, json_diff true). Fewer members are less work on both
+ * ends of every replay. tests/test_client.c compares the bytes with that way.
  */
 static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
 {
@@ -89,33 +89,37 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
                  {"update", a->update},
                  {"allow_pending", a->allow_pending}};
     size_t n = 3 + format_given(a) + min_score_given(a) + (a->weights != NULL) + a->strict + a->ci +
-               a->update + a->allow_pending + (a->run != NULL) + (a->test != NULL) + a->color;
-    int rc = ts_wire_pack_map(w, n, err);
+               a->update + a->allow_pending + (a->run != NULL) + (a->test != NULL) + a->color +
+               (a->width != 0) + a->no_json_diff;
 
-    if (rc == 0)
-        rc = pack_string_member(w, "store", r->store, err);
-    if (rc == 0)
-        rc = pack_string_member(w, "name", a->name, err);
-    if (rc == 0 && format_given(a))
-        rc = pack_string_member(w, "format", a->format, err);
-    if (rc == 0 && min_score_given(a))
-        rc = pack_key(w, "min_score", err);
-    if (rc == 0 && min_score_given(a))
-        rc = ts_wire_pack_double(w, a->min_score, err);
-    if (rc == 0 && a->weights != NULL)
-        rc = pack_value_member(w, "weights", a->weights, err);
-    for (size_t i = 0; rc == 0 && i < sizeof(flags) / sizeof(flags[0]); i++)
+    ts_wire_pack_map(w, n, err);
+    pack_string_member(w, "store", r->store, err);
+    pack_string_member(w, "name", a->name, err);
+    if (format_given(a))
+        pack_string_member(w, "format", a->format, err);
+    if (min_score_given(a)) {
+        pack_key(w, "min_score", err);
+        ts_wire_pack_double(w, a->min_score, err);
+    }
+    if (a->weights != NULL)
+        pack_value_member(w, "weights", a->weights, err);
+    for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
         if (flags[i].value)
-            rc = pack_bool_member(w, flags[i].key, true, err);
-    if (rc == 0 && a->run != NULL)
-        rc = pack_string_member(w, "run", a->run, err);
-    if (rc == 0 && a->test != NULL)
-        rc = pack_string_member(w, "test", a->test, err);
-    if (rc == 0 && a->color)
-        rc = pack_bool_member(w, "color", true, err);
-    if (rc == 0)
-        rc = pack_value_member(w, "actual", a->actual, err);
-    return rc;
+            pack_bool_member(w, flags[i].key, true, err);
+    if (a->run != NULL)
+        pack_string_member(w, "run", a->run, err);
+    if (a->test != NULL)
+        pack_string_member(w, "test", a->test, err);
+    if (a->color)
+        pack_bool_member(w, "color", true, err);
+    if (a->width != 0) {
+        pack_key(w, "width", err);
+        ts_wire_pack_int(w, (int64_t)a->width, err);
+    }
+    if (a->no_json_diff)
+        pack_bool_member(w, "json_diff", false, err);
+    pack_value_member(w, "actual", a->actual, err);
+    return ts_wire_writer_error(w);
 }
 
 int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
@@ -134,6 +138,11 @@ static int check_prepare(ts_client *c, const ts_check_args *a, char *store, size
 {
     int rc;
 
+    if (a == NULL)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "no check arguments");
+    if (a->error < 0)
+        return ts_error_set(err, a->error, TS_ERR_NO_MEMORY,
+                            "out of memory while setting the check's arguments");
     if (a->store == NULL || a->store[0] == '\0')
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'store' is required");
     rc = ts_client__store_path(c, a->store, store, storesz, err);
@@ -175,8 +184,7 @@ enum {
     SEEN_MESSAGE = 4,
     SEEN_RESULT = 8,
     SEEN_REPORT = 16,
-    SEEN_SCORE = 32,
-    SEEN_PASSED = 64
+    SEEN_KEPT = 32 /* and up: the members of kept_members */
 };
 
 typedef struct check_reader {
@@ -192,16 +200,17 @@ static bool key_is(const char *key, size_t len, const char *name)
     return strlen(name) == len && memcmp(key, name, len) == 0;
 }
 
-/* A member may come once; a second one is refused like a duplicate key. */
-static int first_time(check_reader *r, unsigned bit, const char *name)
+/* A member (prefix + name) may come once; a second one is refused like a
+ * duplicate key. */
+static int first_time(check_reader *r, unsigned bit, const char *prefix, const char *name)
 {
-    char what[64];
+    char what[96];
 
     if ((r->seen & bit) == 0) {
         r->seen |= bit;
         return 0;
     }
-    snprintf(what, sizeof(what), "'%s' appears twice", name);
+    snprintf(what, sizeof(what), "'%s%s' appears twice", prefix, name);
     return refuse(r->err, NULL, what);
 }
 
@@ -238,9 +247,51 @@ static int read_outcome(check_reader *r)
     return 0;
 }
 
-/* The scoring map: score and passed are read, the rest skipped. */
+/* The members of the score result (lib/ts_score's table) an outcome holds;
+ * the others are skipped. */
+static const size_t kept_members[] = {offsetof(ts_score_result, score),
+                                      offsetof(ts_score_result, passed)};
+
+#define KEPT_COUNT (sizeof(kept_members) / sizeof(kept_members[0]))
+
+/* The table's entries of the kept members, in kept_members' order (found
+ * once per process). */
+static const ts_score_key *kept_keys[KEPT_COUNT];
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+
+static void find_kept_keys(void)
+{
+    for (size_t j = 0; j < KEPT_COUNT; j++) {
+        for (size_t i = 0; kept_keys[j] == NULL && i < ts_score_key_count; i++) {
+            if (ts_score_keys[i].offset == kept_members[j])
+                kept_keys[j] = &ts_score_keys[i];
+        }
+    }
+}
+
+/* One kept member k of the result into scratch, as k's type says. */
+static int read_kept(check_reader *r, const ts_score_key *k, ts_score_result *scratch)
+{
+    void *m = (char *)scratch + k->offset;
+    char what[64];
+
+    if (k->type == TS_SCORE_BOOL && ts_wire_cursor_bool(&r->cur, m, &r->why) < 0) {
+        snprintf(what, sizeof(what), "'result.%s' is not a bool", k->name);
+        return refuse(r->err, &r->why, what);
+    }
+    if (k->type == TS_SCORE_DOUBLE && ts_wire_cursor_number(&r->cur, m, &r->why) < 0) {
+        snprintf(what, sizeof(what), "'result.%s' is not a number", k->name);
+        return refuse(r->err, &r->why, what);
+    }
+    return 0;
+}
+
+/* The scoring map: the kept members are read, the rest skipped. */
 static int read_scoring(check_reader *r)
 {
+    const ts_score_key *const *kept = kept_keys;
+    const unsigned need = (SEEN_KEPT << KEPT_COUNT) - SEEN_KEPT;
+    ts_score_result scratch;
     uint32_t count;
     int rc = 0;
 
@@ -248,26 +299,29 @@ static int read_scoring(check_reader *r)
         return ts_wire_cursor_nil(&r->cur, NULL);
     if (ts_wire_cursor_map(&r->cur, &count, &r->why) < 0)
         return refuse(r->err, &r->why, "'result' is neither a map nor nil");
+    pthread_once(&kept_once, find_kept_keys);
+    memset(&scratch, 0, sizeof(scratch));
     for (uint32_t i = 0; rc == 0 && i < count; i++) {
         const char *key;
-        size_t len;
+        size_t len, j = 0;
 
         if (ts_wire_cursor_str(&r->cur, &key, &len, &r->why) < 0)
             return refuse(r->err, &r->why, "a key of 'result' is not a string");
-        if (key_is(key, len, "score")) {
-            rc = first_time(r, SEEN_SCORE, "result.score");
-            if (rc == 0 && ts_wire_cursor_number(&r->cur, &r->out->score, &r->why) < 0)
-                rc = refuse(r->err, &r->why, "'result.score' is not a number");
-        } else if (key_is(key, len, "passed")) {
-            rc = first_time(r, SEEN_PASSED, "result.passed");
-            if (rc == 0 && ts_wire_cursor_bool(&r->cur, &r->out->passed, &r->why) < 0)
-                rc = refuse(r->err, &r->why, "'result.passed' is not a bool");
-        } else if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0) {
-            rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
+        while (j < KEPT_COUNT && !(kept[j]->len == len && memcmp(kept[j]->name, key, len) == 0))
+            j++;
+        if (j == KEPT_COUNT) {
+            if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)
+                rc = refuse(r->err, &r->why, "a member of 'result' is malformed");
+            continue;
         }
+        rc = first_time(r, SEEN_KEPT << j, "result.", kept[j]->name);
+        if (rc == 0)
+            rc = read_kept(r, kept[j], &scratch);
     }
-    if (rc == 0 && (r->seen & (SEEN_SCORE | SEEN_PASSED)) != (SEEN_SCORE | SEEN_PASSED))
+    if (rc == 0 && (r->seen & need) != need)
         rc = refuse(r->err, NULL, "'result' lacks score or passed");
+    r->out->score = rc == 0 ? scratch.score : r->out->score;
+    r->out->passed = rc == 0 && scratch.passed;
     return rc;
 }
 
@@ -284,23 +338,23 @@ static int read_member(check_reader *r, const char *key, size_t len)
     int rc;
 
     if (key_is(key, len, "outcome")) {
-        rc = first_time(r, SEEN_OUTCOME, "outcome");
+        rc = first_time(r, SEEN_OUTCOME, "", "outcome");
         return rc < 0 ? rc : read_outcome(r);
     }
     if (key_is(key, len, "file")) {
-        rc = first_time(r, SEEN_FILE, "file");
+        rc = first_time(r, SEEN_FILE, "", "file");
         return rc < 0 ? rc : read_string(r, "file", &r->out->file);
     }
     if (key_is(key, len, "message")) {
-        rc = first_time(r, SEEN_MESSAGE, "message");
+        rc = first_time(r, SEEN_MESSAGE, "", "message");
         return rc < 0 ? rc : read_string(r, "message", &r->out->message);
     }
     if (key_is(key, len, "result")) {
-        rc = first_time(r, SEEN_RESULT, "result");
+        rc = first_time(r, SEEN_RESULT, "", "result");
         return rc < 0 ? rc : read_scoring(r);
     }
     if (key_is(key, len, "report")) {
-        rc = first_time(r, SEEN_REPORT, "report");
+        rc = first_time(r, SEEN_REPORT, "", "report");
         return rc < 0 ? rc : read_report(r);
     }
     if (ts_wire_cursor_skip(&r->cur, 0, &r->why) < 0)

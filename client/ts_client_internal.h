@@ -1,7 +1,7 @@
 /*
  * ts_client_internal — what the files of libtoolscore-client share and the
- * public header does not show: the connection object and the daemon
- * launcher.
+ * public header does not show: the connection object, the check's
+ * arguments and the daemon launcher.
  */
 #ifndef TS_CLIENT_INTERNAL_H
 #define TS_CLIENT_INTERNAL_H
@@ -60,6 +60,18 @@ struct ts_client {
 
     ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
     uint64_t stores_tick;
+};
+
+/* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */
+struct ts_check_args {
+    char *store, *name, *format, *run, *test; /* owned copies, or NULL */
+    const struct json_object *actual;         /* borrowed, or NULL */
+    const struct json_object *weights;
+    double min_score;
+    bool strict, ci, update, allow_pending, color;
+    bool no_json_diff; /* json_diff false (the default is true) */
+    unsigned width;    /* the report's width; 0: the daemon's default */
+    int error;         /* 0, or the first setter's failure (-ENOMEM) */
 };
 
 /*

@@ -1,21 +1,15 @@
 /*
  * tsctl — the command line of toolscored: main, the command table with every
- * command's help, the common options (--dir, --socket, --json, -h/--help,
- * --version) and the option parser every command uses.
- *
- * Options may come before or after positional arguments; "--" ends option
- * parsing (record and run take the command to run after it). Common options
- * may also stand before the command word: `tsctl --dir D snapshots list`.
+ * command's help, and finding the command a command line names. Options
+ * are parsed in tsctl_options.c.
  */
 #include "tsctl.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define TSCTL_DEFAULT_DIR ".toolscore/snapshots"
-#define TSCTL_MAX_POS 256
 
 const tsctl_command *tsctl_current;
 
@@ -30,7 +24,7 @@ static const tsctl_command commands[] = {
     {"check", "check calls against a snapshot (record, replay or update)",
      "Usage: tsctl check NAME (--calls FILE | --calls -) [--format F] [--min-score X]\n"
      "                   [--strict] [--weights JSON] [--update] [--allow-pending]\n"
-     "                   [--test ID] [--json]\n"
+     "                   [--test ID] [--no-json-diff] [--json]\n"
      "\n"
      "One pass of the snapshot state machine through the daemon: a missing snapshot\n"
      "is recorded as pending (CREATED), a pending one is left alone (PENDING), an\n"
@@ -48,13 +42,16 @@ static const tsctl_command commands[] = {
      "                     TOOLSCORE_RECORD_UPDATE=1)\n"
      "  --allow-pending    missing/pending snapshots warn instead of failing in CI\n"
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
+     "  --no-json-diff     leave the JSON diff out of the drift report\n"
      "  --json             print {outcome, name, file, message, result, report}\n"
      "\n"
-     "Joins the run named by TOOLSCORE_RUN when set. Exit 0 for CREATED, PENDING,\n"
-     "UPDATED and PASSED; 1 for FAILED and the CI errors.\n",
+     "The drift report fits TOOLSCORE_REPORT_WIDTH, else COLUMNS, else the\n"
+     "terminal, else 100 columns. Joins the run named by TOOLSCORE_RUN when set.\n"
+     "Exit 0 for CREATED, PENDING, UPDATED and PASSED; 1 for FAILED and the CI\n"
+     "errors.\n",
      tsctl_cmd_check},
     {"record", "record snapshots by running a command, or import a trace",
-     "Usage: tsctl record [--update] -- CMD [ARGS...]\n"
+     "Usage: tsctl record [--update] [--no-json-diff] -- CMD [ARGS...]\n"
      "       tsctl record --from-trace FILE --name NAME [--format F] [--update]\n"
      "\n"
      "Command mode runs CMD as a run (see tsctl run) with TOOLSCORE_RECORD=1 in its\n"
@@ -67,6 +64,7 @@ static const tsctl_command commands[] = {
      "\n"
      "Options:\n"
      "  --update           overwrite and approve\n"
+     "  --no-json-diff     command mode: drift reports without their JSON diff\n"
      "  --from-trace FILE  the trace file to import\n"
      "  --name NAME        the snapshot name (trace mode)\n"
      "  --format F         trace format (default auto)\n"
@@ -116,24 +114,29 @@ static const tsctl_command commands[] = {
      "or not it exists. Needs no daemon.\n",
      tsctl_cmd_snapshots_path},
     {"run", "run a test command as one run and summarize it",
-     "Usage: tsctl run [--junit FILE] [--json-report FILE] -- CMD [ARGS...]\n"
+     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-json-diff]\n"
+     "                 -- CMD [ARGS...]\n"
      "\n"
      "Opens a run on the daemon and runs CMD with TOOLSCORE_RUN and\n"
-     "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it. Then\n"
+     "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it, and\n"
+     "TOOLSCORE_REPORT_WIDTH (this terminal's width) for the drift reports. Then\n"
      "prints the one summary line for all workers, the names two different tests\n"
      "claimed, and exits with CMD's exit code.\n"
      "\n"
      "Options:\n"
      "  --junit FILE         write JUnit XML, one testcase per snapshot check\n"
-     "  --json-report FILE   write the same as JSON\n",
+     "  --json-report FILE   write the same as JSON\n"
+     "  --no-json-diff       drift reports without their JSON diff\n"
+     "                       (TOOLSCORE_NO_JSON_DIFF=1 for CMD)\n",
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"
-     "                  [--min-score X] [--json]\n"
+     "                  [--min-score X] [--no-json-diff] [--json]\n"
      "\n"
      "Scores ACTUAL (a trace file in any supported format) against EXPECTED (a\n"
-     "JSON array of calls or a snapshot file) and prints the metrics. With\n"
-     "--min-score, exits 1 when the score is below it.\n"
+     "JSON array of calls or a snapshot file) and prints the metrics, then the\n"
+     "drift report when the calls differ. With --min-score, exits 1 when the\n"
+     "score is below it.\n"
      "\n"
      "Options:\n"
      "  --format F       extraction format of ACTUAL (default auto)\n"
@@ -142,7 +145,8 @@ static const tsctl_command commands[] = {
      "                   selection_accuracy, argument_f1, sequence_accuracy,\n"
      "                   redundant_rate\n"
      "  --min-score X    threshold in [0, 1]\n"
-     "  --json           the metrics as JSON\n",
+     "  --no-json-diff   leave the JSON diff out of the drift report\n"
+     "  --json           the metrics as JSON (no report)\n",
      tsctl_cmd_eval},
     {"extract", "print the calls extracted from a response or trace file",
      "Usage: tsctl extract FILE [--format F]\n"
@@ -201,7 +205,7 @@ static const tsctl_command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-static void print_main_help(FILE *f)
+void tsctl_print_main_help(FILE *f)
 {
     size_t i;
 
@@ -220,203 +224,12 @@ static void print_main_help(FILE *f)
             common_help);
 }
 
-static void print_version(void)
+void tsctl_print_help(void)
 {
-    printf("tsctl %s\n", TS_VERSION);
-}
-
-int tsctl_usage_error(const tsctl_ctx *ctx, const char *fmt, ...)
-{
-    va_list ap;
-
-    fprintf(stderr, "tsctl%s%s: ", ctx->command ? " " : "", ctx->command ? ctx->command : "");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, " (see 'tsctl%s%s --help')\n", ctx->command ? " " : "",
-            ctx->command ? ctx->command : "");
-    return TSCTL_EXIT_USAGE;
-}
-
-int tsctl_want_args(const tsctl_ctx *ctx, const tsctl_args *args, int count, const char *what)
-{
-    if (args->npos == count)
-        return 0;
-    if (count == 0)
-        return tsctl_usage_error(ctx, "unexpected argument '%s'", args->pos[0]);
-    return tsctl_usage_error(ctx, "expected %s (got %d)", what, args->npos);
-}
-
-static const tsctl_option *find_long(const tsctl_option *opts, const char *name, size_t len)
-{
-    for (; opts != NULL && opts->name != NULL; opts++) {
-        if (strlen(opts->name) == len && strncmp(opts->name, name, len) == 0)
-            return opts;
-    }
-    return NULL;
-}
-
-static const tsctl_option *find_short(const tsctl_option *opts, char c)
-{
-    for (; opts != NULL && opts->name != NULL; opts++) {
-        if (opts->short_name == c)
-            return opts;
-    }
-    return NULL;
-}
-
-/* Handle a common option; returns 1 when it matched, 0 when not, or an exit
- * code / TSCTL_DONE via *rc. */
-static int common_option(tsctl_ctx *ctx, const char *name, size_t len, bool json_ok, int *rc)
-{
-    *rc = 0;
-    if ((len == 4 && strncmp(name, "help", 4) == 0)) {
-        if (tsctl_current != NULL)
-            printf("%s\n%s", tsctl_current->help, common_help);
-        else
-            print_main_help(stdout);
-        *rc = TSCTL_DONE;
-        return 1;
-    }
-    if (len == 7 && strncmp(name, "version", 7) == 0) {
-        print_version();
-        *rc = TSCTL_DONE;
-        return 1;
-    }
-    if (len == 4 && strncmp(name, "json", 4) == 0) {
-        if (!json_ok) {
-            *rc = tsctl_usage_error(ctx, "--json is not supported by this command");
-            return 1;
-        }
-        ctx->json = true;
-        return 1;
-    }
-    return 0;
-}
-
-/* Options of the common set taking a value: returns the slot or NULL. */
-static const char **common_value_slot(tsctl_ctx *ctx, const char *name, size_t len)
-{
-    if (len == 3 && strncmp(name, "dir", 3) == 0)
-        return &ctx->dir;
-    if (len == 6 && strncmp(name, "socket", 6) == 0)
-        return &ctx->socket;
-    return NULL;
-}
-
-static int parse_long(tsctl_ctx *ctx, int argc, char **argv, int *i, const tsctl_option *opts,
-                      bool json_ok)
-{
-    const char *arg = argv[*i] + 2;
-    const char *eq = strchr(arg, '=');
-    size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
-    const tsctl_option *o = find_long(opts, arg, len);
-    const char **slot = NULL;
-    bool *flag = NULL;
-    int rc;
-
-    if (o != NULL) {
-        slot = o->value;
-        flag = o->flag;
-    } else if (common_option(ctx, arg, len, json_ok, &rc)) {
-        if (eq != NULL && rc == 0)
-            return tsctl_usage_error(ctx, "option '--%.*s' takes no value", (int)len, arg);
-        return rc;
-    } else {
-        slot = common_value_slot(ctx, arg, len);
-        if (slot == NULL)
-            return tsctl_usage_error(ctx, "unknown option '--%.*s'", (int)len, arg);
-    }
-    if (flag != NULL) {
-        if (eq != NULL)
-            return tsctl_usage_error(ctx, "option '--%.*s' takes no value", (int)len, arg);
-        *flag = true;
-        return 0;
-    }
-    if (eq != NULL) {
-        *slot = eq + 1;
-        return 0;
-    }
-    if (*i + 1 >= argc)
-        return tsctl_usage_error(ctx, "option '--%s' needs a value", arg);
-    *i += 1;
-    *slot = argv[*i];
-    return 0;
-}
-
-static int parse_short(tsctl_ctx *ctx, int argc, char **argv, int *i, const tsctl_option *opts)
-{
-    const char *arg = argv[*i];
-    const tsctl_option *o;
-    int rc;
-
-    if (strcmp(arg, "-h") == 0) {
-        common_option(ctx, "help", 4, true, &rc);
-        return rc;
-    }
-    if (arg[2] != '\0')
-        return tsctl_usage_error(ctx, "unknown option '%s'", arg);
-    o = find_short(opts, arg[1]);
-    if (o == NULL)
-        return tsctl_usage_error(ctx, "unknown option '%s'", arg);
-    if (o->flag != NULL) {
-        *o->flag = true;
-        return 0;
-    }
-    if (*i + 1 >= argc)
-        return tsctl_usage_error(ctx, "option '%s' needs a value", arg);
-    *i += 1;
-    *o->value = argv[*i];
-    return 0;
-}
-
-int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts, int flags,
-                tsctl_args *args)
-{
-    static char *pos[TSCTL_MAX_POS];
-    int i;
-    int rc;
-
-    memset(args, 0, sizeof(*args));
-    args->pos = pos;
-    /* A --json given before the command word must be one it accepts too. */
-    if (ctx->json && !(flags & TSCTL_PARSE_JSON))
-        return tsctl_usage_error(ctx, "--json is not supported by this command");
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (strcmp(a, "--") == 0 && (flags & TSCTL_PARSE_COMMAND)) {
-            args->dashdash = true;
-            args->rest = argv + i + 1;
-            args->nrest = argc - i - 1;
-            break;
-        }
-        if (strcmp(a, "--") == 0) {
-            for (i++; i < argc; i++) {
-                if (args->npos >= TSCTL_MAX_POS)
-                    return tsctl_usage_error(ctx, "too many arguments");
-                pos[args->npos++] = argv[i];
-            }
-            break;
-        }
-        if (a[0] == '-' && a[1] == '-') {
-            rc = parse_long(ctx, argc, argv, &i, opts, (flags & TSCTL_PARSE_JSON) != 0);
-        } else if (a[0] == '-' && a[1] != '\0') {
-            rc = parse_short(ctx, argc, argv, &i, opts);
-        } else {
-            if (args->npos >= TSCTL_MAX_POS)
-                return tsctl_usage_error(ctx, "too many arguments");
-            pos[args->npos++] = argv[i];
-            rc = 0;
-        }
-        if (rc != 0)
-            return rc;
-    }
-    /* An explicit empty --socket is a mistake, not "the default socket"
-     * (an empty TOOLSCORE_SOCKET is unset, like an empty TOOLSCORE_DIR). */
-    if (ctx->socket != NULL && ctx->socket[0] == '\0')
-        return tsctl_usage_error(ctx, "invalid socket path '': empty path");
-    return 0;
+    if (tsctl_current != NULL)
+        printf("%s\n%s", tsctl_current->help, common_help);
+    else
+        tsctl_print_main_help(stdout);
 }
 
 static bool color_wanted(int fd)
@@ -484,7 +297,7 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
     if (strcmp(argv[0], "help") == 0) {
         /* `tsctl help [COMMAND...]` is `tsctl [COMMAND...] --help`. */
         if (argc == 1) {
-            print_main_help(stdout);
+            tsctl_print_main_help(stdout);
             *rc = TSCTL_EXIT_OK;
             return 0;
         }
@@ -511,39 +324,6 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
     return 1;
 }
 
-/* Leading common options before the command word. Returns the index of the
- * command word, or -1 with *rc set. */
-static int leading_options(tsctl_ctx *ctx, int argc, char **argv, int *rc)
-{
-    int i;
-
-    *rc = 0;
-    for (i = 1; i < argc; i++) {
-        const char *a = argv[i];
-
-        if (a[0] != '-' || strcmp(a, "-") == 0)
-            return i;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            print_main_help(stdout);
-            *rc = TSCTL_EXIT_OK;
-            return -1;
-        }
-        if (strncmp(a, "--", 2) != 0) {
-            *rc = tsctl_usage_error(ctx, "unknown option '%s'", a);
-            return -1;
-        }
-        *rc = parse_long(ctx, argc, argv, &i, NULL, true);
-        if (*rc == TSCTL_DONE) {
-            *rc = TSCTL_EXIT_OK;
-            return -1;
-        }
-        if (*rc != 0)
-            return -1;
-    }
-    *rc = tsctl_usage_error(ctx, "missing command");
-    return -1;
-}
-
 int main(int argc, char **argv)
 {
     tsctl_ctx ctx;
@@ -561,7 +341,7 @@ int main(int argc, char **argv)
     ctx.color_out = color_wanted(STDOUT_FILENO);
     ctx.color_err = color_wanted(STDERR_FILENO);
 
-    first = leading_options(&ctx, argc, argv, &rc);
+    first = tsctl_parse_leading(&ctx, argc, argv, &rc);
     if (first < 0)
         return rc;
     used = resolve_command(&ctx, argc - first, argv + first, &cmd, &rc);

@@ -16,7 +16,9 @@
 
 #include <json-c/json.h>
 
+#include "toolscore_client.h"
 #include "ts_error.h"
+#include "ts_score.h"
 
 /* Exit codes: the public contract of docs/tsctl.1. */
 #define TSCTL_EXIT_OK 0
@@ -40,6 +42,7 @@ typedef struct tsctl_ctx {
     char socket_path[4096];   /* the socket in use (filled on connecting) */
     ts_error last_error;      /* the last failed request's error (tsctl_call) */
     bool unreachable;         /* the last failure was the daemon not answering */
+    bool no_json_diff;        /* --no-json-diff (check, record, run, eval) */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */
@@ -82,6 +85,52 @@ int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts,
                 tsctl_args *args);
 
 /*
+ * The common options before the command word (argv[0] is "tsctl"): the
+ * index of the command word, or -1 with *rc the exit status (0 after
+ * --help or --version, TSCTL_EXIT_USAGE after printing why).
+ */
+int tsctl_parse_leading(tsctl_ctx *ctx, int argc, char **argv, int *rc);
+
+/* --help: the running command's help and the common options, or the main
+ * help (tsctl.c). */
+void tsctl_print_help(void);
+void tsctl_print_main_help(FILE *f);
+
+/* Parse a --weights value: inline JSON, or @FILE. 0 or TSCTL_EXIT_USAGE. */
+struct ts_weights;
+int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, struct ts_weights *out,
+                        struct json_object **json_out);
+
+/* Parse a --min-score value (a number in [0, 1]). 0 or TSCTL_EXIT_USAGE. */
+int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out);
+
+/* Check a --format value. 0 or TSCTL_EXIT_USAGE. */
+int tsctl_check_format(const tsctl_ctx *ctx, const char *format);
+
+/* The scoring options of check and eval, as given on the command line. */
+typedef struct tsctl_scoring_opts {
+    const char *format, *min_score, *weights;
+    bool strict;
+} tsctl_scoring_opts;
+
+/* Their entries in a command's option table. */
+/* clang-format off */
+#define TSCTL_SCORING_OPTIONS(s)                                                                   \
+    {"format", 0, &(s)->format, NULL}, {"min-score", 0, &(s)->min_score, NULL},                    \
+    {"weights", 0, &(s)->weights, NULL}, {"strict", 0, NULL, &(s)->strict}
+/* clang-format on */
+
+/*
+ * The scoring options checked (--format, then --min-score, then --weights)
+ * into out (defaults for those not given), the parsed weights object into
+ * *weights_json when it is not NULL (NULL when not given). 0 or
+ * TSCTL_EXIT_USAGE after printing why.
+ */
+struct ts_score_options;
+int tsctl_scoring_parse(const tsctl_ctx *ctx, const tsctl_scoring_opts *s,
+                        struct ts_score_options *out, struct json_object **weights_json);
+
+/*
  * Require exactly count positional arguments (what names them in the
  * message, e.g. "one NAME"). 0 or TSCTL_EXIT_USAGE after printing why.
  */
@@ -104,17 +153,6 @@ int tsctl_exit_for_error(const ts_error *err);
  * TSCTL_EXIT_USAGE; 0 on success with *out owned by the caller.
  */
 int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out);
-
-/* Parse a --weights value: inline JSON, or @FILE. 0 or TSCTL_EXIT_USAGE. */
-struct ts_weights;
-int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, struct ts_weights *out,
-                        struct json_object **json_out);
-
-/* Parse a --min-score value (a number in [0, 1]). 0 or TSCTL_EXIT_USAGE. */
-int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out);
-
-/* Check a --format value. 0 or TSCTL_EXIT_USAGE. */
-int tsctl_check_format(const tsctl_ctx *ctx, const char *format);
 
 /* Print v as pretty JSON (python indent=2) plus newline on stdout. */
 int tsctl_print_json(const tsctl_ctx *ctx, const struct json_object *v);
@@ -161,6 +199,24 @@ bool tsctl_env_truthy(const char *value);
 /* True when the CI variable is set and non-empty. */
 bool tsctl_env_ci(void);
 
+/*
+ * The drift report's width: TOOLSCORE_REPORT_WIDTH (what an outer `tsctl
+ * run` or `record` measured for its workers), else COLUMNS, else the width
+ * of the terminal on stdout, else 100. A value that is not a positive
+ * integer is passed over.
+ */
+unsigned tsctl_report_width(void);
+
+/* Whether the report ends with its JSON diff: not with --no-json-diff, nor
+ * when TOOLSCORE_NO_JSON_DIFF is truthy (an outer run's --no-json-diff). */
+bool tsctl_json_diff_wanted(const tsctl_ctx *ctx);
+
+/* Print the drift report of actual against expected scored as r (width,
+ * colour and JSON diff as this tsctl was asked), or "(cannot compare:
+ * ...)" when it cannot be written. */
+void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected,
+                        const struct json_object *actual, const ts_score_result *r);
+
 /* Close ctx->client if open. */
 void tsctl_disconnect(tsctl_ctx *ctx);
 
@@ -186,6 +242,9 @@ int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
 #define TSCTL_CALL_NO_AUTOSTART 0x2
 int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, int flags,
                struct json_object **result);
+
+/* check with args (ts_client_check), its reply and failures as tsctl_call's. */
+int tsctl_call_check(tsctl_ctx *ctx, const ts_check_args *args, struct json_object **result);
 
 /* A request on one snapshot: {store, name} to method ("show", "rm"). */
 int tsctl_call_name(tsctl_ctx *ctx, const char *method, const char *name, int flags,

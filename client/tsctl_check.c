@@ -74,31 +74,26 @@ static struct json_object *check_json(const struct json_object *reply)
 int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *calls_path = NULL;
-    const char *format = NULL;
-    const char *min_score = NULL;
-    const char *weights = NULL;
     const char *test = NULL;
-    bool strict = false;
+    tsctl_scoring_opts scoring = {0};
     bool update = false;
     bool allow_pending = false;
     const tsctl_option opts[] = {
         {"calls", 0, &calls_path, NULL},
-        {"format", 0, &format, NULL},
-        {"min-score", 0, &min_score, NULL},
-        {"weights", 0, &weights, NULL},
+        TSCTL_SCORING_OPTIONS(&scoring),
         {"test", 0, &test, NULL},
-        {"strict", 0, NULL, &strict},
         {"update", 0, NULL, &update},
         {"allow-pending", 0, NULL, &allow_pending},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *actual = NULL;
     struct json_object *weights_json = NULL;
-    struct json_object *params;
     struct json_object *reply = NULL;
     const char *run = getenv("TOOLSCORE_RUN");
-    ts_weights parsed;
-    double min = 1.0;
+    char root[TS_PATHS_MAX];
+    ts_check_args *a = NULL;
+    ts_score_options options;
     tsctl_args args;
     int rc;
 
@@ -111,38 +106,37 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_usage_error(ctx, "missing --calls FILE (or --calls - for stdin)");
     if (test == NULL)
         test = getenv("TOOLSCORE_TEST");
-    rc = tsctl_check_format(ctx, format);
-    if (rc == 0 && min_score != NULL)
-        rc = tsctl_parse_min_score(ctx, min_score, &min);
-    if (rc == 0 && weights != NULL)
-        rc = tsctl_parse_weights(ctx, weights, &parsed, &weights_json);
+    rc = tsctl_scoring_parse(ctx, &scoring, &options, &weights_json);
     if (rc == 0)
         rc = tsctl_read_json(ctx, calls_path, &actual);
-    if (rc != 0) {
-        json_object_put(weights_json);
-        return rc;
+    if (rc == 0)
+        rc = tsctl_store_root(ctx, root, sizeof(root));
+    if (rc == 0) {
+        a = ts_check_args_new();
+        if (a == NULL)
+            rc = tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
     }
-    params = tsctl_store_params(ctx);
-    if (params == NULL) {
-        json_object_put(weights_json);
-        json_object_put(actual);
-        return TSCTL_EXIT_USAGE;
+    if (rc == 0) {
+        ts_check_args_set_store(a, root);
+        ts_check_args_set_name(a, args.pos[0]);
+        ts_check_args_set_actual(a, actual);
+        ts_check_args_set_format(a, scoring.format);
+        ts_check_args_set_min_score(a, options.min_score);
+        ts_check_args_set_weights(a, weights_json);
+        ts_check_args_set_strict(a, options.strict);
+        ts_check_args_set_ci(a, tsctl_env_ci());
+        ts_check_args_set_update(a, update || tsctl_env_truthy(getenv("TOOLSCORE_RECORD_UPDATE")));
+        ts_check_args_set_allow_pending(a, allow_pending);
+        ts_check_args_set_run(a, run && run[0] ? run : NULL);
+        ts_check_args_set_test(a, test && test[0] ? test : NULL);
+        ts_check_args_set_color(a, ctx->color_out && !ctx->json);
+        ts_check_args_set_width(a, tsctl_report_width());
+        ts_check_args_set_json_diff(a, tsctl_json_diff_wanted(ctx));
+        rc = tsctl_call_check(ctx, a, &reply);
     }
-    json_object_object_add(params, "name", json_object_new_string(args.pos[0]));
-    json_object_object_add(params, "actual", actual);
-    json_object_object_add(params, "format", json_object_new_string(format ? format : "auto"));
-    json_object_object_add(params, "min_score", json_object_new_double(min));
-    json_object_object_add(params, "weights", weights_json);
-    json_object_object_add(params, "strict", json_object_new_boolean(strict));
-    json_object_object_add(params, "ci", json_object_new_boolean(tsctl_env_ci()));
-    json_object_object_add(
-        params, "update",
-        json_object_new_boolean(update || tsctl_env_truthy(getenv("TOOLSCORE_RECORD_UPDATE"))));
-    json_object_object_add(params, "allow_pending", json_object_new_boolean(allow_pending));
-    json_object_object_add(params, "run", run && run[0] ? json_object_new_string(run) : NULL);
-    json_object_object_add(params, "test", test && test[0] ? json_object_new_string(test) : NULL);
-    json_object_object_add(params, "color", json_object_new_boolean(ctx->color_out && !ctx->json));
-    rc = tsctl_call(ctx, "check", params, 0, &reply);
+    ts_check_args_free(a);
+    json_object_put(weights_json);
+    json_object_put(actual);
     if (rc != 0)
         return rc;
     if (ctx->json) {

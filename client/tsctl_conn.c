@@ -142,33 +142,61 @@ void tsctl_disconnect(tsctl_ctx *ctx)
     ctx->client = NULL;
 }
 
+/* Connect for a request (ctx->last_error cleared): 0 or the exit code. */
+static int call_start(tsctl_ctx *ctx, int flags)
+{
+    ts_error_clear(&ctx->last_error);
+    ctx->unreachable = false;
+    return connect_daemon(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0,
+                          (flags & TSCTL_CALL_QUIET) != 0);
+}
+
+/* A request's return rc (err with it) as tsctl's exit code, said unless
+ * quiet. */
+static int call_end(tsctl_ctx *ctx, int rc, const ts_error *err, int flags)
+{
+    bool quiet = (flags & TSCTL_CALL_QUIET) != 0;
+    int code;
+
+    if (rc == 0)
+        return 0;
+    if (ts_client_error_is_connection(err))
+        return unreachable(ctx, err, quiet);
+    ctx->last_error = *err;
+    code = tsctl_exit_for_error(err);
+    if (!quiet)
+        tsctl_fail(ctx, code, "%s", err->message);
+    return code;
+}
+
 int tsctl_call(tsctl_ctx *ctx, const char *method, struct json_object *params, int flags,
                struct json_object **result)
 {
-    bool quiet = (flags & TSCTL_CALL_QUIET) != 0;
     ts_error err;
-    int code;
     int rc;
 
     *result = NULL;
-    ts_error_clear(&ctx->last_error);
-    ctx->unreachable = false;
-    rc = connect_daemon(ctx, (flags & TSCTL_CALL_NO_AUTOSTART) == 0, quiet);
+    rc = call_start(ctx, flags);
     if (rc != 0) {
         json_object_put(params);
         return rc;
     }
     rc = ts_client_call(ctx->client, method, params, result, &err);
     json_object_put(params);
-    if (rc == 0)
-        return 0;
-    if (ts_client_error_is_connection(&err))
-        return unreachable(ctx, &err, quiet);
-    ctx->last_error = err;
-    code = tsctl_exit_for_error(&err);
-    if (!quiet)
-        tsctl_fail(ctx, code, "%s", err.message);
-    return code;
+    return call_end(ctx, rc, &err, flags);
+}
+
+int tsctl_call_check(tsctl_ctx *ctx, const ts_check_args *args, struct json_object **result)
+{
+    ts_error err;
+    int rc;
+
+    *result = NULL;
+    rc = call_start(ctx, 0);
+    if (rc != 0)
+        return rc;
+    rc = ts_client_check(ctx->client, args, result, &err);
+    return call_end(ctx, rc, &err, 0);
 }
 
 int tsctl_call_name(tsctl_ctx *ctx, const char *method, const char *name, int flags,

@@ -64,6 +64,13 @@ static int extracted_calls(const tsctl_ctx *ctx, const char *path, const char *f
     return 0;
 }
 
+/* True when both lists hold the same calls as JSON (key order aside):
+ * then there is no drift to report. */
+static bool calls_identical(const struct json_object *a, const struct json_object *b)
+{
+    return ts_values_equal(a, b, true, false);
+}
+
 static void print_tools(const char *label, const struct json_object *list)
 {
     size_t n = json_object_array_length(list);
@@ -120,15 +127,10 @@ static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r)
 
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
 {
-    const char *format = NULL;
-    const char *weights = NULL;
-    const char *min_score = NULL;
-    bool strict = false;
+    tsctl_scoring_opts scoring = {0};
     const tsctl_option opts[] = {
-        {"format", 0, &format, NULL},
-        {"weights", 0, &weights, NULL},
-        {"min-score", 0, &min_score, NULL},
-        {"strict", 0, NULL, &strict},
+        TSCTL_SCORING_OPTIONS(&scoring),
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *expected = NULL;
@@ -146,17 +148,11 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
         rc = tsctl_usage_error(ctx, "only one of EXPECTED and ACTUAL can be - (standard input)");
     if (rc != 0)
         return rc;
-    ts_score_options_default(&options);
-    options.strict = strict;
-    rc = tsctl_check_format(ctx, format);
-    if (rc == 0 && weights != NULL)
-        rc = tsctl_parse_weights(ctx, weights, &options.weights, NULL);
-    if (rc == 0 && min_score != NULL)
-        rc = tsctl_parse_min_score(ctx, min_score, &options.min_score);
+    rc = tsctl_scoring_parse(ctx, &scoring, &options, NULL);
     if (rc == 0)
         rc = expected_calls(ctx, args.pos[0], &expected);
     if (rc == 0)
-        rc = extracted_calls(ctx, args.pos[1], format, &actual);
+        rc = extracted_calls(ctx, args.pos[1], scoring.format, &actual);
     if (rc != 0)
         goto out;
     if (ts_evaluate(expected, actual, &options, &result, &err) < 0) {
@@ -171,8 +167,12 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
         json_object_put(j);
     } else {
         print_metrics(ctx, &result);
+        if (!calls_identical(expected, actual)) {
+            printf("\n");
+            tsctl_print_report(ctx, expected, actual, &result);
+        }
     }
-    if (rc == 0 && min_score != NULL && !result.passed)
+    if (rc == 0 && scoring.min_score != NULL && !result.passed)
         rc = TSCTL_EXIT_FAILED;
     ts_score_result_free(&result);
 out:

@@ -66,19 +66,13 @@ static void print_drift(const tsctl_ctx *ctx, const struct json_object *expected
     ts_score_options opt;
     ts_score_result r;
     ts_error err;
-    ts_buf b;
 
     ts_score_options_default(&opt);
     if (ts_evaluate(expected, actual, &opt, &r, &err) < 0) {
         printf("  (cannot compare: %s)\n", err.message);
         return;
     }
-    ts_buf_init(&b, TS_BUF_UNLIMITED);
-    if (ts_report_drift(expected, actual, &r, ctx->color_out, &b, &err) < 0)
-        printf("  (cannot compare: %s)\n", err.message);
-    else if (b.data != NULL)
-        printf("%s%s", b.data, b.data[b.len - 1] == '\n' ? "" : "\n");
-    ts_buf_free(&b);
+    tsctl_print_report(ctx, expected, actual, &r);
     ts_score_result_free(&r);
 }
 

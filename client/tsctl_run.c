@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -64,8 +65,9 @@ static bool outcome_failed(const char *outcome)
     return strcmp(outcome, "FAILED") == 0 || strncmp(outcome, "ERROR_", 6) == 0;
 }
 
-/* The JUnit XML of a run summary: one testcase per check. */
-static void junit_xml(const struct json_object *summary, ts_buf *b)
+/* The JUnit XML of a run summary, one testcase per check: 0, or the
+ * buffer's error (then b holds nothing). */
+static int junit_xml(const struct json_object *summary, ts_buf *b)
 {
     struct json_object *checks = tsctl_get(summary, "checks");
     size_t n = json_object_is_type(checks, json_type_array) ? json_object_array_length(checks) : 0;
@@ -120,15 +122,36 @@ static void junit_xml(const struct json_object *summary, ts_buf *b)
         ts_buf_appends(b, "    </testcase>\n");
     }
     ts_buf_appends(b, "  </testsuite>\n</testsuites>\n");
+    return ts_buf_error(b);
 }
 
-/* Write data to the already opened report file f. 0 or an exit code. */
-static int write_report(const tsctl_ctx *ctx, FILE *f, const char *path, const char *data,
-                        size_t len)
+/* Close the report file f that could not be written whole, removing it
+ * when it is a regular file: a report is there whole or not at all. */
+static void discard_report(FILE *f, const char *path)
 {
-    if (fwrite(data, 1, len, f) != len || fflush(f) != 0) {
-        fclose(f);
-        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(errno));
+    struct stat st;
+
+    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
+        unlink(path);
+    fclose(f);
+}
+
+/* Write the report in b (built by its writer, which may have failed) to
+ * the already opened report file f. 0 or an exit code. */
+static int write_report(const tsctl_ctx *ctx, FILE *f, const char *path, const char *what,
+                        const ts_buf *b)
+{
+    int saved;
+
+    if (ts_buf_error(b) < 0) {
+        discard_report(f, path);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot format the %s report: %s", what,
+                          strerror(-ts_buf_error(b)));
+    }
+    if (fwrite(b->data, 1, b->len, f) != b->len || fflush(f) != 0) {
+        saved = errno;
+        discard_report(f, path);
+        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(saved));
     }
     if (fclose(f) != 0)
         return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(errno));
@@ -144,19 +167,17 @@ static int write_reports(const tsctl_ctx *ctx, const struct json_object *summary
     if (junit != NULL) {
         ts_buf_init(&b, TS_BUF_UNLIMITED);
         junit_xml(summary, &b);
-        rc = write_report(ctx, junit, junit_path, b.data ? b.data : "", b.len);
+        rc = write_report(ctx, junit, junit_path, "JUnit", &b);
         ts_buf_free(&b);
     }
     if (json != NULL) {
         int rc2;
 
         ts_buf_init(&b, TS_BUF_UNLIMITED);
-        if (ts_json_write_pretty(summary, &b, NULL) < 0 || ts_buf_appendc(&b, '\n') < 0) {
-            fclose(json);
-            rc2 = tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot format the JSON report");
-        } else {
-            rc2 = write_report(ctx, json, json_path, b.data, b.len);
-        }
+        if (ts_json_write_pretty(summary, &b, NULL) < 0)
+            ts_buf_fail(&b, -EINVAL); /* the daemon's summary is JSON: not reached */
+        ts_buf_appendc(&b, '\n');
+        rc2 = write_report(ctx, json, json_path, "JSON", &b);
         ts_buf_free(&b);
         if (rc == 0)
             rc = rc2;
@@ -173,6 +194,7 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
     struct sigaction old_int;
     struct sigaction old_quit;
     char socket[TS_PATHS_MAX];
+    char width[16];
     pid_t pid;
     int status = 0;
 
@@ -199,6 +221,10 @@ static int run_child(const tsctl_ctx *ctx, char **cmd, const char *run_id, const
         setenv("TOOLSCORE_RUN", run_id, 1);
         setenv("TOOLSCORE_SOCKET", socket, 1);
         setenv("TOOLSCORE_DIR", root, 1);
+        snprintf(width, sizeof(width), "%u", tsctl_report_width());
+        setenv("TOOLSCORE_REPORT_WIDTH", width, 1);
+        if (ctx->no_json_diff)
+            setenv("TOOLSCORE_NO_JSON_DIFF", "1", 1);
         if (record) {
             setenv("TOOLSCORE_RECORD", "1", 1);
             if (update)
@@ -325,6 +351,7 @@ int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
     const tsctl_option opts[] = {
         {"junit", 0, &junit, NULL},
         {"json-report", 0, &json, NULL},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     tsctl_args args;
@@ -348,8 +375,12 @@ int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
     const char *format = NULL;
     bool update = false;
     const tsctl_option opts[] = {
-        {"from-trace", 0, &trace, NULL}, {"name", 0, &name, NULL}, {"format", 0, &format, NULL},
-        {"update", 0, NULL, &update},    {NULL, 0, NULL, NULL},
+        {"from-trace", 0, &trace, NULL},
+        {"name", 0, &name, NULL},
+        {"format", 0, &format, NULL},
+        {"update", 0, NULL, &update},
+        {"no-json-diff", 0, NULL, &ctx->no_json_diff},
+        {NULL, 0, NULL, NULL},
     };
     tsctl_args args;
     bool command;

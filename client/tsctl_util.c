@@ -1,25 +1,25 @@
 /*
  * tsctl_util — helpers every tsctl command uses: error messages and exit
- * codes, reading JSON input files, parsing --weights / --min-score /
- * --format, printing JSON, ages and times, aligned tables, environment flags.
+ * codes, reading JSON input files, printing JSON, ages and times, aligned
+ * tables, environment flags.
  */
 #include "tsctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "ts_buf.h"
-#include "ts_extract.h"
 #include "ts_json.h"
 #include "ts_repr.h"
+#include "ts_report.h"
 #include "ts_score.h"
 
 int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
@@ -71,7 +71,7 @@ static int read_all(int fd, ts_buf *b)
         if (n == 0)
             return 0;
         if (ts_buf_append(b, chunk, (size_t)n) < 0)
-            return -E2BIG;
+            return ts_buf_error(b);
     }
 }
 
@@ -106,64 +106,6 @@ int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object *
     if (rc < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", what, err.message);
     return 0;
-}
-
-int tsctl_parse_weights(const tsctl_ctx *ctx, const char *text, ts_weights *out,
-                        struct json_object **json_out)
-{
-    struct json_object *obj = NULL;
-    ts_error err;
-    int rc;
-
-    if (text[0] == '@') {
-        rc = tsctl_read_json(ctx, text + 1, &obj);
-        if (rc != 0)
-            return rc;
-    } else {
-        rc = ts_json_parse(text, strlen(text), 0, &obj, &err);
-        if (rc < 0)
-            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --weights: %s", err.message);
-    }
-    if (!json_object_is_type(obj, json_type_object)) {
-        json_object_put(obj);
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
-                          "invalid --weights: expected a JSON object such as "
-                          "'{\"selection_accuracy\": 1}'");
-    }
-    rc = ts_weights_from_json(obj, out, &err);
-    if (rc < 0) {
-        json_object_put(obj);
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --weights: %s", err.message);
-    }
-    if (json_out != NULL)
-        *json_out = obj;
-    else
-        json_object_put(obj);
-    return 0;
-}
-
-int tsctl_parse_min_score(const tsctl_ctx *ctx, const char *text, double *out)
-{
-    char *end = NULL;
-    double v;
-
-    errno = 0;
-    v = strtod(text, &end);
-    if (text[0] == '\0' || end == text || *end != '\0' || errno != 0 || !isfinite(v))
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "invalid --min-score '%s': not a number", text);
-    if (v < 0.0 || v > 1.0)
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE,
-                          "invalid --min-score '%s': must lie between 0 and 1", text);
-    *out = v;
-    return 0;
-}
-
-int tsctl_check_format(const tsctl_ctx *ctx, const char *format)
-{
-    if (format == NULL || ts_extract_format_known(format))
-        return 0;
-    return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "unknown format '%s' (supported: %s)", format,
-                      ts_extract_format_list());
 }
 
 int tsctl_print_json(const tsctl_ctx *ctx, const struct json_object *v)
@@ -379,4 +321,57 @@ bool tsctl_env_ci(void)
     const char *ci = getenv("CI");
 
     return ci != NULL && ci[0] != '\0';
+}
+
+/* A positive integer of at most 65535 from the environment variable name,
+ * or 0. */
+static unsigned env_columns(const char *name)
+{
+    const char *v = getenv(name);
+    char *end;
+    long n;
+
+    if (v == NULL || v[0] < '0' || v[0] > '9')
+        return 0;
+    errno = 0;
+    n = strtol(v, &end, 10);
+    if (errno != 0 || *end != '\0' || n <= 0 || n > 65535)
+        return 0;
+    return (unsigned)n;
+}
+
+unsigned tsctl_report_width(void)
+{
+    struct winsize ws;
+    unsigned n = env_columns("TOOLSCORE_REPORT_WIDTH");
+
+    if (n == 0)
+        n = env_columns("COLUMNS");
+    if (n == 0 && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        n = ws.ws_col;
+    return n > 0 ? n : 100;
+}
+
+bool tsctl_json_diff_wanted(const tsctl_ctx *ctx)
+{
+    return !ctx->no_json_diff && !tsctl_env_truthy(getenv("TOOLSCORE_NO_JSON_DIFF"));
+}
+
+void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected,
+                        const struct json_object *actual, const ts_score_result *r)
+{
+    ts_report_options opt;
+    ts_error err;
+    ts_buf b;
+
+    ts_report_options_default(&opt);
+    opt.width = tsctl_report_width();
+    opt.color = ctx->color_out;
+    opt.json_diff = tsctl_json_diff_wanted(ctx);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (ts_report_drift(expected, actual, r, &opt, &b, &err) < 0)
+        printf("  (cannot compare: %s)\n", err.message);
+    else if (b.len > 0)
+        fwrite(b.data, 1, b.len, stdout);
+    ts_buf_free(&b);
 }

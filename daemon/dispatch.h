@@ -1,20 +1,23 @@
 /*
  * dispatch — executing one decoded request: the table of methods of
- * docs/protocol.md and the handlers that are not the check state machine
- * (hello, ping, record, approve, list, show, rm, run.*, review, orphans,
- * status, stop).
+ * docs/protocol.md (handler, ordering on the store, the params member left
+ * as bytes) and the handlers of the small methods (hello, ping, show, rm,
+ * run.*, review, orphans, status, stop); check, record, approve and list
+ * have their own files.
  */
 #ifndef TSD_DISPATCH_H
 #define TSD_DISPATCH_H
 
 #include <json-c/json.h>
 
+#include "request.h"
 #include "server.h"
 #include "ts_message.h"
 #include "ts_error.h"
 
-/* Wire error code used by the daemon beyond those of lib/ and proto/. */
-#define TSD_ERR_PERMISSION "permission_denied"
+/* The member of method's params the decoder is to leave as msgpack bytes
+ * (the method table's column; ts_message_raw_choice), or NULL. */
+const char *tsd_dispatch_raw_member(const char *method);
 
 /*
  * Run method with params (an object, owned by req) for req. Returns 0 with

@@ -15,6 +15,7 @@
 #include "jobs.h"
 #include "log.h"
 #include "params.h"
+#include "request.h"
 #include "ts_store.h"
 
 /* Listings of more entries than this give their memory back to the system
@@ -296,25 +297,26 @@ static void make_handle(tsd_server *srv, char *out, size_t outsz)
 int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
              struct json_object **result, ts_error *err)
 {
-    const char *root = NULL;
-    const char *cursor = NULL;
-    bool pending = false;
-    int64_t limit = 0;
+    const char *root, *cursor;
+    bool pending;
+    int64_t limit;
     tsd_store *st = NULL;
     list_job *c;
-    int rc = tsd_param_string(params, "store", true, &root, err);
+    tsd_params p;
+    int rc;
 
-    if (rc == 0)
-        rc = tsd_param_bool(params, "pending", false, &pending, err);
-    if (rc == 0)
-        rc = tsd_param_int(params, "limit", 0, &limit, err);
-    if (rc == 0 && json_object_object_get((struct json_object *)params, "limit") != NULL &&
+    tsd_params_init(&p, params, err);
+    root = tsd_params_string(&p, "store", true);
+    pending = tsd_params_bool(&p, "pending", false);
+    limit = tsd_params_int(&p, "limit", 0);
+    if (tsd_params_error(&p) == 0 &&
+        json_object_object_get((struct json_object *)params, "limit") != NULL &&
         (limit < 1 || limit > TSD_LISTING_LIMIT_MAX))
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                          "'limit' must be from 1 to %d, got %" PRId64, TSD_LISTING_LIMIT_MAX,
-                          limit);
-    if (rc == 0)
-        rc = tsd_param_string(params, "cursor", false, &cursor, err);
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "'limit' must be from 1 to %d, got %" PRId64,
+                                         TSD_LISTING_LIMIT_MAX, limit));
+    cursor = tsd_params_string(&p, "cursor", false);
+    rc = tsd_params_error(&p);
     if (rc < 0)
         return rc;
     if (cursor != NULL)

@@ -1,109 +1,156 @@
 /*
- * params — typed access to request params (see params.h).
+ * params — typed access to request params with sticky errors (see
+ * params.h).
  */
 #include "params.h"
 
 #include <string.h>
 
-/* The value of key, NULL when absent or nil. */
-static struct json_object *lookup(const struct json_object *params, const char *key)
+#include "ts_extract.h"
+#include "ts_name.h"
+
+void tsd_params_init(tsd_params *p, const struct json_object *params, ts_error *err)
+{
+    p->obj = params;
+    p->err = err;
+    p->rc = 0;
+}
+
+int tsd_params_error(const tsd_params *p)
+{
+    return p->rc;
+}
+
+int tsd_params_fail(tsd_params *p, int rc)
+{
+    if (p->rc == 0 && rc < 0)
+        p->rc = rc;
+    return p->rc;
+}
+
+/* The value of key, NULL when absent or nil or after an error. */
+static struct json_object *lookup(const tsd_params *p, const char *key)
 {
     struct json_object *v = NULL;
 
-    if (!json_object_object_get_ex(params, key, &v))
+    if (p->rc < 0 || !json_object_object_get_ex(p->obj, key, &v))
         return NULL;
     return v;
 }
 
-static int wrong_type(const char *key, const char *want, const struct json_object *v, ts_error *err)
+static void missing(tsd_params *p, const char *key)
 {
-    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' must be %s, got %s", key, want,
-                        json_type_to_name(json_object_get_type(v)));
+    p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
 }
 
-int tsd_param_string(const struct json_object *params, const char *key, bool required,
-                     const char **out, ts_error *err)
+static void wrong_type(tsd_params *p, const char *key, const char *want,
+                       const struct json_object *v)
 {
-    struct json_object *v = lookup(params, key);
+    p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' must be %s, got %s", key,
+                         want, json_type_to_name(json_object_get_type(v)));
+}
 
-    *out = NULL;
+const char *tsd_params_string(tsd_params *p, const char *key, bool required)
+{
+    struct json_object *v = lookup(p, key);
+
     if (v == NULL) {
-        if (required)
-            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
-        return 0;
+        if (required && p->rc == 0)
+            missing(p, key);
+        return NULL;
     }
-    if (!json_object_is_type(v, json_type_string))
-        return wrong_type(key, "a string", v, err);
-    if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "'%s' must not contain a NUL byte", key);
-    *out = json_object_get_string(v);
-    return 0;
+    if (!json_object_is_type(v, json_type_string)) {
+        wrong_type(p, key, "a string", v);
+        return NULL;
+    }
+    if (strlen(json_object_get_string(v)) != (size_t)json_object_get_string_len(v)) {
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                             "'%s' must not contain a NUL byte", key);
+        return NULL;
+    }
+    return json_object_get_string(v);
 }
 
-int tsd_param_bool(const struct json_object *params, const char *key, bool def, bool *out,
-                   ts_error *err)
+const char *tsd_params_name(tsd_params *p, const char *key)
 {
-    struct json_object *v = lookup(params, key);
+    const char *name = tsd_params_string(p, key, true);
 
-    *out = def;
+    if (name != NULL && tsd_params_fail(p, ts_name_validate(name, strlen(name), p->err)) < 0)
+        return NULL;
+    return name;
+}
+
+const char *tsd_params_format(tsd_params *p, const char *key)
+{
+    const char *format = tsd_params_string(p, key, false);
+
+    if (format != NULL && !ts_extract_format_known(format)) {
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_FORMAT, "unknown format '%s' (supported: %s)",
+                             format, ts_extract_format_list());
+        return NULL;
+    }
+    return format;
+}
+
+bool tsd_params_bool(tsd_params *p, const char *key, bool def)
+{
+    struct json_object *v = lookup(p, key);
+
     if (v == NULL)
-        return 0;
-    if (!json_object_is_type(v, json_type_boolean))
-        return wrong_type(key, "true or false", v, err);
-    *out = json_object_get_boolean(v);
-    return 0;
+        return def;
+    if (!json_object_is_type(v, json_type_boolean)) {
+        wrong_type(p, key, "true or false", v);
+        return def;
+    }
+    return json_object_get_boolean(v);
 }
 
-int tsd_param_number(const struct json_object *params, const char *key, double def, double *out,
-                     ts_error *err)
+double tsd_params_number(tsd_params *p, const char *key, double def)
 {
-    struct json_object *v = lookup(params, key);
+    struct json_object *v = lookup(p, key);
 
-    *out = def;
     if (v == NULL)
-        return 0;
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return wrong_type(key, "a number", v, err);
-    *out = json_object_get_double(v);
-    return 0;
+        return def;
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)) {
+        wrong_type(p, key, "a number", v);
+        return def;
+    }
+    return json_object_get_double(v);
 }
 
-int tsd_param_int(const struct json_object *params, const char *key, int64_t def, int64_t *out,
-                  ts_error *err)
+int64_t tsd_params_int(tsd_params *p, const char *key, int64_t def)
 {
-    struct json_object *v = lookup(params, key);
+    struct json_object *v = lookup(p, key);
 
-    *out = def;
     if (v == NULL)
-        return 0;
-    if (!json_object_is_type(v, json_type_int))
-        return wrong_type(key, "an integer", v, err);
-    *out = json_object_get_int64(v);
-    return 0;
+        return def;
+    if (!json_object_is_type(v, json_type_int)) {
+        wrong_type(p, key, "an integer", v);
+        return def;
+    }
+    return json_object_get_int64(v);
 }
 
-int tsd_param_object(const struct json_object *params, const char *key, struct json_object **out,
-                     ts_error *err)
+struct json_object *tsd_params_object(tsd_params *p, const char *key)
 {
-    struct json_object *v = lookup(params, key);
+    struct json_object *v = lookup(p, key);
 
-    *out = NULL;
     if (v == NULL)
-        return 0;
-    if (!json_object_is_type(v, json_type_object))
-        return wrong_type(key, "a map", v, err);
-    *out = v;
-    return 0;
+        return NULL;
+    if (!json_object_is_type(v, json_type_object)) {
+        wrong_type(p, key, "a map", v);
+        return NULL;
+    }
+    return v;
 }
 
-int tsd_param_value(const struct json_object *params, const char *key, struct json_object **out,
-                    ts_error *err)
+struct json_object *tsd_params_value(tsd_params *p, const char *key)
 {
-    *out = NULL;
-    if (!json_object_object_get_ex(params, key, out) || *out == NULL)
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'%s' is required", key);
-    return 0;
+    struct json_object *v = lookup(p, key);
+
+    if (v == NULL && p->rc == 0)
+        missing(p, key);
+    return v;
 }
 
 struct json_object *tsd_json_string_or_null(const char *s)

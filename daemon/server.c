@@ -1,6 +1,6 @@
 /*
- * server — the libuv loop, connections, frames and graceful stop
- * (see server.h).
+ * server — the libuv loop, connections, reading frames, writing replies,
+ * graceful stop (see server.h; requests themselves are request.c's).
  */
 #include "server.h"
 
@@ -11,11 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "dispatch.h"
 #include "listing.h"
 #include "log.h"
-#include "ts_message.h"
-#include "ts_buf.h"
+#include "request.h"
 
 #define READ_CHUNK (64u << 10)
 
@@ -32,10 +30,7 @@ uint64_t tsd_server_now_ms(const tsd_server *srv)
     return uv_now(srv->loop);
 }
 
-static void conn_start_close(tsd_conn *conn);
-static void conn_force_close(tsd_conn *conn);
 static void on_idle(uv_timer_t *timer);
-static void request_free(tsd_request *r);
 
 /* ---- writing replies ------------------------------------------------- */
 
@@ -50,11 +45,11 @@ static void on_write(uv_write_t *req, int status)
     if (status < 0 && status != UV_ECANCELED && !conn->closing) {
         tsd_debug("connection %llu: write failed: %s", (unsigned long long)conn->id,
                   uv_strerror(status));
-        conn_start_close(conn);
+        tsd_conn_close(conn);
         return;
     }
     if (conn->closing) {
-        conn_start_close(conn);
+        tsd_conn_close(conn);
         return;
     }
 }
@@ -63,7 +58,7 @@ static void on_write(uv_write_t *req, int status)
  * Send one encoded frame (4-byte header + payload, owned by data): written
  * at once when the socket takes it, else queued (and counted).
  */
-static void send_frame(tsd_conn *conn, char *data, size_t len)
+void tsd_conn_send(tsd_conn *conn, char *data, size_t len)
 {
     uv_buf_t buf = uv_buf_init(data, (unsigned)len);
     reply_write *w;
@@ -79,13 +74,13 @@ static void send_frame(tsd_conn *conn, char *data, size_t len)
         free(data);
         tsd_debug("connection %llu: write failed: %s", (unsigned long long)conn->id,
                   uv_strerror(n));
-        conn_start_close(conn);
+        tsd_conn_close(conn);
         return;
     }
     w = malloc(sizeof(*w));
     if (w == NULL) {
         free(data);
-        conn_start_close(conn);
+        tsd_conn_close(conn);
         return;
     }
     w->conn = conn;
@@ -94,14 +89,14 @@ static void send_frame(tsd_conn *conn, char *data, size_t len)
     if (uv_write(&w->req, (uv_stream_t *)&conn->handle, &buf, 1, on_write) < 0) {
         free(data);
         free(w);
-        conn_start_close(conn);
+        tsd_conn_close(conn);
         return;
     }
     conn->queued_replies++;
     if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) > TSD_MAX_QUEUED_BYTES) {
         tsd_warn("connection %llu (pid %ld): more than %u bytes of replies unread; closing it",
                  (unsigned long long)conn->id, (long)conn->pid, TSD_MAX_QUEUED_BYTES);
-        conn_force_close(conn);
+        tsd_conn_abort(conn);
     }
 }
 
@@ -125,27 +120,14 @@ static void on_conn_closed(uv_handle_t *handle)
     if (conn->next != NULL)
         conn->next->prev = conn->prev;
     srv->connection_count--;
-    /* Requests still at work finish without a connection (tsd_request_finish). */
-    while (conn->requests_head != NULL) {
-        tsd_request *r = conn->requests_head;
-
-        conn->requests_head = r->next;
-        if (r->done)
-            request_free(r);
-        else
-            r->conn = NULL;
-    }
+    tsd_requests_detach(conn); /* requests at work finish without it */
     ts_frame_reader_free(&conn->reader);
     tsd_debug("connection %llu closed", (unsigned long long)conn->id);
     free(conn);
     maybe_start_idle_timer(srv);
 }
 
-/*
- * Stop reading; close once every request is answered and every reply written
- * (flush_replies and on_write call back here). Idempotent.
- */
-static void conn_start_close(tsd_conn *conn)
+void tsd_conn_close(tsd_conn *conn)
 {
     uv_handle_t *h = (uv_handle_t *)&conn->handle;
 
@@ -157,7 +139,7 @@ static void conn_start_close(tsd_conn *conn)
         uv_close(h, on_conn_closed);
 }
 
-static void conn_force_close(tsd_conn *conn)
+void tsd_conn_abort(tsd_conn *conn)
 {
     uv_handle_t *h = (uv_handle_t *)&conn->handle;
 
@@ -166,245 +148,7 @@ static void conn_force_close(tsd_conn *conn)
         uv_close(h, on_conn_closed); /* pending writes end with UV_ECANCELED */
 }
 
-/* ---- requests in flight ---------------------------------------------- */
-
-static void request_free(tsd_request *r)
-{
-    free(r->frame);
-    free(r->method);
-    json_object_put(r->params);
-    free(r);
-}
-
-/* A new request at the tail of conn's queue; id NULL for a connection-level
- * error (answered with id nil, then the connection closes). */
-static tsd_request *request_new(tsd_conn *conn, const uint64_t *id)
-{
-    tsd_request *r = calloc(1, sizeof(*r));
-
-    if (r == NULL)
-        return NULL;
-    r->server = conn->server;
-    r->conn = conn;
-    r->has_id = id != NULL;
-    r->id = id != NULL ? *id : 0;
-    r->close_after = id == NULL;
-    r->start_ns = uv_hrtime();
-    if (conn->requests_tail != NULL)
-        conn->requests_tail->next = r;
-    else
-        conn->requests_head = r;
-    conn->requests_tail = r;
-    conn->request_count++;
-    return r;
-}
-
-/* Write the finished replies at the head of the queue, in request order. */
-static void flush_replies(tsd_conn *conn)
-{
-    while (conn->requests_head != NULL && conn->requests_head->done) {
-        tsd_request *r = conn->requests_head;
-
-        conn->requests_head = r->next;
-        if (conn->requests_head == NULL)
-            conn->requests_tail = NULL;
-        conn->request_count--;
-        if (r->frame != NULL && !uv_is_closing((uv_handle_t *)&conn->handle)) {
-            send_frame(conn, r->frame, r->frame_len);
-            r->frame = NULL; /* send_frame owns it */
-        }
-        if (r->close_after)
-            conn_start_close(conn);
-        request_free(r);
-    }
-    if (conn->closing)
-        conn_start_close(conn);
-}
-
-/* Encode the reply of r into r->frame: the result from a json-c tree, or
- * written by pack when it is set. */
-static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
-                         ts_message_packer pack, void *arg, const ts_error *err)
-{
-    size_t max = r->server->options->max_frame;
-    ts_error enc;
-    ts_buf buf;
-
-    /* Replies may need the protocol's default size even when requests are
-     * limited further (a long listing). */
-    if (max < TS_FRAME_DEFAULT_MAX)
-        max = TS_FRAME_DEFAULT_MAX;
-    ts_buf_init(&buf, TS_BUF_UNLIMITED);
-    if (rc >= 0 && pack != NULL &&
-        ts_message_encode_result_with(&buf, r->id, pack, arg, max, &enc) == 0)
-        goto done;
-    if (rc >= 0 && pack == NULL && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
-        goto done;
-    if (rc >= 0) {
-        ts_buf_reset(&buf);
-        tsd_warn("%s: cannot send the reply: %s", r->method ? r->method : "?", enc.message);
-        err = &enc;
-    }
-    if (ts_message_encode_error(&buf, r->has_id ? &r->id : NULL, err->code, err->message, &enc) <
-        0) {
-        ts_buf_free(&buf);
-        r->close_after = true; /* out of memory: the client sees the connection end */
-        return;
-    }
-done:
-    r->frame = ts_buf_detach(&buf, &r->frame_len);
-}
-
-static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
-                   void *arg, ts_error *err);
-
-void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err)
-{
-    finish(r, rc, result, NULL, NULL, err);
-}
-
-void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
-                               ts_error *err)
-{
-    finish(r, rc, NULL, pack, arg, err);
-}
-
-static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
-                   void *arg, ts_error *err)
-{
-    tsd_server *srv = r->server;
-    uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
-
-    if (rc < 0 && err->code[0] == '\0')
-        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
-                     strerror(-rc));
-    if (rc < 0 && strcmp(err->code, TS_ERR_VERSION_MISMATCH) == 0)
-        r->close_after = true;
-    if (r->method != NULL) {
-        srv->requests_served++;
-        if (ms >= TSD_SLOW_REQUEST_MS)
-            tsd_warn("slow request: %s took %llu ms (pid %ld)", r->method, (unsigned long long)ms,
-                     r->conn ? (long)r->conn->pid : 0L);
-        if (rc < 0)
-            tsd_debug("%s: %s: %s", r->method, err->code, err->message);
-    }
-    encode_reply(r, rc, result, pack, arg, err);
-    r->done = true;
-    if (r->conn == NULL)
-        request_free(r); /* the client is gone; the work itself was done */
-    else
-        flush_replies(r->conn);
-    if (srv->stop_requested)
-        tsd_server_stop(srv, "stop request");
-}
-
-static void warn_bad_request(const tsd_conn *conn, const ts_error *err)
-{
-    tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
-             (long)conn->pid, err->message);
-}
-
-int tsd_request_decode_raw(tsd_request *r, const ts_request *wire, ts_error *err)
-{
-    int rc;
-
-    if (wire == NULL)
-        return 0;
-    rc = ts_message_request_decode_raw(wire, r->params, err);
-    if (rc < 0 && r->conn != NULL)
-        warn_bad_request(r->conn, err);
-    return rc;
-}
-
-/* Answer with id nil, then close: the connection is beyond repair. */
-static void connection_error(tsd_conn *conn, const char *code, const char *message)
-{
-    tsd_request *r = request_new(conn, NULL);
-    ts_error err;
-
-    if (r == NULL) {
-        conn_force_close(conn);
-        return;
-    }
-    ts_error_set(&err, -EPROTO, code, "%s", message);
-    tsd_request_finish(r, -EPROTO, NULL, &err);
-}
-
-/* Hand a decoded request to dispatch (it may finish later, from a job). */
-static void run_request(tsd_request *r, const char *method, struct json_object *params)
-{
-    struct json_object *result = NULL;
-    ts_error err;
-    int rc;
-
-    ts_error_clear(&err);
-    r->method = strdup(method);
-    r->params = params != NULL ? params : json_object_new_object();
-    if (r->method == NULL || r->params == NULL) {
-        ts_error_set(&err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-        tsd_request_finish(r, -ENOMEM, NULL, &err);
-        return;
-    }
-    rc = tsd_dispatch(r->server, r, r->method, r->params, &result, &err);
-    if (rc == TSD_ASYNC)
-        return;
-    tsd_request_finish(r, rc, result, &err);
-    json_object_put(result);
-}
-
-/*
- * One complete frame payload. A request whose envelope is broken after its id
- * was read is answered with that id and the connection stays; one without a
- * readable id is answered with id nil and the connection is closed.
- */
-static void handle_payload(tsd_conn *conn, const unsigned char *payload, size_t len)
-{
-    ts_request req;
-    ts_error err;
-    tsd_request *r;
-    /* A check's observed calls stay bytes until they are needed: a list
-     * equal to the baseline's is replayed without decoding it (check.c). */
-    int rc = ts_message_decode_request_raw(payload, len, "actual", &req, &err);
-
-    if (rc == 0 && req.raw.found && strcmp(req.method, "check") != 0)
-        rc = ts_message_request_decode_raw(&req, req.params, &err);
-    if (rc < 0) {
-        warn_bad_request(conn, &err);
-        if (!req.has_id) {
-            connection_error(conn, err.code, err.message);
-        } else {
-            r = request_new(conn, &req.id);
-            if (r != NULL)
-                tsd_request_finish(r, rc, NULL, &err);
-        }
-        ts_request_free(&req);
-        return;
-    }
-    r = request_new(conn, &req.id);
-    if (r == NULL) {
-        ts_request_free(&req);
-        conn_force_close(conn);
-        return;
-    }
-    if (conn->server->stopping) {
-        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
-        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
-    } else if (conn->request_count + conn->queued_replies > TSD_MAX_IN_FLIGHT) {
-        ts_error_set(&err, -EBUSY, TS_ERR_BUSY,
-                     "too many requests in flight on this connection (%d replies unread); read "
-                     "replies before sending more",
-                     TSD_MAX_IN_FLIGHT);
-        tsd_request_finish(r, -EBUSY, NULL, &err);
-    } else {
-        struct json_object *params = req.params;
-
-        req.params = NULL; /* the request owns them now (jobs may outlive req) */
-        r->payload_len = len;
-        r->wire = req.raw.found ? &req : NULL;
-        run_request(r, req.method, params);
-    }
-    ts_request_free(&req);
-}
+/* ---- reading ---------------------------------------------------------- */
 
 static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
 {
@@ -427,7 +171,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         else if (ts_frame_reader_partial(&conn->reader))
             tsd_warn("connection %llu (pid %ld): closed in the middle of a frame",
                      (unsigned long long)conn->id, (long)conn->pid);
-        conn_start_close(conn);
+        tsd_conn_close(conn);
         return;
     }
     while (left > 0 && !conn->closing) {
@@ -439,14 +183,14 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         if (rc < 0) {
             tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
                      err.message);
-            connection_error(conn, err.code, err.message);
+            tsd_request_connection_error(conn, err.code, err.message);
             return;
         }
         if (rc == 1) {
             size_t len = 0;
             unsigned char *payload = ts_frame_reader_take(&conn->reader, &len);
 
-            handle_payload(conn, payload, len);
+            tsd_request_handle(conn, payload, len);
             free(payload);
         }
     }
@@ -498,13 +242,13 @@ static void on_connection(void *data, int fd)
     uv_timer_stop(&srv->idle_timer);
     if (uv_pipe_open(&conn->handle, fd) < 0) {
         close(fd);
-        conn_force_close(conn);
+        tsd_conn_abort(conn);
         return;
     }
     if (!peer_allowed(conn, why, sizeof(why))) {
         tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
                  (long)conn->pid, why);
-        connection_error(conn, TSD_ERR_PERMISSION, why);
+        tsd_request_connection_error(conn, TSD_ERR_PERMISSION, why);
         return;
     }
     if (srv->connection_count > TSD_MAX_CONNECTIONS || srv->stopping) {
@@ -515,7 +259,8 @@ static void on_connection(void *data, int fd)
                      TSD_MAX_CONNECTIONS);
         tsd_warn("connection %llu (pid %ld) refused: %s", (unsigned long long)conn->id,
                  (long)conn->pid, why);
-        connection_error(conn, srv->stopping ? TS_ERR_SHUTTING_DOWN : TS_ERR_LIMIT, why);
+        tsd_request_connection_error(conn, srv->stopping ? TS_ERR_SHUTTING_DOWN : TS_ERR_LIMIT,
+                                     why);
         return;
     }
     tsd_debug("connection %llu from pid %ld uid %lu", (unsigned long long)conn->id, (long)conn->pid,
@@ -532,7 +277,7 @@ static void on_stop_timeout(uv_timer_t *timer)
     tsd_warn("stop: %zu connection(s) still busy after %d ms; closing them", srv->connection_count,
              TSD_STOP_GRACE_MS);
     for (tsd_conn *c = srv->conns; c != NULL; c = c->next)
-        conn_force_close(c);
+        tsd_conn_abort(c);
 }
 
 void tsd_server_stop(tsd_server *srv, const char *why)
@@ -556,7 +301,7 @@ void tsd_server_stop(tsd_server *srv, const char *why)
     uv_timer_start(&srv->stop_timer, on_stop_timeout, TSD_STOP_GRACE_MS, 0);
     uv_unref((uv_handle_t *)&srv->stop_timer);
     for (tsd_conn *c = srv->conns; c != NULL; c = c->next)
-        conn_start_close(c);
+        tsd_conn_close(c);
 }
 
 static void on_signal(uv_signal_t *handle, int signum)

@@ -2,12 +2,11 @@
  * server — the event loop: accepting connections, reading frames, replying,
  * and stopping gracefully.
  *
- * One libuv loop. Each connection reads frames (proto/ts_frame), decodes
- * requests (proto/ts_message), hands them to dispatch and writes the replies
- * in request order: every request has a slot in its connection's queue, and
- * a reply leaves only when every earlier one has. Work on snapshot files runs
- * as jobs (jobs.h), ordered per snapshot; a reply is encoded only after its
- * job finished, so an acknowledged write is durable.
+ * One libuv loop. Each connection reads frames (proto/ts_frame), hands
+ * each payload to request.c (decoding, dispatch, the reply's slot in the
+ * connection's queue) and writes the replies it finishes, in request order. Work on snapshot files
+ * runs as jobs (jobs.h), ordered per snapshot; a reply is encoded only after its job finished, so
+ * an acknowledged write is durable.
  *
  * Owns the connections, the store registry and the runs.
  */
@@ -41,29 +40,10 @@ typedef struct tsd_server tsd_server;
 typedef struct tsd_conn tsd_conn;
 typedef struct tsd_listing tsd_listing; /* listing.c */
 
-/* dispatch's return value for a request that a job will finish later. */
-#define TSD_ASYNC 1
+/* Wire error code of a refused peer (another user). */
+#define TSD_ERR_PERMISSION "permission_denied"
 
-/* One request between its frame and its reply. */
-typedef struct tsd_request {
-    tsd_server *server;
-    tsd_conn *conn; /* NULL once the connection is gone */
-    bool has_id;
-    uint64_t id;
-    char *method;               /* owned */
-    struct json_object *params; /* owned: an object */
-    uint64_t start_ns;
-    size_t payload_len; /* bytes of the request's frame payload */
-    /* Set for dispatch only (the check method takes and clears it): the
-     * decoded frame when its params member "actual" was left as bytes in
-     * the payload, else NULL. See tsd_request_decode_raw. */
-    const ts_request *wire;
-    bool done;        /* the reply is encoded in frame */
-    bool close_after; /* close the connection after this reply */
-    char *frame;      /* the encoded reply frame */
-    size_t frame_len;
-    struct tsd_request *next; /* in the connection's queue */
-} tsd_request;
+typedef struct tsd_request tsd_request; /* request.h */
 
 struct tsd_conn {
     uv_pipe_t handle; /* must stay first: handle.data is unused */
@@ -103,7 +83,8 @@ struct tsd_server {
     tsd_runs runs;
     tsd_listing *listings; /* held paged listings (listing.h) */
     size_t listing_count;
-    uint64_t listing_seq; /* counter: cursor numbers, least recently used order */
+    uint64_t listing_seq;           /* counter: cursor numbers, least recently used order */
+    const tsd_request *dispatching; /* the request dispatch runs for, or NULL */
 };
 
 /*
@@ -112,27 +93,16 @@ struct tsd_server {
  */
 int tsd_server_run(const tsd_options *opt, tsd_listener *listener);
 
-/*
- * Answer r: rc < 0 with err (its code and message), else result (borrowed).
- * Replies leave in request order. Runs on the loop thread; r is freed.
- */
-void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err);
+/* Send one encoded frame (4-byte header + payload; data is taken over):
+ * written at once when the socket takes it, else queued. */
+void tsd_conn_send(tsd_conn *conn, char *data, size_t len);
 
-/*
- * As tsd_request_finish, the result written by pack(w, arg, err) straight
- * into the reply frame (no json-c tree; see ts_message_encode_result_with).
- * A packing error is answered like a result that cannot be sent.
- */
-void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
-                               ts_error *err);
+/* Stop reading conn; close it once every request is answered and every
+ * reply written (idempotent). */
+void tsd_conn_close(tsd_conn *conn);
 
-/*
- * The observed value of a check left as bytes (wire, what r->wire was when
- * dispatch began): decode it into r->params under "actual", with the errors
- * a full decode of the request gives (logged like any bad request); 0 when
- * wire is NULL. Only while dispatch runs.
- */
-int tsd_request_decode_raw(tsd_request *r, const ts_request *wire, ts_error *err);
+/* Close conn now (pending writes are cancelled). */
+void tsd_conn_abort(tsd_conn *conn);
 
 /* Begin a graceful stop (idempotent). */
 void tsd_server_stop(tsd_server *srv, const char *why);

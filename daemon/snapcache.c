@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "ts_buf.h"
+#include "ts_check.h"
 #include "ts_extract.h"
 #include "ts_message.h"
 #include "ts_wire.h"
@@ -19,7 +20,6 @@
 struct tsd_snapcache_entry {
     char *name;
     char *path;          /* ts_store_path of name */
-    const char *file;    /* its last component */
     ts_file_stamp stamp; /* of the file that was read */
     int64_t read_ns;     /* CLOCK_REALTIME just before it was read */
     ts_snapshot *snap;
@@ -54,8 +54,8 @@ static size_t bucket_of(const char *name)
 /* Old enough that a later change must show in the stamp. */
 static bool trusted(const ts_file_stamp *stamp, int64_t read_ns)
 {
-    return stamp->exists && stamp->mtime_ns < read_ns - TSD_SNAPCACHE_RACY_NS &&
-           stamp->ctime_ns < read_ns - TSD_SNAPCACHE_RACY_NS;
+    return stamp->exists &&
+           ts_check_stamp_trusted(stamp->mtime_ns, stamp->ctime_ns, read_ns, TS_CHECK_RACY_NS);
 }
 
 static void lru_unlink(tsd_snapcache *c, tsd_snapcache_entry *e)
@@ -135,7 +135,6 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
     }
     ts_buf_init(&e->wire, max_bytes);
     ts_buf_init(&e->self_packed, TS_BUF_UNLIMITED);
-    e->file = strrchr(e->path, '/') + 1;
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
@@ -146,8 +145,8 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
     c->count++;
 }
 
-int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
-                       const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err)
+int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, size_t max_bytes,
+                       const ts_snapshot **out, ts_error *err)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
@@ -158,7 +157,7 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_roo
     int rc;
 
     if (e != NULL) {
-        rc = ts_store_stat_file_seen(store, root, e->file, &now, err);
+        rc = ts_store_stat(store, name, &now, err);
         if (rc == 0 && ts_file_stamp_equal(&now, &e->stamp) && trusted(&e->stamp, e->read_ns)) {
             lru_unlink(cache, e);
             lru_push(cache, e);
@@ -227,15 +226,6 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
     return e->wire_state == 1 && e->wire.len == len && memcmp(e->wire.data, bytes, len) == 0;
 }
 
-static bool options_equal(const ts_score_options *a, const ts_score_options *b)
-{
-    return a->weights.selection_accuracy == b->weights.selection_accuracy &&
-           a->weights.argument_f1 == b->weights.argument_f1 &&
-           a->weights.sequence_accuracy == b->weights.sequence_accuracy &&
-           a->weights.redundant_rate == b->weights.redundant_rate && a->strict == b->strict &&
-           a->min_score == b->min_score;
-}
-
 /* Score e's calls against themselves with opt, and pack the result. */
 static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts_error *err)
 {
@@ -262,8 +252,7 @@ static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts
 }
 
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
-                             ts_score_result *out, const void **packed, size_t *packed_len,
-                             ts_error *err)
+                             ts_score_result *out, ts_buf *packed, ts_error *err)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
@@ -271,14 +260,14 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
 
     if (e == NULL)
         return ts_error_set(err, -ENOENT, TS_ERR_INTERNAL, "snapshot '%s' is not cached", name);
-    if (!e->has_self || !options_equal(&e->self_opt, opt)) {
+    if (!e->has_self || !ts_score_options_equal(&e->self_opt, opt)) {
         rc = work_out_self(e, opt, err);
         if (rc < 0)
             return rc;
     }
+    if (ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     ts_score_result_share(out, &e->self);
-    *packed = e->self_packed.data;
-    *packed_len = e->self_packed.len;
     return 0;
 }
 

@@ -4,15 +4,12 @@
  *
  * An entry is the snapshot parsed from a file with the file's stamp (dev,
  * inode, size, mtime, ctime: ts_file_stamp) as it was when read. It is used
- * only when one lstat of the file now gives the same stamp AND the stamp's
- * mtime and ctime are older than TSD_SNAPCACHE_RACY_NS before the moment the
- * file was read. The second rule is git's "racy" rule: a file written within
- * the same timestamp tick as our read (or shortly before it) could change
- * again without its stamp changing, so such an entry is never trusted (the
- * file is read again until its timestamps are old enough). Any later
- * change of the file (rewrite in place, unlink and create, rename over it,
- * a new link) gives it a ctime of "now", which differs from the old one.
- * What it cannot see is the system clock set back by more than the margin.
+ * only when one lstat of the file now gives the same stamp AND the stamp is
+ * trusted by the racy-timestamp rule (ts_check_stamp_trusted with
+ * TS_CHECK_RACY_NS, against the moment the file was read): a file written
+ * within one timestamp tick of our read is read again until its
+ * timestamps are old enough. What it cannot see is the system clock set
+ * back by more than the margin.
  *
  * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, least
  * recently used dropped first; only small files are kept (the fast path's
@@ -24,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ts_buf.h"
 #include "ts_error.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
@@ -31,7 +29,6 @@
 
 #define TSD_SNAPCACHE_MAX 1024
 #define TSD_SNAPCACHE_BUCKETS 1024
-#define TSD_SNAPCACHE_RACY_NS (3 * 1000000000LL) /* covers 1-2 s timestamp ticks */
 
 typedef struct tsd_snapcache_entry tsd_snapcache_entry;
 
@@ -43,23 +40,20 @@ typedef struct tsd_snapcache {
 
 /*
  * name's snapshot into *out (borrowed: valid until the next call on this
- * cache), from the cache when the file provably did not change, else read
- * with ts_store_load_small(max_bytes) and kept when its stamp can be
- * trusted later. Errors as ts_store_load_small (-ENOENT, -EFBIG, ...).
- * root: what the caller's stat() of the store's root path found just now
- * (tsd_stores_get_seen), or NULL; the file's lstat then looks in that
- * directory without stat'ing the root again (ts_store_stat_file_seen, by
- * the file name the entry keeps).
+ * cache), from the cache when a stat of the file (ts_store_stat) gives the
+ * stamp it was read with and that stamp is trusted, else read with
+ * ts_store_load_small(max_bytes) and kept. Errors as ts_store_load_small
+ * (-ENOENT, -EFBIG, ...).
  */
-int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const ts_store_root_seen *root,
-                       const char *name, size_t max_bytes, const ts_snapshot **out, ts_error *err);
+int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, size_t max_bytes,
+                       const ts_snapshot **out, ts_error *err);
 
 /*
  * name's cached snapshot when one lstat() of its file's whole path (the
  * store's key, then the file name) finds the very stamp it was read with,
  * and that stamp is trusted; -EAGAIN for anything else (no entry, a stat
  * failing, another stamp), with nothing dropped or read: the caller then
- * takes the usual way (tsd_stores_get_seen, tsd_snapcache_load).
+ * takes the usual way (tsd_stores_get, tsd_snapcache_load).
  *
  * Why one stat of the whole path is enough, without the stat of the root
  * that the usual way makes: a stamp holds the file's inode and its ctime,
@@ -95,13 +89,11 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
  * what a replay of an equal observed list gives. Computed once per options
  * (the last options are kept) and shared into *out (ts_score_result_share;
  * release it with ts_score_result_free), and packed as a check reply's
- * result (ts_message_pack_score_result) into *packed: valid until the next
- * call on this cache. Errors as ts_evaluate_validated; "internal" when name
- * is not cached.
+ * result (ts_message_pack_score_result) appended to packed. Errors as
+ * ts_evaluate_validated; "internal" when name is not cached.
  */
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
-                             ts_score_result *out, const void **packed, size_t *packed_len,
-                             ts_error *err);
+                             ts_score_result *out, ts_buf *packed, ts_error *err);
 
 /* Drop every entry. */
 void tsd_snapcache_clear(tsd_snapcache *cache);

@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 
 #include "log.h"
+#include "ts_check.h"
+#include "ts_message.h"
 #include "ts_paths.h"
 
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err)
@@ -78,11 +80,11 @@ static void touch(tsd_stores *stores, tsd_store **link)
 
 /*
  * The open store whose key is root exactly, if the path still names the
- * directory that store holds open (one stat, whose finding is left in
- * *seen; see stores.h). Anything else (another spelling of the path, a root
- * replaced or not open) goes the slow way through tsd_stores_normalize.
+ * directory that store holds open (one stat). Anything else (another
+ * spelling of the path, a root replaced or not open) goes the slow way
+ * through tsd_stores_normalize.
  */
-static tsd_store *find_quick(tsd_stores *stores, const char *root, ts_store_root_seen *seen)
+static tsd_store *find_quick(tsd_stores *stores, const char *root)
 {
     struct stat at_path;
 
@@ -91,9 +93,7 @@ static tsd_store *find_quick(tsd_stores *stores, const char *root, ts_store_root
             continue;
         if (stat(root, &at_path) < 0)
             return NULL;
-        seen->dev = (uint64_t)at_path.st_dev;
-        seen->ino = (uint64_t)at_path.st_ino;
-        if (!ts_store_root_is((*p)->store, seen->dev, seen->ino))
+        if (!ts_store_root_is((*p)->store, (uint64_t)at_path.st_dev, (uint64_t)at_path.st_ino))
             return NULL;
         touch(stores, p);
         return stores->list;
@@ -112,11 +112,14 @@ tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root)
     return NULL;
 }
 
-int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
+tsd_store *tsd_stores_param(tsd_stores *stores, tsd_params *p)
 {
-    tsd_root_seen seen;
+    const char *root = tsd_params_string(p, "store", true);
+    tsd_store *st = NULL;
 
-    return tsd_stores_get_seen(stores, root, out, &seen, err);
+    if (root != NULL)
+        tsd_params_fail(p, tsd_stores_get(stores, root, &st, p->err));
+    return tsd_params_error(p) < 0 ? NULL : st;
 }
 
 /* Whether other users can write st's directory: logged once per store;
@@ -163,19 +166,16 @@ struct json_object *tsd_stores_exposed(tsd_stores *stores)
     return list;
 }
 
-int tsd_stores_get_seen(tsd_stores *stores, const char *root, tsd_store **out, tsd_root_seen *seen,
-                        ts_error *err)
+int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
     char *key = NULL;
     tsd_store *st;
     ts_error cleanup_err;
     int rc;
 
-    seen->valid = false;
     if (root != NULL && root[0] == '/') {
-        st = find_quick(stores, root, &seen->root);
+        st = find_quick(stores, root);
         if (st != NULL) {
-            seen->valid = true;
             *out = st;
             return 0;
         }
@@ -241,7 +241,7 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
         return st->list_cache;
     if (stores->list_budget.max == 0)
         stores->list_budget.max = TSD_LIST_CACHE_BYTES;
-    if (ts_list_cache_new(&stores->list_budget, TS_LIST_CACHE_RACY_NS, &st->list_cache) < 0)
+    if (ts_list_cache_new(&stores->list_budget, TS_CHECK_RACY_NS, &st->list_cache) < 0)
         st->list_cache = NULL;
     return st->list_cache;
 }

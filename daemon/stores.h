@@ -17,9 +17,9 @@
 #include <json-c/json.h>
 #include <uv.h>
 
-#include "ts_error.h"
-#include "ts_message.h"
+#include "params.h"
 #include "snapcache.h"
+#include "ts_error.h"
 #include "ts_list_cache.h"
 #include "ts_store.h"
 
@@ -66,28 +66,14 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
  * The open store whose key is root exactly, or NULL: nothing is checked of
  * the path (the directory it names now may be another one) and nothing is
  * opened. For a caller that proves by other means that its answer does not
- * depend on which directory the path names (check.c, the quick replay).
+ * depend on which directory the path names (check.c: one lstat of a cached
+ * snapshot's whole path).
  */
 tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root);
 
-/* What the lookup of a store saw of its root path (tsd_stores_get_seen). */
-typedef struct tsd_root_seen {
-    bool valid;              /* the store was found by its key, and one stat() of the
-                              * path just now found the directory it holds open: */
-    ts_store_root_seen root; /* that directory (for ts_store_stat_seen) */
-} tsd_root_seen;
-
-/*
- * tsd_stores_get that also tells what its stat() of root saw: seen->valid
- * when the store was found the quick way (root is its key and the path
- * named its held root at that stat), false when found any other way. Only
- * for use at once on the loop thread (the replay fast path hands it to
- * ts_store_stat_seen so that the root is stat'ed once per check): a root
- * replaced after that stat is seen by the next request, as it would be had
- * it been replaced just after this one.
- */
-int tsd_stores_get_seen(tsd_stores *stores, const char *root, tsd_store **out, tsd_root_seen *seen,
-                        ts_error *err);
+/* The store named by the params' "store" (required), as tsd_stores_get
+ * finds it; NULL with the failure kept in p. */
+tsd_store *tsd_stores_param(tsd_stores *stores, tsd_params *p);
 
 /* Normalize root as tsd_stores_get does (absolute, symlinks resolved even
  * when it does not exist yet: ts_paths_resolve) into a new string; errors as tsd_stores_get. */

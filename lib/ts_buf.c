@@ -1,5 +1,6 @@
 /*
- * ts_buf — growable byte buffer with a hard maximum (see ts_buf.h).
+ * ts_buf — growable byte buffer with a hard maximum and sticky errors (see
+ * ts_buf.h).
  */
 #include "ts_buf.h"
 
@@ -14,9 +15,10 @@ void ts_buf_init(ts_buf *b, size_t max)
     b->len = 0;
     b->cap = 0;
     b->max = max;
+    b->error = 0;
 }
 
-void ts_buf_free(ts_buf *b)
+static void release(ts_buf *b)
 {
     free(b->data);
     b->data = NULL;
@@ -24,9 +26,36 @@ void ts_buf_free(ts_buf *b)
     b->cap = 0;
 }
 
+void ts_buf_free(ts_buf *b)
+{
+    release(b);
+    b->error = 0;
+}
+
+/* The first failure: contents freed, the error kept for every later call. */
+static int fail(ts_buf *b, int rc)
+{
+    release(b);
+    b->error = rc;
+    return rc;
+}
+
+int ts_buf_error(const ts_buf *b)
+{
+    return b->error;
+}
+
+int ts_buf_fail(ts_buf *b, int rc)
+{
+    if (b->error == 0 && rc < 0)
+        fail(b, rc);
+    return b->error;
+}
+
 void ts_buf_reset(ts_buf *b)
 {
     b->len = 0;
+    b->error = 0;
     if (b->data != NULL)
         b->data[0] = '\0';
 }
@@ -37,10 +66,10 @@ int ts_buf_reserve(ts_buf *b, size_t n)
     size_t cap;
     char *p;
 
-    if (n > b->max || b->len > b->max - n) {
-        ts_buf_free(b);
-        return -E2BIG;
-    }
+    if (b->error < 0)
+        return b->error;
+    if (n > b->max || b->len > b->max - n)
+        return fail(b, -E2BIG);
     need = b->len + n + 1;
     if (need <= b->cap)
         return 0;
@@ -48,10 +77,8 @@ int ts_buf_reserve(ts_buf *b, size_t n)
     while (cap < need)
         cap = cap > ((size_t)-1) / 2 ? need : cap * 2;
     p = realloc(b->data, cap);
-    if (p == NULL) {
-        ts_buf_free(b);
-        return -ENOMEM;
-    }
+    if (p == NULL)
+        return fail(b, -ENOMEM);
     b->data = p;
     b->cap = cap;
     return 0;
@@ -90,7 +117,7 @@ int ts_buf_vappendf(ts_buf *b, const char *fmt, va_list ap)
     n = vsnprintf(NULL, 0, fmt, copy);
     va_end(copy);
     if (n < 0)
-        return -EINVAL;
+        return b->error < 0 ? b->error : fail(b, -EINVAL);
     rc = ts_buf_reserve(b, (size_t)n);
     if (rc < 0)
         return rc;
@@ -115,11 +142,14 @@ char *ts_buf_detach(ts_buf *b, size_t *len)
     char *p = b->data;
 
     if (len != NULL)
-        *len = b->len;
-    if (p == NULL)
+        *len = b->error < 0 ? 0 : b->len;
+    if (b->error < 0)
+        p = NULL;
+    else if (p == NULL)
         p = calloc(1, 1);
     b->data = NULL;
     b->len = 0;
     b->cap = 0;
+    b->error = 0;
     return p;
 }

@@ -20,7 +20,7 @@
 #define TS_ERROR_MESSAGE_MAX 1024
 
 typedef struct ts_error {
-    char code[40];                       /* stable code, e.g. "invalid_json" */
+    char code[40];                      /* stable code, e.g. "invalid_json" */
     char message[TS_ERROR_MESSAGE_MAX]; /* one line, no trailing newline */
 } ts_error;
 

@@ -26,6 +26,7 @@
 
 #include "ts_buf.h"
 #include "ts_error.h"
+#include "ts_utf8.h" /* the reader's rule of valid UTF-8 */
 
 #define TS_JSON_MAX_DEPTH 128         /* nesting levels accepted */
 #define TS_JSON_MAX_BYTES (64u << 20) /* largest document read */
@@ -64,16 +65,6 @@ int ts_json_format_double(double d, char *out);
 /* Append s (len bytes) as a JSON string literal (quotes, escapes, no \u for
  * non-ASCII). -EINVAL if s is not valid UTF-8. */
 int ts_json_write_string(const char *s, size_t len, ts_buf *out);
-
-/* True when s[0..len) is valid UTF-8 (no overlongs, no surrogates). */
-bool ts_utf8_valid(const char *s, size_t len);
-
-/*
- * Length of the valid UTF-8 sequence at s[0..len) (1 to 4), or 0 if it is
- * invalid (overlong, surrogate, beyond U+10FFFF, truncated, stray
- * continuation byte) or len is 0. *cp receives the code point.
- */
-size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp);
 
 /* Deep copy of v (NULL stays NULL). Returns NULL only on allocation failure
  * of a non-NULL v. */

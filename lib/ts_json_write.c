@@ -148,19 +148,18 @@ int ts_json_write_string(const char *s, size_t len, ts_buf *out)
 {
     static const char hex[] = "0123456789abcdef";
     size_t run = 0;
-    int rc;
 
     if (!ts_utf8_valid(s, len))
         return -EINVAL;
-    rc = ts_buf_appendc(out, '"');
-    for (size_t i = 0; i < len && rc == 0; i++) {
+    ts_buf_appendc(out, '"');
+    for (size_t i = 0; i < len; i++) {
         unsigned char c = (unsigned char)s[i];
         char esc[7] = {'\\', 0, 0, 0, 0, 0, 0};
         size_t esc_len = 2;
 
         if (c >= 0x20 && c != '"' && c != '\\')
             continue;
-        rc = ts_buf_append(out, s + run, i - run);
+        ts_buf_append(out, s + run, i - run);
         run = i + 1;
         switch (c) {
         case '"':
@@ -189,116 +188,105 @@ int ts_json_write_string(const char *s, size_t len, ts_buf *out)
             esc_len = 6;
             break;
         }
-        if (rc == 0)
-            rc = ts_buf_append(out, esc, esc_len);
+        if (ts_buf_append(out, esc, esc_len) < 0)
+            break;
     }
-    if (rc == 0)
-        rc = ts_buf_append(out, s + run, len - run);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '"');
-    return rc;
+    ts_buf_append(out, s + run, len - run);
+    ts_buf_appendc(out, '"');
+    return ts_buf_error(out);
 }
 
+/*
+ * One document being written: the buffer's own error sticks in out; the
+ * first error of the value itself (invalid UTF-8, NaN, depth) in rc, with
+ * err set. Nothing is written once either is set.
+ */
 typedef struct json_writer {
     ts_buf *out;
     bool pretty;
     ts_error *err;
+    int rc;
 } json_writer;
 
-static int write_value(json_writer *w, const struct json_object *v, int level);
+static void write_value(json_writer *w, const struct json_object *v, int level);
 
-static int write_rc(json_writer *w, int rc)
+static bool writing(const json_writer *w)
 {
-    if (rc == -E2BIG)
-        return ts_error_set(w->err, rc, TS_ERR_TOO_LARGE, "JSON output over %zu bytes",
-                            w->out->max);
-    if (rc == -ENOMEM)
-        return ts_error_set(w->err, rc, TS_ERR_NO_MEMORY, "out of memory writing JSON");
-    return rc;
+    return w->rc == 0 && ts_buf_error(w->out) == 0;
+}
+
+static void refuse(json_writer *w, int rc, const char *code, const char *message)
+{
+    if (w->rc == 0)
+        w->rc = ts_error_set(w->err, rc, code, "%s", message);
 }
 
 /* Newline plus indentation (pretty), or the ", " separator's space. */
-static int write_break(json_writer *w, int level)
+static void write_break(json_writer *w, int level)
 {
-    int rc;
-
     if (!w->pretty)
-        return 0;
-    rc = ts_buf_appendc(w->out, '\n');
-    for (int i = 0; rc == 0 && i < level; i++)
-        rc = ts_buf_append(w->out, "  ", 2);
-    return rc;
+        return;
+    ts_buf_appendc(w->out, '\n');
+    for (int i = 0; i < level; i++)
+        ts_buf_append(w->out, "  ", 2);
 }
 
-static int write_separator(json_writer *w, int level)
+static void write_separator(json_writer *w, int level)
 {
-    int rc = ts_buf_appendc(w->out, ',');
-
-    if (rc == 0 && !w->pretty)
-        rc = ts_buf_appendc(w->out, ' ');
-    if (rc == 0)
-        rc = write_break(w, level);
-    return rc;
+    ts_buf_appendc(w->out, ',');
+    if (!w->pretty)
+        ts_buf_appendc(w->out, ' ');
+    write_break(w, level);
 }
 
-static int write_array(json_writer *w, const struct json_object *v, int level)
+static void write_array(json_writer *w, const struct json_object *v, int level)
 {
     size_t n = json_object_array_length(v);
-    int rc;
 
-    if (n == 0)
-        return ts_buf_append(w->out, "[]", 2);
-    rc = ts_buf_appendc(w->out, '[');
-    if (rc == 0)
-        rc = write_break(w, level + 1);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (i > 0)
-            rc = write_separator(w, level + 1);
-        if (rc == 0)
-            rc = write_value(w, json_object_array_get_idx(v, i), level + 1);
+    if (n == 0) {
+        ts_buf_append(w->out, "[]", 2);
+        return;
     }
-    if (rc == 0)
-        rc = write_break(w, level);
-    if (rc == 0)
-        rc = ts_buf_appendc(w->out, ']');
-    return rc;
+    ts_buf_appendc(w->out, '[');
+    write_break(w, level + 1);
+    for (size_t i = 0; i < n && writing(w); i++) {
+        if (i > 0)
+            write_separator(w, level + 1);
+        write_value(w, json_object_array_get_idx(v, i), level + 1);
+    }
+    write_break(w, level);
+    ts_buf_appendc(w->out, ']');
 }
 
-static int write_object(json_writer *w, const struct json_object *v, int level)
+static void write_object(json_writer *w, const struct json_object *v, int level)
 {
     struct lh_entry *e = json_object_get_object(v)->head;
     bool first = true;
-    int rc;
 
-    if (e == NULL)
-        return ts_buf_append(w->out, "{}", 2);
-    rc = ts_buf_appendc(w->out, '{');
-    if (rc == 0)
-        rc = write_break(w, level + 1);
-    for (; e != NULL && rc == 0; e = e->next) {
+    if (e == NULL) {
+        ts_buf_append(w->out, "{}", 2);
+        return;
+    }
+    ts_buf_appendc(w->out, '{');
+    write_break(w, level + 1);
+    for (; e != NULL && writing(w); e = e->next) {
         const char *key = (const char *)lh_entry_k(e);
 
         if (!first)
-            rc = write_separator(w, level + 1);
+            write_separator(w, level + 1);
         first = false;
-        if (rc == 0)
-            rc = ts_json_write_string(key, strlen(key), w->out);
-        if (rc == -EINVAL)
-            return ts_error_set(w->err, rc, TS_ERR_INVALID_ARGUMENT,
-                                "object key is not valid UTF-8");
-        if (rc == 0)
-            rc = ts_buf_append(w->out, ": ", 2);
-        if (rc == 0)
-            rc = write_value(w, (const struct json_object *)lh_entry_v(e), level + 1);
+        if (ts_json_write_string(key, strlen(key), w->out) == -EINVAL) {
+            refuse(w, -EINVAL, TS_ERR_INVALID_ARGUMENT, "object key is not valid UTF-8");
+            return;
+        }
+        ts_buf_append(w->out, ": ", 2);
+        write_value(w, (const struct json_object *)lh_entry_v(e), level + 1);
     }
-    if (rc == 0)
-        rc = write_break(w, level);
-    if (rc == 0)
-        rc = ts_buf_appendc(w->out, '}');
-    return rc;
+    write_break(w, level);
+    ts_buf_appendc(w->out, '}');
 }
 
-static int write_int(json_writer *w, const struct json_object *v)
+static void write_int(json_writer *w, const struct json_object *v)
 {
     struct json_object *o = (struct json_object *)v;
     int64_t i = json_object_get_int64(o);
@@ -306,61 +294,74 @@ static int write_int(json_writer *w, const struct json_object *v)
     /* json-c keeps integers above INT64_MAX as uint64; get_uint64 is exact
      * for every non-negative value of either kind. */
     if (i < 0)
-        return ts_buf_appendf(w->out, "%lld", (long long)i);
-    return ts_buf_appendf(w->out, "%llu", (unsigned long long)json_object_get_uint64(o));
+        ts_buf_appendf(w->out, "%lld", (long long)i);
+    else
+        ts_buf_appendf(w->out, "%llu", (unsigned long long)json_object_get_uint64(o));
 }
 
-static int write_value(json_writer *w, const struct json_object *v, int level)
+static void write_value(json_writer *w, const struct json_object *v, int level)
 {
     struct json_object *o = (struct json_object *)v;
     char num[TS_JSON_DOUBLE_MAX];
     int n;
-    int rc;
 
-    if (level > TS_JSON_WRITE_MAX_DEPTH)
-        return ts_error_set(w->err, -ELOOP, TS_ERR_LIMIT, "value nested deeper than %d levels",
-                            TS_JSON_WRITE_MAX_DEPTH);
+    if (level > TS_JSON_WRITE_MAX_DEPTH) {
+        if (w->rc == 0)
+            w->rc = ts_error_set(w->err, -ELOOP, TS_ERR_LIMIT, "value nested deeper than %d levels",
+                                 TS_JSON_WRITE_MAX_DEPTH);
+        return;
+    }
     switch (json_object_get_type(o)) {
     case json_type_null:
-        return ts_buf_append(w->out, "null", 4);
+        ts_buf_append(w->out, "null", 4);
+        return;
     case json_type_boolean:
-        return ts_buf_appends(w->out, json_object_get_boolean(o) ? "true" : "false");
+        ts_buf_appends(w->out, json_object_get_boolean(o) ? "true" : "false");
+        return;
     case json_type_int:
-        return write_int(w, v);
+        write_int(w, v);
+        return;
     case json_type_double:
         n = ts_json_format_double(json_object_get_double(o), num);
         if (n < 0)
-            return ts_error_set(w->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                "NaN and Infinity cannot be written as JSON");
-        return ts_buf_append(w->out, num, (size_t)n);
+            refuse(w, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                   "NaN and Infinity cannot be written as JSON");
+        else
+            ts_buf_append(w->out, num, (size_t)n);
+        return;
     case json_type_string:
-        rc = ts_json_write_string(json_object_get_string(o), (size_t)json_object_get_string_len(o),
-                                  w->out);
-        if (rc == -EINVAL)
-            return ts_error_set(w->err, rc, TS_ERR_INVALID_ARGUMENT, "string is not valid UTF-8");
-        return rc;
+        if (ts_json_write_string(json_object_get_string(o), (size_t)json_object_get_string_len(o),
+                                 w->out) == -EINVAL)
+            refuse(w, -EINVAL, TS_ERR_INVALID_ARGUMENT, "string is not valid UTF-8");
+        return;
     case json_type_array:
-        return write_array(w, v, level);
+        write_array(w, v, level);
+        return;
     case json_type_object:
-        return write_object(w, v, level);
+        write_object(w, v, level);
+        return;
     }
-    return ts_error_set(w->err, -EINVAL, TS_ERR_INTERNAL, "unknown JSON value type");
+    refuse(w, -EINVAL, TS_ERR_INTERNAL, "unknown JSON value type");
 }
 
 static int write_document(const struct json_object *v, ts_buf *out, bool pretty, ts_error *err)
 {
-    json_writer w = {.out = out, .pretty = pretty, .err = err};
+    json_writer w = {.out = out, .pretty = pretty, .err = err, .rc = 0};
     size_t start = out->len;
-    int rc = write_value(&w, v, 0);
+    int rc;
 
-    if (rc == -E2BIG || rc == -ENOMEM)
-        return write_rc(&w, rc);
-    if (rc < 0 && out->data != NULL) {
+    write_value(&w, v, 0);
+    rc = ts_buf_error(out);
+    if (rc == -E2BIG)
+        return ts_error_set(err, rc, TS_ERR_TOO_LARGE, "JSON output over %zu bytes", out->max);
+    if (rc < 0)
+        return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory writing JSON");
+    if (w.rc < 0 && out->data != NULL) {
         /* Do not leave half a value behind in the caller's buffer. */
         out->len = start;
         out->data[start] = '\0';
     }
-    return rc;
+    return w.rc;
 }
 
 int ts_json_write_pretty(const struct json_object *v, ts_buf *out, ts_error *err)

@@ -18,6 +18,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "ts_check.h"
+
 #define SLOT_EMPTY UINT32_MAX
 
 struct ts_list_cache {
@@ -246,7 +248,7 @@ const ts_list_summary *ts_list_cache__find(const ts_list_cache *cache, const cha
 
 bool ts_list_cache__trusted(const ts_list_cache *cache, const ts_list_summary *sum, int64_t now_ns)
 {
-    return sum->mtime_ns < now_ns - cache->racy_ns && sum->ctime_ns < now_ns - cache->racy_ns;
+    return ts_check_stamp_trusted(sum->mtime_ns, sum->ctime_ns, now_ns, cache->racy_ns);
 }
 
 /* Slots for n summaries: a power of two, at least twice n. */

@@ -8,7 +8,7 @@
  * read from, AND that stamp's mtime and ctime were older than racy_ns before
  * the listing that read it started: a file changed within the same
  * timestamp tick as the read could change again without its stamp changing
- * (git's "racy" rule, the rule of the daemon's snapshot cache), so such a
+ * (the racy-timestamp rule, ts_check_stamp_trusted), so such a
  * summary is never kept. Summaries of files that did not hold both
  * timestamps are not kept either (a parse fills those in with "now"), nor
  * are problems: an invalid file is read again by every listing.
@@ -64,12 +64,9 @@ typedef struct ts_list_cache_stats {
     size_t read;    /* files of the last listing read and parsed */
 } ts_list_cache_stats;
 
-/* The default racy margin: covers file systems with 1-2 s timestamps. */
-#define TS_LIST_CACHE_RACY_NS (3 * 1000000000LL)
-
 /*
  * A new empty cache charging budget (borrowed, shared; must outlive the
- * cache). racy_ns is the margin above (TS_LIST_CACHE_RACY_NS unless a test
+ * cache). racy_ns is the margin above (TS_CHECK_RACY_NS unless a test
  * needs another). -ENOMEM when out of memory.
  */
 int ts_list_cache_new(ts_list_budget *budget, int64_t racy_ns, ts_list_cache **out);

@@ -1,856 +1,449 @@
 /*
- * ts_report — the text a person reads after a replay: the drift report of a
- * FAILED check (aligned table, score line, structural paths, tips) and the
- * one-line end-of-run summary (docs/snapshots.md).
+ * ts_report — the drift report (see ts_report.h, docs/internals/report.md).
  *
- * Rows are aligned by ts_align (difflib.SequenceMatcher over tool names) and
- * values are shown as Python's repr() shows them (ts_repr), so the table reads
- * like the reference tool's. Nothing here prints: text goes to the caller's
- * ts_buf.
+ * The two lists are aligned once (ts_align) into rows; each row is a pair,
+ * a missing or an extra call, and a pair is unchanged or changed. The parts
+ * then write from those rows, in this order, separated by blank lines:
+ * the table (ts_report_table.c), the score line and the caller's notes,
+ * the difference lines (ts_report_diff.c), the tips, and the JSON diff
+ * (ts_jsondiff). Nothing here prints: text goes to the caller's ts_buf,
+ * whose sticky error is looked at once at the end.
  */
 #include "ts_report.h"
 
 #include <errno.h>
-#include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_align.h"
-#include "ts_json.h"
+#include "ts_jsondiff.h"
 #include "ts_repr.h"
+#include "ts_report_internal.h"
 
-#define VALUE_CUT 40 /* code points of a repr'd value in the table */
-#define PATH_CUT 200 /* code points of a JSON value in a path line */
-#define ELLIPSIS "\xe2\x80\xa6"
-#define NOT_EQUAL "\xe2\x89\xa0"
-#define CHECK_MARK "\xe2\x9c\x93"
-#define EM_DASH "\xe2\x80\x94"
-#define MIDDLE_DOT "\xc2\xb7"
-#define BULLET "\xe2\x80\xa2"
+#define JSON_DIFF_CONTEXT 3
+#define JSON_DIFF_LINES_MAX 200
+#define TIP_NAMES_MAX 5 /* tool names listed in one tip */
 
-#define ANSI_RESET "\x1b[0m"
-#define ANSI_BOLD "\x1b[1m"
-#define ANSI_RED "\x1b[31m"
-#define ANSI_GREEN "\x1b[32m"
-#define ANSI_YELLOW "\x1b[33m"
-
-/* Append a name (tool or key) with control characters escaped, so a name can
- * never break a line of the table. */
-static int append_name(ts_buf *out, const char *s, size_t len)
+void ts_report_options_default(ts_report_options *opt)
 {
-    int rc = 0;
+    memset(opt, 0, sizeof(*opt));
+    opt->json_diff = true;
+}
 
-    for (size_t i = 0; i < len && rc == 0; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f)
-            rc = ts_buf_appendf(out, "\\x%02x", c);
-        else
-            rc = ts_buf_appendc(out, (char)c);
+/* ---- score digits ---- */
+
+static double printed(double v, int decimals)
+{
+    char text[64];
+
+    snprintf(text, sizeof(text), "%.*f", decimals, v);
+    return strtod(text, NULL);
+}
+
+int ts_report_threshold_decimals(double min_score)
+{
+    for (int d = 2; d < 17; d++) {
+        if (!isfinite(min_score) || printed(min_score, d) == min_score)
+            return d;
     }
-    return rc;
+    return 17;
 }
 
-static const char *string_of(const struct json_object *s, size_t *len)
+int ts_report_score_decimals(double score, double min_score, bool passed)
 {
-    *len = (size_t)json_object_get_string_len(s);
-    return json_object_get_string((struct json_object *)s);
+    int td = ts_report_threshold_decimals(min_score);
+    double threshold = printed(min_score, td);
+
+    if (!isfinite(score) || !isfinite(min_score))
+        return 2;
+    for (int d = 2; d < 17; d += d == 2 ? 2 : 1) {
+        double s = printed(score, d);
+        if (passed ? s >= threshold : s < threshold)
+            return d;
+    }
+    return passed ? td : 17; /* a pass within scoring's tolerance: as the threshold */
 }
 
-/* ---------------------------------------------------------------------------
- * Calls
- * ------------------------------------------------------------------------- */
+/* ---- the rows ---- */
 
-typedef struct call {
-    const char *tool;
-    size_t tool_len;
-    struct json_object *args; /* NULL when absent or null */
-} call;
-
-static bool same_tool(const call *a, const call *b)
+static ts_report_call *calls_view(const struct json_object *list, size_t *n)
 {
-    return a->tool_len == b->tool_len && memcmp(a->tool, b->tool, a->tool_len) == 0;
-}
-
-static call *calls_view(const struct json_object *list, size_t *n, int *rc)
-{
-    call *c;
+    ts_report_call *c;
 
     *n = json_object_array_length(list);
     c = calloc(*n + 1, sizeof(*c));
-    if (c == NULL) {
-        *rc = -ENOMEM;
-        return NULL;
-    }
-    for (size_t i = 0; i < *n; i++) {
+    for (size_t i = 0; c != NULL && i < *n; i++) {
         struct json_object *item = json_object_array_get_idx(list, i);
-        struct json_object *tool = json_object_object_get(item, "tool");
-        struct json_object *args = NULL;
-        c[i].tool = string_of(tool, &c[i].tool_len);
+        struct json_object *tool = json_object_object_get(item, "tool"), *args = NULL;
+        c[i].tool = json_object_get_string(tool);
+        c[i].tool_len = (size_t)json_object_get_string_len(tool);
         json_object_object_get_ex(item, "args", &args);
         c[i].args = json_object_is_type(args, json_type_object) ? args : NULL;
     }
-    *rc = 0;
     return c;
 }
 
-/* `tool(k=value, ...)`; a call with args absent or null is
- * `tool(…any args…)`, one with empty args `tool()`. */
-static int render_call(ts_buf *out, const call *c)
+static void add_row(ts_report_ctx *c, size_t g, size_t t)
 {
-    bool first = true;
-    int rc = append_name(out, c->tool, c->tool_len);
+    ts_report_row *row = &c->rows[c->n_rows++];
 
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '(');
-    if (rc == 0 && c->args == NULL)
-        rc = ts_buf_appends(out, ELLIPSIS "any args" ELLIPSIS);
-    if (rc == 0 && c->args != NULL) {
-        json_object_object_foreach(c->args, key, val)
-        {
-            if (rc == 0 && !first)
-                rc = ts_buf_appends(out, ", ");
-            if (rc == 0)
-                rc = append_name(out, key, strlen(key));
-            if (rc == 0)
-                rc = ts_buf_appendc(out, '=');
-            if (rc == 0)
-                rc = ts_repr_value_cut(val, VALUE_CUT, out);
-            first = false;
-        }
-    }
-    return rc ? rc : ts_buf_appendc(out, ')');
+    row->g = g;
+    row->t = t;
+    if (t == TS_REPORT_NONE)
+        row->kind = TS_REPORT_MISSING;
+    else if (g == TS_REPORT_NONE)
+        row->kind = TS_REPORT_EXTRA;
+    else if (ts_report__pair_identical(&c->gold[g], &c->trace[t]))
+        row->kind = TS_REPORT_SAME;
+    else
+        row->kind = TS_REPORT_CHANGED;
+    c->n_changed += row->kind != TS_REPORT_SAME;
 }
 
-/* ---------------------------------------------------------------------------
- * The table
- * ------------------------------------------------------------------------- */
-
-enum row_kind { ROW_OK, ROW_DRIFT, ROW_GONE };
-
-typedef struct row {
-    char *expected, *actual, *status; /* status may hold several lines */
-    enum row_kind kind;
-} row;
-
-typedef struct table {
-    row *rows;
-    size_t n, cap;
-} table;
-
-static void table_free(table *t)
+/* Rows in alignment order: a block pairs as many calls as it can, then
+ * lists the expected calls left (missing), then the actual ones (extra). */
+static int build_rows(ts_report_ctx *c)
 {
-    for (size_t k = 0; k < t->n; k++) {
-        free(t->rows[k].expected);
-        free(t->rows[k].actual);
-        free(t->rows[k].status);
-    }
-    free(t->rows);
-}
-
-static char *detach(ts_buf *b)
-{
-    return ts_buf_detach(b, NULL);
-}
-
-static int key_cmp(const void *pa, const void *pb)
-{
-    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-/* The keys of args (may be NULL), sorted; *keys is owned by the caller. */
-static int sorted_keys(const struct json_object *args, const char ***keys, size_t *n)
-{
-    size_t k = 0;
-
-    *n = args ? (size_t)json_object_object_length(args) : 0;
-    *keys = malloc((*n + 1) * sizeof(**keys));
-    if (*keys == NULL)
+    c->rows = malloc((c->ng + c->nt + 1) * sizeof(*c->rows));
+    if (c->rows == NULL)
         return -ENOMEM;
-    if (args != NULL) {
-        json_object_object_foreach((struct json_object *)args, key, val)
-        {
-            (void)val;
-            (*keys)[k++] = key;
-        }
+    for (size_t k = 0; k < c->n_ops; k++) {
+        const ts_align_op *op = &c->ops[k];
+        size_t ng = op->i2 - op->i1, nt = op->j2 - op->j1, paired = ng < nt ? ng : nt;
+        for (size_t p = 0; p < paired; p++)
+            add_row(c, op->i1 + p, op->j1 + p);
+        for (size_t p = paired; p < ng; p++)
+            add_row(c, op->i1 + p, TS_REPORT_NONE);
+        for (size_t p = paired; p < nt; p++)
+            add_row(c, TS_REPORT_NONE, op->j1 + p);
     }
-    qsort(*keys, *n, sizeof(**keys), key_cmp);
     return 0;
 }
 
-static int status_line(ts_buf *out)
+static void ctx_free(ts_report_ctx *c)
 {
-    return out->len > 0 ? ts_buf_appendc(out, '\n') : 0;
+    free(c->gold);
+    free(c->trace);
+    free(c->ops);
+    free(c->rows);
 }
 
-/* Per-key status of a pair with the same tool: mismatched values, then
- * missing keys, then unexpected keys, each group sorted. */
-static int arg_status(ts_buf *out, const call *g, const call *t, bool strict)
-{
-    const char **gk = NULL, **tk = NULL;
-    size_t ng = 0, nt = 0;
-    int rc;
-
-    if (g->args == NULL)
-        return 0; /* arguments not checked */
-    rc = sorted_keys(g->args, &gk, &ng);
-    if (rc == 0)
-        rc = sorted_keys(t->args, &tk, &nt);
-    for (size_t k = 0; k < ng && rc == 0; k++) {
-        struct json_object *gv = json_object_object_get(g->args, gk[k]), *tv;
-        if (t->args == NULL || !json_object_object_get_ex(t->args, gk[k], &tv))
-            continue;
-        if (ts_values_equal(gv, tv, strict, true))
-            continue;
-        rc = status_line(out);
-        if (rc == 0)
-            rc = append_name(out, gk[k], strlen(gk[k]));
-        if (rc == 0)
-            rc = ts_buf_appends(out, ": ");
-        if (rc == 0)
-            rc = ts_repr_value_cut(gv, VALUE_CUT, out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, " " NOT_EQUAL " ");
-        if (rc == 0)
-            rc = ts_repr_value_cut(tv, VALUE_CUT, out);
-    }
-    for (size_t k = 0; k < ng && rc == 0; k++) {
-        if (t->args != NULL && json_object_object_get_ex(t->args, gk[k], NULL))
-            continue;
-        rc = status_line(out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, "missing: ");
-        if (rc == 0)
-            rc = append_name(out, gk[k], strlen(gk[k]));
-    }
-    for (size_t k = 0; k < nt && rc == 0; k++) {
-        if (json_object_object_get_ex(g->args, tk[k], NULL))
-            continue;
-        rc = status_line(out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, "unexpected: ");
-        if (rc == 0)
-            rc = append_name(out, tk[k], strlen(tk[k]));
-    }
-    free(gk);
-    free(tk);
-    return rc;
-}
-
-static int pair_status(ts_buf *out, const call *g, const call *t, bool strict)
-{
-    int rc;
-
-    if (same_tool(g, t))
-        return arg_status(out, g, t, strict);
-    rc = ts_buf_appends(out, "tool: ");
-    if (rc == 0)
-        rc = ts_repr_string(g->tool, g->tool_len, out);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " " NOT_EQUAL " ");
-    if (rc == 0)
-        rc = ts_repr_string(t->tool, t->tool_len, out);
-    return rc;
-}
-
-static int table_push(table *t, row r)
-{
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        row *p = realloc(t->rows, cap * sizeof(*p));
-        if (p == NULL)
-            return -ENOMEM;
-        t->rows = p;
-        t->cap = cap;
-    }
-    t->rows[t->n++] = r;
-    return 0;
-}
-
-/* One row; g or t may be NULL (a MISSING or EXTRA row). */
-static int add_row(table *tab, const call *g, const call *t, bool strict, size_t max)
-{
-    ts_buf e, a, s;
-    row r = {NULL, NULL, NULL, ROW_GONE};
-    int rc;
-
-    ts_buf_init(&e, max);
-    ts_buf_init(&a, max);
-    ts_buf_init(&s, max);
-    rc = g ? render_call(&e, g) : ts_buf_appends(&e, EM_DASH " EXTRA " EM_DASH);
-    if (rc == 0)
-        rc = t ? render_call(&a, t) : ts_buf_appends(&a, EM_DASH " MISSING " EM_DASH);
-    if (rc == 0 && g && t) {
-        rc = pair_status(&s, g, t, strict);
-        r.kind = s.len > 0 ? ROW_DRIFT : ROW_OK;
-        if (rc == 0 && s.len == 0)
-            rc = ts_buf_appends(&s, CHECK_MARK);
-    } else if (rc == 0) {
-        rc = ts_buf_appends(&s, g ? "MISSING" : "EXTRA");
-    }
-    if (rc == 0) {
-        r.expected = detach(&e);
-        r.actual = detach(&a);
-        r.status = detach(&s);
-        rc = table_push(tab, r);
-        if (rc < 0) {
-            free(r.expected);
-            free(r.actual);
-            free(r.status);
-        }
-    }
-    ts_buf_free(&e);
-    ts_buf_free(&a);
-    ts_buf_free(&s);
-    return rc;
-}
-
-static int add_block(table *tab, const ts_align_op *op, const call *gold, const call *trace,
-                     bool strict, size_t max)
-{
-    size_t ng = op->i2 - op->i1, nt = op->j2 - op->j1;
-    size_t paired = ng < nt ? ng : nt;
-    int rc = 0;
-
-    for (size_t k = 0; k < paired && rc == 0; k++)
-        rc = add_row(tab, &gold[op->i1 + k], &trace[op->j1 + k], strict, max);
-    for (size_t k = paired; k < ng && rc == 0; k++)
-        rc = add_row(tab, &gold[op->i1 + k], NULL, strict, max);
-    for (size_t k = paired; k < nt && rc == 0; k++)
-        rc = add_row(tab, NULL, &trace[op->j1 + k], strict, max);
-    return rc;
-}
-
-/* Widest line of a possibly multi-line cell. */
-static size_t cell_width(const char *s)
-{
-    size_t best = 0;
-
-    while (*s) {
-        const char *nl = strchr(s, '\n');
-        size_t len = nl ? (size_t)(nl - s) : strlen(s);
-        size_t w = ts_repr_width(s, len);
-        if (w > best)
-            best = w;
-        s += len + (nl != NULL);
-    }
-    return best;
-}
-
-/* n copies of c. */
-static int repeat(ts_buf *out, char c, size_t n)
-{
-    int rc = 0;
-
-    while (n-- > 0 && rc == 0)
-        rc = ts_buf_appendc(out, c);
-    return rc;
-}
-
-static int pad(ts_buf *out, size_t n)
-{
-    return repeat(out, ' ', n);
-}
-
-/* "text" left-aligned in width columns. */
-static int cell(ts_buf *out, const char *s, size_t len, size_t width)
-{
-    int rc = ts_buf_append(out, s, len);
-
-    return rc ? rc : pad(out, width - ts_repr_width(s, len));
-}
-
-typedef struct widths {
-    size_t num, expected, actual;
-} widths;
-
-static const char *kind_colour(enum row_kind k)
-{
-    return k == ROW_OK ? ANSI_GREEN : k == ROW_DRIFT ? ANSI_YELLOW : ANSI_RED;
-}
-
-/* One table line: "  # | expected | actual | status". */
-static int table_line(ts_buf *out, const widths *w, const char *num, const char *e, const char *a,
-                      const char *s, size_t slen, const char *colour)
-{
-    size_t nlen = strlen(num);
-    int rc = colour ? ts_buf_appends(out, colour) : 0;
-
-    if (rc == 0)
-        rc = pad(out, w->num - nlen);
-    if (rc == 0)
-        rc = ts_buf_appendf(out, "%s | ", num);
-    if (rc == 0)
-        rc = cell(out, e, strlen(e), w->expected);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " | ");
-    if (rc == 0)
-        rc = cell(out, a, strlen(a), w->actual);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " |");
-    if (rc == 0 && slen > 0) {
-        rc = ts_buf_appendc(out, ' ');
-        if (rc == 0)
-            rc = ts_buf_append(out, s, slen);
-    }
-    if (rc == 0 && colour)
-        rc = ts_buf_appends(out, ANSI_RESET);
-    return rc ? rc : ts_buf_appendc(out, '\n');
-}
-
-static int rule(ts_buf *out, size_t n)
-{
-    return repeat(out, '-', n);
-}
-
-static int table_render(ts_buf *out, const table *t, bool color)
-{
-    widths w = {1, strlen("Expected"), strlen("Actual")};
-    size_t status_w = strlen("Status");
-    char num[32];
-    int rc;
-
-    snprintf(num, sizeof(num), "%zu", t->n);
-    if (strlen(num) > w.num)
-        w.num = strlen(num);
-    for (size_t k = 0; k < t->n; k++) {
-        size_t ew = cell_width(t->rows[k].expected), aw = cell_width(t->rows[k].actual);
-        size_t sw = cell_width(t->rows[k].status);
-        w.expected = ew > w.expected ? ew : w.expected;
-        w.actual = aw > w.actual ? aw : w.actual;
-        status_w = sw > status_w ? sw : status_w;
-    }
-    rc = ts_buf_appendf(out, "%sExpected vs Actual Tool Calls%s\n", color ? ANSI_BOLD : "",
-                        color ? ANSI_RESET : "");
-    if (rc == 0)
-        rc = table_line(out, &w, "#", "Expected", "Actual", "Status", 6, color ? ANSI_BOLD : NULL);
-    if (rc == 0)
-        rc = rule(out, w.num + 1);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '+');
-    if (rc == 0)
-        rc = rule(out, w.expected + 2);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '+');
-    if (rc == 0)
-        rc = rule(out, w.actual + 2);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '+');
-    if (rc == 0)
-        rc = rule(out, status_w + 1);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '\n');
-    for (size_t k = 0; k < t->n && rc == 0; k++) {
-        const row *r = &t->rows[k];
-        const char *colour = color ? kind_colour(r->kind) : NULL;
-        const char *s = r->status;
-        bool first = true;
-        snprintf(num, sizeof(num), "%zu", k + 1);
-        do {
-            const char *nl = strchr(s, '\n');
-            size_t len = nl ? (size_t)(nl - s) : strlen(s);
-            rc = first ? table_line(out, &w, num, r->expected, r->actual, s, len, colour)
-                       : table_line(out, &w, "", "", "", s, len, colour);
-            first = false;
-            s = nl ? nl + 1 : NULL;
-        } while (s != NULL && rc == 0);
-    }
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------
- * Structural paths
- * ------------------------------------------------------------------------- */
-
-/* A key is written .key when that is unambiguous, else ["key"]. */
-static int path_key(ts_buf *path, const char *key)
-{
-    size_t len = strlen(key);
-    bool plain = len > 0;
-
-    for (size_t i = 0; i < len && plain; i++) {
-        unsigned char c = (unsigned char)key[i];
-        plain = c > 0x20 && c != 0x7f && !strchr(".[]\"'\\", c);
-    }
-    if (plain)
-        return ts_buf_appendf(path, ".%s", key);
-    if (ts_buf_appendc(path, '[') < 0)
-        return -ENOMEM;
-    if (ts_json_write_string(key, len, path) < 0 && ts_repr_string(key, len, path) < 0)
-        return -ENOMEM;
-    return ts_buf_appendc(path, ']');
-}
-
-static int json_cut(ts_buf *out, const struct json_object *v)
-{
-    ts_buf tmp;
-    int rc;
-
-    ts_buf_init(&tmp, out->max);
-    rc = ts_json_write_compact(v, &tmp, NULL);
-    if (rc == -EINVAL) { /* not valid UTF-8: show it the way the table does */
-        ts_buf_reset(&tmp);
-        rc = ts_repr_value(v, &tmp);
-    }
-    if (rc == 0)
-        rc = ts_repr_append_cut(tmp.data ? tmp.data : "", tmp.len, PATH_CUT, out);
-    ts_buf_free(&tmp);
-    return rc;
-}
-
-static int line_changed(ts_buf *out, const ts_buf *path, const struct json_object *a,
-                        const struct json_object *b)
-{
-    int rc = ts_buf_appendf(out, "value changed at %s: ", path->data);
-
-    if (rc == 0)
-        rc = json_cut(out, a);
-    if (rc == 0)
-        rc = ts_buf_appends(out, " -> ");
-    if (rc == 0)
-        rc = json_cut(out, b);
-    return rc ? rc : ts_buf_appendc(out, '\n');
-}
-
-/* Restore path to len bytes after a child was appended. */
-static void path_truncate(ts_buf *path, size_t len)
-{
-    path->len = len;
-    if (path->data)
-        path->data[len] = '\0';
-}
-
-static int diff_values(ts_buf *out, ts_buf *path, const struct json_object *a,
-                       const struct json_object *b);
-
-static int diff_objects(ts_buf *out, ts_buf *path, const struct json_object *a,
-                        const struct json_object *b)
-{
-    const char **ka = NULL, **kb = NULL;
-    size_t na = 0, nb = 0, base = path->len, i = 0, j = 0;
-    int rc = sorted_keys(a, &ka, &na);
-
-    if (rc == 0)
-        rc = sorted_keys(b, &kb, &nb);
-    while (rc == 0 && (i < na || j < nb)) {
-        int c = i == na ? 1 : j == nb ? -1 : strcmp(ka[i], kb[j]);
-        rc = path_key(path, c <= 0 ? ka[i] : kb[j]);
-        if (rc == 0 && c == 0)
-            rc = diff_values(out, path, json_object_object_get(a, ka[i]),
-                             json_object_object_get(b, kb[j]));
-        else if (rc == 0)
-            rc = ts_buf_appendf(out, "key %s at %s\n", c < 0 ? "removed" : "added", path->data);
-        path_truncate(path, base);
-        i += c <= 0;
-        j += c >= 0;
-    }
-    free(ka);
-    free(kb);
-    return rc;
-}
-
-static int diff_arrays(ts_buf *out, ts_buf *path, const struct json_object *a,
-                       const struct json_object *b)
-{
-    size_t n = json_object_array_length(a), base = path->len;
-    int rc = 0;
-
-    if (n != json_object_array_length(b))
-        return line_changed(out, path, a, b);
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        rc = ts_buf_appendf(path, "[%zu]", i);
-        if (rc == 0)
-            rc = diff_values(out, path, json_object_array_get_idx(a, i),
-                             json_object_array_get_idx(b, i));
-        path_truncate(path, base);
-    }
-    return rc;
-}
-
-/* Every JSON-level difference between a and b (types included). */
-static int diff_values(ts_buf *out, ts_buf *path, const struct json_object *a,
-                       const struct json_object *b)
-{
-    enum json_type ta = json_object_get_type(a), tb = json_object_get_type(b);
-
-    if (ta == json_type_object && tb == json_type_object)
-        return diff_objects(out, path, a, b);
-    if (ta == json_type_array && tb == json_type_array)
-        return diff_arrays(out, path, a, b);
-    if (ts_values_equal(a, b, true, false))
-        return 0;
-    return line_changed(out, path, a, b);
-}
-
-static int diff_pair(ts_buf *out, const call *g, size_t gi, const call *t)
-{
-    ts_buf path;
-    int rc;
-
-    ts_buf_init(&path, out->max);
-    rc = ts_buf_appendf(&path, "calls[%zu]", gi);
-    if (rc == 0 && !same_tool(g, t)) {
-        struct json_object *a = json_object_new_string_len(g->tool, (int)g->tool_len);
-        struct json_object *b = json_object_new_string_len(t->tool, (int)t->tool_len);
-        rc = a && b ? ts_buf_appends(&path, ".tool") : -ENOMEM;
-        if (rc == 0)
-            rc = line_changed(out, &path, a, b);
-        json_object_put(a);
-        json_object_put(b);
-    } else if (rc == 0 && g->args != NULL) {
-        struct json_object *empty = json_object_new_object();
-        rc = empty ? ts_buf_appends(&path, ".args") : -ENOMEM;
-        if (rc == 0)
-            rc = diff_values(out, &path, g->args, t->args ? t->args : empty);
-        json_object_put(empty);
-    }
-    ts_buf_free(&path);
-    return rc;
-}
-
-static int paths_block(ts_buf *out, const ts_align_op *op, const call *gold, const call *trace)
-{
-    size_t ng = op->i2 - op->i1, nt = op->j2 - op->j1;
-    size_t paired = ng < nt ? ng : nt;
-    int rc = 0;
-
-    for (size_t k = 0; k < paired && rc == 0; k++)
-        rc = diff_pair(out, &gold[op->i1 + k], op->i1 + k, &trace[op->j1 + k]);
-    for (size_t k = paired; k < ng && rc == 0; k++)
-        rc = ts_buf_appendf(out, "missing at calls[%zu]\n", op->i1 + k);
-    for (size_t k = paired; k < nt && rc == 0; k++)
-        rc = ts_buf_appendf(out, "unexpected at calls[%zu]\n", op->j1 + k);
-    return rc;
-}
-
-/* ---------------------------------------------------------------------------
- * Putting it together
- * ------------------------------------------------------------------------- */
-
-typedef struct alignment {
-    call *gold, *trace;
-    size_t ng, nt;
-    ts_align_op *ops;
-    size_t n_ops;
-} alignment;
-
-static void alignment_free(alignment *al)
-{
-    free(al->gold);
-    free(al->trace);
-    free(al->ops);
-}
-
-static int align(const struct json_object *expected, const struct json_object *actual,
-                 alignment *al, ts_error *err)
+static int ctx_init(ts_report_ctx *c, const struct json_object *expected,
+                    const struct json_object *actual, const ts_score_result *r,
+                    const ts_report_options *opt, ts_error *err)
 {
     int rc = ts_calls_validate(expected, "expected", err);
 
-    memset(al, 0, sizeof(*al));
+    memset(c, 0, sizeof(*c));
     if (rc == 0)
         rc = ts_calls_validate(actual, "actual", err);
     if (rc < 0)
         return rc;
-    al->gold = calls_view(expected, &al->ng, &rc);
+    c->width = opt->width == 0 ? TS_REPORT_WIDTH_DEFAULT : opt->width;
+    c->width = c->width < TS_REPORT_WIDTH_MIN   ? TS_REPORT_WIDTH_MIN
+               : c->width > TS_REPORT_WIDTH_MAX ? TS_REPORT_WIDTH_MAX
+                                                : c->width;
+    c->color = opt->color;
+    c->r = r;
+    c->gold = calls_view(expected, &c->ng);
+    c->trace = calls_view(actual, &c->nt);
+    rc = c->gold && c->trace ? ts_align_calls(expected, actual, &c->ops, &c->n_ops) : -ENOMEM;
     if (rc == 0)
-        al->trace = calls_view(actual, &al->nt, &rc);
-    if (rc == 0)
-        rc = ts_align_calls(expected, actual, &al->ops, &al->n_ops);
+        rc = build_rows(c);
     if (rc < 0) {
-        alignment_free(al);
+        ctx_free(c);
         return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory while aligning calls");
     }
     return 0;
 }
 
-static int fail_append(ts_error *err, int rc)
+/* ---- the score line and the notes ---- */
+
+/* Parts joined by "  ·  ", a new line where the next part would pass the
+ * width; a part wider than a line is word-wrapped on lines of its own.
+ * The first part is painted first_colour. */
+static void packed(const ts_report_ctx *c, ts_buf *out, const char *const *parts, size_t n,
+                   const char *first_colour)
 {
-    if (rc == -E2BIG)
-        return ts_error_set(err, rc, TS_ERR_TOO_LARGE, "report larger than its buffer allows");
-    return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory while writing the report");
-}
+    size_t used = 0;
+    bool open = false; /* the current line has text */
 
-static int write_paths(ts_buf *out, const alignment *al)
-{
-    int rc = 0;
-
-    for (size_t k = 0; k < al->n_ops && rc == 0; k++)
-        rc = paths_block(out, &al->ops[k], al->gold, al->trace);
-    return rc;
-}
-
-int ts_report_paths(const struct json_object *expected, const struct json_object *actual,
-                    ts_buf *out, ts_error *err)
-{
-    alignment al;
-    int rc = align(expected, actual, &al, err);
-
-    if (rc < 0)
-        return rc;
-    rc = write_paths(out, &al);
-    alignment_free(&al);
-    return rc < 0 ? fail_append(err, rc) : 0;
-}
-
-static int write_score_line(ts_buf *out, const ts_score_result *r, bool color)
-{
-    return ts_buf_appendf(
-        out,
-        "%sscore %.2f %s %.2f required  " MIDDLE_DOT "  selection %.2f  " MIDDLE_DOT
-        "  args %.2f  " MIDDLE_DOT "  sequence %.2f%s\n",
-        color ? ANSI_BOLD ANSI_RED : "", r->score, r->passed ? ">=" : "<", r->min_score,
-        r->selection_accuracy, r->argument_f1, r->sequence_accuracy, color ? ANSI_RESET : "");
-}
-
-static int tip(ts_buf *out, bool *first, bool color, const char *text)
-{
-    int rc = 0;
-
-    if (*first)
-        rc = ts_buf_appendf(out, "\n%sTips:%s\n", color ? ANSI_BOLD : "", color ? ANSI_RESET : "");
-    *first = false;
-    return rc ? rc : ts_buf_appendf(out, "  " BULLET " %s\n", text);
-}
-
-static int missing_tools_tip(ts_buf *out, bool *first, bool color, const ts_score_result *r)
-{
-    size_t n = r->missing_tools ? json_object_array_length(r->missing_tools) : 0;
-    ts_buf text;
-    int rc = 0;
-
-    if (n == 0)
-        return 0;
-    ts_buf_init(&text, out->max);
-    rc = ts_buf_appends(&text,
-                        n == 1 ? "expected tool never called: " : "expected tools never called: ");
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        size_t len;
-        const char *s = string_of(json_object_array_get_idx(r->missing_tools, k), &len);
-        rc = k ? ts_buf_appends(&text, ", ") : 0;
-        if (rc == 0)
-            rc = ts_repr_string(s, len, &text);
+    for (size_t k = 0; k < n && ts_buf_error(out) == 0; k++) {
+        size_t w = ts_repr_width(parts[k], strlen(parts[k]));
+        if (open && used + 5 + w <= c->width) {
+            ts_buf_appends(out, "  " TS_REPORT_MIDDLE_DOT "  ");
+            used += 5;
+        } else if (open) {
+            ts_buf_appendc(out, '\n');
+            open = false;
+            used = 0;
+        }
+        ts_buf_appends(out, k == 0 ? first_colour : "");
+        if (w > c->width) {
+            ts_buf lines;
+            ts_buf_init(&lines, TS_BUF_UNLIMITED);
+            ts_report__wrap(c, &lines, parts[k], strlen(parts[k]), "", "  ");
+            if (ts_buf_error(&lines) == 0) /* without its last newline */
+                ts_buf_append(out, lines.data, lines.len - 1);
+            ts_report__drop(out, &lines);
+            ts_buf_appends(out, k == 0 ? ts_report__paint(c, TS_REPORT_RESET) : "");
+            ts_buf_appendc(out, '\n');
+            continue;
+        }
+        ts_buf_appends(out, parts[k]);
+        ts_buf_appends(out, k == 0 ? ts_report__paint(c, TS_REPORT_RESET) : "");
+        used += w;
+        open = true;
     }
-    if (rc == 0)
-        rc = ts_buf_appends(&text, " - check that the agent has access to every expected tool "
-                                   "and that names match exactly (case-sensitive)");
-    if (rc == 0)
-        rc = tip(out, first, color, text.data);
-    ts_buf_free(&text);
-    return rc;
+    if (open)
+        ts_buf_appendc(out, '\n');
 }
 
-static int write_tips(ts_buf *out, const ts_score_result *r, bool color)
+static void score_line(const ts_report_ctx *c, ts_buf *out)
 {
+    const ts_score_result *r = c->r;
+    char score[96], selection[40], args[40], sequence[40];
+    const char *parts[] = {score, selection, args, sequence};
+
+    snprintf(score, sizeof(score), "score %.*f %s %.*f required",
+             ts_report_score_decimals(r->score, r->min_score, r->passed), r->score,
+             r->passed ? ">=" : "<", ts_report_threshold_decimals(r->min_score), r->min_score);
+    snprintf(selection, sizeof(selection), "selection %.2f", r->selection_accuracy);
+    snprintf(args, sizeof(args), "args %.2f", r->argument_f1);
+    snprintf(sequence, sizeof(sequence), "sequence %.2f", r->sequence_accuracy);
+    packed(c, out, parts, 4,
+           ts_report__paint(c, r->passed ? TS_REPORT_BOLD TS_REPORT_GREEN
+                                         : TS_REPORT_BOLD TS_REPORT_RED));
+}
+
+/* Each note on lines of its own: its own line breaks kept, control
+ * characters escaped, words wrapped to the width. */
+static void notes(const ts_report_ctx *c, const ts_report_options *opt, ts_buf *out)
+{
+    for (size_t k = 0; k < opt->n_notes && ts_buf_error(out) == 0; k++) {
+        const char *s = opt->notes[k] ? opt->notes[k] : "";
+        do {
+            const char *nl = strchr(s, '\n');
+            size_t len = nl ? (size_t)(nl - s) : strlen(s);
+            ts_buf text;
+            ts_buf_init(&text, TS_BUF_UNLIMITED);
+            ts_report__name(&text, s, len);
+            if (ts_buf_error(&text) == 0)
+                ts_report__wrap(c, out, text.data ? text.data : "", text.len, "", "  ");
+            ts_report__drop(out, &text);
+            s = nl ? nl + 1 : NULL;
+        } while (s != NULL);
+    }
+}
+
+/* ---- tips ---- */
+
+typedef struct name_count {
+    const char *name;
+    size_t len;
+    bool actual;
+} name_count;
+
+static int name_cmp(const void *pa, const void *pb)
+{
+    const name_count *a = pa, *b = pb;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int d = memcmp(a->name, b->name, n);
+
+    return d != 0 ? d : a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
+}
+
+/* "N extra calls of expected tools ('search' 3 times, 1 expected; ...)":
+ * tools of the baseline called more often than it calls them (a tool the
+ * baseline never calls is a new tool, not a repeated one). */
+static void repeated_tip(const ts_report_ctx *c, ts_buf *text)
+{
+    size_t n = c->ng + c->nt, extra = 0, listed = 0;
+    name_count *all = malloc((n + 1) * sizeof(*all));
+    ts_buf names;
+
+    if (all == NULL) {
+        ts_buf_fail(text, -ENOMEM);
+        return;
+    }
+    for (size_t i = 0; i < c->ng; i++)
+        all[i] = (name_count){c->gold[i].tool, c->gold[i].tool_len, false};
+    for (size_t i = 0; i < c->nt; i++)
+        all[c->ng + i] = (name_count){c->trace[i].tool, c->trace[i].tool_len, true};
+    qsort(all, n, sizeof(*all), name_cmp);
+    ts_buf_init(&names, TS_BUF_UNLIMITED);
+    for (size_t i = 0; i < n;) {
+        size_t j = i, g = 0, t = 0;
+        while (j < n && name_cmp(&all[i], &all[j]) == 0) {
+            t += all[j].actual;
+            g += !all[j].actual;
+            j++;
+        }
+        if (g > 0 && t > g) {
+            extra += t - g;
+            if (listed++ < TIP_NAMES_MAX) {
+                ts_buf_appends(&names, listed > 1 ? "; " : "");
+                ts_repr_string(all[i].name, all[i].len, &names);
+                ts_buf_appendf(&names, " %zu times, %zu expected", t, g);
+            } else if (listed == TIP_NAMES_MAX + 1) {
+                ts_buf_appends(&names, "; " TS_REPORT_ELLIPSIS);
+            }
+        }
+        i = j;
+    }
+    if (extra > 0 && ts_buf_error(&names) == 0)
+        ts_buf_appendf(text,
+                       "%zu extra call%s of expected tools (%s): the agent repeats calls the "
+                       "baseline makes fewer times",
+                       extra, extra == 1 ? "" : "s", names.data);
+    ts_report__drop(text, &names);
+    free(all);
+}
+
+/* "'a', 'b'" from a list of names (at most TIP_NAMES_MAX, then "…"). */
+static void name_list(ts_buf *out, const struct json_object *list)
+{
+    size_t n = json_object_array_length(list);
+
+    for (size_t k = 0; k < n && k <= TIP_NAMES_MAX; k++) {
+        struct json_object *s = json_object_array_get_idx(list, k);
+        if (k > 0)
+            ts_buf_appends(out, ", ");
+        if (k == TIP_NAMES_MAX)
+            ts_buf_appends(out, TS_REPORT_ELLIPSIS);
+        else
+            ts_repr_string(json_object_get_string(s), (size_t)json_object_get_string_len(s), out);
+    }
+}
+
+static size_t list_length(const struct json_object *list)
+{
+    return json_object_is_type(list, json_type_array) ? json_object_array_length(list) : 0;
+}
+
+static void tip(const ts_report_ctx *c, ts_buf *out, ts_buf *text, bool *first)
+{
+    if (ts_buf_error(text) == 0 && text->len > 0) {
+        if (*first)
+            ts_buf_appendf(out, "\n%sTips:%s\n", ts_report__paint(c, TS_REPORT_BOLD),
+                           ts_report__paint(c, TS_REPORT_RESET));
+        *first = false;
+        ts_report__wrap(c, out, text->data, text->len, "  " TS_REPORT_BULLET " ", "    ");
+    }
+    ts_buf_fail(out, ts_buf_error(text));
+    ts_buf_reset(text);
+}
+
+static void tips(const ts_report_ctx *c, ts_buf *out)
+{
+    const ts_score_result *r = c->r;
+    size_t missing = list_length(r->missing_tools), added = list_length(r->extra_tools);
     bool first = true;
-    char text[256];
-    int rc = missing_tools_tip(out, &first, color, r);
+    ts_buf text;
 
-    if (rc == 0 && r->argument_precision < r->argument_recall) {
-        snprintf(text, sizeof(text),
-                 "argument precision %.2f is lower than recall %.2f: the agent passes extra "
-                 "or wrong arguments",
-                 r->argument_precision, r->argument_recall);
-        rc = tip(out, &first, color, text);
+    ts_buf_init(&text, TS_BUF_UNLIMITED);
+    if (missing > 0) {
+        ts_buf_appends(&text, missing == 1 ? "expected tool never called: "
+                                           : "expected tools never called: ");
+        name_list(&text, r->missing_tools);
+        ts_buf_appends(&text, " - check that the agent has access to every expected tool and "
+                              "that names match exactly (case-sensitive)");
     }
-    if (rc == 0 && r->argument_recall < r->argument_precision) {
-        snprintf(text, sizeof(text),
-                 "argument recall %.2f is lower than precision %.2f: the agent leaves out "
-                 "expected arguments",
-                 r->argument_recall, r->argument_precision);
-        rc = tip(out, &first, color, text);
+    tip(c, out, &text, &first);
+    if (added > 0) {
+        ts_buf_appends(&text, added == 1 ? "new tool the baseline never calls: "
+                                         : "new tools the baseline never calls: ");
+        name_list(&text, r->extra_tools);
+        ts_buf_appends(&text, " - if the agent should call it now, update the baseline");
     }
-    if (rc == 0 && r->edit_distance > 0) {
-        snprintf(text, sizeof(text),
-                 "the sequence of tools differs from the expected one (edit distance %.0f): "
-                 "review the agent's planning, or lower min_score if order does not matter",
-                 r->edit_distance);
-        rc = tip(out, &first, color, text);
-    }
-    if (rc == 0 && r->redundant_count > 0) {
-        snprintf(text, sizeof(text),
-                 "%" PRId64 " redundant call%s: the agent calls tools more often than expected",
-                 r->redundant_count, r->redundant_count == 1 ? "" : "s");
-        rc = tip(out, &first, color, text);
-    }
-    return rc;
+    tip(c, out, &text, &first);
+    if (r->argument_precision < r->argument_recall)
+        ts_buf_appendf(&text,
+                       "argument precision %.2f is lower than recall %.2f: the agent passes "
+                       "extra or wrong arguments",
+                       r->argument_precision, r->argument_recall);
+    tip(c, out, &text, &first);
+    if (r->argument_recall < r->argument_precision)
+        ts_buf_appendf(&text,
+                       "argument recall %.2f is lower than precision %.2f: the agent leaves "
+                       "out expected arguments",
+                       r->argument_recall, r->argument_precision);
+    tip(c, out, &text, &first);
+    if (r->edit_distance > 0)
+        ts_buf_appendf(&text,
+                       "the sequence of tools differs from the expected one (edit distance "
+                       "%.0f): review the agent's planning, or lower min_score if order does "
+                       "not matter",
+                       r->edit_distance);
+    tip(c, out, &text, &first);
+    repeated_tip(c, &text);
+    tip(c, out, &text, &first);
+    ts_buf_free(&text);
 }
 
-static int write_table(ts_buf *out, const alignment *al, const ts_score_result *r, bool color)
-{
-    table t = {NULL, 0, 0};
-    int rc = 0;
+/* ---- putting it together ---- */
 
-    for (size_t k = 0; k < al->n_ops && rc == 0; k++)
-        rc = add_block(&t, &al->ops[k], al->gold, al->trace, r->strict, out->max);
-    if (rc == 0)
-        rc = table_render(out, &t, color);
-    table_free(&t);
-    return rc;
+static void json_diff(const ts_report_ctx *c, const struct json_object *expected,
+                      const struct json_object *actual, ts_buf *out)
+{
+    ts_jsondiff_options o = {c->width, c->color, JSON_DIFF_CONTEXT, JSON_DIFF_LINES_MAX};
+    ts_buf diff;
+    int rc;
+
+    ts_buf_init(&diff, TS_BUF_UNLIMITED);
+    rc = ts_jsondiff_calls(expected, actual, c->ops, c->n_ops, &o, &diff);
+    if (rc == -EINVAL) {
+        static const char note[] = "(no JSON diff: the calls hold values JSON cannot write, "
+                                   "such as NaN or text that is not UTF-8)";
+        ts_buf_appendc(out, '\n');
+        ts_report__wrap(c, out, note, sizeof(note) - 1, "", " ");
+    } else if (rc < 0)
+        ts_buf_fail(out, rc);
+    else if (diff.len > 0) {
+        ts_buf_appendc(out, '\n');
+        ts_buf_append(out, diff.data, diff.len);
+    }
+    ts_buf_free(&diff);
 }
 
 int ts_report_drift(const struct json_object *expected, const struct json_object *actual,
-                    const ts_score_result *r, bool color, ts_buf *out, ts_error *err)
+                    const ts_score_result *r, const ts_report_options *opt, ts_buf *out,
+                    ts_error *err)
 {
-    alignment al;
-    ts_buf paths;
+    ts_report_options defaults;
+    ts_report_ctx c;
+    ts_buf diffs;
     int rc;
 
     if (r == NULL || out == NULL)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "no score result to report");
-    rc = align(expected, actual, &al, err);
+    if (opt == NULL) {
+        ts_report_options_default(&defaults);
+        opt = &defaults;
+    }
+    rc = ctx_init(&c, expected, actual, r, opt, err);
     if (rc < 0)
         return rc;
-    ts_buf_init(&paths, out->max);
-    rc = write_table(out, &al, r, color);
-    if (rc == 0)
-        rc = ts_buf_appendc(out, '\n');
-    if (rc == 0)
-        rc = write_score_line(out, r, color);
-    if (rc == 0)
-        rc = write_paths(&paths, &al);
-    if (rc == 0 && paths.len > 0) {
-        rc = ts_buf_appendc(out, '\n');
-        if (rc == 0)
-            rc = ts_buf_append(out, paths.data, paths.len);
+    ts_report__table(&c, out);
+    ts_buf_appendc(out, '\n');
+    score_line(&c, out);
+    notes(&c, opt, out);
+    ts_buf_init(&diffs, TS_BUF_UNLIMITED);
+    ts_report__differences(&c, &diffs);
+    if (diffs.len > 0) {
+        ts_buf_appendc(out, '\n');
+        ts_buf_append(out, diffs.data, diffs.len);
     }
-    if (rc == 0)
-        rc = write_tips(out, r, color);
-    ts_buf_free(&paths);
-    alignment_free(&al);
-    return rc < 0 ? fail_append(err, rc) : 0;
-}
-
-/* ---------------------------------------------------------------------------
- * Summary line
- * ------------------------------------------------------------------------- */
-
-static int summary_part(ts_buf *out, bool *first, int64_t n, const char *what)
-{
-    int rc;
-
-    if (n <= 0)
-        return 0;
-    rc = ts_buf_appends(out, *first ? "toolscore: " : ", ");
-    *first = false;
-    return rc ? rc : ts_buf_appendf(out, "%" PRId64 " %s", n, what);
-}
-
-int ts_report_summary(const ts_summary_counts *c, ts_buf *out)
-{
-    bool first = true;
-    int rc = summary_part(out, &first, c->created,
-                          c->created == 1 ? "snapshot created (pending approval)"
-                                          : "snapshots created (pending approval)");
-
-    if (rc == 0)
-        rc = summary_part(out, &first, c->updated, "updated");
-    if (rc == 0)
-        rc = summary_part(out, &first, c->pending, "pending");
-    if (rc == 0)
-        rc = summary_part(out, &first, c->passed, "passed");
-    if (rc == 0)
-        rc = summary_part(out, &first,
-                          (c->failed > 0 ? c->failed : 0) + (c->errors > 0 ? c->errors : 0),
-                          "failed");
-    return rc;
+    ts_report__drop(out, &diffs);
+    tips(&c, out);
+    if (opt->json_diff)
+        json_diff(&c, expected, actual, out);
+    ctx_free(&c);
+    rc = ts_buf_error(out);
+    if (rc == -E2BIG)
+        return ts_error_set(err, rc, TS_ERR_TOO_LARGE, "report larger than its buffer allows");
+    if (rc < 0)
+        return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory while writing the report");
+    return 0;
 }

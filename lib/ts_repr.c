@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ts_json.h"
+#include "ts_utf8.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 
@@ -85,16 +86,26 @@ static uint32_t next_code_point(const unsigned char *s, size_t len, size_t *i)
     return cp;
 }
 
+size_t ts_repr_char_width(uint32_t cp)
+{
+    if (cp >= 0x300 && in_ranges(cp, zero, sizeof(zero) / sizeof(zero[0])))
+        return 0;
+    if (cp >= 0x1100 && in_ranges(cp, wide, sizeof(wide) / sizeof(wide[0])))
+        return 2;
+    return 1;
+}
+
 size_t ts_repr_width(const char *s, size_t len)
 {
     size_t n = 0;
 
     for (size_t i = 0; i < len;) {
-        uint32_t cp = next_code_point((const unsigned char *)s, len, &i);
-
-        if (in_ranges(cp, zero, sizeof(zero) / sizeof(zero[0])))
+        if ((unsigned char)s[i] < 0x80) { /* ASCII, the usual case */
+            n++;
+            i++;
             continue;
-        n += in_ranges(cp, wide, sizeof(wide) / sizeof(wide[0])) ? 2 : 1;
+        }
+        n += ts_repr_char_width(next_code_point((const unsigned char *)s, len, &i));
     }
     return n;
 }
@@ -117,11 +128,11 @@ static size_t cut_offset(const char *s, size_t len, size_t max)
 int ts_repr_append_cut(const char *s, size_t len, size_t max, ts_buf *out)
 {
     size_t keep = cut_offset(s, len, max);
-    int rc = ts_buf_append(out, s, keep);
 
-    if (rc == 0 && keep < len)
-        rc = ts_buf_appends(out, ELLIPSIS);
-    return rc;
+    ts_buf_append(out, s, keep);
+    if (keep < len)
+        ts_buf_appends(out, ELLIPSIS);
+    return ts_buf_error(out);
 }
 
 /* ---------------------------------------------------------------------------
@@ -132,39 +143,6 @@ static const char *string_of(const struct json_object *s, size_t *len)
 {
     *len = (size_t)json_object_get_string_len(s);
     return json_object_get_string((struct json_object *)s);
-}
-
-/* Decode one UTF-8 sequence; returns its length, or 0 when invalid. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    size_t len;
-    uint32_t v;
-
-    if (s[0] < 0x80) {
-        *cp = s[0];
-        return 1;
-    }
-    if ((s[0] & 0xe0) == 0xc0) {
-        len = 2;
-        v = s[0] & 0x1f;
-    } else if ((s[0] & 0xf0) == 0xe0) {
-        len = 3;
-        v = s[0] & 0x0f;
-    } else if ((s[0] & 0xf8) == 0xf0) {
-        len = 4;
-        v = s[0] & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3f);
-    }
-    *cp = v;
-    return len;
 }
 
 /* Format characters (Cf) outside the ranges below (Unicode 14, as in
@@ -225,59 +203,60 @@ int ts_repr_string(const char *s, size_t len, ts_buf *out)
 {
     const unsigned char *u = (const unsigned char *)s;
     char quote = memchr(s, '\'', len) && !memchr(s, '"', len) ? '"' : '\'';
-    int rc = ts_buf_appendc(out, quote);
 
-    for (size_t i = 0; i < len && rc == 0;) {
+    ts_buf_appendc(out, quote);
+    for (size_t i = 0; i < len && ts_buf_error(out) == 0;) {
         uint32_t cp;
-        size_t n = utf8_decode(u + i, len - i, &cp);
+        size_t n = ts_utf8_decode(u + i, len - i, &cp);
         if (n == 0) {
-            rc = ts_buf_appendf(out, "\\x%02x", u[i]);
+            ts_buf_appendf(out, "\\x%02x", u[i]);
             i++;
             continue;
         }
         if (cp == '\\' || cp == (uint32_t)quote)
-            rc = ts_buf_appendf(out, "\\%c", (char)cp);
+            ts_buf_appendf(out, "\\%c", (char)cp);
         else if (!python_printable(cp))
-            rc = repr_escape(out, cp);
+            repr_escape(out, cp);
         else
-            rc = ts_buf_append(out, s + i, n);
+            ts_buf_append(out, s + i, n);
         i += n;
     }
-    return rc ? rc : ts_buf_appendc(out, quote);
+    ts_buf_appendc(out, quote);
+    return ts_buf_error(out);
 }
 
 static int repr_array(ts_buf *out, const struct json_object *v)
 {
     size_t n = json_object_array_length(v);
-    int rc = ts_buf_appendc(out, '[');
 
-    for (size_t i = 0; i < n && rc == 0; i++) {
+    ts_buf_appendc(out, '[');
+    for (size_t i = 0; i < n && ts_buf_error(out) == 0; i++) {
         if (i > 0)
-            rc = ts_buf_appends(out, ", ");
-        if (rc == 0)
-            rc = ts_repr_value(json_object_array_get_idx(v, i), out);
+            ts_buf_appends(out, ", ");
+        ts_repr_value(json_object_array_get_idx(v, i), out);
     }
-    return rc ? rc : ts_buf_appendc(out, ']');
+    ts_buf_appendc(out, ']');
+    return ts_buf_error(out);
 }
 
 static int repr_object(ts_buf *out, const struct json_object *v)
 {
     bool first = true;
-    int rc = ts_buf_appendc(out, '{');
 
+    ts_buf_appendc(out, '{');
     json_object_object_foreach((struct json_object *)v, key, val)
     {
-        if (rc == 0 && !first)
-            rc = ts_buf_appends(out, ", ");
-        if (rc == 0)
-            rc = ts_repr_string(key, strlen(key), out);
-        if (rc == 0)
-            rc = ts_buf_appends(out, ": ");
-        if (rc == 0)
-            rc = ts_repr_value(val, out);
+        if (ts_buf_error(out) < 0)
+            break;
+        if (!first)
+            ts_buf_appends(out, ", ");
+        ts_repr_string(key, strlen(key), out);
+        ts_buf_appends(out, ": ");
+        ts_repr_value(val, out);
         first = false;
     }
-    return rc ? rc : ts_buf_appendc(out, '}');
+    ts_buf_appendc(out, '}');
+    return ts_buf_error(out);
 }
 
 static int repr_integer(ts_buf *out, const struct json_object *v)
@@ -332,8 +311,10 @@ int ts_repr_value_cut(const struct json_object *v, size_t max, ts_buf *out)
 
     ts_buf_init(&tmp, out->max);
     rc = ts_repr_value(v, &tmp);
-    if (rc == 0)
-        rc = ts_repr_append_cut(tmp.data ? tmp.data : "", tmp.len, max, out);
+    if (rc < 0)
+        ts_buf_fail(out, rc);
+    else
+        ts_repr_append_cut(tmp.data ? tmp.data : "", tmp.len, max, out);
     ts_buf_free(&tmp);
-    return rc;
+    return ts_buf_error(out);
 }

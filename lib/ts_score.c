@@ -11,9 +11,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "ts_utf8.h"
 
 #define THRESHOLD_EPSILON 1e-9
 
@@ -169,23 +172,9 @@ static bool is_unicode_space(uint32_t cp)
 static size_t space_at(const unsigned char *s, size_t n)
 {
     uint32_t cp;
-    size_t len;
+    size_t len = ts_utf8_decode(s, n, &cp);
 
-    if (n == 0)
-        return 0;
-    if (s[0] < 0x80) {
-        cp = s[0];
-        len = 1;
-    } else if ((s[0] & 0xe0) == 0xc0 && n >= 2 && (s[1] & 0xc0) == 0x80) {
-        cp = ((uint32_t)(s[0] & 0x1f) << 6) | (s[1] & 0x3f);
-        len = 2;
-    } else if ((s[0] & 0xf0) == 0xe0 && n >= 3 && (s[1] & 0xc0) == 0x80 && (s[2] & 0xc0) == 0x80) {
-        cp = ((uint32_t)(s[0] & 0x0f) << 12) | ((uint32_t)(s[1] & 0x3f) << 6) | (s[2] & 0x3f);
-        len = 3;
-    } else {
-        return 0;
-    }
-    return is_unicode_space(cp) ? len : 0;
+    return len > 0 && is_unicode_space(cp) ? len : 0;
 }
 
 /* Narrow [*start, *end) to exclude leading and trailing whitespace. */
@@ -276,6 +265,15 @@ void ts_score_options_default(ts_score_options *opt)
     ts_weights_default(&opt->weights);
     opt->strict = false;
     opt->min_score = 1.0;
+}
+
+bool ts_score_options_equal(const ts_score_options *a, const ts_score_options *b)
+{
+    return a->weights.selection_accuracy == b->weights.selection_accuracy &&
+           a->weights.argument_f1 == b->weights.argument_f1 &&
+           a->weights.sequence_accuracy == b->weights.sequence_accuracy &&
+           a->weights.redundant_rate == b->weights.redundant_rate && a->strict == b->strict &&
+           a->min_score == b->min_score;
 }
 
 static double *weight_slot(ts_weights *w, size_t i)
@@ -1055,58 +1053,84 @@ void ts_score_result_share(ts_score_result *dst, const ts_score_result *src)
  * Result as JSON
  * ------------------------------------------------------------------------- */
 
-static bool put_double(struct json_object *o, const char *key, double v)
+/* clang-format off */
+#define KEY(name, type) {#name, sizeof(#name) - 1, type, offsetof(ts_score_result, name)}
+/* clang-format on */
+
+const ts_score_key ts_score_keys[] = {
+    KEY(score, TS_SCORE_DOUBLE),
+    KEY(grade, TS_SCORE_GRADE),
+    KEY(invocation_accuracy, TS_SCORE_DOUBLE),
+    KEY(selection_accuracy, TS_SCORE_DOUBLE),
+    KEY(argument_precision, TS_SCORE_DOUBLE),
+    KEY(argument_recall, TS_SCORE_DOUBLE),
+    KEY(argument_f1, TS_SCORE_DOUBLE),
+    KEY(edit_distance, TS_SCORE_DOUBLE),
+    KEY(normalized_distance, TS_SCORE_DOUBLE),
+    KEY(sequence_accuracy, TS_SCORE_DOUBLE),
+    KEY(redundant_count, TS_SCORE_INT),
+    KEY(total_calls, TS_SCORE_INT),
+    KEY(redundant_rate, TS_SCORE_DOUBLE),
+    KEY(tool_correctness, TS_SCORE_DOUBLE),
+    KEY(trajectory_accuracy, TS_SCORE_DOUBLE),
+    KEY(step_match_rate, TS_SCORE_DOUBLE),
+    KEY(path_efficiency, TS_SCORE_DOUBLE),
+    KEY(expected_tools, TS_SCORE_TOOLS),
+    KEY(called_tools, TS_SCORE_TOOLS),
+    KEY(missing_tools, TS_SCORE_TOOLS),
+    KEY(extra_tools, TS_SCORE_TOOLS),
+    KEY(passed, TS_SCORE_BOOL),
+    KEY(min_score, TS_SCORE_DOUBLE),
+};
+
+const size_t ts_score_key_count = sizeof(ts_score_keys) / sizeof(ts_score_keys[0]);
+
+const ts_score_key *ts_score_key_find(const char *name, size_t len)
 {
-    return json_object_object_add(o, key, json_object_new_double(v)) == 0;
+    for (size_t i = 0; i < ts_score_key_count; i++) {
+        if (ts_score_keys[i].len == len && memcmp(ts_score_keys[i].name, name, len) == 0)
+            return &ts_score_keys[i];
+    }
+    return NULL;
 }
 
-static bool put_list(struct json_object *o, const char *key, const struct json_object *list)
+/* The JSON value of r's member k (a new reference; lists shared). */
+static struct json_object *member_json(const ts_score_result *r, const ts_score_key *k)
 {
-    /* A reference, not a copy: the lists are never modified once scored. */
-    struct json_object *ref =
-        list == NULL ? json_object_new_array() : json_object_get((struct json_object *)list);
+    const void *m = ts_score_member(r, k);
+    char grade[2] = {0, 0};
+    struct json_object *list;
 
-    if (ref != NULL && json_object_object_add(o, key, ref) == 0)
-        return true;
-    json_object_put(ref);
-    return false;
+    switch (k->type) {
+    case TS_SCORE_DOUBLE:
+        return json_object_new_double(*(const double *)m);
+    case TS_SCORE_INT:
+        return json_object_new_int64(*(const int64_t *)m);
+    case TS_SCORE_GRADE:
+        grade[0] = *(const char *)m;
+        return json_object_new_string(grade);
+    case TS_SCORE_BOOL:
+        return json_object_new_boolean(*(const bool *)m);
+    case TS_SCORE_TOOLS:
+        /* A reference, not a copy: the lists are never modified once scored. */
+        list = *(struct json_object *const *)m;
+        return list == NULL ? json_object_new_array() : json_object_get(list);
+    }
+    return NULL;
 }
 
 struct json_object *ts_score_result_to_json(const ts_score_result *r)
 {
     struct json_object *o = json_object_new_object();
-    char grade[2] = {r->grade, '\0'};
-    bool ok;
 
-    if (o == NULL)
-        return NULL;
-    ok = put_double(o, "score", r->score) &&
-         json_object_object_add(o, "grade", json_object_new_string(grade)) == 0 &&
-         put_double(o, "invocation_accuracy", r->invocation_accuracy) &&
-         put_double(o, "selection_accuracy", r->selection_accuracy) &&
-         put_double(o, "argument_precision", r->argument_precision) &&
-         put_double(o, "argument_recall", r->argument_recall) &&
-         put_double(o, "argument_f1", r->argument_f1) &&
-         put_double(o, "edit_distance", r->edit_distance) &&
-         put_double(o, "normalized_distance", r->normalized_distance) &&
-         put_double(o, "sequence_accuracy", r->sequence_accuracy) &&
-         json_object_object_add(o, "redundant_count", json_object_new_int64(r->redundant_count)) ==
-             0 &&
-         json_object_object_add(o, "total_calls", json_object_new_int64(r->total_calls)) == 0 &&
-         put_double(o, "redundant_rate", r->redundant_rate) &&
-         put_double(o, "tool_correctness", r->tool_correctness) &&
-         put_double(o, "trajectory_accuracy", r->trajectory_accuracy) &&
-         put_double(o, "step_match_rate", r->step_match_rate) &&
-         put_double(o, "path_efficiency", r->path_efficiency) &&
-         put_list(o, "expected_tools", r->expected_tools) &&
-         put_list(o, "called_tools", r->called_tools) &&
-         put_list(o, "missing_tools", r->missing_tools) &&
-         put_list(o, "extra_tools", r->extra_tools) &&
-         json_object_object_add(o, "passed", json_object_new_boolean(r->passed)) == 0 &&
-         put_double(o, "min_score", r->min_score);
-    if (!ok) {
-        json_object_put(o);
-        return NULL;
+    for (size_t i = 0; o != NULL && i < ts_score_key_count; i++) {
+        struct json_object *v = member_json(r, &ts_score_keys[i]);
+
+        if (v == NULL || json_object_object_add(o, ts_score_keys[i].name, v) != 0) {
+            json_object_put(v);
+            json_object_put(o);
+            return NULL;
+        }
     }
     return o;
 }

@@ -9,6 +9,7 @@
 #define TS_SCORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <json-c/json.h>
@@ -22,11 +23,18 @@ typedef struct ts_weights {
     double redundant_rate;
 } ts_weights;
 
+/* How two lists are scored. A member added here is compared by
+ * ts_score_options_equal (below) too, or a cached score is reused for
+ * options that differ. */
 typedef struct ts_score_options {
     ts_weights weights; /* ts_weights_default() or ts_weights_from_json() */
     bool strict;        /* type-exact argument comparison */
     double min_score;   /* in [0, 1]; 1.0 by default */
 } ts_score_options;
+
+/* True when a and b score every pair of lists alike (every member equal):
+ * what a cached score may be reused for. A new option is compared here. */
+bool ts_score_options_equal(const ts_score_options *a, const ts_score_options *b);
 
 typedef struct ts_score_result {
     double score;
@@ -57,6 +65,7 @@ typedef struct ts_score_result {
 
 /* Options with default weights, strict off, min_score 1.0. */
 void ts_score_options_default(ts_score_options *opt);
+
 void ts_weights_default(ts_weights *w);
 
 /*
@@ -101,7 +110,40 @@ void ts_score_result_free(ts_score_result *r);
  * one thread at a time. Release dst with ts_score_result_free(). */
 void ts_score_result_share(ts_score_result *dst, const ts_score_result *src);
 
-/* The result as JSON with exactly docs/scoring.md's keys plus passed, min_score.
+/*
+ * The members of a score result as every reader and writer sees them (the
+ * JSON of ts_score_result_to_json, the msgpack of a check reply, the
+ * client's reader): in this order, each named, typed and located in
+ * ts_score_result: docs/scoring.md's keys, then passed and min_score.
+ */
+typedef enum ts_score_type {
+    TS_SCORE_DOUBLE, /* double */
+    TS_SCORE_INT,    /* int64_t */
+    TS_SCORE_GRADE,  /* char, written as a one-letter string */
+    TS_SCORE_BOOL,   /* bool */
+    TS_SCORE_TOOLS,  /* struct json_object * array of strings (NULL: empty) */
+} ts_score_type;
+
+typedef struct ts_score_key {
+    const char *name;
+    size_t len; /* strlen(name) */
+    ts_score_type type;
+    size_t offset; /* of the member in ts_score_result */
+} ts_score_key;
+
+extern const ts_score_key ts_score_keys[];
+extern const size_t ts_score_key_count;
+
+/* The key named name[0..len), or NULL. */
+const ts_score_key *ts_score_key_find(const char *name, size_t len);
+
+/* The member of r that k describes (k's type says which pointer to use). */
+static inline const void *ts_score_member(const ts_score_result *r, const ts_score_key *k)
+{
+    return (const char *)r + k->offset;
+}
+
+/* The result as JSON with exactly the keys of ts_score_keys, in order.
  * The tool lists are shared with r (new references), not copied. */
 struct json_object *ts_score_result_to_json(const ts_score_result *r);
 

@@ -25,10 +25,6 @@
 #define TS_VERSION "0.0.0"
 #endif
 
-#define SNAPSHOT_MAX_DEPTH TS_JSON_MAX_DEPTH
-#define TOOL_NAME_MAX_BYTES 1024
-#define METADATA_MAX_BYTES 256 /* toolscore_version, source */
-
 void ts_timestamp_now(char out[TS_TIMESTAMP_MAX])
 {
     struct timespec ts;
@@ -69,7 +65,7 @@ static int validate_call(const struct json_object *call, size_t index, ts_error 
     len = (size_t)json_object_get_string_len(tool);
     if (len == 0)
         return calls_error(err, index, "\"tool\" is empty");
-    if (len > TOOL_NAME_MAX_BYTES)
+    if (len > TS_SNAPSHOT_MAX_TOOL_BYTES)
         return calls_error(err, index, "\"tool\" is longer than 1024 bytes");
     if (memchr(json_object_get_string(tool), '\0', len) != NULL)
         return calls_error(err, index, "\"tool\" contains a NUL character");
@@ -132,7 +128,7 @@ int ts_snapshot_new(const char *name, struct json_object *calls, const char *sou
     rc = ts_snapshot_validate_calls(calls, err);
     if (rc < 0)
         return rc;
-    if (source == NULL || source[0] == '\0' || strlen(source) > METADATA_MAX_BYTES ||
+    if (source == NULL || source[0] == '\0' || strlen(source) > TS_SNAPSHOT_MAX_META_BYTES ||
         !ts_utf8_valid(source, strlen(source)))
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "invalid snapshot source");
     s = calloc(1, sizeof(*s));
@@ -318,10 +314,10 @@ static int parse_metadata(struct json_object *root, const char *what, ts_snapsho
 {
     const char *version;
     const char *source;
-    int rc = get_string(root, "toolscore_version", what, METADATA_MAX_BYTES, &version, err);
+    int rc = get_string(root, "toolscore_version", what, TS_SNAPSHOT_MAX_META_BYTES, &version, err);
 
     if (rc == 0)
-        rc = get_string(root, "source", what, METADATA_MAX_BYTES, &source, err);
+        rc = get_string(root, "source", what, TS_SNAPSHOT_MAX_META_BYTES, &source, err);
     if (rc < 0)
         return rc;
     s->toolscore_version = strdup(version ? version : "");
@@ -400,7 +396,7 @@ int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snaps
                      len, TS_SNAPSHOT_MAX_BYTES);
         return ts_error_prefix(err, -E2BIG, "%s", what);
     }
-    rc = ts_json_parse(buf, len, SNAPSHOT_MAX_DEPTH, &root, err);
+    rc = ts_json_parse(buf, len, TS_SNAPSHOT_MAX_DEPTH, &root, err);
     if (rc < 0) {
         /* not JSON, or nested too deep: the file is no snapshot (the
          * message keeps the parser's line and column) */

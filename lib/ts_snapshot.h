@@ -15,10 +15,14 @@
 
 #include "ts_buf.h"
 #include "ts_error.h"
+#include "ts_json.h"
 
 #define TS_SNAPSHOT_SCHEMA_VERSION 1
-#define TS_SNAPSHOT_MAX_BYTES (32u << 20) /* largest snapshot file read */
-#define TS_SNAPSHOT_MAX_CALLS 100000      /* most calls in one snapshot */
+#define TS_SNAPSHOT_MAX_BYTES (32u << 20)       /* largest snapshot file read */
+#define TS_SNAPSHOT_MAX_CALLS 100000            /* most calls in one snapshot */
+#define TS_SNAPSHOT_MAX_TOOL_BYTES 1024         /* longest "tool" of a call */
+#define TS_SNAPSHOT_MAX_META_BYTES 256          /* longest toolscore_version, source */
+#define TS_SNAPSHOT_MAX_DEPTH TS_JSON_MAX_DEPTH /* nesting of a file */
 #define TS_TIMESTAMP_MAX 48
 
 typedef struct ts_snapshot {

@@ -24,8 +24,6 @@
 #define DOUBLE_DIGITS_MAX 300         /* before the point: finite without exponent */
 #define DOUBLE_EXP_DIGITS_MAX 2       /* |exponent| <= 99 ... */
 #define DOUBLE_EXP_INT_DIGITS_MAX 200 /* ... with at most 200 digits before the point */
-#define TOOL_MAX_BYTES 1024           /* ts_snapshot.c: a call's "tool" */
-#define METADATA_MAX_BYTES 256        /* ts_snapshot.c: toolscore_version, source */
 
 typedef struct scanner {
     const unsigned char *p;
@@ -269,7 +267,7 @@ static bool string_value(scanner *sc, size_t max, bool plain_only, str *out)
 }
 
 /* One call: an object with a non-empty string "tool" of at most
- * TOOL_MAX_BYTES and "args" an object or null when present. */
+ * TS_SNAPSHOT_MAX_TOOL_BYTES and "args" an object or null when present. */
 static bool call(scanner *sc, int depth)
 {
     bool tool = false;
@@ -289,7 +287,7 @@ static bool call(scanner *sc, int depth)
         if (!key(sc, &k))
             return false;
         if (key_is(&k, "tool")) {
-            ok = !tool && string_value(sc, TOOL_MAX_BYTES, false, &t) && t.len > 0;
+            ok = !tool && string_value(sc, TS_SNAPSHOT_MAX_TOOL_BYTES, false, &t) && t.len > 0;
             tool = true;
         } else if (key_is(&k, "args")) {
             ok = !args && sc->p < sc->end &&
@@ -387,9 +385,9 @@ static bool member(scanner *sc, enum member m, ts_snapshot_scan *out)
         }
         return true;
     case M_VERSION:
-        return string_value(sc, METADATA_MAX_BYTES, false, &s);
+        return string_value(sc, TS_SNAPSHOT_MAX_META_BYTES, false, &s);
     case M_SOURCE:
-        if (!string_value(sc, METADATA_MAX_BYTES, true, &s))
+        if (!string_value(sc, TS_SNAPSHOT_MAX_META_BYTES, true, &s))
             return false;
         out->source = s.s;
         out->source_len = s.len;

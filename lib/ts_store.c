@@ -151,25 +151,6 @@ bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino)
     return held != NULL && held->dev == dev && held->ino == ino;
 }
 
-/*
- * The root for one operation that creates nothing (ts_store__dir without
- * create), where the caller's own stat() of the path just found the
- * directory seen (NULL: not looked at): the held descriptor without a stat
- * of our own when that is the held root. The held descriptor pins its
- * inode, so a match names the same directory ts_store__dir would have found
- * at the caller's stat.
- */
-static int dir_seen(ts_store *store, const ts_store_root_seen *seen, int *fd, ts_error *err)
-{
-    ts_store_root_handle *held = atomic_load(&store->held);
-
-    if (seen != NULL && held != NULL && held->dev == seen->dev && held->ino == seen->ino) {
-        *fd = held->fd;
-        return 0;
-    }
-    return ts_store__dir(store, false, fd, err);
-}
-
 /* The file name of name, refusing names the file system cannot hold. */
 int ts_store__file_of(const char *name, char *file, ts_error *err)
 {
@@ -468,36 +449,17 @@ int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_
 
 int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err)
 {
-    return ts_store_stat_seen(store, NULL, name, stamp, err);
-}
-
-int ts_store_stat_seen(ts_store *store, const ts_store_root_seen *root, const char *name,
-                       ts_file_stamp *stamp, ts_error *err)
-{
     char file[TS_FILENAME_MAX];
-    int rc = ts_store__file_of(name, file, err);
-
-    if (rc < 0) {
-        stamp_absent(stamp);
-        return rc;
-    }
-    return ts_store_stat_file_seen(store, root, file, stamp, err);
-}
-
-int ts_store_stat_file_seen(ts_store *store, const ts_store_root_seen *root, const char *file,
-                            ts_file_stamp *stamp, ts_error *err)
-{
     char path[PATH_MAX];
     struct stat st;
     int dirfd;
     int rc;
 
     stamp_absent(stamp);
-    if (file[0] == '\0' || strchr(file, '/') != NULL || strcmp(file, ".") == 0 ||
-        strcmp(file, "..") == 0)
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "'%s' is not the name of a file in the store", file);
-    rc = dir_seen(store, root, &dirfd, err);
+    rc = ts_store__file_of(name, file, err);
+    if (rc < 0)
+        return rc;
+    rc = ts_store__dir(store, false, &dirfd, err);
     if (rc != 0)
         return rc < 0 ? rc : 0;
     if (fstatat(dirfd, file, &st, AT_SYMLINK_NOFOLLOW) == 0) {

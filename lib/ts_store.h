@@ -91,11 +91,6 @@ const char *ts_store_root(const ts_store *store);
  */
 bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino);
 
-/* The directory one stat() of a store's root path found (ts_store_stat_seen). */
-typedef struct ts_store_root_seen {
-    uint64_t dev, ino;
-} ts_store_root_seen;
-
 /* The file path (root + "/" + file name) for name into out. */
 int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err);
 
@@ -111,26 +106,6 @@ int ts_store_load_small(ts_store *store, const char *name, size_t max_bytes, ts_
 
 /* Stat the file of name without reading it (stamp->exists false if absent). */
 int ts_store_stat(ts_store *store, const char *name, ts_file_stamp *stamp, ts_error *err);
-
-/*
- * ts_store_stat for a caller that has just made its own stat() of the
- * store's root path (ts_store_root; following links, as the store does) and
- * found there the directory root. When that is the directory the store
- * holds open (ts_store_root_is), the file is looked up in it without a
- * second stat() of the path: the answer is the one ts_store_stat would have
- * given at the moment of the caller's stat. Any other directory, or root
- * NULL: exactly ts_store_stat. For a caller that stats the root anyway (the
- * daemon's store lookup) and uses what it saw at once, never later.
- */
-int ts_store_stat_seen(ts_store *store, const ts_store_root_seen *root, const char *name,
-                       ts_file_stamp *stamp, ts_error *err);
-
-/* As ts_store_stat_seen, given the snapshot's file name in the root (the
- * last component of ts_store_path) instead of its name: for a caller that
- * keeps it, so the name is not hashed again. A file name with '/' or "."
- * / ".." is "invalid_argument". */
-int ts_store_stat_file_seen(ts_store *store, const ts_store_root_seen *root, const char *file,
-                            ts_file_stamp *stamp, ts_error *err);
 
 /*
  * Durably write s under its name (creating the root if needed): a temp file,

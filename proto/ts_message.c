@@ -33,14 +33,18 @@ static void builder_start(frame_builder *b, size_t max_frame)
     ts_wire_writer_init(&b->w, &b->buf);
 }
 
+/* 0, or the frame's failure in err: the buffer's own (too large, out of
+ * memory) said for the frame, a value's as its packer said it. */
 static int builder_status(frame_builder *b, const char *what, ts_error *err)
 {
-    if (b->w.rc == -E2BIG || b->buf.data == NULL)
+    int rc = ts_buf_error(&b->buf);
+
+    if (rc == -E2BIG)
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "%s exceeds the maximum frame size of %zu bytes", what, b->max_frame);
-    if (b->w.rc < 0)
-        return ts_error_set(err, b->w.rc, TS_ERR_NO_MEMORY, "cannot allocate the %s", what);
-    return 0;
+    if (rc < 0)
+        return ts_error_set(err, rc, TS_ERR_NO_MEMORY, "cannot allocate the %s", what);
+    return ts_wire_writer_error(&b->w);
 }
 
 static void builder_key(frame_builder *b, const char *key)
@@ -68,17 +72,6 @@ static int builder_finish(frame_builder *b, ts_buf *out, const char *what, ts_er
     return rc;
 }
 
-/* Pack a value nested one level inside the envelope map. */
-static int builder_value(frame_builder *b, const struct json_object *v, const char *what,
-                         ts_error *err)
-{
-    int rc = ts_wire_pack(&b->w, v, 1, err);
-
-    if (rc < 0 && (b->w.rc == -E2BIG || b->buf.data == NULL))
-        return builder_status(b, what, err);
-    return rc;
-}
-
 int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
                               const struct json_object *params, size_t max_frame, ts_error *err)
 {
@@ -86,27 +79,17 @@ int ts_message_encode_request(ts_buf *out, uint64_t id, const char *method,
 }
 
 /* The params map: params' members, then key: value when key is set. */
-static int builder_params(frame_builder *b, const struct json_object *params, const char *key,
-                          const struct json_object *value, ts_error *err)
+static void builder_params(frame_builder *b, const struct json_object *params, const char *key,
+                           const struct json_object *value, ts_error *err)
 {
-    size_t n = (size_t)json_object_object_length(params);
-    int rc;
-
-    if (key == NULL)
-        return builder_value(b, params, "request", err);
-    if (json_object_object_get_ex(params, key, NULL))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "params already have a member '%s'", key);
-    rc = ts_wire_pack_map(&b->w, n + 1, err);
-    if (rc == 0)
-        rc = ts_wire_pack_members(&b->w, params, 1, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(&b->w, key, strlen(key), err);
-    if (rc == 0)
-        rc = ts_wire_pack(&b->w, value, 2, err);
-    if (rc < 0 && (b->w.rc == -E2BIG || b->buf.data == NULL))
-        return builder_status(b, "request", err);
-    return rc;
+    if (key == NULL) {
+        ts_wire_pack(&b->w, params, 1, err);
+        return;
+    }
+    ts_wire_pack_map(&b->w, (size_t)json_object_object_length(params) + 1, err);
+    ts_wire_pack_members(&b->w, params, 1, err);
+    ts_wire_pack_str(&b->w, key, strlen(key), err);
+    ts_wire_pack(&b->w, value, 2, err);
 }
 
 int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
@@ -129,6 +112,9 @@ int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
             return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate params");
         params = empty;
     }
+    if (key != NULL && json_object_object_get_ex(params, key, NULL))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "params already have a member '%s'", key);
     builder_start(&b, max_frame);
     msgpack_pack_map(&b.w.pk, 3);
     builder_key(&b, "id");
@@ -137,8 +123,9 @@ int ts_message_encode_request_with(ts_buf *out, uint64_t id, const char *method,
     msgpack_pack_str(&b.w.pk, strlen(method));
     msgpack_pack_str_body(&b.w.pk, method, strlen(method));
     builder_key(&b, "params");
-    rc = builder_params(&b, params, key, value, err);
+    builder_params(&b, params, key, value, err);
     json_object_put(empty);
+    rc = builder_status(&b, "request", err);
     if (rc < 0) {
         ts_buf_free(&b.buf);
         return rc;
@@ -175,7 +162,7 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     msgpack_pack_true(&b.w.pk);
     builder_key(&b, "result");
     rc = pack(&b.w, arg, err);
-    if (rc < 0 && (b.w.rc == -E2BIG || b.buf.data == NULL))
+    if (rc == 0 || ts_buf_error(&b.buf) < 0)
         rc = builder_status(&b, "reply", err);
     if (rc < 0) {
         ts_buf_free(&b.buf);
@@ -184,82 +171,39 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
     return builder_finish(&b, out, "reply", err);
 }
 
-/* One key and a double of the score result. */
-static int pack_double_member(ts_wire_writer *w, const char *key, double v, ts_error *err)
-{
-    int rc = ts_wire_pack_str(w, key, strlen(key), err);
-
-    return rc < 0 ? rc : ts_wire_pack_double(w, v, err);
-}
-
-/* One key and a tool list (NULL: an empty list) of the score result;
- * depth: containers open around the list. */
-static int pack_list_member(ts_wire_writer *w, const char *key, const struct json_object *list,
-                            int depth, ts_error *err)
-{
-    int rc = ts_wire_pack_str(w, key, strlen(key), err);
-
-    if (rc == 0 && list == NULL)
-        return ts_wire_pack_array(w, 0, err);
-    return rc < 0 ? rc : ts_wire_pack(w, list, depth, err);
-}
-
 int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, int depth,
                                  ts_error *err)
 {
-    /* The order of ts_score_result_to_json; test_proto compares the bytes. */
-    const struct {
-        const char *key;
-        double value;
-    } first[] = {{"invocation_accuracy", r->invocation_accuracy},
-                 {"selection_accuracy", r->selection_accuracy},
-                 {"argument_precision", r->argument_precision},
-                 {"argument_recall", r->argument_recall},
-                 {"argument_f1", r->argument_f1},
-                 {"edit_distance", r->edit_distance},
-                 {"normalized_distance", r->normalized_distance},
-                 {"sequence_accuracy", r->sequence_accuracy}},
-      second[] = {{"redundant_rate", r->redundant_rate},
-                  {"tool_correctness", r->tool_correctness},
-                  {"trajectory_accuracy", r->trajectory_accuracy},
-                  {"step_match_rate", r->step_match_rate},
-                  {"path_efficiency", r->path_efficiency}};
-    char grade[2] = {r->grade, '\0'};
-    int rc = ts_wire_pack_map(w, 2 + 8 + 2 + 5 + 4 + 2, err);
+    ts_wire_pack_map(w, ts_score_key_count, err);
+    for (size_t i = 0; i < ts_score_key_count; i++) {
+        const ts_score_key *k = &ts_score_keys[i];
+        const void *m = ts_score_member(r, k);
+        const struct json_object *list;
 
-    if (rc == 0)
-        rc = pack_double_member(w, "score", r->score, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "grade", 5, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, grade, strlen(grade), err);
-    for (size_t i = 0; rc == 0 && i < sizeof(first) / sizeof(first[0]); i++)
-        rc = pack_double_member(w, first[i].key, first[i].value, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "redundant_count", 15, err);
-    if (rc == 0)
-        rc = ts_wire_pack_int(w, r->redundant_count, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "total_calls", 11, err);
-    if (rc == 0)
-        rc = ts_wire_pack_int(w, r->total_calls, err);
-    for (size_t i = 0; rc == 0 && i < sizeof(second) / sizeof(second[0]); i++)
-        rc = pack_double_member(w, second[i].key, second[i].value, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "expected_tools", r->expected_tools, depth + 1, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "called_tools", r->called_tools, depth + 1, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "missing_tools", r->missing_tools, depth + 1, err);
-    if (rc == 0)
-        rc = pack_list_member(w, "extra_tools", r->extra_tools, depth + 1, err);
-    if (rc == 0)
-        rc = ts_wire_pack_str(w, "passed", 6, err);
-    if (rc == 0)
-        rc = ts_wire_pack_bool(w, r->passed, err);
-    if (rc == 0)
-        rc = pack_double_member(w, "min_score", r->min_score, err);
-    return rc;
+        ts_wire_pack_str(w, k->name, strlen(k->name), err);
+        switch (k->type) {
+        case TS_SCORE_DOUBLE:
+            ts_wire_pack_double(w, *(const double *)m, err);
+            break;
+        case TS_SCORE_INT:
+            ts_wire_pack_int(w, *(const int64_t *)m, err);
+            break;
+        case TS_SCORE_GRADE:
+            ts_wire_pack_str(w, (const char *)m, *(const char *)m != '\0', err);
+            break;
+        case TS_SCORE_BOOL:
+            ts_wire_pack_bool(w, *(const bool *)m, err);
+            break;
+        case TS_SCORE_TOOLS:
+            list = *(struct json_object *const *)m;
+            if (list == NULL)
+                ts_wire_pack_array(w, 0, err);
+            else
+                ts_wire_pack(w, list, depth + 1, err);
+            break;
+        }
+    }
+    return ts_wire_writer_error(w);
 }
 
 static int encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
@@ -423,7 +367,7 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
 
 /* Decode one key/value pair of the envelope at payload[*pos..len). */
 static int request_pair(ts_request *req, const unsigned char *payload, size_t len, size_t *pos,
-                        unsigned *seen, const char *raw_key, ts_error *err)
+                        unsigned *seen, ts_message_raw_choice choose, ts_error *err)
 {
     ts_wire_raw_member *raw = NULL;
     struct json_object *key = NULL;
@@ -439,9 +383,12 @@ static int request_pair(ts_request *req, const unsigned char *payload, size_t le
         rc = shape_error(err, "request keys must be strings, got %s", type_name(key));
         goto out;
     }
-    if (raw_key != NULL && strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
-        req->raw.key = raw_key;
-        raw = &req->raw;
+    /* The method's member is left as bytes when the method came first (the
+     * order clients send); params before the method are decoded whole. */
+    if (choose != NULL && req->method != NULL &&
+        strcmp(json_object_get_string(key), "params") == 0 && !(*seen & 4u)) {
+        req->raw.key = choose(req->method);
+        raw = req->raw.key != NULL ? &req->raw : NULL;
     }
     rc = ts_wire_decode_prefix_raw(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, raw, &value,
                                    &used, err);
@@ -462,7 +409,7 @@ int ts_message_decode_request(const void *payload, size_t len, ts_request *req, 
     return ts_message_decode_request_raw(payload, len, NULL, req, err);
 }
 
-int ts_message_request_decode_raw(const ts_request *req, struct json_object *params, ts_error *err)
+int ts_message_expand_raw(const ts_request *req, struct json_object *params, ts_error *err)
 {
     struct json_object *value = NULL;
     int rc;
@@ -479,7 +426,7 @@ int ts_message_request_decode_raw(const ts_request *req, struct json_object *par
     return 0;
 }
 
-int ts_message_decode_request_raw(const void *payload, size_t len, const char *raw_key,
+int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_raw_choice choose,
                                   ts_request *req, ts_error *err)
 {
     const unsigned char *p = payload;
@@ -509,7 +456,7 @@ int ts_message_decode_request_raw(const void *payload, size_t len, const char *r
                             "a request map has at most 3 keys (id, method, params), got %llu",
                             (unsigned long long)count);
     for (i = 0; i < count; i++) {
-        rc = request_pair(req, p, len, &pos, &seen, raw_key, err);
+        rc = request_pair(req, p, len, &pos, &seen, choose, err);
         if (rc < 0)
             return rc;
     }

@@ -53,7 +53,8 @@ typedef struct ts_request {
     char *method;               /* owned */
     struct json_object *params; /* owned; an object on success */
     /* ts_message_decode_request_raw only: the params member left as bytes
-     * (raw.found), raw.at/raw.len counted from raw_data, inside the payload */
+     * (raw.found), raw.at/raw.len counted from raw_data, inside the payload
+     * (valid as long as the payload is) */
     ts_wire_raw_member raw;
     const unsigned char *raw_data;
 } ts_request;
@@ -138,13 +139,20 @@ int ts_message_decode_request(const void *payload, size_t len, ts_request *req, 
 void ts_request_free(ts_request *req);
 
 /*
- * As ts_message_decode_request, except that the member raw_key of params is
+ * The member of a method's params to leave as bytes when decoding its
+ * request (ts_message_decode_request_raw), or NULL for none.
+ */
+typedef const char *(*ts_message_raw_choice)(const char *method);
+
+/*
+ * As ts_message_decode_request, except that the params member choose(method)
+ * names (when the method precedes params in the map, as clients send it) is
  * not decoded (ts_wire_decode_prefix_raw): when present, req->raw.found is
  * set and its bytes stay in the payload. Errors of a broken envelope or of
  * the other members are as ts_message_decode_request gives them; an error
- * in the member's value comes from ts_message_request_decode_raw.
+ * in the member's value comes from ts_message_expand_raw.
  */
-int ts_message_decode_request_raw(const void *payload, size_t len, const char *raw_key,
+int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_raw_choice choose,
                                   ts_request *req, ts_error *err);
 
 /*
@@ -153,7 +161,7 @@ int ts_message_decode_request_raw(const void *payload, size_t len, const char *r
  * full ts_message_decode_request gives for it. Nothing to do (0) when the
  * member was absent.
  */
-int ts_message_request_decode_raw(const ts_request *req, struct json_object *params, ts_error *err);
+int ts_message_expand_raw(const ts_request *req, struct json_object *params, ts_error *err);
 
 /*
  * Decode a reply payload (client side). Unknown envelope keys are ignored

@@ -12,42 +12,10 @@
 
 #include "ts_frame.h"
 #include "ts_json.h"
+#include "ts_utf8.h"
 #include "ts_wire_cursor.h"
 
 /* ---- UTF-8 ---------------------------------------------------------- */
-
-/* Length of the UTF-8 sequence starting at s[0..len), or 0 if invalid. */
-static size_t utf8_sequence(const unsigned char *s, size_t len)
-{
-    unsigned char c = s[0];
-    size_t n;
-    size_t i;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        n = 2;
-    else if (c >= 0xe0 && c <= 0xef)
-        n = 3;
-    else if (c >= 0xf0 && c <= 0xf4)
-        n = 4;
-    else
-        return 0;
-    if (len < n)
-        return 0;
-    for (i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-    if (c == 0xe0 && s[1] < 0xa0) /* overlong */
-        return 0;
-    if (c == 0xed && s[1] >= 0xa0) /* surrogates */
-        return 0;
-    if (c == 0xf0 && s[1] < 0x90) /* overlong */
-        return 0;
-    if (c == 0xf4 && s[1] >= 0x90) /* above U+10FFFF */
-        return 0;
-    return n;
-}
 
 /* The same rules as the JSON reader's: one definition of valid UTF-8. */
 bool ts_wire_utf8_valid(const char *s, size_t len)
@@ -69,7 +37,8 @@ void ts_wire_excerpt(const char *s, char *out, size_t outsz)
     }
     room = len <= outsz - 1 ? len : outsz - 4; /* leave room for "..." */
     while (o < len) {
-        size_t n = utf8_sequence(p + o, len - o);
+        uint32_t cp;
+        size_t n = ts_utf8_decode(p + o, len - o, &cp);
         if (n == 0)
             n = 1; /* an invalid byte, shown as '?' */
         if (o + n > room)

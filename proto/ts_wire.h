@@ -91,9 +91,13 @@ int ts_wire_decode_member(const void *data, const ts_wire_raw_member *raw, int m
                           struct json_object **out, ts_error *err);
 
 /*
- * A msgpack packer that appends to a ts_buf. The first failed append
- * (-E2BIG past the buffer's maximum, -ENOMEM) is kept in rc and every later
- * write is ignored, so a caller checks rc once at the end.
+ * A msgpack packer that appends to a ts_buf, with errors that stick: the
+ * first failure (the buffer's -E2BIG past its maximum or -ENOMEM, or a value
+ * that cannot be sent) is kept in rc, and every later pack returns it at
+ * once without writing or touching its err. So a writer packs a whole
+ * message and checks once at the end (ts_wire_writer_error); the message
+ * of the failure is in the err passed to the call that failed. Whether it
+ * was the buffer's is ts_buf_error(out).
  */
 typedef struct ts_wire_writer {
     msgpack_packer pk;
@@ -103,6 +107,9 @@ typedef struct ts_wire_writer {
 } ts_wire_writer;
 
 void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out);
+
+/* 0, or the writer's first failure. */
+int ts_wire_writer_error(const ts_wire_writer *w);
 
 /*
  * Pack v with w. depth is the number of containers already open around v

@@ -43,6 +43,20 @@ void ts_wire_writer_init(ts_wire_writer *w, ts_buf *out)
     msgpack_packer_init(&w->pk, w, writer_append);
 }
 
+int ts_wire_writer_error(const ts_wire_writer *w)
+{
+    return w->rc;
+}
+
+/* A value that cannot be sent (rc from ts_error_set): the writer's first
+ * failure, kept. */
+static int refuse(ts_wire_writer *w, int rc)
+{
+    if (w->rc == 0)
+        w->rc = rc;
+    return w->rc;
+}
+
 /* Room for n more bytes at the end of the buffer, or NULL (w->rc set). */
 static unsigned char *writer_room(ts_wire_writer *w, size_t n)
 {
@@ -140,8 +154,12 @@ static void put_container(ts_wire_writer *w, size_t n, unsigned char fix, size_t
         put_typed(w, t32, n, 4);
 }
 
+/* After bytes were put: 0, or the buffer's failure (w->rc, set by this very
+ * call: every public packer returns at once once w->rc is set) in err. */
 static int writer_status(ts_wire_writer *w, ts_error *err)
 {
+    if (w->rc == 0)
+        return 0;
     if (w->rc == -E2BIG)
         return ts_error_set(err, -E2BIG, TS_ERR_TOO_LARGE,
                             "encoded value exceeds the limit of %zu bytes", w->out->max);
@@ -160,41 +178,63 @@ static bool all_ascii(const char *s, size_t len)
     return high < 0x80;
 }
 
+/* A string that is not valid UTF-8: refused, unless the writer failed
+ * before (then nothing is touched). Out of the hot path. */
+static __attribute__((noinline, cold)) int string_refused(ts_wire_writer *w, const char *what,
+                                                          ts_error *err)
+{
+    if (w->rc < 0)
+        return w->rc;
+    return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                  "%s is not valid UTF-8 and cannot be sent", what));
+}
+
+/* A string the fast path does not take: long, no room yet, or after a
+ * failure. */
+static __attribute__((noinline)) int string_slow(ts_wire_writer *w, const char *s, size_t len,
+                                                 ts_error *err)
+{
+    if (w->rc < 0)
+        return w->rc;
+    put_container(w, len, 0xa0, 32, 0xd9, 0xda, 0xdb);
+    put_bytes(w, s, len);
+    return writer_status(w, err);
+}
+
 /*
- * A str, header and body. The usual one (short, the buffer has room) is
- * written in place; anything else goes through put_container/put_bytes.
+ * A str, header and body. The usual one (short, valid, the buffer has room,
+ * no failure yet) is written in place; anything else goes the slow way.
  */
 static int pack_string(ts_wire_writer *w, const char *s, size_t len, const char *what,
                        ts_error *err)
 {
     ts_buf *b = w->out;
+    unsigned char *p;
 
     if (!all_ascii(s, len) && !ts_wire_utf8_valid(s, len))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "%s is not valid UTF-8 and cannot be sent", what);
-    if (len < 256 && w->rc == 0 && len + 2 < b->cap - b->len && len + 2 <= b->max - b->len) {
-        unsigned char *p = (unsigned char *)b->data + b->len;
-        if (len < 32) {
-            *p++ = (unsigned char)(0xa0 | len);
-        } else {
-            *p++ = 0xd9;
-            *p++ = (unsigned char)len;
-        }
-        memcpy(p, s, len);
-        p += len;
-        *p = '\0';
-        b->len = (size_t)((char *)p - b->data);
-        return 0;
+        return string_refused(w, what, err);
+    if (len >= 256 || w->rc != 0 || len + 2 >= b->cap - b->len || len + 2 > b->max - b->len)
+        return string_slow(w, s, len, err);
+    p = (unsigned char *)b->data + b->len;
+    if (len < 32) {
+        *p++ = (unsigned char)(0xa0 | len);
+    } else {
+        *p++ = 0xd9;
+        *p++ = (unsigned char)len;
     }
-    put_container(w, len, 0xa0, 32, 0xd9, 0xda, 0xdb);
-    put_bytes(w, s, len);
-    return writer_status(w, err);
+    memcpy(p, s, len);
+    p += len;
+    *p = '\0';
+    b->len = (size_t)((char *)p - b->data);
+    return 0;
 }
 
 static int pack_int(ts_wire_writer *w, const struct json_object *v, ts_error *err)
 {
     int64_t i = json_object_get_int64(v);
 
+    if (w->rc < 0)
+        return w->rc;
     /* json-c clamps a uint64 above INT64_MAX to INT64_MAX when read as int64 */
     if (i == INT64_MAX)
         put_uint(w, json_object_get_uint64(v));
@@ -207,25 +247,27 @@ static int pack_double(ts_wire_writer *w, double d, ts_error *err)
 {
     uint64_t bits;
 
+    if (w->rc < 0)
+        return w->rc;
     if (!isfinite(d))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "NaN or infinite number cannot be sent (JSON has none)");
+        return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                      "NaN or infinite number cannot be sent (JSON has none)"));
     memcpy(&bits, &d, sizeof(bits));
     put_typed(w, 0xcb, bits, 8);
     return writer_status(w, err);
 }
 
-static int pack_depth(const ts_wire_writer *w, int depth, ts_error *err)
+static int pack_depth(ts_wire_writer *w, int depth, ts_error *err)
 {
     if (depth + 1 > w->max_depth)
-        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT, "value nested deeper than %d levels",
-                            w->max_depth);
+        return refuse(w, ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
+                                      "value nested deeper than %d levels", w->max_depth));
     return 0;
 }
 
 static int pack_object(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
-    int rc = pack_depth(w, depth, err);
+    int rc = w->rc < 0 ? w->rc : pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -240,6 +282,8 @@ int ts_wire_pack_members(ts_wire_writer *w, const struct json_object *obj, int d
 {
     int rc;
 
+    if (w->rc < 0)
+        return w->rc;
     json_object_object_foreach((struct json_object *)obj, key, child)
     {
         rc = pack_string(w, key, strlen(key), "a key", err);
@@ -256,7 +300,7 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 {
     size_t n = json_object_array_length(v);
     size_t i;
-    int rc = pack_depth(w, depth, err);
+    int rc = w->rc < 0 ? w->rc : pack_depth(w, depth, err);
 
     if (rc < 0)
         return rc;
@@ -269,24 +313,32 @@ static int pack_array(ts_wire_writer *w, const struct json_object *v, int depth,
 
 int ts_wire_pack_packed(ts_wire_writer *w, const void *bytes, size_t len, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_bytes(w, bytes, len);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_nil(ts_wire_writer *w, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_byte(w, 0xc0);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_bool(ts_wire_writer *w, bool b, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_byte(w, b ? 0xc3 : 0xc2);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_int(ts_wire_writer *w, int64_t i, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_int(w, i);
     return writer_status(w, err);
 }
@@ -303,16 +355,22 @@ int ts_wire_pack_str(ts_wire_writer *w, const char *s, size_t len, ts_error *err
 
 int ts_wire_pack_map(ts_wire_writer *w, size_t n, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_container(w, n, 0x80, 16, 0, 0xde, 0xdf);
     return writer_status(w, err);
 }
 
 int ts_wire_pack_array(ts_wire_writer *w, size_t n, ts_error *err)
 {
+    if (w->rc < 0)
+        return w->rc;
     put_container(w, n, 0x90, 16, 0, 0xdc, 0xdd);
     return writer_status(w, err);
 }
 
+/* Every branch returns at once after an earlier failure (the packers
+ * check w->rc before touching err). */
 int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_error *err)
 {
     switch (json_object_get_type(v)) {
@@ -332,7 +390,9 @@ int ts_wire_pack(ts_wire_writer *w, const struct json_object *v, int depth, ts_e
     case json_type_array:
         return pack_array(w, v, depth, err);
     }
-    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown value type");
+    if (w->rc < 0)
+        return w->rc;
+    return refuse(w, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "unknown value type"));
 }
 
 int ts_wire_encode(const struct json_object *v, ts_buf *out, ts_error *err)

@@ -98,7 +98,7 @@ t 1 tc n1 --calls "$A"
 check_py 'j["outcome"] == "FAILED" and j["result"]["passed"] is False and isinstance(j["report"], str)'
 check_py "$RESULT_TYPES"
 check_py 'j["result"]["extra_tools"] == ["book"] and j["result"]["total_calls"] == 2 and j["result"]["redundant_count"] == 1'
-check_py '"Expected vs Actual Tool Calls" in j["report"] and "unexpected at calls[1]" in j["report"] and "\x1b" not in j["report"]'
+check_py '"Expected vs Actual Tool Calls" in j["report"] and "\n+ calls[1] book(" in j["report"] and "\x1b" not in j["report"]'
 # TOOLSCORE_RECORD_UPDATE: anything but empty/0/false/no (trimmed, any case) is on.
 t 0 env TOOLSCORE_RECORD_UPDATE=off "$TSCTL" --socket "$SOCK" --dir "$STORE" check n1 --calls "$A" --json
 same "$(json_get outcome)" "UPDATED" "TOOLSCORE_RECORD_UPDATE=off is truthy"

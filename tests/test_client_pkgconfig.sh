@@ -9,7 +9,9 @@ set -u
 B=${TS_BUILD_DIR:-build}
 S=${TS_SOURCE_DIR:-.}
 fail() { echo "test_client_pkgconfig: $*" >&2; exit 1; }
-for f in "$B/libtoolscore-client.a" "$B/libtoolscore-client.so.0" "$B/libtoolscore-client.so" \
+SO=libtoolscore-client.so.$(sed -n 's/^SONAME_MAJOR *:= *//p' "$S/Makefile")
+[ "$SO" != libtoolscore-client.so. ] || fail "no SONAME_MAJOR in the Makefile"
+for f in "$B/libtoolscore-client.a" "$B/$SO" "$B/libtoolscore-client.so" \
 	"$B/toolscore-client.pc" "$B/toolscore-client-uninstalled.pc"; do
 	[ -f "$f" ] || fail "$f was not built (run make)"
 done
@@ -19,12 +21,12 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 mkdir -p "$tmp/include" "$tmp/lib/pkgconfig" || fail "mkdir"
 cp "$S/client/toolscore_client.h" "$tmp/include/" || fail "copy header"
 cp "$B/libtoolscore-client.a" "$tmp/lib/" || fail "copy static library"
-[ "$(readlink "$B/libtoolscore-client.so")" = libtoolscore-client.so.0 ] ||
-	fail "$B/libtoolscore-client.so is not the symlink to libtoolscore-client.so.0"
-objdump -p "$B/libtoolscore-client.so.0" | grep -q "SONAME *libtoolscore-client.so.0" ||
-	fail "the shared library's soname is not libtoolscore-client.so.0"
-cp "$B/libtoolscore-client.so.0" "$tmp/lib/libtoolscore-client.so.0" || fail "copy shared library"
-ln -s libtoolscore-client.so.0 "$tmp/lib/libtoolscore-client.so" || fail "symlink"
+[ "$(readlink "$B/libtoolscore-client.so")" = $SO ] ||
+	fail "$B/libtoolscore-client.so is not the symlink to $SO"
+objdump -p "$B/$SO" | grep -q "SONAME *$SO" ||
+	fail "the shared library's soname is not $SO"
+cp "$B/$SO" "$tmp/lib/$SO" || fail "copy shared library"
+ln -s $SO "$tmp/lib/libtoolscore-client.so" || fail "symlink"
 sed "s|^prefix=.*|prefix=$tmp|" "$B/toolscore-client.pc" >"$tmp/lib/pkgconfig/toolscore-client.pc"
 export PKG_CONFIG_PATH="$tmp/lib/pkgconfig"
 pkg-config --exists toolscore-client || fail "pkg-config does not find toolscore-client"
@@ -54,6 +56,14 @@ int main(void)
     ts_client_options_init(&o);
     o.socket_path = "/nonexistent-ts-pkgconfig/toolscored.sock";
     o.autostart = false;
+    ts_check_args *a = ts_check_args_new(); /* the growable check arguments */
+
+    if (a == NULL || ts_check_args_set_name(a, "n") != 0 || ts_check_args_set_actual(a, v) != 0 ||
+        ts_check_args_set_min_score(a, 0.5) != 0 || ts_check_args_set_ci(a, true) != 0) {
+        printf("cannot build check arguments\n");
+        return 1;
+    }
+    ts_check_args_free(a);
     rc = ts_client_connect(&o, &c, &err);
     json_object_put(v);
     if (rc >= 0 || c != NULL || strcmp(err.code, "unavailable") != 0) {
@@ -70,7 +80,7 @@ cc $SAN -std=c11 -Wall -Werror $(pkg-config --cflags toolscore-client) "$tmp/pro
 out=$(LD_LIBRARY_PATH="$tmp/lib" "$tmp/prog-shared") || fail "shared build: $out"
 echo "$out" | grep -q "unavailable: no daemon answers at /nonexistent-ts-pkgconfig/toolscored.sock" ||
 	fail "shared build said: $out"
-LD_LIBRARY_PATH="$tmp/lib" ldd "$tmp/prog-shared" | grep -q "$tmp/lib/libtoolscore-client.so.0" ||
+LD_LIBRARY_PATH="$tmp/lib" ldd "$tmp/prog-shared" | grep -q "$tmp/lib/$SO" ||
 	fail "the program is not linked to the shared library"
 # A static-only installation: the same layout without the shared library.
 mkdir -p "$tmp/static/include" "$tmp/static/lib/pkgconfig" || fail "mkdir"
@@ -95,8 +105,8 @@ echo "$cflags" | grep -q -- "-I$(cd "$S" && pwd)/client" || fail "uninstalled cf
 echo "$libs" | grep -q -- "-L$B" || fail "uninstalled libs lack the build directory: $libs"
 (cd "$tmp" && cc $SAN -std=c11 -Wall -Werror $cflags prog.c -o prog-intree $libs) ||
 	fail "cannot build against the source tree with the uninstalled .pc"
-ldd "$tmp/prog-intree" | grep -q "$B/libtoolscore-client.so.0" ||
-	fail "the in-tree program does not use $B/libtoolscore-client.so.0"
+ldd "$tmp/prog-intree" | grep -q "$B/$SO" ||
+	fail "the in-tree program does not use $B/$SO"
 out=$(env -u LD_LIBRARY_PATH "$tmp/prog-intree") || fail "in-tree build: $out"
 echo "$out" | grep -q "^unavailable: " || fail "in-tree build said: $out"
 echo "test_client_pkgconfig: shared, static and in-tree builds work"

@@ -190,8 +190,8 @@ static void check_score_error(struct json_object *c, size_t index, vec_mismatche
 
     st->errors++;
     if (run_case(c, &r, &err) == 0) {
-        vec_mismatch(m, "case %zu: C scored what docs/scoring.md refuses (%s): score %.17g", index, why,
-                     r.score);
+        vec_mismatch(m, "case %zu: C scored what docs/scoring.md refuses (%s): score %.17g", index,
+                     why, r.score);
         ts_score_result_free(&r);
         return;
     }

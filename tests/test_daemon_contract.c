@@ -24,31 +24,12 @@
 
 #define CALLS "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}]"
 
-static tdaemon daemon_;
-static int conn_ = -1;
-
-static void setup(void)
-{
-    tdaemon_prepare(&daemon_);
-    tdaemon_start(&daemon_, NULL);
-    conn_ = tdaemon_connect(daemon_.socket);
-}
-
-static void teardown(void)
-{
-    if (conn_ >= 0)
-        close(conn_);
-    conn_ = -1;
-    tdaemon_stop_ok(&daemon_);
-    tdaemon_cleanup(&daemon_);
-}
-
 /* {"store": the daemon's store} plus the members of the JSON text extra. */
 static struct json_object *store_params(const char *extra)
 {
     struct json_object *p = extra != NULL ? tjson(extra) : json_object_new_object();
 
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     return p;
 }
 
@@ -64,7 +45,7 @@ static struct json_object *check_params(const char *name, const char *actual)
 /* Call and require ok; params are released. */
 static struct json_object *ok_put(const char *method, struct json_object *params)
 {
-    struct json_object *r = tdaemon_ok(conn_, method, params);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, method, params);
 
     json_object_put(params);
     return r;
@@ -73,7 +54,7 @@ static struct json_object *ok_put(const char *method, struct json_object *params
 /* Call and require an error code; params are released; the message. */
 static const char *err_put(const char *method, struct json_object *params, const char *code)
 {
-    const char *m = tdaemon_err(conn_, method, params, code);
+    const char *m = tdaemon_err(tdaemon_fx_conn, method, params, code);
 
     json_object_put(params);
     return m;
@@ -83,7 +64,7 @@ static void write_file(const char *path, const char *text)
 {
     FILE *f;
 
-    mkdir(daemon_.store, 0700);
+    mkdir(tdaemon_fx.store, 0700);
     f = fopen(path, "w");
     ck_assert_msg(f != NULL, "cannot write %s", path);
     fputs(text, f);
@@ -178,7 +159,7 @@ END_TEST
 
 START_TEST(not_json_is_invalid_snapshot)
 {
-    const char *path = tdaemon_snapshot_path(daemon_.store, "bad");
+    const char *path = tdaemon_snapshot_path(tdaemon_fx.store, "bad");
     struct json_object *p;
     char deep[1024];
     size_t n = 0;
@@ -224,7 +205,7 @@ static void write_deepest(const char *name, bool approved)
     for (int i = 0; i < 124; i++)
         text[n++] = ']';
     snprintf(text + n, sizeof(text) - n, "}}]}\n");
-    write_file(tdaemon_snapshot_path(daemon_.store, name), text);
+    write_file(tdaemon_snapshot_path(tdaemon_fx.store, name), text);
 }
 
 static int depth_of(const struct json_object *v)
@@ -392,7 +373,7 @@ START_TEST(run_method_errors)
     json_object_put(ok_put("run.close", run_params(run))); /* closing twice is allowed */
     ck_assert_ptr_nonnull(
         strstr(err_put("run.join", run_params(run), "invalid_argument"), "closed"));
-    snprintf(other, sizeof(other), "%s-other", daemon_.store);
+    snprintf(other, sizeof(other), "%s-other", tdaemon_fx.store);
     p = json_object_new_object();
     json_object_object_add(p, "store", json_object_new_string(other));
     json_object_object_add(p, "run", json_object_new_string(run));
@@ -419,7 +400,7 @@ START_TEST(version_mismatch_message_any_version)
 
     for (size_t i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
         char text[128], want[128];
-        int fd = tdaemon_connect_raw(daemon_.socket);
+        int fd = tdaemon_connect_raw(tdaemon_fx.socket);
         struct json_object *hello;
 
         ck_assert(fd >= 0);
@@ -515,7 +496,7 @@ START_TEST(request_key_order)
     };
 
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        int fd = tdaemon_connect(daemon_.socket);
+        int fd = tdaemon_connect(tdaemon_fx.socket);
         bool id_nil = false;
         uint64_t id = 0;
 
@@ -537,7 +518,7 @@ END_TEST
  * that decodes gets hello_required, whatever its method or params. */
 START_TEST(decode_errors_before_hello_required)
 {
-    int fd = tdaemon_connect_raw(daemon_.socket);
+    int fd = tdaemon_connect_raw(tdaemon_fx.socket);
     struct json_object *p;
     bool id_nil = false;
     uint64_t id = 0;
@@ -621,7 +602,7 @@ START_TEST(empty_name_end_to_end)
                      "snapshot '' created - review it, then approve with `tsctl approve`");
     ck_assert_ptr_nonnull(strstr(tstr(r, "file"), "/snapshot-da39a3ee.json"));
     json_object_put(r);
-    ck_assert(exists(tdaemon_snapshot_path(daemon_.store, "")));
+    ck_assert(exists(tdaemon_snapshot_path(tdaemon_fx.store, "")));
     r = ok_put("list", store_params(NULL));
     items = json_object_object_get(r, "snapshots");
     ck_assert_int_eq(json_object_array_length(items), 1);
@@ -639,17 +620,15 @@ START_TEST(empty_name_end_to_end)
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
     json_object_put(r);
     json_object_put(ok_put("rm", store_params("{\"name\": \"\"}")));
-    ck_assert(!exists(tdaemon_snapshot_path(daemon_.store, "")));
+    ck_assert(!exists(tdaemon_snapshot_path(tdaemon_fx.store, "")));
 }
 END_TEST
 
 static Suite *contract_suite(void)
 {
     Suite *s = suite_create("daemon_contract");
-    TCase *tc = tcase_create("contract");
+    TCase *tc = tdaemon_fixture_case("contract", true, NULL, 60);
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, stop_reads_nothing_after_it);
     tcase_add_test(tc, not_json_is_invalid_snapshot);
     tcase_add_test(tc, deepest_snapshot_shows_and_reviews);

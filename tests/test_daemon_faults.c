@@ -31,21 +31,10 @@
 #include <unistd.h>
 
 #include "util_daemon.h"
+#include "util_test.h"
 
 #define WRITERS 8
 #define FAULT_DELAY_MS "300"
-
-static tdaemon daemon_;
-
-static void setup(void)
-{
-    tdaemon_prepare(&daemon_);
-}
-
-static void teardown(void)
-{
-    tdaemon_cleanup(&daemon_);
-}
 
 /* Path of the ASan runtime this process runs with, or "" (not ASan). */
 static void asan_runtime(char *out, size_t outsz)
@@ -97,7 +86,7 @@ static struct json_object *write_params(const char *method, const char *name, in
     char calls[128];
 
     snprintf(calls, sizeof(calls), "[{\"tool\": \"save\", \"args\": {\"n\": %d}}]", i);
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "name", json_object_new_string(name));
     json_object_object_add(p, strcmp(method, "record") == 0 ? "calls" : "actual", tjson(calls));
     return p;
@@ -123,8 +112,8 @@ static void start_with_fsync_shim(bool data, char *control, char *log, size_t sz
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
     asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
-    snprintf(control, sz, "%s/fault-on", daemon_.dir);
-    snprintf(log, sz, "%s/fault.log", daemon_.dir);
+    snprintf(control, sz, "%s/fault-on", tdaemon_fx.dir);
+    snprintf(log, sz, "%s/fault.log", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_FSYNC_CONTROL=%s", control);
     snprintf(env_log, sizeof(env_log), "TS_SHIM_FSYNC_LOG=%s", log);
     const char *prefix[] = {"env",
@@ -134,7 +123,7 @@ static void start_with_fsync_shim(bool data, char *control, char *log, size_t sz
                             "TS_SHIM_FSYNC_DELAY_MS=" FAULT_DELAY_MS,
                             data ? "TS_SHIM_FSYNC_DATA=1" : "TS_SHIM_FSYNC_DATA=0",
                             NULL};
-    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 10000);
 }
 
 /* Lines of the shim's log that are exactly line. */
@@ -171,7 +160,7 @@ static void send_writes(int *conns, bool replace_first)
         struct json_object *p;
 
         snprintf(name, sizeof(name), "w%d", i);
-        conns[i] = tdaemon_connect(daemon_.socket);
+        conns[i] = tdaemon_connect(tdaemon_fx.socket);
         if (replace_first)
             p = write_params(method, i == 0 ? "before" : name, 100 + i);
         else
@@ -192,7 +181,7 @@ START_TEST(group_dirsync_failure)
     start_with_fsync_shim(false, control, log, sizeof(control));
 
     /* The store exists and works before the fault. */
-    fd = tdaemon_connect(daemon_.socket);
+    fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *p = write_params("record", "before", 0);
     json_object_put(tdaemon_ok(fd, "record", p));
     json_object_put(p);
@@ -220,7 +209,7 @@ START_TEST(group_dirsync_failure)
         json_object_put(reply);
         /* the file itself was renamed into place */
         snprintf(want, sizeof(want), "w%d", i);
-        ck_assert_msg(file_named(daemon_.store, want), "no file for w%d", i);
+        ck_assert_msg(file_named(tdaemon_fx.store, want), "no file for w%d", i);
     }
     /* Fewer failed directory fsyncs than writes: writes shared one. */
     int failures = count_lines(log);
@@ -249,7 +238,7 @@ START_TEST(group_dirsync_failure)
     json_object_put(p);
     ck_assert_int_eq(count_lines(log), failures);
     close(fd);
-    tdaemon_stop_ok(&daemon_);
+    tdaemon_stop_ok(&tdaemon_fx);
 }
 END_TEST
 
@@ -260,7 +249,7 @@ START_TEST(group_datasync_failure)
     int fd;
 
     start_with_fsync_shim(true, control, log, sizeof(control));
-    fd = tdaemon_connect(daemon_.socket);
+    fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *p = write_params("record", "before", 0);
     json_object_put(tdaemon_ok(fd, "record", p));
     json_object_put(p);
@@ -283,14 +272,14 @@ START_TEST(group_datasync_failure)
         ck_assert_msg(strstr(msg, "written but is not durable") == NULL, "write %d: %s", i, msg);
         json_object_put(reply);
         snprintf(name, sizeof(name), "w%d", i);
-        ck_assert_msg(i == 0 || !file_named(daemon_.store, name), "%s was renamed into place",
+        ck_assert_msg(i == 0 || !file_named(tdaemon_fx.store, name), "%s was renamed into place",
                       name);
     }
     /* Each write's own fsync failed; none was left half done. */
     ck_assert_int_eq(count_log(log, "data EIO"), WRITERS);
-    snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q '\\.tmp$'", daemon_.store);
-    ck_assert_msg(system(cmd) != 0, "temp files left in %s", daemon_.store);
-    snprintf(cmd, sizeof(cmd), "grep -q '\"n\": 0' '%s'/before-*.json", daemon_.store);
+    snprintf(cmd, sizeof(cmd), "ls -a '%s' | grep -q '\\.tmp$'", tdaemon_fx.store);
+    ck_assert_msg(system(cmd) != 0, "temp files left in %s", tdaemon_fx.store);
+    snprintf(cmd, sizeof(cmd), "grep -q '\"n\": 0' '%s'/before-*.json", tdaemon_fx.store);
     ck_assert_msg(system(cmd) == 0, "the replaced snapshot lost its old content");
     for (int i = 0; i < WRITERS; i++) {
         json_object_put(tdaemon_ok(conns[i], "ping", NULL));
@@ -308,10 +297,10 @@ START_TEST(group_datasync_failure)
         ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
         json_object_put(r);
         json_object_put(p);
-        ck_assert(file_named(daemon_.store, name));
+        ck_assert(file_named(tdaemon_fx.store, name));
     }
     close(fd);
-    tdaemon_stop_ok(&daemon_);
+    tdaemon_stop_ok(&tdaemon_fx);
 }
 END_TEST
 
@@ -378,15 +367,15 @@ START_TEST(out_of_descriptors_without_reserve)
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
     asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
-    snprintf(control, sizeof(control), "%s/no-dev-null", daemon_.dir);
+    snprintf(control, sizeof(control), "%s/no-dev-null", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_OPEN_CONTROL=%s", control);
     set_fault(control, true); /* the reserve is never opened */
     const char *prefix[] = {"sh",        "-c", "ulimit -n 40 && exec \"$@\"", "sh", "env", preload,
                             env_control, NULL};
-    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 10000);
 
     while (waiting < 0) {
-        int fd = tdaemon_connect_raw(daemon_.socket);
+        int fd = tdaemon_connect_raw(tdaemon_fx.socket);
 
         ck_assert_int_ge(fd, 0);
         reply = hello_on(fd, 500);
@@ -402,9 +391,9 @@ START_TEST(out_of_descriptors_without_reserve)
     ck_assert_int_gt(n, 5);
 
     /* A second of waiting client: the loop sleeps between attempts. */
-    long before = cpu_ticks(daemon_.pid);
+    long before = cpu_ticks(tdaemon_fx.pid);
     usleep(1000000);
-    long used = cpu_ticks(daemon_.pid) - before;
+    long used = cpu_ticks(tdaemon_fx.pid) - before;
     ck_assert_msg(used < 30, "the daemon used %ld/100 s of CPU in 1 s out of descriptors", used);
 
     /* One descriptor frees up: the waiting client is served. */
@@ -420,7 +409,7 @@ START_TEST(out_of_descriptors_without_reserve)
     set_fault(control, false);
     close(held[0]);
     held[0] = held[--n];
-    int fd = tdaemon_connect_raw(daemon_.socket);
+    int fd = tdaemon_connect_raw(tdaemon_fx.socket);
     ck_assert_int_ge(fd, 0);
     reply = hello_on(fd, 3000);
     ck_assert_ptr_nonnull(reply);
@@ -432,8 +421,8 @@ START_TEST(out_of_descriptors_without_reserve)
         json_object_put(tdaemon_ok(held[i], "ping", NULL));
         close(held[i]);
     }
-    tdaemon_serves(daemon_.socket);
-    tdaemon_stop_ok(&daemon_);
+    tdaemon_serves(tdaemon_fx.socket);
+    tdaemon_stop_ok(&tdaemon_fx);
 }
 END_TEST
 
@@ -449,17 +438,17 @@ START_TEST(system_out_of_descriptors_answers_busy)
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
     asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
-    snprintf(control, sizeof(control), "%s/enfile", daemon_.dir);
-    snprintf(log, sizeof(log), "%s/accept.log", daemon_.dir);
+    snprintf(control, sizeof(control), "%s/enfile", tdaemon_fx.dir);
+    snprintf(log, sizeof(log), "%s/accept.log", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_ACCEPT_CONTROL=%s", control);
     snprintf(env_log, sizeof(env_log), "TS_SHIM_ACCEPT_LOG=%s", log);
     const char *prefix[] = {"env", preload, env_control, env_log, NULL};
-    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
-    int held = tdaemon_connect(daemon_.socket); /* a client from before */
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 10000);
+    int held = tdaemon_connect(tdaemon_fx.socket); /* a client from before */
 
     set_fault(control, true);
     for (int i = 0; i < 3; i++) {
-        fd = tdaemon_connect_raw(daemon_.socket);
+        fd = tdaemon_connect_raw(tdaemon_fx.socket);
         ck_assert_int_ge(fd, 0);
         reply = hello_on(fd, 3000);
         ck_assert_msg(reply != NULL, "refused client %d got no reply", i);
@@ -478,22 +467,20 @@ START_TEST(system_out_of_descriptors_answers_busy)
     json_object_put(reply);
 
     set_fault(control, false);
-    fd = tdaemon_connect(daemon_.socket);
+    fd = tdaemon_connect(tdaemon_fx.socket);
     json_object_put(tdaemon_ok(fd, "ping", NULL));
     close(fd);
     close(held);
     ck_assert_int_eq(count_lines(log), 3);
-    tdaemon_stop_ok(&daemon_);
+    tdaemon_stop_ok(&tdaemon_fx);
 }
 END_TEST
 
 static Suite *faults_suite(void)
 {
     Suite *s = suite_create("daemon_faults");
-    TCase *tc = tcase_create("faults");
+    TCase *tc = tdaemon_fixture_case("faults", false, NULL, 60);
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, group_dirsync_failure);
     tcase_add_test(tc, group_datasync_failure);
     tcase_add_test(tc, out_of_descriptors_without_reserve);
@@ -504,11 +491,5 @@ static Suite *faults_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(faults_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return util_run_suite(faults_suite());
 }

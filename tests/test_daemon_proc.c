@@ -22,18 +22,7 @@
 
 #include "ts_snapshot.h"
 #include "util_daemon.h"
-
-static tdaemon daemon_;
-
-static void setup(void)
-{
-    tdaemon_prepare(&daemon_);
-}
-
-static void teardown(void)
-{
-    tdaemon_cleanup(&daemon_);
-}
+#include "util_test.h"
 
 static bool path_exists(const char *path)
 {
@@ -87,7 +76,7 @@ START_TEST(options)
     }
     /* a log file that cannot be opened: exit 1 naming it */
     char socket_opt[600];
-    snprintf(socket_opt, sizeof(socket_opt), "--socket=%s", daemon_.socket);
+    snprintf(socket_opt, sizeof(socket_opt), "--socket=%s", tdaemon_fx.socket);
     const char *badlog[] = {socket_opt, "--log-file", "/nonexistent/dir/log", NULL};
     ck_assert_int_eq(run_daemon(badlog, out, sizeof(out)), 1);
     ck_assert_ptr_nonnull(strstr(out, "/nonexistent/dir/log"));
@@ -99,28 +88,28 @@ START_TEST(socket_modes_and_foreground_output)
     struct stat st;
     char dir[600];
 
-    tdaemon_start(&daemon_, NULL);
-    ck_assert(stat(daemon_.socket, &st) == 0);
+    tdaemon_start(&tdaemon_fx, NULL);
+    ck_assert(stat(tdaemon_fx.socket, &st) == 0);
     ck_assert(S_ISSOCK(st.st_mode));
     ck_assert_int_eq(st.st_mode & 0777, 0600);
-    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    snprintf(dir, sizeof(dir), "%s/run", tdaemon_fx.dir);
     ck_assert(stat(dir, &st) == 0);
     ck_assert_int_eq(st.st_mode & 0777, 0700);
-    char *out = tdaemon_slurp(daemon_.out);
+    char *out = tdaemon_slurp(tdaemon_fx.out);
     char want[700];
-    snprintf(want, sizeof(want), "toolscored: listening on %s\n", daemon_.socket);
+    snprintf(want, sizeof(want), "toolscored: listening on %s\n", tdaemon_fx.socket);
     ck_assert_str_eq(out, want);
     free(out);
     /* the lock file carries the pid */
     char lock[700];
-    snprintf(lock, sizeof(lock), "%s.lock", daemon_.socket);
+    snprintf(lock, sizeof(lock), "%s.lock", tdaemon_fx.socket);
     char *pid = tdaemon_slurp(lock);
-    ck_assert_int_eq(atol(pid), daemon_.pid);
+    ck_assert_int_eq(atol(pid), tdaemon_fx.pid);
     free(pid);
-    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
-    ck_assert(!path_exists(daemon_.socket));
+    ck_assert_int_eq(tdaemon_stop(&tdaemon_fx, 10000), 0);
+    ck_assert(!path_exists(tdaemon_fx.socket));
     ck_assert(!path_exists(lock));
-    out = tdaemon_slurp(daemon_.log);
+    out = tdaemon_slurp(tdaemon_fx.log);
     ck_assert_ptr_nonnull(strstr(out, "listening on"));
     ck_assert_ptr_nonnull(strstr(out, "stopping (SIGTERM)"));
     free(out);
@@ -132,12 +121,12 @@ START_TEST(silent_without_foreground)
     char sock[600];
     const char *argv[] = {tdaemon_binary(), "--socket", sock, "--idle-timeout", "0.3", NULL};
 
-    snprintf(sock, sizeof(sock), "%s", daemon_.socket);
+    snprintf(sock, sizeof(sock), "%s", tdaemon_fx.socket);
     char out[4096];
     /* it serves, then exits on the idle timeout, having printed nothing */
     ck_assert_int_eq(tdaemon_run(argv, out, sizeof(out), 10000), 0);
     ck_assert_str_eq(out, "");
-    ck_assert(!path_exists(daemon_.socket));
+    ck_assert(!path_exists(tdaemon_fx.socket));
 }
 END_TEST
 
@@ -145,7 +134,7 @@ START_TEST(refuses_open_directory)
 {
     char dir[600], sock[700], out[4096];
 
-    snprintf(dir, sizeof(dir), "%s/open", daemon_.dir);
+    snprintf(dir, sizeof(dir), "%s/open", tdaemon_fx.dir);
     ck_assert(mkdir(dir, 0755) == 0);
     chmod(dir, 0755);
     snprintf(sock, sizeof(sock), "--socket=%s/s.sock", dir);
@@ -159,16 +148,16 @@ START_TEST(second_daemon_names_the_first)
 {
     char out[4096], sock[600], want[64];
 
-    tdaemon_start(&daemon_, NULL);
-    snprintf(sock, sizeof(sock), "--socket=%s", daemon_.socket);
+    tdaemon_start(&tdaemon_fx, NULL);
+    snprintf(sock, sizeof(sock), "--socket=%s", tdaemon_fx.socket);
     const char *args[] = {sock, "--foreground", NULL};
     /* status 3: "already running", which an auto-starting client waits out */
     ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 3);
-    snprintf(want, sizeof(want), "pid %ld", (long)daemon_.pid);
+    snprintf(want, sizeof(want), "pid %ld", (long)tdaemon_fx.pid);
     ck_assert_msg(strstr(out, want) != NULL, "%s", out);
     /* the first one is untouched and still serves */
-    ck_assert(path_exists(daemon_.socket));
-    tdaemon_serves(daemon_.socket);
+    ck_assert(path_exists(tdaemon_fx.socket));
+    tdaemon_serves(tdaemon_fx.socket);
 }
 END_TEST
 
@@ -177,21 +166,21 @@ START_TEST(stale_socket_does_not_block)
     char dir[600];
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
-    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    snprintf(dir, sizeof(dir), "%s/run", tdaemon_fx.dir);
     ck_assert(mkdir(dir, 0700) == 0);
     int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-    ck_assert(strlen(daemon_.socket) < sizeof(sa.sun_path));
-    memcpy(sa.sun_path, daemon_.socket, strlen(daemon_.socket) + 1);
+    ck_assert(strlen(tdaemon_fx.socket) < sizeof(sa.sun_path));
+    memcpy(sa.sun_path, tdaemon_fx.socket, strlen(tdaemon_fx.socket) + 1);
     ck_assert(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
     close(fd); /* a socket file nobody listens on */
-    tdaemon_start(&daemon_, NULL);
-    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    tdaemon_start(&tdaemon_fx, NULL);
+    ck_assert_int_eq(tdaemon_stop(&tdaemon_fx, 10000), 0);
     /* also after a crash: kill -9 leaves socket and lock behind */
-    tdaemon_start(&daemon_, NULL);
-    tdaemon_kill(&daemon_);
-    ck_assert(path_exists(daemon_.socket));
-    tdaemon_start(&daemon_, NULL);
-    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    tdaemon_start(&tdaemon_fx, NULL);
+    tdaemon_kill(&tdaemon_fx);
+    ck_assert(path_exists(tdaemon_fx.socket));
+    tdaemon_start(&tdaemon_fx, NULL);
+    ck_assert_int_eq(tdaemon_stop(&tdaemon_fx, 10000), 0);
 }
 END_TEST
 
@@ -199,16 +188,16 @@ START_TEST(refuses_non_socket_at_path)
 {
     char dir[600], out[4096], sock[700];
 
-    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    snprintf(dir, sizeof(dir), "%s/run", tdaemon_fx.dir);
     ck_assert(mkdir(dir, 0700) == 0);
-    FILE *f = fopen(daemon_.socket, "w");
+    FILE *f = fopen(tdaemon_fx.socket, "w");
     fputs("precious", f);
     fclose(f);
-    snprintf(sock, sizeof(sock), "--socket=%s", daemon_.socket);
+    snprintf(sock, sizeof(sock), "--socket=%s", tdaemon_fx.socket);
     const char *args[] = {sock, NULL};
     ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 1);
     ck_assert_ptr_nonnull(strstr(out, "not a socket"));
-    char *kept = tdaemon_slurp(daemon_.socket);
+    char *kept = tdaemon_slurp(tdaemon_fx.socket);
     ck_assert_str_eq(kept, "precious");
     free(kept);
 }
@@ -219,24 +208,24 @@ START_TEST(long_socket_path)
     char deep[400];
 
     /* a directory path well past the 107 bytes of a socket address */
-    snprintf(deep, sizeof(deep), "%s/%s/%s", daemon_.dir,
+    snprintf(deep, sizeof(deep), "%s/%s/%s", tdaemon_fx.dir,
              "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
              "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb");
-    ck_assert(strlen(deep) + 20 < sizeof(daemon_.socket));
-    memcpy(daemon_.socket, deep, strlen(deep));
-    memcpy(daemon_.socket + strlen(deep), "/toolscored.sock", 17);
-    ck_assert_int_gt(strlen(daemon_.socket), 107);
-    tdaemon_start(&daemon_, NULL);
+    ck_assert(strlen(deep) + 20 < sizeof(tdaemon_fx.socket));
+    memcpy(tdaemon_fx.socket, deep, strlen(deep));
+    memcpy(tdaemon_fx.socket + strlen(deep), "/toolscored.sock", 17);
+    ck_assert_int_gt(strlen(tdaemon_fx.socket), 107);
+    tdaemon_start(&tdaemon_fx, NULL);
     struct stat st;
-    ck_assert(stat(daemon_.socket, &st) == 0 && S_ISSOCK(st.st_mode));
-    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
-    ck_assert(!path_exists(daemon_.socket));
+    ck_assert(stat(tdaemon_fx.socket, &st) == 0 && S_ISSOCK(st.st_mode));
+    ck_assert_int_eq(tdaemon_stop(&tdaemon_fx, 10000), 0);
+    ck_assert(!path_exists(tdaemon_fx.socket));
 
     /* a file name that alone cannot fit is refused, naming the limit */
     char name[300], sock[1000], out[4096];
     memset(name, 'n', 150);
     name[150] = '\0';
-    snprintf(sock, sizeof(sock), "--socket=%s/%s", daemon_.dir, name);
+    snprintf(sock, sizeof(sock), "--socket=%s/%s", tdaemon_fx.dir, name);
     const char *args[] = {sock, NULL};
     ck_assert_int_eq(run_daemon(args, out, sizeof(out)), 1);
     ck_assert_msg(strstr(out, "107") != NULL, "%s", out);
@@ -245,20 +234,20 @@ END_TEST
 
 START_TEST(stop_request_and_sigint)
 {
-    tdaemon_start(&daemon_, NULL);
-    int fd = tdaemon_connect(daemon_.socket);
-    int other = tdaemon_connect(daemon_.socket);
+    tdaemon_start(&tdaemon_fx, NULL);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
+    int other = tdaemon_connect(tdaemon_fx.socket);
     json_object_put(tdaemon_ok(fd, "stop", NULL));
-    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 10000), 0);
     ck_assert(tdaemon_closed(other, 3000));
     close(fd);
     close(other);
-    ck_assert(!path_exists(daemon_.socket));
+    ck_assert(!path_exists(tdaemon_fx.socket));
 
-    tdaemon_start(&daemon_, NULL);
-    kill(daemon_.pid, SIGINT);
-    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
-    ck_assert(!path_exists(daemon_.socket));
+    tdaemon_start(&tdaemon_fx, NULL);
+    kill(tdaemon_fx.pid, SIGINT);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 10000), 0);
+    ck_assert(!path_exists(tdaemon_fx.socket));
 }
 END_TEST
 
@@ -268,16 +257,16 @@ START_TEST(socket_removed_behind_its_back)
 {
     char lock[700];
 
-    tdaemon_start(&daemon_, NULL);
-    snprintf(lock, sizeof(lock), "%s.lock", daemon_.socket);
-    ck_assert(unlink(daemon_.socket) == 0);
-    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    tdaemon_start(&tdaemon_fx, NULL);
+    snprintf(lock, sizeof(lock), "%s.lock", tdaemon_fx.socket);
+    ck_assert(unlink(tdaemon_fx.socket) == 0);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 10000), 0);
     ck_assert(!path_exists(lock));
-    char *log = tdaemon_slurp(daemon_.log);
+    char *log = tdaemon_slurp(tdaemon_fx.log);
     ck_assert_ptr_nonnull(strstr(log, "removed or replaced"));
     free(log);
-    tdaemon_start(&daemon_, NULL);
-    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
+    tdaemon_start(&tdaemon_fx, NULL);
+    ck_assert_int_eq(tdaemon_stop(&tdaemon_fx, 10000), 0);
 }
 END_TEST
 
@@ -287,13 +276,13 @@ START_TEST(log_level_filter)
 {
     const char *extra[] = {"--log-level", "warn", NULL};
 
-    tdaemon_start(&daemon_, extra);
-    int fd = tdaemon_connect_raw(daemon_.socket);
+    tdaemon_start(&tdaemon_fx, extra);
+    int fd = tdaemon_connect_raw(tdaemon_fx.socket);
     tdaemon_send_raw(fd, "\x00\x00\x00\x02\xc1\xc1", 6);
     ck_assert(tdaemon_closed(fd, 3000));
     close(fd);
-    ck_assert_int_eq(tdaemon_stop(&daemon_, 10000), 0);
-    char *log = tdaemon_slurp(daemon_.log);
+    ck_assert_int_eq(tdaemon_stop(&tdaemon_fx, 10000), 0);
+    char *log = tdaemon_slurp(tdaemon_fx.log);
     ck_assert_msg(strstr(log, " warn: ") != NULL, "%s", log);
     ck_assert_msg(strstr(log, " info: ") == NULL && strstr(log, " debug: ") == NULL, "%s", log);
     for (char *line = strtok(log, "\n"); line != NULL; line = strtok(NULL, "\n"))
@@ -306,15 +295,15 @@ START_TEST(idle_timeout)
 {
     const char *extra[] = {"--idle-timeout", "0.5", NULL};
 
-    tdaemon_start(&daemon_, extra);
+    tdaemon_start(&tdaemon_fx, extra);
     /* a connected client keeps it alive */
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     usleep(900000);
     json_object_put(tdaemon_ok(fd, "ping", NULL));
     close(fd);
-    ck_assert_int_eq(tdaemon_wait(&daemon_, 5000), 0);
-    ck_assert(!path_exists(daemon_.socket));
-    char *log = tdaemon_slurp(daemon_.log);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 5000), 0);
+    ck_assert(!path_exists(tdaemon_fx.socket));
+    char *log = tdaemon_slurp(tdaemon_fx.log);
     ck_assert_ptr_nonnull(strstr(log, "idle timeout"));
     free(log);
 }
@@ -322,14 +311,14 @@ END_TEST
 
 START_TEST(status_reports)
 {
-    tdaemon_start(&daemon_, NULL);
-    int fd = tdaemon_connect(daemon_.socket);
+    tdaemon_start(&tdaemon_fx, NULL);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *r = tdaemon_ok(fd, "status", NULL);
     struct json_object *v = NULL;
-    ck_assert_str_eq(tstr(r, "socket"), daemon_.socket);
+    ck_assert_str_eq(tstr(r, "socket"), tdaemon_fx.socket);
     ck_assert_str_eq(tstr(r, "version"), TS_VERSION);
     ck_assert(json_object_object_get_ex(r, "pid", &v));
-    ck_assert_int_eq(json_object_get_int64(v), daemon_.pid);
+    ck_assert_int_eq(json_object_get_int64(v), tdaemon_fx.pid);
     ck_assert(json_object_object_get_ex(r, "connections", &v));
     ck_assert_int_eq(json_object_get_int64(v), 1);
     ck_assert(json_object_object_get_ex(r, "requests_served", &v));
@@ -350,19 +339,19 @@ START_TEST(other_uid_refused)
          * own uid is the only one that can connect anyway. */
         return;
     }
-    tdaemon_start(&daemon_, NULL);
+    tdaemon_start(&tdaemon_fx, NULL);
     /* let "nobody" reach the socket, whatever the modes */
     char dir[600];
-    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
-    chmod(daemon_.dir, 0755);
+    snprintf(dir, sizeof(dir), "%s/run", tdaemon_fx.dir);
+    chmod(tdaemon_fx.dir, 0755);
     chmod(dir, 0755);
-    chmod(daemon_.socket, 0666);
+    chmod(tdaemon_fx.socket, 0666);
     pid_t pid = fork();
     ck_assert(pid >= 0);
     if (pid == 0) {
         if (setgid(65534) < 0 || setuid(65534) < 0)
             _exit(10);
-        int fd = tdaemon_connect_raw(daemon_.socket);
+        int fd = tdaemon_connect_raw(tdaemon_fx.socket);
         if (fd < 0)
             _exit(11);
         struct json_object *reply = NULL;
@@ -379,28 +368,28 @@ START_TEST(other_uid_refused)
     int status;
     waitpid(pid, &status, 0);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
-    tdaemon_serves(daemon_.socket);
+    tdaemon_serves(tdaemon_fx.socket);
 }
 END_TEST
 
 START_TEST(socket_activation)
 {
     char dir[600];
-    const char *prefix[] = {"systemd-socket-activate", "-l", daemon_.socket, NULL};
+    const char *prefix[] = {"systemd-socket-activate", "-l", tdaemon_fx.socket, NULL};
 
-    snprintf(dir, sizeof(dir), "%s/run", daemon_.dir);
+    snprintf(dir, sizeof(dir), "%s/run", tdaemon_fx.dir);
     ck_assert(mkdir(dir, 0700) == 0);
     /* the daemon gets the socket from systemd-socket-activate: --socket is
      * ignored, so point it somewhere that would fail */
-    tdaemon_start_wrapped(&daemon_, prefix, NULL, 10000);
-    int fd = tdaemon_connect(daemon_.socket);
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 10000);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *r = tdaemon_ok(fd, "status", NULL);
-    ck_assert_str_eq(tstr(r, "socket"), daemon_.socket);
+    ck_assert_str_eq(tstr(r, "socket"), tdaemon_fx.socket);
     json_object_put(r);
     json_object_put(tdaemon_ok(fd, "stop", NULL));
     close(fd);
-    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
-    char *log = tdaemon_slurp(daemon_.log);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 10000), 0);
+    char *log = tdaemon_slurp(tdaemon_fx.log);
     ck_assert_ptr_nonnull(strstr(log, "listening on"));
     free(log);
 }
@@ -428,7 +417,7 @@ static void expect_datagram(int fd, const char *want)
     buf[n] = '\0';
     ck_assert_msg(strstr(buf, want) != NULL, "got '%s', want %s", buf, want);
     char mainpid[64];
-    snprintf(mainpid, sizeof(mainpid), "MAINPID=%ld", (long)daemon_.pid);
+    snprintf(mainpid, sizeof(mainpid), "MAINPID=%ld", (long)tdaemon_fx.pid);
     ck_assert_msg(strstr(buf, mainpid) != NULL, "got '%s'", buf);
 }
 
@@ -436,15 +425,15 @@ START_TEST(notify_readiness)
 {
     char path[600];
 
-    snprintf(path, sizeof(path), "%s/notify", daemon_.dir);
+    snprintf(path, sizeof(path), "%s/notify", tdaemon_fx.dir);
     int fd = notify_socket(path);
     setenv("NOTIFY_SOCKET", path, 1);
-    tdaemon_start(&daemon_, NULL);
+    tdaemon_start(&tdaemon_fx, NULL);
     unsetenv("NOTIFY_SOCKET");
     expect_datagram(fd, "READY=1");
-    kill(daemon_.pid, SIGTERM);
+    kill(tdaemon_fx.pid, SIGTERM);
     expect_datagram(fd, "STOPPING=1");
-    ck_assert_int_eq(tdaemon_wait(&daemon_, 10000), 0);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 10000), 0);
     close(fd);
 }
 END_TEST
@@ -457,13 +446,13 @@ START_TEST(kill9_keeps_acknowledged)
     char acked[600];
     pid_t workers[4];
 
-    snprintf(acked, sizeof(acked), "%s/acked", daemon_.dir);
-    tdaemon_start(&daemon_, NULL);
+    snprintf(acked, sizeof(acked), "%s/acked", tdaemon_fx.dir);
+    tdaemon_start(&tdaemon_fx, NULL);
     for (int w = 0; w < 4; w++) {
         workers[w] = fork();
         ck_assert(workers[w] >= 0);
         if (workers[w] == 0) {
-            int fd = tdaemon_connect(daemon_.socket);
+            int fd = tdaemon_connect(tdaemon_fx.socket);
             int out = open(acked, O_WRONLY | O_CREAT | O_APPEND, 0600);
             for (int i = 0;; i++) {
                 char name[64];
@@ -471,7 +460,7 @@ START_TEST(kill9_keeps_acknowledged)
                 struct json_object *reply = NULL;
 
                 snprintf(name, sizeof(name), "crash::%d::%d", w, i);
-                json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+                json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
                 json_object_object_add(p, "name", json_object_new_string(name));
                 json_object_object_add(p, "actual",
                                        tjson("[{\"tool\": \"t\", \"args\": {\"i\": 1}}]"));
@@ -492,18 +481,18 @@ START_TEST(kill9_keeps_acknowledged)
         }
     }
     usleep(400000);
-    tdaemon_kill(&daemon_);
+    tdaemon_kill(&tdaemon_fx);
     for (int w = 0; w < 4; w++)
         waitpid(workers[w], NULL, 0);
 
-    tdaemon_start(&daemon_, NULL);
-    int fd = tdaemon_connect(daemon_.socket);
+    tdaemon_start(&tdaemon_fx, NULL);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     char *names = tdaemon_slurp(acked);
     ck_assert_msg(names != NULL && strlen(names) > 0, "no check was acknowledged");
     int count = 0;
     for (char *line = strtok(names, "\n"); line != NULL; line = strtok(NULL, "\n")) {
         struct json_object *p = json_object_new_object();
-        json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
         json_object_object_add(p, "name", json_object_new_string(line));
         json_object_put(tdaemon_ok(fd, "show", p));
         json_object_put(p);
@@ -512,7 +501,7 @@ START_TEST(kill9_keeps_acknowledged)
     free(names);
     ck_assert_int_gt(count, 0);
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     struct json_object *r = tdaemon_ok(fd, "list", p);
     struct json_object *problems = NULL;
     json_object_object_get_ex(r, "problems", &problems);
@@ -532,14 +521,14 @@ START_TEST(valgrind_clean)
 {
     const char *prefix[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1", NULL};
 
-    tdaemon_start_wrapped(&daemon_, prefix, NULL, 30000);
-    int fd = tdaemon_connect(daemon_.socket);
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 30000);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     for (int i = 0; i < 60; i++) {
         char name[32];
         struct json_object *p = json_object_new_object();
 
         snprintf(name, sizeof(name), "vg-%d", i % 20);
-        json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
         json_object_object_add(p, "name", json_object_new_string(name));
         json_object_object_add(p, "actual",
                                tjson(i % 2 ? "[{\"tool\": \"a\", \"args\": {\"x\": 1}}]"
@@ -550,7 +539,7 @@ START_TEST(valgrind_clean)
         json_object_put(p);
     }
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "all", json_object_new_boolean(1));
     json_object_put(tdaemon_ok(fd, "approve", p));
     json_object_put(tdaemon_ok(fd, "list", p));
@@ -561,7 +550,7 @@ START_TEST(valgrind_clean)
     json_object_put(r);
     for (int i = 0; i < 60; i++) {
         struct json_object *c = json_object_new_object();
-        json_object_object_add(c, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(c, "store", json_object_new_string(tdaemon_fx.store));
         json_object_object_add(c, "name", json_object_new_string(i % 2 ? "vg-1" : "vg-2"));
         json_object_object_add(c, "run", json_object_new_string(tstr(rp, "run")));
         json_object_object_add(c, "test", json_object_new_string(i % 3 ? "t1" : "t2"));
@@ -570,7 +559,7 @@ START_TEST(valgrind_clean)
         json_object_put(c);
     }
     json_object_put(tdaemon_ok(fd, "run.close", rp));
-    json_object_object_add(rp, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(rp, "store", json_object_new_string(tdaemon_fx.store));
     json_object_put(tdaemon_ok(fd, "orphans", rp));
     json_object_put(rp);
     for (int i = 0; i < 100; i++)
@@ -578,13 +567,13 @@ START_TEST(valgrind_clean)
     tdaemon_err(fd, "nosuch", NULL, "unknown_method");
     json_object_put(p);
     /* a bad frame on another connection */
-    int bad = tdaemon_connect(daemon_.socket);
+    int bad = tdaemon_connect(tdaemon_fx.socket);
     tdaemon_send_raw(bad, "\x00\x00\x00\x02\xc1\xc1", 6);
     tdaemon_closed(bad, 5000);
     close(bad);
     close(fd);
-    int status = tdaemon_stop(&daemon_, 30000);
-    char *out = tdaemon_slurp(daemon_.out);
+    int status = tdaemon_stop(&tdaemon_fx, 30000);
+    char *out = tdaemon_slurp(tdaemon_fx.out);
     ck_assert_msg(status == 0, "valgrind exit %d: %s", status, out);
     free(out);
 }
@@ -594,10 +583,8 @@ END_TEST
 static Suite *proc_suite(void)
 {
     Suite *s = suite_create("daemon_proc");
-    TCase *tc = tcase_create("proc");
+    TCase *tc = tdaemon_fixture_case("proc", false, NULL, 90);
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 90);
     tcase_add_test(tc, options);
     tcase_add_test(tc, socket_modes_and_foreground_output);
     tcase_add_test(tc, silent_without_foreground);
@@ -624,11 +611,5 @@ static Suite *proc_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(proc_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(proc_suite());
 }

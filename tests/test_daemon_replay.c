@@ -1,8 +1,8 @@
 /*
  * test_daemon_replay — replays whose observed calls are byte for byte what a
  * client sends for the baseline's own calls. The daemon answers those
- * without decoding, extracting or scoring the calls (daemon/check.c,
- * try_identical); everything else takes the usual path. Each test sends the
+ * without decoding, extracting or scoring the calls (daemon/check.c, step 3
+ * of the replay plan); everything else takes the usual path. Each test sends the
  * baseline's calls as the file holds them (the bytes the shortcut knows) and
  * the same calls with their keys in another order (equal JSON, other
  * bytes: the usual path), and requires the same answer from both. The
@@ -28,28 +28,10 @@
     "{\"tool\": \"search\", \"args\": {\"q\": \"  LAX \", \"limit\": 3}}]"
 #define CALLS_N "[{\"tool\": \"pay\", \"args\": {\"amount\": 10, \"currency\": \"EUR\"}}]"
 
-static tdaemon daemon_;
-static int conn_ = -1;
-
-static void setup(void)
-{
-    tdaemon_prepare(&daemon_);
-    tdaemon_start(&daemon_, NULL);
-    conn_ = tdaemon_connect(daemon_.socket);
-}
-
-static void teardown(void)
-{
-    if (conn_ >= 0)
-        close(conn_);
-    tdaemon_stop_ok(&daemon_);
-    tdaemon_cleanup(&daemon_);
-}
-
 /* Lines of the daemon's log saying a check took the shortcut. */
 static int shortcut_count(void)
 {
-    char *log = tdaemon_slurp(daemon_.log);
+    char *log = tdaemon_slurp(tdaemon_fx.log);
     int n = 0;
 
     for (const char *p = log; p != NULL && (p = strstr(p, SHORTCUT_LINE)) != NULL; p++)
@@ -60,7 +42,7 @@ static int shortcut_count(void)
 
 static const char *snapshot_path(const char *name)
 {
-    return tdaemon_snapshot_path(daemon_.store, name);
+    return tdaemon_snapshot_path(tdaemon_fx.store, name);
 }
 
 /* The calls of name's snapshot file, keys in the file's order. */
@@ -120,10 +102,10 @@ static char *check_reply_as(const char *name, struct json_object *actual, const 
     struct json_object *reply;
     char *text;
 
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "name", json_object_new_string(name));
     json_object_object_add(p, "actual", json_object_get(actual));
-    reply = tdaemon_call(conn_, "check", p);
+    reply = tdaemon_call(tdaemon_fx_conn, "check", p);
     /* the id differs from call to call: compare the rest */
     json_object_object_del(reply, "id");
     if (!report_shown) {
@@ -221,7 +203,7 @@ END_TEST
 
 static void write_file(const char *name, const char *tool, bool approved)
 {
-    tdaemon_write_snapshot(daemon_.store, name, tool, approved);
+    tdaemon_write_snapshot(tdaemon_fx.store, name, tool, approved);
 }
 
 /* The snapshot changed behind the daemon's back: old bytes no longer match,
@@ -290,8 +272,8 @@ START_TEST(counts_in_runs)
 
     update("inrun", CALLS_M);
     m = file_calls("inrun");
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
-    r = tdaemon_ok(conn_, "run.open", p);
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.open", p);
     snprintf(run, sizeof(run), "%s", tstr(r, "run"));
     json_object_put(r);
     json_object_put(p);
@@ -305,7 +287,7 @@ START_TEST(counts_in_runs)
 
     p = json_object_new_object();
     json_object_object_add(p, "run", json_object_new_string(run));
-    r = tdaemon_ok(conn_, "run.summary", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "run.summary", p);
     ck_assert_str_eq(tstr(r, "summary"), "toolscore: 1 passed");
     struct json_object *checks = NULL;
     json_object_object_get_ex(r, "checks", &checks);
@@ -320,10 +302,8 @@ END_TEST
 int main(void)
 {
     Suite *s = suite_create("daemon_replay");
-    TCase *tc = tcase_create("replay");
+    TCase *tc = tdaemon_fixture_case("replay", true, NULL, 60);
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, same_answer_for_every_option);
     tcase_add_test(tc, follows_the_file);
     tcase_add_test(tc, explicit_format_goes_the_usual_way);

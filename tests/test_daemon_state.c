@@ -17,8 +17,10 @@
 #include <unistd.h>
 
 #include "ts_name.h"
+#include "ts_repr.h"
 #include "ts_snapshot.h"
 #include "util_daemon.h"
+#include "util_test.h"
 
 #define CALLS_A                                                                                    \
     "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}, {\"tool\": \"book\", \"args\": "         \
@@ -27,30 +29,12 @@
     "[{\"tool\": \"search\", \"args\": {\"q\": \"LAX\"}}, {\"tool\": \"book\", \"args\": "         \
     "{\"id\": 42}}]"
 
-static tdaemon daemon_;
-static int conn_ = -1;
-
-static void setup(void)
-{
-    tdaemon_prepare(&daemon_);
-    tdaemon_start(&daemon_, NULL);
-    conn_ = tdaemon_connect(daemon_.socket);
-}
-
-static void teardown(void)
-{
-    if (conn_ >= 0)
-        close(conn_);
-    tdaemon_stop_ok(&daemon_);
-    tdaemon_cleanup(&daemon_);
-}
-
 /* params for check: store, name, actual + "key=bool" flags. */
 static struct json_object *check_params(const char *name, const char *calls, const char *flags)
 {
     struct json_object *p = json_object_new_object();
 
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "name", json_object_new_string(name));
     json_object_object_add(p, "actual", tjson(calls));
     if (flags != NULL) {
@@ -75,7 +59,7 @@ static struct json_object *check(int fd, const char *name, const char *calls, co
 static void expect_outcome(const char *name, const char *calls, const char *flags,
                            const char *outcome)
 {
-    struct json_object *r = check(conn_, name, calls, flags);
+    struct json_object *r = check(tdaemon_fx_conn, name, calls, flags);
 
     ck_assert_msg(strcmp(tstr(r, "outcome"), outcome) == 0, "check %s [%s]: want %s, got %s", name,
                   flags ? flags : "", outcome, json_object_to_json_string(r));
@@ -93,7 +77,7 @@ static void assert_json(struct json_object *value, const char *text)
 
 static const char *snapshot_file(const char *name)
 {
-    return tdaemon_snapshot_path(daemon_.store, name);
+    return tdaemon_snapshot_path(tdaemon_fx.store, name);
 }
 
 static bool file_exists(const char *name)
@@ -108,7 +92,7 @@ static void approve(int fd, const char *name)
     struct json_object *names = json_object_new_array();
 
     json_object_array_add(names, json_object_new_string(name));
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "names", names);
     json_object_put(tdaemon_ok(fd, "approve", p));
     json_object_put(p);
@@ -129,7 +113,7 @@ static ts_snapshot *read_snapshot(const char *name)
 
 START_TEST(local_rows)
 {
-    struct json_object *r = check(conn_, "tests/a.py::test_one", CALLS_A, NULL);
+    struct json_object *r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_A, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
     ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' created - review it, "
                                          "then approve with `tsctl approve`");
@@ -141,7 +125,7 @@ START_TEST(local_rows)
     ck_assert_int_eq(json_object_array_length(s->calls), 2);
     ts_snapshot_free(s);
 
-    r = check(conn_, "tests/a.py::test_one", CALLS_B, NULL);
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
     ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' pending approval - "
                                          "run `tsctl approve` to use it as a baseline");
@@ -151,8 +135,8 @@ START_TEST(local_rows)
     assert_json(s->calls, CALLS_A);
     ts_snapshot_free(s);
 
-    approve(conn_, "tests/a.py::test_one");
-    r = check(conn_, "tests/a.py::test_one", CALLS_A, NULL);
+    approve(tdaemon_fx_conn, "tests/a.py::test_one");
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_A, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
     struct json_object *res = NULL;
     ck_assert(json_object_object_get_ex(r, "result", &res) && res != NULL);
@@ -161,19 +145,44 @@ START_TEST(local_rows)
     ck_assert(json_object_get_double(score) > 0.999);
     json_object_put(r);
 
-    r = check(conn_, "tests/a.py::test_one", CALLS_B, NULL);
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     ck_assert_msg(strstr(tstr(r, "report"), "Expected vs Actual Tool Calls") != NULL, "%s",
                   tstr(r, "report"));
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") == NULL, "colour without color=true");
     json_object_put(r);
     /* colour is the caller's choice, per request */
-    r = check(conn_, "tests/a.py::test_one", CALLS_B, "color");
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, "color");
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     ck_assert_msg(strstr(tstr(r, "report"), "\033[") != NULL, "no colour with color=true");
     json_object_put(r);
+    /* and so are the report's width and its JSON diff */
+    {
+        struct json_object *p = check_params("tests/a.py::test_one", CALLS_B, NULL);
+        const char *report;
+        json_object_object_add(p, "width", json_object_new_int(40));
+        json_object_object_add(p, "json_diff", json_object_new_boolean(0));
+        r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+        report = tstr(r, "report");
+        ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+        ck_assert_msg(strstr(report, "@@") == NULL, "a JSON diff with json_diff=false");
+        for (const char *line = report; *line;) {
+            const char *nl = strchr(line, '\n');
+            ck_assert_msg(nl != NULL && ts_repr_width(line, (size_t)(nl - line)) <= 40,
+                          "wider than 40: %s", line);
+            line = nl + 1;
+        }
+        json_object_put(r);
+        json_object_object_del(p, "width");
+        json_object_object_del(p, "json_diff");
+        r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+        ck_assert_msg(strstr(tstr(r, "report"), "\n- expected\n+ actual\n\n@@ ") != NULL, "%s",
+                      tstr(r, "report"));
+        json_object_put(r);
+        json_object_put(p);
+    }
 
-    r = check(conn_, "tests/a.py::test_one", CALLS_B, "update");
+    r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, "update");
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
     ck_assert_str_eq(tstr(r, "message"),
                      "snapshot 'tests/a.py::test_one' updated (calls overwritten and approved)");
@@ -191,7 +200,7 @@ END_TEST
 
 START_TEST(ci_rows)
 {
-    struct json_object *r = check(conn_, "n", CALLS_A, "ci");
+    struct json_object *r = check(tdaemon_fx_conn, "n", CALLS_A, "ci");
     ck_assert_str_eq(tstr(r, "outcome"), "ERROR_MISSING_IN_CI");
     ck_assert_str_eq(tstr(r, "message"),
                      "snapshot 'n' does not exist; snapshots cannot be created in CI. Run the "
@@ -199,10 +208,10 @@ START_TEST(ci_rows)
     json_object_put(r);
     ck_assert_msg(!file_exists("n"), "a file was written in CI");
     struct stat st;
-    ck_assert_msg(stat(daemon_.store, &st) != 0, "the store root was created in CI");
+    ck_assert_msg(stat(tdaemon_fx.store, &st) != 0, "the store root was created in CI");
 
     expect_outcome("n", CALLS_A, NULL, "CREATED");
-    r = check(conn_, "n", CALLS_A, "ci");
+    r = check(tdaemon_fx_conn, "n", CALLS_A, "ci");
     ck_assert_str_eq(tstr(r, "outcome"), "ERROR_PENDING_IN_CI");
     ck_assert_str_eq(tstr(r, "message"),
                      "snapshot 'n' is pending approval; an unapproved snapshot cannot be used "
@@ -216,7 +225,7 @@ START_TEST(ci_rows)
     expect_outcome("n", CALLS_A, "ci allow_pending", "PENDING");
 
     /* approved snapshots are evaluated in CI, with or without allow_pending */
-    approve(conn_, "n");
+    approve(tdaemon_fx_conn, "n");
     expect_outcome("n", CALLS_A, "ci", "PASSED");
     expect_outcome("n", CALLS_B, "ci", "FAILED");
     expect_outcome("n", CALLS_B, "ci allow_pending", "FAILED");
@@ -271,10 +280,10 @@ START_TEST(extracts_actual)
     ts_snapshot_free(s);
 
     struct json_object *p = check_params("o", "{\"nothing\": 1}", NULL);
-    const char *msg = tdaemon_err(conn_, "check", p, "format");
+    const char *msg = tdaemon_err(tdaemon_fx_conn, "check", p, "format");
     ck_assert_msg(strstr(msg, "detect") != NULL || strstr(msg, "format") != NULL, "%s", msg);
     json_object_object_add(p, "format", json_object_new_string("nosuchformat"));
-    tdaemon_err(conn_, "check", p, "format");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "format");
     json_object_put(p);
 }
 END_TEST
@@ -284,38 +293,54 @@ START_TEST(bad_params)
     struct json_object *p = check_params("x", CALLS_A, NULL);
 
     json_object_object_add(p, "store", json_object_new_string("relative/store"));
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "invalid_argument"), "absolute"));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "absolute"));
     json_object_object_add(p, "store", json_object_new_int(3));
-    tdaemon_err(conn_, "check", p, "invalid_argument");
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "min_score", json_object_new_double(1.5));
-    tdaemon_err(conn_, "check", p, "invalid_argument");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_object_add(p, "min_score", json_object_new_string("high"));
-    tdaemon_err(conn_, "check", p, "invalid_argument");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_object_add(p, "min_score", json_object_new_double(0.5));
     json_object_object_add(p, "ci", json_object_new_string("yes"));
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "invalid_argument"), "'ci'"));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "'ci'"));
     json_object_object_del(p, "ci");
     json_object_object_add(p, "weights", tjson("{\"bogus\": 1}"));
-    tdaemon_err(conn_, "check", p, "invalid_argument");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_object_del(p, "weights");
+    json_object_object_add(p, "width", json_object_new_int(-1));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "width"));
+    json_object_object_add(p, "width", json_object_new_int(65536));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "width", json_object_new_string("wide"));
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
+    json_object_object_add(p, "width", json_object_new_int(65535));
+    json_object_object_add(p, "json_diff", json_object_new_string("no"));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "json_diff"));
+    json_object_object_del(p, "json_diff");
+    json_object_object_del(p, "width");
     json_object_object_add(p, "actual", tjson("[{\"tool\": 5}]"));
-    tdaemon_err(conn_, "check", p, "invalid_calls");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_calls");
     json_object_object_add(p, "actual", tjson(CALLS_A));
     char *longname = malloc(5000);
     memset(longname, 'n', 4999);
     longname[4999] = '\0';
     json_object_object_add(p, "name", json_object_new_string(longname));
     free(longname);
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "too_large"), "4096"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "too_large"), "4096"));
     json_object_object_add(p, "name", json_object_new_string_len("a\0b", 3));
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "invalid_argument"), "NUL"));
+    ck_assert_ptr_nonnull(
+        strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument"), "NUL"));
     json_object_object_del(p, "name");
-    tdaemon_err(conn_, "check", p, "invalid_argument");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_put(p);
     /* nothing was written by refused requests */
     struct stat st;
-    ck_assert(stat(daemon_.store, &st) != 0);
+    ck_assert(stat(tdaemon_fx.store, &st) != 0);
     /* and the connection still serves */
     expect_outcome("x", CALLS_A, NULL, "CREATED");
 }
@@ -340,7 +365,7 @@ START_TEST(pinned_store)
     ck_assert_msg(stat(temp, &st) != 0, "stray temp file of the pinned store kept");
     int fd = tdaemon_connect(pinned.socket);
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "name", json_object_new_string("x"));
     json_object_object_add(p, "actual", tjson(CALLS_A));
     const char *msg = tdaemon_err(fd, "check", p, "store_refused");
@@ -359,19 +384,19 @@ END_TEST
 START_TEST(record_list_show_rm)
 {
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "name", json_object_new_string("traced"));
     json_object_object_add(p, "calls", tjson(CALLS_A));
-    struct json_object *r = tdaemon_ok(conn_, "record", p);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "record", p);
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
     json_object_put(r);
     ts_snapshot *s = read_snapshot("traced");
     ck_assert_str_eq(s->source, "trace");
     ck_assert(!s->approved);
     ts_snapshot_free(s);
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "record", p, "exists"), "traced"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(tdaemon_fx_conn, "record", p, "exists"), "traced"));
     json_object_object_add(p, "update", json_object_new_boolean(1));
-    r = tdaemon_ok(conn_, "record", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "record", p);
     ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
     json_object_put(r);
     s = read_snapshot("traced");
@@ -381,8 +406,8 @@ START_TEST(record_list_show_rm)
 
     expect_outcome("pending-one", CALLS_B, NULL, "CREATED");
     p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
-    r = tdaemon_ok(conn_, "list", p);
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     struct json_object *items = NULL;
     ck_assert(json_object_object_get_ex(r, "snapshots", &items));
     ck_assert_int_eq(json_object_array_length(items), 2);
@@ -390,19 +415,19 @@ START_TEST(record_list_show_rm)
     ck_assert_str_eq(tstr(json_object_array_get_idx(items, 1), "name"), "traced");
     json_object_put(r);
     json_object_object_add(p, "pending", json_object_new_boolean(1));
-    r = tdaemon_ok(conn_, "list", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     json_object_object_get_ex(r, "snapshots", &items);
     ck_assert_int_eq(json_object_array_length(items), 1);
     json_object_put(r);
 
     /* an unreadable file is a problem, not a failure */
     char junk[700];
-    snprintf(junk, sizeof(junk), "%s/junk-00000000.json", daemon_.store);
+    snprintf(junk, sizeof(junk), "%s/junk-00000000.json", tdaemon_fx.store);
     FILE *f = fopen(junk, "w");
     fputs("{not json", f);
     fclose(f);
     json_object_object_del(p, "pending");
-    r = tdaemon_ok(conn_, "list", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     struct json_object *problems = NULL;
     ck_assert(json_object_object_get_ex(r, "problems", &problems));
     ck_assert_int_eq(json_object_array_length(problems), 1);
@@ -410,18 +435,18 @@ START_TEST(record_list_show_rm)
     json_object_put(r);
 
     json_object_object_add(p, "name", json_object_new_string("traced"));
-    r = tdaemon_ok(conn_, "show", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "show", p);
     struct json_object *snap = NULL;
     ck_assert(json_object_object_get_ex(r, "snapshot", &snap));
     ck_assert_str_eq(tstr(snap, "name"), "traced");
     ck_assert_str_eq(tstr(r, "file"), snapshot_file("traced"));
     json_object_put(r);
-    r = tdaemon_ok(conn_, "rm", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "rm", p);
     ck_assert_str_eq(tstr(r, "name"), "traced");
     json_object_put(r);
     ck_assert(!file_exists("traced"));
-    tdaemon_err(conn_, "rm", p, "not_found");
-    tdaemon_err(conn_, "show", p, "not_found");
+    tdaemon_err(tdaemon_fx_conn, "rm", p, "not_found");
+    tdaemon_err(tdaemon_fx_conn, "show", p, "not_found");
     json_object_put(p);
 
     /* a pending file written by another version (the reference tool's) */
@@ -438,15 +463,15 @@ START_TEST(record_list_show_rm)
 
     /* approve: an unknown name approves nothing */
     p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "names", tjson("[\"pending-one\", \"nope\"]"));
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "approve", p, "not_found"), "nope"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(tdaemon_fx_conn, "approve", p, "not_found"), "nope"));
     s = read_snapshot("pending-one");
     ck_assert(!s->approved);
     ts_snapshot_free(s);
     json_object_object_del(p, "names");
     json_object_object_add(p, "all", json_object_new_boolean(1));
-    r = tdaemon_ok(conn_, "approve", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "approve", p);
     struct json_object *approved = NULL;
     ck_assert(json_object_object_get_ex(r, "approved", &approved));
     ck_assert_int_eq(json_object_array_length(approved), 1);
@@ -476,7 +501,7 @@ static void run_workers(int n, void (*fn)(int index, int fd), int barrier_fd_unu
         if (pids[i] == 0) {
             char c;
             close(go[1]);
-            int fd = tdaemon_connect(daemon_.socket);
+            int fd = tdaemon_connect(tdaemon_fx.socket);
             if (read(go[0], &c, 1) != 0)
                 _exit(3);
             fn(i, fd);
@@ -524,7 +549,7 @@ static int count_outcomes(const char *outcome, int n)
 
 START_TEST(one_created_among_32)
 {
-    snprintf(outcome_dir, sizeof(outcome_dir), "%s/outcomes", daemon_.dir);
+    snprintf(outcome_dir, sizeof(outcome_dir), "%s/outcomes", tdaemon_fx.dir);
     ck_assert(mkdir(outcome_dir, 0700) == 0);
     run_workers(32, same_name_worker, -1);
     ck_assert_int_eq(count_outcomes("CREATED", 32), 1);
@@ -533,8 +558,8 @@ START_TEST(one_created_among_32)
     ck_assert(!s->approved);
     ts_snapshot_free(s);
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
-    struct json_object *r = tdaemon_ok(conn_, "list", p);
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     struct json_object *items = NULL, *problems = NULL;
     json_object_object_get_ex(r, "snapshots", &items);
     json_object_object_get_ex(r, "problems", &problems);
@@ -588,8 +613,8 @@ START_TEST(approvals_kept_under_load)
         expect_outcome(name, CALLS_A, NULL, "PASSED");
     }
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
-    struct json_object *r = tdaemon_ok(conn_, "list", p);
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     struct json_object *items = NULL, *problems = NULL;
     json_object_object_get_ex(r, "snapshots", &items);
     json_object_object_get_ex(r, "problems", &problems);
@@ -609,7 +634,7 @@ static void replace_file_in(const char *dir, const char *name, const char *tool)
 
 static void replace_file(const char *name, const char *tool)
 {
-    replace_file_in(daemon_.store, name, tool);
+    replace_file_in(tdaemon_fx.store, name, tool);
 }
 
 START_TEST(sees_changes_behind_its_back)
@@ -697,16 +722,16 @@ START_TEST(sees_root_replaced)
     /* moved away (the old directory lives on elsewhere) */
     expect_outcome("r1", CALLS_A, "update", "UPDATED");
     expect_outcome("r1", CALLS_A, NULL, "PASSED");
-    snprintf(moved, sizeof(moved), "%s.old", daemon_.store);
-    ck_assert_int_eq(rename(daemon_.store, moved), 0);
-    ck_assert_int_eq(mkdir(daemon_.store, 0700), 0);
+    snprintf(moved, sizeof(moved), "%s.old", tdaemon_fx.store);
+    ck_assert_int_eq(rename(tdaemon_fx.store, moved), 0);
+    ck_assert_int_eq(mkdir(tdaemon_fx.store, 0700), 0);
     replace_file("r1", "other");
     expect_outcome("r1", "[{\"tool\": \"other\", \"args\": {}}]", NULL, "PASSED");
     expect_outcome("r2", CALLS_A, NULL, "CREATED");
     ck_assert(file_exists("r2"));
 
     /* removed */
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", daemon_.store);
+    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tdaemon_fx.store);
     ck_assert_int_eq(system(cmd), 0);
     expect_outcome("r1", CALLS_A, NULL, "CREATED");
     ck_assert(file_exists("r1"));
@@ -824,7 +849,7 @@ START_TEST(replaced_roots_when_cached)
     char base[PATH_MAX], pinned_base[PATH_MAX], pin[PATH_MAX + 20];
     tdaemon pinned;
 
-    ck_assert_ptr_nonnull(realpath(daemon_.dir, base));
+    ck_assert_ptr_nonnull(realpath(tdaemon_fx.dir, base));
     two_stores(base);
     tdaemon_prepare(&pinned);
     ck_assert_ptr_nonnull(realpath(pinned.dir, pinned_base));
@@ -834,7 +859,7 @@ START_TEST(replaced_roots_when_cached)
     tdaemon_start(&pinned, extra);
     int fd = tdaemon_connect(pinned.socket);
     sleep(4); /* past the snapshot cache's 3 s margin */
-    root_replacements(conn_, base, false);
+    root_replacements(tdaemon_fx_conn, base, false);
     root_replacements(fd, pinned_base, true);
     close(fd);
     tdaemon_stop_ok(&pinned);
@@ -862,7 +887,7 @@ START_TEST(corrupt_snapshot_files)
         fputs(garbage[i], f);
         fclose(f);
         struct json_object *p = check_params("bad", CALLS_A, NULL);
-        struct json_object *reply = tdaemon_call(conn_, "check", p);
+        struct json_object *reply = tdaemon_call(tdaemon_fx_conn, "check", p);
         struct json_object *error = NULL;
         ck_assert_msg(json_object_object_get_ex(reply, "error", &error) && error != NULL,
                       "garbage %zu accepted: %s", i, json_object_to_json_string(reply));
@@ -881,7 +906,7 @@ START_TEST(corrupt_snapshot_files)
     unlink(snapshot_file("bad"));
     ck_assert(symlink("/etc/passwd", snapshot_file("bad")) == 0);
     struct json_object *p = check_params("bad", CALLS_A, NULL);
-    struct json_object *reply = tdaemon_call(conn_, "check", p);
+    struct json_object *reply = tdaemon_call(tdaemon_fx_conn, "check", p);
     struct json_object *error = NULL;
     ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
     json_object_put(reply);
@@ -897,7 +922,7 @@ static struct json_object *run_check(const char *run, const char *test, const ch
     json_object_object_add(p, "run", json_object_new_string(run));
     if (test != NULL)
         json_object_object_add(p, "test", json_object_new_string(test));
-    struct json_object *r = tdaemon_ok(conn_, "check", p);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
     json_object_put(p);
     return r;
 }
@@ -909,9 +934,9 @@ START_TEST(runs)
     expect_outcome("drift", CALLS_A, "update", "UPDATED");
 
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "label", json_object_new_string("suite"));
-    struct json_object *r = tdaemon_ok(conn_, "run.open", p);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "run.open", p);
     char run[64];
     snprintf(run, sizeof(run), "%s", tstr(r, "run"));
     ck_assert_int_gt(strlen(run), 8);
@@ -920,8 +945,8 @@ START_TEST(runs)
 
     p = json_object_new_object();
     json_object_object_add(p, "run", json_object_new_string(run));
-    r = tdaemon_ok(conn_, "run.join", p);
-    ck_assert_str_eq(tstr(r, "store"), daemon_.store);
+    r = tdaemon_ok(tdaemon_fx_conn, "run.join", p);
+    ck_assert_str_eq(tstr(r, "store"), tdaemon_fx.store);
     json_object_put(r);
 
     json_object_put(run_check(run, "t::a", "keep", CALLS_A));
@@ -932,7 +957,7 @@ START_TEST(runs)
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     json_object_put(r);
 
-    r = tdaemon_ok(conn_, "run.summary", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "run.summary", p);
     ck_assert_str_eq(tstr(r, "summary"),
                      "toolscore: 2 snapshots created (pending approval), 2 passed, 1 failed");
     struct json_object *counts = NULL, *v = NULL, *checks = NULL, *dups = NULL;
@@ -957,12 +982,12 @@ START_TEST(runs)
 
     /* orphans need a closed run */
     struct json_object *op = json_object_new_object();
-    json_object_object_add(op, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(op, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(op, "run", json_object_new_string(run));
-    tdaemon_err(conn_, "orphans", op, "invalid_argument");
+    tdaemon_err(tdaemon_fx_conn, "orphans", op, "invalid_argument");
 
     /* review: pending ones and the FAILED one with its observed calls */
-    r = tdaemon_ok(conn_, "review", op);
+    r = tdaemon_ok(tdaemon_fx_conn, "review", op);
     struct json_object *items = NULL;
     json_object_object_get_ex(r, "items", &items);
     ck_assert_int_eq(json_object_array_length(items), 3);
@@ -979,12 +1004,12 @@ START_TEST(runs)
     ck_assert(seen_drift);
     json_object_put(r);
 
-    r = tdaemon_ok(conn_, "run.close", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "run.close", p);
     struct json_object *closed = NULL;
     json_object_object_get_ex(r, "closed", &closed);
     ck_assert(json_object_get_boolean(closed));
     json_object_put(r);
-    r = tdaemon_ok(conn_, "orphans", op);
+    r = tdaemon_ok(tdaemon_fx_conn, "orphans", op);
     struct json_object *names = NULL;
     json_object_object_get_ex(r, "names", &names);
     ck_assert_int_eq(json_object_array_length(names), 1);
@@ -994,12 +1019,12 @@ START_TEST(runs)
     /* a closed run takes no more checks; an unknown run is not_found */
     struct json_object *cp = check_params("keep", CALLS_A, NULL);
     json_object_object_add(cp, "run", json_object_new_string(run));
-    tdaemon_err(conn_, "check", cp, "invalid_argument");
+    tdaemon_err(tdaemon_fx_conn, "check", cp, "invalid_argument");
     json_object_object_add(cp, "run", json_object_new_string("nosuchrun"));
-    tdaemon_err(conn_, "check", cp, "not_found");
+    tdaemon_err(tdaemon_fx_conn, "check", cp, "not_found");
     json_object_put(cp);
     json_object_object_add(p, "run", json_object_new_string("nosuchrun"));
-    tdaemon_err(conn_, "run.summary", p, "not_found");
+    tdaemon_err(tdaemon_fx_conn, "run.summary", p, "not_found");
     json_object_put(p);
     json_object_put(op);
 }
@@ -1023,7 +1048,7 @@ static struct json_object *list_params(const char *store, int limit, const char 
 /* tdaemon_ok / tdaemon_err that also put their params. */
 static struct json_object *ok_put(const char *method, struct json_object *p)
 {
-    struct json_object *r = tdaemon_ok(conn_, method, p);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, method, p);
 
     json_object_put(p);
     return r;
@@ -1031,7 +1056,7 @@ static struct json_object *ok_put(const char *method, struct json_object *p)
 
 static const char *err_put(const char *method, struct json_object *p, const char *code)
 {
-    const char *m = tdaemon_err(conn_, method, p, code);
+    const char *m = tdaemon_err(tdaemon_fx_conn, method, p, code);
 
     json_object_put(p);
     return m;
@@ -1067,13 +1092,13 @@ START_TEST(list_pages)
         snprintf(name, sizeof(name), "p%02d", i);
         expect_outcome(name, CALLS_A, NULL, "CREATED");
     }
-    snprintf(path, sizeof(path), "%s/garbage.json", daemon_.store);
+    snprintf(path, sizeof(path), "%s/garbage.json", tdaemon_fx.store);
     f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
     fputs("{", f);
     fclose(f);
 
-    r = ok_put("list", list_params(daemon_.store, 10, NULL));
+    r = ok_put("list", list_params(tdaemon_fx.store, 10, NULL));
     ck_assert_str_eq(listed_names(r, names, sizeof(names)),
                      "p00,p01,p02,p03,p04,p05,p06,p07,p08,p09");
     ck_assert_int_eq(total_of(r), 25);
@@ -1085,13 +1110,13 @@ START_TEST(list_pages)
     /* between pages: one added after the cursor, one removed before it is sent */
     expect_outcome("p99", CALLS_A, NULL, "CREATED");
     p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
     json_object_object_add(p, "name", json_object_new_string("p15"));
     json_object_put(ok_put("rm", p));
 
     /* a cursor is a position: asked for twice (a retry), the same page */
     for (int retry = 0; retry < 2; retry++) {
-        r = ok_put("list", list_params(daemon_.store, 10, cursor));
+        r = ok_put("list", list_params(tdaemon_fx.store, 10, cursor));
         ck_assert_str_eq(listed_names(r, names, sizeof(names)),
                          "p10,p11,p12,p13,p14,p15,p16,p17,p18,p19");
         ck_assert_int_eq(total_of(r), 25);
@@ -1103,14 +1128,14 @@ START_TEST(list_pages)
     }
     /* another page size for the last page, which a retry gets again too */
     for (int retry = 0; retry < 2; retry++) {
-        r = ok_put("list", list_params(daemon_.store, 100, cursor));
+        r = ok_put("list", list_params(tdaemon_fx.store, 100, cursor));
         ck_assert_str_eq(listed_names(r, names, sizeof(names)), "p20,p21,p22,p23,p24");
         ck_assert(json_object_object_get(r, "next") == NULL);
         json_object_put(r);
     }
 
     /* a new listing sees the change; without a limit, one page */
-    r = ok_put("list", list_params(daemon_.store, 0, NULL));
+    r = ok_put("list", list_params(tdaemon_fx.store, 0, NULL));
     ck_assert_int_eq(total_of(r), 25);
     ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "snapshots")), 25);
     ck_assert(json_object_object_get(r, "next") == NULL);
@@ -1119,8 +1144,8 @@ START_TEST(list_pages)
     json_object_put(r);
 
     /* pending only, paged */
-    approve(conn_, "p00");
-    p = list_params(daemon_.store, 24, NULL);
+    approve(tdaemon_fx_conn, "p00");
+    p = list_params(tdaemon_fx.store, 24, NULL);
     json_object_object_add(p, "pending", json_object_new_boolean(1));
     r = ok_put("list", p);
     ck_assert_int_eq(total_of(r), 24);
@@ -1137,32 +1162,32 @@ START_TEST(list_bad_paging)
     char other[1100], cursor[128];
 
     for (size_t i = 0; i < sizeof(bad_limits) / sizeof(bad_limits[0]); i++) {
-        p = list_params(daemon_.store, 0, NULL);
+        p = list_params(tdaemon_fx.store, 0, NULL);
         json_object_object_add(p, "limit", tjson(bad_limits[i]));
         ck_assert_ptr_nonnull(strstr(err_put("list", p, "invalid_argument"), "limit"));
     }
-    p = list_params(daemon_.store, 0, NULL);
+    p = list_params(tdaemon_fx.store, 0, NULL);
     json_object_object_add(p, "cursor", json_object_new_int(5));
     ck_assert_ptr_nonnull(strstr(err_put("list", p, "invalid_argument"), "cursor"));
     ck_assert_ptr_nonnull(
-        strstr(err_put("list", list_params(daemon_.store, 1, "nope"), "invalid_argument"),
+        strstr(err_put("list", list_params(tdaemon_fx.store, 1, "nope"), "invalid_argument"),
                "unknown or expired"));
     ck_assert_ptr_nonnull(
-        strstr(err_put("list", list_params(daemon_.store, 1, ""), "invalid_argument"),
+        strstr(err_put("list", list_params(tdaemon_fx.store, 1, ""), "invalid_argument"),
                "unknown or expired"));
 
     /* a cursor belongs to its store */
     expect_outcome("a", CALLS_A, NULL, "CREATED");
     expect_outcome("b", CALLS_A, NULL, "CREATED");
-    r = ok_put("list", list_params(daemon_.store, 1, NULL));
+    r = ok_put("list", list_params(tdaemon_fx.store, 1, NULL));
     snprintf(cursor, sizeof(cursor), "%s", tstr(r, "next"));
     ck_assert(cursor[0] != '\0');
     json_object_put(r);
-    snprintf(other, sizeof(other), "%s-other", daemon_.store);
+    snprintf(other, sizeof(other), "%s-other", tdaemon_fx.store);
     ck_assert_ptr_nonnull(strstr(err_put("list", list_params(other, 1, cursor), "invalid_argument"),
                                  "belongs to the store"));
     /* still usable from its own store */
-    r = ok_put("list", list_params(daemon_.store, 1, cursor));
+    r = ok_put("list", list_params(tdaemon_fx.store, 1, cursor));
     ck_assert_str_eq(
         tstr(json_object_array_get_idx(json_object_object_get(r, "snapshots"), 0), "name"), "b");
     json_object_put(r);
@@ -1171,15 +1196,15 @@ START_TEST(list_bad_paging)
      * recently used */
     char held[17][128];
     for (int i = 0; i < 17; i++) {
-        r = ok_put("list", list_params(daemon_.store, 1, NULL));
+        r = ok_put("list", list_params(tdaemon_fx.store, 1, NULL));
         snprintf(held[i], sizeof(held[i]), "%s", tstr(r, "next"));
         json_object_put(r);
     }
     ck_assert_ptr_nonnull(
-        strstr(err_put("list", list_params(daemon_.store, 1, held[0]), "invalid_argument"),
+        strstr(err_put("list", list_params(tdaemon_fx.store, 1, held[0]), "invalid_argument"),
                "unknown or expired"));
     for (int i = 1; i < 17; i++) {
-        r = ok_put("list", list_params(daemon_.store, 1, held[i]));
+        r = ok_put("list", list_params(tdaemon_fx.store, 1, held[i]));
         ck_assert_str_eq(
             tstr(json_object_array_get_idx(json_object_object_get(r, "snapshots"), 0), "name"),
             "b");
@@ -1193,14 +1218,14 @@ START_TEST(limits_and_empty_store)
     struct json_object *p = json_object_new_object();
     struct json_object *calls = json_object_new_array();
 
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
-    struct json_object *r = tdaemon_ok(conn_, "list", p);
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     struct json_object *items = NULL;
     ck_assert(json_object_object_get_ex(r, "snapshots", &items));
     ck_assert_int_eq(json_object_array_length(items), 0);
     json_object_put(r);
     json_object_object_add(p, "all", json_object_new_boolean(1));
-    r = tdaemon_ok(conn_, "approve", p);
+    r = tdaemon_ok(tdaemon_fx_conn, "approve", p);
     ck_assert(json_object_object_get_ex(r, "approved", &items));
     ck_assert_int_eq(json_object_array_length(items), 0);
     json_object_put(r);
@@ -1212,9 +1237,9 @@ START_TEST(limits_and_empty_store)
     }
     json_object_object_add(p, "name", json_object_new_string("huge"));
     json_object_object_add(p, "actual", calls);
-    ck_assert_ptr_nonnull(strstr(tdaemon_err(conn_, "check", p, "limit"), "100000"));
+    ck_assert_ptr_nonnull(strstr(tdaemon_err(tdaemon_fx_conn, "check", p, "limit"), "100000"));
     json_object_array_del_idx(calls, 0, 1);
-    r = tdaemon_ok(conn_, "check", p); /* exactly at the limit */
+    r = tdaemon_ok(tdaemon_fx_conn, "check", p); /* exactly at the limit */
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
     json_object_put(r);
     json_object_put(p);
@@ -1240,7 +1265,7 @@ START_TEST(pipelined_order)
         for (size_t i = 0; i < n; i++) {
             struct json_object *p = json_object_new_object();
 
-            json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+            json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
             if (strcmp(steps[i][0], "approve") == 0) {
                 struct json_object *names = json_object_new_array();
                 json_object_array_add(names, json_object_new_string(name));
@@ -1250,13 +1275,13 @@ START_TEST(pipelined_order)
             }
             if (steps[i][1] != NULL)
                 json_object_object_add(p, "actual", tjson(steps[i][1]));
-            tdaemon_send(conn_, 100 + i, steps[i][0], p);
+            tdaemon_send(tdaemon_fx_conn, 100 + i, steps[i][0], p);
             json_object_put(p);
         }
         for (size_t i = 0; i < n; i++) {
             struct json_object *r = NULL, *id = NULL, *ok = NULL, *result = NULL;
 
-            ck_assert(tdaemon_read(conn_, &r, 10000) == 0);
+            ck_assert(tdaemon_read(tdaemon_fx_conn, &r, 10000) == 0);
             json_object_object_get_ex(r, "id", &id);
             ck_assert_int_eq(json_object_get_int64(id), (int64_t)(100 + i));
             json_object_object_get_ex(r, "ok", &ok);
@@ -1282,17 +1307,17 @@ START_TEST(many_stores)
     for (int i = 0; i < 300; i++) {
         struct json_object *p = json_object_new_object();
 
-        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        snprintf(root, sizeof(root), "%s/many/%d", tdaemon_fx.dir, i);
         json_object_object_add(p, "store", json_object_new_string(root));
         json_object_object_add(p, "name", json_object_new_string("one"));
         json_object_object_add(p, "actual", tjson(CALLS_A));
         json_object_object_add(p, "update", json_object_new_boolean(1));
-        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
         ck_assert_str_eq(tstr(r, "outcome"), "UPDATED");
         json_object_put(r);
         json_object_put(p);
     }
-    struct json_object *st = tdaemon_ok(conn_, "status", NULL);
+    struct json_object *st = tdaemon_ok(tdaemon_fx_conn, "status", NULL);
     struct json_object *n = NULL;
     json_object_object_get_ex(st, "stores_open", &n);
     ck_assert_int_le(json_object_get_int64(n), 256);
@@ -1300,11 +1325,11 @@ START_TEST(many_stores)
     for (int i = 0; i < 300; i += 37) {
         struct json_object *p = json_object_new_object();
 
-        snprintf(root, sizeof(root), "%s/many/%d", daemon_.dir, i);
+        snprintf(root, sizeof(root), "%s/many/%d", tdaemon_fx.dir, i);
         json_object_object_add(p, "store", json_object_new_string(root));
         json_object_object_add(p, "name", json_object_new_string("one"));
         json_object_object_add(p, "actual", tjson(CALLS_A));
-        struct json_object *r = tdaemon_ok(conn_, "check", p);
+        struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
         ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
         json_object_put(r);
         json_object_put(p);
@@ -1318,8 +1343,8 @@ START_TEST(stray_temp_files_cleaned)
     char path[800];
     struct stat st;
 
-    ck_assert(mkdir(daemon_.store, 0700) == 0);
-    snprintf(path, sizeof(path), "%s/.x-12345678.json.0123456789abcdef.tmp", daemon_.store);
+    ck_assert(mkdir(tdaemon_fx.store, 0700) == 0);
+    snprintf(path, sizeof(path), "%s/.x-12345678.json.0123456789abcdef.tmp", tdaemon_fx.store);
     FILE *f = fopen(path, "w");
     fputs("{\"half\": ", f);
     fclose(f);
@@ -1332,10 +1357,8 @@ END_TEST
 static Suite *state_suite(void)
 {
     Suite *s = suite_create("daemon_state");
-    TCase *tc = tcase_create("state");
+    TCase *tc = tdaemon_fixture_case("state", true, NULL, 60);
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, local_rows);
     tcase_add_test(tc, ci_rows);
     tcase_add_test(tc, daemon_env_ignored);
@@ -1363,11 +1386,5 @@ static Suite *state_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(state_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(state_suite());
 }

@@ -17,31 +17,12 @@
 #include "ts_buf.h"
 #include "ts_frame.h"
 #include "util_daemon.h"
-
-static tdaemon daemon_;
-static int bystander_ = -1; /* a well-behaved client that must stay served */
-
-static void setup(void)
-{
-    const char *extra[] = {"--max-frame", "65536", NULL};
-
-    tdaemon_prepare(&daemon_);
-    tdaemon_start(&daemon_, extra);
-    bystander_ = tdaemon_connect(daemon_.socket);
-}
-
-static void teardown(void)
-{
-    if (bystander_ >= 0)
-        close(bystander_);
-    tdaemon_stop_ok(&daemon_);
-    tdaemon_cleanup(&daemon_);
-}
+#include "util_test.h"
 
 static void bystander_still_served(void)
 {
-    json_object_put(tdaemon_ok(bystander_, "ping", NULL));
-    tdaemon_serves(daemon_.socket);
+    json_object_put(tdaemon_ok(tdaemon_fx_conn, "ping", NULL));
+    tdaemon_serves(tdaemon_fx.socket);
 }
 
 /* Read the error reply the daemon sends before closing; return its code. */
@@ -75,7 +56,7 @@ static void send_payload(int fd, const void *payload, uint32_t len)
 
 START_TEST(garbage_bytes)
 {
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     const char garbage[] = "\x00\x00\x00\x05\xc1\xc1\xc1\xc1\xc1";
 
     ck_assert(tdaemon_send_raw(fd, garbage, sizeof(garbage) - 1) == 0);
@@ -88,7 +69,7 @@ END_TEST
 
 START_TEST(http_request)
 {
-    int fd = tdaemon_connect_raw(daemon_.socket);
+    int fd = tdaemon_connect_raw(tdaemon_fx.socket);
     const char *http = "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
 
     ck_assert(fd >= 0);
@@ -102,7 +83,7 @@ END_TEST
 
 START_TEST(oversized_and_empty_frames)
 {
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     unsigned char header[4];
 
     ts_frame_put_header(header, 65537);
@@ -111,7 +92,7 @@ START_TEST(oversized_and_empty_frames)
     ck_assert(tdaemon_closed(fd, 3000));
     close(fd);
 
-    fd = tdaemon_connect(daemon_.socket);
+    fd = tdaemon_connect(tdaemon_fx.socket);
     ts_frame_put_header(header, 0);
     ck_assert(tdaemon_send_raw(fd, header, 4) == 0);
     ck_assert_str_eq(read_error(fd, true), "bad_frame");
@@ -119,7 +100,7 @@ START_TEST(oversized_and_empty_frames)
     close(fd);
 
     /* a real request just over the limit, pipelined behind a good one */
-    fd = tdaemon_connect(daemon_.socket);
+    fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *p = json_object_new_object();
     char *big = malloc(70000);
     memset(big, 'x', 69999);
@@ -142,7 +123,7 @@ END_TEST
 START_TEST(truncated_frame_and_disconnect)
 {
     for (int i = 0; i < 20; i++) {
-        int fd = tdaemon_connect(daemon_.socket);
+        int fd = tdaemon_connect(tdaemon_fx.socket);
         unsigned char header[4];
 
         ts_frame_put_header(header, 1000);
@@ -150,7 +131,7 @@ START_TEST(truncated_frame_and_disconnect)
         tdaemon_send_raw(fd, "\x81\xa2id", 4);
         close(fd);
         /* half a header */
-        fd = tdaemon_connect(daemon_.socket);
+        fd = tdaemon_connect(tdaemon_fx.socket);
         tdaemon_send_raw(fd, header, 2);
         close(fd);
     }
@@ -162,12 +143,12 @@ START_TEST(disconnect_mid_request)
 {
     /* requests whose client is gone before the reply: checks that write */
     for (int i = 0; i < 20; i++) {
-        int fd = tdaemon_connect(daemon_.socket);
+        int fd = tdaemon_connect(tdaemon_fx.socket);
         struct json_object *p = json_object_new_object();
         char name[32];
 
         snprintf(name, sizeof(name), "gone-%d", i);
-        json_object_object_add(p, "store", json_object_new_string(daemon_.store));
+        json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
         json_object_object_add(p, "name", json_object_new_string(name));
         json_object_object_add(p, "actual", tjson("[{\"tool\": \"t\", \"args\": {}}]"));
         tdaemon_send(fd, 7, "check", p);
@@ -178,8 +159,8 @@ START_TEST(disconnect_mid_request)
     bystander_still_served();
     /* every write was still done */
     struct json_object *p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(daemon_.store));
-    struct json_object *r = tdaemon_ok(bystander_, "list", p);
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "list", p);
     struct json_object *items = NULL;
     json_object_object_get_ex(r, "snapshots", &items);
     ck_assert_int_eq(json_object_array_length(items), 20);
@@ -262,7 +243,7 @@ START_TEST(wrong_types)
     void (*builders[])(msgpack_packer *) = {build_array, build_string_id};
 
     for (size_t i = 0; i < 2; i++) {
-        int fd = tdaemon_connect(daemon_.socket);
+        int fd = tdaemon_connect(tdaemon_fx.socket);
         pack_and_send(fd, builders[i]);
         ck_assert_str_eq(read_error(fd, true), "bad_request");
         ck_assert(tdaemon_closed(fd, 3000));
@@ -271,7 +252,7 @@ START_TEST(wrong_types)
     /* the id was read: the error carries it and the connection stays */
     void (*with_id[])(msgpack_packer *) = {build_int_method, build_array_params, build_bin_param};
     for (size_t i = 0; i < 3; i++) {
-        int fd = tdaemon_connect(daemon_.socket);
+        int fd = tdaemon_connect(tdaemon_fx.socket);
         struct json_object *reply = NULL, *id = NULL;
 
         pack_and_send(fd, with_id[i]);
@@ -307,7 +288,7 @@ static void build_deep(msgpack_packer *pk)
 
 START_TEST(nesting_limit)
 {
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *reply = NULL, *error = NULL, *id = NULL;
 
     pack_and_send(fd, build_deep);
@@ -342,7 +323,7 @@ static void build_broken_actual(msgpack_packer *pk)
     key(pk, "params");
     msgpack_pack_map(pk, broken_how_ == 2 ? 4 : 3);
     key(pk, "store");
-    key(pk, daemon_.store);
+    key(pk, tdaemon_fx.store);
     key(pk, "name");
     key(pk, "broken");
     key(pk, "actual");
@@ -381,7 +362,7 @@ START_TEST(broken_actual)
     static const char *const says[] = {"UTF-8", "bin", "duplicate map key \"actual\"",
                                        "deeper than"};
     static const char *const methods[] = {"check", "ping"};
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
 
     for (size_t m = 0; m < 2; m++) {
         for (int how = 0; how < 4; how++) {
@@ -407,9 +388,54 @@ START_TEST(broken_actual)
 }
 END_TEST
 
+/* A check whose params come before its method (any key order is valid):
+ * the daemon decodes them whole, and the answers are the usual ones. */
+static const char *ordered_name_;
+
+static void build_params_first(msgpack_packer *pk)
+{
+    msgpack_pack_map(pk, 3);
+    key(pk, "params");
+    msgpack_pack_map(pk, 3);
+    key(pk, "store");
+    key(pk, tdaemon_fx.store);
+    key(pk, "name");
+    key(pk, ordered_name_);
+    key(pk, "actual");
+    msgpack_pack_array(pk, 1);
+    msgpack_pack_map(pk, 1);
+    key(pk, "tool");
+    key(pk, "t");
+    key(pk, "id");
+    msgpack_pack_uint64(pk, 41);
+    key(pk, "method");
+    key(pk, "check");
+}
+
+START_TEST(params_before_method)
+{
+    static const char *const outcomes[] = {"CREATED", "PENDING"};
+    int fd = tdaemon_connect(tdaemon_fx.socket);
+
+    ordered_name_ = "ordered";
+    for (size_t i = 0; i < 2; i++) {
+        struct json_object *reply = NULL, *result = NULL;
+
+        pack_and_send(fd, build_params_first);
+        ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+        ck_assert_msg(json_object_object_get_ex(reply, "result", &result) && result != NULL,
+                      "refused: %s", json_object_to_json_string(reply));
+        ck_assert_str_eq(tstr(result, "outcome"), outcomes[i]);
+        json_object_put(reply);
+    }
+    close(fd);
+    bystander_still_served();
+}
+END_TEST
+
 START_TEST(hello_rules)
 {
-    int fd = tdaemon_connect_raw(daemon_.socket);
+    int fd = tdaemon_connect_raw(tdaemon_fx.socket);
 
     ck_assert(fd >= 0);
     ck_assert_ptr_nonnull(strstr(tdaemon_err(fd, "ping", NULL, "hello_required"), "hello"));
@@ -421,7 +447,7 @@ START_TEST(hello_rules)
     ck_assert(tdaemon_closed(fd, 3000));
     close(fd);
 
-    fd = tdaemon_connect_raw(daemon_.socket);
+    fd = tdaemon_connect_raw(tdaemon_fx.socket);
     hello = tjson("{\"protocol\": \"1\"}");
     tdaemon_err(fd, "hello", hello, "invalid_argument");
     json_object_put(hello);
@@ -442,7 +468,7 @@ END_TEST
 
 START_TEST(pipelining_in_order)
 {
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
 
     for (unsigned long long i = 1; i <= 2000; i++)
         tdaemon_send(fd, i, i % 3 ? "ping" : "status", NULL);
@@ -464,7 +490,7 @@ END_TEST
  * requests are answered with "busy"; every request gets a reply, in order. */
 START_TEST(in_flight_limit)
 {
-    int fd = tdaemon_connect(daemon_.socket);
+    int fd = tdaemon_connect(tdaemon_fx.socket);
     int limited = 0;
 
     for (unsigned long long i = 1; i <= 20000; i++)
@@ -500,7 +526,7 @@ START_TEST(connection_limit)
     setrlimit(RLIMIT_NOFILE, &rl);
     /* start from exactly one open connection (the bystander) */
     for (int tries = 0;; tries++) {
-        struct json_object *st = tdaemon_ok(bystander_, "status", NULL);
+        struct json_object *st = tdaemon_ok(tdaemon_fx_conn, "status", NULL);
         struct json_object *n = NULL;
         json_object_object_get_ex(st, "connections", &n);
         int64_t open_now = json_object_get_int64(n);
@@ -511,7 +537,7 @@ START_TEST(connection_limit)
         usleep(10000);
     }
     for (int i = 0; i < 600; i++)
-        fds[i] = tdaemon_connect_raw(daemon_.socket);
+        fds[i] = tdaemon_connect_raw(tdaemon_fx.socket);
     for (int i = 0; i < 600; i++) {
         ck_assert(fds[i] >= 0);
         if (tdaemon_closed(fds[i], i < 500 ? 1 : 200))
@@ -529,10 +555,9 @@ END_TEST
 static Suite *wire_suite(void)
 {
     Suite *s = suite_create("daemon_wire");
-    TCase *tc = tcase_create("wire");
+    static const char *const wire_args[] = {"--max-frame", "65536", NULL};
+    TCase *tc = tdaemon_fixture_case("wire", true, wire_args, 60);
 
-    tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_set_timeout(tc, 60);
     tcase_add_test(tc, garbage_bytes);
     tcase_add_test(tc, http_request);
     tcase_add_test(tc, oversized_and_empty_frames);
@@ -541,6 +566,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, wrong_types);
     tcase_add_test(tc, nesting_limit);
     tcase_add_test(tc, broken_actual);
+    tcase_add_test(tc, params_before_method);
     tcase_add_test(tc, hello_rules);
     tcase_add_test(tc, pipelining_in_order);
     tcase_add_test(tc, in_flight_limit);
@@ -551,11 +577,5 @@ static Suite *wire_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(wire_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? 0 : 1;
+    return util_run_suite(wire_suite());
 }

@@ -16,6 +16,7 @@
 #include "fuzz/fuzz.h"
 #include "fuzz/fuzz_extract.c"
 #include "fuzz/fuzz_proto.c"
+#include "fuzz/fuzz_report.c"
 #include "fuzz/fuzz_snapshot.c"
 #include "util_test.h"
 
@@ -29,6 +30,7 @@ typedef struct harness {
 static const harness harnesses[] = {
     {"extract", ts_fuzz_extract},
     {"proto", ts_fuzz_proto},
+    {"report", ts_fuzz_report},
     {"snapshot", ts_fuzz_snapshot},
 };
 

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ts_check.h"
 #include "ts_list_cache.h"
 #include "ts_name.h"
 #include "ts_snapshot.h"
@@ -538,7 +539,7 @@ START_TEST(cache_keeps_nothing_racy)
     char *path;
     char *line;
 
-    ck_assert_int_eq(ts_list_cache_new(&budget_, TS_LIST_CACHE_RACY_NS, &cache), 0);
+    ck_assert_int_eq(ts_list_cache_new(&budget_, TS_CHECK_RACY_NS, &cache), 0);
     save("racy", "aaaa", true);
     free(list_both(cache));
     ts_list_cache_get_stats(cache, &st);

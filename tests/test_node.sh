@@ -79,7 +79,7 @@ workers=$(sort -u "$WORK/pids" | wc -l)
 AGENT_DRIFT=1 t 1 vitest
 one_summary "toolscore: 5 passed, 1 failed"
 all_has "Expected vs Actual Tool Calls"
-all_has 'value changed at calls[0].args.to: "NYC" -> "LA"'
+all_has '  calls[0] searchFlights  args.to: "NYC" → "LA"'
 all_has "score 0.95 < 1.00 required"
 # CI: a snapshot never recorded is an error and nothing is written
 CI=1 AGENT_EXTRA=1 t 1 vitest
@@ -116,7 +116,7 @@ t 0 jest
 one_summary "toolscore: 6 passed"
 AGENT_DRIFT=1 t 1 jest
 one_summary "toolscore: 5 passed, 1 failed"
-all_has 'value changed at calls[0].args.id: "A-1" -> "B-2"'
+all_has '  calls[0] lookupOrder  args.id: "A-1" → "B-2"'
 AGENT_DRIFT=1 t 0 jest -u
 one_summary "toolscore: 6 updated"
 AGENT_DRIFT=1 t 0 jest

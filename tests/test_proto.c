@@ -693,6 +693,44 @@ static struct json_object *nested_arrays(int depth)
     return v;
 }
 
+/* A writer's first failure sticks: later packs return it without writing
+ * or touching their err, so a message is checked once at the end. */
+START_TEST(wire_writer_errors_stick)
+{
+    ts_wire_writer w;
+    ts_error err, later;
+    ts_buf out;
+    size_t len;
+
+    ts_buf_init(&out, TS_BUF_UNLIMITED);
+    ts_wire_writer_init(&w, &out);
+    ck_assert_int_eq(ts_wire_pack_map(&w, 2, &err), 0);
+    ck_assert_int_eq(ts_wire_pack_str(&w, "k", 1, &err), 0);
+    len = out.len;
+    ck_assert_int_eq(ts_wire_pack_str(&w, "\xff", 1, &err), -EINVAL);
+    ck_assert_str_eq(err.code, TS_ERR_INVALID_ARGUMENT);
+    ts_error_clear(&later);
+    ck_assert_int_eq(ts_wire_pack_str(&w, "ok", 2, &later), -EINVAL);
+    ck_assert_int_eq(ts_wire_pack_int(&w, 1, &later), -EINVAL);
+    ck_assert_int_eq(ts_wire_pack_double(&w, 1.5, &later), -EINVAL);
+    ck_assert_int_eq(ts_wire_pack_nil(&w, &later), -EINVAL);
+    ck_assert_str_eq(later.code, ""); /* the message is the failing call's */
+    ck_assert_uint_eq(out.len, len);  /* nothing written after the failure */
+    ck_assert_int_eq(ts_wire_writer_error(&w), -EINVAL);
+    ck_assert_int_eq(ts_buf_error(&out), 0); /* the value's failure, not the buffer's */
+
+    /* the buffer's own failure: too large, seen by the writer and the buffer */
+    ts_buf_free(&out);
+    ts_buf_init(&out, 4);
+    ts_wire_writer_init(&w, &out);
+    ck_assert_int_eq(ts_wire_pack_str(&w, "long string", 11, &err), -E2BIG);
+    ck_assert_str_eq(err.code, TS_ERR_TOO_LARGE);
+    ck_assert_int_eq(ts_wire_pack_nil(&w, &later), -E2BIG);
+    ck_assert_int_eq(ts_buf_error(&out), -E2BIG);
+    ts_buf_free(&out);
+}
+END_TEST
+
 START_TEST(wire_depth_limit)
 {
     unsigned char raw[512];
@@ -1658,6 +1696,7 @@ static Suite *proto_suite(void)
     tcase_add_test(wire, wire_smallest_encodings);
     tcase_add_test(wire, wire_encoder_matches_msgpack_c);
     tcase_add_test(wire, wire_refuses_invalid_utf8);
+    tcase_add_test(wire, wire_writer_errors_stick);
     tcase_add_test(wire, wire_depth_limit);
     tcase_add_test(wire, wire_refuses_non_json_values);
     tcase_add_test(wire, wire_truncated_prefixes);

@@ -18,6 +18,7 @@ static char *table(const char *expected, const char *actual, bool strict)
     struct json_object *g = util_json_c_parse(expected), *t = util_json_c_parse(actual);
     ts_score_options opt;
     ts_score_result r;
+    ts_report_options ropt;
     ts_error err;
     ts_buf out;
     char *text, *end;
@@ -25,8 +26,10 @@ static char *table(const char *expected, const char *actual, bool strict)
     ts_score_options_default(&opt);
     opt.strict = strict;
     ck_assert_int_eq(ts_evaluate(g, t, &opt, &r, &err), 0);
+    ts_report_options_default(&ropt);
+    ropt.width = 200; /* every cell whole */
     ts_buf_init(&out, TS_BUF_UNLIMITED);
-    ck_assert_msg(ts_report_drift(g, t, &r, false, &out, &err) == 0, "%s", err.message);
+    ck_assert_msg(ts_report_drift(g, t, &r, &ropt, &out, &err) == 0, "%s", err.message);
     ts_score_result_free(&r);
     json_object_put(g);
     json_object_put(t);
@@ -55,13 +58,13 @@ START_TEST(actual_args_absent_null_and_empty)
                  "{\"tool\":\"d\",\"args\":{\"k\":1}},{\"tool\":\"e\"}]",
                  false,
                  "Expected vs Actual Tool Calls\n"
-                 "# | Expected      | Actual        | Status\n"
-                 "--+---------------+---------------+-------\n"
-                 "1 | a()           | a(…any args…) | ✓\n"
-                 "2 | b()           | b(…any args…) | ✓\n"
-                 "3 | c(…any args…) | c()           | ✓\n"
-                 "4 | d(…any args…) | d(k=1)        | ✓\n"
-                 "5 | — EXTRA —     | e(…any args…) | EXTRA\n");
+                 " # | Expected      | Actual        | Status\n"
+                 "---+---------------+---------------+-------\n"
+                 " 0 | a()           | a(…any args…) | ✓\n"
+                 " 1 | b()           | b(…any args…) | ✓\n"
+                 " 2 | c(…any args…) | c()           | ✓\n"
+                 " 3 | d(…any args…) | d(k=1)        | ✓\n"
+                 "+4 | — EXTRA —     | e(…any args…) | EXTRA\n");
 }
 END_TEST
 
@@ -76,7 +79,7 @@ START_TEST(top_level_numbers_equal_as_doubles)
                  "                                        | Status\n"
                  "--+-----------------------------------------------+"
                  "-----------------------------------------------+-------\n"
-                 "1 | t(n=9007199254740993, m=18446744073709551615) | "
+                 "0 | t(n=9007199254740993, m=18446744073709551615) | "
                  "t(n=9007199254740992, m=18446744073709551614) | ✓\n");
 }
 END_TEST
@@ -88,16 +91,16 @@ START_TEST(nested_and_strict_numbers_exact)
                  "Expected vs Actual Tool Calls\n"
                  "# | Expected                | Actual                  | Status\n"
                  "--+-------------------------+-------------------------+"
-                 "-------------------------------------------\n"
-                 "1 | t(n=[9007199254740993]) | t(n=[9007199254740992]) | "
-                 "n: [9007199254740993] ≠ [9007199254740992]\n");
+                 "------------------------------------------\n"
+                 "0 | t(n=[9007199254740993]) | t(n=[9007199254740992]) | "
+                 "n[0]: 9007199254740993 ≠ 9007199254740992\n");
     assert_table("[{\"tool\":\"t\",\"args\":{\"n\":9007199254740993}}]",
                  "[{\"tool\":\"t\",\"args\":{\"n\":9007199254740992}}]", true,
                  "Expected vs Actual Tool Calls\n"
                  "# | Expected              | Actual                | Status\n"
                  "--+-----------------------+-----------------------+"
                  "---------------------------------------\n"
-                 "1 | t(n=9007199254740993) | t(n=9007199254740992) | "
+                 "0 | t(n=9007199254740993) | t(n=9007199254740992) | "
                  "n: 9007199254740993 ≠ 9007199254740992\n");
 }
 END_TEST

@@ -1002,6 +1002,61 @@ START_TEST(result_json_keys)
 }
 END_TEST
 
+/* The key table: every key found by its name (and nothing else), each
+ * pointing at a distinct member. */
+START_TEST(result_key_table)
+{
+    ck_assert_uint_eq(ts_score_key_count, 23);
+    for (size_t i = 0; i < ts_score_key_count; i++) {
+        const char *name = ts_score_keys[i].name;
+
+        ck_assert_ptr_eq(ts_score_key_find(name, strlen(name)), &ts_score_keys[i]);
+        ck_assert_ptr_null(ts_score_key_find(name, strlen(name) - 1));
+        for (size_t j = 0; j < i; j++)
+            ck_assert_uint_ne(ts_score_keys[i].offset, ts_score_keys[j].offset);
+    }
+    ck_assert_ptr_null(ts_score_key_find("strict", 6)); /* not a reply member */
+    ck_assert_ptr_null(ts_score_key_find("scored", 6));
+}
+END_TEST
+
+/* Options are equal only when every member is: a cached score is never
+ * reused for options that would score differently. */
+START_TEST(options_equal_every_member)
+{
+    ts_score_options a, b;
+
+    ts_score_options_default(&a);
+    b = a;
+    ck_assert(ts_score_options_equal(&a, &b));
+    for (int member = 0; member < 6; member++) {
+        b = a;
+        switch (member) {
+        case 0:
+            b.weights.selection_accuracy += 0.1;
+            break;
+        case 1:
+            b.weights.argument_f1 += 0.1;
+            break;
+        case 2:
+            b.weights.sequence_accuracy += 0.1;
+            break;
+        case 3:
+            b.weights.redundant_rate += 0.1;
+            break;
+        case 4:
+            b.strict = true;
+            break;
+        default:
+            b.min_score = 0.5;
+            break;
+        }
+        ck_assert_msg(!ts_score_options_equal(&a, &b), "member %d", member);
+        ck_assert_msg(!ts_score_options_equal(&b, &a), "member %d", member);
+    }
+}
+END_TEST
+
 /* ---- large inputs ---- */
 
 static struct json_object *make_calls(size_t n, size_t names, size_t rotate)
@@ -1430,6 +1485,8 @@ static Suite *score_suite(void)
     TCase *tc = tcase_create("examples");
 
     tcase_add_test(tc, example_perfect_match);
+    tcase_add_test(tc, result_key_table);
+    tcase_add_test(tc, options_equal_every_member);
     tcase_add_test(tc, example_wrong_value);
     tcase_add_test(tc, example_selection_only_weights);
     tcase_add_test(tc, example_int_float_lenient_and_strict);

@@ -73,6 +73,18 @@ same "$(json_get passed)" "false" "below min"
 t 0 "$TSCTL" eval --min-score 0.8 "$DATA/abc.json" "$DATA/bac.json"
 t 0 "$TSCTL" eval "$DATA/x1.json" "$DATA/x2.json"
 out_has "failed"
+# the drift report follows the metrics when the calls differ (width from
+# COLUMNS, the JSON diff unless --no-json-diff); none for the same calls
+out_has "Expected vs Actual Tool Calls" && out_has "  calls[0] a  args.x: 1 → 2" && out_has "@@ -2,7 +2,7 @@"
+widest 100
+t 0 env COLUMNS=45 "$TSCTL" eval "$DATA/x1.json" "$DATA/x2.json"
+widest 45 && out_has "score 0.70 < 1.00 required  ·  selection 1.00"
+t 0 "$TSCTL" eval --no-json-diff "$DATA/x1.json" "$DATA/x2.json"
+out_has "Expected vs Actual Tool Calls" && out_lacks "@@"
+t 0 "$TSCTL" eval "$DATA/expected_search.json" "$DATA/openai_search.json"
+out_lacks "Expected vs Actual"
+t 0 "$TSCTL" eval --json "$DATA/x1.json" "$DATA/x2.json"
+out_lacks "Expected vs Actual"
 t 0 "$TSCTL" eval --json --weights '{"selection_accuracy": 1, "argument_f1": 0, "sequence_accuracy": 0, "redundant_rate": 0}' "$DATA/x1.json" "$DATA/x2.json"
 same "$(json_get score)" "1.0" "weights"
 printf '{"selection_accuracy": 1, "argument_f1": 0, "sequence_accuracy": 0, "redundant_rate": 0}' >"$WORK/w.json"

@@ -82,11 +82,19 @@ failed = [c for c in cases if c.find("failure") is not None]
 assert [c.get("name") for c in failed] == ["w3_c"], [c.get("name") for c in failed]
 text = failed[0].find("failure").text
 assert "Expected vs Actual Tool Calls" in text, text
-assert "calls[0].args.x" in text, text
+assert "  calls[0] " in text and "  args.x: " in text, text
 assert "\x1b" not in text
 assert root.get("failures") == "1" and root.get("tests") == "27"
 PY
 grep -q '&lt;&amp;&quot;x&quot;&gt;' "$WORK/r2.xml" || fail "JUnit name not escaped"
+
+# --- the workers' reports: the width measured here, --no-json-diff passed on -------
+t 0 env COLUMNS=77 "$TSCTL" --socket "$SOCK" --dir "$STORE" run -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
+out_has "width=77 json=on"
+t 0 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --no-json-diff -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
+out_has "width=100 json=1"
+t 0 env COLUMNS=200 "$TSCTL" --socket "$SOCK" --dir "$STORE" record --no-json-diff -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
+out_has "width=200 json=1"
 
 # --- --test names the claiming test (beats TOOLSCORE_TEST) --------------------------
 t 0 env TOOLSCORE_TEST=from_env "$TSCTL" --socket "$SOCK" --dir "$STORE" run --json-report "$WORK/t.json" -- \
@@ -114,6 +122,11 @@ t 2 ts run true && err_one_line
 t 2 ts run --junit "$WORK/nodir/x.xml" -- touch "$WORK/ran" && err_one_line && err_has "nodir"
 [ -e "$WORK/ran" ] && fail "run started CMD although its report file cannot be written"
 t 2 ts run --junit && err_one_line
+# A report that cannot be written whole fails the run with one line.
+if [ -w /dev/full ]; then
+	t 1 ts run --junit /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
+	t 1 ts run --json-report /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
+fi
 
 # --- record -- CMD ------------------------------------------------------------------------
 t 0 ts record -- sh -c 'test "$TOOLSCORE_RECORD" = 1 && test -z "${TOOLSCORE_RECORD_UPDATE:-}" && test -n "$TOOLSCORE_RUN"'

@@ -89,9 +89,26 @@ same "$(json_get outcome)" "PASSED" "replay passes"
 same "$(json_get result.passed)" "true" "result.passed"
 same "$(json_get result.redundant_count)" "0" "result keys"
 t 1 ts check "$FL" --calls "$DATA/flights_drift.json"
-out_has "FAILED" && out_has "Expected vs Actual Tool Calls" && out_has 'value changed at calls[0].args.destination: "NYC" -> "LA"'
+out_has "FAILED" && out_has "Expected vs Actual Tool Calls" && out_has '  calls[0] search_flights  args.destination: "NYC" → "LA"'
 out_has "required"
 out_lacks "$(printf '\033')"
+# the report's width: 100 without a terminal, COLUMNS when set; the JSON
+# diff unless --no-json-diff (or an outer run's TOOLSCORE_NO_JSON_DIFF)
+out_has '@@ -2,7 +2,7 @@' && out_has '-      "destination": "NYC"' && out_has '+      "destination": "LA"'
+widest 100
+t 1 env COLUMNS=60 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+widest 60 && out_has '  calls[0] search_flights  args.destination: "NYC" → "LA"'
+t 1 env COLUMNS=45 TOOLSCORE_REPORT_WIDTH=200 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+out_has '  ·  selection' && out_has '  ·  sequence' # one score line: 200 wins over COLUMNS
+t 1 env COLUMNS=abc "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+widest 100
+t 1 ts check "$FL" --calls "$DATA/flights_drift.json" --no-json-diff
+out_has "Expected vs Actual Tool Calls" && out_lacks "@@" && out_lacks "- expected"
+t 1 env TOOLSCORE_NO_JSON_DIFF=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/flights_drift.json"
+out_lacks "@@"
+t 1 ts check "$FL" --calls "$DATA/flights_drift.json" --json --no-json-diff
+same "$(json_get outcome)" "FAILED" "drift fails"
+case "$(json_get report)" in *"@@"*) fail "--no-json-diff: the report has a JSON diff" ;; esac
 t 1 ts check "$FL" --calls "$DATA/flights_drift.json" --json
 same "$(json_get outcome)" "FAILED" "drift fails"
 out_has "Expected vs Actual Tool Calls"

@@ -452,6 +452,12 @@ START_TEST(raw_member_garbage)
 }
 END_TEST
 
+/* The member the daemon leaves as bytes: check's observed calls. */
+static const char *raw_actual(const char *method)
+{
+    return strcmp(method, "check") == 0 ? "actual" : NULL;
+}
+
 /* The request envelope: only params' member is kept; decoding it later puts
  * it back in params; other methods' frames decode as before. */
 START_TEST(request_raw_member)
@@ -466,13 +472,13 @@ START_TEST(request_raw_member)
     ts_buf_init(&frame, TS_BUF_UNLIMITED);
     ck_assert_int_eq(ts_message_encode_request(&frame, 9, "check", params, 0, &err), 0);
     ck_assert_int_eq(ts_message_decode_request_raw(frame.data + TS_FRAME_HEADER_SIZE,
-                                                   frame.len - TS_FRAME_HEADER_SIZE, "actual", &req,
-                                                   &err),
+                                                   frame.len - TS_FRAME_HEADER_SIZE, raw_actual,
+                                                   &req, &err),
                      0);
     ck_assert(req.raw.found);
     ck_assert(!json_object_object_get_ex(req.params, "actual", NULL));
     ck_assert(json_object_object_get_ex(req.params, "x", NULL)); /* nested: not kept */
-    ck_assert_int_eq(ts_message_request_decode_raw(&req, req.params, &err), 0);
+    ck_assert_int_eq(ts_message_expand_raw(&req, req.params, &err), 0);
     ck_assert_int_eq(ts_message_decode_request(frame.data + TS_FRAME_HEADER_SIZE,
                                                frame.len - TS_FRAME_HEADER_SIZE, &plain, &err),
                      0);
@@ -480,7 +486,37 @@ START_TEST(request_raw_member)
     ck_assert(json_object_equal(plain.params, params));
     ts_request_free(&req);
     ts_request_free(&plain);
+
+    /* another method: nothing is left as bytes */
+    ts_buf_reset(&frame);
+    ck_assert_int_eq(ts_message_encode_request(&frame, 10, "show", params, 0, &err), 0);
+    ck_assert_int_eq(ts_message_decode_request_raw(frame.data + TS_FRAME_HEADER_SIZE,
+                                                   frame.len - TS_FRAME_HEADER_SIZE, raw_actual,
+                                                   &req, &err),
+                     0);
+    ck_assert(!req.raw.found);
+    ck_assert(json_object_equal(req.params, params));
+    ts_request_free(&req);
     ts_buf_free(&frame);
+
+    /* params before the method: decoded whole, as a full decode gives them */
+    {
+        struct json_object *env = json_object_new_object();
+
+        json_object_object_add(env, "params", json_object_get(params));
+        json_object_object_add(env, "id", json_object_new_int(11));
+        json_object_object_add(env, "method", json_object_new_string("check"));
+        ts_buf_init(&frame, TS_BUF_UNLIMITED);
+        ck_assert_int_eq(ts_wire_encode(env, &frame, &err), 0);
+        ck_assert_int_eq(
+            ts_message_decode_request_raw(frame.data, frame.len, raw_actual, &req, &err), 0);
+        ck_assert(!req.raw.found);
+        ck_assert_str_eq(req.method, "check");
+        ck_assert(json_object_equal(req.params, params));
+        ts_request_free(&req);
+        ts_buf_free(&frame);
+        json_object_put(env);
+    }
     json_object_put(params);
 }
 END_TEST

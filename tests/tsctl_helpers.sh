@@ -10,6 +10,7 @@ export TOOLSCORED
 DATA="$TS_SOURCE_DIR/tests/data/tsctl"
 COMPAT="$TS_SOURCE_DIR/tests/data/compat"
 unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE TOOLSCORE_TEST NO_COLOR
+unset COLUMNS TOOLSCORE_REPORT_WIDTH TOOLSCORE_NO_JSON_DIFF
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsctl-test.XXXXXX")
 SOCK="$WORK/d.sock"
 STORE="$WORK/snapshots"
@@ -87,6 +88,20 @@ same() {
 	CHECKS=$((CHECKS + 1))
 	[ "$1" = "$2" ] && return 0
 	fail "${3:-values differ}: got '$1', wanted '$2'"
+	return 1
+}
+
+# widest WIDTH: every line of the report in $OUT (after the outcome line
+# and its blank line) takes at most WIDTH terminal cells (counted as code
+# points; the reports' wide characters are tested in C).
+widest() {
+	CHECKS=$((CHECKS + 1))
+	w=$(printf '%s\n' "$OUT" | python3 -c 'import sys
+text = sys.stdin.read().split("\n\n", 1)[-1]
+print(max((len(l) for l in text.split("\n")), default=0))')
+	[ "$w" -le "$1" ] && return 0
+	fail "a line of $w characters, wider than $1"
+	printf '  stdout: %s\n' "$OUT" >&2
 	return 1
 }
 

@@ -519,3 +519,41 @@ void tdaemon_write_snapshot(const char *dir, const char *name, const char *tool,
     fputs(text, f);
     fclose(f);
 }
+
+/* ---- the fixture ------------------------------------------------------ */
+
+tdaemon tdaemon_fx;
+int tdaemon_fx_conn = -1;
+static bool fx_start;
+static const char *const *fx_args;
+
+static void fx_setup(void)
+{
+    tdaemon_prepare(&tdaemon_fx);
+    tdaemon_fx_conn = -1;
+    if (!fx_start)
+        return;
+    tdaemon_start(&tdaemon_fx, fx_args);
+    tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
+}
+
+static void fx_teardown(void)
+{
+    if (tdaemon_fx_conn >= 0)
+        close(tdaemon_fx_conn);
+    tdaemon_fx_conn = -1;
+    if (fx_start)
+        tdaemon_stop_ok(&tdaemon_fx);
+    tdaemon_cleanup(&tdaemon_fx);
+}
+
+TCase *tdaemon_fixture_case(const char *name, bool start, const char *const *args, int timeout_s)
+{
+    TCase *tc = tcase_create(name);
+
+    fx_start = start;
+    fx_args = args;
+    tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
+    tcase_set_timeout(tc, timeout_s);
+    return tc;
+}

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include <check.h>
 #include <json-c/json.h>
 
 typedef struct tdaemon {
@@ -119,5 +120,18 @@ const char *tdaemon_snapshot_path(const char *dir, const char *name);
  * approved or pending snapshot of one call of tool with empty args.
  */
 void tdaemon_write_snapshot(const char *dir, const char *name, const char *tool, bool approved);
+
+/*
+ * The fixture of the daemon suites. For every test of the TCase it makes a
+ * private daemon directory (tdaemon_prepare) in tdaemon_fx; with start it
+ * also starts the daemon with args (extra arguments, NULL-ended, or NULL)
+ * and connects tdaemon_fx_conn to it (hello said). After the test the
+ * connection is closed, a started daemon must stop cleanly (exit 0) and
+ * the directory is removed. Without start a test starts what it needs in
+ * tdaemon_fx itself. The TCase times out after timeout_s seconds.
+ */
+extern tdaemon tdaemon_fx;
+extern int tdaemon_fx_conn;
+TCase *tdaemon_fixture_case(const char *name, bool start, const char *const *args, int timeout_s);
 
 #endif

@@ -15,6 +15,7 @@ struct bench_conn {
     ts_client *client;
     struct json_object *calls; /* the last calls text parsed, reused */
     const char *calls_text;
+    ts_check_args *args; /* reused by every check, as a shim would */
 };
 
 bench_conn *bench_conn_open(const char *socket, char *err, size_t errsz)
@@ -27,12 +28,16 @@ bench_conn *bench_conn_open(const char *socket, char *err, size_t errsz)
     opt.autostart = false;
     opt.connect_timeout_ms = 2000;
     bench_conn *c = calloc(1, sizeof(*c));
-    if (!c) {
+    if (c)
+        c->args = ts_check_args_new();
+    if (!c || !c->args) {
         snprintf(err, errsz, "out of memory");
+        free(c);
         return NULL;
     }
     if (ts_client_connect(&opt, &c->client, &e) < 0) {
         snprintf(err, errsz, "%s: %s", e.code, e.message);
+        ts_check_args_free(c->args);
         free(c);
         return NULL;
     }
@@ -45,6 +50,7 @@ void bench_conn_close(bench_conn *c)
         return;
     ts_client_close(c->client);
     json_object_put(c->calls);
+    ts_check_args_free(c->args);
     free(c);
 }
 
@@ -77,14 +83,12 @@ int bench_conn_check(bench_conn *c, const char *store, const char *name, const c
             return -1;
         }
     }
-    ts_check_args a;
-    ts_check_args_init(&a);
-    a.store = store;
-    a.name = name;
-    a.actual = c->calls;
+    ts_check_args_set_store(c->args, store);
+    ts_check_args_set_name(c->args, name);
+    ts_check_args_set_actual(c->args, c->calls);
     ts_check_outcome res;
     ts_error e;
-    if (ts_client_check_outcome(c->client, &a, &res, &e) < 0) {
+    if (ts_client_check_outcome(c->client, c->args, &res, &e) < 0) {
         snprintf(err, errsz, "check %s: %s: %s", name, e.code, e.message);
         return -1;
     }

@@ -17,7 +17,7 @@
 #   TS_BENCH_PYTESTS    tests in the pytest plugin's suite (default 2000)
 #   TS_BENCH_NODE_N     replay tests per suite of the Node part (default 1000)
 #   TS_BENCH_ONLY       the parts to run (default "replay record scale score
-#                       python node")
+#                       report python node")
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/bench
@@ -27,10 +27,10 @@ SECS=${TS_BENCH_SECONDS:-3}
 SCALE=${TS_BENCH_SCALE:-"10000 100000"}
 RECORDS=${TS_BENCH_RECORDS:-4000}
 REPEAT=${TS_BENCH_REPEAT:-3}
-ONLY=${TS_BENCH_ONLY:-replay record scale score python node}
+ONLY=${TS_BENCH_ONLY:-replay record scale score report python node}
 
 for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
-	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench"; do
+	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench" "$BIN/report_bench"; do
 	[ -x "$b" ] || { echo "bench: $b is missing (run make bench)" >&2; exit 2; }
 done
 
@@ -358,6 +358,18 @@ bench_score() {
 	row "score two 1,000-call lists, ms" "$ms" "100 x 10-call lists $ref" "$(ratio "$ms" "$ref" 1)" "" ""
 }
 
+# ---- the drift report in-process -----------------------------------------
+bench_report() {
+	out=$("$BIN/report_bench" --calls 1000 --changes 10 --repeat 200) ||
+		{ fail "report_bench failed"; return 1; }
+	ms=$(field "$out" ms_per_report)
+	row "drift report of two 1,000-call lists, 10 changes (with the JSON diff), ms" "$ms" \
+		"scoring the same lists $(field "$out" score_ms)" "$(ratio "$ms" "$(field "$out" score_ms)" 1)" \
+		"< 5 ms" "$(yesno "$ms < 5")"
+	row "drift report, same lists: against writing both as pretty JSON, ms" "$ms" \
+		"pretty JSON of both $(field "$out" write_ms)" "$(ratio "$ms" "$(field "$out" write_ms)" 1)" "" ""
+}
+
 # ---- the pytest plugin: N replay tests vs the same suite, no-op fixture ----
 bench_python() {
 	py=/usr/bin/python3
@@ -428,8 +440,8 @@ bench_node() {
 machine
 for part in $ONLY; do
 	case "$part" in
-	replay | record | scale | score | python | node) ;;
-	*) echo "bench: unknown part '$part' (replay, record, scale, score, python, node)" >&2; exit 2 ;;
+	replay | record | scale | score | report | python | node) ;;
+	*) echo "bench: unknown part '$part' (replay, record, scale, score, report, python, node)" >&2; exit 2 ;;
 	esac
 	echo "running $part benchmarks..." >&2
 	"bench_$part" || fail "$part benchmark stopped"

@@ -24,4 +24,7 @@ int ts_fuzz_snapshot(const uint8_t *data, size_t size);
  * with encode/decode round trips. */
 int ts_fuzz_proto(const uint8_t *data, size_t size);
 
+/* The drift report: layout, colour, determinism, small output maxima. */
+int ts_fuzz_report(const uint8_t *data, size_t size);
+
 #endif

@@ -36,7 +36,7 @@ test('a real daemon: values survive, pipelined checks, run summary', { skip: dae
     assert.ok(many.every((r) => r.outcome === 'PASSED'));
     const drift = await c.request('check', { store, name: 'values', actual: toWire([{ tool: 'f', args: { ...args, float: 2.5 } }]), run });
     assert.equal(drift.outcome, 'FAILED');
-    assert.match(drift.report, /value changed at calls\[0\]\.args\.float: 1\.5 -> 2\.5/);
+    assert.match(drift.report, /\n  calls\[0\] f  args\.float: 1\.5 → 2\.5\n/);
     const summary = await c.request('run.close', { run });
     assert.equal(summary.summary, 'toolscore: 50 passed, 1 failed');
     await c.request('stop', {});

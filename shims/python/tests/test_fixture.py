@@ -82,7 +82,7 @@ def test_drift_fails_with_the_report(project: Project) -> None:
         "E   *Expected vs Actual Tool Calls",
         "E   *search_flights(destination='NYC') | search_flights(destination='LA')*",
         "E   *score 0.70 < 1.00 required  ·  selection 1.00  ·  args 0.00  ·  sequence 1.00",
-        "E   *value changed at calls[[]0].args.destination: \"NYC\" -> \"LA\"",
+        "E   *calls[[]0] search_flights  args.destination: \"NYC\" → \"LA\"",
     ])
     # Raised, not an assert statement: no rewriting, no "where" lines, and
     # the plugin's own frames are hidden.

@@ -1,0 +1,129 @@
+/*
+ * record — a trace imported as a snapshot (see record.h).
+ */
+#include "record.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jobs.h"
+#include "observed.h"
+#include "params.h"
+#include "request.h"
+#include "save.h"
+#include "ts_check.h"
+#include "ts_store.h"
+
+/* A trace import: parsed on the loop thread, written on a pool thread. */
+typedef struct record_job {
+    tsd_job job;
+    tsd_request *req;
+    tsd_store *st;
+    const char *name, *source, *format; /* in req->params */
+    struct json_object *raw;
+    bool update;
+    char file[PATH_MAX];
+    ts_check_outcome outcome;
+    ts_error err;
+    int rc;
+} record_job;
+
+static void record_work(tsd_job *job)
+{
+    record_job *c = (record_job *)job;
+    struct json_object *calls = NULL;
+    ts_check_decision d;
+    ts_file_stamp stamp;
+    int rc = tsd_observed_calls(c->raw, c->format, TS_EXTRACT_FILE, &calls, &c->err);
+
+    if (rc == 0)
+        rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
+    if (rc == 0)
+        rc = ts_check_record(c->name, c->file, stamp.exists, c->update, &d, &c->err);
+    if (rc == 0)
+        rc = tsd_save(c->st->store, c->name, calls, c->source, d.approved, d.may_exist, &c->job,
+                      &c->err);
+    if (rc == 0)
+        c->outcome = d.outcome;
+    json_object_put(calls);
+    c->rc = rc;
+}
+
+static void record_done(tsd_job *job)
+{
+    record_job *c = (record_job *)job;
+    struct json_object *result = NULL;
+
+    if (c->rc == 0 && job->sync_rc < 0)
+        c->rc = tsd_save_not_durable(job, c->name, &c->err);
+    /* The file was written (or its write failed after the rename): a FAILED
+     * observation no longer applies. */
+    if (c->rc == 0 || job->sync_rc < 0)
+        tsd_store_note_failure(c->st, c->name, NULL);
+    if (c->rc == 0) {
+        result = json_object_new_object();
+        json_object_object_add(result, "outcome",
+                               json_object_new_string(ts_check_outcome_name(c->outcome)));
+        json_object_object_add(result, "name", json_object_new_string(c->name));
+        json_object_object_add(result, "file", json_object_new_string(c->file));
+    }
+    tsd_request_finish(c->req, c->rc, result, &c->err);
+    json_object_put(result);
+    free(c);
+}
+
+/* The source of an imported snapshot: "trace" unless given. */
+static const char *param_source(tsd_params *p)
+{
+    const char *source = tsd_params_string(p, "source", false);
+
+    if (tsd_params_error(p) < 0 || source == NULL)
+        return "trace";
+    if (strcmp(source, "trace") != 0 && strcmp(source, "pytest") != 0 &&
+        strcmp(source, "record") != 0)
+        tsd_params_fail(p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                        "'source' must be \"trace\", \"pytest\" or \"record\", "
+                                        "got \"%s\"",
+                                        source));
+    return source;
+}
+
+int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *params,
+               struct json_object **result, ts_error *err)
+{
+    record_job *c = calloc(1, sizeof(*c));
+    const char *root;
+    tsd_params p;
+    int rc;
+
+    (void)result;
+    if (c == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    tsd_params_init(&p, params, err);
+    root = tsd_params_string(&p, "store", true);
+    c->name = tsd_params_name(&p, "name");
+    c->raw = tsd_params_value(&p, "calls");
+    c->source = param_source(&p);
+    c->update = tsd_params_bool(&p, "update", false);
+    c->format = tsd_params_format(&p, "format");
+    rc = tsd_params_error(&p);
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, root, &c->st, err);
+    if (rc == 0)
+        rc = ts_store_path(c->st->store, c->name, c->file, sizeof(c->file), err);
+    if (rc < 0) {
+        free(c);
+        return rc;
+    }
+    c->req = req;
+    ts_error_clear(&c->err);
+    c->job.loop = srv->loop;
+    c->job.store = c->st;
+    c->job.key = c->file;
+    c->job.on_pool = true;
+    c->job.work_fn = record_work;
+    c->job.done_fn = record_done;
+    tsd_jobs_submit(&c->job);
+    return TSD_ASYNC;
+}

@@ -1,0 +1,277 @@
+/*
+ * request — one request from its frame to its reply (see request.h).
+ */
+#include "request.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dispatch.h"
+#include "log.h"
+#include "ts_buf.h"
+
+static void warn_bad_request(const tsd_conn *conn, const ts_error *err);
+
+static void request_free(tsd_request *r)
+{
+    free(r->frame);
+    free(r->method);
+    json_object_put(r->params);
+    free(r);
+}
+
+/* A new request at the tail of conn's queue; id NULL for a connection-level
+ * error (answered with id nil, then the connection closes). */
+static tsd_request *request_new(tsd_conn *conn, const uint64_t *id)
+{
+    tsd_request *r = calloc(1, sizeof(*r));
+
+    if (r == NULL)
+        return NULL;
+    r->server = conn->server;
+    r->conn = conn;
+    r->has_id = id != NULL;
+    r->id = id != NULL ? *id : 0;
+    r->close_after = id == NULL;
+    r->start_ns = uv_hrtime();
+    if (conn->requests_tail != NULL)
+        conn->requests_tail->next = r;
+    else
+        conn->requests_head = r;
+    conn->requests_tail = r;
+    conn->request_count++;
+    return r;
+}
+
+void tsd_requests_flush(tsd_conn *conn)
+{
+    while (conn->requests_head != NULL && conn->requests_head->done) {
+        tsd_request *r = conn->requests_head;
+
+        conn->requests_head = r->next;
+        if (conn->requests_head == NULL)
+            conn->requests_tail = NULL;
+        conn->request_count--;
+        if (r->frame != NULL && !uv_is_closing((uv_handle_t *)&conn->handle)) {
+            tsd_conn_send(conn, r->frame, r->frame_len);
+            r->frame = NULL; /* tsd_conn_send owns it */
+        }
+        if (r->close_after)
+            tsd_conn_close(conn);
+        request_free(r);
+    }
+    if (conn->closing)
+        tsd_conn_close(conn);
+}
+
+/* Encode the reply of r into r->frame: the result from a json-c tree, or
+ * written by pack when it is set. */
+static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
+                         ts_message_packer pack, void *arg, const ts_error *err)
+{
+    size_t max = r->server->options->max_frame;
+    ts_error enc;
+    ts_buf buf;
+
+    /* Replies may need the protocol's default size even when requests are
+     * limited further (a long listing). */
+    if (max < TS_FRAME_DEFAULT_MAX)
+        max = TS_FRAME_DEFAULT_MAX;
+    ts_buf_init(&buf, TS_BUF_UNLIMITED);
+    if (rc >= 0 && pack != NULL &&
+        ts_message_encode_result_with(&buf, r->id, pack, arg, max, &enc) == 0)
+        goto done;
+    if (rc >= 0 && pack == NULL && ts_message_encode_result(&buf, r->id, result, max, &enc) == 0)
+        goto done;
+    if (rc >= 0) {
+        ts_buf_reset(&buf);
+        tsd_warn("%s: cannot send the reply: %s", r->method ? r->method : "?", enc.message);
+        err = &enc;
+    }
+    if (ts_message_encode_error(&buf, r->has_id ? &r->id : NULL, err->code, err->message, &enc) <
+        0) {
+        ts_buf_free(&buf);
+        r->close_after = true; /* out of memory: the client sees the connection end */
+        return;
+    }
+done:
+    r->frame = ts_buf_detach(&buf, &r->frame_len);
+}
+
+static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
+                   void *arg, ts_error *err);
+
+void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result, ts_error *err)
+{
+    finish(r, rc, result, NULL, NULL, err);
+}
+
+void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
+                               ts_error *err)
+{
+    finish(r, rc, NULL, pack, arg, err);
+}
+
+static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
+                   void *arg, ts_error *err)
+{
+    tsd_server *srv = r->server;
+    uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
+
+    if (rc < 0 && err->code[0] == '\0')
+        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
+                     strerror(-rc));
+    if (rc < 0 && strcmp(err->code, TS_ERR_VERSION_MISMATCH) == 0)
+        r->close_after = true;
+    if (r->method != NULL) {
+        srv->requests_served++;
+        if (ms >= TSD_SLOW_REQUEST_MS)
+            tsd_warn("slow request: %s took %llu ms (pid %ld)", r->method, (unsigned long long)ms,
+                     r->conn ? (long)r->conn->pid : 0L);
+        if (rc < 0)
+            tsd_debug("%s: %s: %s", r->method, err->code, err->message);
+    }
+    encode_reply(r, rc, result, pack, arg, err);
+    r->done = true;
+    if (r->conn == NULL)
+        request_free(r); /* the client is gone; the work itself was done */
+    else
+        tsd_requests_flush(r->conn);
+    if (srv->stop_requested)
+        tsd_server_stop(srv, "stop request");
+}
+
+static void warn_bad_request(const tsd_conn *conn, const ts_error *err)
+{
+    tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
+             (long)conn->pid, err->message);
+}
+
+const void *tsd_request_raw(const tsd_request *r, size_t *len)
+{
+    if (r->server->dispatching != r || !r->raw.found)
+        return NULL;
+    *len = r->raw.len;
+    return r->raw_data + r->raw.at;
+}
+
+int tsd_request_expand_raw(tsd_request *r, ts_error *err)
+{
+    ts_request view = {.raw = r->raw, .raw_data = r->raw_data};
+    int rc;
+
+    if (r->server->dispatching != r || !r->raw.found)
+        return 0;
+    r->raw.found = false; /* decoded now, or refused: never twice */
+    rc = ts_message_expand_raw(&view, r->params, err);
+    if (rc < 0 && r->conn != NULL)
+        warn_bad_request(r->conn, err);
+    return rc;
+}
+
+/* Answer with id nil, then close: the connection is beyond repair. */
+void tsd_request_connection_error(tsd_conn *conn, const char *code, const char *message)
+{
+    tsd_request *r = request_new(conn, NULL);
+    ts_error err;
+
+    if (r == NULL) {
+        tsd_conn_abort(conn);
+        return;
+    }
+    ts_error_set(&err, -EPROTO, code, "%s", message);
+    tsd_request_finish(r, -EPROTO, NULL, &err);
+}
+
+/* Hand a decoded request to dispatch (it may finish later, from a job). */
+static void run_request(tsd_request *r, const char *method, struct json_object *params)
+{
+    tsd_server *srv = r->server;
+    struct json_object *result = NULL;
+    ts_error err;
+    int rc;
+
+    ts_error_clear(&err);
+    r->method = strdup(method);
+    r->params = params != NULL ? params : json_object_new_object();
+    if (r->method == NULL || r->params == NULL) {
+        ts_error_set(&err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        tsd_request_finish(r, -ENOMEM, NULL, &err);
+        return;
+    }
+    srv->dispatching = r;
+    rc = tsd_dispatch(srv, r, r->method, r->params, &result, &err);
+    srv->dispatching = NULL; /* r may be gone: a job may have answered it */
+    if (rc == TSD_ASYNC)
+        return;
+    tsd_request_finish(r, rc, result, &err);
+    json_object_put(result);
+}
+
+/*
+ * One complete frame payload. A request whose envelope is broken after its id
+ * was read is answered with that id and the connection stays; one without a
+ * readable id is answered with id nil and the connection is closed.
+ */
+void tsd_request_handle(tsd_conn *conn, const unsigned char *payload, size_t len)
+{
+    ts_request req;
+    ts_error err;
+    tsd_request *r;
+    /* The member the method table names stays bytes until it is needed
+     * (check's observed calls: a list equal to the baseline's is replayed
+     * without decoding it, check.c). */
+    int rc = ts_message_decode_request_raw(payload, len, tsd_dispatch_raw_member, &req, &err);
+
+    if (rc < 0) {
+        warn_bad_request(conn, &err);
+        if (!req.has_id) {
+            tsd_request_connection_error(conn, err.code, err.message);
+        } else {
+            r = request_new(conn, &req.id);
+            if (r != NULL)
+                tsd_request_finish(r, rc, NULL, &err);
+        }
+        ts_request_free(&req);
+        return;
+    }
+    r = request_new(conn, &req.id);
+    if (r == NULL) {
+        ts_request_free(&req);
+        tsd_conn_abort(conn);
+        return;
+    }
+    if (conn->server->stopping) {
+        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
+        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
+    } else if (conn->request_count + conn->queued_replies > TSD_MAX_IN_FLIGHT) {
+        ts_error_set(&err, -EBUSY, TS_ERR_BUSY,
+                     "too many requests in flight on this connection (%d replies unread); read "
+                     "replies before sending more",
+                     TSD_MAX_IN_FLIGHT);
+        tsd_request_finish(r, -EBUSY, NULL, &err);
+    } else {
+        struct json_object *params = req.params;
+
+        req.params = NULL; /* the request owns them now (jobs may outlive req) */
+        r->payload_len = len;
+        r->raw = req.raw; /* the bytes stay the caller's payload's */
+        r->raw_data = req.raw_data;
+        run_request(r, req.method, params);
+    }
+    ts_request_free(&req);
+}
+
+void tsd_requests_detach(tsd_conn *conn)
+{
+    while (conn->requests_head != NULL) {
+        tsd_request *r = conn->requests_head;
+
+        conn->requests_head = r->next;
+        if (r->done)
+            request_free(r);
+        else
+            r->conn = NULL;
+    }
+    conn->requests_tail = NULL;
+}

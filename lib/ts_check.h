@@ -1,0 +1,163 @@
+/*
+ * ts_check — the record -> approve -> replay state machine of one snapshot
+ * (docs/snapshots.md), as pure functions: what a check does given the
+ * caller's flags and what it found on disk, what it writes, its outcome
+ * and message; what approving a snapshot changes; what a trace import
+ * (record) does; and the racy-timestamp rule that says when a file's stamp
+ * proves that a copy read earlier is still the file.
+ *
+ * Nothing here reads, writes or scores: the caller (the daemon) does the
+ * work a decision asks for, puts what it found into the input and asks
+ * again, until the decision is TS_CHECK_DONE:
+ *
+ *   ts_check_input in;
+ *   ts_check_decision d;
+ *   ts_check_input_init(&in, name, &options);
+ *   in.ci = ci;
+ *   in.calls = calls;
+ *   for (ts_check_decide(&in, &d); d.step != TS_CHECK_DONE; ts_check_decide(&in, &d)) {
+ *       if (d.step == TS_CHECK_READ)
+ *           ...read the snapshot: in.state (and in.snapshot)...
+ *       else
+ *           ...score in.calls against in.snapshot->calls: in.score...
+ *   }
+ *   if (d.write) ...write in.calls as name's snapshot, approved = d.approved...
+ *   message = ts_check_message(&in, &d);
+ *
+ * Every field of ts_check_input has a meaning at zero (ts_check_input_init),
+ * so an input grows by a field without touching the callers that do not use
+ * it.
+ */
+#ifndef TS_CHECK_H
+#define TS_CHECK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "ts_error.h"
+#include "ts_score.h"
+#include "ts_snapshot.h"
+
+/* The outcome of a check, and of a trace import (CREATED, UPDATED). */
+typedef enum ts_check_outcome {
+    TS_CHECK_NO_OUTCOME = 0, /* not decided yet */
+    TS_CHECK_CREATED,
+    TS_CHECK_UPDATED,
+    TS_CHECK_PENDING,
+    TS_CHECK_PASSED,
+    TS_CHECK_FAILED,
+    TS_CHECK_ERROR_MISSING_IN_CI,
+    TS_CHECK_ERROR_PENDING_IN_CI,
+} ts_check_outcome;
+
+/* What the caller knows of the name's snapshot file. */
+typedef enum ts_check_state {
+    TS_CHECK_UNREAD = 0, /* not looked at yet */
+    TS_CHECK_MISSING,    /* no file */
+    TS_CHECK_UNAPPROVED, /* a snapshot pending approval */
+    TS_CHECK_APPROVED,   /* an approved baseline */
+} ts_check_state;
+
+typedef struct ts_check_input {
+    const char *name;                /* the snapshot's name (messages) */
+    const ts_score_options *options; /* how calls are scored (ts_check_evaluate) */
+    bool ci;                         /* the caller runs in CI */
+    bool update;                     /* overwrite and approve (--update) */
+    bool allow_pending;              /* create and accept pending snapshots in CI too */
+    ts_check_state state;            /* what a read of the file found */
+    const ts_snapshot *snapshot;     /* with UNAPPROVED or APPROVED: the file's snapshot */
+    const struct json_object *calls; /* the observed calls, extracted and validated */
+    const ts_score_result *score;    /* with APPROVED: calls scored against the baseline */
+} ts_check_input;
+
+/* What the caller does next. */
+typedef enum ts_check_step {
+    TS_CHECK_READ,     /* read the snapshot: set state (and snapshot), decide again */
+    TS_CHECK_EVALUATE, /* score calls against the baseline: set score, decide again */
+    TS_CHECK_DONE,     /* the outcome is known; write what the decision says */
+} ts_check_step;
+
+typedef struct ts_check_decision {
+    ts_check_step step;
+    ts_check_outcome outcome; /* with DONE */
+    bool write;               /* with DONE: write calls as the name's snapshot (source "pytest") */
+    bool approved;            /* with write: the written snapshot is approved */
+    bool may_exist;           /* with write: a file may be there; keep its created_at */
+    bool evaluated;           /* with DONE: the outcome is in->score's (the reply carries it) */
+    bool report;              /* with DONE: a drift report of in->score is due (FAILED) */
+} ts_check_decision;
+
+/* in zeroed, with name and options (both borrowed; options never NULL). */
+void ts_check_input_init(ts_check_input *in, const char *name, const ts_score_options *options);
+
+/*
+ * The next step of the check described by in (docs/snapshots.md, "The
+ * state machine"):
+ * - update: write calls approved, UPDATED, whatever the file holds;
+ * - no file: CREATED (written unapproved), or ERROR_MISSING_IN_CI (nothing
+ *   written) when ci and not allow_pending;
+ * - a pending snapshot: PENDING, or ERROR_PENDING_IN_CI when ci and not
+ *   allow_pending; never evaluated;
+ * - an approved baseline: evaluated, PASSED or FAILED by in->score->passed.
+ */
+void ts_check_decide(const ts_check_input *in, ts_check_decision *out);
+
+/* The state of a snapshot read (NULL: no file). */
+ts_check_state ts_check_state_of(const ts_snapshot *snapshot);
+
+/*
+ * Score in->calls against in->snapshot's calls with in->options, both
+ * already validated (ts_evaluate_validated): what TS_CHECK_EVALUATE asks
+ * for. out is released with ts_score_result_free.
+ */
+int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_error *err);
+
+/*
+ * The one-line message of a decided check (the name in single quotes), a
+ * new string the caller frees; NULL when out of memory or not DONE.
+ */
+char *ts_check_message(const ts_check_input *in, const ts_check_decision *d);
+
+/* "CREATED", "PASSED", ...: the outcome as the protocol spells it ("" for
+ * TS_CHECK_NO_OUTCOME). */
+const char *ts_check_outcome_name(ts_check_outcome outcome);
+
+/* The outcome spelled name, or TS_CHECK_NO_OUTCOME. */
+ts_check_outcome ts_check_outcome_parse(const char *name);
+
+/*
+ * Approving one snapshot: a pending one becomes approved (updated_at now,
+ * toolscore_version ours) and *write is true; an approved one is left as it
+ * is and *write is false. -ENOMEM only.
+ */
+int ts_check_approve(ts_snapshot *snapshot, bool *write, ts_error *err);
+
+/* Whether "approve all pending" takes snapshot. */
+bool ts_check_approve_selects(const ts_snapshot *snapshot);
+
+/*
+ * A trace import of calls as name (method record): exists says whether the
+ * name's file is there. Without update an existing snapshot is an error
+ * ("exists", naming name and file); else the calls are written, approved
+ * when update, keeping created_at of an existing file: d->outcome is
+ * UPDATED with update, CREATED without.
+ */
+int ts_check_record(const char *name, const char *file, bool exists, bool update,
+                    ts_check_decision *d, ts_error *err);
+
+/*
+ * The racy-timestamp rule (git's): a copy of a file read at read_ns (the
+ * realtime clock just before the read) stands for the file while a stat
+ * shows the same stamp, but only when the file's mtime and ctime are older
+ * than read_ns by more than margin_ns. A file written within one tick of
+ * its timestamps before the read could change again without its stamp
+ * changing, so such a copy is never trusted. Every later change of the
+ * file (written, renamed, linked, unlinked) gives it a new ctime.
+ * TS_CHECK_RACY_NS covers file systems with 1-2 s timestamps.
+ */
+#define TS_CHECK_RACY_NS (3 * 1000000000LL)
+bool ts_check_stamp_trusted(int64_t mtime_ns, int64_t ctime_ns, int64_t read_ns, int64_t margin_ns);
+
+#endif

@@ -1,0 +1,383 @@
+/*
+ * test_check — the snapshot state machine, approval, trace import and the
+ * racy-timestamp rule (lib/ts_check.c).
+ *
+ * Every row of docs/snapshots.md's state table is driven as the daemon
+ * drives it (decide, read, decide, evaluate, decide), and every outcome
+ * message is compared with the exact text users see.
+ */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ts_check.h"
+#include "ts_score.h"
+#include "ts_snapshot.h"
+#include "util_test.h"
+
+typedef struct flags {
+    bool ci, update, allow_pending;
+} flags;
+
+/* A check's run to DONE as the daemon does it: snapshot NULL is a missing
+ * file; calls are scored against it when the machine asks. Returns the
+ * decision; *message is the outcome's message (freed by the caller). */
+static ts_check_decision run_check(const char *name, flags f, const ts_snapshot *snapshot,
+                                   struct json_object *calls, char **message, int *reads,
+                                   int *evaluations)
+{
+    ts_score_options opt;
+    ts_score_result score;
+    ts_check_input in;
+    ts_check_decision d;
+    ts_error err;
+    bool scored = false;
+
+    ts_score_options_default(&opt);
+    ts_check_input_init(&in, name, &opt);
+    in.ci = f.ci;
+    in.update = f.update;
+    in.allow_pending = f.allow_pending;
+    in.calls = calls;
+    *reads = *evaluations = 0;
+    for (ts_check_decide(&in, &d); d.step != TS_CHECK_DONE; ts_check_decide(&in, &d)) {
+        if (d.step == TS_CHECK_READ) {
+            ck_assert_int_eq(*reads, 0);
+            (*reads)++;
+            in.state = ts_check_state_of(snapshot);
+            in.snapshot = snapshot;
+        } else {
+            ck_assert_int_eq(d.step, TS_CHECK_EVALUATE);
+            ck_assert_int_eq(*evaluations, 0);
+            (*evaluations)++;
+            ck_assert_int_eq(ts_check_evaluate(&in, &score, &err), 0);
+            in.score = &score;
+            scored = true;
+        }
+    }
+    *message = ts_check_message(&in, &d);
+    ck_assert_ptr_nonnull(*message);
+    if (scored)
+        ts_score_result_free(&score);
+    return d;
+}
+
+static ts_snapshot *snapshot_of(const char *name, const char *letters, bool approved)
+{
+    struct json_object *calls = util_calls_of_letters(letters);
+    ts_snapshot *s = NULL;
+    ts_error err;
+
+    ck_assert_int_eq(ts_snapshot_new(name, calls, "pytest", &s, &err), 0);
+    json_object_put(calls);
+    s->approved = approved;
+    return s;
+}
+
+static void assert_outcome(ts_check_decision d, ts_check_outcome outcome, const char *name)
+{
+    ck_assert_int_eq(d.step, TS_CHECK_DONE);
+    ck_assert_int_eq(d.outcome, outcome);
+    ck_assert_str_eq(ts_check_outcome_name(d.outcome), name);
+}
+
+START_TEST(missing_locally_creates_unapproved)
+{
+    struct json_object *calls = util_calls_of_letters("ab");
+    char *msg;
+    int reads, evals;
+    ts_check_decision d = run_check("t::a", (flags){0}, NULL, calls, &msg, &reads, &evals);
+
+    assert_outcome(d, TS_CHECK_CREATED, "CREATED");
+    ck_assert(d.write);
+    ck_assert(!d.approved);
+    ck_assert(!d.may_exist); /* the read found no file: no created_at to keep */
+    ck_assert(!d.evaluated);
+    ck_assert_int_eq(reads, 1);
+    ck_assert_int_eq(evals, 0);
+    ck_assert_str_eq(msg, "snapshot 't::a' created - review it, then approve with `tsctl approve`");
+    free(msg);
+    json_object_put(calls);
+}
+END_TEST
+
+START_TEST(missing_in_ci_writes_nothing)
+{
+    struct json_object *calls = util_calls_of_letters("ab");
+    char *msg;
+    int reads, evals;
+    ts_check_decision d = run_check("t::a", (flags){.ci = true}, NULL, calls, &msg, &reads, &evals);
+
+    assert_outcome(d, TS_CHECK_ERROR_MISSING_IN_CI, "ERROR_MISSING_IN_CI");
+    ck_assert(!d.write);
+    ck_assert(!d.evaluated);
+    ck_assert_str_eq(msg, "snapshot 't::a' does not exist; snapshots cannot be created in CI. Run "
+                          "the test locally to record it, review it, then approve with `tsctl "
+                          "approve`.");
+    free(msg);
+    json_object_put(calls);
+}
+END_TEST
+
+START_TEST(missing_in_ci_with_allow_pending_creates)
+{
+    struct json_object *calls = util_calls_of_letters("a");
+    char *msg;
+    int reads, evals;
+    ts_check_decision d = run_check("n", (flags){.ci = true, .allow_pending = true}, NULL, calls,
+                                    &msg, &reads, &evals);
+
+    assert_outcome(d, TS_CHECK_CREATED, "CREATED");
+    ck_assert(d.write);
+    ck_assert(!d.approved);
+    free(msg);
+    json_object_put(calls);
+}
+END_TEST
+
+START_TEST(pending_is_never_evaluated)
+{
+    ts_snapshot *snap = snapshot_of("p", "ab", false);
+    struct json_object *calls = util_calls_of_letters("xyz"); /* would fail if scored */
+    char *msg;
+    int reads, evals;
+    ts_check_decision d = run_check("p", (flags){0}, snap, calls, &msg, &reads, &evals);
+
+    assert_outcome(d, TS_CHECK_PENDING, "PENDING");
+    ck_assert(!d.write);
+    ck_assert(!d.evaluated);
+    ck_assert_int_eq(evals, 0);
+    ck_assert_str_eq(msg,
+                     "snapshot 'p' pending approval - run `tsctl approve` to use it as a baseline");
+    free(msg);
+    d = run_check("p", (flags){.ci = true, .allow_pending = true}, snap, calls, &msg, &reads,
+                  &evals);
+    assert_outcome(d, TS_CHECK_PENDING, "PENDING");
+    free(msg);
+    d = run_check("p", (flags){.ci = true}, snap, calls, &msg, &reads, &evals);
+    assert_outcome(d, TS_CHECK_ERROR_PENDING_IN_CI, "ERROR_PENDING_IN_CI");
+    ck_assert(!d.write);
+    ck_assert_int_eq(evals, 0);
+    ck_assert_str_eq(msg, "snapshot 'p' is pending approval; an unapproved snapshot cannot be used "
+                          "as a baseline in CI. Approve it locally with `tsctl approve`.");
+    free(msg);
+    json_object_put(calls);
+    ts_snapshot_free(snap);
+}
+END_TEST
+
+START_TEST(approved_passes_or_fails_by_score)
+{
+    ts_snapshot *snap = snapshot_of("b", "ab", true);
+    struct json_object *same = util_calls_of_letters("ab");
+    struct json_object *other = util_calls_of_letters("ba");
+    flags modes[] = {{0}, {.ci = true}, {.ci = true, .allow_pending = true}};
+    char *msg;
+    int reads, evals;
+
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+        ts_check_decision d = run_check("b", modes[i], snap, same, &msg, &reads, &evals);
+
+        assert_outcome(d, TS_CHECK_PASSED, "PASSED");
+        ck_assert(d.evaluated);
+        ck_assert(!d.report);
+        ck_assert(!d.write);
+        ck_assert_int_eq(evals, 1);
+        ck_assert_str_eq(msg, "snapshot 'b' matches its approved baseline (score 1.00)");
+        free(msg);
+        d = run_check("b", modes[i], snap, other, &msg, &reads, &evals);
+        assert_outcome(d, TS_CHECK_FAILED, "FAILED");
+        ck_assert(d.evaluated);
+        ck_assert(d.report);
+        ck_assert(!d.write);
+        ck_assert_str_eq(msg, "snapshot 'b' drifted from its approved baseline "
+                              "(score 0.80 < 1.00 required)");
+        free(msg);
+    }
+    json_object_put(same);
+    json_object_put(other);
+    ts_snapshot_free(snap);
+}
+END_TEST
+
+START_TEST(update_overwrites_without_reading)
+{
+    ts_snapshot *snap = snapshot_of("u", "ab", false);
+    struct json_object *calls = util_calls_of_letters("c");
+    flags modes[] = {{.update = true}, {.update = true, .ci = true}};
+    char *msg;
+    int reads, evals;
+
+    for (size_t i = 0; i < 2; i++) {
+        ts_check_decision d = run_check("u", modes[i], snap, calls, &msg, &reads, &evals);
+
+        assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
+        ck_assert(d.write);
+        ck_assert(d.approved);
+        ck_assert(d.may_exist); /* unread: keep an existing file's created_at */
+        ck_assert(!d.evaluated);
+        ck_assert_int_eq(reads, 0);
+        ck_assert_int_eq(evals, 0);
+        ck_assert_str_eq(msg, "snapshot 'u' updated (calls overwritten and approved)");
+        free(msg);
+    }
+    json_object_put(calls);
+    ts_snapshot_free(snap);
+}
+END_TEST
+
+START_TEST(a_known_score_skips_evaluation)
+{
+    ts_snapshot *snap = snapshot_of("k", "ab", true);
+    ts_score_options opt;
+    ts_score_result r;
+    ts_check_input in;
+    ts_check_decision d;
+    ts_error err;
+    char *msg;
+
+    ts_score_options_default(&opt);
+    ts_check_input_init(&in, "k", &opt);
+    in.state = ts_check_state_of(snap);
+    in.snapshot = snap;
+    in.calls = snap->calls;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(d.step, TS_CHECK_EVALUATE);
+    ck_assert_ptr_null(ts_check_message(&in, &d)); /* not decided yet */
+    ck_assert_int_eq(ts_check_evaluate(&in, &r, &err), 0);
+    r.passed = false; /* the outcome follows the score it is given */
+    r.score = 0.5;
+    in.score = &r;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(d.outcome, TS_CHECK_FAILED);
+    msg = ts_check_message(&in, &d);
+    ck_assert_str_eq(msg, "snapshot 'k' drifted from its approved baseline "
+                          "(score 0.50 < 1.00 required)");
+    free(msg);
+    ts_score_result_free(&r);
+    ts_snapshot_free(snap);
+}
+END_TEST
+
+START_TEST(evaluate_needs_both_lists)
+{
+    ts_score_options opt;
+    ts_score_result r;
+    ts_check_input in;
+    ts_error err;
+
+    ts_score_options_default(&opt);
+    ts_check_input_init(&in, "e", &opt);
+    ck_assert_int_eq(ts_check_evaluate(&in, &r, &err), -EINVAL);
+    ck_assert_str_eq(err.code, TS_ERR_INTERNAL);
+}
+END_TEST
+
+START_TEST(outcome_names_round_trip)
+{
+    const char *names[] = {"CREATED",
+                           "UPDATED",
+                           "PENDING",
+                           "PASSED",
+                           "FAILED",
+                           "ERROR_MISSING_IN_CI",
+                           "ERROR_PENDING_IN_CI"};
+
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        ts_check_outcome o = ts_check_outcome_parse(names[i]);
+
+        ck_assert_int_ne(o, TS_CHECK_NO_OUTCOME);
+        ck_assert_str_eq(ts_check_outcome_name(o), names[i]);
+    }
+    ck_assert_int_eq(ts_check_outcome_parse("passed"), TS_CHECK_NO_OUTCOME);
+    ck_assert_int_eq(ts_check_outcome_parse(""), TS_CHECK_NO_OUTCOME);
+    ck_assert_int_eq(ts_check_outcome_parse(NULL), TS_CHECK_NO_OUTCOME);
+    ck_assert_str_eq(ts_check_outcome_name(TS_CHECK_NO_OUTCOME), "");
+    ck_assert_str_eq(ts_check_outcome_name((ts_check_outcome)99), "");
+}
+END_TEST
+
+START_TEST(approve_changes_only_pending)
+{
+    ts_snapshot *pending = snapshot_of("a", "a", false);
+    ts_snapshot *approved = snapshot_of("b", "b", true);
+    char before[TS_TIMESTAMP_MAX];
+    ts_error err;
+    bool write = true;
+
+    ck_assert(ts_check_approve_selects(pending));
+    ck_assert(!ts_check_approve_selects(approved));
+    memcpy(before, approved->updated_at, sizeof(before));
+    ck_assert_int_eq(ts_check_approve(approved, &write, &err), 0);
+    ck_assert(!write);
+    ck_assert(approved->approved);
+    ck_assert_str_eq(approved->updated_at, before);
+    strcpy(pending->updated_at, "2020-01-01T00:00:00.000000+00:00");
+    ck_assert_int_eq(ts_check_approve(pending, &write, &err), 0);
+    ck_assert(write);
+    ck_assert(pending->approved);
+    ck_assert_str_ne(pending->updated_at, "2020-01-01T00:00:00.000000+00:00");
+    ck_assert(!ts_check_approve_selects(pending));
+    ts_snapshot_free(pending);
+    ts_snapshot_free(approved);
+}
+END_TEST
+
+START_TEST(record_rules)
+{
+    ts_check_decision d;
+    ts_error err;
+
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", false, false, &d, &err), 0);
+    assert_outcome(d, TS_CHECK_CREATED, "CREATED");
+    ck_assert(d.write && !d.approved && !d.may_exist);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", false, true, &d, &err), 0);
+    assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
+    ck_assert(d.write && d.approved && !d.may_exist);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, true, &d, &err), 0);
+    assert_outcome(d, TS_CHECK_UPDATED, "UPDATED");
+    ck_assert(d.write && d.approved && d.may_exist);
+    ck_assert_int_eq(ts_check_record("r", "/s/r-1.json", true, false, &d, &err), -EEXIST);
+    ck_assert(!d.write);
+    ck_assert_str_eq(err.code, TS_ERR_EXISTS);
+    ck_assert_str_eq(err.message, "snapshot 'r' already exists (/s/r-1.json); record with update "
+                                  "to overwrite and approve it");
+}
+END_TEST
+
+START_TEST(racy_stamps_are_not_trusted)
+{
+    const int64_t read = 100 * 1000000000LL;
+    const int64_t m = TS_CHECK_RACY_NS;
+
+    ck_assert(ts_check_stamp_trusted(read - m - 1, read - m - 1, read, m));
+    ck_assert(!ts_check_stamp_trusted(read - m, read - m - 1, read, m)); /* mtime on the edge */
+    ck_assert(!ts_check_stamp_trusted(read - m - 1, read - m, read, m)); /* ctime on the edge */
+    ck_assert(!ts_check_stamp_trusted(read, read, read, m));
+    ck_assert(!ts_check_stamp_trusted(read + 5, read - m - 1, read, m)); /* written after */
+    ck_assert(ts_check_stamp_trusted(read - 1, read - 1, read, 0));
+    ck_assert(!ts_check_stamp_trusted(read, read - 1, read, 0));
+    ck_assert_int_ge(TS_CHECK_RACY_NS, 2 * 1000000000LL); /* covers 1-2 s timestamp ticks */
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("check");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, missing_locally_creates_unapproved);
+    tcase_add_test(tc, missing_in_ci_writes_nothing);
+    tcase_add_test(tc, missing_in_ci_with_allow_pending_creates);
+    tcase_add_test(tc, pending_is_never_evaluated);
+    tcase_add_test(tc, approved_passes_or_fails_by_score);
+    tcase_add_test(tc, update_overwrites_without_reading);
+    tcase_add_test(tc, a_known_score_skips_evaluation);
+    tcase_add_test(tc, evaluate_needs_both_lists);
+    tcase_add_test(tc, outcome_names_round_trip);
+    tcase_add_test(tc, approve_changes_only_pending);
+    tcase_add_test(tc, record_rules);
+    tcase_add_test(tc, racy_stamps_are_not_trusted);
+    suite_add_tcase(s, tc);
+    return util_run_suite(s);
+}
