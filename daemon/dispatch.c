@@ -89,6 +89,7 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
                            json_object_new_int64((int64_t)srv->acceptor.refused_total));
     json_object_object_add(o, "store", tsd_json_string_or_null(srv->options->store_root));
     json_object_object_add(o, "stores_exposed", tsd_stores_exposed(&srv->stores));
+    tsd_status_limits(srv, o);
     *result = o;
     return 0;
 }

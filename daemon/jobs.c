@@ -107,8 +107,7 @@ static void schedule(tsd_store *st)
     st->scheduling = false;
 }
 
-/* Size libuv's pool before its first use (jobs.h), unless the user did. */
-static void size_pool(void)
+void tsd_jobs_size_pool(void)
 {
     static bool sized;
     char threads[16];
@@ -124,7 +123,7 @@ void tsd_jobs_submit(tsd_job *job)
 {
     tsd_store *st = job->store;
 
-    size_pool();
+    tsd_jobs_size_pool();
 
     job->started = false;
     job->sync_rc = 0;

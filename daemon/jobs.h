@@ -29,8 +29,8 @@
  * Pool threads wait in fsync and for commit rounds, so the pool needs more
  * threads than CPUs for the fsyncs of concurrent writes to overlap and for
  * them to gather into one round: unless UV_THREADPOOL_SIZE is set, jobs.c
- * sets it to TSD_JOBS_POOL_THREADS before the pool starts (the first job;
- * nothing else in the daemon queues work on libuv's pool).
+ * sets it to TSD_JOBS_POOL_THREADS before the pool starts (at the server's
+ * start, tsd_jobs_size_pool).
  */
 #ifndef TSD_JOBS_H
 #define TSD_JOBS_H
@@ -63,6 +63,10 @@ struct tsd_job {
     void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */
     tsd_job *next;                 /* in the store's queue */
 };
+
+/* Size libuv's pool before its first use (above), unless the user did
+ * (UV_THREADPOOL_SIZE). Idempotent; before anything queues work. */
+void tsd_jobs_size_pool(void);
 
 /* Queue job on its store and start whatever may start. */
 void tsd_jobs_submit(tsd_job *job);

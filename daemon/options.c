@@ -22,6 +22,8 @@ static const char usage_text[] =
     "  --log-level LEVEL    debug, info (default), warn or error\n"
     "  --log-file FILE      append the log to FILE\n"
     "  --max-frame BYTES    largest request frame accepted (default 16777216)\n"
+    "  --memory-budget SIZE resident memory the daemon keeps under, in bytes or\n"
+    "                       with K, M or G (default 512M, at least 32M)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            print the version and exit\n";
 
@@ -71,6 +73,33 @@ static int parse_frame(const char *value, size_t *out, ts_error *err)
                             "--max-frame: expected a number of bytes from %u to %u, got '%s'",
                             TSD_MIN_MAX_FRAME, TSD_MAX_MAX_FRAME, value);
     *out = (size_t)n;
+    return 0;
+}
+
+/* --memory-budget: bytes, or a number with K, M or G (powers of 1024). */
+static int parse_budget(const char *value, size_t *out, ts_error *err)
+{
+    char *end = NULL;
+    unsigned long long n;
+    unsigned shift = 0;
+
+    errno = 0;
+    n = strtoull(value, &end, 10);
+    if (end != NULL && end[0] != '\0' && end[1] == '\0') {
+        switch (end[0]) {
+        case 'k': case 'K': shift = 10; end++; break;
+        case 'm': case 'M': shift = 20; end++; break;
+        case 'g': case 'G': shift = 30; end++; break;
+        default: break;
+        }
+    }
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 ||
+        n > (TSD_MAX_MEMORY_BUDGET >> shift) || (n << shift) < TSD_MIN_MEMORY_BUDGET)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "--memory-budget: expected a size from 32M to 1024G (bytes, or a "
+                            "number with K, M or G), got '%s'",
+                            value);
+    *out = (size_t)(n << shift);
     return 0;
 }
 
@@ -129,8 +158,9 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         opt->foreground = true;
         return 0;
     }
-    static const char *const valued[] = {"--socket",    "--store",    "--idle-timeout",
-                                         "--log-level", "--log-file", "--max-frame"};
+    static const char *const valued[] = {"--socket",   "--store",     "--idle-timeout",
+                                         "--log-level", "--log-file", "--max-frame",
+                                         "--memory-budget"};
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))
             continue;
@@ -154,8 +184,10 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
             return 0;
         case 4:
             return dup_into(&opt->log_file, value, err);
-        default:
+        case 5:
             return parse_frame(value, &opt->max_frame, err);
+        default:
+            return parse_budget(value, &opt->memory_budget, err);
         }
     }
     if (arg[0] == '-')
@@ -168,6 +200,7 @@ int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err)
     memset(opt, 0, sizeof(*opt));
     opt->log_level = TSD_LOG_INFO;
     opt->max_frame = TSD_DEFAULT_MAX_FRAME;
+    opt->memory_budget = TSD_DEFAULT_MEMORY_BUDGET;
     for (int i = 1; i < argc; i++) {
         int rc = parse_one(argc, argv, &i, opt, err);
 

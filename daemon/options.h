@@ -3,7 +3,7 @@
  *
  *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
  *              [--log-level debug|info|warn|error] [--log-file F]
- *              [--max-frame BYTES] [-h|--help] [--version]
+ *              [--max-frame BYTES] [--memory-budget SIZE] [-h|--help] [--version]
  *
  * Owns the strings it returns (tsd_options_free).
  */
@@ -20,6 +20,9 @@
 #define TSD_DEFAULT_MAX_FRAME (16u << 20)
 #define TSD_MIN_MAX_FRAME 1024u
 #define TSD_MAX_MAX_FRAME (1u << 30)
+#define TSD_DEFAULT_MEMORY_BUDGET (512ull << 20)
+#define TSD_MIN_MEMORY_BUDGET (32ull << 20)
+#define TSD_MAX_MEMORY_BUDGET (1024ull << 30)
 
 typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
 
@@ -32,6 +35,7 @@ typedef struct tsd_options {
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
+    size_t memory_budget; /* bytes (budget.h) */
 } tsd_options;
 
 /*

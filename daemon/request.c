@@ -7,10 +7,19 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "limits.h"
 #include "log.h"
 #include "ts_buf.h"
 
 static void warn_bad_request(const tsd_conn *conn, const ts_error *err);
+
+/* r is answered: its payload no longer counts for its connection. */
+static void uncount(tsd_request *r)
+{
+    if (r->conn != NULL)
+        r->conn->request_bytes -= r->counted;
+    r->counted = 0;
+}
 
 static void request_free(tsd_request *r)
 {
@@ -52,6 +61,7 @@ void tsd_requests_flush(tsd_conn *conn)
         if (conn->requests_head == NULL)
             conn->requests_tail = NULL;
         conn->request_count--;
+        conn->waiting_bytes -= r->frame_len;
         if (r->frame != NULL && !uv_is_closing((uv_handle_t *)&conn->handle)) {
             tsd_conn_send(conn, r->frame, r->frame_len);
             r->frame = NULL; /* tsd_conn_send owns it */
@@ -62,6 +72,8 @@ void tsd_requests_flush(tsd_conn *conn)
     }
     if (conn->closing)
         tsd_conn_close(conn);
+    else
+        tsd_conn_changed(conn);
 }
 
 /* Encode the reply of r into r->frame: the result from a json-c tree, or
@@ -133,10 +145,13 @@ static void finish(tsd_request *r, int rc, const struct json_object *result, ts_
     }
     encode_reply(r, rc, result, pack, arg, err);
     r->done = true;
-    if (r->conn == NULL)
+    uncount(r);
+    if (r->conn == NULL) {
         request_free(r); /* the client is gone; the work itself was done */
-    else
+    } else {
+        r->conn->waiting_bytes += r->frame_len;
         tsd_requests_flush(r->conn);
+    }
     if (srv->stop_requested)
         tsd_server_stop(srv, "stop request");
 }
@@ -208,58 +223,144 @@ static void run_request(tsd_request *r, const char *method, struct json_object *
     json_object_put(result);
 }
 
-/*
- * One complete frame payload. A request whose envelope is broken after its id
- * was read is answered with that id and the connection stays; one without a
- * readable id is answered with id nil and the connection is closed.
- */
-void tsd_request_handle(tsd_conn *conn, const unsigned char *payload, size_t len)
+/* A decoded request (req): refused when the daemon is stopping or the
+ * connection's slot does not serve its method, else dispatched. r holds
+ * its slot in the queue already. */
+static void start_request(tsd_conn *conn, tsd_request *r, ts_request *req, const void *payload,
+                          size_t len)
+{
+    ts_error err;
+    char why[200];
+
+    if (conn->server->stopping) {
+        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
+        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
+    } else if (!tsd_limits_method_allowed(conn, req->method, why, sizeof(why))) {
+        ts_error_set(&err, -EBUSY, TS_ERR_LIMIT, "%s", why);
+        tsd_request_finish(r, -EBUSY, NULL, &err);
+    } else {
+        struct json_object *params = req->params;
+
+        (void)payload;
+        req->params = NULL; /* the request owns them now (jobs may outlive req) */
+        r->payload_len = len;
+        r->raw = req->raw; /* the bytes stay the caller's payload's */
+        r->raw_data = req->raw_data;
+        run_request(r, req->method, params);
+    }
+}
+
+/* A request whose payload could not be decoded: answered with its id when
+ * that was read, else with id nil, and the connection closed. */
+static void refuse_request(tsd_conn *conn, tsd_request *r, const ts_request *req, int rc,
+                           ts_error *err)
+{
+    warn_bad_request(conn, err);
+    if (!req->has_id) {
+        r->has_id = false;
+        r->close_after = true;
+    }
+    tsd_request_finish(r, rc, NULL, err);
+}
+
+/* A large payload, decoded on the pool (its values may take long to build:
+ * a map of a million keys); the connection is not read meanwhile, so its
+ * requests are dispatched in arrival order. */
+typedef struct decode_job {
+    uv_work_t work;
+    tsd_request *r;
+    unsigned char *payload;
+    size_t len;
+    ts_request req;
+    int rc;
+    ts_error err;
+} decode_job;
+
+static void decode_work(uv_work_t *work)
+{
+    decode_job *d = work->data;
+
+    d->rc = ts_message_decode_request(d->payload, d->len, &d->req, &d->err);
+}
+
+static void decode_done(uv_work_t *work, int status)
+{
+    decode_job *d = work->data;
+    tsd_request *r = d->r;
+    tsd_conn *conn = r->conn;
+
+    (void)status;
+    if (conn != NULL)
+        conn->decoding--;
+    r->has_id = d->req.has_id;
+    r->id = d->req.id;
+    if (conn == NULL) {
+        /* the connection is gone: nobody to answer */
+        ts_error_set(&d->err, -ECONNRESET, TS_ERR_INTERNAL, "connection closed");
+        tsd_request_finish(r, -ECONNRESET, NULL, &d->err);
+    } else if (d->rc < 0) {
+        refuse_request(conn, r, &d->req, d->rc, &d->err);
+    } else {
+        start_request(conn, r, &d->req, d->payload, d->len);
+    }
+    ts_request_free(&d->req);
+    free(d->payload);
+    free(d);
+    if (conn != NULL && !conn->closing)
+        tsd_conn_changed(conn);
+}
+
+void tsd_request_handle(tsd_conn *conn, unsigned char *payload, size_t len)
 {
     ts_request req;
     ts_error err;
     tsd_request *r;
+    int rc;
+
+    if (len > TSD_DECODE_ON_LOOP_MAX) {
+        decode_job *d = calloc(1, sizeof(*d));
+
+        r = d != NULL ? request_new(conn, NULL) : NULL;
+        if (r == NULL) {
+            free(d);
+            free(payload);
+            tsd_conn_abort(conn);
+            return;
+        }
+        r->close_after = false; /* its id is read on the pool */
+        r->counted = len;
+        conn->request_bytes += len;
+        d->r = r;
+        d->payload = payload;
+        d->len = len;
+        d->work.data = d;
+        conn->decoding++;
+        if (uv_queue_work(conn->server->loop, &d->work, decode_work, decode_done) < 0) {
+            conn->decoding--;
+            decode_work(&d->work); /* not expected: decode here then */
+            decode_done(&d->work, 0);
+        }
+        return;
+    }
     /* The member the method table names stays bytes until it is needed
      * (check's observed calls: a list equal to the baseline's is replayed
      * without decoding it, check.c). */
-    int rc = ts_message_decode_request_raw(payload, len, tsd_dispatch_raw_member, &req, &err);
-
-    if (rc < 0) {
-        warn_bad_request(conn, &err);
-        if (!req.has_id) {
-            tsd_request_connection_error(conn, err.code, err.message);
-        } else {
-            r = request_new(conn, &req.id);
-            if (r != NULL)
-                tsd_request_finish(r, rc, NULL, &err);
-        }
-        ts_request_free(&req);
-        return;
-    }
-    r = request_new(conn, &req.id);
+    rc = ts_message_decode_request_raw(payload, len, tsd_dispatch_raw_member, &req, &err);
+    r = request_new(conn, req.has_id ? &req.id : NULL);
     if (r == NULL) {
         ts_request_free(&req);
+        free(payload);
         tsd_conn_abort(conn);
         return;
     }
-    if (conn->server->stopping) {
-        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
-        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
-    } else if (conn->request_count + conn->queued_replies > TSD_MAX_IN_FLIGHT) {
-        ts_error_set(&err, -EBUSY, TS_ERR_BUSY,
-                     "too many requests in flight on this connection (%d replies unread); read "
-                     "replies before sending more",
-                     TSD_MAX_IN_FLIGHT);
-        tsd_request_finish(r, -EBUSY, NULL, &err);
-    } else {
-        struct json_object *params = req.params;
-
-        req.params = NULL; /* the request owns them now (jobs may outlive req) */
-        r->payload_len = len;
-        r->raw = req.raw; /* the bytes stay the caller's payload's */
-        r->raw_data = req.raw_data;
-        run_request(r, req.method, params);
-    }
+    r->counted = len;
+    conn->request_bytes += len;
+    if (rc < 0)
+        refuse_request(conn, r, &req, rc, &err);
+    else
+        start_request(conn, r, &req, payload, len);
     ts_request_free(&req);
+    free(payload);
 }
 
 void tsd_requests_detach(tsd_conn *conn)
@@ -274,4 +375,6 @@ void tsd_requests_detach(tsd_conn *conn)
             r->conn = NULL;
     }
     conn->requests_tail = NULL;
+    conn->request_bytes = 0;
+    conn->waiting_bytes = 0;
 }

@@ -2,9 +2,9 @@
  * request — one request between its frame and its reply.
  *
  * A frame's payload is decoded (the params member the method table names
- * left as bytes: tsd_dispatch_raw_member), refused when the daemon is
- * stopping or the connection has too many requests in flight, or handed to
- * dispatch. Every request holds a slot at the tail of its connection's
+ * left as bytes: tsd_dispatch_raw_member; a large payload whole, on the
+ * pool), refused when the daemon is stopping or the connection's slot
+ * does not serve the method (limits.h), or handed to dispatch. Every request holds a slot at the tail of its connection's
  * queue from its frame on, and is answered exactly once (tsd_request_finish,
  * at once or later from a job): its reply is encoded into the slot, and the
  * replies at the head of the queue leave in request order. A request whose
@@ -40,6 +40,7 @@ struct tsd_request {
      * tsd_request_raw. */
     ts_wire_raw_member raw;
     const unsigned char *raw_data;
+    size_t counted;   /* payload bytes counted in its connection's request_bytes */
     bool done;        /* the reply is encoded in frame */
     bool close_after; /* close the connection after this reply */
     char *frame;      /* the encoded reply frame */
@@ -47,11 +48,19 @@ struct tsd_request {
     struct tsd_request *next; /* in the connection's queue */
 };
 
-/* One complete frame payload read on conn (borrowed for the call). A
+/* Payloads over this are decoded on the pool, not on the loop thread. */
+#define TSD_DECODE_ON_LOOP_MAX (64u << 10)
+
+/*
+ * One complete frame payload read on conn (malloc'd; taken over). A
  * request whose envelope is broken after its id was read is answered with
  * that id and the connection stays; one without a readable id is answered
- * with id nil and the connection is closed. */
-void tsd_request_handle(tsd_conn *conn, const unsigned char *payload, size_t len);
+ * with id nil and the connection is closed. A payload over
+ * TSD_DECODE_ON_LOOP_MAX is decoded on the pool, whole (no member left as
+ * bytes), while conn is not read (budget.h), so that the requests of a
+ * connection are still dispatched in arrival order.
+ */
+void tsd_request_handle(tsd_conn *conn, unsigned char *payload, size_t len);
 
 /* Answer conn with an error of id nil (code, message), then close it: the
  * connection is beyond repair (a broken frame, a refused peer). */

@@ -140,11 +140,38 @@ static int add_claim(tsd_run *run, const char *name, const char *test)
     return json_object_array_add(tests, json_object_new_string(test)) < 0 ? -ENOMEM : 0;
 }
 
+/* About what a json-c value takes in memory: a value is about 64 bytes,
+ * plus its string's bytes. */
+static size_t json_memory(struct json_object *v)
+{
+    size_t bytes = 64;
+
+    switch (json_object_get_type(v)) {
+    case json_type_string:
+        return bytes + (size_t)json_object_get_string_len(v);
+    case json_type_array:
+        for (size_t i = 0; i < json_object_array_length(v); i++)
+            bytes += 8 + json_memory(json_object_array_get_idx(v, i));
+        return bytes;
+    case json_type_object: {
+        json_object_object_foreach(v, key, value) bytes += 48 + strlen(key) + json_memory(value);
+        return bytes;
+    }
+    default:
+        return bytes;
+    }
+}
+
 int tsd_run_record(tsd_run *run, const char *name, const char *test, const char *outcome,
                    double score, double duration_ms, const char *message, const char *report,
                    struct json_object *observed)
 {
     struct json_object *rec;
+
+    /* a record is 8 values and its strings; a FAILED check keeps its calls */
+    run->bytes += 8 * 64 + strlen(name) + (test ? strlen(test) : 0) + strlen(message) +
+                  (report ? strlen(report) : 0) +
+                  (strcmp(outcome, "FAILED") == 0 && observed != NULL ? json_memory(observed) : 0);
 
     count_outcome(&run->counts, outcome);
     if (add_claim(run, name, test) < 0)
@@ -229,6 +256,15 @@ struct json_object *tsd_run_summary(const tsd_run *run)
     json_object_object_add(o, "duplicates", duplicates_json(run));
     ts_buf_free(&line);
     return o;
+}
+
+size_t tsd_runs_memory(const tsd_runs *runs)
+{
+    size_t bytes = 0;
+
+    for (const tsd_run *run = runs->list; run != NULL; run = run->next)
+        bytes += sizeof(*run) + run->bytes;
+    return bytes;
 }
 
 void tsd_runs_free(tsd_runs *runs)

@@ -37,6 +37,7 @@ typedef struct tsd_run {
     struct json_object *checks; /* array of check records */
     struct json_object *claims; /* name -> array of distinct test ids */
     struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
+    size_t bytes;               /* about what its records and kept calls take */
     struct tsd_run *next;
 } tsd_run;
 
@@ -73,6 +74,10 @@ struct json_object *tsd_run_summary(const tsd_run *run);
 
 /* True when the run referenced name (any check). */
 bool tsd_run_references(const tsd_run *run, const char *name);
+
+/* Bytes the runs hold in memory (an estimate; counted in the memory
+ * budget, budget.h). */
+size_t tsd_runs_memory(const tsd_runs *runs);
 
 void tsd_runs_free(tsd_runs *runs);
 

@@ -47,6 +47,7 @@ typedef struct tsd_store {
 
 typedef struct tsd_stores {
     const char *pinned; /* borrowed: --store, or NULL */
+    const char *socket; /* borrowed: the daemon's socket, recorded in store locks */
     tsd_store *list;
     size_t count;
     ts_list_budget list_budget; /* shared by every store's list_cache */

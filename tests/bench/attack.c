@@ -14,8 +14,9 @@
  *           of one frame announcing B bytes (default 16 MiB - 1) and stall;
  *           one the daemon closes is opened again.
  * idle:     N connections that say hello and then hold still.
- * probe:    one client (the C library) replaying NAME back to back;
- *           latency of every round trip.
+ * probe:    one client (the C library), connected before the attack starts,
+ *           replaying NAME back to back; latency of every round trip once
+ *           the attackers have been at it for 300 ms.
  * status:   every 200 ms a fresh connection asks for the status (must
  *           succeed whatever the others do).
  * pid:      the daemon, whose resident memory is sampled every 20 ms.
@@ -71,11 +72,13 @@ static int seconds = 10;
 static size_t partial_bytes = (16u << 20) - 1;
 static pid_t daemon_pid;
 static atomic_bool stopping;
+static atomic_bool measuring; /* the attack is under way */
 static _Atomic long rss_peak_kb, conns_max;
 static _Atomic long status_ok, status_failed;
 static _Atomic uint64_t nonread_bytes;
 static _Atomic long slow_reconnects, partial_reconnects;
 static char status_error[1200];
+static char *partial_frame; /* the one frame every partial attacker sends */
 static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int dial(void)
@@ -138,7 +141,8 @@ static void attacker_open(attacker *a)
     a->got = 0;
     a->said_hello = false;
     a->next_ns = bench_now_ns();
-    free(a->out);
+    if (a->out != partial_frame)
+        free(a->out);
     a->out = hello;
     a->out_len = len;
 }
@@ -148,7 +152,8 @@ static void attacker_next(attacker *a)
 {
     size_t len = 0;
 
-    free(a->out);
+    if (a->out != partial_frame)
+        free(a->out);
     a->out = NULL;
     a->out_len = 0;
     a->sent = 0;
@@ -156,14 +161,7 @@ static void attacker_next(attacker *a)
         a->out = check_frame(&len);
         a->out_len = len;
     } else if (a->kind == PARTIAL) {
-        a->out = calloc(1, 4 + partial_bytes);
-        if (a->out == NULL)
-            bench_die("out of memory");
-        a->out[0] = (char)(partial_bytes >> 24);
-        a->out[1] = (char)(partial_bytes >> 16);
-        a->out[2] = (char)(partial_bytes >> 8);
-        a->out[3] = (char)partial_bytes;
-        memset(a->out + 4, 0xc0, partial_bytes); /* nils: never completed anyway */
+        a->out = partial_frame;
         a->out_len = 4 + partial_bytes - 1;
     }
 }
@@ -284,7 +282,8 @@ static void *attackers_run(void *arg)
     for (size_t i = 0; i < n; i++) {
         if (list[i].fd >= 0)
             close(list[i].fd);
-        free(list[i].out);
+        if (list[i].out != partial_frame)
+            free(list[i].out);
     }
     free(pfd);
     return NULL;
@@ -293,7 +292,13 @@ static void *attackers_run(void *arg)
 /* ---- the well-behaved ones ------------------------------------------- */
 
 static bench_lat probe_lat;
-static long probe_ops, probe_errors;
+static _Atomic long probe_ops, probe_errors;
+
+static void probe_error(const char *what)
+{
+    if (probe_errors++ < 3)
+        fprintf(stderr, "attack: probe: %s\n", what);
+}
 
 static void *probe_run(void *arg)
 {
@@ -308,20 +313,21 @@ static void *probe_run(void *arg)
         if (c == NULL) {
             c = bench_conn_open(socket_path, err, sizeof(err));
             if (c == NULL) {
-                probe_errors++;
-                fprintf(stderr, "attack: probe: %s\n", err);
+                probe_error(err);
                 usleep(100000);
                 continue;
             }
-            bench_lat_add(&probe_lat, bench_now_ns() - t0);
+            if (measuring)
+                bench_lat_add(&probe_lat, bench_now_ns() - t0);
             t0 = bench_now_ns();
         }
         rc = bench_conn_check(c, store, name, calls_json, "PASSED", err, sizeof(err));
-        bench_lat_add(&probe_lat, bench_now_ns() - t0);
-        probe_ops++;
+        if (measuring) {
+            bench_lat_add(&probe_lat, bench_now_ns() - t0);
+            probe_ops++;
+        }
         if (rc < 0) {
-            probe_errors++;
-            fprintf(stderr, "attack: probe: %s\n", err);
+            probe_error(err);
             bench_conn_close(c);
             c = NULL;
         }
@@ -440,6 +446,16 @@ int main(int argc, char **argv)
         rl.rlim_cur = rl.rlim_max;
         setrlimit(RLIMIT_NOFILE, &rl);
     }
+    if (counts[PARTIAL] > 0) {
+        partial_frame = malloc(4 + partial_bytes);
+        if (partial_frame == NULL)
+            bench_die("out of memory");
+        partial_frame[0] = (char)(partial_bytes >> 24);
+        partial_frame[1] = (char)(partial_bytes >> 16);
+        partial_frame[2] = (char)(partial_bytes >> 8);
+        partial_frame[3] = (char)partial_bytes;
+        memset(partial_frame + 4, 0xc0, partial_bytes); /* nils: never completed anyway */
+    }
     total = (size_t)counts[0] + (size_t)counts[1] + (size_t)counts[2] + (size_t)counts[3];
     list = calloc(total + 1, sizeof(*list));
     if (list == NULL)
@@ -450,12 +466,17 @@ int main(int argc, char **argv)
             list[k++].fd = -1;
         }
     list[k].kind = (enum kind) - 1;
+    /* the well-behaved client holds its connection before the attack, as a
+     * test worker would */
+    if (probe) {
+        pthread_create(&probe_t, NULL, probe_run, NULL);
+        usleep(200000);
+    }
     pthread_create(&attackers_t, NULL, attackers_run, list);
     if (daemon_pid > 0)
         pthread_create(&rss_t, NULL, rss_run, NULL);
-    usleep(300000); /* let the attackers take their places first */
-    if (probe)
-        pthread_create(&probe_t, NULL, probe_run, NULL);
+    usleep(300000); /* let the attackers take their places */
+    measuring = true;
     if (status)
         pthread_create(&status_t, NULL, status_run, NULL);
     sleep((unsigned)seconds);
@@ -472,13 +493,14 @@ int main(int argc, char **argv)
     bench_result("seconds=%d probe_ops=%ld probe_errors=%ld probe_p50_us=%llu probe_p99_us=%llu "
                  "probe_max_us=%llu status_ok=%ld status_failed=%ld rss_peak_kb=%ld "
                  "conns_max=%ld slow_reconnects=%ld partial_reconnects=%ld nonread_bytes=%llu",
-                 seconds, probe_ops, probe_errors,
+                 seconds, (long)probe_ops, (long)probe_errors,
                  (unsigned long long)(bench_lat_pct(&probe_lat, 50) / 1000),
                  (unsigned long long)(bench_lat_pct(&probe_lat, 99) / 1000),
                  (unsigned long long)(bench_lat_pct(&probe_lat, 100) / 1000), (long)status_ok,
                  (long)status_failed, (long)rss_peak_kb, (long)conns_max, (long)slow_reconnects,
                  (long)partial_reconnects, (unsigned long long)nonread_bytes);
     bench_lat_free(&probe_lat);
+    free(partial_frame);
     free(list);
     free(calls_json);
     return 0;
