@@ -426,7 +426,7 @@ static const ts_snapshot *cached_snapshot(check_job *c)
 /* The store and the snapshot's file, the usual way. */
 static int find_store(check_job *c, ts_error *err)
 {
-    int rc = tsd_stores_get(&c->srv->stores, c->rq.store, &c->st, err);
+    int rc = tsd_stores_get_write(&c->srv->stores, c->rq.store, &c->st, err);
 
     if (rc == 0 && !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
         rc = ts_store_path(c->st->store, c->rq.name, c->file, sizeof(c->file), err);

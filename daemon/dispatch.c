@@ -192,6 +192,7 @@ static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_obje
 {
     const char *root, *label;
     char *key = NULL;
+    tsd_store *st = NULL;
     tsd_run *run = NULL;
     tsd_params p;
     int rc;
@@ -201,6 +202,9 @@ static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_obje
     root = tsd_params_string(&p, "store", true);
     label = tsd_params_string(&p, "label", false);
     rc = tsd_params_error(&p);
+    /* a store another daemon holds: the run is opened there (store_busy) */
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, root, &st, err);
     if (rc == 0)
         rc = tsd_stores_normalize(&srv->stores, root, &key, err);
     if (rc == 0)

@@ -109,7 +109,7 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
     c->format = tsd_params_format(&p, "format");
     rc = tsd_params_error(&p);
     if (rc == 0)
-        rc = tsd_stores_get(&srv->stores, root, &c->st, err);
+        rc = tsd_stores_get_write(&srv->stores, root, &c->st, err);
     if (rc == 0)
         rc = ts_store_path(c->st->store, c->name, c->file, sizeof(c->file), err);
     if (rc < 0) {

@@ -82,6 +82,7 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
                          ts_message_packer pack, void *arg, const ts_error *err)
 {
     size_t max = r->server->options->max_frame;
+    const char *busy;
     ts_error enc;
     ts_buf buf;
 
@@ -100,8 +101,12 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
         tsd_warn("%s: cannot send the reply: %s", r->method ? r->method : "?", enc.message);
         err = &enc;
     }
-    if (ts_message_encode_error(&buf, r->has_id ? &r->id : NULL, err->code, err->message, &enc) <
-        0) {
+    /* store_busy names the socket of the daemon holding the store, where
+     * the client sends the request again (docs/protocol.md) */
+    busy = strcmp(err->code, TS_ERR_STORE_BUSY) == 0 ? tsd_stores_busy_socket(&r->server->stores)
+                                                     : NULL;
+    if (ts_message_encode_error_socket(&buf, r->has_id ? &r->id : NULL, err->code, err->message,
+                                       busy != NULL && busy[0] == '/' ? busy : NULL, &enc) < 0) {
         ts_buf_free(&buf);
         r->close_after = true; /* out of memory: the client sees the connection end */
         return;

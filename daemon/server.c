@@ -523,6 +523,8 @@ static void on_limits_tick(uv_timer_t *timer)
                       : srv->budget.runs_held;
 
     tsd_limits_enforce(srv, tsd_server_now_ms(srv));
+    if (srv->limits_ticks % (1000 / TSD_LIMITS_TICK_MS) == 0)
+        tsd_stores_check_locks(&srv->stores);
     if (srv->limits_ticks % (TSD_BUDGET_SAMPLE_MS / TSD_LIMITS_TICK_MS) == 0)
         tsd_budget_sample(&srv->budget, runs);
     if (srv->budget.paused > 0)
@@ -592,7 +594,7 @@ static void open_pinned_store(tsd_server *srv)
     ts_error err;
 
     if (srv->options->store_root != NULL &&
-        tsd_stores_get(&srv->stores, srv->options->store_root, &st, &err) < 0)
+        tsd_stores_get_write(&srv->stores, srv->options->store_root, &st, &err) < 0)
         tsd_warn("store %s: %s", srv->options->store_root, err.message);
 }
 

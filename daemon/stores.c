@@ -3,6 +3,7 @@
  */
 #include "stores.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -40,6 +41,7 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 
 static void store_free(tsd_store *st)
 {
+    ts_store_lock_release(st->lock);
     tsd_snapcache_clear(&st->cache);
     ts_list_cache_free(st->list_cache);
     ts_store_close(st->store);
@@ -105,6 +107,8 @@ tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root)
 {
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
         if (strcmp((*p)->root, root) == 0) {
+            if ((*p)->lock == NULL)
+                return NULL; /* not ours (yet): the slow way asks for the lock */
             touch(stores, p); /* in use: the last to be closed */
             return stores->list;
         }
@@ -166,18 +170,63 @@ struct json_object *tsd_stores_exposed(tsd_stores *stores)
     return list;
 }
 
+/*
+ * Take the lock of the store at root when this daemon does not hold it
+ * yet (*lock NULL): 0 when held, or when there is nothing on disk to guard
+ * and create is false; store_busy (the holder's socket kept for the reply,
+ * tsd_stores_busy_socket) when another daemon holds it.
+ */
+static int lock_store(tsd_stores *stores, const char *root, bool create, ts_store_lock **lock,
+                      ts_error *err)
+{
+    ts_store_lock_owner owner;
+    int rc;
+
+    if (*lock != NULL)
+        return 0;
+    rc = ts_store_lock_take(root, stores->socket, create, lock, &owner, err);
+    if (rc == -EBUSY) {
+        snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", owner.socket);
+        tsd_debug("store %s: %s", root, err->message);
+    } else if (rc == 0 && *lock != NULL) {
+        tsd_info("store %s: this daemon holds its lock", root);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+const char *tsd_stores_busy_socket(tsd_stores *stores)
+{
+    return stores->busy_socket;
+}
+
+static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store **out,
+                     ts_error *err);
+
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
+{
+    return get_store(stores, root, false, out, err);
+}
+
+int tsd_stores_get_write(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
+{
+    return get_store(stores, root, true, out, err);
+}
+
+static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store **out,
+                     ts_error *err)
 {
     char *key = NULL;
     tsd_store *st;
+    ts_store_lock *lock = NULL;
     ts_error cleanup_err;
     int rc;
 
+    stores->busy_socket[0] = '\0';
     if (root != NULL && root[0] == '/') {
         st = find_quick(stores, root);
         if (st != NULL) {
             *out = st;
-            return 0;
+            return lock_store(stores, st->root, write, &st->lock, err);
         }
     }
     rc = tsd_stores_normalize(stores, root, &key, err);
@@ -188,11 +237,19 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
             touch(stores, p);
             free(key);
             *out = stores->list;
-            return 0;
+            return lock_store(stores, (*out)->root, write, &(*out)->lock, err);
         }
+    }
+    /* one store, one daemon: the lock before anything of the store is
+     * touched (its stray temp files may be another daemon's writes) */
+    rc = lock_store(stores, key, write, &lock, err);
+    if (rc < 0) {
+        free(key);
+        return rc;
     }
     if (stores->count >= TSD_STORES_MAX && !close_least_recent(stores)) {
         free(key);
+        ts_store_lock_release(lock);
         return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
                             "this daemon has %d stores busy at once; try again", TSD_STORES_MAX);
     }
@@ -202,18 +259,21 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     if (st == NULL || st->failed == NULL) {
         free(st);
         free(key);
+        ts_store_lock_release(lock);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     st->root = key;
+    st->lock = lock;
     rc = ts_store_open(key, &st->store, err);
     if (rc < 0) {
         tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
+        ts_store_lock_release(st->lock);
         json_object_put(st->failed);
         free(st->root);
         free(st);
         return rc;
     }
-    rc = ts_store_cleanup_temp(st->store, &cleanup_err);
+    rc = st->lock != NULL ? ts_store_cleanup_temp(st->store, &cleanup_err) : 0;
     if (rc > 0)
         tsd_info("store %s: removed %d stray temp file(s)", key, rc);
     else if (rc < 0)
@@ -244,6 +304,21 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
     if (ts_list_cache_new(&stores->list_budget, TS_CHECK_RACY_NS, &st->list_cache) < 0)
         st->list_cache = NULL;
     return st->list_cache;
+}
+
+void tsd_stores_check_locks(tsd_stores *stores)
+{
+    for (tsd_store *st = stores->list; st != NULL; st = st->next) {
+        ts_error err;
+
+        if (st->lock == NULL || ts_store_lock_held(st->lock))
+            continue;
+        tsd_warn("store %s: its lock file was removed or replaced; taking it again", st->root);
+        ts_store_lock_release(st->lock);
+        st->lock = NULL;
+        if (lock_store(stores, st->root, false, &st->lock, &err) < 0)
+            tsd_warn("store %s: %s", st->root, err.message);
+    }
 }
 
 void tsd_stores_close_all(tsd_stores *stores)

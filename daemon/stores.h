@@ -22,6 +22,7 @@
 #include "ts_error.h"
 #include "ts_list_cache.h"
 #include "ts_store.h"
+#include "ts_store_lock.h"
 
 #define TSD_STORES_MAX 256
 /* Memory all stores' listing caches may hold together (ts_list_cache.h): at
@@ -39,6 +40,8 @@ typedef struct tsd_store {
     bool scheduling;           /* jobs.c is scanning the queue */
     tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
     bool exposure_logged;      /* "writable by other users" was logged for this store */
+    ts_store_lock *lock;       /* this daemon's lock on the store (ts_store_lock.h), or NULL
+                                * while nothing of it is on disk */
     ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
                                 * (whole-store jobs never overlap), NULL until
                                 * the first listing */
@@ -48,6 +51,7 @@ typedef struct tsd_store {
 typedef struct tsd_stores {
     const char *pinned; /* borrowed: --store, or NULL */
     const char *socket; /* borrowed: the daemon's socket, recorded in store locks */
+    char busy_socket[TS_STORE_LOCK_SOCKET_MAX]; /* the last store_busy's holder */
     tsd_store *list;
     size_t count;
     ts_list_budget list_budget; /* shared by every store's list_cache */
@@ -62,6 +66,23 @@ typedef struct tsd_stores {
  * than the pinned one is "store_refused".
  */
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);
+
+/*
+ * One store, one daemon (ts_store_lock.h): tsd_stores_get takes the
+ * store's lock when its directory exists, tsd_stores_get_write also makes
+ * the directory first (for a request that may create the store's first
+ * file: check, record). A store another daemon holds is "store_busy", the
+ * message naming that daemon's socket, which tsd_stores_busy_socket
+ * returns until the next lookup (for the error reply's "socket"); nothing
+ * of such a store is touched (no temp file cleaned).
+ */
+int tsd_stores_get_write(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);
+const char *tsd_stores_busy_socket(tsd_stores *stores);
+
+/* Every second: a store lock whose file was removed or replaced is taken
+ * again (or, when another daemon took it meanwhile, let go: the store is
+ * then busy). */
+void tsd_stores_check_locks(tsd_stores *stores);
 
 /*
  * The open store whose key is root exactly, or NULL: nothing is checked of

@@ -219,6 +219,11 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
     return ts_error_set(err, -EAGAIN, TS_ERR_IO, "cannot take the store's lock %s", path);
 }
 
+bool ts_store_lock_held(const ts_store_lock *lock)
+{
+    return same_file_at(lock->dirfd, lock->name, lock->fd);
+}
+
 void ts_store_lock_release(ts_store_lock *lock)
 {
     if (lock == NULL)

@@ -59,6 +59,10 @@ int ts_store_lock_where(const char *root, char *dir, size_t dirsz, char *name, s
 int ts_store_lock_take(const char *root, const char *socket, bool create, ts_store_lock **out,
                        ts_store_lock_owner *owner, ts_error *err);
 
+/* True while the file at the lock's path is still the one locked (not
+ * removed or replaced). */
+bool ts_store_lock_held(const ts_store_lock *lock);
+
 /* Let go: remove the file when it is still the one locked, close, free.
  * NULL is fine. */
 void ts_store_lock_release(ts_store_lock *lock);
