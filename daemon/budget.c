@@ -4,7 +4,6 @@
  */
 #include "budget.h"
 
-#include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -73,11 +72,6 @@ void tsd_budget_sample(tsd_budget *b, size_t runs_held)
     b->runs_held = runs_held;
     if (rss == 0)
         return;
-    if (rss > b->limit / 10 * 9) {
-        /* freed memory the allocator keeps counts as resident: give it back */
-        malloc_trim(0);
-        rss = resident_bytes();
-    }
     b->rss = rss;
     if (rss > b->rss_peak)
         b->rss_peak = rss;

@@ -66,8 +66,7 @@ bool tsd_budget_over(const tsd_budget *b);
 bool tsd_conn_should_wait(const struct tsd_server *srv, const struct tsd_conn *conn,
                           bool resuming);
 
-/* Sample the resident size (and give freed memory back to the system when
- * over budget). runs_held: what the runs hold now. */
+/* Sample the resident size. runs_held: what the runs hold now. */
 void tsd_budget_sample(tsd_budget *b, size_t runs_held);
 
 #endif

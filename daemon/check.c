@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jobs.h"
 #include "log.h"
@@ -90,6 +91,7 @@ typedef struct check_job {
     struct json_object *calls; /* the observed calls, once extracted */
     check_outcome out;
     int rc;
+    char *busy; /* store_busy from the pool: the holder's socket */
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */
     char file[PATH_MAX];
@@ -244,6 +246,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
 
 static void check_free(check_job *c)
 {
+    free(c->busy);
     json_object_put(c->calls);
     if (c->out.decision.evaluated)
         ts_score_result_free(&c->out.scored);
@@ -276,6 +279,7 @@ static void check_done(tsd_job *job)
                            c->out.score, ms, c->out.message, c->out.report, c->calls) < 0)
             tsd_warn("run %s: out of memory recording a check", run->id);
     }
+    tsd_stores_note_busy(&c->srv->stores, c->busy);
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     check_free(c);
 }
@@ -306,6 +310,9 @@ static void check_work(tsd_job *job)
     }
     if (rc == 0)
         rc = settle(&c->rq, &in, NULL, &c->out, &c->err);
+    /* the first write of a store not on disk yet: its lock first */
+    if (rc == 0 && d->write)
+        rc = tsd_store_lock_for_write(&c->srv->stores, c->st, &c->busy, &c->err);
     if (rc == 0 && d->write)
         rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
                       &c->job, &c->err);
@@ -426,7 +433,7 @@ static const ts_snapshot *cached_snapshot(check_job *c)
 /* The store and the snapshot's file, the usual way. */
 static int find_store(check_job *c, ts_error *err)
 {
-    int rc = tsd_stores_get_write(&c->srv->stores, c->rq.store, &c->st, err);
+    int rc = tsd_stores_get(&c->srv->stores, c->rq.store, &c->st, err);
 
     if (rc == 0 && !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
         rc = ts_store_path(c->st->store, c->rq.name, c->file, sizeof(c->file), err);
@@ -451,6 +458,16 @@ static int try_loop(check_job *c, ts_error *err)
         snap = may ? cached_snapshot(c) : NULL;
     }
     return snap != NULL && answer_on_loop(c, snap) ? 1 : 0;
+}
+
+/* A check that parses a large baseline or large observed calls is heavy
+ * (jobs.h): one stat of the file, for a check going to the pool. */
+static bool heavy_check(const check_job *c)
+{
+    struct stat st;
+
+    return c->req->payload_len > TSD_JOBS_HEAVY_BYTES ||
+           (stat(c->file, &st) == 0 && (uint64_t)st.st_size > TSD_JOBS_HEAVY_BYTES);
 }
 
 /* A new check of req, everything before its buffers zeroed. */
@@ -497,6 +514,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     c->job.store = c->st;
     c->job.key = c->file; /* two names never share a file, but key what is written */
     c->job.on_pool = true;
+    c->job.heavy = heavy_check(c);
     c->job.work_fn = check_work;
     c->job.done_fn = check_done;
     tsd_jobs_submit(&c->job);

@@ -18,6 +18,7 @@
 #include "params.h"
 #include "record.h"
 #include "request.h"
+#include "show.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
 
@@ -120,27 +121,6 @@ static int param_snapshot(tsd_server *srv, const struct json_object *params, con
     *st = tsd_stores_param(&srv->stores, &p);
     rc = tsd_params_error(&p);
     return rc < 0 ? rc : ts_store_path((*st)->store, *name, file, filesz, err);
-}
-
-static int do_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                   struct json_object **result, ts_error *err)
-{
-    const char *name;
-    ts_snapshot *snap = NULL;
-    tsd_store *st;
-    char file[PATH_MAX];
-    int rc = param_snapshot(srv, params, &name, &st, file, sizeof(file), err);
-
-    (void)req;
-    if (rc == 0)
-        rc = ts_store_load(st->store, name, &snap, NULL, err);
-    if (rc < 0)
-        return rc;
-    *result = json_object_new_object();
-    json_object_object_add(*result, "snapshot", ts_snapshot_to_json(snap));
-    json_object_object_add(*result, "file", json_object_new_string(file));
-    ts_snapshot_free(snap);
-    return 0;
 }
 
 static int do_rm(tsd_server *srv, tsd_request *req, const struct json_object *params,
@@ -266,56 +246,6 @@ static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_o
 
 /* ---- review and orphans ----------------------------------------------- */
 
-static struct json_object *review_item(const ts_snapshot *s, struct json_object *observed)
-{
-    struct json_object *o = json_object_new_object();
-
-    json_object_object_add(o, "name", json_object_new_string(s->name));
-    json_object_object_add(o, "approved", json_object_new_boolean(s->approved));
-    json_object_object_add(o, "calls", json_object_get(s->calls));
-    json_object_object_add(o, "baseline", s->approved ? json_object_get(s->calls) : NULL);
-    json_object_object_add(o, "observed", json_object_get(observed));
-    return o;
-}
-
-static int do_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                     struct json_object **result, ts_error *err)
-{
-    const char *run_id;
-    struct json_object *failed;
-    ts_store_listing listing;
-    tsd_store *st;
-    tsd_run *run = NULL;
-    tsd_params p;
-    int rc;
-
-    (void)req;
-    tsd_params_init(&p, params, err);
-    run_id = tsd_params_string(&p, "run", false);
-    if (run_id != NULL)
-        tsd_params_fail(&p, tsd_runs_get(&srv->runs, run_id, &run, err));
-    st = tsd_stores_param(&srv->stores, &p);
-    rc = tsd_params_error(&p);
-    if (rc == 0)
-        rc = ts_store_list(st->store, &listing, err);
-    if (rc < 0)
-        return rc;
-    failed = run != NULL ? run->failed : st->failed;
-    struct json_object *items = json_object_new_array();
-    for (size_t i = 0; i < listing.count; i++) {
-        const ts_snapshot *s = listing.items[i];
-        struct json_object *observed = NULL;
-        bool has_failure = s->approved && json_object_object_get_ex(failed, s->name, &observed);
-
-        if (!s->approved || has_failure)
-            json_object_array_add(items, review_item(s, has_failure ? observed : NULL));
-    }
-    ts_store_listing_free(&listing);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "items", items);
-    return 0;
-}
-
 static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
                       struct json_object **result, ts_error *err)
 {
@@ -434,7 +364,7 @@ static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bo
 
 typedef enum method_order {
     ORDER_NONE = 0, /* no store files: run at once */
-    ORDER_SELF,     /* the method queues its own job (check, record, approve, list) */
+    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, show, review) */
     ORDER_NAME,     /* after earlier work on params.name */
     ORDER_STORE     /* after all earlier work on the store */
 } method_order;
@@ -454,13 +384,13 @@ static const struct {
     {"record", tsd_record, ORDER_SELF, NULL},
     {"approve", tsd_approve, ORDER_SELF, NULL},
     {"list", tsd_list, ORDER_SELF, NULL},
-    {"show", do_show, ORDER_NAME, NULL},
+    {"show", tsd_show, ORDER_SELF, NULL},
     {"rm", do_rm, ORDER_NAME, NULL},
     {"run.open", do_run_open, ORDER_NONE, NULL},
     {"run.join", do_run_join, ORDER_NONE, NULL},
     {"run.close", do_run_close, ORDER_NONE, NULL},
     {"run.summary", do_run_summary, ORDER_NONE, NULL},
-    {"review", do_review, ORDER_STORE, NULL},
+    {"review", tsd_review, ORDER_SELF, NULL},
     {"orphans", do_orphans, ORDER_STORE, NULL},
     {"status", do_status, ORDER_NONE, NULL},
     {"stop", do_stop, ORDER_NONE, NULL},

@@ -31,6 +31,14 @@
  * them to gather into one round: unless UV_THREADPOOL_SIZE is set, jobs.c
  * sets it to TSD_JOBS_POOL_THREADS before the pool starts (at the server's
  * start, tsd_jobs_size_pool).
+ *
+ * Heavy jobs (those that read and parse large snapshot files: a show or a
+ * check of a file over TSD_JOBS_HEAVY_BYTES, a review) take memory in
+ * proportion: a 29 MiB snapshot is about 250 MB once parsed. At most
+ * TSD_JOBS_HEAVY_MAX of them run at a time; another one waits, in its
+ * store's queue, as behind a conflicting job (later jobs of other keys go
+ * on), and what one parsed is given back to the system when it ends
+ * (malloc_trim on its pool thread).
  */
 #ifndef TSD_JOBS_H
 #define TSD_JOBS_H
@@ -43,6 +51,8 @@
 
 /* libuv pool threads when UV_THREADPOOL_SIZE is not set (above). */
 #define TSD_JOBS_POOL_THREADS 16
+#define TSD_JOBS_HEAVY_MAX 1             /* heavy jobs running at once */
+#define TSD_JOBS_HEAVY_BYTES (1u << 20) /* files past this make a job heavy */
 
 typedef struct tsd_job tsd_job;
 
@@ -55,6 +65,7 @@ struct tsd_job {
     bool read_only;  /* a whole-store job that writes nothing (list): it waits for
                       * every earlier job, but later single-snapshot jobs need
                       * not wait for it */
+    bool heavy;      /* reads large files: one at a time (above) */
     bool started;
     int sync_rc; /* set by work(): a file was renamed into place but the
                   * root's fsync failed with this; 0 otherwise */
@@ -63,6 +74,9 @@ struct tsd_job {
     void (*done_fn)(tsd_job *job); /* afterwards, on the loop thread */
     tsd_job *next;                 /* in the store's queue */
 };
+
+/* st is being closed: forget it if it waits for a heavy job. */
+void tsd_jobs_forget_store(tsd_store *st);
 
 /* Size libuv's pool before its first use (above), unless the user did
  * (UV_THREADPOOL_SIZE). Idempotent; before anything queues work. */

@@ -27,6 +27,8 @@ typedef struct record_job {
     ts_check_outcome outcome;
     ts_error err;
     int rc;
+    tsd_stores *srv_stores; /* the registry (its socket, for the lock) */
+    char *busy;             /* store_busy from the pool: the holder's socket */
 } record_job;
 
 static void record_work(tsd_job *job)
@@ -41,6 +43,9 @@ static void record_work(tsd_job *job)
         rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
     if (rc == 0)
         rc = ts_check_record(c->name, c->file, stamp.exists, c->update, &d, &c->err);
+    /* the first write of a store not on disk yet: its lock first */
+    if (rc == 0)
+        rc = tsd_store_lock_for_write(c->srv_stores, c->st, &c->busy, &c->err);
     if (rc == 0)
         rc = tsd_save(c->st->store, c->name, calls, c->source, d.approved, d.may_exist, &c->job,
                       &c->err);
@@ -68,8 +73,10 @@ static void record_done(tsd_job *job)
         json_object_object_add(result, "name", json_object_new_string(c->name));
         json_object_object_add(result, "file", json_object_new_string(c->file));
     }
+    tsd_stores_note_busy(c->srv_stores, c->busy);
     tsd_request_finish(c->req, c->rc, result, &c->err);
     json_object_put(result);
+    free(c->busy);
     free(c);
 }
 
@@ -109,7 +116,7 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
     c->format = tsd_params_format(&p, "format");
     rc = tsd_params_error(&p);
     if (rc == 0)
-        rc = tsd_stores_get_write(&srv->stores, root, &c->st, err);
+        rc = tsd_stores_get(&srv->stores, root, &c->st, err);
     if (rc == 0)
         rc = ts_store_path(c->st->store, c->name, c->file, sizeof(c->file), err);
     if (rc < 0) {
@@ -117,6 +124,7 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
         return rc;
     }
     c->req = req;
+    c->srv_stores = &srv->stores;
     ts_error_clear(&c->err);
     c->job.loop = srv->loop;
     c->job.store = c->st;

@@ -21,8 +21,40 @@ static void uncount(tsd_request *r)
     r->counted = 0;
 }
 
+/* The params of a large request are freed on the pool: freeing a million
+ * values takes as long as decoding them. */
+typedef struct put_job {
+    uv_work_t work;
+    struct json_object *value;
+} put_job;
+
+static void put_work(uv_work_t *work)
+{
+    put_job *p = work->data;
+
+    json_object_put(p->value);
+}
+
+static void put_done(uv_work_t *work, int status)
+{
+    (void)status;
+    free(work->data);
+}
+
 static void request_free(tsd_request *r)
 {
+    put_job *p = NULL;
+
+    if (r->params != NULL && r->payload_len > TSD_DECODE_ON_LOOP_MAX)
+        p = malloc(sizeof(*p));
+    if (p != NULL) {
+        p->value = r->params;
+        p->work.data = p;
+        if (uv_queue_work(r->server->loop, &p->work, put_work, put_done) == 0)
+            r->params = NULL;
+        else
+            free(p);
+    }
     free(r->frame);
     free(r->method);
     json_object_put(r->params);
@@ -76,13 +108,14 @@ void tsd_requests_flush(tsd_conn *conn)
         tsd_conn_changed(conn);
 }
 
-/* Encode the reply of r into r->frame: the result from a json-c tree, or
- * written by pack when it is set. */
-static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
-                         ts_message_packer pack, void *arg, const ts_error *err)
+/* Encode the reply of r into *frame: the result from a json-c tree, or
+ * written by pack when it is set. Touches nothing but r's id and the
+ * options (any thread). *frame NULL when out of memory. */
+static void encode_frame(const tsd_request *r, int rc, const struct json_object *result,
+                         ts_message_packer pack, void *arg, const ts_error *err,
+                         const char *busy, char **frame, size_t *frame_len)
 {
     size_t max = r->server->options->max_frame;
-    const char *busy;
     ts_error enc;
     ts_buf buf;
 
@@ -103,16 +136,36 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
     }
     /* store_busy names the socket of the daemon holding the store, where
      * the client sends the request again (docs/protocol.md) */
-    busy = strcmp(err->code, TS_ERR_STORE_BUSY) == 0 ? tsd_stores_busy_socket(&r->server->stores)
-                                                     : NULL;
+    if (strcmp(err->code, TS_ERR_STORE_BUSY) != 0)
+        busy = NULL;
     if (ts_message_encode_error_socket(&buf, r->has_id ? &r->id : NULL, err->code, err->message,
                                        busy != NULL && busy[0] == '/' ? busy : NULL, &enc) < 0) {
         ts_buf_free(&buf);
-        r->close_after = true; /* out of memory: the client sees the connection end */
+        *frame = NULL;
+        *frame_len = 0;
         return;
     }
 done:
-    r->frame = ts_buf_detach(&buf, &r->frame_len);
+    *frame = ts_buf_detach(&buf, frame_len);
+}
+
+static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
+                         ts_message_packer pack, void *arg, const ts_error *err)
+{
+    encode_frame(r, rc, result, pack, arg, err, tsd_stores_busy_socket(&r->server->stores),
+                 &r->frame, &r->frame_len);
+    if (r->frame == NULL)
+        r->close_after = true; /* out of memory: the client sees the connection end */
+}
+
+void tsd_request_encode(const tsd_request *r, int rc, const struct json_object *result,
+                        ts_message_packer pack, void *arg, ts_error *err, char **frame,
+                        size_t *len)
+{
+    if (rc < 0 && err->code[0] == '\0')
+        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
+                     strerror(-rc));
+    encode_frame(r, rc, result, pack, arg, err, NULL, frame, len);
 }
 
 static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
@@ -129,15 +182,35 @@ void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, v
     finish(r, rc, NULL, pack, arg, err);
 }
 
+/* What finishing r takes apart from encoding: the log, the counts, the
+ * reply's slot filled (r->frame set), the replies flushed. */
+static void complete(tsd_request *r, int rc, const ts_error *err);
+
 static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
                    void *arg, ts_error *err)
+{
+    if (rc < 0 && err->code[0] == '\0')
+        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
+                     strerror(-rc));
+    encode_reply(r, rc, result, pack, arg, err);
+    complete(r, rc, err);
+}
+
+void tsd_request_finish_encoded(tsd_request *r, int rc, const ts_error *err, char *frame,
+                                size_t len)
+{
+    r->frame = frame;
+    r->frame_len = len;
+    if (frame == NULL)
+        r->close_after = true; /* out of memory: the client sees the connection end */
+    complete(r, rc, err);
+}
+
+static void complete(tsd_request *r, int rc, const ts_error *err)
 {
     tsd_server *srv = r->server;
     uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
 
-    if (rc < 0 && err->code[0] == '\0')
-        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
-                     strerror(-rc));
     if (rc < 0 && strcmp(err->code, TS_ERR_VERSION_MISMATCH) == 0)
         r->close_after = true;
     if (r->method != NULL) {
@@ -148,7 +221,6 @@ static void finish(tsd_request *r, int rc, const struct json_object *result, ts_
         if (rc < 0)
             tsd_debug("%s: %s: %s", r->method, err->code, err->message);
     }
-    encode_reply(r, rc, result, pack, arg, err);
     r->done = true;
     uncount(r);
     if (r->conn == NULL) {

@@ -82,6 +82,20 @@ void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, v
                                ts_error *err);
 
 /*
+ * For work done on the pool: tsd_request_encode encodes r's reply (rc < 0:
+ * err, else result, or what pack(arg) writes when pack is set) into a new
+ * frame (*frame NULL when out of memory),
+ * reading nothing but r's id and the options, so any thread may call it
+ * while r waits; tsd_request_finish_encoded then answers r with it on the
+ * loop thread (the frame is taken over), as tsd_request_finish would.
+ */
+void tsd_request_encode(const tsd_request *r, int rc, const struct json_object *result,
+                        ts_message_packer pack, void *arg, ts_error *err, char **frame,
+                        size_t *len);
+void tsd_request_finish_encoded(tsd_request *r, int rc, const ts_error *err, char *frame,
+                                size_t len);
+
+/*
  * The bytes of r's params member left as msgpack (the method's raw member)
  * into *len, or NULL when there is none (absent, decoded, or dispatch is
  * over). Only while dispatch runs.

@@ -593,9 +593,14 @@ static void open_pinned_store(tsd_server *srv)
     tsd_store *st = NULL;
     ts_error err;
 
-    if (srv->options->store_root != NULL &&
-        tsd_stores_get_write(&srv->stores, srv->options->store_root, &st, &err) < 0)
+    char *busy = NULL;
+
+    if (srv->options->store_root == NULL)
+        return;
+    if (tsd_stores_get(&srv->stores, srv->options->store_root, &st, &err) < 0 ||
+        tsd_store_lock_for_write(&srv->stores, st, &busy, &err) < 0)
         tsd_warn("store %s: %s", srv->options->store_root, err.message);
+    free(busy);
 }
 
 int tsd_server_run(const tsd_options *opt, tsd_listener *listener)

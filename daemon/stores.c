@@ -4,10 +4,13 @@
 #include "stores.h"
 
 #include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "jobs.h"
 #include "log.h"
 #include "ts_check.h"
 #include "ts_message.h"
@@ -41,7 +44,9 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 
 static void store_free(tsd_store *st)
 {
-    ts_store_lock_release(st->lock);
+    tsd_jobs_forget_store(st);
+    ts_store_lock_release(atomic_load(&st->lock));
+    pthread_mutex_destroy(&st->lock_mutex);
     tsd_snapcache_clear(&st->cache);
     ts_list_cache_free(st->list_cache);
     ts_store_close(st->store);
@@ -107,7 +112,7 @@ tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root)
 {
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
         if (strcmp((*p)->root, root) == 0) {
-            if ((*p)->lock == NULL)
+            if (atomic_load(&(*p)->lock) == NULL)
                 return NULL; /* not ours (yet): the slow way asks for the lock */
             touch(stores, p); /* in use: the last to be closed */
             return stores->list;
@@ -171,20 +176,16 @@ struct json_object *tsd_stores_exposed(tsd_stores *stores)
 }
 
 /*
- * Take the lock of the store at root when this daemon does not hold it
- * yet (*lock NULL): 0 when held, or when there is nothing on disk to guard
- * and create is false; store_busy (the holder's socket kept for the reply,
- * tsd_stores_busy_socket) when another daemon holds it.
+ * Take the lock of the store at root into *lock (held by nobody else yet:
+ * a store being opened): 0 when held, or when there is nothing on disk to
+ * guard and create is false; store_busy (the holder's socket kept for the
+ * reply, tsd_stores_busy_socket) when another daemon holds it.
  */
-static int lock_store(tsd_stores *stores, const char *root, bool create, ts_store_lock **lock,
-                      ts_error *err)
+static int lock_new(tsd_stores *stores, const char *root, ts_store_lock **lock, ts_error *err)
 {
     ts_store_lock_owner owner;
-    int rc;
+    int rc = ts_store_lock_take(root, stores->socket, false, lock, &owner, err);
 
-    if (*lock != NULL)
-        return 0;
-    rc = ts_store_lock_take(root, stores->socket, create, lock, &owner, err);
     if (rc == -EBUSY) {
         snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", owner.socket);
         tsd_debug("store %s: %s", root, err->message);
@@ -194,26 +195,63 @@ static int lock_store(tsd_stores *stores, const char *root, bool create, ts_stor
     return rc < 0 ? rc : 0;
 }
 
+/* The lock of an open store, taken when it is not held yet (create: the
+ * directory made first); any thread. *busy gets the holder's socket (a
+ * copy) on store_busy. */
+static int lock_open(const tsd_stores *stores, tsd_store *st, bool create, char **busy,
+                     ts_error *err)
+{
+    ts_store_lock_owner owner;
+    ts_store_lock *lock = NULL;
+    int rc = 0;
+
+    if (atomic_load(&st->lock) != NULL)
+        return 0;
+    pthread_mutex_lock(&st->lock_mutex);
+    if (atomic_load(&st->lock) == NULL) {
+        rc = ts_store_lock_take(st->root, stores->socket, create, &lock, &owner, err);
+        if (rc == 0 && lock != NULL) {
+            atomic_store(&st->lock, lock);
+            tsd_info("store %s: this daemon holds its lock", st->root);
+        }
+        if (rc == -EBUSY && busy != NULL)
+            *busy = strdup(owner.socket);
+    }
+    pthread_mutex_unlock(&st->lock_mutex);
+    return rc < 0 ? rc : 0;
+}
+
+/* lock_open on the loop: store_busy's socket kept for the reply. */
+static int lock_existing(tsd_stores *stores, tsd_store *st, ts_error *err)
+{
+    char *busy = NULL;
+    int rc = lock_open(stores, st, false, &busy, err);
+
+    if (busy != NULL)
+        snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", busy);
+    free(busy);
+    return rc;
+}
+
+int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy,
+                             ts_error *err)
+{
+    *busy = NULL;
+    return lock_open(stores, st, true, busy, err);
+}
+
+void tsd_stores_note_busy(tsd_stores *stores, const char *socket)
+{
+    if (socket != NULL)
+        snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", socket);
+}
+
 const char *tsd_stores_busy_socket(tsd_stores *stores)
 {
     return stores->busy_socket;
 }
 
-static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store **out,
-                     ts_error *err);
-
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
-{
-    return get_store(stores, root, false, out, err);
-}
-
-int tsd_stores_get_write(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
-{
-    return get_store(stores, root, true, out, err);
-}
-
-static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store **out,
-                     ts_error *err)
 {
     char *key = NULL;
     tsd_store *st;
@@ -226,7 +264,7 @@ static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store
         st = find_quick(stores, root);
         if (st != NULL) {
             *out = st;
-            return lock_store(stores, st->root, write, &st->lock, err);
+            return lock_existing(stores, st, err);
         }
     }
     rc = tsd_stores_normalize(stores, root, &key, err);
@@ -237,12 +275,12 @@ static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store
             touch(stores, p);
             free(key);
             *out = stores->list;
-            return lock_store(stores, (*out)->root, write, &(*out)->lock, err);
+            return lock_existing(stores, *out, err);
         }
     }
     /* one store, one daemon: the lock before anything of the store is
      * touched (its stray temp files may be another daemon's writes) */
-    rc = lock_store(stores, key, write, &lock, err);
+    rc = lock_new(stores, key, &lock, err);
     if (rc < 0) {
         free(key);
         return rc;
@@ -263,17 +301,19 @@ static int get_store(tsd_stores *stores, const char *root, bool write, tsd_store
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     st->root = key;
-    st->lock = lock;
+    atomic_init(&st->lock, lock);
+    pthread_mutex_init(&st->lock_mutex, NULL);
     rc = ts_store_open(key, &st->store, err);
     if (rc < 0) {
         tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
-        ts_store_lock_release(st->lock);
+        ts_store_lock_release(lock);
+        pthread_mutex_destroy(&st->lock_mutex);
         json_object_put(st->failed);
         free(st->root);
         free(st);
         return rc;
     }
-    rc = st->lock != NULL ? ts_store_cleanup_temp(st->store, &cleanup_err) : 0;
+    rc = lock != NULL ? ts_store_cleanup_temp(st->store, &cleanup_err) : 0;
     if (rc > 0)
         tsd_info("store %s: removed %d stray temp file(s)", key, rc);
     else if (rc < 0)
@@ -309,14 +349,17 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
 void tsd_stores_check_locks(tsd_stores *stores)
 {
     for (tsd_store *st = stores->list; st != NULL; st = st->next) {
+        ts_store_lock *lock = atomic_load(&st->lock);
         ts_error err;
 
-        if (st->lock == NULL || ts_store_lock_held(st->lock))
+        /* a job may be taking it right now: look again next time */
+        if (lock == NULL || ts_store_lock_held(lock) || pthread_mutex_trylock(&st->lock_mutex) != 0)
             continue;
         tsd_warn("store %s: its lock file was removed or replaced; taking it again", st->root);
-        ts_store_lock_release(st->lock);
-        st->lock = NULL;
-        if (lock_store(stores, st->root, false, &st->lock, &err) < 0)
+        atomic_store(&st->lock, NULL);
+        ts_store_lock_release(lock);
+        pthread_mutex_unlock(&st->lock_mutex);
+        if (lock_existing(stores, st, &err) < 0)
             tsd_warn("store %s: %s", st->root, err.message);
     }
 }

@@ -12,6 +12,7 @@
 #define TSD_STORES_H
 
 #include <stdbool.h>
+#include <pthread.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -38,10 +39,14 @@ typedef struct tsd_store {
     struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
     struct tsd_job *jobs_tail;
     bool scheduling;           /* jobs.c is scanning the queue */
+    bool heavy_waiting;        /* a heavy job of it waits for another (jobs.c) */
     tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
     bool exposure_logged;      /* "writable by other users" was logged for this store */
-    ts_store_lock *lock;       /* this daemon's lock on the store (ts_store_lock.h), or NULL
-                                * while nothing of it is on disk */
+    /* this daemon's lock on the store (ts_store_lock.h), or NULL while
+     * nothing of it is on disk; set once, by the loop or a job (under
+     * lock_mutex) */
+    _Atomic(ts_store_lock *) lock;
+    pthread_mutex_t lock_mutex;
     ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
                                 * (whole-store jobs never overlap), NULL until
                                 * the first listing */
@@ -69,14 +74,19 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
 
 /*
  * One store, one daemon (ts_store_lock.h): tsd_stores_get takes the
- * store's lock when its directory exists, tsd_stores_get_write also makes
- * the directory first (for a request that may create the store's first
- * file: check, record). A store another daemon holds is "store_busy", the
- * message naming that daemon's socket, which tsd_stores_busy_socket
- * returns until the next lookup (for the error reply's "socket"); nothing
- * of such a store is touched (no temp file cleaned).
+ * store's lock when its directory exists; a job about to write a store not
+ * locked yet (its directory did not exist) takes it with
+ * tsd_store_lock_for_write (any thread), which makes the directory first.
+ * A store another daemon holds is "store_busy", the message naming that
+ * daemon's socket: tsd_stores_busy_socket returns it until the next
+ * lookup (for the error reply's "socket"); a job hands it over with
+ * tsd_stores_note_busy (loop thread) before answering, *busy (malloc'd)
+ * holding it. Nothing of a store held by another daemon is touched (no
+ * temp file cleaned).
  */
-int tsd_stores_get_write(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err);
+int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy,
+                             ts_error *err);
+void tsd_stores_note_busy(tsd_stores *stores, const char *socket);
 const char *tsd_stores_busy_socket(tsd_stores *stores);
 
 /* Every second: a store lock whose file was removed or replaced is taken

@@ -1,0 +1,239 @@
+/*
+ * show — show and review, read, rendered and encoded on the pool (see
+ * show.h).
+ */
+#include "show.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "jobs.h"
+#include "params.h"
+#include "runs.h"
+#include "ts_snapshot.h"
+#include "ts_store.h"
+#include "ts_wire.h"
+
+/* One show or review between its lookup and its reply. */
+typedef struct read_job {
+    tsd_job job;
+    tsd_request *req;
+    tsd_store *st;
+    char *name;                 /* show: the snapshot's name (a copy) */
+    char file[PATH_MAX];        /* show: its file; the job's key */
+    struct json_object *failed; /* review: name -> observed calls, a copy made on the loop */
+    ts_store_listing listing;   /* review */
+    int rc;
+    ts_error err;
+    char *frame; /* the reply, encoded on the pool */
+    size_t frame_len;
+} read_job;
+
+static read_job *read_job_new(tsd_server *srv, tsd_request *req, tsd_store *st)
+{
+    read_job *j = calloc(1, sizeof(*j));
+
+    if (j == NULL)
+        return NULL;
+    j->req = req;
+    j->st = st;
+    j->job.loop = srv->loop;
+    j->job.store = st;
+    j->job.on_pool = true;
+    ts_error_clear(&j->err);
+    return j;
+}
+
+/* True when the file at path is large enough to make its job heavy. */
+static bool large_file(const char *path)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && (uint64_t)st.st_size > TSD_JOBS_HEAVY_BYTES;
+}
+
+static void read_done(tsd_job *job)
+{
+    read_job *j = (read_job *)job;
+
+    tsd_request_finish_encoded(j->req, j->rc, &j->err, j->frame, j->frame_len);
+    json_object_put(j->failed); /* the loop's references, put on the loop */
+    free(j->name);
+    free(j);
+}
+
+/* ---- show ----------------------------------------------------------- */
+
+static void show_work(tsd_job *job)
+{
+    read_job *j = (read_job *)job;
+    struct json_object *result = NULL;
+    ts_snapshot *snap = NULL;
+
+    j->rc = ts_store_load(j->st->store, j->name, &snap, NULL, &j->err);
+    if (j->rc == 0) {
+        result = json_object_new_object();
+        json_object_object_add(result, "snapshot", ts_snapshot_to_json(snap));
+        json_object_object_add(result, "file", json_object_new_string(j->file));
+    }
+    ts_snapshot_free(snap);
+    tsd_request_encode(j->req, j->rc, result, NULL, NULL, &j->err, &j->frame, &j->frame_len);
+    json_object_put(result);
+}
+
+int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
+             struct json_object **result, ts_error *err)
+{
+    const char *name;
+    tsd_store *st;
+    read_job *j;
+    tsd_params p;
+    int rc;
+
+    (void)result;
+    tsd_params_init(&p, params, err);
+    name = tsd_params_name(&p, "name");
+    st = tsd_stores_param(&srv->stores, &p);
+    rc = tsd_params_error(&p);
+    if (rc < 0)
+        return rc;
+    j = read_job_new(srv, req, st);
+    if (j == NULL || (j->name = strdup(name)) == NULL) {
+        free(j);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    rc = ts_store_path(st->store, name, j->file, sizeof(j->file), err);
+    if (rc < 0) {
+        free(j->name);
+        free(j);
+        return rc;
+    }
+    j->job.key = j->file;
+    j->job.heavy = large_file(j->file);
+    j->job.work_fn = show_work;
+    j->job.done_fn = read_done;
+    tsd_jobs_submit(&j->job);
+    return TSD_ASYNC;
+}
+
+/* ---- review --------------------------------------------------------- */
+
+/* Whether s goes in the review: pending, or approved and failed (its
+ * observed calls into *observed, borrowed). */
+static bool reviewed(const read_job *j, const ts_snapshot *s, struct json_object **observed)
+{
+    *observed = NULL;
+    if (!s->approved)
+        return true;
+    return json_object_object_get_ex(j->failed, s->name, observed);
+}
+
+/* {items: [{name, approved, calls, baseline, observed}]}, written from the
+ * listing and the borrowed observed calls (no reference of the loop's
+ * values is taken or dropped on the pool). */
+static int pack_review(ts_wire_writer *w, void *arg, ts_error *err)
+{
+    read_job *j = arg;
+    const ts_store_listing *l = &j->listing;
+    struct json_object *observed;
+    size_t n = 0;
+    int rc;
+
+    for (size_t i = 0; i < l->count; i++)
+        n += reviewed(j, l->items[i], &observed);
+    rc = ts_wire_pack_map(w, 1, err);
+    if (rc == 0)
+        rc = ts_wire_pack_str(w, "items", 5, err);
+    if (rc == 0)
+        rc = ts_wire_pack_array(w, n, err);
+    for (size_t i = 0; rc == 0 && i < l->count; i++) {
+        const ts_snapshot *s = l->items[i];
+
+        if (!reviewed(j, s, &observed))
+            continue;
+        rc = ts_wire_pack_map(w, 5, err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, "name", 4, err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, s->name, strlen(s->name), err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, "approved", 8, err);
+        if (rc == 0)
+            rc = ts_wire_pack_bool(w, s->approved, err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, "calls", 5, err);
+        if (rc == 0)
+            rc = ts_wire_pack(w, s->calls, 4, err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, "baseline", 8, err);
+        if (rc == 0)
+            rc = s->approved ? ts_wire_pack(w, s->calls, 4, err) : ts_wire_pack_nil(w, err);
+        if (rc == 0)
+            rc = ts_wire_pack_str(w, "observed", 8, err);
+        if (rc == 0)
+            rc = observed != NULL ? ts_wire_pack(w, observed, 4, err) : ts_wire_pack_nil(w, err);
+    }
+    return rc;
+}
+
+static void review_work(tsd_job *job)
+{
+    read_job *j = (read_job *)job;
+
+    j->rc = ts_store_list(j->st->store, &j->listing, &j->err);
+    tsd_request_encode(j->req, j->rc, NULL, j->rc == 0 ? pack_review : NULL, j, &j->err,
+                       &j->frame, &j->frame_len);
+    if (j->rc == 0)
+        ts_store_listing_free(&j->listing);
+}
+
+/* A copy of the map failed whose values are references taken here, on
+ * the loop thread: the job reads them while the loop may replace the
+ * map's entries. */
+static struct json_object *copy_failed(const struct json_object *failed)
+{
+    struct json_object *copy = json_object_new_object();
+
+    if (copy == NULL)
+        return NULL;
+    json_object_object_foreach((struct json_object *)failed, key, value)
+        json_object_object_add(copy, key, json_object_get(value));
+    return copy;
+}
+
+int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
+               struct json_object **result, ts_error *err)
+{
+    const char *run_id;
+    tsd_store *st;
+    tsd_run *run = NULL;
+    read_job *j;
+    tsd_params p;
+    int rc;
+
+    (void)result;
+    tsd_params_init(&p, params, err);
+    run_id = tsd_params_string(&p, "run", false);
+    if (run_id != NULL)
+        tsd_params_fail(&p, tsd_runs_get(&srv->runs, run_id, &run, err));
+    st = tsd_stores_param(&srv->stores, &p);
+    rc = tsd_params_error(&p);
+    if (rc < 0)
+        return rc;
+    j = read_job_new(srv, req, st);
+    if (j != NULL)
+        j->failed = copy_failed(run != NULL ? run->failed : st->failed);
+    if (j == NULL || j->failed == NULL) {
+        free(j);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    j->job.key = NULL; /* the whole store, after its earlier work; */
+    j->job.read_only = true; /* later checks need not wait for it */
+    j->job.heavy = true;     /* it parses every snapshot of the store */
+    j->job.work_fn = review_work;
+    j->job.done_fn = read_done;
+    tsd_jobs_submit(&j->job);
+    return TSD_ASYNC;
+}

@@ -1,0 +1,32 @@
+/*
+ * show — the methods that read and render snapshots: show (one snapshot)
+ * and review (the pending ones and the failed approved ones).
+ *
+ * Reading a file, parsing it and encoding the reply take time in
+ * proportion to the snapshots (half a second for a 29 MiB file), so all
+ * of it runs on the pool, as a job of the store ordered like any other
+ * (show after earlier work on its name, review after all earlier work on
+ * the store); the loop thread only looks the store up and sends the
+ * encoded reply. What review reads of the loop's state (the observed
+ * calls of failed checks) is copied for the job before it starts.
+ */
+#ifndef TSD_SHOW_H
+#define TSD_SHOW_H
+
+#include <json-c/json.h>
+
+#include "request.h"
+#include "server.h"
+#include "ts_error.h"
+
+/* show {store, name} -> {snapshot, file}. TSD_ASYNC, or a negative code
+ * (the store lookup, a bad name). */
+int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
+             struct json_object **result, ts_error *err);
+
+/* review {store, run?} -> {items: [...]} (docs/protocol.md). TSD_ASYNC, or
+ * a negative code. */
+int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
+               struct json_object **result, ts_error *err);
+
+#endif
