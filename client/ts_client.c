@@ -144,6 +144,8 @@ static void drop_connection(ts_client *c)
     c->in_flight = 0;
     c->server_max_frame = 0;
     c->rpos = c->rlen = 0;
+    ts_buf_free(&c->ahead);
+    c->ahead_pos = 0;
     json_object_put(c->server_info);
     c->server_info = NULL;
     ts_frame_reader_free(&c->reader);
@@ -249,13 +251,52 @@ static int close_reason(ts_client *c, ts_error *err)
     return rc;
 }
 
+/*
+ * The socket takes nothing more: wait until it does, reading meanwhile the
+ * replies of the requests in flight into c->ahead, so that a caller that
+ * pipelines many requests before receiving never deadlocks with a daemon
+ * that stops reading until its replies are read. 0, or -errno.
+ */
+static int wait_writable(ts_client *c)
+{
+    for (;;) {
+        struct pollfd p = {c->fd, (short)(POLLOUT | (c->in_flight > 0 ? POLLIN : 0)), 0};
+        unsigned char chunk[TS_CLIENT_READ_CHUNK];
+        ssize_t n;
+
+        if (poll(&p, 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (p.revents & POLLOUT)
+            return 0;
+        if (!(p.revents & POLLIN))
+            return p.revents & (POLLHUP | POLLERR) ? -EPIPE : 0;
+        n = recv(c->fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+        if (n > 0) {
+            if (ts_buf_append(&c->ahead, chunk, (size_t)n) < 0)
+                return -ENOMEM;
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            return 0; /* the send says what broke */
+        }
+    }
+}
+
 /* Write all of data; a failure drops the connection. */
 static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
 {
     while (len > 0) {
-        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
+        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EAGAIN) {
+            int rc = wait_writable(c);
+
+            if (rc == 0)
+                continue;
+            errno = -rc;
+        }
         if (n < 0) {
             int rc = -errno;
             int said = c->fd >= 0 ? close_reason(c, err) : 0;
@@ -307,6 +348,22 @@ static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 static int fill(ts_client *c, int timeout_ms, ts_error *err)
 {
     ssize_t n;
+
+    if (c->ahead_pos < c->ahead.len) { /* read while sending first */
+        size_t take = c->ahead.len - c->ahead_pos;
+
+        if (take > TS_CLIENT_READ_CHUNK)
+            take = TS_CLIENT_READ_CHUNK;
+        memcpy(c->rbuf, c->ahead.data + c->ahead_pos, take);
+        c->ahead_pos += take;
+        if (c->ahead_pos == c->ahead.len) {
+            ts_buf_free(&c->ahead);
+            c->ahead_pos = 0;
+        }
+        c->rpos = 0;
+        c->rlen = take;
+        return 0;
+    }
     /* poll, not a blocking recv: a recv sleeping on the socket is also woken
      * each time the daemon reads our request (the "write space" wakeup of a
      * Unix socket is not filtered for readers), which costs both sides. */
@@ -611,7 +668,7 @@ static bool idle_connection_dead(ts_client *c)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
 
-    if (c->in_flight > 0 || c->rpos < c->rlen)
+    if (c->in_flight > 0 || c->rpos < c->rlen || c->ahead_pos < c->ahead.len)
         return false;
     if (coarse_ms() - c->last_reply_ms < TS_CLIENT_PROBE_IDLE_MS)
         return false;
@@ -729,6 +786,7 @@ int ts_client_connect(const ts_client_options *o, ts_client **out, ts_error *err
     c->next_id = 1;
     c->rbuf = malloc(TS_CLIENT_READ_CHUNK);
     ts_buf_init(&c->sbuf, TS_BUF_UNLIMITED);
+    ts_buf_init(&c->ahead, TS_BUF_UNLIMITED);
     rc = c->rbuf ? configure(c, o, err)
                  : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (rc == 0) {
@@ -753,6 +811,7 @@ void ts_client_close(ts_client *c)
     ts_frame_reader_free(&c->reader);
     ts_client__stores_clear(c);
     ts_buf_free(&c->sbuf);
+    ts_buf_free(&c->ahead);
     for (i = 0; c->daemon_args != NULL && c->daemon_args[i] != NULL; i++)
         free(c->daemon_args[i]);
     free(c->daemon_args);

@@ -51,6 +51,11 @@ struct ts_client {
     ts_frame_reader reader;
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
+    /* replies read while a request was being written (the daemon stops
+     * reading a connection whose replies are not read: docs/protocol.md,
+     * "Back-pressure"), handed to the reader before the socket */
+    ts_buf ahead;
+    size_t ahead_pos;
 
     ts_buf sbuf; /* the request being sent (kept between requests up to 64 KiB) */
 
