@@ -69,18 +69,20 @@ tsd_slot tsd_limits_admit(tsd_server *srv, tsd_conn *newcomer)
 
 void tsd_limits_enforce(tsd_server *srv, uint64_t now)
 {
+    uint64_t hello_ms = srv->options->hello_timeout_ms;
+    uint64_t frame_ms = srv->options->frame_timeout_ms;
     char why[160];
 
     for (tsd_conn *c = srv->conns; c != NULL; c = c->next) {
         if (c->closing)
             continue;
-        if (!c->hello_done && now - c->accepted_ms >= TSD_HELLO_TIMEOUT_MS) {
-            snprintf(why, sizeof(why), "no hello within %d ms of connecting",
-                     TSD_HELLO_TIMEOUT_MS);
+        if (!c->hello_done && now - c->accepted_ms >= hello_ms) {
+            snprintf(why, sizeof(why), "no hello within %llu ms of connecting",
+                     (unsigned long long)hello_ms);
             close_for(c, why);
-        } else if (c->frame_started_ms != 0 && now - c->frame_started_ms >= TSD_FRAME_TIMEOUT_MS) {
-            snprintf(why, sizeof(why), "a frame left incomplete for %d ms",
-                     TSD_FRAME_TIMEOUT_MS);
+        } else if (c->frame_started_ms != 0 && now - c->frame_started_ms >= frame_ms) {
+            snprintf(why, sizeof(why), "a frame left incomplete for %llu ms",
+                     (unsigned long long)frame_ms);
             close_for(c, why);
         } else if (c->reserved && idle_for(c, now) >= TSD_RESERVED_IDLE_MS) {
             snprintf(why, sizeof(why), "idle for %d ms in a slot kept for status and stop",

@@ -2,9 +2,9 @@
  * limits — bounds in time and number on connections: the hello and frame
  * timeouts, and the connection slots.
  *
- * A connection that has not completed hello TSD_HELLO_TIMEOUT_MS after it
- * was accepted, or that leaves a frame incomplete for TSD_FRAME_TIMEOUT_MS,
- * is answered an error of id nil ("limit") and closed; an idle connection
+ * A connection that has not completed hello 5 s after it was accepted, or
+ * that leaves a frame incomplete for 30 s (--hello-timeout,
+ * --frame-timeout), is answered an error of id nil ("limit") and closed; an idle connection
  * (no partial frame) is kept however long, as test workers hold theirs
  * between tests.
  *
@@ -29,8 +29,6 @@
 
 #define TSD_MAX_CONNECTIONS 512    /* general connection slots */
 #define TSD_RESERVED_SLOTS 8       /* more, for status and stop */
-#define TSD_HELLO_TIMEOUT_MS 5000  /* accept to a completed hello */
-#define TSD_FRAME_TIMEOUT_MS 30000 /* a frame's first byte to its last */
 #define TSD_RESERVED_IDLE_MS 1000  /* a reserved slot idle this long is closed */
 #define TSD_EVICT_AFTER_MS 50      /* ... and may be taken by a newcomer */
 #define TSD_LIMITS_TICK_MS 100     /* deadlines are checked this often */

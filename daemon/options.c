@@ -24,6 +24,10 @@ static const char usage_text[] =
     "  --max-frame BYTES    largest request frame accepted (default 16777216)\n"
     "  --memory-budget SIZE resident memory the daemon keeps under, in bytes or\n"
     "                       with K, M or G (default 512M, at least 32M)\n"
+    "  --hello-timeout S    close a connection without hello after S seconds\n"
+    "                       (default 5)\n"
+    "  --frame-timeout S    close a connection that leaves a frame incomplete\n"
+    "                       for S seconds (default 30)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            print the version and exit\n";
 
@@ -43,21 +47,28 @@ static int dup_into(char **slot, const char *value, ts_error *err)
     return 0;
 }
 
-static int parse_seconds(const char *value, uint64_t *ms, ts_error *err)
+static int parse_seconds_of(const char *option, double min, const char *value, uint64_t *ms,
+                            ts_error *err)
 {
     char *end = NULL;
     double s;
 
     errno = 0;
     s = strtod(value, &end);
-    if (value[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite(s) || s < 0 ||
+    if (value[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite(s) || s < min ||
         s > 31536000.0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "--idle-timeout: not a number of seconds (0 to 31536000): '%s'", value);
+                            "%s: not a number of seconds (%g to 31536000): '%s'", option, min,
+                            value);
     *ms = (uint64_t)(s * 1000.0 + 0.5);
     if (s > 0 && *ms == 0)
         *ms = 1;
     return 0;
+}
+
+static int parse_seconds(const char *value, uint64_t *ms, ts_error *err)
+{
+    return parse_seconds_of("--idle-timeout", 0, value, ms, err);
 }
 
 static int parse_frame(const char *value, size_t *out, ts_error *err)
@@ -160,7 +171,7 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
     }
     static const char *const valued[] = {"--socket",   "--store",     "--idle-timeout",
                                          "--log-level", "--log-file", "--max-frame",
-                                         "--memory-budget"};
+                                         "--memory-budget", "--hello-timeout", "--frame-timeout"};
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))
             continue;
@@ -186,8 +197,12 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
             return dup_into(&opt->log_file, value, err);
         case 5:
             return parse_frame(value, &opt->max_frame, err);
-        default:
+        case 6:
             return parse_budget(value, &opt->memory_budget, err);
+        case 7:
+            return parse_seconds_of(valued[k], 0.1, value, &opt->hello_timeout_ms, err);
+        default:
+            return parse_seconds_of(valued[k], 0.1, value, &opt->frame_timeout_ms, err);
         }
     }
     if (arg[0] == '-')
@@ -201,6 +216,8 @@ int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err)
     opt->log_level = TSD_LOG_INFO;
     opt->max_frame = TSD_DEFAULT_MAX_FRAME;
     opt->memory_budget = TSD_DEFAULT_MEMORY_BUDGET;
+    opt->hello_timeout_ms = TSD_DEFAULT_HELLO_TIMEOUT_MS;
+    opt->frame_timeout_ms = TSD_DEFAULT_FRAME_TIMEOUT_MS;
     for (int i = 1; i < argc; i++) {
         int rc = parse_one(argc, argv, &i, opt, err);
 

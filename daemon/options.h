@@ -3,7 +3,8 @@
  *
  *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
  *              [--log-level debug|info|warn|error] [--log-file F]
- *              [--max-frame BYTES] [--memory-budget SIZE] [-h|--help] [--version]
+ *              [--max-frame BYTES] [--memory-budget SIZE] [--hello-timeout S]
+ *              [--frame-timeout S] [-h|--help] [--version]
  *
  * Owns the strings it returns (tsd_options_free).
  */
@@ -23,6 +24,8 @@
 #define TSD_DEFAULT_MEMORY_BUDGET (512ull << 20)
 #define TSD_MIN_MEMORY_BUDGET (32ull << 20)
 #define TSD_MAX_MEMORY_BUDGET (1024ull << 30)
+#define TSD_DEFAULT_HELLO_TIMEOUT_MS 5000
+#define TSD_DEFAULT_FRAME_TIMEOUT_MS 30000
 
 typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
 
@@ -35,7 +38,9 @@ typedef struct tsd_options {
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
-    size_t memory_budget; /* bytes (budget.h) */
+    size_t memory_budget;      /* bytes (budget.h) */
+    uint64_t hello_timeout_ms; /* limits.h */
+    uint64_t frame_timeout_ms;
 } tsd_options;
 
 /*

@@ -460,8 +460,10 @@ int main(int argc, char **argv)
     list = calloc(total + 1, sizeof(*list));
     if (list == NULL)
         bench_die("out of memory");
-    for (int kind = 0; kind < 4; kind++)
-        for (int i = 0; i < counts[kind]; i++) {
+    /* the trickling hellos last: the others must hold their slots */
+    static const enum kind order[] = {NONREAD, PARTIAL, IDLE, SLOW};
+    for (int o = 0; o < 4; o++)
+        for (int i = 0, kind = order[o]; i < counts[kind]; i++) {
             list[k].kind = (enum kind)kind;
             list[k++].fd = -1;
         }
