@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "jobs.h"
 #include "options.h"
 #include "server.h"
 
@@ -32,7 +33,23 @@ size_t tsd_conn_holdings(const tsd_conn *conn)
 
 bool tsd_budget_over(const tsd_budget *b)
 {
-    return b->rss_over || b->held + b->runs_held > b->conn_limit;
+    return b->rss_over || b->held + b->runs_held > b->conn_limit ||
+           b->held + b->runs_held + tsd_jobs_heavy_bytes() > b->limit / 100 * 85;
+}
+
+bool tsd_budget_admits(const tsd_budget *b, size_t running, size_t estimate)
+{
+    return b->held + b->runs_held + running + estimate <= b->limit / 100 * 85;
+}
+
+int tsd_budget_refuse(const tsd_budget *b, size_t estimate, const char *what, ts_error *err)
+{
+    if (estimate <= b->limit / 100 * 60)
+        return 0;
+    return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
+                        "%s would take about %zu MiB of memory, more than this daemon's memory "
+                        "budget of %zu MiB allows (--memory-budget)",
+                        what, estimate >> 20, b->limit >> 20);
 }
 
 bool tsd_conn_should_wait(const tsd_server *srv, const tsd_conn *conn, bool resuming)

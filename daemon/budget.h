@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ts_error.h"
+
 #define TSD_BUDGET_SAMPLE_MS 100                /* resident size sampled this often */
 #define TSD_CONN_PAUSE_REQUESTS 64              /* unanswered requests that pause */
 #define TSD_CONN_PAUSE_REPLY_BYTES (1u << 20)   /* unread reply bytes that pause */
@@ -65,6 +67,17 @@ bool tsd_budget_over(const tsd_budget *b);
  */
 bool tsd_conn_should_wait(const struct tsd_server *srv, const struct tsd_conn *conn,
                           bool resuming);
+
+/*
+ * The memory of heavy jobs (jobs.h): one of estimate bytes may start while
+ * heavy jobs of running bytes run when all that, what connections and
+ * runs hold, stays under 85% of the limit (the rest is the daemon itself
+ * and the allocator's slack). tsd_budget_refuse: an estimate over 60% of
+ * the limit can never be admitted: -E2BIG ("limit", naming the budget)
+ * for the request at once.
+ */
+bool tsd_budget_admits(const tsd_budget *b, size_t running, size_t estimate);
+int tsd_budget_refuse(const tsd_budget *b, size_t estimate, const char *what, ts_error *err);
 
 /* Sample the resident size. runs_held: what the runs hold now. */
 void tsd_budget_sample(tsd_budget *b, size_t runs_held);

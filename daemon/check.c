@@ -461,13 +461,18 @@ static int try_loop(check_job *c, ts_error *err)
 }
 
 /* A check that parses a large baseline or large observed calls is heavy
- * (jobs.h): one stat of the file, for a check going to the pool. */
-static bool heavy_check(const check_job *c)
+ * (jobs.h), its memory estimated: one stat of the file, for a check going
+ * to the pool. Refused when the budget can never hold it. */
+static int weigh_check(check_job *c, ts_error *err)
 {
     struct stat st;
+    size_t file = stat(c->file, &st) == 0 ? (size_t)st.st_size : 0;
 
-    return c->req->payload_len > TSD_JOBS_HEAVY_BYTES ||
-           (stat(c->file, &st) == 0 && (uint64_t)st.st_size > TSD_JOBS_HEAVY_BYTES);
+    if (c->req->payload_len <= TSD_JOBS_HEAVY_BYTES && file <= TSD_JOBS_HEAVY_BYTES)
+        return 0;
+    c->job.heavy = true;
+    c->job.estimate = file * TSD_JOBS_PARSED_FACTOR + c->req->payload_len * 4;
+    return tsd_budget_refuse(&c->srv->budget, c->job.estimate, "this check", err);
 }
 
 /* A new check of req, everything before its buffers zeroed. */
@@ -506,6 +511,8 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
         return TSD_ASYNC;
     if (rc == 0 && c->calls == NULL)
         rc = take_actual(c, err); /* its bytes live only while dispatch runs */
+    if (rc == 0)
+        rc = weigh_check(c, err);
     if (rc < 0) {
         check_free(c);
         return rc;
@@ -514,7 +521,6 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
     c->job.store = c->st;
     c->job.key = c->file; /* two names never share a file, but key what is written */
     c->job.on_pool = true;
-    c->job.heavy = heavy_check(c);
     c->job.work_fn = check_work;
     c->job.done_fn = check_done;
     tsd_jobs_submit(&c->job);

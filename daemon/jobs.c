@@ -19,8 +19,30 @@ static void schedule(tsd_store *st);
 /* Heavy jobs running now, and the stores whose heavy job waits for them
  * (each store once: its flag). */
 static unsigned heavy_running;
+static size_t heavy_bytes; /* their estimates */
 static tsd_store *heavy_waiting[TSD_STORES_MAX];
 static size_t heavy_waiting_count;
+static tsd_jobs_admit_fn admit_fn;
+static void *admit_arg;
+
+void tsd_jobs_set_admit(tsd_jobs_admit_fn fn, void *arg)
+{
+    admit_fn = fn;
+    admit_arg = arg;
+}
+
+size_t tsd_jobs_heavy_bytes(void)
+{
+    return heavy_bytes;
+}
+
+/* True when a heavy job must wait: another runs, or its memory is not
+ * there yet. */
+static bool heavy_must_wait(const tsd_job *job)
+{
+    return heavy_running >= TSD_JOBS_HEAVY_MAX ||
+           (admit_fn != NULL && !admit_fn(heavy_bytes, job->estimate, admit_arg));
+}
 
 static void wait_heavy(tsd_store *st)
 {
@@ -41,12 +63,16 @@ static void wake_heavy(void)
     heavy_waiting_count = 0;
     for (size_t i = 0; i < n; i++)
         waiting[i]->heavy_waiting = false;
-    for (size_t i = 0; i < n && heavy_running < TSD_JOBS_HEAVY_MAX; i++)
+    /* schedule() marks again the stores whose heavy job must still wait */
+    for (size_t i = 0; i < n; i++)
         if (!waiting[i]->scheduling)
             schedule(waiting[i]);
-    for (size_t i = 0; i < n; i++)
-        if (waiting[i]->jobs_head != NULL && heavy_running >= TSD_JOBS_HEAVY_MAX)
-            wait_heavy(waiting[i]);
+}
+
+void tsd_jobs_retry_heavy(void)
+{
+    if (heavy_waiting_count > 0 && heavy_running < TSD_JOBS_HEAVY_MAX)
+        wake_heavy();
 }
 
 void tsd_jobs_forget_store(tsd_store *st)
@@ -79,8 +105,10 @@ static void finish(tsd_job *job)
     bool heavy = job->heavy;
 
     unlink_job(st, job);
-    if (heavy)
+    if (heavy) {
         heavy_running--;
+        heavy_bytes -= job->estimate;
+    }
     job->done_fn(job); /* may free job */
     /* Inside schedule() (an inline job) the scan resumes by itself. */
     if (!st->scheduling)
@@ -109,8 +137,10 @@ static void on_pool_done(uv_work_t *req, int status)
 static void start(tsd_job *job)
 {
     job->started = true;
-    if (job->heavy)
+    if (job->heavy) {
         heavy_running++;
+        heavy_bytes += job->estimate;
+    }
     if (job->on_pool && uv_queue_work(job->loop, &job->work, on_pool_work, on_pool_done) == 0)
         return;
     job->work_fn(job);
@@ -142,7 +172,7 @@ static void schedule(tsd_store *st)
                 }
             }
             /* a heavy job waits for the one running (jobs.h) */
-            if (!blocked && job->heavy && heavy_running >= TSD_JOBS_HEAVY_MAX) {
+            if (!blocked && job->heavy && heavy_must_wait(job)) {
                 wait_heavy(st);
                 blocked = true;
             }

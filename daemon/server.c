@@ -529,6 +529,14 @@ static void on_limits_tick(uv_timer_t *timer)
         tsd_budget_sample(&srv->budget, runs);
     if (srv->budget.paused > 0)
         resume_others(srv);
+    tsd_jobs_retry_heavy();
+}
+
+static bool admit_heavy(size_t running, size_t estimate, void *arg)
+{
+    const tsd_server *srv = arg;
+
+    return tsd_budget_admits(&srv->budget, running, estimate);
 }
 
 static void on_idle(uv_timer_t *timer)
@@ -629,6 +637,7 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
     srv.started_ms = uv_now(&loop);
     tsd_budget_init(&srv.budget, opt->memory_budget);
     tsd_jobs_size_pool();
+    tsd_jobs_set_admit(admit_heavy, &srv);
     rc = start_handles(&srv, listener);
     if (rc == 0) {
         tsd_info("listening on %s (pid %ld, version %s%s%s)", listener->path, (long)getpid(),
@@ -649,6 +658,7 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
     tsd_runs_free(&srv.runs);
     tsd_listings_free(&srv);
     tsd_stores_close_all(&srv.stores);
+    tsd_jobs_set_admit(NULL, NULL);
     if (uv_loop_close(&loop) < 0)
         tsd_warn("event loop closed with handles still open");
     return rc;

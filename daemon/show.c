@@ -46,12 +46,17 @@ static read_job *read_job_new(tsd_server *srv, tsd_request *req, tsd_store *st)
     return j;
 }
 
-/* True when the file at path is large enough to make its job heavy. */
-static bool large_file(const char *path)
+/* Make j heavy when the file at path is large (jobs.h): its memory
+ * estimated; refused when the budget can never hold it. */
+static int weigh(tsd_server *srv, read_job *j, const char *path, ts_error *err)
 {
     struct stat st;
 
-    return stat(path, &st) == 0 && (uint64_t)st.st_size > TSD_JOBS_HEAVY_BYTES;
+    if (stat(path, &st) < 0 || (uint64_t)st.st_size <= TSD_JOBS_HEAVY_BYTES)
+        return 0;
+    j->job.heavy = true;
+    j->job.estimate = (size_t)st.st_size * TSD_JOBS_PARSED_FACTOR;
+    return tsd_budget_refuse(&srv->budget, j->job.estimate, "reading this snapshot", err);
 }
 
 static void read_done(tsd_job *job)
@@ -105,13 +110,14 @@ int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     rc = ts_store_path(st->store, name, j->file, sizeof(j->file), err);
+    if (rc == 0)
+        rc = weigh(srv, j, j->file, err);
     if (rc < 0) {
         free(j->name);
         free(j);
         return rc;
     }
     j->job.key = j->file;
-    j->job.heavy = large_file(j->file);
     j->job.work_fn = show_work;
     j->job.done_fn = read_done;
     tsd_jobs_submit(&j->job);
