@@ -915,7 +915,8 @@ static int follow_redirect(ts_client *c, ts_error *err)
     rc = ts_client__establish(c, err);
     c->autostart = autostart;
     if (rc < 0) {
-        ts_error_prefix(err, rc, "the store is held by the daemon at %s (it answered store_busy "
+        ts_error_prefix(err, rc,
+                        "the store is held by the daemon at %s (it answered store_busy "
                         "at %s), but",
                         c->socket_path, previous);
         snprintf(c->socket_path, sizeof(c->socket_path), "%s", previous);

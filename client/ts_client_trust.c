@@ -32,8 +32,8 @@ int ts_client__trust_dir(const char *socket_path, ts_error *err)
     base = base != NULL ? base + 1 : socket_path;
     rc = ts_paths_open_socket_dir(dir, O_PATH, &fd, &st, &why);
     if (rc == -ENOENT || rc == -ENOTDIR)
-        return ts_error_set(err, -ENOENT, TS_CLIENT_ERR_UNAVAILABLE,
-                            "no daemon answers at %s: %s", socket_path, strerror(-rc));
+        return ts_error_set(err, -ENOENT, TS_CLIENT_ERR_UNAVAILABLE, "no daemon answers at %s: %s",
+                            socket_path, strerror(-rc));
     if (rc == 0)
         rc = ts_paths_trust_socket_dir(dir, &st, &why);
     if (rc == 0) {
@@ -45,8 +45,8 @@ int ts_client__trust_dir(const char *socket_path, ts_error *err)
      * connect loop says so). */
     if (fd >= 0 && fstatat(fd, base, &sock, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT) {
         close(fd);
-        return ts_error_set(err, -ENOENT, TS_CLIENT_ERR_UNAVAILABLE,
-                            "no daemon answers at %s: %s", socket_path, strerror(ENOENT));
+        return ts_error_set(err, -ENOENT, TS_CLIENT_ERR_UNAVAILABLE, "no daemon answers at %s: %s",
+                            socket_path, strerror(ENOENT));
     }
     if (fd >= 0)
         close(fd);

@@ -92,8 +92,8 @@ static void print_store_check(const tsctl_ctx *ctx, struct json_object *check)
 /* Stores other users can write: a warning line each. */
 static void print_exposed(const tsctl_ctx *ctx, struct json_object *exposed)
 {
-    size_t n = json_object_is_type(exposed, json_type_array) ? json_object_array_length(exposed)
-                                                                : 0;
+    size_t n =
+        json_object_is_type(exposed, json_type_array) ? json_object_array_length(exposed) : 0;
 
     for (size_t i = 0; i < n; i++)
         printf("  %swarning:%s          %s: other users can plant or replace its snapshots\n",

@@ -29,26 +29,26 @@
 
 #include "ts_error.h"
 
-#define TSD_BUDGET_SAMPLE_MS 100                /* resident size sampled this often */
-#define TSD_CONN_PAUSE_REQUESTS 64              /* unanswered requests that pause */
-#define TSD_CONN_PAUSE_REPLY_BYTES (1u << 20)   /* unread reply bytes that pause */
-#define TSD_CONN_ALLOWANCE (256u << 10)         /* held while over budget, still read */
-#define TSD_CONN_READ_CHUNK (64u << 10)         /* bytes read at once per connection */
+#define TSD_BUDGET_SAMPLE_MS 100              /* resident size sampled this often */
+#define TSD_CONN_PAUSE_REQUESTS 64            /* unanswered requests that pause */
+#define TSD_CONN_PAUSE_REPLY_BYTES (1u << 20) /* unread reply bytes that pause */
+#define TSD_CONN_ALLOWANCE (256u << 10)       /* held while over budget, still read */
+#define TSD_CONN_READ_CHUNK (64u << 10)       /* bytes read at once per connection */
 
 struct tsd_conn;
 struct tsd_server;
 
 typedef struct tsd_budget {
-    size_t limit;       /* resident memory budget in bytes */
-    size_t conn_limit;  /* what connections (and runs) may hold together */
-    size_t held;        /* what connections hold now (sum of their counts) */
-    size_t runs_held;   /* what runs hold in memory (sampled) */
-    size_t rss;         /* resident size at the last sample */
-    size_t rss_peak;    /* largest sample */
-    size_t held_peak;   /* largest held + runs_held */
-    bool rss_over;      /* the resident size is over 90% of the limit */
-    size_t paused;      /* connections paused now */
-    uint64_t pauses;    /* times a connection was paused, since the start */
+    size_t limit;      /* resident memory budget in bytes */
+    size_t conn_limit; /* what connections (and runs) may hold together */
+    size_t held;       /* what connections hold now (sum of their counts) */
+    size_t runs_held;  /* what runs hold in memory (sampled) */
+    size_t rss;        /* resident size at the last sample */
+    size_t rss_peak;   /* largest sample */
+    size_t held_peak;  /* largest held + runs_held */
+    bool rss_over;     /* the resident size is over 90% of the limit */
+    size_t paused;     /* connections paused now */
+    uint64_t pauses;   /* times a connection was paused, since the start */
 } tsd_budget;
 
 /* Set the limit (bytes; 0: the default). */
@@ -65,8 +65,7 @@ bool tsd_budget_over(const tsd_budget *b);
  * pause a reading connection; with resuming true, the lower marks a paused
  * one must be under to be read again.
  */
-bool tsd_conn_should_wait(const struct tsd_server *srv, const struct tsd_conn *conn,
-                          bool resuming);
+bool tsd_conn_should_wait(const struct tsd_server *srv, const struct tsd_conn *conn, bool resuming);
 
 /*
  * The memory of heavy jobs (jobs.h): one of estimate bytes may start while

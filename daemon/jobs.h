@@ -54,9 +54,9 @@
 
 /* libuv pool threads when UV_THREADPOOL_SIZE is not set (above). */
 #define TSD_JOBS_POOL_THREADS 16
-#define TSD_JOBS_HEAVY_MAX 1             /* heavy jobs running at once */
+#define TSD_JOBS_HEAVY_MAX 1            /* heavy jobs running at once */
 #define TSD_JOBS_HEAVY_BYTES (1u << 20) /* files past this make a job heavy */
-#define TSD_JOBS_PARSED_FACTOR 9         /* memory of a parsed file, per byte */
+#define TSD_JOBS_PARSED_FACTOR 9        /* memory of a parsed file, per byte */
 
 typedef struct tsd_job tsd_job;
 

@@ -27,11 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TSD_MAX_CONNECTIONS 512    /* general connection slots */
-#define TSD_RESERVED_SLOTS 8       /* more, for status and stop */
-#define TSD_RESERVED_IDLE_MS 1000  /* a reserved slot idle this long is closed */
-#define TSD_EVICT_AFTER_MS 50      /* ... and may be taken by a newcomer */
-#define TSD_LIMITS_TICK_MS 100     /* deadlines are checked this often */
+#define TSD_MAX_CONNECTIONS 512   /* general connection slots */
+#define TSD_RESERVED_SLOTS 8      /* more, for status and stop */
+#define TSD_RESERVED_IDLE_MS 1000 /* a reserved slot idle this long is closed */
+#define TSD_EVICT_AFTER_MS 50     /* ... and may be taken by a newcomer */
+#define TSD_LIMITS_TICK_MS 100    /* deadlines are checked this often */
 
 struct tsd_conn;
 struct tsd_server;

@@ -98,10 +98,23 @@ static int parse_budget(const char *value, size_t *out, ts_error *err)
     n = strtoull(value, &end, 10);
     if (end != NULL && end[0] != '\0' && end[1] == '\0') {
         switch (end[0]) {
-        case 'k': case 'K': shift = 10; end++; break;
-        case 'm': case 'M': shift = 20; end++; break;
-        case 'g': case 'G': shift = 30; end++; break;
-        default: break;
+        case 'k':
+        case 'K':
+            shift = 10;
+            end++;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            end++;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            end++;
+            break;
+        default:
+            break;
         }
     }
     if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 ||
@@ -169,8 +182,8 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         opt->foreground = true;
         return 0;
     }
-    static const char *const valued[] = {"--socket",   "--store",     "--idle-timeout",
-                                         "--log-level", "--log-file", "--max-frame",
+    static const char *const valued[] = {"--socket",        "--store",         "--idle-timeout",
+                                         "--log-level",     "--log-file",      "--max-frame",
                                          "--memory-budget", "--hello-timeout", "--frame-timeout"};
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))

@@ -112,8 +112,8 @@ void tsd_requests_flush(tsd_conn *conn)
  * written by pack when it is set. Touches nothing but r's id and the
  * options (any thread). *frame NULL when out of memory. */
 static void encode_frame(const tsd_request *r, int rc, const struct json_object *result,
-                         ts_message_packer pack, void *arg, const ts_error *err,
-                         const char *busy, char **frame, size_t *frame_len)
+                         ts_message_packer pack, void *arg, const ts_error *err, const char *busy,
+                         char **frame, size_t *frame_len)
 {
     size_t max = r->server->options->max_frame;
     ts_error enc;
@@ -159,8 +159,7 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
 }
 
 void tsd_request_encode(const tsd_request *r, int rc, const struct json_object *result,
-                        ts_message_packer pack, void *arg, ts_error *err, char **frame,
-                        size_t *len)
+                        ts_message_packer pack, void *arg, ts_error *err, char **frame, size_t *len)
 {
     if (rc < 0 && err->code[0] == '\0')
         ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",

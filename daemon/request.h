@@ -4,9 +4,9 @@
  * A frame's payload is decoded (the params member the method table names
  * left as bytes: tsd_dispatch_raw_member; a large payload whole, on the
  * pool), refused when the daemon is stopping or the connection's slot
- * does not serve the method (limits.h), or handed to dispatch. Every request holds a slot at the tail of its connection's
- * queue from its frame on, and is answered exactly once (tsd_request_finish,
- * at once or later from a job): its reply is encoded into the slot, and the
+ * does not serve the method (limits.h), or handed to dispatch. Every request holds a slot at the
+ * tail of its connection's queue from its frame on, and is answered exactly once
+ * (tsd_request_finish, at once or later from a job): its reply is encoded into the slot, and the
  * replies at the head of the queue leave in request order. A request whose
  * connection closed first still finishes its work, then is freed.
  */

@@ -31,9 +31,9 @@
 #include "ts_frame.h"
 #include "ts_message.h"
 
-#define TSD_STOP_GRACE_MS 5000           /* bounded wait for in-flight work at stop */
-#define TSD_SLOW_REQUEST_MS 500          /* requests slower than this are logged */
-#define TSD_SOCKET_CHECK_MS 2000         /* how often the socket file is checked */
+#define TSD_STOP_GRACE_MS 5000   /* bounded wait for in-flight work at stop */
+#define TSD_SLOW_REQUEST_MS 500  /* requests slower than this are logged */
+#define TSD_SOCKET_CHECK_MS 2000 /* how often the socket file is checked */
 
 typedef struct tsd_server tsd_server;
 typedef struct tsd_conn tsd_conn;

@@ -189,8 +189,8 @@ static void review_work(tsd_job *job)
     read_job *j = (read_job *)job;
 
     j->rc = ts_store_list(j->st->store, &j->listing, &j->err);
-    tsd_request_encode(j->req, j->rc, NULL, j->rc == 0 ? pack_review : NULL, j, &j->err,
-                       &j->frame, &j->frame_len);
+    tsd_request_encode(j->req, j->rc, NULL, j->rc == 0 ? pack_review : NULL, j, &j->err, &j->frame,
+                       &j->frame_len);
     if (j->rc == 0)
         ts_store_listing_free(&j->listing);
 }
@@ -235,7 +235,7 @@ int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *para
         free(j);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
-    j->job.key = NULL; /* the whole store, after its earlier work; */
+    j->job.key = NULL;       /* the whole store, after its earlier work; */
     j->job.read_only = true; /* later checks need not wait for it */
     j->job.heavy = true;     /* it parses every snapshot of the store */
     j->job.work_fn = review_work;

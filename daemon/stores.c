@@ -113,7 +113,7 @@ tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root)
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
         if (strcmp((*p)->root, root) == 0) {
             if (atomic_load(&(*p)->lock) == NULL)
-                return NULL; /* not ours (yet): the slow way asks for the lock */
+                return NULL;  /* not ours (yet): the slow way asks for the lock */
             touch(stores, p); /* in use: the last to be closed */
             return stores->list;
         }
@@ -233,8 +233,7 @@ static int lock_existing(tsd_stores *stores, tsd_store *st, ts_error *err)
     return rc;
 }
 
-int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy,
-                             ts_error *err)
+int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy, ts_error *err)
 {
     *busy = NULL;
     return lock_open(stores, st, true, busy, err);

@@ -38,10 +38,10 @@ typedef struct tsd_store {
     struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
     struct tsd_job *jobs_head;  /* queued and running jobs, in arrival order (jobs.h) */
     struct tsd_job *jobs_tail;
-    bool scheduling;           /* jobs.c is scanning the queue */
-    bool heavy_waiting;        /* a heavy job of it waits for another (jobs.c) */
-    tsd_snapcache cache;       /* parsed snapshots for replays on the loop thread */
-    bool exposure_logged;      /* "writable by other users" was logged for this store */
+    bool scheduling;      /* jobs.c is scanning the queue */
+    bool heavy_waiting;   /* a heavy job of it waits for another (jobs.c) */
+    tsd_snapcache cache;  /* parsed snapshots for replays on the loop thread */
+    bool exposure_logged; /* "writable by other users" was logged for this store */
     /* this daemon's lock on the store (ts_store_lock.h), or NULL while
      * nothing of it is on disk; set once, by the loop or a job (under
      * lock_mutex) */
@@ -84,8 +84,7 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
  * holding it. Nothing of a store held by another daemon is touched (no
  * temp file cleaned).
  */
-int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy,
-                             ts_error *err);
+int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy, ts_error *err);
 void tsd_stores_note_busy(tsd_stores *stores, const char *socket);
 const char *tsd_stores_busy_socket(tsd_stores *stores);
 

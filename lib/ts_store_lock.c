@@ -199,8 +199,8 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
             unlinkat(dirfd, name, 0);
             close(fd);
             close(dirfd);
-            return ts_error_set(err, rc, TS_ERR_IO, "cannot write the store's lock %s: %s",
-                                path, strerror(-rc));
+            return ts_error_set(err, rc, TS_ERR_IO, "cannot write the store's lock %s: %s", path,
+                                strerror(-rc));
         }
         lock = calloc(1, sizeof(*lock));
         if (lock == NULL) {

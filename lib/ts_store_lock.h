@@ -34,7 +34,7 @@ typedef struct ts_store_lock ts_store_lock;
 
 /* Who holds a lock another process has. */
 typedef struct ts_store_lock_owner {
-    long pid;                             /* 0 when it could not be read */
+    long pid;                              /* 0 when it could not be read */
     char socket[TS_STORE_LOCK_SOCKET_MAX]; /* "" when it could not be read */
 } ts_store_lock_owner;
 

@@ -255,8 +255,7 @@ int ts_paths_trust_socket_dir(const char *dir, const struct stat *st, ts_error *
     return check_dir(dir, st, true, err);
 }
 
-int ts_paths_open_socket_dir(const char *dir, int flags, int *out, struct stat *st,
-                             ts_error *err)
+int ts_paths_open_socket_dir(const char *dir, int flags, int *out, struct stat *st, ts_error *err)
 {
     char owner[160];
     struct stat link;

@@ -90,8 +90,7 @@ int ts_paths_trust_socket_dir(const char *dir, const struct stat *st, ts_error *
  * ("invalid_argument") for a symbolic link, the message naming its owner;
  * -ENOENT ("not_found") when missing; another -errno ("io").
  */
-int ts_paths_open_socket_dir(const char *dir, int flags, int *out, struct stat *st,
-                             ts_error *err);
+int ts_paths_open_socket_dir(const char *dir, int flags, int *out, struct stat *st, ts_error *err);
 
 /* The directory part of socket_path into out ("." for a bare name, "/" for
  * a file of the root). 0, or -ENAMETOOLONG when out is too small. */

@@ -293,8 +293,7 @@ START_TEST(real_daemon_long_pipelined_batch)
     for (int i = 0; i < BATCH; i++) {
         uint64_t got = 0;
 
-        ck_assert_msg(ts_client_receive(c, &got, NULL, &err) == 0, "reply %d: %s", i,
-                      err.message);
+        ck_assert_msg(ts_client_receive(c, &got, NULL, &err) == 0, "reply %d: %s", i, err.message);
         ck_assert_uint_eq(got, id - (uint64_t)(BATCH - 1 - i));
     }
     ck_assert_int_eq(ts_client_ping(c, &err), 0);

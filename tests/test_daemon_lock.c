@@ -192,8 +192,8 @@ END_TEST
 /* One client thread: its daemon, the names it checks, what it saw. */
 typedef struct worker {
     const char *socket;
-    int first, count; /* names first .. first + count - 1 */
-    bool approve;     /* approve each name right after checking it */
+    int first, count;            /* names first .. first + count - 1 */
+    bool approve;                /* approve each name right after checking it */
     pthread_barrier_t *together; /* the pair meets here before each name */
     char outcomes[NAMES][32];
     char ended_on[512]; /* the socket its connection ended on */
@@ -338,10 +338,9 @@ START_TEST(approvals_are_not_undone)
             r = ok_put(fb, "show", p);
             close(fb);
         }
-        ck_assert(json_object_object_get_ex(json_object_object_get(r, "result") != NULL
-                                                ? json_object_object_get(r, "result")
-                                                : r,
-                                            "snapshot", &snap));
+        ck_assert(json_object_object_get_ex(
+            json_object_object_get(r, "result") != NULL ? json_object_object_get(r, "result") : r,
+            "snapshot", &snap));
         ck_assert(json_object_object_get_ex(snap, "approved", &approved));
         ck_assert_msg(json_object_get_boolean(approved), "%s lost its approval", name);
         json_object_put(r);

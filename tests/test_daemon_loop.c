@@ -21,8 +21,8 @@
 #include "util_daemon.h"
 #include "util_test.h"
 
-#define BIG_CALLS 100000          /* the most a snapshot holds */
-#define BIG_BYTES (29u << 20)     /* about the file the review measured */
+#define BIG_CALLS 100000      /* the most a snapshot holds */
+#define BIG_BYTES (29u << 20) /* about the file the review measured */
 #define MAP_KEYS 1000000
 #define PROBE_MAX_MS 250 /* one such request on the loop took 500 ms and more */
 

@@ -501,9 +501,8 @@ static long long now_ms(void)
 /* One ping request frame of id i into buf (msgpack by hand). */
 static size_t ping_frame(unsigned char *buf, uint32_t i)
 {
-    static const unsigned char tail[] = {0xa6, 'm', 'e', 't', 'h', 'o', 'd', 0xa4,
-                                         'p',  'i', 'n', 'g', 0xa6, 'p', 'a', 'r',
-                                         'a',  'm', 's', 0x80};
+    static const unsigned char tail[] = {0xa6, 'm', 'e',  't', 'h', 'o', 'd', 0xa4, 'p', 'i',
+                                         'n',  'g', 0xa6, 'p', 'a', 'r', 'a', 'm',  's', 0x80};
     size_t n = 4;
 
     buf[n++] = 0x83;

@@ -34,33 +34,27 @@ START_TEST(where_the_lock_lives)
     char dir[512];
     char name[256];
 
-    ck_assert_int_eq(ts_store_lock_where("/p/.toolscore/snapshots", dir, sizeof(dir), name,
-                                         sizeof(name)),
-                     0);
+    ck_assert_int_eq(
+        ts_store_lock_where("/p/.toolscore/snapshots", dir, sizeof(dir), name, sizeof(name)), 0);
     ck_assert_str_eq(dir, "/p/.toolscore");
     ck_assert_str_eq(name, "snapshots.lock");
-    ck_assert_int_eq(ts_store_lock_where("/p/.toolscore/other/", dir, sizeof(dir), name,
-                                         sizeof(name)),
-                     0);
+    ck_assert_int_eq(
+        ts_store_lock_where("/p/.toolscore/other/", dir, sizeof(dir), name, sizeof(name)), 0);
     ck_assert_str_eq(dir, "/p/.toolscore");
     ck_assert_str_eq(name, "other.lock");
-    ck_assert_int_eq(ts_store_lock_where("/.toolscore/s", dir, sizeof(dir), name, sizeof(name)),
-                     0);
+    ck_assert_int_eq(ts_store_lock_where("/.toolscore/s", dir, sizeof(dir), name, sizeof(name)), 0);
     ck_assert_str_eq(dir, "/.toolscore");
     /* any other root: inside the root */
     ck_assert_int_eq(ts_store_lock_where("/srv/snaps", dir, sizeof(dir), name, sizeof(name)), 0);
     ck_assert_str_eq(dir, "/srv/snaps");
     ck_assert_str_eq(name, ".toolscored.lock");
-    ck_assert_int_eq(ts_store_lock_where("/p/x.toolscore/s", dir, sizeof(dir), name,
-                                         sizeof(name)),
+    ck_assert_int_eq(ts_store_lock_where("/p/x.toolscore/s", dir, sizeof(dir), name, sizeof(name)),
                      0);
     ck_assert_str_eq(dir, "/p/x.toolscore/s");
-    ck_assert_int_eq(ts_store_lock_where("/p/.toolscore", dir, sizeof(dir), name, sizeof(name)),
-                     0);
+    ck_assert_int_eq(ts_store_lock_where("/p/.toolscore", dir, sizeof(dir), name, sizeof(name)), 0);
     ck_assert_str_eq(dir, "/p/.toolscore");
     ck_assert_str_eq(name, ".toolscored.lock");
-    ck_assert_int_eq(ts_store_lock_where("/srv/snaps", dir, 4, name, sizeof(name)),
-                     -ENAMETOOLONG);
+    ck_assert_int_eq(ts_store_lock_where("/srv/snaps", dir, 4, name, sizeof(name)), -ENAMETOOLONG);
 }
 END_TEST
 

@@ -240,8 +240,8 @@ static void *attackers_run(void *arg)
 
         for (size_t i = 0; i < n; i++) {
             attacker *a = &list[i];
-            bool writing = a->kind != IDLE && a->sent < a->out_len &&
-                           (a->kind != SLOW || now >= a->next_ns);
+            bool writing =
+                a->kind != IDLE && a->sent < a->out_len && (a->kind != SLOW || now >= a->next_ns);
 
             if (a->kind == NONREAD && a->said_hello)
                 writing = true;
@@ -269,8 +269,7 @@ static void *attackers_run(void *arg)
              * connection is looked at */
             bool reads = !(a->kind == NONREAD && a->said_hello);
 
-            if ((pfd[i].revents & (POLLHUP | POLLERR)) ||
-                (reads && (pfd[i].revents & POLLIN))) {
+            if ((pfd[i].revents & (POLLHUP | POLLERR)) || (reads && (pfd[i].revents & POLLIN))) {
                 attacker_read(a);
                 if (a->fd != pfd[i].fd)
                     continue;
@@ -419,20 +418,47 @@ int main(int argc, char **argv)
 
     while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (opt) {
-        case 's': socket_path = optarg; break;
-        case 't': seconds = atoi(optarg); break;
-        case 'l': counts[SLOW] = atoi(optarg); break;
-        case 'n': counts[NONREAD] = atoi(optarg); break;
-        case 'p': counts[PARTIAL] = atoi(optarg); break;
-        case 'b': partial_bytes = (size_t)strtoull(optarg, NULL, 10); break;
-        case 'i': counts[IDLE] = atoi(optarg); break;
-        case 'P': probe = true; break;
-        case 'S': status = true; break;
-        case 'd': store = optarg; break;
-        case 'N': name = optarg; break;
-        case 'c': calls_path = optarg; break;
-        case 'k': daemon_pid = (pid_t)atol(optarg); break;
-        default: bench_die("usage: see the comment at the top of tests/bench/attack.c");
+        case 's':
+            socket_path = optarg;
+            break;
+        case 't':
+            seconds = atoi(optarg);
+            break;
+        case 'l':
+            counts[SLOW] = atoi(optarg);
+            break;
+        case 'n':
+            counts[NONREAD] = atoi(optarg);
+            break;
+        case 'p':
+            counts[PARTIAL] = atoi(optarg);
+            break;
+        case 'b':
+            partial_bytes = (size_t)strtoull(optarg, NULL, 10);
+            break;
+        case 'i':
+            counts[IDLE] = atoi(optarg);
+            break;
+        case 'P':
+            probe = true;
+            break;
+        case 'S':
+            status = true;
+            break;
+        case 'd':
+            store = optarg;
+            break;
+        case 'N':
+            name = optarg;
+            break;
+        case 'c':
+            calls_path = optarg;
+            break;
+        case 'k':
+            daemon_pid = (pid_t)atol(optarg);
+            break;
+        default:
+            bench_die("usage: see the comment at the top of tests/bench/attack.c");
         }
     }
     if (socket_path == NULL || strlen(socket_path) >= sizeof(((struct sockaddr_un *)0)->sun_path))
