@@ -242,6 +242,9 @@ int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours 
 int ts_check_args_set_width(ts_check_args *a, unsigned width);
 /* Whether the report ends with the unified JSON diff (default true). */
 int ts_check_args_set_json_diff(ts_check_args *a, bool json_diff);
+/* Comparison rules for this check (an object of docs/rules.md, merged over
+ * the project's rules file); NULL: none. */
+int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules);
 
 /* check -> {outcome, name, file, message, result|null, report|null} */
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
@@ -341,9 +344,21 @@ int ts_client_run_join(ts_client *c, const char *run, struct json_object **resul
 /* run.close -> the run's summary (as run.summary); the run stays readable. */
 int ts_client_run_close(ts_client *c, const char *run, struct json_object **result, ts_error *err);
 
-/* run.summary -> {run, store, closed, counts, summary, checks, duplicates} */
+/* run.summary -> {run, store, label, host, opened, closed, closed_at, complete,
+ * partial, partial_reasons, counts, summary, duplicates} */
 int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result,
                           ts_error *err);
+
+/* run.partial: mark the open run partial (not every test ran) for the n
+ * reasons, so that orphans are not deleted after it without --force. */
+int ts_client_run_partial(ts_client *c, const char *run, const char *const *reasons, size_t n,
+                          ts_error *err);
+
+/* run.report: the run's report in format "json" (docs/reports.md) or
+ * "junit", every page fetched and joined, into *text (malloc'ed,
+ * NUL-terminated; free() it) of *len bytes. */
+int ts_client_run_report(ts_client *c, const char *run, const char *format, char **text,
+                         size_t *len, ts_error *err);
 
 /* review -> {items: [{name, approved, calls, baseline, observed}]}; run may
  * be NULL (pending snapshots only). */

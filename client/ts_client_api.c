@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "ts_buf.h"
+
 /* Params under construction; the first failure sticks and is reported once. */
 typedef struct params {
     ts_client *client;
@@ -279,6 +281,86 @@ int ts_client_run_close(ts_client *c, const char *run, struct json_object **resu
 int ts_client_run_summary(ts_client *c, const char *run, struct json_object **result, ts_error *err)
 {
     return run_call(c, "run.summary", run, result, err);
+}
+
+int ts_client_run_partial(ts_client *c, const char *run, const char *const *reasons, size_t n,
+                          ts_error *err)
+{
+    struct json_object *list = json_object_new_array();
+    params p;
+
+    params_start(&p, c, err);
+    put_required(&p, "run", run);
+    for (size_t i = 0; list != NULL && i < n; i++) {
+        if (reasons[i] == NULL ||
+            json_object_array_add(list, json_object_new_string(reasons[i])) < 0) {
+            json_object_put(list);
+            list = NULL;
+        }
+    }
+    if (list == NULL && p.rc == 0)
+        p.rc =
+            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "reasons: each must be a string");
+    put(&p, "reasons", list);
+    return params_call(c, &p, "run.partial", NULL);
+}
+
+int ts_client_run_report(ts_client *c, const char *run, const char *format, char **text,
+                         size_t *len, ts_error *err)
+{
+    ts_buf all;
+    int64_t offset = 0;
+    int rc = 0;
+
+    *text = NULL;
+    *len = 0;
+    ts_buf_init(&all, TS_BUF_UNLIMITED);
+    /* Every page, until "next" is nil; each page's offset is the next's. */
+    for (;;) {
+        struct json_object *page = NULL;
+        struct json_object *v = NULL;
+        params p;
+
+        params_start(&p, c, err);
+        put_required(&p, "run", run);
+        put_required(&p, "format", format);
+        if (offset > 0)
+            put(&p, "offset", json_object_new_int64(offset));
+        rc = params_call(c, &p, "run.report", &page);
+        if (rc < 0)
+            break;
+        if (!json_object_object_get_ex(page, "text", &v) ||
+            !json_object_is_type(v, json_type_string)) {
+            json_object_put(page);
+            rc = ts_error_set(err, -EPROTO, "bad_reply", "run.report: the reply has no text");
+            break;
+        }
+        if (ts_buf_append(&all, json_object_get_string(v), (size_t)json_object_get_string_len(v)) <
+            0) {
+            json_object_put(page);
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+            break;
+        }
+        v = NULL;
+        if (!json_object_object_get_ex(page, "next", &v) || v == NULL) {
+            json_object_put(page);
+            break;
+        }
+        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) <= offset) {
+            json_object_put(page);
+            rc = ts_error_set(err, -EPROTO, "bad_reply",
+                              "run.report: the reply's next is no offset after this page");
+            break;
+        }
+        offset = json_object_get_int64(v);
+        json_object_put(page);
+    }
+    if (rc < 0) {
+        ts_buf_free(&all);
+        return rc;
+    }
+    *text = ts_buf_detach(&all, len);
+    return 0;
 }
 
 int ts_client_review(ts_client *c, const char *store, const char *run, struct json_object **result,

@@ -72,10 +72,11 @@ static bool min_score_given(const ts_check_args *a)
  * The params of check, in the order the typed helpers have always sent
  * them (they were a json-c object packed in insertion order, then actual):
  * store, name, format, min_score (a float), weights, strict, ci, update,
- * allow_pending, run, test, color, width, json_diff, actual, each member
- * other than store, name and actual only when not at its default (format
- * "auto", min_score 1.0, false, NULL, width 0, json_diff true). Fewer members are less work on both
- * ends of every replay. tests/test_client.c compares the bytes with that way.
+ * allow_pending, run, test, color, width, json_diff, rules, actual, each
+ * member other than store, name and actual only when not at its default
+ * (format "auto", min_score 1.0, false, NULL, width 0, json_diff true).
+ * Fewer members are less work on both ends of every replay.
+ * tests/test_client.c compares the bytes with that way.
  */
 static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
 {
@@ -90,7 +91,7 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
                  {"allow_pending", a->allow_pending}};
     size_t n = 3 + format_given(a) + min_score_given(a) + (a->weights != NULL) + a->strict + a->ci +
                a->update + a->allow_pending + (a->run != NULL) + (a->test != NULL) + a->color +
-               (a->width != 0) + a->no_json_diff;
+               (a->width != 0) + a->no_json_diff + (a->rules != NULL);
 
     ts_wire_pack_map(w, n, err);
     pack_string_member(w, "store", r->store, err);
@@ -118,6 +119,8 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
     }
     if (a->no_json_diff)
         pack_bool_member(w, "json_diff", false, err);
+    if (a->rules != NULL)
+        pack_value_member(w, "rules", a->rules, err);
     pack_value_member(w, "actual", a->actual, err);
     return ts_wire_writer_error(w);
 }

@@ -90,6 +90,11 @@ int ts_check_args_set_weights(ts_check_args *a, const struct json_object *weight
     return set_value(&a->weights, weights);
 }
 
+int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules)
+{
+    return set_value(&a->rules, rules);
+}
+
 int ts_check_args_set_strict(ts_check_args *a, bool strict)
 {
     a->strict = strict;

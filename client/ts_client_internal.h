@@ -72,6 +72,7 @@ struct ts_check_args {
     char *store, *name, *format, *run, *test; /* owned copies, or NULL */
     const struct json_object *actual;         /* borrowed, or NULL */
     const struct json_object *weights;
+    const struct json_object *rules;
     double min_score;
     bool strict, ci, update, allow_pending, color;
     bool no_json_diff; /* json_diff false (the default is true) */

@@ -24,7 +24,7 @@ static const tsctl_command commands[] = {
     {"check", "check calls against a snapshot (record, replay or update)",
      "Usage: tsctl check NAME (--calls FILE | --calls -) [--format F] [--min-score X]\n"
      "                   [--strict] [--weights JSON] [--update] [--allow-pending]\n"
-     "                   [--test ID] [--no-json-diff] [--json]\n"
+     "                   [--test ID] [--rules FILE] [--no-json-diff] [--json]\n"
      "\n"
      "One pass of the snapshot state machine through the daemon: a missing snapshot\n"
      "is recorded as pending (CREATED), a pending one is left alone (PENDING), an\n"
@@ -42,8 +42,11 @@ static const tsctl_command commands[] = {
      "                     TOOLSCORE_RECORD_UPDATE=1)\n"
      "  --allow-pending    missing/pending snapshots warn instead of failing in CI\n"
      "  --test ID          the test claiming NAME in the run (also TOOLSCORE_TEST)\n"
+     "  --rules FILE       comparison rules for this check (docs/rules.md), merged\n"
+     "                     over the project's .toolscore/config.json\n"
      "  --no-json-diff     leave the JSON diff out of the drift report\n"
-     "  --json             print {outcome, name, file, message, result, report}\n"
+     "  --json             print {outcome, name, file, message, result, report},\n"
+     "                     and rules (what they did) when rules are in force\n"
      "\n"
      "The drift report fits TOOLSCORE_REPORT_WIDTH, else COLUMNS, else the\n"
      "terminal, else 100 columns. Joins the run named by TOOLSCORE_RUN when set.\n"
@@ -114,24 +117,31 @@ static const tsctl_command commands[] = {
      "or not it exists. Needs no daemon.\n",
      tsctl_cmd_snapshots_path},
     {"run", "run a test command as one run and summarize it",
-     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-json-diff]\n"
-     "                 -- CMD [ARGS...]\n"
+     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-fail-on-findings]\n"
+     "                 [--no-json-diff] -- CMD [ARGS...]\n"
      "\n"
      "Opens a run on the daemon and runs CMD with TOOLSCORE_RUN and\n"
      "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it, and\n"
      "TOOLSCORE_REPORT_WIDTH (this terminal's width) for the drift reports. Then\n"
-     "prints the one summary line for all workers, the names two different tests\n"
-     "claimed, and exits with CMD's exit code.\n"
+     "prints the one summary line for all workers and the names two different\n"
+     "tests claimed. The run survives a daemon restart while CMD runs.\n"
+     "\n"
+     "Exits with CMD's exit code, except that when CMD exits 0 but the run has\n"
+     "FAILED checks, CI errors or names claimed by two tests, it exits 1.\n"
      "\n"
      "Options:\n"
-     "  --junit FILE         write JUnit XML, one testcase per snapshot check\n"
-     "  --json-report FILE   write the same as JSON\n"
-     "  --no-json-diff       drift reports without their JSON diff\n"
-     "                       (TOOLSCORE_NO_JSON_DIFF=1 for CMD)\n",
+     "  --junit FILE             write JUnit XML, one testcase per snapshot check\n"
+     "                           (CREATED/PENDING/UPDATED skipped, FAILED a failure\n"
+     "                           with the drift report, CI errors errors)\n"
+     "  --json-report FILE       write the JSON report (the input of tsctl report\n"
+     "                           merge and tsctl orphans --from-reports)\n"
+     "  --no-fail-on-findings    exit with CMD's code whatever the run found\n"
+     "  --no-json-diff           drift reports without their JSON diff\n"
+     "                           (TOOLSCORE_NO_JSON_DIFF=1 for CMD)\n",
      tsctl_cmd_run},
     {"eval", "score actual calls against expected calls (no daemon)",
      "Usage: tsctl eval EXPECTED ACTUAL [--format F] [--strict] [--weights JSON]\n"
-     "                  [--min-score X] [--no-json-diff] [--json]\n"
+     "                  [--min-score X] [--rules FILE] [--no-json-diff] [--json]\n"
      "\n"
      "Scores ACTUAL (a trace file in any supported format) against EXPECTED (a\n"
      "JSON array of calls or a snapshot file) and prints the metrics, then the\n"
@@ -145,9 +155,28 @@ static const tsctl_command commands[] = {
      "                   selection_accuracy, argument_f1, sequence_accuracy,\n"
      "                   redundant_rate\n"
      "  --min-score X    threshold in [0, 1]\n"
+     "  --rules FILE     comparison rules (ignore, redact, match, order, tools;\n"
+     "                   docs/rules.md): what they hid is printed after the score\n"
      "  --no-json-diff   leave the JSON diff out of the drift report\n"
-     "  --json           the metrics as JSON (no report)\n",
+     "  --json           the metrics as JSON (no report; with \"rules\": what they\n"
+     "                   did, when rules are given)\n",
      tsctl_cmd_eval},
+    {"rules check", "validate a rules file and show what its patterns match",
+     "Usage: tsctl rules check [FILE] [--json]\n"
+     "\n"
+     "Validates FILE, or the project's rules file (config.json beside the snapshot\n"
+     "root: .toolscore/config.json for the default root), and prints what each\n"
+     "pattern matches in the snapshots of the root, and the snapshots that still\n"
+     "hold a value a redact rule would hide. Needs no daemon.\n"
+     "\n"
+     "Exit 0 when the file is valid (or there is no project file), 1 when a\n"
+     "snapshot still holds a value to redact, 2 when the file is invalid (the\n"
+     "error names the file, the line and column, and the key or pattern).\n"
+     "\n"
+     "Options:\n"
+     "  --json   {file, valid, rules, snapshots, patterns: [{kind, pattern | tool,\n"
+     "           matcher?, values, snapshots}], redactable: [{name, file}]}\n",
+     tsctl_cmd_rules_check},
     {"extract", "print the calls extracted from a response or trace file",
      "Usage: tsctl extract FILE [--format F]\n"
      "\n"
@@ -175,17 +204,42 @@ static const tsctl_command commands[] = {
      "  --run ID   review the failed checks of this run (default: any)\n",
      tsctl_cmd_review},
     {"orphans", "list snapshots no check of a run referenced",
-     "Usage: tsctl orphans [--run ID] [--delete --yes] [--json]\n"
+     "Usage: tsctl orphans [--run ID] [--delete --yes [--force]] [--json]\n"
+     "       tsctl orphans --from-reports SHARD.json... [--delete --yes [--force]] [--json]\n"
      "\n"
-     "Lists the snapshots that no check of a complete (closed) run referenced.\n"
+     "Lists the snapshots of the store that no check of a closed run referenced,\n"
+     "and says on stderr which run it used: its id, when it ran, how many checks,\n"
+     "complete or partial. With --from-reports, the runs are those of the JSON\n"
+     "reports of CI shards (tsctl run --json-report on each machine), and a\n"
+     "snapshot is an orphan when no shard referenced it.\n"
+     "\n"
+     "--delete refuses when a run is partial (a test framework said not every\n"
+     "test ran: -k, deselection, --lf, collection errors) unless --force.\n"
      "\n"
      "Options:\n"
-     "  --run ID   the run to compare with (default: $TOOLSCORE_RUN, else the\n"
-     "             last run tsctl run/record closed on this store)\n"
-     "  --delete   delete the orphans (needs --yes)\n"
-     "  -y, --yes  confirm --delete\n"
-     "  --json     print the names as a JSON array\n",
+     "  --run ID         the run to compare with (default: $TOOLSCORE_RUN, else the\n"
+     "                   last run tsctl run/record closed on this store)\n"
+     "  --from-reports   the arguments are JSON report files\n"
+     "  --delete         delete the orphans (needs --yes)\n"
+     "  -y, --yes        confirm --delete\n"
+     "  --force          delete even after a partial run\n"
+     "  --json           print the names as a JSON array\n",
      tsctl_cmd_orphans},
+    {"report merge", "join the JSON reports of CI shards into one summary and JUnit file",
+     "Usage: tsctl report merge SHARD.json... [--junit FILE] [--json-report FILE]\n"
+     "                          [--no-fail-on-findings]\n"
+     "\n"
+     "Reads the JSON reports of several runs (tsctl run --json-report, one per CI\n"
+     "machine) and prints one summary line for all of them, the partial runs, and\n"
+     "the snapshots that two tests claimed across shards. Needs no daemon.\n"
+     "Exits 1 when a check FAILED, a CI error happened or a name was claimed twice\n"
+     "(unless --no-fail-on-findings), 2 when a file is not a report.\n"
+     "\n"
+     "Options:\n"
+     "  --junit FILE             write one JUnit XML file for all shards\n"
+     "  --json-report FILE       write the merged JSON report\n"
+     "  --no-fail-on-findings    exit 0 whatever the checks found\n",
+     tsctl_cmd_report_merge},
     {"status", "show whether a daemon answers, and its state",
      "Usage: tsctl status [--json]\n"
      "\n"
@@ -252,43 +306,74 @@ static const tsctl_command *find_command(const char *name)
     return NULL;
 }
 
-static int snapshots_help(void)
+/* True when some command is "WORD SUB" (a group: snapshots, report). */
+static bool is_group(const char *word)
 {
-    size_t i;
+    size_t len = strlen(word);
 
-    printf("Usage: tsctl snapshots list|show|rm|path ...\n\nSubcommands:\n");
-    for (i = 0; i < NCOMMANDS; i++) {
-        if (strncmp(commands[i].name, "snapshots ", 10) == 0) {
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, word, len) == 0 && commands[i].name[len] == ' ')
+            return true;
+    }
+    return false;
+}
+
+/* The subcommands of group word joined by sep ("list|show|rm|path"). */
+static void group_subcommands(const char *word, const char *sep, char *out, size_t outsz)
+{
+    size_t len = strlen(word);
+
+    out[0] = '\0';
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, word, len) != 0 || commands[i].name[len] != ' ')
+            continue;
+        snprintf(out + strlen(out), outsz - strlen(out), "%s%s", out[0] ? sep : "",
+                 commands[i].name + len + 1);
+    }
+}
+
+static int group_help(const char *word)
+{
+    size_t len = strlen(word);
+    char subs[256];
+
+    group_subcommands(word, "|", subs, sizeof(subs));
+    printf("Usage: tsctl %s %s ...\n\nSubcommands:\n", word, subs);
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (strncmp(commands[i].name, word, len) == 0 && commands[i].name[len] == ' ') {
             printf("  ");
-            tsctl_pad(stdout, commands[i].name + 10, 8);
+            tsctl_pad(stdout, commands[i].name + len + 1, 8);
             printf("%s\n", commands[i].summary);
         }
     }
-    printf("\nRun 'tsctl snapshots SUBCOMMAND --help' for its options.\n");
+    printf("\nRun 'tsctl %s SUBCOMMAND --help' for its options.\n", word);
     return TSCTL_EXIT_OK;
 }
 
-/* Resolve "snapshots SUB" or a single command word at argv[0]; returns the
- * number of words consumed (0 on error, after printing the reason). */
+/* Resolve "GROUP SUB" (snapshots list, report merge) or a single command word at argv[0]; returns
+ * the number of words consumed (0 on error, after printing the reason). */
 static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_command **out,
                            int *rc)
 {
     char name[64];
 
-    if (strcmp(argv[0], "snapshots") == 0) {
+    if (is_group(argv[0])) {
         if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
             if (argc < 2) {
-                ctx->command = "snapshots";
-                *rc = tsctl_usage_error(ctx, "missing subcommand (list, show, rm or path)");
+                char subs[256];
+
+                group_subcommands(argv[0], ", ", subs, sizeof(subs));
+                ctx->command = argv[0];
+                *rc = tsctl_usage_error(ctx, "missing subcommand (%s)", subs);
             } else {
-                *rc = snapshots_help();
+                *rc = group_help(argv[0]);
             }
             return 0;
         }
-        snprintf(name, sizeof(name), "snapshots %s", argv[1]);
+        snprintf(name, sizeof(name), "%s %s", argv[0], argv[1]);
         *out = find_command(name);
         if (*out == NULL) {
-            ctx->command = "snapshots";
+            ctx->command = argv[0];
             *rc = tsctl_usage_error(ctx, "unknown subcommand '%s'", argv[1]);
             return 0;
         }
@@ -301,8 +386,8 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
             *rc = TSCTL_EXIT_OK;
             return 0;
         }
-        if (strcmp(argv[1], "snapshots") == 0 && argc == 2) {
-            *rc = snapshots_help();
+        if (is_group(argv[1]) && argc == 2) {
+            *rc = group_help(argv[1]);
             return 0;
         }
         snprintf(name, sizeof(name), "%s%s%s", argv[1], argc > 2 ? " " : "",

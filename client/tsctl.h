@@ -154,6 +154,19 @@ int tsctl_exit_for_error(const ts_error *err);
  */
 int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out);
 
+/* Read the whole file at path ("-": stdin), at most max bytes, into b (the
+ * caller frees it). 0 or TSCTL_EXIT_USAGE after printing why. */
+struct ts_buf;
+int tsctl_read_file(const tsctl_ctx *ctx, const char *path, size_t max, struct ts_buf *b);
+
+/* A rules file (docs/rules.md) read and compiled (*out: one reference).
+ * 0 or TSCTL_EXIT_USAGE after printing the error (file, line, column). */
+struct ts_rules;
+int tsctl_read_rules(const tsctl_ctx *ctx, const char *path, struct ts_rules **out);
+
+/* tsctl_read_file with the JSON reader's limit (TS_JSON_MAX_BYTES). */
+int tsctl_read_text(const tsctl_ctx *ctx, const char *path, struct ts_buf *out);
+
 /* Print v as pretty JSON (python indent=2) plus newline on stdout. */
 int tsctl_print_json(const tsctl_ctx *ctx, const struct json_object *v);
 
@@ -212,10 +225,13 @@ unsigned tsctl_report_width(void);
 bool tsctl_json_diff_wanted(const tsctl_ctx *ctx);
 
 /* Print the drift report of actual against expected scored as r (width,
- * colour and JSON diff as this tsctl was asked), or "(cannot compare:
- * ...)" when it cannot be written. */
+ * colour and JSON diff as this tsctl was asked; with applied rules, their
+ * notes and comparison), or "(cannot compare: ...)" when it cannot be
+ * written. applied may be NULL. */
+struct ts_rules_applied;
 void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected,
-                        const struct json_object *actual, const ts_score_result *r);
+                        const struct json_object *actual, const ts_score_result *r,
+                        const struct ts_rules_applied *applied);
 
 /* Close ctx->client if open. */
 void tsctl_disconnect(tsctl_ctx *ctx);
@@ -279,6 +295,29 @@ struct json_object *tsctl_get(const struct json_object *obj, const char *key);
 /* True when stdin and stdout are both terminals (prompts, review). */
 bool tsctl_interactive(void);
 
+/* Run reports (tsctl_report.c). */
+struct ts_runreport;
+struct ts_runreport_run;
+
+/* Load and merge the JSON report files paths[0..n) into a new report.
+ * 0, or an exit code after printing which file was wrong and why. */
+int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, struct ts_runreport **out);
+
+/* Write data to path (created or truncated). 0, or an exit code. */
+int tsctl_write_file(const tsctl_ctx *ctx, const char *path, const char *data, size_t len);
+
+/* "run ID (label) on HOST, opened ..., closed ..., N checks, complete" (or
+ * "partial (reasons)", "still open") appended to out. */
+void tsctl_describe_run(const struct ts_runreport_run *run, struct ts_buf *out);
+
+/* "toolscore: error: snapshot 'NAME' was claimed by more than one test: A, B". */
+void tsctl_print_duplicate(const tsctl_ctx *ctx, const char *name, const char *const *tests,
+                           size_t ntests);
+
+/* The findings that turn a green command red (tsctl run, report merge):
+ * FAILED checks or CI errors, or names claimed by two tests. */
+bool tsctl_findings(long long failed_or_errors, long long duplicates);
+
 /* Commands (one group per file). */
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv);
@@ -294,8 +333,10 @@ int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, cons
 int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_rules_check(tsctl_ctx *ctx, int argc, char **argv);
 
 /* The help text of the running command (for tsctl_parse). */
 extern const tsctl_command *tsctl_current;

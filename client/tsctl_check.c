@@ -12,6 +12,7 @@
 
 #include "ts_extract.h"
 #include "ts_paths.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 
 /* Exit code for a check outcome. */
@@ -61,6 +62,7 @@ static struct json_object *check_json(const struct json_object *reply)
 {
     static const char *const keys[] = {"outcome", "name", "file", "message", "result", "report"};
     struct json_object *out = json_object_new_object();
+    struct json_object *rules = tsctl_get(reply, "rules");
     size_t i;
 
     for (i = 0; out != NULL && i < sizeof(keys) / sizeof(keys[0]); i++) {
@@ -68,6 +70,8 @@ static struct json_object *check_json(const struct json_object *reply)
 
         json_object_object_add(out, keys[i], v ? json_object_get(v) : NULL);
     }
+    if (out != NULL && rules != NULL) /* only when rules are in force */
+        json_object_object_add(out, "rules", json_object_get(rules));
     return out;
 }
 
@@ -75,6 +79,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *calls_path = NULL;
     const char *test = NULL;
+    const char *rules_file = NULL;
     tsctl_scoring_opts scoring = {0};
     bool update = false;
     bool allow_pending = false;
@@ -82,6 +87,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         {"calls", 0, &calls_path, NULL},
         TSCTL_SCORING_OPTIONS(&scoring),
         {"test", 0, &test, NULL},
+        {"rules", 0, &rules_file, NULL},
         {"update", 0, NULL, &update},
         {"allow-pending", 0, NULL, &allow_pending},
         {"no-json-diff", 0, NULL, &ctx->no_json_diff},
@@ -90,6 +96,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
     struct json_object *actual = NULL;
     struct json_object *weights_json = NULL;
     struct json_object *reply = NULL;
+    ts_rules *rules = NULL;
     const char *run = getenv("TOOLSCORE_RUN");
     char root[TS_PATHS_MAX];
     ts_check_args *a = NULL;
@@ -107,6 +114,8 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
     if (test == NULL)
         test = getenv("TOOLSCORE_TEST");
     rc = tsctl_scoring_parse(ctx, &scoring, &options, &weights_json);
+    if (rc == 0 && rules_file != NULL) /* checked here: errors with the file's line and column */
+        rc = tsctl_read_rules(ctx, rules_file, &rules);
     if (rc == 0)
         rc = tsctl_read_json(ctx, calls_path, &actual);
     if (rc == 0)
@@ -132,9 +141,11 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         ts_check_args_set_color(a, ctx->color_out && !ctx->json);
         ts_check_args_set_width(a, tsctl_report_width());
         ts_check_args_set_json_diff(a, tsctl_json_diff_wanted(ctx));
+        ts_check_args_set_rules(a, ts_rules_object(rules));
         rc = tsctl_call_check(ctx, a, &reply);
     }
     ts_check_args_free(a);
+    ts_rules_unref(rules);
     json_object_put(weights_json);
     json_object_put(actual);
     if (rc != 0)

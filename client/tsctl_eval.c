@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "ts_extract.h"
+#include "ts_buf.h"
 #include "ts_name.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 
 /*
@@ -85,7 +87,35 @@ static void print_tools(const char *label, const struct json_object *list)
     printf("\n");
 }
 
-static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r)
+/* What the rules hid, after the score line. */
+static void print_notes(const ts_rules_applied *applied)
+{
+    ts_buf notes;
+
+    ts_buf_init(&notes, 1u << 20);
+    if (ts_rules_applied_notes(applied, &notes) == 0 && notes.len > 0)
+        fwrite(notes.data, 1, notes.len, stdout);
+    ts_buf_free(&notes);
+}
+
+/* The result's JSON, with "rules" (what they did) when rules applied. */
+static struct json_object *result_json(const ts_score_result *r, const ts_rules_applied *applied)
+{
+    struct json_object *j = ts_score_result_to_json(r);
+    struct json_object *rules = ts_rules_applied_to_json(applied);
+
+    if (j != NULL && rules != NULL && json_object_object_add(j, "rules", rules) == 0)
+        return j;
+    if (rules != NULL) {
+        json_object_put(rules);
+        json_object_put(j);
+        return NULL;
+    }
+    return j;
+}
+
+static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r,
+                          const ts_rules_applied *applied)
 {
     static const struct {
         const char *key;
@@ -111,6 +141,7 @@ static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r)
     printf("%sscore %.4f  grade %c  %s%s%s (min_score %.2f)\n", tsctl_c(c, TSCTL_BOLD), r->score,
            r->grade, tsctl_c(c, r->passed ? TSCTL_GREEN : TSCTL_RED),
            r->passed ? "passed" : "failed", tsctl_c(c, TSCTL_RESET), r->min_score);
+    print_notes(applied);
     printf("\n%-22s %s\n", "Metric", "Value");
     for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         const double *v = (const double *)(const void *)((const char *)r + rows[i].offset);
@@ -128,13 +159,17 @@ static void print_metrics(const tsctl_ctx *ctx, const ts_score_result *r)
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
 {
     tsctl_scoring_opts scoring = {0};
+    const char *rules_file = NULL;
     const tsctl_option opts[] = {
         TSCTL_SCORING_OPTIONS(&scoring),
+        {"rules", 0, &rules_file, NULL},
         {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
     struct json_object *expected = NULL;
     struct json_object *actual = NULL;
+    ts_rules *rules = NULL;
+    ts_rules_applied applied;
     ts_score_options options;
     ts_score_result result;
     ts_error err;
@@ -149,33 +184,43 @@ int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv)
     if (rc != 0)
         return rc;
     rc = tsctl_scoring_parse(ctx, &scoring, &options, NULL);
+    if (rc == 0 && rules_file != NULL)
+        rc = tsctl_read_rules(ctx, rules_file, &rules);
     if (rc == 0)
         rc = expected_calls(ctx, args.pos[0], &expected);
     if (rc == 0)
         rc = extracted_calls(ctx, args.pos[1], scoring.format, &actual);
     if (rc != 0)
         goto out;
-    if (ts_evaluate(expected, actual, &options, &result, &err) < 0) {
+    if (ts_rules_evaluate(rules, expected, actual, &options, false, &result, &applied, &err) < 0) {
+        ts_rules_applied_free(&applied);
         rc = tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s", err.message);
         goto out;
     }
     if (ctx->json) {
-        struct json_object *j = ts_score_result_to_json(&result);
+        struct json_object *j = result_json(&result, &applied);
 
         rc = j != NULL ? tsctl_print_json(ctx, j)
                        : tsctl_fail(ctx, TSCTL_EXIT_FAILED, "out of memory");
         json_object_put(j);
     } else {
-        print_metrics(ctx, &result);
-        if (!calls_identical(expected, actual)) {
+        /* with rules, the lists as compared, and what the rules hid */
+        const struct json_object *ce = applied.rules != NULL ? applied.expected : expected;
+        const struct json_object *ca = applied.rules != NULL ? applied.actual : actual;
+        bool report = !calls_identical(ce, ca);
+
+        print_metrics(ctx, &result, report ? NULL : &applied);
+        if (report) {
             printf("\n");
-            tsctl_print_report(ctx, expected, actual, &result);
+            tsctl_print_report(ctx, ce, ca, &result, &applied);
         }
     }
     if (rc == 0 && scoring.min_score != NULL && !result.passed)
         rc = TSCTL_EXIT_FAILED;
     ts_score_result_free(&result);
+    ts_rules_applied_free(&applied);
 out:
+    ts_rules_unref(rules);
     json_object_put(expected);
     json_object_put(actual);
     return rc;

@@ -1,7 +1,6 @@
 /*
- * tsctl_review — `tsctl review` (walking pending snapshots and failed checks
- * on a terminal, one key per item) and `tsctl orphans` (snapshots no check
- * of a complete run referenced).
+ * tsctl_review — `tsctl review`: walking pending snapshots and failed checks
+ * on a terminal, one key per item.
  *
  * An item of the daemon's review data is either a pending snapshot (its
  * calls, and the previously approved calls as baseline when there are any)
@@ -72,7 +71,7 @@ static void print_drift(const tsctl_ctx *ctx, const struct json_object *expected
         printf("  (cannot compare: %s)\n", err.message);
         return;
     }
-    tsctl_print_report(ctx, expected, actual, &r);
+    tsctl_print_report(ctx, expected, actual, &r, NULL);
     ts_score_result_free(&r);
 }
 
@@ -275,75 +274,4 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
     printf(".\n");
     json_object_put(reply);
     return rc == 1 ? TSCTL_EXIT_OK : rc;
-}
-
-int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
-{
-    const char *run = NULL;
-    bool delete_them = false;
-    char root[TS_PATHS_MAX];
-    char last[256];
-    bool yes = false;
-    const tsctl_option opts[] = {
-        {"run", 0, &run, NULL},
-        {"delete", 0, NULL, &delete_them},
-        {"yes", 'y', NULL, &yes},
-        {NULL, 0, NULL, NULL},
-    };
-    struct json_object *params;
-    struct json_object *reply = NULL;
-    struct json_object *names;
-    tsctl_args args;
-    size_t n;
-    size_t i;
-    int rc;
-
-    rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
-    if (rc == 0)
-        rc = tsctl_want_args(ctx, &args, 0, NULL);
-    if (rc != 0)
-        return rc;
-    if (delete_them && !yes)
-        return tsctl_usage_error(ctx, "--delete needs --yes");
-    if (run == NULL && getenv("TOOLSCORE_RUN") != NULL && getenv("TOOLSCORE_RUN")[0] != '\0')
-        run = getenv("TOOLSCORE_RUN");
-    if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
-        return TSCTL_EXIT_USAGE;
-    if (run == NULL && tsctl_last_run_load(ctx, root, last, sizeof(last)) == 0)
-        run = last;
-    params = tsctl_store_params(ctx);
-    if (params == NULL)
-        return TSCTL_EXIT_USAGE;
-    json_object_object_add(params, "run", run ? json_object_new_string(run) : NULL);
-    rc = tsctl_call(ctx, "orphans", params, run == NULL ? TSCTL_CALL_QUIET : 0, &reply);
-    if (rc != 0 && run == NULL && !ctx->unreachable)
-        return tsctl_usage_error(ctx, "needs --run ID (the \"run\" of tsctl run --json-report): %s",
-                                 ctx->last_error.message);
-    if (rc != 0 && run == NULL)
-        return tsctl_fail(ctx, rc, "%s", ctx->last_error.message);
-    if (rc != 0)
-        return rc;
-    names = tsctl_get(reply, "names");
-    n = count_of(names);
-    if (ctx->json && names == NULL)
-        printf("[]\n");
-    else if (ctx->json)
-        rc = tsctl_print_json(ctx, names);
-    else if (n == 0)
-        printf("No orphaned snapshots.\n");
-    for (i = 0; i < n && rc == 0; i++) {
-        const char *name = json_object_get_string(json_object_array_get_idx(names, i));
-        struct json_object *rm_reply = NULL;
-
-        if (!ctx->json)
-            printf("%s\n", name);
-        if (!delete_them)
-            continue;
-        rc = tsctl_call_name(ctx, "rm", name, 0, &rm_reply);
-        json_object_put(rm_reply);
-    }
-    if (rc == 0 && delete_them && !ctx->json && n > 0)
-        printf("Deleted %zu orphaned snapshot(s).\n", n);
-    json_object_put(reply);
-    return rc;
 }

@@ -2,12 +2,16 @@
  * tsctl_run — `tsctl run -- CMD` and `tsctl record` (command and trace
  * modes): open a run on the daemon, run CMD with TOOLSCORE_RUN,
  * TOOLSCORE_SOCKET and TOOLSCORE_DIR exported so every worker joins it, then
- * close the run and print its one summary line, the names two tests claimed,
- * and write the JUnit / JSON reports. Exits with CMD's exit code.
+ * close the run and print its one summary line and the names two tests
+ * claimed, and write the JUnit / JSON reports (the daemon renders them,
+ * run.report). Exits with CMD's exit code, except that a CMD that exits 0
+ * while the run has FAILED checks, CI errors or names claimed by two tests
+ * exits 1 (unless --no-fail-on-findings).
  */
 #include "tsctl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -16,174 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ts_buf.h"
-#include "ts_json.h"
+#include "toolscore_client.h"
 #include "ts_paths.h"
-
-/* Append s XML-escaped: markup characters as entities, ANSI colour
- * sequences dropped, characters XML 1.0 forbids replaced by U+FFFD. */
-static void xml_escape(ts_buf *b, const char *s)
-{
-    for (; s != NULL && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-
-        if (ch == 0x1b && s[1] == '[') {
-            s += 2;
-            while (*s && !((*s >= '@' && *s <= '~')))
-                s++;
-            if (*s == '\0')
-                return;
-            continue;
-        }
-        switch (ch) {
-        case '&':
-            ts_buf_appends(b, "&amp;");
-            break;
-        case '<':
-            ts_buf_appends(b, "&lt;");
-            break;
-        case '>':
-            ts_buf_appends(b, "&gt;");
-            break;
-        case '"':
-            ts_buf_appends(b, "&quot;");
-            break;
-        case '\'':
-            ts_buf_appends(b, "&apos;");
-            break;
-        default:
-            if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
-                ts_buf_appends(b, "\xEF\xBF\xBD");
-            else
-                ts_buf_appendc(b, (char)ch);
-        }
-    }
-}
-
-static bool outcome_failed(const char *outcome)
-{
-    return strcmp(outcome, "FAILED") == 0 || strncmp(outcome, "ERROR_", 6) == 0;
-}
-
-/* The JUnit XML of a run summary, one testcase per check: 0, or the
- * buffer's error (then b holds nothing). */
-static int junit_xml(const struct json_object *summary, ts_buf *b)
-{
-    struct json_object *checks = tsctl_get(summary, "checks");
-    size_t n = json_object_is_type(checks, json_type_array) ? json_object_array_length(checks) : 0;
-    size_t failures = 0;
-    double total = 0;
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        struct json_object *c = json_object_array_get_idx(checks, i);
-
-        if (outcome_failed(tsctl_str(c, "outcome", "")))
-            failures++;
-        total += (double)tsctl_int(c, "duration_ms", 0) / 1000.0;
-    }
-    ts_buf_appends(b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    ts_buf_appendf(b,
-                   "<testsuites name=\"toolscore\" tests=\"%zu\" failures=\"%zu\" "
-                   "errors=\"0\" time=\"%.3f\">\n",
-                   n, failures, total);
-    ts_buf_appendf(b,
-                   "  <testsuite name=\"toolscore snapshots\" tests=\"%zu\" failures=\"%zu\" "
-                   "errors=\"0\" skipped=\"0\" time=\"%.3f\">\n",
-                   n, failures, total);
-    for (i = 0; i < n; i++) {
-        struct json_object *c = json_object_array_get_idx(checks, i);
-        const char *outcome = tsctl_str(c, "outcome", "?");
-        const char *test = tsctl_str(c, "test", NULL);
-        const char *report = tsctl_str(c, "report", NULL);
-
-        ts_buf_appends(b, "    <testcase classname=\"");
-        xml_escape(b, test && test[0] ? test : "toolscore");
-        ts_buf_appends(b, "\" name=\"");
-        xml_escape(b, tsctl_str(c, "name", "?"));
-        ts_buf_appendf(b, "\" time=\"%.3f\">\n", (double)tsctl_int(c, "duration_ms", 0) / 1000.0);
-        if (outcome_failed(outcome)) {
-            ts_buf_appends(b, "      <failure type=\"");
-            xml_escape(b, outcome);
-            ts_buf_appends(b, "\" message=\"");
-            xml_escape(b, tsctl_str(c, "message", outcome));
-            ts_buf_appends(b, "\">");
-            xml_escape(b, report && report[0] ? report : tsctl_str(c, "message", outcome));
-            ts_buf_appends(b, "</failure>\n");
-        } else {
-            ts_buf_appends(b, "      <system-out>");
-            xml_escape(b, outcome);
-            if (tsctl_str(c, "message", "")[0] != '\0') {
-                ts_buf_appends(b, ": ");
-                xml_escape(b, tsctl_str(c, "message", ""));
-            }
-            ts_buf_appends(b, "</system-out>\n");
-        }
-        ts_buf_appends(b, "    </testcase>\n");
-    }
-    ts_buf_appends(b, "  </testsuite>\n</testsuites>\n");
-    return ts_buf_error(b);
-}
-
-/* Close the report file f that could not be written whole, removing it
- * when it is a regular file: a report is there whole or not at all. */
-static void discard_report(FILE *f, const char *path)
-{
-    struct stat st;
-
-    if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode))
-        unlink(path);
-    fclose(f);
-}
-
-/* Write the report in b (built by its writer, which may have failed) to
- * the already opened report file f. 0 or an exit code. */
-static int write_report(const tsctl_ctx *ctx, FILE *f, const char *path, const char *what,
-                        const ts_buf *b)
-{
-    int saved;
-
-    if (ts_buf_error(b) < 0) {
-        discard_report(f, path);
-        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot format the %s report: %s", what,
-                          strerror(-ts_buf_error(b)));
-    }
-    if (fwrite(b->data, 1, b->len, f) != b->len || fflush(f) != 0) {
-        saved = errno;
-        discard_report(f, path);
-        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(saved));
-    }
-    if (fclose(f) != 0)
-        return tsctl_fail(ctx, TSCTL_EXIT_FAILED, "cannot write %s: %s", path, strerror(errno));
-    return 0;
-}
-
-static int write_reports(const tsctl_ctx *ctx, const struct json_object *summary, FILE *junit,
-                         const char *junit_path, FILE *json, const char *json_path)
-{
-    ts_buf b;
-    int rc = 0;
-
-    if (junit != NULL) {
-        ts_buf_init(&b, TS_BUF_UNLIMITED);
-        junit_xml(summary, &b);
-        rc = write_report(ctx, junit, junit_path, "JUnit", &b);
-        ts_buf_free(&b);
-    }
-    if (json != NULL) {
-        int rc2;
-
-        ts_buf_init(&b, TS_BUF_UNLIMITED);
-        if (ts_json_write_pretty(summary, &b, NULL) < 0)
-            ts_buf_fail(&b, -EINVAL); /* the daemon's summary is JSON: not reached */
-        ts_buf_appendc(&b, '\n');
-        rc2 = write_report(ctx, json, json_path, "JSON", &b);
-        ts_buf_free(&b);
-        if (rc == 0)
-            rc = rc2;
-    }
-    return rc;
-}
 
 /* Run CMD with the run's environment; returns its exit status (128+signal
  * when killed, 127 when it cannot be started). */
@@ -250,51 +88,82 @@ out:
     return status;
 }
 
-static void print_duplicates(const tsctl_ctx *ctx, const struct json_object *summary)
+static size_t print_duplicates(const tsctl_ctx *ctx, const struct json_object *summary)
 {
     struct json_object *dups = tsctl_get(summary, "duplicates");
-    size_t i;
-    size_t j;
+    size_t n = json_object_is_type(dups, json_type_array) ? json_object_array_length(dups) : 0;
 
-    if (!json_object_is_type(dups, json_type_array))
-        return;
-    for (i = 0; i < json_object_array_length(dups); i++) {
+    for (size_t i = 0; i < n; i++) {
         struct json_object *d = json_object_array_get_idx(dups, i);
         struct json_object *tests = tsctl_get(d, "tests");
+        size_t nt =
+            json_object_is_type(tests, json_type_array) ? json_object_array_length(tests) : 0;
+        const char **names = calloc(nt ? nt : 1, sizeof(char *));
 
-        printf("%stoolscore: error:%s snapshot '%s' was claimed by more than one test:",
-               tsctl_c(ctx->color_out, TSCTL_RED), tsctl_c(ctx->color_out, TSCTL_RESET),
-               tsctl_str(d, "name", "?"));
-        for (j = 0;
-             json_object_is_type(tests, json_type_array) && j < json_object_array_length(tests);
-             j++)
-            printf("%s %s", j ? "," : "",
-                   json_object_get_string(json_object_array_get_idx(tests, j)));
-        printf("\n");
+        for (size_t j = 0; names != NULL && j < nt; j++)
+            names[j] = json_object_get_string(json_object_array_get_idx(tests, j));
+        if (names != NULL)
+            tsctl_print_duplicate(ctx, tsctl_str(d, "name", "?"), names, nt);
+        free(names);
     }
+    return n;
 }
 
-static FILE *open_report(const tsctl_ctx *ctx, const char *path, int *rc)
+/* A report file can be written: checked before the command runs. */
+static int check_writable(const tsctl_ctx *ctx, const char *path)
 {
-    FILE *f;
+    int fd;
 
     if (path == NULL)
-        return NULL;
-    f = fopen(path, "we");
-    if (f == NULL)
-        *rc = tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
-    return f;
+        return 0;
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
+    close(fd);
+    return 0;
+}
+
+/* Remove the report file path that could not be written whole: a report is
+ * there whole or not at all. Only a regular file is removed (never
+ * /dev/stdout, a FIFO, a device). */
+static void discard_report(const char *path)
+{
+    struct stat st;
+
+    if (path != NULL && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+        unlink(path);
+}
+
+/* The run's report in format, written to path (whole or removed). */
+static int write_run_report(tsctl_ctx *ctx, const char *run_id, const char *format,
+                            const char *path)
+{
+    char *text = NULL;
+    size_t len = 0;
+    ts_error err;
+    int rc;
+
+    if (path == NULL)
+        return 0;
+    if (ts_client_run_report(ctx->client, run_id, format, &text, &len, &err) < 0) {
+        discard_report(path);
+        return tsctl_fail(ctx, tsctl_exit_for_error(&err), "cannot get the %s report: %s",
+                          strcmp(format, "junit") == 0 ? "JUnit" : "JSON", err.message);
+    }
+    rc = tsctl_write_file(ctx, path, text, len);
+    if (rc != 0)
+        discard_report(path);
+    free(text);
+    return rc;
 }
 
 /* The shared body of `run` and `record -- CMD`. */
 static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const char *json_path,
-                       bool record, bool update)
+                       bool record, bool update, bool fail_on_findings)
 {
     struct json_object *params;
     struct json_object *reply = NULL;
     struct json_object *summary = NULL;
-    FILE *junit = NULL;
-    FILE *json = NULL;
     char root[TS_PATHS_MAX];
     char run_id[256];
     int status;
@@ -302,44 +171,56 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
 
     if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
         return TSCTL_EXIT_USAGE;
-    junit = open_report(ctx, junit_path, &rc);
+    rc = check_writable(ctx, junit_path);
     if (rc == 0)
-        json = open_report(ctx, json_path, &rc);
+        rc = check_writable(ctx, json_path);
     if (rc != 0)
-        goto out;
+        return rc;
     params = tsctl_store_params(ctx);
-    if (params == NULL) {
-        rc = TSCTL_EXIT_USAGE;
-        goto out;
-    }
+    if (params == NULL)
+        return TSCTL_EXIT_USAGE;
     json_object_object_add(params, "label", json_object_new_string(cmd[0]));
     rc = tsctl_call(ctx, "run.open", params, 0, &reply);
     if (rc != 0)
-        goto out;
+        return rc;
     snprintf(run_id, sizeof(run_id), "%s", tsctl_str(reply, "run", ""));
     json_object_put(reply);
-    reply = NULL;
     status = run_child(ctx, cmd, run_id, root, record, update);
     params = json_object_new_object();
     json_object_object_add(params, "run", json_object_new_string(run_id));
+    /* The daemon keeps runs across its restarts: this finds the run even
+     * when the daemon was stopped or restarted while CMD ran. */
     rc = tsctl_call(ctx, "run.close", params, 0, &summary);
     if (rc == 0) {
-        tsctl_last_run_save(ctx, root, run_id);
         const char *line = tsctl_str(summary, "summary", "");
+        struct json_object *counts = tsctl_get(summary, "counts");
+        size_t dups;
 
+        tsctl_last_run_save(ctx, root, run_id);
         if (line[0] != '\0')
             printf("%s\n", line);
-        print_duplicates(ctx, summary);
-        rc = write_reports(ctx, summary, junit, junit_path, json, json_path);
-        junit = json = NULL;
+        dups = print_duplicates(ctx, summary);
+        rc = write_run_report(ctx, run_id, "junit", junit_path);
+        if (rc == 0)
+            rc = write_run_report(ctx, run_id, "json", json_path);
+        /* A green command does not hide a red snapshot. */
+        if (rc == 0 && status == 0 && fail_on_findings &&
+            tsctl_findings(tsctl_int(counts, "failed", 0), (long long)dups)) {
+            fprintf(stderr,
+                    "tsctl %s: the command passed, but the run %s (exit 1; "
+                    "--no-fail-on-findings keeps the command's status)\n",
+                    ctx->command,
+                    dups > 0 && tsctl_int(counts, "failed", 0) == 0
+                        ? "has snapshots claimed by more than one test"
+                        : "has FAILED checks or CI errors");
+            status = TSCTL_EXIT_FAILED;
+        }
+    } else {
+        discard_report(junit_path);
+        discard_report(json_path);
     }
     if (status != 0 || rc == 0)
         rc = status;
-out:
-    if (junit != NULL)
-        fclose(junit);
-    if (json != NULL)
-        fclose(json);
     json_object_put(summary);
     return rc;
 }
@@ -348,9 +229,11 @@ int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *junit = NULL;
     const char *json = NULL;
+    bool no_fail = false;
     const tsctl_option opts[] = {
         {"junit", 0, &junit, NULL},
         {"json-report", 0, &json, NULL},
+        {"no-fail-on-findings", 0, NULL, &no_fail},
         {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
     };
@@ -365,7 +248,7 @@ int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
                                  args.pos[0]);
     if (!args.dashdash || args.nrest == 0)
         return tsctl_usage_error(ctx, "missing the command to run after --");
-    return run_command(ctx, args.rest, junit, json, false, false);
+    return run_command(ctx, args.rest, junit, json, false, false, !no_fail);
 }
 
 int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
@@ -405,5 +288,5 @@ int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_record_trace(ctx, trace, name, format, update);
     if (ctx->json)
         return tsctl_usage_error(ctx, "--json only goes with --from-trace");
-    return run_command(ctx, args.rest, NULL, NULL, true, update);
+    return run_command(ctx, args.rest, NULL, NULL, true, update, true);
 }

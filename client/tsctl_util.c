@@ -20,6 +20,7 @@
 #include "ts_json.h"
 #include "ts_repr.h"
 #include "ts_report.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 
 int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
@@ -37,15 +38,9 @@ int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
 int tsctl_exit_for_error(const ts_error *err)
 {
     static const char *const usage_codes[] = {
-        TS_ERR_INVALID_ARGUMENT,
-        TS_ERR_INVALID_JSON,
-        TS_ERR_INVALID_SNAPSHOT,
-        TS_ERR_INVALID_CALLS,
-        TS_ERR_FORMAT,
-        TS_ERR_TOO_LARGE,
-        TS_ERR_LIMIT,
-        "bad_request",
-        "store_refused",
+        TS_ERR_INVALID_ARGUMENT, TS_ERR_INVALID_JSON, TS_ERR_INVALID_SNAPSHOT, TS_ERR_INVALID_CALLS,
+        TS_ERR_INVALID_RULES,    TS_ERR_FORMAT,       TS_ERR_TOO_LARGE,        TS_ERR_LIMIT,
+        "bad_request",           "store_refused",
     };
     size_t i;
 
@@ -75,11 +70,9 @@ static int read_all(int fd, ts_buf *b)
     }
 }
 
-int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out)
+int tsctl_read_file(const tsctl_ctx *ctx, const char *path, size_t max, ts_buf *b)
 {
     const char *what = strcmp(path, "-") == 0 ? "<stdin>" : path;
-    ts_buf b;
-    ts_error err;
     int fd = STDIN_FILENO;
     int rc;
 
@@ -88,19 +81,37 @@ int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object *
         if (fd < 0)
             return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", path, strerror(errno));
     }
-    ts_buf_init(&b, TS_JSON_MAX_BYTES);
-    rc = read_all(fd, &b);
+    ts_buf_init(b, max);
+    rc = read_all(fd, b);
     if (fd != STDIN_FILENO)
         close(fd);
     if (rc == -E2BIG) {
-        ts_buf_free(&b);
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: larger than %u bytes", what,
-                          TS_JSON_MAX_BYTES);
+        ts_buf_free(b);
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: larger than %zu bytes", what,
+                          max);
     }
     if (rc < 0) {
-        ts_buf_free(&b);
+        ts_buf_free(b);
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot read %s: %s", what, strerror(-rc));
     }
+    return 0;
+}
+
+int tsctl_read_text(const tsctl_ctx *ctx, const char *path, ts_buf *out)
+{
+    return tsctl_read_file(ctx, path, TS_JSON_MAX_BYTES, out);
+}
+
+int tsctl_read_json(const tsctl_ctx *ctx, const char *path, struct json_object **out)
+{
+    const char *what = strcmp(path, "-") == 0 ? "<stdin>" : path;
+    ts_buf b;
+    ts_error err;
+    int rc;
+
+    rc = tsctl_read_file(ctx, path, TS_JSON_MAX_BYTES, &b);
+    if (rc != 0)
+        return rc;
     rc = ts_json_parse(b.data ? b.data : "", b.len, 0, out, &err);
     ts_buf_free(&b);
     if (rc < 0)
@@ -358,9 +369,11 @@ bool tsctl_json_diff_wanted(const tsctl_ctx *ctx)
 }
 
 void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected,
-                        const struct json_object *actual, const ts_score_result *r)
+                        const struct json_object *actual, const ts_score_result *r,
+                        const ts_rules_applied *applied)
 {
     ts_report_options opt;
+    char **notes = NULL;
     ts_error err;
     ts_buf b;
 
@@ -368,10 +381,16 @@ void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected
     opt.width = tsctl_report_width();
     opt.color = ctx->color_out;
     opt.json_diff = tsctl_json_diff_wanted(ctx);
+    if (applied != NULL && applied->rules != NULL) {
+        opt.compare = ts_rules_applied_compare(applied);
+        if (ts_rules_applied_note_lines(applied, &notes, &opt.n_notes) == 0)
+            opt.notes = (const char *const *)notes;
+    }
     ts_buf_init(&b, TS_BUF_UNLIMITED);
     if (ts_report_drift(expected, actual, r, &opt, &b, &err) < 0)
         printf("  (cannot compare: %s)\n", err.message);
     else if (b.len > 0)
         fwrite(b.data, 1, b.len, stdout);
     ts_buf_free(&b);
+    free(notes);
 }

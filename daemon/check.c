@@ -43,6 +43,7 @@
 #include "snapcache.h"
 #include "ts_check.h"
 #include "ts_report.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
@@ -65,6 +66,7 @@ typedef struct check_request {
     const char *run;
     const char *test;
     struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
+    ts_rules *rules;            /* the "rules" param compiled, or NULL */
     ts_score_options score;
     bool ci, update, allow_pending, color, json_diff;
     int64_t width; /* the report's width; 0: its default */
@@ -74,10 +76,12 @@ typedef struct check_request {
 typedef struct check_outcome {
     ts_check_decision decision; /* outcome, what to write, whether evaluated */
     char *message;
-    ts_score_result scored; /* the scoring keys, when evaluated */
-    char *report;           /* drift report, or NULL */
-    double score;           /* < 0 when not evaluated */
-    ts_buf scored_packed;   /* scored already packed (the cache's self score), or empty */
+    ts_score_result scored;   /* the scoring keys, when evaluated */
+    char *report;             /* drift report, or NULL */
+    double score;             /* < 0 when not evaluated */
+    ts_buf scored_packed;     /* scored already packed (the cache's self score), or empty */
+    ts_rules_applied applied; /* what the rules did, when evaluated under rules */
+    ts_buf rules_packed;      /* or that, packed (the cache's self score), or empty */
 } check_outcome;
 
 /* A check between the loop thread (parse, plan, answer) and, when the plan
@@ -88,10 +92,13 @@ typedef struct check_job {
     tsd_request *req;
     check_request rq; /* points into req->params */
     tsd_store *st;
+    ts_rules *rules;           /* in force: the project's with rq.rules merged over (NULL: none) */
+    size_t *redacted;          /* per redact pattern: values redacted in the observed calls */
     struct json_object *calls; /* the observed calls, once extracted */
     check_outcome out;
     int rc;
     char *busy; /* store_busy from the pool: the holder's socket */
+    tsd_run_observation obs; /* the run's record, prepared on the pool (runs.h) */
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */
     char file[PATH_MAX];
@@ -101,7 +108,7 @@ typedef struct check_job {
 /* The params of a check. raw: "actual" is still bytes (decoded later). */
 static int parse_check(const struct json_object *params, bool raw, check_request *rq, ts_error *err)
 {
-    struct json_object *weights;
+    struct json_object *weights, *rules;
     tsd_params p;
     int rc;
 
@@ -132,7 +139,51 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     rq->json_diff = tsd_params_bool(&p, "json_diff", true);
     rq->run = tsd_params_string(&p, "run", false);
     rq->test = tsd_params_string(&p, "test", false);
+    rules = tsd_params_object(&p, "rules");
+    if (rules != NULL && tsd_params_error(&p) == 0)
+        tsd_params_fail(&p, ts_rules_from_json(rules, "rules", &rq->rules, err));
     rc = tsd_params_error(&p);
+    return rc;
+}
+
+/*
+ * The rules in force for c: the store's project file with the check's
+ * "rules" merged over it. A project file that is not valid fails every
+ * check of its store. Loop thread.
+ */
+static int check_rules(check_job *c, ts_error *err)
+{
+    ts_rules *project = NULL;
+    int rc = tsd_rulescache_get(&c->st->rules, &project, err);
+
+    if (rc == 0 && c->rules == NULL)
+        rc = ts_rules_merge(project, c->rq.rules, &c->rules, err);
+    ts_rules_unref(project);
+    if (rc == 0 && ts_rules_empty(c->rules)) {
+        ts_rules_unref(c->rules);
+        c->rules = NULL;
+    }
+    return rc;
+}
+
+/* The observed calls with the redact rules applied, before anything keeps,
+ * compares or reports them. */
+static int redact_calls(check_job *c, ts_error *err)
+{
+    struct json_object *redacted = NULL;
+    int rc;
+
+    if (!ts_rules_has_redact(c->rules) || c->calls == NULL)
+        return 0;
+    if (c->redacted == NULL)
+        c->redacted = calloc(ts_rules_pattern_count(c->rules, 1), sizeof(size_t));
+    if (c->redacted == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    rc = ts_rules_redact_counted(c->rules, c->calls, &redacted, c->redacted, err);
+    if (rc == 0) {
+        json_object_put(c->calls);
+        c->calls = redacted;
+    }
     return rc;
 }
 
@@ -153,11 +204,12 @@ static int find_run(tsd_server *srv, const char *id, ts_error *err)
 
 /* ---- the state machine ------------------------------------------------ */
 
-/* The state machine's input for rq and the observed calls. */
-static void check_input(const check_request *rq, const struct json_object *calls,
-                        ts_check_input *in)
+/* The state machine's input for rq, its rules and the observed calls. */
+static void check_input(const check_request *rq, const ts_rules *rules,
+                        const struct json_object *calls, ts_check_input *in)
 {
     ts_check_input_init(in, rq->name, &rq->score);
+    in->rules = rules;
     in->ci = rq->ci;
     in->update = rq->update;
     in->allow_pending = rq->allow_pending;
@@ -169,14 +221,22 @@ static void check_input(const check_request *rq, const struct json_object *calls
  * state machine asks, then the message and, for FAILED, the report, all
  * into out; what to write is left in out->decision. known: the score of
  * these calls, already worked out (taken over: released when not used),
- * or NULL.
+ * or NULL. redacted: the values the redact rules replaced in the observed
+ * calls before (per pattern), counted in what the rules did.
  */
 static int settle(const check_request *rq, ts_check_input *in, ts_score_result *known,
-                  check_outcome *out, ts_error *err)
+                  const size_t *redacted, check_outcome *out, ts_error *err)
 {
     ts_check_decision *d = &out->decision;
+    ts_report_options ropt;
+    struct json_object *expected = in->snapshot != NULL ? in->snapshot->calls : NULL;
+    const struct json_object *actual = in->calls;
+    char **notes = NULL;
     ts_buf report;
     int rc = 0;
+
+    ts_report_options_default(&ropt);
+    ropt.color = rq->color;
 
     ts_check_decide(in, d);
     if (d->step == TS_CHECK_EVALUATE) {
@@ -184,7 +244,9 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
             out->scored = *known; /* owned by out from here */
             known = NULL;
         } else {
-            rc = ts_check_evaluate(in, &out->scored, err);
+            rc = ts_check_evaluate(in, &out->scored, &out->applied, err);
+            /* the observed calls' secrets, redacted before the comparison saw them */
+            ts_rules_applied_add_redacted(&out->applied, redacted);
         }
         if (rc < 0)
             return rc;
@@ -198,23 +260,58 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
     if (out->message == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (d->report) {
-        ts_report_options opt;
-        ts_report_options_default(&opt);
-        opt.width = (size_t)rq->width;
-        opt.color = rq->color;
-        opt.json_diff = rq->json_diff;
+        ropt.width = (size_t)rq->width;
+        ropt.json_diff = rq->json_diff;
+        if (out->applied.rules != NULL) { /* the lists as compared, and what was hidden */
+            expected = out->applied.expected;
+            actual = out->applied.actual;
+            ropt.compare = ts_rules_applied_compare(&out->applied);
+            rc = ts_rules_applied_note_lines(&out->applied, &notes, &ropt.n_notes);
+            ropt.notes = (const char *const *)notes;
+        }
         ts_buf_init(&report, REPORT_MAX);
-        rc = ts_report_drift(in->snapshot->calls, in->calls, in->score, &opt, &report, err);
+        if (rc == 0)
+            rc = ts_report_drift(expected, actual, in->score, &ropt, &report, err);
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
+        free(notes);
+        if (rc == -ENOMEM && err != NULL && err->code[0] == '\0')
+            ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory");
     }
     return rc;
 }
 
 /* ---- the answer ------------------------------------------------------- */
 
-/* The reply {outcome, name, file, message, result, report}, packed straight
- * into the reply frame (the hot path of every replay). */
+/* What the rules did: packed already (the cache's self score), from this
+ * check's evaluation, or (nothing compared) the rules in force with zero
+ * counts. */
+static void pack_rules(ts_wire_writer *w, const check_job *c, ts_error *err)
+{
+    const check_outcome *out = &c->out;
+    ts_rules_applied none;
+    struct json_object *did = NULL;
+
+    if (out->rules_packed.len > 0) {
+        ts_wire_pack_packed(w, out->rules_packed.data, out->rules_packed.len, err);
+        return;
+    }
+    if (out->applied.rules != NULL) {
+        did = ts_rules_applied_to_json(&out->applied);
+    } else if (ts_rules_applied_none(c->rules, &none) == 0) {
+        ts_rules_applied_add_redacted(&none, c->redacted);
+        did = ts_rules_applied_to_json(&none);
+        ts_rules_applied_free(&none);
+    }
+    if (did == NULL)
+        ts_wire_pack_nil(w, err);
+    else
+        ts_wire_pack(w, did, 2, err);
+    json_object_put(did);
+}
+
+/* The reply {outcome, name, file, message, result, report[, rules]}, packed
+ * straight into the reply frame (the hot path of every replay). */
 static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
 {
     const check_job *c = arg;
@@ -224,7 +321,9 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
                                 {"file", c->file},
                                 {"message", out->message}};
 
-    ts_wire_pack_map(w, 6, err);
+    bool rules = out->rules_packed.len > 0 || out->applied.rules != NULL || c->rules != NULL;
+
+    ts_wire_pack_map(w, rules ? 7 : 6, err);
     for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
         ts_wire_pack_str(w, strings[i][0], strlen(strings[i][0]), err);
         ts_wire_pack_str(w, strings[i][1], strlen(strings[i][1]), err);
@@ -241,6 +340,10 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
         ts_wire_pack_str(w, out->report, strlen(out->report), err);
     else
         ts_wire_pack_nil(w, err);
+    if (rules) {
+        ts_wire_pack_str(w, "rules", 5, err);
+        pack_rules(w, c, err);
+    }
     return ts_wire_writer_error(w);
 }
 
@@ -251,8 +354,14 @@ static void check_free(check_job *c)
     if (c->out.decision.evaluated)
         ts_score_result_free(&c->out.scored);
     ts_buf_free(&c->out.scored_packed);
+    ts_buf_free(&c->out.rules_packed);
+    ts_rules_applied_free(&c->out.applied);
+    ts_rules_unref(c->rules);
+    ts_rules_unref(c->rq.rules);
+    free(c->redacted);
     free(c->out.message);
     free(c->out.report);
+    tsd_run_observation_free(&c->obs);
     free(c);
 }
 
@@ -274,10 +383,21 @@ static void check_done(tsd_job *job)
 
         if (failed || outcome == TS_CHECK_PASSED || outcome == TS_CHECK_UPDATED)
             tsd_store_note_failure(c->st, c->rq.name, failed ? c->calls : NULL);
-        if (run != NULL &&
-            tsd_run_record(run, c->rq.name, c->rq.test, ts_check_outcome_name(outcome),
-                           c->out.score, ms, c->out.message, c->out.report, c->calls) < 0)
-            tsd_warn("run %s: out of memory recording a check", run->id);
+        if (run != NULL && !run->closed) {
+            tsd_run_check rec = {c->rq.name,
+                                 c->rq.test,
+                                 ts_check_outcome_name(outcome),
+                                 c->out.score,
+                                 c->rq.score.min_score,
+                                 ms,
+                                 c->out.message,
+                                 c->out.report,
+                                 c->calls};
+            ts_error rerr;
+
+            if (tsd_run_record(&c->srv->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
+                tsd_warn("run %s: %s", run->id, rerr.message);
+        }
     }
     tsd_stores_note_busy(&c->srv->stores, c->busy);
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
@@ -294,11 +414,14 @@ static void check_work(tsd_job *job)
     ts_check_input in;
     int rc = 0;
 
-    if (c->calls == NULL) /* else extracted on the loop already */
+    if (c->calls == NULL) { /* else extracted (and redacted) on the loop already */
         rc =
             tsd_observed_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
+        if (rc == 0)
+            rc = redact_calls(c, &c->err);
+    }
     if (rc == 0) {
-        check_input(&c->rq, c->calls, &in);
+        check_input(&c->rq, c->rules, c->calls, &in);
         ts_check_decide(&in, &c->out.decision);
     }
     if (rc == 0 && d->step == TS_CHECK_READ) {
@@ -309,13 +432,16 @@ static void check_work(tsd_job *job)
         in.snapshot = snap;
     }
     if (rc == 0)
-        rc = settle(&c->rq, &in, NULL, &c->out, &c->err);
+        rc = settle(&c->rq, &in, NULL, c->redacted, &c->out, &c->err);
     /* the first write of a store not on disk yet: its lock first */
     if (rc == 0 && d->write)
         rc = tsd_store_lock_for_write(&c->srv->stores, c->st, &c->busy, &c->err);
     if (rc == 0 && d->write)
         rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
                       &c->job, &c->err);
+    /* The run's record of large calls is prepared here, off the loop. */
+    if (rc == 0 && c->rq.run != NULL)
+        tsd_run_observe(&c->obs, c->calls, c->out.report, NULL);
     ts_snapshot_free(snap);
     c->rc = rc;
 }
@@ -357,11 +483,15 @@ static int loop_calls(check_job *c, const ts_snapshot *snap, ts_score_result *kn
     if (raw != NULL && (c->rq.format == NULL || strcmp(c->rq.format, "auto") == 0) &&
         tsd_snapcache_same_calls(&c->st->cache, c->rq.name, raw, len)) {
         tsd_debug("check %s: the observed calls are the baseline's own bytes", c->rq.name);
-        c->calls = json_object_get(snap->calls);
-        if (!snap->approved)
-            return 0;
-        rc = tsd_snapcache_self_score(&c->st->cache, c->rq.name, &c->rq.score, known,
-                                      &c->out.scored_packed, &c->err);
+        if (!snap->approved) {
+            c->calls = json_object_get(snap->calls);
+            return redact_calls(c, &c->err); /* as observed calls are */
+        }
+        /* the calls redacted, their score and what the rules did: all kept
+         * in the cache for these rules */
+        rc = tsd_snapcache_self_score(&c->st->cache, c->rq.name, &c->rq.score, c->rules, known,
+                                      &c->out.scored_packed, &c->out.rules_packed, &c->calls,
+                                      &c->err);
         *have_known = rc == 0;
         return rc;
     }
@@ -369,6 +499,8 @@ static int loop_calls(check_job *c, const ts_snapshot *snap, ts_score_result *kn
     if (rc == 0)
         rc =
             tsd_observed_calls(c->rq.actual, c->rq.format, TS_EXTRACT_RESPONSE, &c->calls, &c->err);
+    if (rc == 0)
+        rc = redact_calls(c, &c->err);
     if (rc == 0 && json_object_array_length(c->calls) > TSD_LOOP_MAX_CALLS)
         return 1;
     return rc;
@@ -389,10 +521,10 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
     if (rc > 0)
         return false;
     if (rc == 0) {
-        check_input(&c->rq, c->calls, &in);
+        check_input(&c->rq, c->rules, c->calls, &in);
         in.state = ts_check_state_of(snap);
         in.snapshot = snap;
-        rc = settle(&c->rq, &in, have_known ? &known : NULL, &c->out, &c->err);
+        rc = settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out, &c->err);
     }
     c->rc = rc;
     check_done(&c->job);
@@ -455,8 +587,12 @@ static int try_loop(check_job *c, ts_error *err)
         rc = find_store(c, err);
         if (rc < 0)
             return rc;
-        snap = may ? cached_snapshot(c) : NULL;
     }
+    rc = check_rules(c, err);
+    if (rc < 0)
+        return rc;
+    if (snap == NULL)
+        snap = may ? cached_snapshot(c) : NULL;
     return snap != NULL && answer_on_loop(c, snap) ? 1 : 0;
 }
 
@@ -489,6 +625,7 @@ static check_job *check_new(tsd_server *srv, tsd_request *req)
     c->req = req;
     c->out.score = -1;
     ts_buf_init(&c->out.scored_packed, TS_BUF_UNLIMITED);
+    ts_buf_init(&c->out.rules_packed, TS_BUF_UNLIMITED);
     return c;
 }
 

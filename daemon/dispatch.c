@@ -19,6 +19,7 @@
 #include "record.h"
 #include "request.h"
 #include "show.h"
+#include "run_methods.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
 
@@ -85,6 +86,11 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
     json_object_object_add(o, "requests_served",
                            json_object_new_int64((int64_t)srv->requests_served));
     json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
+    json_object_object_add(o, "runs_kept",
+                           json_object_new_int64((int64_t)tsd_runs_kept(&srv->runs)));
+    json_object_object_add(o, "runs_memory",
+                           json_object_new_int64((int64_t)tsd_runs_memory(&srv->runs)));
+    json_object_object_add(o, "state_dir", json_object_new_string(ts_state_path(srv->state)));
     json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
     json_object_object_add(o, "refused_busy",
                            json_object_new_int64((int64_t)srv->acceptor.refused_total));
@@ -188,7 +194,7 @@ static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_obje
     if (rc == 0)
         rc = tsd_stores_normalize(&srv->stores, root, &key, err);
     if (rc == 0)
-        rc = tsd_runs_open(&srv->runs, key, label, &run, err);
+        rc = tsd_runs_open(&srv->runs, key, label, tsd_runs_now_ms(), &run, err);
     free(key);
     if (rc < 0)
         return rc;
@@ -226,7 +232,7 @@ static int do_run_close(tsd_server *srv, tsd_request *req, const struct json_obj
         return rc;
     if (!run->closed)
         tsd_info("run %s closed", run->id);
-    tsd_runs_close(&srv->runs, run);
+    tsd_runs_close(&srv->runs, run, tsd_runs_now_ms());
     *result = tsd_run_summary(run);
     return 0;
 }
@@ -281,6 +287,7 @@ static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_objec
     ts_store_listing_free(&listing);
     *result = json_object_new_object();
     json_object_object_add(*result, "names", names);
+    json_object_object_add(*result, "run", tsd_run_summary(run));
     return 0;
 }
 
@@ -390,6 +397,8 @@ static const struct {
     {"run.join", do_run_join, ORDER_NONE, NULL},
     {"run.close", do_run_close, ORDER_NONE, NULL},
     {"run.summary", do_run_summary, ORDER_NONE, NULL},
+    {"run.partial", tsd_run_partial_method, ORDER_NONE, NULL},
+    {"run.report", tsd_run_report_method, ORDER_NONE, NULL},
     {"review", tsd_review, ORDER_SELF, NULL},
     {"orphans", do_orphans, ORDER_STORE, NULL},
     {"status", do_status, ORDER_NONE, NULL},

@@ -30,7 +30,7 @@
  * threads than CPUs for the fsyncs of concurrent writes to overlap and for
  * them to gather into one round: unless UV_THREADPOOL_SIZE is set, jobs.c
  * sets it to TSD_JOBS_POOL_THREADS before the pool starts (at the server's
- * start, tsd_jobs_size_pool).
+ * start, tsd_jobs_size_pool; run.report calls it too).
  *
  * Heavy jobs (those that read and parse large snapshot files: a show or a
  * check of a file over TSD_JOBS_HEAVY_BYTES, a review) take memory in

@@ -16,6 +16,7 @@
 #include "server.h"
 #include "ts_message.h"
 #include "ts_paths.h"
+#include "ts_state.h"
 
 /* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
  * tells "another daemon already serves this socket" (it will answer) from a
@@ -44,10 +45,27 @@ static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
     return rc;
 }
 
+/* The state directory (runs, kept observations): --state-dir, else the
+ * default. The daemon does not start without it. */
+static int open_state(const tsd_options *opt, ts_state **out, ts_error *err)
+{
+    char path[TS_PATHS_MAX];
+    int rc = 0;
+
+    if (opt->state_dir != NULL)
+        snprintf(path, sizeof(path), "%s", opt->state_dir);
+    else
+        rc = ts_state_default_path(path, sizeof(path), err);
+    if (rc == 0)
+        rc = ts_state_open(path, out, err);
+    return rc; /* the messages name the state directory */
+}
+
 int main(int argc, char **argv)
 {
     tsd_options opt;
     tsd_listener listener;
+    ts_state *state = NULL;
     ts_error err;
     int rc;
 
@@ -75,6 +93,8 @@ int main(int argc, char **argv)
     tsd_notify_init();
     rc = tsd_log_open(opt.log_level, opt.log_file, opt.foreground, &err);
     if (rc == 0)
+        rc = open_state(&opt, &state, &err);
+    if (rc == 0)
         rc = open_listener(&opt, &listener, &err);
     if (rc < 0) {
         /* Start-up errors always reach the caller, foreground or not. */
@@ -83,14 +103,16 @@ int main(int argc, char **argv)
         tsd_log_close();
         tsd_notify_done();
         tsd_options_free(&opt);
+        ts_state_close(state);
         return rc == -EADDRINUSE && strcmp(err.code, TS_ERR_BUSY) == 0 ? TSD_EXIT_ALREADY_RUNNING
                                                                        : TSD_EXIT_START_FAILED;
     }
     /* Hold no directory busy (paths given relative were resolved above). */
     if (chdir("/") < 0)
         tsd_warn("chdir /: %s", strerror(errno));
-    rc = tsd_server_run(&opt, &listener);
+    rc = tsd_server_run(&opt, &listener, state);
     tsd_listener_release(&listener, true);
+    ts_state_close(state);
     tsd_info("stopped");
     tsd_log_close();
     tsd_notify_done();

@@ -28,6 +28,11 @@ static const char usage_text[] =
     "                       (default 5)\n"
     "  --frame-timeout S    close a connection that leaves a frame incomplete\n"
     "                       for S seconds (default 30)\n"
+    "  --state-dir DIR      keep runs and observations in DIR (default\n"
+    "                       $XDG_STATE_HOME/toolscore, or ~/.local/state/toolscore)\n"
+    "  --runs-keep N        closed runs kept for reports and orphans (default 100)\n"
+    "  --runs-max-age AGE   drop runs closed (or idle) longer ago, e.g. 7d, 12h, 90m,\n"
+    "                       3600s (default 7d)\n"
     "  -h, --help           show this help and exit\n"
     "  --version            print the version and exit\n";
 
@@ -139,6 +144,46 @@ static int parse_store(const char *value, char **out, ts_error *err)
     return dup_into(out, resolved, err);
 }
 
+/* --runs-keep: 1 to 100000. */
+static int parse_keep(const char *value, size_t *out, ts_error *err)
+{
+    char *end = NULL;
+    unsigned long long n;
+
+    errno = 0;
+    n = strtoull(value, &end, 10);
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || n < 1 || n > 100000)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "--runs-keep: expected a number of runs from 1 to 100000, got '%s'",
+                            value);
+    *out = (size_t)n;
+    return 0;
+}
+
+/* --runs-max-age: a number with an optional unit s, m, h or d (seconds by
+ * default), from 1 second to 10 years. */
+static int parse_age(const char *value, int64_t *out_s, ts_error *err)
+{
+    char *end = NULL;
+    unsigned long long n;
+    int64_t unit = 1;
+
+    errno = 0;
+    n = strtoull(value, &end, 10);
+    if (end != NULL && end != value && *end != '\0' && end[1] == '\0') {
+        unit = *end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : *end == 'd' ? 86400 : 0;
+        end++;
+    }
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 || unit == 0 || n < 1 ||
+        n > 3650ULL * 86400 / (unsigned long long)unit)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "--runs-max-age: expected an age like 7d, 12h, 90m or 3600s (1 second "
+                            "to 10 years), got '%s'",
+                            value);
+    *out_s = (int64_t)n * unit;
+    return 0;
+}
+
 /* Split "--opt=value" or take the next argument as the value. */
 static int option_value(int argc, char **argv, int *i, const char *name, const char **value,
                         ts_error *err)
@@ -182,9 +227,11 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         opt->foreground = true;
         return 0;
     }
-    static const char *const valued[] = {"--socket",        "--store",         "--idle-timeout",
-                                         "--log-level",     "--log-file",      "--max-frame",
-                                         "--memory-budget", "--hello-timeout", "--frame-timeout"};
+    static const char *const valued[] = {
+        "--socket",        "--store",         "--idle-timeout",  "--log-level",
+        "--log-file",      "--max-frame",     "--state-dir",     "--runs-keep",
+        "--runs-max-age",  "--memory-budget", "--hello-timeout", "--frame-timeout",
+    };
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))
             continue;
@@ -211,8 +258,17 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         case 5:
             return parse_frame(value, &opt->max_frame, err);
         case 6:
-            return parse_budget(value, &opt->memory_budget, err);
+            if (value[0] != '/')
+                return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                    "--state-dir: must be an absolute path, got '%s'", value);
+            return dup_into(&opt->state_dir, value, err);
         case 7:
+            return parse_keep(value, &opt->runs_keep, err);
+        case 8:
+            return parse_age(value, &opt->runs_max_age_s, err);
+        case 9:
+            return parse_budget(value, &opt->memory_budget, err);
+        case 10:
             return parse_seconds_of(valued[k], 0.1, value, &opt->hello_timeout_ms, err);
         default:
             return parse_seconds_of(valued[k], 0.1, value, &opt->frame_timeout_ms, err);
@@ -231,6 +287,8 @@ int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err)
     opt->memory_budget = TSD_DEFAULT_MEMORY_BUDGET;
     opt->hello_timeout_ms = TSD_DEFAULT_HELLO_TIMEOUT_MS;
     opt->frame_timeout_ms = TSD_DEFAULT_FRAME_TIMEOUT_MS;
+    opt->runs_keep = TSD_DEFAULT_RUNS_KEEP;
+    opt->runs_max_age_s = TSD_DEFAULT_RUNS_MAX_AGE_S;
     for (int i = 1; i < argc; i++) {
         int rc = parse_one(argc, argv, &i, opt, err);
 
@@ -249,6 +307,8 @@ void tsd_options_free(tsd_options *opt)
     free(opt->socket_path);
     free(opt->store_root);
     free(opt->log_file);
+    free(opt->state_dir);
+    opt->state_dir = NULL;
     opt->socket_path = NULL;
     opt->store_root = NULL;
     opt->log_file = NULL;

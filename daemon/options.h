@@ -4,7 +4,8 @@
  *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
  *              [--log-level debug|info|warn|error] [--log-file F]
  *              [--max-frame BYTES] [--memory-budget SIZE] [--hello-timeout S]
- *              [--frame-timeout S] [-h|--help] [--version]
+ *              [--frame-timeout S] [--state-dir DIR] [--runs-keep N]
+ *              [--runs-max-age AGE] [-h|--help] [--version]
  *
  * Owns the strings it returns (tsd_options_free).
  */
@@ -26,6 +27,8 @@
 #define TSD_MAX_MEMORY_BUDGET (1024ull << 30)
 #define TSD_DEFAULT_HELLO_TIMEOUT_MS 5000
 #define TSD_DEFAULT_FRAME_TIMEOUT_MS 30000
+#define TSD_DEFAULT_RUNS_KEEP 100
+#define TSD_DEFAULT_RUNS_MAX_AGE_S (7 * 86400)
 
 typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
 
@@ -41,6 +44,9 @@ typedef struct tsd_options {
     size_t memory_budget;      /* bytes (budget.h) */
     uint64_t hello_timeout_ms; /* limits.h */
     uint64_t frame_timeout_ms;
+    char *state_dir;        /* NULL: ts_state_default_path */
+    size_t runs_keep;       /* closed runs kept */
+    int64_t runs_max_age_s; /* runs closed or idle longer ago are dropped */
 } tsd_options;
 
 /*

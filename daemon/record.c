@@ -23,6 +23,7 @@ typedef struct record_job {
     const char *name, *source, *format; /* in req->params */
     struct json_object *raw;
     bool update;
+    ts_rules *rules; /* the project's, for its redact patterns (NULL: none) */
     char file[PATH_MAX];
     ts_check_outcome outcome;
     ts_error err;
@@ -39,6 +40,12 @@ static void record_work(tsd_job *job)
     ts_file_stamp stamp;
     int rc = tsd_observed_calls(c->raw, c->format, TS_EXTRACT_FILE, &calls, &c->err);
 
+    if (rc == 0 && ts_rules_has_redact(c->rules)) { /* before anything is written */
+        struct json_object *redacted = NULL;
+        rc = ts_rules_redact(c->rules, calls, &redacted, NULL, &c->err);
+        json_object_put(calls);
+        calls = redacted;
+    }
     if (rc == 0)
         rc = ts_store_stat(c->st->store, c->name, &stamp, &c->err);
     if (rc == 0)
@@ -77,6 +84,7 @@ static void record_done(tsd_job *job)
     tsd_request_finish(c->req, c->rc, result, &c->err);
     json_object_put(result);
     free(c->busy);
+    ts_rules_unref(c->rules);
     free(c);
 }
 
@@ -119,7 +127,10 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
         rc = tsd_stores_get(&srv->stores, root, &c->st, err);
     if (rc == 0)
         rc = ts_store_path(c->st->store, c->name, c->file, sizeof(c->file), err);
+    if (rc == 0)
+        rc = tsd_rulescache_get(&c->st->rules, &c->rules, err);
     if (rc < 0) {
+        ts_rules_unref(c->rules);
         free(c);
         return rc;
     }

@@ -1,16 +1,24 @@
 /*
- * runs — per-run bookkeeping (see runs.h).
+ * runs — the runs the daemon keeps, in memory and on disk (see runs.h).
  */
 #include "runs.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "log.h"
+#include "run_names.h"
 #include "params.h"
 #include "ts_buf.h"
+#include "ts_runreport.h"
 
 static void run_id(char out[TSD_RUN_ID_LEN + 1])
 {
@@ -18,9 +26,11 @@ static void run_id(char out[TSD_RUN_ID_LEN + 1])
     static const char hex[] = "0123456789abcdef";
 
     if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
-        /* Unlikely; fall back to something unique within this process. */
         static unsigned long counter;
-        snprintf((char *)raw, sizeof(raw), "%lx", ++counter);
+        uint64_t v = ((uint64_t)getpid() << 32) ^ ++counter;
+
+        memset(raw, 0, sizeof(raw));
+        memcpy(raw, &v, sizeof(v));
     }
     for (size_t i = 0; i < sizeof(raw); i++) {
         out[2 * i] = hex[raw[i] >> 4];
@@ -29,80 +39,22 @@ static void run_id(char out[TSD_RUN_ID_LEN + 1])
     out[TSD_RUN_ID_LEN] = '\0';
 }
 
-static void run_free(tsd_run *run)
+static bool run_id_valid(const char *s)
 {
-    free(run->store);
-    free(run->label);
-    json_object_put(run->checks);
-    json_object_put(run->claims);
-    json_object_put(run->failed);
-    free(run);
+    return strlen(s) == TSD_RUN_ID_LEN && strspn(s, "0123456789abcdef") == TSD_RUN_ID_LEN;
 }
 
-/* Forget the oldest closed run; false when every run is open. */
-static bool drop_oldest_closed(tsd_runs *runs)
+/* 16 hex digits to their value (0 stands for none: ids are never 0 here,
+ * a real 0 becomes 1, one more collision in 2^64). */
+static uint64_t id_value(const char *hex)
 {
-    tsd_run **victim = NULL;
+    uint64_t v = 0;
 
-    for (tsd_run **p = &runs->list; *p != NULL; p = &(*p)->next) {
-        if ((*p)->closed)
-            victim = p;
-    }
-    if (victim == NULL)
-        return false;
-    tsd_run *run = *victim;
-    *victim = run->next;
-    run_free(run);
-    runs->count--;
-    return true;
-}
-
-int tsd_runs_open(tsd_runs *runs, const char *store, const char *label, tsd_run **out,
-                  ts_error *err)
-{
-    tsd_run *run;
-
-    if (runs->count >= TSD_RUNS_MAX && !drop_oldest_closed(runs))
-        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
-                            "too many open runs (%d); close finished runs first", TSD_RUNS_MAX);
-    run = calloc(1, sizeof(*run));
-    if (run == NULL)
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    run_id(run->id);
-    run->store = strdup(store);
-    run->label = label != NULL ? strdup(label) : NULL;
-    run->checks = json_object_new_array();
-    run->claims = json_object_new_object();
-    run->failed = json_object_new_object();
-    if (run->store == NULL || (label != NULL && run->label == NULL) || run->checks == NULL ||
-        run->claims == NULL || run->failed == NULL) {
-        run_free(run);
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    }
-    run->next = runs->list;
-    runs->list = run;
-    runs->count++;
-    runs->open_count++;
-    *out = run;
-    return 0;
-}
-
-tsd_run *tsd_runs_find(tsd_runs *runs, const char *id)
-{
-    for (tsd_run *run = runs->list; run != NULL; run = run->next) {
-        if (strcmp(run->id, id) == 0)
-            return run;
-    }
-    return NULL;
-}
-
-int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err)
-{
-    *out = tsd_runs_find(runs, id);
-    if (*out == NULL)
-        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND,
-                            "no run '%s' (unknown id, or the daemon restarted)", id);
-    return 0;
+    if (hex == NULL || hex[0] == '\0')
+        return 0;
+    for (const char *p = hex; *p; p++)
+        v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+    return v != 0 ? v : 1;
 }
 
 static void count_outcome(ts_summary_counts *c, const char *outcome)
@@ -121,94 +73,452 @@ static void count_outcome(ts_summary_counts *c, const char *outcome)
         c->errors++;
 }
 
-/* Add test to the claims of name (each test once). */
-static int add_claim(tsd_run *run, const char *name, const char *test)
+/* Count one check in memory (a new one, or one read back). */
+static int run_count(tsd_run *run, const char *name, const char *test, const char *outcome,
+                     uint64_t calls_id, bool calls_kept, uint64_t report_id, bool report_kept)
 {
-    struct json_object *tests = NULL;
+    tsd_run_name *n = tsd_run_name_get(run, name);
 
-    if (!json_object_object_get_ex(run->claims, name, &tests)) {
-        tests = json_object_new_array();
-        if (tests == NULL || json_object_object_add(run->claims, name, tests) < 0)
-            return -ENOMEM;
-    }
-    if (test == NULL)
-        return 0;
-    for (size_t i = 0; i < json_object_array_length(tests); i++) {
-        if (strcmp(json_object_get_string(json_object_array_get_idx(tests, i)), test) == 0)
-            return 0;
-    }
-    return json_object_array_add(tests, json_object_new_string(test)) < 0 ? -ENOMEM : 0;
-}
-
-/* About what a json-c value takes in memory: a value is about 64 bytes,
- * plus its string's bytes. */
-static size_t json_memory(struct json_object *v)
-{
-    size_t bytes = 64;
-
-    switch (json_object_get_type(v)) {
-    case json_type_string:
-        return bytes + (size_t)json_object_get_string_len(v);
-    case json_type_array:
-        for (size_t i = 0; i < json_object_array_length(v); i++)
-            bytes += 8 + json_memory(json_object_array_get_idx(v, i));
-        return bytes;
-    case json_type_object: {
-        json_object_object_foreach(v, key, value) bytes += 48 + strlen(key) + json_memory(value);
-        return bytes;
-    }
-    default:
-        return bytes;
-    }
-}
-
-int tsd_run_record(tsd_run *run, const char *name, const char *test, const char *outcome,
-                   double score, double duration_ms, const char *message, const char *report,
-                   struct json_object *observed)
-{
-    struct json_object *rec;
-
-    /* a record is 8 values and its strings; a FAILED check keeps its calls */
-    run->bytes += 8 * 64 + strlen(name) + (test ? strlen(test) : 0) + strlen(message) +
-                  (report ? strlen(report) : 0) +
-                  (strcmp(outcome, "FAILED") == 0 && observed != NULL ? json_memory(observed) : 0);
-
+    if (n == NULL || tsd_run_name_claim(n, test) < 0)
+        return -ENOMEM;
+    if (calls_id != 0 && calls_kept && tsd_run_name_add_list(n, calls_id) < 0)
+        return -ENOMEM;
+    if (report_id != 0 && report_kept && tsd_run_reports_add(run, report_id) < 0)
+        return -ENOMEM;
+    n->last_failed = strcmp(outcome, "FAILED") == 0;
     count_outcome(&run->counts, outcome);
-    if (add_claim(run, name, test) < 0)
-        return -ENOMEM;
-    if (strcmp(outcome, "FAILED") == 0 && observed != NULL)
-        json_object_object_add(run->failed, name, json_object_get(observed));
-    else
-        json_object_object_del(run->failed, name);
-    if (json_object_array_length(run->checks) >= TSD_RUN_MAX_CHECKS)
-        return 0; /* counts stay exact; the per-check list stops growing */
-    rec = json_object_new_object();
-    if (rec == NULL)
-        return -ENOMEM;
-    json_object_object_add(rec, "name", json_object_new_string(name));
-    json_object_object_add(rec, "test", tsd_json_string_or_null(test));
-    json_object_object_add(rec, "outcome", json_object_new_string(outcome));
-    json_object_object_add(rec, "score", score >= 0 ? json_object_new_double(score) : NULL);
-    json_object_object_add(rec, "duration_ms", json_object_new_double(duration_ms));
-    json_object_object_add(rec, "message", json_object_new_string(message));
-    json_object_object_add(rec, "report", tsd_json_string_or_null(report));
-    return json_object_array_add(run->checks, rec) < 0 ? -ENOMEM : 0;
+    run->checks++;
+    return 0;
 }
 
-void tsd_runs_close(tsd_runs *runs, tsd_run *run)
+/* ---- runs ------------------------------------------------------------ */
+
+static void run_free(tsd_run *run)
 {
-    if (!run->closed) {
-        run->closed = true;
-        runs->open_count--;
+    if (run->fd >= 0)
+        close(run->fd);
+    if (run->dir >= 0)
+        close(run->dir);
+    tsd_run_names_free(run);
+    free(run->store);
+    free(run->label);
+    free(run->host);
+    for (size_t i = 0; i < run->nreasons; i++)
+        free(run->reasons[i]);
+    free(run->reasons);
+    free(run->referenced);
+    free(run->failed);
+    json_object_put(run->duplicates);
+    free(run);
+}
+
+static tsd_run *run_new(void)
+{
+    tsd_run *run = calloc(1, sizeof(*run));
+
+    if (run != NULL) {
+        run->dir = -1;
+        run->fd = -1;
+        run->closed_ms = -1;
+    }
+    return run;
+}
+
+/* A view of run as run.json holds it (strings borrowed). */
+static void meta_view(const tsd_run *run, tsd_run_meta *m)
+{
+    memset(m, 0, sizeof(*m));
+    snprintf(m->id, sizeof(m->id), "%s", run->id);
+    m->store = run->store;
+    m->label = run->label;
+    m->host = run->host;
+    m->socket = NULL;
+    m->opened_ms = run->opened_ms;
+    m->closed_ms = run->closed ? run->closed_ms : -1;
+    m->partial = run->partial;
+    m->reasons = run->reasons;
+    m->nreasons = run->nreasons;
+    if (run->closed) {
+        m->has_counts = true;
+        m->counts = run->counts;
+        m->checks = run->checks;
+        m->duplicates = run->duplicates;
     }
 }
 
-bool tsd_run_references(const tsd_run *run, const char *name)
+int tsd_run_meta_of(const tsd_run *run, tsd_run_meta *out)
 {
-    return json_object_object_get_ex(run->claims, name, NULL);
+    tsd_run_meta view;
+
+    meta_view(run, &view);
+    view.has_counts = true;
+    view.counts = run->counts;
+    view.checks = run->checks;
+    view.duplicates = NULL;
+    return tsd_run_meta_copy(out, &view);
 }
 
-static struct json_object *counts_json(const ts_summary_counts *c)
+static int write_meta(const tsd_runs *runs, const tsd_run *run, ts_error *err)
+{
+    tsd_run_meta m;
+
+    meta_view(run, &m);
+    m.socket = runs->socket;
+    return tsd_run_meta_write(run->dir, &m, err);
+}
+
+/* Open runs/<id> (creating it when asked). */
+static int run_dir(const tsd_runs *runs, const char *id, bool create, int *fd, ts_error *err)
+{
+    char rel[sizeof("runs/") + TSD_RUN_ID_LEN];
+
+    snprintf(rel, sizeof(rel), "runs/%s", id);
+    return ts_state_dir(runs->state, rel, create, fd, err);
+}
+
+static void link_run(tsd_runs *runs, tsd_run *run)
+{
+    tsd_run **p = &runs->list;
+
+    /* Newest first, by opening time. */
+    while (*p != NULL && (*p)->opened_ms > run->opened_ms)
+        p = &(*p)->next;
+    run->next = *p;
+    *p = run;
+    runs->count++;
+    if (!run->closed)
+        runs->open_count++;
+}
+
+static void unlink_run(tsd_runs *runs, tsd_run *run)
+{
+    for (tsd_run **p = &runs->list; *p != NULL; p = &(*p)->next) {
+        if (*p == run) {
+            *p = run->next;
+            runs->count--;
+            if (!run->closed)
+                runs->open_count--;
+            return;
+        }
+    }
+}
+
+/* Forget run and remove its files. */
+static void drop_run(tsd_runs *runs, tsd_run *run, const char *why)
+{
+    ts_error err;
+
+    tsd_info("run %s removed (%s)", run->id, why);
+    unlink_run(runs, run);
+    if (ts_state_remove_tree(runs->dir, run->id, &err) < 0)
+        tsd_warn("run %s: %s", run->id, err.message);
+    run_free(run);
+}
+
+/* Keep at most runs->keep closed runs, none older than max_age, and no
+ * open run idle for max_age; spare (the run just closed) stays. */
+static void prune(tsd_runs *runs, const tsd_run *spare, int64_t now_ms)
+{
+    size_t closed_seen = 0;
+    tsd_run *run = runs->list;
+
+    while (run != NULL) {
+        tsd_run *next = run->next;
+
+        if (run == spare) {
+            closed_seen += run->closed;
+        } else if (run->closed) {
+            closed_seen++;
+            if (closed_seen > runs->keep)
+                drop_run(runs, run, "more closed runs than --runs-keep");
+            else if (now_ms - run->closed_ms > runs->max_age_ms)
+                drop_run(runs, run, "closed longer ago than --runs-max-age");
+        } else if (now_ms - run->active_ms > runs->max_age_ms) {
+            drop_run(runs, run, "open without a check for longer than --runs-max-age");
+        }
+        run = next;
+    }
+}
+
+int tsd_runs_open(tsd_runs *runs, const char *store, const char *label, int64_t now_ms,
+                  tsd_run **out, ts_error *err)
+{
+    char host[256];
+    tsd_run *run;
+    int rc;
+
+    if (runs->open_count >= TSD_RUNS_OPEN_MAX)
+        return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
+                            "too many open runs (%d); close finished runs first",
+                            TSD_RUNS_OPEN_MAX);
+    run = run_new();
+    if (run == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (gethostname(host, sizeof(host)) < 0)
+        snprintf(host, sizeof(host), "localhost");
+    host[sizeof(host) - 1] = '\0';
+    run_id(run->id);
+    run->store = strdup(store);
+    run->label = label != NULL ? strdup(label) : NULL;
+    run->host = strdup(host);
+    run->opened_ms = run->active_ms = now_ms;
+    if (run->store == NULL || (label != NULL && run->label == NULL) || run->host == NULL) {
+        run_free(run);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    rc = run_dir(runs, run->id, true, &run->dir, err);
+    if (rc == 0)
+        rc = write_meta(runs, run, err);
+    if (rc == 0)
+        rc = ts_state_append_open(run->dir, "checks.jsonl", &run->fd, err);
+    if (rc < 0) {
+        ts_state_remove_tree(runs->dir, run->id, NULL);
+        run_free(run);
+        return ts_error_prefix(err, rc, "cannot keep a new run in %s/runs", runs->state_path);
+    }
+    link_run(runs, run);
+    *out = run;
+    return 0;
+}
+
+tsd_run *tsd_runs_find(tsd_runs *runs, const char *id)
+{
+    for (tsd_run *run = runs->list; run != NULL; run = run->next) {
+        if (strcmp(run->id, id) == 0)
+            return run;
+    }
+    return NULL;
+}
+
+int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err)
+{
+    *out = tsd_runs_find(runs, id);
+    if (*out == NULL)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND,
+                            "no run '%s' (unknown id, or removed after --runs-max-age)", id);
+    return 0;
+}
+
+/* write(2) all of data at the end of fd. */
+static int append(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -errno;
+        data += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
+                   int64_t now_ms, ts_error *err)
+{
+    tsd_run_observation local;
+    tsd_run_observation *o = obs;
+    tsd_run_name *n;
+    tsd_run_line l;
+    uint64_t calls_id, report_id;
+    bool room = run->bytes < TSD_RUN_MAX_BYTES;
+    bool keep_calls, keep_report;
+    ts_buf line;
+    int rc;
+
+    (void)runs;
+    if (o == NULL || !o->ready) {
+        rc = tsd_run_observe(&local, c->calls, c->report, err);
+        if (rc < 0)
+            return rc;
+        o = &local;
+    }
+    calls_id = id_value(o->calls_id);
+    report_id = id_value(o->report_id);
+    n = tsd_run_name_get(run, c->name);
+    if (n == NULL) {
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        goto out;
+    }
+    keep_calls = room && calls_id != 0 && n->nlists < TS_RUNREPORT_MAX_LISTS &&
+                 !tsd_run_name_has_list(n, calls_id);
+    keep_report = room && report_id != 0 && !tsd_run_reports_has(run, report_id);
+    memset(&l, 0, sizeof(l));
+    l.name = c->name;
+    l.test = c->test;
+    l.outcome = c->outcome;
+    l.score = c->score;
+    l.min_score = c->min_score;
+    l.duration_ms = c->duration_ms;
+    l.message = c->message;
+    l.report_id = report_id != 0 ? o->report_id : NULL;
+    l.report = keep_report ? o->report_text.data : NULL;
+    if (report_id != 0 && !room && !tsd_run_reports_has(run, report_id))
+        l.report = "(report not kept: this run's records passed their size limit)\n";
+    l.calls_id = calls_id != 0 ? o->calls_id : NULL;
+    l.calls_text = keep_calls ? o->calls_text.data : NULL;
+    ts_buf_init(&line, TS_BUF_UNLIMITED);
+    rc = tsd_run_line_encode(&l, &line, err);
+    if (rc == 0 && run->checks < TSD_RUN_MAX_CHECKS) {
+        int wrc = append(run->fd, line.data, line.len);
+
+        if (wrc < 0)
+            tsd_warn("run %s: cannot append to %s/runs/%s/checks.jsonl: %s (the check counts "
+                     "until the daemon restarts)",
+                     run->id, runs->state_path, run->id, strerror(-wrc));
+        else
+            run->bytes += line.len;
+        keep_calls = keep_calls && wrc == 0;
+        keep_report = keep_report && wrc == 0;
+    }
+    ts_buf_free(&line);
+    if (rc == 0 && run_count(run, c->name, c->test, c->outcome, calls_id, keep_calls, report_id,
+                             keep_report) < 0)
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    run->active_ms = now_ms;
+out:
+    if (o == &local)
+        tsd_run_observation_free(&local);
+    return rc;
+}
+
+int tsd_run_mark_partial(tsd_runs *runs, tsd_run *run, const char *const *reasons, size_t n,
+                         ts_error *err)
+{
+    ts_error werr;
+
+    if (run->closed)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "run '%s' is closed; mark it partial before closing it", run->id);
+    for (size_t i = 0; i < n; i++) {
+        bool seen = false;
+        char *r;
+
+        for (size_t j = 0; j < run->nreasons && !seen; j++)
+            seen = strncmp(run->reasons[j], reasons[i], TSD_RUN_REASON_MAX) == 0;
+        if (seen || run->nreasons >= TS_RUNREPORT_MAX_REASONS)
+            continue;
+        r = strndup(reasons[i], TSD_RUN_REASON_MAX);
+        char **a = realloc(run->reasons, (run->nreasons + 1) * sizeof(char *));
+        if (r == NULL || a == NULL) {
+            free(r);
+            if (a != NULL)
+                run->reasons = a;
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        }
+        run->reasons = a;
+        run->reasons[run->nreasons++] = r;
+    }
+    run->partial = true;
+    if (write_meta(runs, run, &werr) < 0)
+        tsd_warn("run %s: %s", run->id, werr.message);
+    return 0;
+}
+
+static int compare_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a;
+    uint64_t y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static int compare_name(const void *a, const void *b)
+{
+    return strcmp((*(tsd_run_name *const *)a)->name, (*(tsd_run_name *const *)b)->name);
+}
+
+/* The names two or more tests claimed, sorted: [{name, tests}]. */
+static struct json_object *open_duplicates(const tsd_run *run)
+{
+    struct json_object *out = json_object_new_array();
+    tsd_run_name **dups = malloc((run->nnames ? run->nnames : 1) * sizeof(*dups));
+    size_t n = 0;
+
+    if (dups == NULL)
+        return out;
+    for (size_t i = 0; i < run->nnames; i++) {
+        if (run->names[i]->ntests >= 2)
+            dups[n++] = run->names[i];
+    }
+    qsort(dups, n, sizeof(*dups), compare_name);
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *d = json_object_new_object();
+        struct json_object *tests = json_object_new_array();
+
+        for (size_t t = 0; t < dups[i]->ntests; t++)
+            json_object_array_add(tests, json_object_new_string(dups[i]->tests[t]));
+        json_object_object_add(d, "name", json_object_new_string(dups[i]->name));
+        json_object_object_add(d, "tests", tests);
+        json_object_array_add(out, d);
+    }
+    free(dups);
+    return out;
+}
+
+/* The sorted, distinct hashes of the names (failed_only: whose last check
+ * FAILED). */
+static uint64_t *name_hashes(const tsd_run *run, bool failed_only, size_t *count)
+{
+    uint64_t *a = malloc((run->nnames ? run->nnames : 1) * sizeof(uint64_t));
+    size_t n = 0;
+
+    if (a == NULL)
+        return NULL;
+    for (size_t i = 0; i < run->nnames; i++) {
+        if (!failed_only || run->names[i]->last_failed)
+            a[n++] = run->names[i]->hash;
+    }
+    qsort(a, n, sizeof(uint64_t), compare_u64);
+    *count = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (*count == 0 || a[*count - 1] != a[i])
+            a[(*count)++] = a[i];
+    }
+    return a;
+}
+
+void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms)
+{
+    size_t held = run->nnames;
+    ts_error err;
+    int rc;
+
+    if (run->closed)
+        return;
+    run->duplicates = open_duplicates(run);
+    run->referenced = name_hashes(run, false, &run->nreferenced);
+    run->failed = name_hashes(run, true, &run->nfailed);
+    if (run->referenced == NULL || run->failed == NULL) {
+        /* Orphans of it would be every snapshot: never trust them. */
+        const char *why = "the daemon ran out of memory closing it (its names are lost)";
+
+        tsd_warn("run %s: %s", run->id, why);
+        tsd_run_mark_partial(runs, run, &why, 1, &err);
+    }
+    /* The hashes first: a run.json that says closed has them. */
+    rc = tsd_run_hashes_write(run->dir, run->referenced, run->nreferenced, run->failed,
+                              run->nfailed, &err);
+    run->closed = true;
+    run->closed_ms = now_ms;
+    runs->open_count--;
+    if (rc == 0)
+        rc = write_meta(runs, run, &err);
+    if (rc < 0)
+        tsd_warn("run %s: cannot keep it closed on disk: %s", run->id, err.message);
+    close(run->fd);
+    close(run->dir);
+    run->fd = run->dir = -1;
+    tsd_run_names_free(run);
+    /* Hand a big run's memory back to the system at once. */
+    if (held > 1000)
+        malloc_trim(0);
+    prune(runs, run, now_ms);
+}
+
+static struct json_object *counts_json(const ts_summary_counts *c, int64_t checks)
 {
     struct json_object *o = json_object_new_object();
 
@@ -219,61 +529,256 @@ static struct json_object *counts_json(const ts_summary_counts *c)
     /* The summary line counts CI refusals as failures; so do the counts. */
     json_object_object_add(o, "failed", json_object_new_int64(c->failed + c->errors));
     json_object_object_add(o, "errors", json_object_new_int64(c->errors));
+    json_object_object_add(o, "checks", json_object_new_int64(checks));
     return o;
 }
 
-static struct json_object *duplicates_json(const tsd_run *run)
+static struct json_object *time_json(int64_t ms)
 {
-    struct json_object *out = json_object_new_array();
+    char t[32];
 
-    json_object_object_foreach(run->claims, name, tests)
-    {
-        if (json_object_array_length(tests) < 2)
-            continue;
-        struct json_object *d = json_object_new_object();
-        json_object_object_add(d, "name", json_object_new_string(name));
-        json_object_object_add(d, "tests", json_object_get(tests));
-        json_object_array_add(out, d);
-    }
-    return out;
+    if (ms < 0)
+        return NULL;
+    ts_runreport_format_time(ms, t);
+    return json_object_new_string(t);
 }
 
 struct json_object *tsd_run_summary(const tsd_run *run)
 {
     struct json_object *o = json_object_new_object();
+    struct json_object *reasons = json_object_new_array();
     ts_buf line;
 
+    for (size_t i = 0; i < run->nreasons; i++)
+        json_object_array_add(reasons, json_object_new_string(run->reasons[i]));
     ts_buf_init(&line, 4096);
     ts_report_summary(&run->counts, &line);
     json_object_object_add(o, "run", json_object_new_string(run->id));
     json_object_object_add(o, "store", json_object_new_string(run->store));
     json_object_object_add(o, "label", tsd_json_string_or_null(run->label));
+    json_object_object_add(o, "host", tsd_json_string_or_null(run->host));
+    json_object_object_add(o, "opened", time_json(run->opened_ms));
     json_object_object_add(o, "closed", json_object_new_boolean(run->closed));
-    json_object_object_add(o, "counts", counts_json(&run->counts));
+    json_object_object_add(o, "closed_at", time_json(run->closed ? run->closed_ms : -1));
+    json_object_object_add(o, "complete", json_object_new_boolean(run->closed && !run->partial));
+    json_object_object_add(o, "partial", json_object_new_boolean(run->partial));
+    json_object_object_add(o, "partial_reasons", reasons);
+    json_object_object_add(o, "counts", counts_json(&run->counts, run->checks));
     json_object_object_add(o, "summary",
                            json_object_new_string(line.data != NULL ? line.data : ""));
-    json_object_object_add(o, "checks", json_object_get(run->checks));
-    json_object_object_add(o, "duplicates", duplicates_json(run));
+    json_object_object_add(o, "duplicates",
+                           run->closed ? json_object_get(run->duplicates) : open_duplicates(run));
     ts_buf_free(&line);
     return o;
+}
+
+bool tsd_run_references(const tsd_run *run, const char *name)
+{
+    uint64_t h = tsd_run_name_hash(name);
+
+    if (run->closed)
+        return tsd_run_hashes_has(run->referenced, run->nreferenced, h);
+    return tsd_run_name_find(run, name, h) != NULL;
+}
+
+bool tsd_run_last_failed(const tsd_run *run, const char *name)
+{
+    uint64_t h = tsd_run_name_hash(name);
+    const tsd_run_name *n;
+
+    if (run->closed)
+        return tsd_run_hashes_has(run->failed, run->nfailed, h);
+    n = tsd_run_name_find(run, name, h);
+    return n != NULL && n->last_failed;
 }
 
 size_t tsd_runs_memory(const tsd_runs *runs)
 {
     size_t bytes = 0;
 
-    for (const tsd_run *run = runs->list; run != NULL; run = run->next)
-        bytes += sizeof(*run) + run->bytes;
+    for (const tsd_run *run = runs->list; run != NULL; run = run->next) {
+        bytes += sizeof(*run) + strlen(run->store) + 1 + (run->label ? strlen(run->label) : 0) +
+                 (run->host ? strlen(run->host) : 0) + run->nreasons * TSD_RUN_REASON_MAX / 4;
+        bytes += (run->nreferenced + run->nfailed) * sizeof(uint64_t);
+        bytes += run->capnames * sizeof(void *) + run->nslots * sizeof(size_t) +
+                 run->capreports * sizeof(uint64_t);
+        for (size_t i = 0; i < run->nnames; i++) {
+            const tsd_run_name *n = run->names[i];
+
+            bytes += sizeof(*n) + strlen(n->name) + 1 + n->nlists * sizeof(uint64_t) +
+                     n->ntests * sizeof(char *);
+            for (size_t t = 0; t < n->ntests; t++)
+                bytes += strlen(n->tests[t]) + 1;
+        }
+        if (run->duplicates != NULL)
+            bytes += strlen(json_object_to_json_string(run->duplicates)) * 4;
+    }
     return bytes;
+}
+
+size_t tsd_runs_kept(const tsd_runs *runs)
+{
+    return runs->count - runs->open_count;
+}
+
+/* ---- reading runs back ----------------------------------------------- */
+
+static int reload_line(const tsd_run_line *l, void *arg, ts_error *err)
+{
+    tsd_run *run = arg;
+
+    if (run_count(run, l->name, l->test, l->outcome, id_value(l->calls_id), l->calls != NULL,
+                  id_value(l->report_id), l->report != NULL) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    return 0;
+}
+
+/* Take over m's strings into run. */
+static void run_from_meta(tsd_run *run, tsd_run_meta *m)
+{
+    memcpy(run->id, m->id, TSD_RUN_ID_LEN); /* the caller checked: 32 hex digits */
+    run->id[TSD_RUN_ID_LEN] = '\0';
+    run->store = m->store;
+    run->label = m->label;
+    run->host = m->host;
+    run->opened_ms = run->active_ms = m->opened_ms;
+    run->closed = m->closed_ms >= 0;
+    run->closed_ms = m->closed_ms;
+    run->partial = m->partial;
+    run->reasons = m->reasons;
+    run->nreasons = m->nreasons;
+    run->counts = m->counts;
+    run->checks = m->checks;
+    run->duplicates = m->duplicates;
+    memset(m, 0, sizeof(*m));
+}
+
+/* One run of runs/ back into memory; NULL when it cannot be (logged). */
+static tsd_run *reload(tsd_runs *runs, const char *id, const int64_t *now_ms)
+{
+    tsd_run *run = run_new();
+    tsd_run_meta m;
+    ts_error err;
+    uint64_t end = 0;
+    size_t bad = 0;
+    struct stat st;
+    int rc;
+
+    if (run == NULL)
+        return NULL;
+    rc = run_dir(runs, id, false, &run->dir, &err);
+    if (rc == 0)
+        ts_state_clean_temps(run->dir, NULL);
+    if (rc == 0)
+        rc = tsd_run_meta_read(run->dir, &m, &err);
+    if (rc == 0 && strcmp(m.id, id) != 0) {
+        tsd_run_meta_free(&m);
+        rc = ts_error_set(&err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run.json names run '%s'", m.id);
+    }
+    if (rc == 0 && (m.socket == NULL || strcmp(m.socket, runs->socket) != 0)) {
+        /* Another daemon's run: dropped when old, else left to it. */
+        int64_t last = m.closed_ms >= 0 ? m.closed_ms : m.opened_ms;
+
+        if (*now_ms - last > runs->max_age_ms && ts_state_remove_tree(runs->dir, id, NULL) == 0)
+            tsd_info("run %s of %s removed (older than --runs-max-age)", id,
+                     m.socket ? m.socket : "an unknown socket");
+        tsd_run_meta_free(&m);
+        run_free(run);
+        return NULL;
+    }
+    if (rc == 0)
+        run_from_meta(run, &m);
+    if (rc == 0 && run->closed) {
+        rc = tsd_run_hashes_read(run->dir, &run->referenced, &run->nreferenced, &run->failed,
+                                 &run->nfailed, &err);
+        close(run->dir);
+        run->dir = -1;
+    } else if (rc == 0) {
+        run->counts = (ts_summary_counts){0};
+        run->checks = 0;
+        rc = tsd_run_lines_read(run->dir, reload_line, run, &bad, &end, &err);
+        if (rc == 0)
+            rc = ts_state_append_open(run->dir, "checks.jsonl", &run->fd, &err);
+        /* Cut a torn last line off, so the next append starts a line. */
+        if (rc == 0 && fstat(run->fd, &st) == 0 && (uint64_t)st.st_size > end &&
+            ftruncate(run->fd, (off_t)end) < 0)
+            rc = ts_error_set(&err, -errno, TS_ERR_IO, "cannot cut the torn last line: %s",
+                              strerror(errno));
+        run->bytes = end;
+        if (fstat(run->fd, &st) == 0)
+            run->active_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
+        if (bad > 0)
+            tsd_warn("run %s: %zu unreadable line(s) in checks.jsonl skipped", id, bad);
+    }
+    if (rc < 0) {
+        tsd_warn("run %s in %s/runs cannot be read, left as it is: %s", id, runs->state_path,
+                 err.message);
+        run_free(run);
+        return NULL;
+    }
+    return run;
+}
+
+int64_t tsd_runs_now_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int tsd_runs_init(tsd_runs *runs, const ts_state *state, const char *socket, size_t keep,
+                  int64_t max_age_s, int64_t now_ms, ts_error *err)
+{
+    char **names = NULL;
+    size_t count = 0;
+    int rc;
+
+    memset(runs, 0, sizeof(*runs));
+    runs->dir = -1;
+    runs->keep = keep;
+    runs->max_age_ms = max_age_s * 1000;
+    runs->state = state;
+    runs->state_path = strdup(ts_state_path(state));
+    runs->socket = strdup(socket);
+    if (runs->state_path == NULL || runs->socket == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    rc = ts_state_dir(state, "runs", true, &runs->dir, err);
+    if (rc == 0)
+        rc = ts_state_clean_temps(runs->dir, err);
+    if (rc == 0)
+        rc = ts_state_list(runs->dir, &names, &count, err);
+    if (rc < 0)
+        return ts_error_prefix(err, rc, "runs in %s", ts_state_path(state));
+    for (size_t i = 0; i < count; i++) {
+        tsd_run *run;
+
+        if (!run_id_valid(names[i]))
+            continue;
+        run = reload(runs, names[i], &now_ms);
+        if (run == NULL)
+            continue;
+        link_run(runs, run);
+        tsd_info("run %s read back: %s, %lld check(s)", run->id, run->closed ? "closed" : "open",
+                 (long long)run->checks);
+    }
+    ts_state_names_free(names, count);
+    prune(runs, NULL, now_ms);
+    return 0;
 }
 
 void tsd_runs_free(tsd_runs *runs)
 {
     while (runs->list != NULL) {
         tsd_run *run = runs->list;
+
         runs->list = run->next;
         run_free(run);
     }
-    runs->count = 0;
-    runs->open_count = 0;
+    if (runs->dir >= 0)
+        close(runs->dir);
+    free(runs->state_path);
+    free(runs->socket);
+    memset(runs, 0, sizeof(*runs));
+    runs->dir = -1;
 }

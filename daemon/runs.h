@@ -1,16 +1,26 @@
 /*
- * runs — what the daemon remembers about a run (one test invocation across
- * all its worker processes): outcome counts for the summary line, each
- * check (name, test, outcome, score, duration, message, report), the names
- * referenced (for orphans), which tests claimed each name (duplicates), and
- * the observed calls of FAILED checks (for review).
+ * runs — the runs the daemon keeps (one test invocation across all its
+ * worker processes), in memory and in the state directory's runs/
+ * (run_records.h has the files).
  *
- * Runs live in memory only: a daemon restart forgets them. At most
- * TSD_RUNS_MAX runs are kept; when more are opened the oldest closed run is
- * forgotten (an open run is never dropped: past the limit run.open is
- * refused with "limit").
+ * In memory an open run holds its counts, the names it referenced with the
+ * tests that claimed them (duplicates) and the ids of the distinct call
+ * lists each name was observed with (at most TS_RUNREPORT_MAX_LISTS), and
+ * the ids of the report texts already on disk; its check records, reports
+ * and observed calls are on disk only. A closed run holds its counts, its
+ * duplicate claims and two sorted arrays of 64-bit name hashes (names
+ * referenced, names whose last check FAILED): enough for summary, orphans
+ * and review; run.report reads the rest from disk (on the pool).
  *
- * Owns every run and the JSON values inside it.
+ * Every check is appended to the run's checks.jsonl before its reply is
+ * sent, so a run outlives a daemon restart, kill -9 included: at start the
+ * daemon reads runs/ back (open runs whole, closed runs' metadata and
+ * hashes). Closed runs are kept until there are more than `keep` of them
+ * (the oldest go first) or they are older than `max_age`; an open run with
+ * no check for `max_age` is dropped too. At most TSD_RUNS_OPEN_MAX runs are
+ * open at once.
+ *
+ * Loop thread only (tsd_runs_init before the loop starts). Owns every run.
  */
 #ifndef TSD_RUNS_H
 #define TSD_RUNS_H
@@ -21,35 +31,82 @@
 
 #include <json-c/json.h>
 
+#include "run_records.h"
 #include "ts_error.h"
 #include "ts_report.h"
+#include "ts_state.h"
 
-#define TSD_RUNS_MAX 256
+#define TSD_RUNS_OPEN_MAX 256
 #define TSD_RUN_ID_LEN 32
 #define TSD_RUN_MAX_CHECKS 1000000
+/* checks.jsonl bytes past which lines carry ids only (no report texts, no
+ * calls): a run's records stay under about this plus 300 bytes a check. */
+#define TSD_RUN_MAX_BYTES (256u << 20)
+/* Partial reasons: each at most this long (longer ones are cut). */
+#define TSD_RUN_REASON_MAX 512
+
+typedef struct tsd_run_name tsd_run_name;
 
 typedef struct tsd_run {
     char id[TSD_RUN_ID_LEN + 1];
-    char *store; /* absolute snapshot root */
-    char *label; /* NULL or a caller's label */
+    char *store;                  /* absolute snapshot root */
+    char *label;                  /* NULL or a caller's label */
+    char *host;                   /* the daemon's host name */
+    int64_t opened_ms, closed_ms; /* closed_ms: -1 while open */
+    int64_t active_ms;            /* the last check (or the opening) */
     bool closed;
+    bool partial;
+    char **reasons;
+    size_t nreasons;
     ts_summary_counts counts;
-    struct json_object *checks; /* array of check records */
-    struct json_object *claims; /* name -> array of distinct test ids */
-    struct json_object *failed; /* name -> observed calls of its last check, if FAILED */
-    size_t bytes;               /* about what its records and kept calls take */
+    int64_t checks;
+    /* Open runs. */
+    int dir; /* runs/<id>, -1 when closed */
+    int fd;  /* its checks.jsonl, appending */
+    uint64_t bytes;
+    tsd_run_name **names;
+    size_t nnames, capnames;
+    size_t *slots; /* index + 1 into names by hash, 0 empty */
+    size_t nslots;
+    uint64_t *reports; /* ids of report texts on disk (open addressing, 0 empty) */
+    size_t nreports, capreports;
+    /* Closed runs. */
+    uint64_t *referenced, *failed; /* sorted name hashes */
+    size_t nreferenced, nfailed;
+    struct json_object *duplicates; /* [{name, tests}] */
     struct tsd_run *next;
 } tsd_run;
 
 typedef struct tsd_runs {
+    const ts_state *state;
+    char *socket; /* this daemon's: its runs are those opened on it */
+    int dir;      /* STATE/runs */
+    char *state_path;
+    size_t keep;
+    int64_t max_age_ms;
     tsd_run *list; /* newest first */
-    size_t count;
-    size_t open_count;
+    size_t count, open_count;
 } tsd_runs;
 
-/* A new open run on store. -E2BIG ("limit") when TSD_RUNS_MAX runs are open. */
-int tsd_runs_open(tsd_runs *runs, const char *store, const char *label, tsd_run **out,
-                  ts_error *err);
+/*
+ * Open (creating it) STATE/runs (state stays the caller's and must outlive
+ * runs) and read back the runs a daemon on this socket kept there (the
+ * runs of other sockets belong to other daemons sharing the directory:
+ * left alone, unless older than max_age): open
+ * runs whole (a torn last line is cut off), closed runs' metadata; runs
+ * past keep or max_age_s are removed. A run that cannot be read is left
+ * on disk, logged and not served. "io" when runs/ cannot be opened.
+ */
+int tsd_runs_init(tsd_runs *runs, const ts_state *state, const char *socket, size_t keep,
+                  int64_t max_age_s, int64_t now_ms, ts_error *err);
+
+/* Milliseconds since the epoch (run times). */
+int64_t tsd_runs_now_ms(void);
+
+/* A new open run on store, on disk at once. "limit" when
+ * TSD_RUNS_OPEN_MAX runs are open, "io" when its files cannot be made. */
+int tsd_runs_open(tsd_runs *runs, const char *store, const char *label, int64_t now_ms,
+                  tsd_run **out, ts_error *err);
 
 /* The run with this id, or NULL. */
 tsd_run *tsd_runs_find(tsd_runs *runs, const char *id);
@@ -57,27 +114,55 @@ tsd_run *tsd_runs_find(tsd_runs *runs, const char *id);
 /* Find the run, "not_found" when unknown. */
 int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err);
 
+/* One check of a run, as the daemon answered it. */
+typedef struct tsd_run_check {
+    const char *name;
+    const char *test;    /* NULL: none */
+    const char *outcome; /* one of the seven outcome names */
+    double score;        /* < 0: not scored */
+    double min_score;
+    double duration_ms;
+    const char *message;
+    const char *report;              /* NULL: none */
+    const struct json_object *calls; /* the observed calls, NULL: none */
+} tsd_run_check;
+
 /*
- * Record one check in run. outcome is the outcome's name; score < 0 means no
- * score; report may be NULL; observed (borrowed) is the actual calls, kept
- * when the outcome is FAILED.
+ * Record one check in the open run: appended to checks.jsonl (one write)
+ * and counted. obs, when ready, holds the calls' and report's ids and
+ * texts computed on the pool; else they are computed here. A failed write
+ * is logged; the check still counts in memory.
  */
-int tsd_run_record(tsd_run *run, const char *name, const char *test, const char *outcome,
-                   double score, double duration_ms, const char *message, const char *report,
-                   struct json_object *observed);
+int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
+                   int64_t now_ms, ts_error *err);
 
-/* Close the run (idempotent). */
-void tsd_runs_close(tsd_runs *runs, tsd_run *run);
+/* Mark the open run partial for these reasons (added to any it has;
+ * each cut at TSD_RUN_REASON_MAX bytes, at most TS_RUNREPORT_MAX_REASONS).
+ * "invalid_argument" when the run is closed. */
+int tsd_run_mark_partial(tsd_runs *runs, tsd_run *run, const char *const *reasons, size_t n,
+                         ts_error *err);
 
-/* run.summary's result (a new object). */
+/* Close the run (idempotent): its files completed, its memory released,
+ * and the runs past keep / max_age removed. A failed write is logged. */
+void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms);
+
+/* run.summary's result (a new object): docs/protocol.md. */
 struct json_object *tsd_run_summary(const tsd_run *run);
 
 /* True when the run referenced name (any check). */
 bool tsd_run_references(const tsd_run *run, const char *name);
 
-/* Bytes the runs hold in memory (an estimate; counted in the memory
- * budget, budget.h). */
+/* True when the last check of name in the run FAILED. */
+bool tsd_run_last_failed(const tsd_run *run, const char *name);
+
+/* The run's metadata (strings copied) for a job on the pool. */
+int tsd_run_meta_of(const tsd_run *run, tsd_run_meta *out);
+
+/* Bytes the runs hold in memory (status). */
 size_t tsd_runs_memory(const tsd_runs *runs);
+
+/* Closed runs kept. */
+size_t tsd_runs_kept(const tsd_runs *runs);
 
 void tsd_runs_free(tsd_runs *runs);
 

@@ -611,10 +611,11 @@ static void open_pinned_store(tsd_server *srv)
     free(busy);
 }
 
-int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
+int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_state *state)
 {
     tsd_server srv;
     uv_loop_t loop;
+    ts_error err;
     int rc;
 
     memset(&srv, 0, sizeof(srv));
@@ -638,6 +639,15 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener)
     tsd_budget_init(&srv.budget, opt->memory_budget);
     tsd_jobs_size_pool();
     tsd_jobs_set_admit(admit_heavy, &srv);
+    srv.state = state;
+    rc = tsd_runs_init(&srv.runs, state, listener->path, opt->runs_keep, opt->runs_max_age_s,
+                       tsd_runs_now_ms(), &err);
+    if (rc < 0) {
+        tsd_error("%s", err.message);
+        tsd_runs_free(&srv.runs);
+        uv_loop_close(&loop);
+        return rc;
+    }
     rc = start_handles(&srv, listener);
     if (rc == 0) {
         tsd_info("listening on %s (pid %ld, version %s%s%s)", listener->path, (long)getpid(),

@@ -95,6 +95,7 @@ struct tsd_server {
     uint64_t started_ms;
     uint64_t requests_served;
     tsd_stores stores;
+    const ts_state *state; /* the state directory (runs, kept observations) */
     tsd_runs runs;
     tsd_listing *listings; /* held paged listings (listing.h) */
     size_t listing_count;
@@ -104,9 +105,10 @@ struct tsd_server {
 
 /*
  * Serve until stopped (signal, stop request, idle timeout). The listener's
- * socket is taken over by the server. Returns 0 after a graceful stop.
+ * socket is taken over by the server; state (the caller's) keeps the runs.
+ * Returns 0 after a graceful stop.
  */
-int tsd_server_run(const tsd_options *opt, tsd_listener *listener);
+int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_state *state);
 
 /* Send one encoded frame (4-byte header + payload; data is taken over):
  * written at once when the socket takes it, else queued. */

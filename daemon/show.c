@@ -197,15 +197,19 @@ static void review_work(tsd_job *job)
 
 /* A copy of the map failed whose values are references taken here, on
  * the loop thread: the job reads them while the loop may replace the
- * map's entries. */
-static struct json_object *copy_failed(const struct json_object *failed)
+ * map's entries. With a run, only the names whose last check in that run
+ * FAILED. */
+static struct json_object *copy_failed(const struct json_object *failed, const tsd_run *run)
 {
     struct json_object *copy = json_object_new_object();
 
     if (copy == NULL)
         return NULL;
     json_object_object_foreach((struct json_object *)failed, key, value)
-        json_object_object_add(copy, key, json_object_get(value));
+    {
+        if (run == NULL || tsd_run_last_failed(run, key))
+            json_object_object_add(copy, key, json_object_get(value));
+    }
     return copy;
 }
 
@@ -230,7 +234,7 @@ int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *para
         return rc;
     j = read_job_new(srv, req, st);
     if (j != NULL)
-        j->failed = copy_failed(run != NULL ? run->failed : st->failed);
+        j->failed = copy_failed(st->failed, run);
     if (j == NULL || j->failed == NULL) {
         free(j);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");

@@ -30,6 +30,9 @@ struct tsd_snapcache_entry {
     ts_score_options self_opt;        /* options of the last self score */
     ts_score_result self;             /* snap->calls scored against themselves */
     ts_buf self_packed;               /* self, packed as a check reply's result */
+    ts_rules *self_rules;             /* the rules of self (a reference), or NULL */
+    ts_buf self_rules_packed;         /* what they did, packed (empty: none applied) */
+    struct json_object *self_calls;   /* snap->calls redacted by self_rules */
     tsd_snapcache_entry *chain;       /* in its bucket */
     tsd_snapcache_entry *prev, *next; /* in the LRU list */
 };
@@ -103,6 +106,9 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
     free(e->path);
     ts_buf_free(&e->wire);
     ts_buf_free(&e->self_packed);
+    ts_buf_free(&e->self_rules_packed);
+    ts_rules_unref(e->self_rules);
+    json_object_put(e->self_calls);
     if (e->has_self)
         ts_score_result_free(&e->self);
     free(e->name);
@@ -135,6 +141,7 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
     }
     ts_buf_init(&e->wire, max_bytes);
     ts_buf_init(&e->self_packed, TS_BUF_UNLIMITED);
+    ts_buf_init(&e->self_rules_packed, TS_BUF_UNLIMITED);
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
@@ -226,33 +233,55 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
     return e->wire_state == 1 && e->wire.len == len && memcmp(e->wire.data, bytes, len) == 0;
 }
 
-/* Score e's calls against themselves with opt, and pack the result. */
-static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts_error *err)
+/* Score e's calls against themselves with opt under rules, and pack the
+ * result and what the rules did. */
+static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts_rules *rules,
+                         ts_error *err)
 {
     ts_wire_writer w;
     ts_score_result r;
+    ts_rules_applied applied;
+    struct json_object *did, *calls = NULL;
     /* validated when the file was read */
-    int rc = ts_evaluate_validated(e->snap->calls, e->snap->calls, opt, &r, err);
+    int rc = ts_rules_evaluate(rules, e->snap->calls, e->snap->calls, opt, true, &r, &applied, err);
 
+    did = rc == 0 ? ts_rules_applied_to_json(&applied) : NULL;
+    ts_rules_applied_free(&applied);
     if (rc < 0)
         return rc;
-    ts_buf_reset(&e->self_packed);
-    ts_wire_writer_init(&w, &e->self_packed);
-    rc = ts_message_pack_score_result(&w, &r, 2, err);
+    rc = ts_rules_redact(rules, e->snap->calls, &calls, NULL, err);
     if (rc < 0) {
+        json_object_put(did);
         ts_score_result_free(&r);
         return rc;
     }
+    ts_buf_reset(&e->self_packed);
+    ts_wire_writer_init(&w, &e->self_packed);
+    rc = ts_message_pack_score_result(&w, &r, 2, err);
+    ts_buf_reset(&e->self_rules_packed);
+    if (rc == 0 && did != NULL)
+        rc = ts_wire_encode(did, &e->self_rules_packed, err);
+    json_object_put(did);
+    if (rc < 0) {
+        json_object_put(calls);
+        ts_score_result_free(&r);
+        return rc;
+    }
+    json_object_put(e->self_calls);
+    e->self_calls = calls;
     if (e->has_self)
         ts_score_result_free(&e->self);
     e->self = r;
     e->self_opt = *opt;
+    ts_rules_unref(e->self_rules);
+    e->self_rules = ts_rules_ref(rules);
     e->has_self = true;
     return 0;
 }
 
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
-                             ts_score_result *out, ts_buf *packed, ts_error *err)
+                             ts_rules *rules, ts_score_result *out, ts_buf *packed,
+                             ts_buf *rules_packed, struct json_object **calls, ts_error *err)
 {
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e = find(cache, name, &link);
@@ -260,14 +289,20 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
 
     if (e == NULL)
         return ts_error_set(err, -ENOENT, TS_ERR_INTERNAL, "snapshot '%s' is not cached", name);
-    if (!e->has_self || !ts_score_options_equal(&e->self_opt, opt)) {
-        rc = work_out_self(e, opt, err);
+    if (ts_rules_empty(rules))
+        rules = NULL;
+    if (!e->has_self || !ts_score_options_equal(&e->self_opt, opt) || e->self_rules != rules) {
+        rc = work_out_self(e, opt, rules, err);
         if (rc < 0)
             return rc;
     }
+    if (e->self_rules_packed.len > 0 &&
+        ts_buf_append(rules_packed, e->self_rules_packed.data, e->self_rules_packed.len) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     ts_score_result_share(out, &e->self);
+    *calls = json_object_get(e->self_calls);
     return 0;
 }
 

@@ -23,6 +23,7 @@
 
 #include "ts_buf.h"
 #include "ts_error.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
@@ -85,15 +86,21 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
                               size_t len);
 
 /*
- * The calls of name's cached snapshot scored against themselves with opt:
- * what a replay of an equal observed list gives. Computed once per options
- * (the last options are kept) and shared into *out (ts_score_result_share;
+ * The calls of name's cached snapshot scored against themselves with opt
+ * under rules (NULL: none): what a replay of an equal observed list gives.
+ * Computed once per options and rules object (the last ones are kept, with
+ * a reference to the rules) and shared into *out (ts_score_result_share;
  * release it with ts_score_result_free), and packed as a check reply's
- * result (ts_message_pack_score_result) appended to packed. Errors as
- * ts_evaluate_validated; "internal" when name is not cached.
+ * result (ts_message_pack_score_result) appended to packed; what the rules
+ * did (ts_rules_applied_to_json), packed, is appended to rules_packed
+ * (nothing when no rules applied); *calls is a new reference to the
+ * snapshot's calls as the rules redact them (the observed calls such a
+ * replay stands for). Errors as ts_rules_evaluate; "internal" when name is
+ * not cached.
  */
 int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_score_options *opt,
-                             ts_score_result *out, ts_buf *packed, ts_error *err);
+                             ts_rules *rules, ts_score_result *out, ts_buf *packed,
+                             ts_buf *rules_packed, struct json_object **calls, ts_error *err);
 
 /* Drop every entry. */
 void tsd_snapcache_clear(tsd_snapcache *cache);

@@ -48,6 +48,7 @@ static void store_free(tsd_store *st)
     ts_store_lock_release(atomic_load(&st->lock));
     pthread_mutex_destroy(&st->lock_mutex);
     tsd_snapcache_clear(&st->cache);
+    tsd_rulescache_free(&st->rules);
     ts_list_cache_free(st->list_cache);
     ts_store_close(st->store);
     json_object_put(st->failed);
@@ -303,6 +304,10 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     atomic_init(&st->lock, lock);
     pthread_mutex_init(&st->lock_mutex, NULL);
     rc = ts_store_open(key, &st->store, err);
+    if (rc == 0 && tsd_rulescache_init(&st->rules, key) < 0) {
+        ts_store_close(st->store);
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
     if (rc < 0) {
         tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
         ts_store_lock_release(lock);

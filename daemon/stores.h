@@ -19,6 +19,7 @@
 #include <uv.h>
 
 #include "params.h"
+#include "rulescache.h"
 #include "snapcache.h"
 #include "ts_error.h"
 #include "ts_list_cache.h"
@@ -41,6 +42,7 @@ typedef struct tsd_store {
     bool scheduling;      /* jobs.c is scanning the queue */
     bool heavy_waiting;   /* a heavy job of it waits for another (jobs.c) */
     tsd_snapcache cache;  /* parsed snapshots for replays on the loop thread */
+    tsd_rulescache rules; /* the project's rules file (config.json beside the root) */
     bool exposure_logged; /* "writable by other users" was logged for this store */
     /* this daemon's lock on the store (ts_store_lock.h), or NULL while
      * nothing of it is on disk; set once, by the loop or a job (under

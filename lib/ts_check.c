@@ -84,13 +84,25 @@ void ts_check_decide(const ts_check_input *in, ts_check_decision *d)
     d->step = TS_CHECK_READ; /* not a state: read the file */
 }
 
-int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_error *err)
+int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_applied *applied,
+                      ts_error *err)
 {
-    if (in->snapshot == NULL || in->calls == NULL)
+    ts_rules_applied mine;
+    int rc;
+
+    if (applied == NULL)
+        applied = &mine;
+    if (in->snapshot == NULL || in->calls == NULL) {
+        memset(applied, 0, sizeof(*applied));
         return ts_error_set(err, -EINVAL, TS_ERR_INTERNAL,
                             "snapshot '%s': nothing to evaluate (no baseline or no calls)",
                             in->name);
-    return ts_evaluate_validated(in->snapshot->calls, in->calls, in->options, out, err);
+    }
+    rc = ts_rules_evaluate(in->rules, in->snapshot->calls, in->calls, in->options, true, out,
+                           applied, err);
+    if (applied == &mine)
+        ts_rules_applied_free(&mine);
+    return rc;
 }
 
 static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -37,6 +37,7 @@
 #include <json-c/json.h>
 
 #include "ts_error.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 #include "ts_snapshot.h"
 
@@ -70,6 +71,7 @@ typedef struct ts_check_input {
     const ts_snapshot *snapshot;     /* with UNAPPROVED or APPROVED: the file's snapshot */
     const struct json_object *calls; /* the observed calls, extracted and validated */
     const ts_score_result *score;    /* with APPROVED: calls scored against the baseline */
+    const ts_rules *rules;           /* comparison rules for evaluating (NULL: none) */
 } ts_check_input;
 
 /* What the caller does next. */
@@ -108,11 +110,15 @@ void ts_check_decide(const ts_check_input *in, ts_check_decision *out);
 ts_check_state ts_check_state_of(const ts_snapshot *snapshot);
 
 /*
- * Score in->calls against in->snapshot's calls with in->options, both
- * already validated (ts_evaluate_validated): what TS_CHECK_EVALUATE asks
- * for. out is released with ts_score_result_free.
+ * Score in->calls against in->snapshot's calls with in->options under
+ * in->rules, both already validated (ts_rules_evaluate, validated): what
+ * TS_CHECK_EVALUATE asks for. out is released with ts_score_result_free;
+ * applied (NULL when the caller needs nothing of it) receives what the
+ * rules did and the lists as compared (for the report), released with
+ * ts_rules_applied_free, also after a failure.
  */
-int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_error *err);
+int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_applied *applied,
+                      ts_error *err);
 
 /*
  * The one-line message of a decided check (the name in single quotes), a

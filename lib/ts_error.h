@@ -30,6 +30,7 @@ typedef struct ts_error {
 #define TS_ERR_INVALID_SNAPSHOT "invalid_snapshot" /* JSON, but not a snapshot */
 #define TS_ERR_INVALID_CALLS "invalid_calls"       /* calls list fails validation */
 #define TS_ERR_FORMAT "format"                     /* extraction failed */
+#define TS_ERR_INVALID_RULES "invalid_rules"       /* a rules object or config file is invalid */
 #define TS_ERR_NOT_FOUND "not_found"               /* no such snapshot/run/file */
 #define TS_ERR_EXISTS "exists"                     /* refusing to overwrite */
 #define TS_ERR_TOO_LARGE "too_large"               /* a size limit was hit */

@@ -146,6 +146,7 @@ static int ctx_init(ts_report_ctx *c, const struct json_object *expected,
                                                 : c->width;
     c->color = opt->color;
     c->r = r;
+    c->compare = opt->compare;
     c->gold = calls_view(expected, &c->ng);
     c->trace = calls_view(actual, &c->nt);
     rc = c->gold && c->trace ? ts_align_calls(expected, actual, &c->ops, &c->n_ops) : -ENOMEM;

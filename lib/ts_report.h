@@ -29,9 +29,13 @@ typedef struct ts_report_options {
     bool json_diff;           /* append the unified diff of the two lists as JSON */
     const char *const *notes; /* lines printed after the score line (borrowed) */
     size_t n_notes;
+    const ts_value_compare *compare; /* the argument comparison scoring used (comparison
+                                        rules' matchers), so the table and the difference
+                                        lines agree with the score; NULL: ts_values_equal */
 } ts_report_options;
 
-/* width 0 (the default width), no colour, the JSON diff on, no notes. */
+/* width 0 (the default width), no colour, the JSON diff on, no notes, the
+ * plain comparison. */
 void ts_report_options_default(ts_report_options *opt);
 
 /*

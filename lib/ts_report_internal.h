@@ -63,6 +63,7 @@ typedef struct ts_report_ctx {
     size_t width;
     bool color;
     const ts_score_result *r;
+    const ts_value_compare *compare; /* the scoring's argument comparison, or NULL */
     ts_report_call *gold, *trace;
     size_t ng, nt;
     ts_align_op *ops;

@@ -235,7 +235,8 @@ static int status_add(item *it, enum status_kind kind, const char *text,
 
 /* The status of two calls of one tool: changed values, then missing keys,
  * then unexpected keys, each in key order; nothing when they scored equal. */
-static int args_status(item *it, const ts_report_call *g, const ts_report_call *t, bool strict)
+static int args_status(item *it, const ts_report_call *g, const ts_report_call *t, bool strict,
+                       const ts_value_compare *cmp)
 {
     size_t ng, nt;
     const char **gk, **tk;
@@ -253,7 +254,8 @@ static int args_status(item *it, const ts_report_call *g, const ts_report_call *
     for (size_t k = 0; k < ng; k++) {
         struct json_object *gv = json_object_object_get(g->args, gk[k]), *tv;
         if (rc == 0 && t->args != NULL && json_object_object_get_ex(t->args, gk[k], &tv) &&
-            !ts_values_equal(gv, tv, strict, true))
+            !(cmp != NULL ? cmp->equal(cmp->ctx, g->tool, g->tool_len, gk[k], gv, tv, strict, true)
+                          : ts_values_equal(gv, tv, strict, true)))
             rc = status_add(it, ST_VALUE, gk[k], gv, tv);
     }
     for (size_t k = 0; k < ng; k++) {
@@ -309,7 +311,7 @@ static int fill_row(const ts_report_ctx *c, item *it)
     else if (g->tool_len != t->tool_len || memcmp(g->tool, t->tool, g->tool_len) != 0)
         status_add(it, ST_TEXT, "tool", NULL, NULL); /* written from the tools */
     else
-        rc = args_status(it, g, t, c->r->strict);
+        rc = args_status(it, g, t, c->r->strict, c->compare);
     if (rc == 0 && it->n_status == 0)
         status_add(it, ST_TEXT, TS_REPORT_CHECK_MARK, NULL, NULL);
     return rc;

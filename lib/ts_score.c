@@ -804,25 +804,37 @@ static size_t args_length(const struct json_object *args)
     return args ? (size_t)json_object_object_length(args) : 0;
 }
 
+/* Two argument values of a call of tool g: ts_values_equal, or the
+ * caller's comparison when one is given. */
+static bool args_equal(const ts_value_compare *cmp, const call_view *g, const char *key,
+                       const struct json_object *gv, const struct json_object *tv, bool strict,
+                       bool top_level)
+{
+    if (cmp == NULL)
+        return ts_values_equal(gv, tv, strict, top_level);
+    return cmp->equal(cmp->ctx, g->tool, g->tool_len, key, gv, tv, strict, top_level);
+}
+
 /* Gold keys present in the trace args with an equal value. */
-static size_t correct_keys(const struct json_object *gold, const struct json_object *trace,
-                           bool strict)
+static size_t correct_keys(const ts_value_compare *cmp, const call_view *g,
+                           const struct json_object *trace, bool strict)
 {
     size_t correct = 0;
 
-    if (gold == NULL || trace == NULL)
+    if (g->args == NULL || trace == NULL)
         return 0;
-    json_object_object_foreach((struct json_object *)gold, key, gv)
+    json_object_object_foreach(g->args, key, gv)
     {
         struct json_object *tv;
-        if (json_object_object_get_ex(trace, key, &tv) && ts_values_equal(gv, tv, strict, true))
+        if (json_object_object_get_ex(trace, key, &tv) &&
+            args_equal(cmp, g, key, gv, tv, strict, true))
             correct++;
     }
     return correct;
 }
 
 static void score_arguments(const call_lists *cl, const positions *p, bool strict,
-                            ts_score_result *r)
+                            const ts_value_compare *cmp, ts_score_result *r)
 {
     size_t correct = 0, expected = 0, actual = 0, vacuous = 0;
     double precision, recall;
@@ -846,7 +858,7 @@ static void score_arguments(const call_lists *cl, const positions *p, bool stric
         if (j < 0)
             continue;
         actual += args_length(cl->trace[j].args);
-        correct += correct_keys(g->args, cl->trace[j].args, strict);
+        correct += correct_keys(cmp, g, cl->trace[j].args, strict);
         if (args_length(g->args) == 0 && args_length(cl->trace[j].args) == 0)
             vacuous++;
     }
@@ -862,7 +874,7 @@ static void score_arguments(const call_lists *cl, const positions *p, bool stric
 }
 
 /* Every gold key present in trace with a deep-equal (lenient, untrimmed) value. */
-static bool step_matches(const call_view *g, const call_view *t)
+static bool step_matches(const ts_value_compare *cmp, const call_view *g, const call_view *t)
 {
     if (g->id != t->id)
         return false;
@@ -873,13 +885,13 @@ static bool step_matches(const call_view *g, const call_view *t)
         struct json_object *tv;
         if (t->args == NULL || !json_object_object_get_ex(t->args, key, &tv))
             return false;
-        if (!ts_values_equal(gv, tv, false, false))
+        if (!args_equal(cmp, g, key, gv, tv, false, false))
             return false;
     }
     return true;
 }
 
-static void score_trajectory(const call_lists *cl, ts_score_result *r)
+static void score_trajectory(const call_lists *cl, const ts_value_compare *cmp, ts_score_result *r)
 {
     size_t matched = 0;
     size_t steps = cl->n_gold < cl->n_trace ? cl->n_gold : cl->n_trace;
@@ -894,7 +906,7 @@ static void score_trajectory(const call_lists *cl, ts_score_result *r)
         return;
     }
     for (size_t k = 0; k < steps; k++)
-        matched += step_matches(&cl->gold[k], &cl->trace[k]);
+        matched += step_matches(cmp, &cl->gold[k], &cl->trace[k]);
     r->step_match_rate = (double)matched / (double)cl->n_gold;
     r->path_efficiency = cl->n_trace > cl->n_gold ? (double)cl->n_gold / (double)cl->n_trace : 1.0;
     r->trajectory_accuracy = r->step_match_rate * r->path_efficiency;
@@ -960,7 +972,8 @@ static void composite(const ts_weights *w, double min_score, ts_score_result *r)
     r->passed = r->score >= (threshold > 0.0 ? threshold : 0.0);
 }
 
-static int compute(const call_lists *cl, const ts_score_options *opt, ts_score_result *r)
+static int compute(const call_lists *cl, const ts_score_options *opt, const ts_value_compare *cmp,
+                   ts_score_result *r)
 {
     positions p = {NULL, NULL};
     int rc;
@@ -970,8 +983,8 @@ static int compute(const call_lists *cl, const ts_score_options *opt, ts_score_r
     if (rc == 0)
         rc = positions_build(cl, &p);
     if (rc == 0) {
-        score_arguments(cl, &p, opt->strict, r);
-        score_trajectory(cl, r);
+        score_arguments(cl, &p, opt->strict, cmp, r);
+        score_trajectory(cl, cmp, r);
         rc = tool_lists(cl, r);
     }
     free(p.start);
@@ -982,8 +995,8 @@ static int compute(const call_lists *cl, const ts_score_options *opt, ts_score_r
 }
 
 static int evaluate(const struct json_object *expected, const struct json_object *actual,
-                    const ts_score_options *opt, bool validated, ts_score_result *out,
-                    ts_error *err)
+                    const ts_score_options *opt, const ts_value_compare *cmp, bool validated,
+                    ts_score_result *out, ts_error *err)
 {
     ts_score_options defaults;
     ts_score_result r;
@@ -1007,7 +1020,7 @@ static int evaluate(const struct json_object *expected, const struct json_object
     r.strict = opt->strict;
     rc = call_lists_init(&cl, expected, actual);
     if (rc == 0)
-        rc = compute(&cl, opt, &r);
+        rc = compute(&cl, opt, cmp, &r);
     call_lists_free(&cl);
     if (rc < 0) {
         ts_score_result_free(&r);
@@ -1020,13 +1033,20 @@ static int evaluate(const struct json_object *expected, const struct json_object
 int ts_evaluate(const struct json_object *expected, const struct json_object *actual,
                 const ts_score_options *opt, ts_score_result *out, ts_error *err)
 {
-    return evaluate(expected, actual, opt, false, out, err);
+    return evaluate(expected, actual, opt, NULL, false, out, err);
 }
 
 int ts_evaluate_validated(const struct json_object *expected, const struct json_object *actual,
                           const ts_score_options *opt, ts_score_result *out, ts_error *err)
 {
-    return evaluate(expected, actual, opt, true, out, err);
+    return evaluate(expected, actual, opt, NULL, true, out, err);
+}
+
+int ts_evaluate_compare(const struct json_object *expected, const struct json_object *actual,
+                        const ts_score_options *opt, const ts_value_compare *compare,
+                        bool validated, ts_score_result *out, ts_error *err)
+{
+    return evaluate(expected, actual, opt, compare, validated, out, err);
 }
 
 void ts_score_result_free(ts_score_result *r)

@@ -103,6 +103,31 @@ int ts_evaluate(const struct json_object *expected, const struct json_object *ac
 int ts_evaluate_validated(const struct json_object *expected, const struct json_object *actual,
                           const ts_score_options *opt, ts_score_result *out, ts_error *err);
 
+/*
+ * Another comparison of argument values, for comparison rules (ts_rules:
+ * a matcher relaxes the values its path names). equal is asked about the
+ * value of argument key of a call of tool tool[0..tool_len), expected
+ * against actual, with strict and top_level as ts_values_equal has them
+ * (top_level false: the trajectory's step match). It must be true wherever
+ * ts_values_equal is (a rule relaxes, never tightens), and be safe to call
+ * from the thread that scores.
+ */
+typedef struct ts_value_compare {
+    bool (*equal)(void *ctx, const char *tool, size_t tool_len, const char *key,
+                  const struct json_object *expected, const struct json_object *actual, bool strict,
+                  bool top_level);
+    void *ctx;
+} ts_value_compare;
+
+/*
+ * As ts_evaluate (validated false) or ts_evaluate_validated (true), with
+ * argument values compared by compare (NULL: ts_values_equal, which gives
+ * exactly ts_evaluate's numbers).
+ */
+int ts_evaluate_compare(const struct json_object *expected, const struct json_object *actual,
+                        const ts_score_options *opt, const ts_value_compare *compare,
+                        bool validated, ts_score_result *out, ts_error *err);
+
 void ts_score_result_free(ts_score_result *r);
 
 /* A copy of src into dst whose tool lists are new references to src's (not

@@ -224,8 +224,10 @@ esac >/dev/null
 exit 0
 EOF
 export TSCTL A B WORK
-t 0 ts run -- sh -c 'for w in 1 2 3 4; do sh "$WORK/worker.sh" $w & done; wait'
+# The workers exit 0, but one check FAILED: the run exits 1 all the same.
+t 1 ts run -- sh -c 'for w in 1 2 3 4; do sh "$WORK/worker.sh" $w & done; wait'
 same "$OUT" "toolscore: 2 snapshots created (pending approval), 1 updated, 2 pending, 2 passed, 1 failed" "summary line"
+err_has "the command passed, but the run has FAILED checks"
 t 0 ts run -- sh -c '"$TSCTL" check s_new3 --calls "$A" >/dev/null; "$TSCTL" check s_pass1 --calls "$A" >/dev/null'
 same "$OUT" "toolscore: 1 snapshot created (pending approval), 1 passed" "summary line, singular"
 t 0 ts run -- sh -c '"$TSCTL" check s_pass1 --calls "$A" --json >/dev/null; exit 0'

@@ -50,7 +50,7 @@ static ts_check_decision run_check(const char *name, flags f, const ts_snapshot 
             ck_assert_int_eq(d.step, TS_CHECK_EVALUATE);
             ck_assert_int_eq(*evaluations, 0);
             (*evaluations)++;
-            ck_assert_int_eq(ts_check_evaluate(&in, &score, &err), 0);
+            ck_assert_int_eq(ts_check_evaluate(&in, &score, NULL, &err), 0);
             in.score = &score;
             scored = true;
         }
@@ -244,7 +244,7 @@ START_TEST(a_known_score_skips_evaluation)
     ts_check_decide(&in, &d);
     ck_assert_int_eq(d.step, TS_CHECK_EVALUATE);
     ck_assert_ptr_null(ts_check_message(&in, &d)); /* not decided yet */
-    ck_assert_int_eq(ts_check_evaluate(&in, &r, &err), 0);
+    ck_assert_int_eq(ts_check_evaluate(&in, &r, NULL, &err), 0);
     r.passed = false; /* the outcome follows the score it is given */
     r.score = 0.5;
     in.score = &r;
@@ -268,7 +268,7 @@ START_TEST(evaluate_needs_both_lists)
 
     ts_score_options_default(&opt);
     ts_check_input_init(&in, "e", &opt);
-    ck_assert_int_eq(ts_check_evaluate(&in, &r, &err), -EINVAL);
+    ck_assert_int_eq(ts_check_evaluate(&in, &r, NULL, &err), -EINVAL);
     ck_assert_str_eq(err.code, TS_ERR_INTERNAL);
 }
 END_TEST

@@ -351,6 +351,11 @@ static int tree_check_frame(ts_buf *out, uint64_t id, const ts_check_args *a, co
         json_object_object_add(p, "width", json_object_new_int64(a->width));
     if (a->no_json_diff)
         json_object_object_add(p, "json_diff", json_object_new_boolean(0));
+    if (a->rules != NULL) {
+        struct json_object *rules = NULL;
+        ck_assert_int_eq(json_object_deep_copy((struct json_object *)a->rules, &rules, NULL), 0);
+        json_object_object_add(p, "rules", rules);
+    }
     rc = ts_message_encode_request_with(out, id, "check", p, "actual", a->actual, max_frame, err);
     json_object_put(p);
     return rc;
@@ -403,6 +408,9 @@ START_TEST(check_request_bytes_unchanged)
         "\"whole\": 2.0, \"none\": null, \"yes\": true, \"list\": [[], {}, [1, [2, [3]]]]}}]");
     struct json_object *weights = json_tokener_parse(
         "{\"tool\": 2, \"args\": 0.5, \"nested\": {\"x\": [1, 2.0, null, true]}}");
+    struct json_object *rules = json_tokener_parse(
+        "{\"ignore\": [\"*.args.request_id\"], \"order\": \"unordered\", \"match\": "
+        "{\"s.args.q\": {\"regex\": \"^a\"}}, \"tools\": {\"log\": {\"ignore\": true}}}");
     struct json_object *nan_weights = json_object_new_object();
     struct json_object *deep = json_object_new_array();
     struct json_object *big = json_object_new_array();
@@ -431,6 +439,10 @@ START_TEST(check_request_bytes_unchanged)
     same_check_bytes(a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
     ts_check_args_set_width(a, 65535); /* the widest: a uint16 in msgpack */
     same_check_bytes(a, "/s", 7, 0, "widest report");
+    ts_check_args_set_rules(a, rules);
+    same_check_bytes(a, "/s", 7, 0, "comparison rules");
+    ts_check_args_set_rules(a, NULL);
+    same_check_bytes(a, "/s", 7, 0, "rules cleared");
     ts_check_args_set_min_score(a, 0.0);
     ts_check_args_set_run(a, NULL);
     same_check_bytes(a, "/s", 8, 0, "no run, min_score 0");
@@ -483,6 +495,7 @@ START_TEST(check_request_bytes_unchanged)
     same_check_bytes(a, "/s", 20, 0, "within the default max_frame");
     json_object_put(calls);
     json_object_put(weights);
+    json_object_put(rules);
     json_object_put(nan_weights);
     json_object_put(deep);
     json_object_put(big);

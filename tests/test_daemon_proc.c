@@ -558,7 +558,19 @@ START_TEST(valgrind_clean)
         json_object_put(tdaemon_ok(fd, "check", c));
         json_object_put(c);
     }
+    struct json_object *pp = json_object_new_object();
+    json_object_object_add(pp, "run", json_object_new_string(tstr(rp, "run")));
+    json_object_object_add(pp, "reasons", tjson("[\"-k vg\"]"));
+    json_object_put(tdaemon_ok(fd, "run.partial", pp));
+    json_object_put(pp);
     json_object_put(tdaemon_ok(fd, "run.close", rp));
+    for (int f = 0; f < 2; f++) {
+        struct json_object *q = json_object_new_object();
+        json_object_object_add(q, "run", json_object_new_string(tstr(rp, "run")));
+        json_object_object_add(q, "format", json_object_new_string(f ? "junit" : "json"));
+        json_object_put(tdaemon_ok(fd, "run.report", q));
+        json_object_put(q);
+    }
     json_object_object_add(rp, "store", json_object_new_string(tdaemon_fx.store));
     json_object_put(tdaemon_ok(fd, "orphans", rp));
     json_object_put(rp);

@@ -289,10 +289,17 @@ START_TEST(counts_in_runs)
     json_object_object_add(p, "run", json_object_new_string(run));
     r = tdaemon_ok(tdaemon_fx_conn, "run.summary", p);
     ck_assert_str_eq(tstr(r, "summary"), "toolscore: 1 passed");
+    json_object_put(r);
+    /* The check is in the run's report, with its observation. */
+    json_object_object_add(p, "format", json_object_new_string("json"));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.report", p);
+    struct json_object *report = tjson(tstr(r, "text"));
     struct json_object *checks = NULL;
-    json_object_object_get_ex(r, "checks", &checks);
+    json_object_object_get_ex(report, "checks", &checks);
     ck_assert_int_eq(json_object_array_length(checks), 1);
     ck_assert_str_eq(tstr(json_object_array_get_idx(checks, 0), "test"), "t::one");
+    ck_assert_int_eq(strlen(tstr(json_object_array_get_idx(checks, 0), "calls_id")), 16);
+    json_object_put(report);
     json_object_put(r);
     json_object_put(p);
     json_object_put(m);

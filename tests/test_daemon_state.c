@@ -968,17 +968,35 @@ START_TEST(runs)
     ck_assert_int_eq(json_object_get_int(v), 2);
     json_object_object_get_ex(counts, "failed", &v);
     ck_assert_int_eq(json_object_get_int(v), 1);
-    json_object_object_get_ex(r, "checks", &checks);
+    json_object_object_get_ex(counts, "checks", &v);
+    ck_assert_int_eq(json_object_get_int(v), 5);
+    json_object_object_get_ex(r, "duplicates", &dups);
+    ck_assert_int_eq(json_object_array_length(dups), 1);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(dups, 0), "name"), "keep");
+    json_object_put(r);
+
+    /* The checks themselves are in the run's report. */
+    struct json_object *rp = json_object_new_object();
+    json_object_object_add(rp, "run", json_object_new_string(run));
+    json_object_object_add(rp, "format", json_object_new_string("json"));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.report", rp);
+    ck_assert_str_eq(tstr(r, "format"), "json");
+    ck_assert(json_object_object_get_ex(r, "next", &v) && v == NULL);
+    struct json_object *report = util_json_c_parse(tstr(r, "text"));
+    json_object_put(r);
+    json_object_object_get_ex(report, "checks", &checks);
     ck_assert_int_eq(json_object_array_length(checks), 5);
     struct json_object *c4 = json_object_array_get_idx(checks, 4);
     ck_assert_str_eq(tstr(c4, "name"), "drift");
     ck_assert_str_eq(tstr(c4, "test"), "t::e");
     ck_assert_str_eq(tstr(c4, "outcome"), "FAILED");
     ck_assert(json_object_object_get_ex(c4, "duration_ms", &v) && v != NULL);
-    json_object_object_get_ex(r, "duplicates", &dups);
-    ck_assert_int_eq(json_object_array_length(dups), 1);
-    ck_assert_str_eq(tstr(json_object_array_get_idx(dups, 0), "name"), "keep");
-    json_object_put(r);
+    ck_assert(json_object_get_double(v) > 0);
+    ck_assert_ptr_nonnull(strstr(tstr(c4, "report"), "Expected vs Actual"));
+    json_object_put(report);
+    json_object_object_add(rp, "format", json_object_new_string("html"));
+    tdaemon_err(tdaemon_fx_conn, "run.report", rp, "invalid_argument");
+    json_object_put(rp);
 
     /* orphans need a closed run */
     struct json_object *op = json_object_new_object();

@@ -255,9 +255,12 @@ if [ "$(id -u)" = 0 ]; then
 	chmod 755 "$work/bin/tsctl-as-nobody"
 	TSCTL=$work/bin/tsctl-as-nobody
 fi
+# The daemon's state directory must be its uid's too.
+mkdir -m 700 "$work/state"
+[ -n "$as_user" ] && chown nobody "$work/state"
 # shellcheck disable=SC2086
-(cd / && exec $as_user "$ro_daemon" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
-	>>"$work/daemon.log" 2>&1) &
+(cd / && exec $as_user "$ro_daemon" --socket "$TOOLSCORE_SOCKET" --state-dir "$work/state" \
+	--foreground --log-level warn >>"$work/daemon.log" 2>&1) &
 daemon_pid=$!
 i=0
 until "$TSCTL" status >/dev/null 2>&1; do

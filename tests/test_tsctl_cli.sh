@@ -9,7 +9,7 @@ t 0 "$TSCTL" --help && out_has "Usage: tsctl" && out_has "snapshots path"
 t 0 "$TSCTL" -h && out_has "Commands:"
 t 0 "$TSCTL" --version && out_has "tsctl "
 for cmd in check record approve run eval extract review orphans status stop \
-	"snapshots list" "snapshots show" "snapshots rm" "snapshots path"; do
+	"snapshots list" "snapshots show" "snapshots rm" "snapshots path" "report merge"; do
 	# shellcheck disable=SC2086
 	t 0 "$TSCTL" $cmd --help && out_has "Usage: tsctl $cmd" && out_has "--dir PATH"
 	# shellcheck disable=SC2086
@@ -22,6 +22,8 @@ t 0 "$TSCTL" help && out_has "Commands:"
 t 0 "$TSCTL" help check && out_has "Usage: tsctl check"
 t 0 "$TSCTL" help snapshots rm && out_has "Usage: tsctl snapshots rm"
 t 0 "$TSCTL" help snapshots && out_has "path"
+t 0 "$TSCTL" report --help && out_has "merge"
+t 2 "$TSCTL" report && err_one_line && err_has "missing subcommand (merge)"
 t 2 "$TSCTL" help frob && err_one_line && err_has "frob"
 t 0 "$TSCTL" eval --version && out_has "tsctl "
 t 2 "$TSCTL" && err_one_line && err_has "missing command"
@@ -153,7 +155,8 @@ if command -v man >/dev/null 2>&1; then
 	for word in "tsctl check" "tsctl record" "tsctl approve" "tsctl snapshots list" \
 		"tsctl snapshots show" "tsctl snapshots rm" "tsctl snapshots path" "tsctl run" \
 		"tsctl eval" "tsctl extract" "tsctl review" "tsctl orphans" "tsctl status" \
-		"tsctl stop" "EXIT STATUS" "TOOLSCORE_TEST" "NO_COLOR"; do
+		"tsctl stop" "tsctl report merge" "--from-reports" "--no-fail-on-findings" \
+		"EXIT STATUS" "TOOLSCORE_TEST" "NO_COLOR"; do
 		out_has "$word"
 	done
 	t 0 sh -c "man --warnings -l '$TS_SOURCE_DIR/docs/tsctl.1' 2>&1 >/dev/null"
@@ -167,6 +170,7 @@ complete_words() {
 }
 t 0 complete_words tsctl sn && same "$OUT" "snapshots" "complete a command"
 t 0 complete_words tsctl snapshots "" && out_has "list" && out_has "path"
+t 0 complete_words tsctl report "" && same "$OUT" "merge" "complete report"
 t 0 complete_words tsctl check x --for && same "$OUT" "--format" "complete an option"
 t 0 complete_words tsctl eval --format open && out_has "openai-responses"
 

@@ -1,8 +1,11 @@
 #!/bin/sh
 # tsctl run and tsctl record -- CMD: 8 worker processes checking snapshots in
 # parallel under one run give one summary line that counts them all, a JUnit
-# file listing every check (well-formed, escaped), a JSON report, and the
-# name two tests claimed; CMD's exit code is passed through.
+# file listing every check (valid against tests/data/junit.xsd, escaped,
+# skipped/failure/error by outcome, pytest's classname/name split, measured
+# times), a JSON report, and the name two tests claimed; CMD's exit code is
+# passed through, except that a green CMD with FAILED checks, CI errors or
+# duplicate claims exits 1 (--no-fail-on-findings keeps CMD's code).
 . "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
 
 start_daemon
@@ -38,33 +41,46 @@ exit $rc
 SUITE
 export DATA TSCTL WORK
 
-# --- first run: everything is new -------------------------------------------------
-t 0 ts run --junit "$WORK/r1.xml" --json-report "$WORK/r1.json" -- sh "$WORK/suite.sh"
+# --- first run: everything is new; a duplicate claim makes the green suite red ---------
+t 1 ts run --junit "$WORK/r1.xml" --json-report "$WORK/r1.json" -- sh "$WORK/suite.sh"
 out_has "toolscore: 26 snapshots created (pending approval), 1 pending"
 same "$(printf '%s\n' "$OUT" | grep -c '^toolscore: [0-9]')" "1" "one summary line"
 out_has "shared_name" && out_has "claimed by more than one test"
 out_has "test_worker_1" && out_has "test_worker_2"
+err_has "claimed by more than one test" && err_has "--no-fail-on-findings"
+t 0 xmllint --noout --schema "$TS_SOURCE_DIR/tests/data/junit.xsd" "$WORK/r1.xml"
 python3 - "$WORK/r1.xml" <<'PY' || fail "JUnit of the first run"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-cases = root.findall(".//testcase")
-names = sorted(c.get("name") for c in cases)
+suites = root.findall("testsuite")
+assert len(suites) == 2, [s.get("name") for s in suites]  # the run, the duplicate claims
+run = suites[0]
+cases = run.findall("testcase")
 assert len(cases) == 27, len(cases)
-assert 'w4_<&"x">' in names, names
+assert run.get("tests") == "27" and run.get("skipped") == "27", run.attrib
+# CREATED and PENDING are skipped, never a green pass.
+assert all(c.find("skipped") is not None for c in cases)
+assert all(float(c.get("time")) > 0 for c in cases), [c.get("time") for c in cases]
 for w in range(1, 9):
-    for s in "abc":
-        assert "w%d_%s" % (w, s) in names, (w, s)
-assert names.count("shared_name") == 2
-assert not root.findall(".//failure"), "no failures expected"
-c = [c for c in cases if c.get("name") == "w3_b"][0]
-assert c.get("classname") == "tests/test_workers.py::test_worker_3", c.get("classname")
+    mine = [c for c in cases if c.get("name") == "test_worker_%d" % w]
+    assert all(c.get("classname") == "tests.test_workers" for c in mine)
+    assert len(mine) == (4 if w in (1, 2, 4) else 3), (w, len(mine))
+msgs = " ".join(c.find("skipped").get("message") for c in cases)
+assert 'w4_<&"x">' in msgs, msgs
+assert "PENDING" in msgs and "CREATED" in msgs
+dup = suites[1].findall("testcase")
+assert [c.get("name") for c in dup] == ["shared_name"], dup
+assert dup[0].find("error").get("type") == "duplicate_claim"
 PY
 python3 - "$WORK/r1.json" <<'PY' || fail "JSON report of the first run"
 import json, sys
 r = json.load(open(sys.argv[1]))
+assert r["format"] == "toolscore-run-report" and r["version"] == 1
 assert len(r["checks"]) == 27, len(r["checks"])
 assert r["counts"]["created"] == 26 and r["counts"]["pending"] == 1, r["counts"]
 assert [d["name"] for d in r["duplicates"]] == ["shared_name"], r["duplicates"]
+assert r["complete"] and r["runs"][0]["label"] == "sh"
+assert "w3_b" in r["referenced"] and len(r["referenced"]) == 26
 PY
 t 0 ts approve --all
 out_has "Approved 26 snapshot(s)."
@@ -73,20 +89,22 @@ out_has "Approved 26 snapshot(s)."
 t 1 env DRIFT=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --junit "$WORK/r2.xml" -- sh "$WORK/suite.sh"
 out_has "toolscore: 26 passed, 1 failed"
 out_has "shared_name"
+t 0 xmllint --noout --schema "$TS_SOURCE_DIR/tests/data/junit.xsd" "$WORK/r2.xml"
 python3 - "$WORK/r2.xml" <<'PY' || fail "JUnit of the second run"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-cases = root.findall(".//testcase")
+run = root.findall("testsuite")[0]
+cases = run.findall("testcase")
 assert len(cases) == 27, len(cases)
 failed = [c for c in cases if c.find("failure") is not None]
-assert [c.get("name") for c in failed] == ["w3_c"], [c.get("name") for c in failed]
-text = failed[0].find("failure").text
-assert "Expected vs Actual Tool Calls" in text, text
-assert "  calls[0] " in text and "  args.x: " in text, text
-assert "\x1b" not in text
-assert root.get("failures") == "1" and root.get("tests") == "27"
+assert [c.get("name") for c in failed] == ["test_worker_3"], [c.get("name") for c in failed]
+f = failed[0].find("failure")
+assert f.get("type") == "FAILED"
+assert "Expected vs Actual Tool Calls" in f.text, f.text
+assert "  calls[0] " in f.text and "  args.x: " in f.text, f.text
+assert "\x1b" not in f.text
+assert run.get("failures") == "1" and run.get("tests") == "27" and run.get("skipped") == "0"
 PY
-grep -q '&lt;&amp;&quot;x&quot;&gt;' "$WORK/r2.xml" || fail "JUnit name not escaped"
 
 # --- the workers' reports: the width measured here, --no-json-diff passed on -------
 t 0 env COLUMNS=77 "$TSCTL" --socket "$SOCK" --dir "$STORE" run -- sh -c 'echo "width=$TOOLSCORE_REPORT_WIDTH json=${TOOLSCORE_NO_JSON_DIFF:-on}"'
@@ -97,7 +115,7 @@ t 0 env COLUMNS=200 "$TSCTL" --socket "$SOCK" --dir "$STORE" record --no-json-di
 out_has "width=200 json=1"
 
 # --- --test names the claiming test (beats TOOLSCORE_TEST) --------------------------
-t 0 env TOOLSCORE_TEST=from_env "$TSCTL" --socket "$SOCK" --dir "$STORE" run --json-report "$WORK/t.json" -- \
+t 0 env TOOLSCORE_TEST=from_env "$TSCTL" --socket "$SOCK" --dir "$STORE" run --no-fail-on-findings --json-report "$WORK/t.json" -- \
 	sh -c '"$0" check dup --calls "$1" --test test_a && "$0" check dup --calls "$1" --test test_b && "$0" check dup --calls "$1"' "$TSCTL" "$DATA/x1.json"
 out_has "snapshot 'dup' was claimed by more than one test: "
 python3 - "$WORK/t.json" <<'PY' || fail "--test in the JSON report"
@@ -109,6 +127,17 @@ PY
 t 0 ts snapshots rm dup --yes
 
 # --- exit codes ----------------------------------------------------------------------
+# A green command does not hide a red snapshot: FAILED, CI errors, duplicates.
+t 1 ts run -- sh -c '"$0" check w3_c --calls "$1" || true' "$TSCTL" "$DATA/x2.json"
+out_has "1 failed" && err_has "FAILED checks or CI errors"
+t 0 ts run --no-fail-on-findings -- sh -c '"$0" check w3_c --calls "$1" || true' "$TSCTL" "$DATA/x2.json"
+t 1 ts run -- sh -c 'CI=true "$0" check never_recorded --calls "$1" || true' "$TSCTL" "$DATA/x1.json"
+out_has "1 failed"
+[ -e "$STORE/never_recorded-$(printf 'never_recorded' | sha1sum | cut -c1-8).json" ] &&
+	fail "CI wrote a snapshot"
+t 5 ts run -- sh -c '"$0" check w3_c --calls "$1"; exit 5' "$TSCTL" "$DATA/x2.json"
+t 0 ts run -- sh -c '"$0" check w3_c --calls "$1"' "$TSCTL" "$DATA/x1.json"
+out_has "1 passed"
 t 7 ts run -- sh -c 'exit 7'
 same "$OUT" "" "nothing happened: no summary line"
 t 0 ts run -- sh -c 'test -n "$TOOLSCORE_RUN" && test "$TOOLSCORE_SOCKET" = "$0"' "$SOCK"
@@ -140,8 +169,9 @@ t 2 ts record --name x -- true && err_one_line
 
 # --- orphans ---------------------------------------------------------------------------
 t 0 ts run --json-report "$WORK/r3.json" -- sh -c '"$0" check w1_a --calls "$1"' "$TSCTL" "$DATA/x1.json"
-RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["run"])' "$WORK/r3.json")
+RUN=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"][0]["id"])' "$WORK/r3.json")
 t 0 ts orphans --json --run "$RUN"
+err_has "orphans of run $RUN (sh)" && err_has "1 check, complete"
 python3 -c 'import json,sys; n=json.loads(sys.argv[1]); assert "w1_a" not in n and "w2_b" in n, n' "$OUT" || fail "orphans: $OUT"
 t 0 ts orphans --run "$RUN"
 out_has "w2_b" && out_lacks "w1_a"

@@ -150,3 +150,22 @@ out_compact() {
 out_keys() {
 	printf '%s' "$OUT" | python3 -c 'import json,sys; print(" ".join(sorted(json.load(sys.stdin))))' 2>/dev/null
 }
+
+# $WORK/py: python3 with this build's Python package (build/python) importable;
+# for a sanitizer build, with the sanitizer runtime preloaded as
+# tests/test_python.sh does (a sanitized extension cannot load otherwise).
+# A file, not a function, so commands run by `tsctl run` can use it too.
+# SANITIZED is set when the build is a sanitizer build.
+SANITIZED=""
+if nm -D "$TOOLSCORED" 2>/dev/null | grep -q "__asan_"; then
+	SANITIZED=1
+fi
+make_py() {
+	preload=""
+	[ -n "$SANITIZED" ] && preload="LD_PRELOAD=$(${CC:-cc} -print-file-name=libasan.so) ASAN_OPTIONS=detect_leaks=0"
+	cat >"$WORK/py" <<PY
+#!/bin/sh
+exec env PYTHONPATH="$TS_BUILD_DIR/python" PYTHONDONTWRITEBYTECODE=1 $preload python3 "\$@"
+PY
+	chmod +x "$WORK/py"
+}

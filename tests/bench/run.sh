@@ -122,6 +122,14 @@ bench_replay() {
 	store=$work/replay-store
 	sock=$work/d.sock
 	"$BIN/gen_store" --dir "$store" --count 1 --prefix replay --calls 10 || return 1
+	# The same snapshot in a store with a 3-pattern rules file beside it
+	# (docs/rules.md): read and stat'ed by every check, none matching these
+	# calls, so the replay of the baseline's bytes must stay that fast.
+	rules_store=$work/rules-project/snapshots
+	mkdir -p "$work/rules-project"
+	"$BIN/gen_store" --dir "$rules_store" --count 1 --prefix replay --calls 10 || return 1
+	printf '%s\n' '{"ignore": ["*.args.request_id", "*.args.**.timestamp"], "redact": ["*.args.api_key"]}' \
+		>"$work/rules-project/config.json"
 	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
 	start_daemon "$sock" || return 1
 	echo_sock=$work/echo.sock
@@ -163,6 +171,23 @@ bench_replay() {
 		out=$(median_run "$work/echo.runs")
 		eval "echo_$n=\"\$out\""
 	done
+	# 8 clients with and without the rules file, in pairs as above.
+	: >"$work/rules.runs"
+	: >"$work/plain.runs"
+	r=0
+	while [ $r -lt "$REPEAT" ]; do
+		r=$((r + 1))
+		for side in rules plain; do
+			dir=$store
+			[ $side = rules ] && dir=$rules_store
+			out=$("$BIN/loadgen" --mode check --socket "$sock" --store "$dir" \
+				--name replay_0000000 --calls "$work/calls10.json" --clients 8 \
+				--seconds "$SECS") || fail "replay ($side) with 8 clients: errors ($out)"
+			echo "$out" >>"$work/$side.runs"
+		done
+	done
+	rules_8=$(median_run "$work/rules.runs")
+	plain_8=$(median_run "$work/plain.runs")
 	stop_daemon
 	kill "$echo_pid"
 	wait "$echo_pid" 2>/dev/null
@@ -194,6 +219,11 @@ bench_replay() {
 			"$(ratio "$cp50" "$ep50") / $(ratio "$cp99" "$ep99")" "$target" "$met"
 	done
 	row "replay: bytes per request / reply" "$req / $resp" "echo $req / $req" "" "" ""
+	rcps=$(field "$rules_8" ops_per_s)
+	pcps=$(field "$plain_8" ops_per_s)
+	row "replay, 8 clients, 3-pattern rules file: checks/s (median of $REPEAT)" "$(num "$rcps")" \
+		"no rules $(num "$pcps")" "$(ratio "$rcps" "$pcps")" ">= 0.90" \
+		"$(yesno "$(ratio "$rcps" "$pcps" 4) >= 0.9")"
 }
 
 # ---- record: distinct new snapshots, durable, vs one fsync writer ---------
@@ -356,6 +386,11 @@ bench_score() {
 	ms=$(field "$large" ms_per_eval)
 	ref=$(field "$large" ref_ms)
 	row "score two 1,000-call lists, ms" "$ms" "100 x 10-call lists $ref" "$(ratio "$ms" "$ref" 1)" "" ""
+	unordered=$(printf '%s\n' "$out" | grep '^mode=score_unordered')
+	ums=$(field "$unordered" ms_per_eval)
+	sms=$(field "$unordered" strict_ms)
+	row "score two 1,000-call lists, order unordered (10 tools x 100), ms" "$ums" \
+		"strict order $sms" "$(ratio "$ums" "$sms" 1)" "< 50 ms" "$(yesno "$ums < 50")"
 }
 
 # ---- the drift report in-process -----------------------------------------

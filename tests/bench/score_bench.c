@@ -11,6 +11,11 @@
  *     same tools, different argument values), ms_per_eval; and as its
  *     reference ref_ms: the time of C/10 evaluations of 10-call lists (the
  *     same number of calls in small lists: what linear scaling would cost).
+ *   mode=score_unordered ...: R evaluations under `order: unordered`
+ *     (docs/rules.md) of two 1,000-call lists, 10 tools of 100 calls each,
+ *     the actual list shuffled with a tenth of its values changed and many
+ *     ties among the rest, ms_per_eval; and as its reference strict_ms: the
+ *     same two lists scored in strict order.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -20,6 +25,7 @@
 #include <json-c/json.h>
 
 #include "bench_common.h"
+#include "ts_rules.h"
 #include "ts_score.h"
 
 static struct json_object *calls(int n, int variant)
@@ -42,6 +48,54 @@ static void evaluate(struct json_object *expected, struct json_object *actual,
     if (want_pass >= 0 && (int)r.passed != want_pass)
         bench_die("ts_evaluate: passed=%d, expected %d", (int)r.passed, want_pass);
     ts_score_result_free(&r);
+}
+
+/* 1,000 calls of 10 tools; variant 1 is shuffled and a tenth changed. */
+static struct json_object *parallel_calls(int variant)
+{
+    struct json_object *list = json_object_new_array();
+    int order[1000];
+
+    for (int i = 0; i < 1000; i++)
+        order[i] = i;
+    if (variant) { /* a fixed shuffle (a linear congruential generator) */
+        unsigned seed = 42;
+        for (int i = 999; i > 0; i--) {
+            int j;
+            seed = seed * 1103515245u + 12345u;
+            j = (int)((seed >> 8) % (unsigned)(i + 1));
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+    }
+    for (int k = 0; k < 1000; k++) {
+        int i = order[k];
+        char text[160];
+        snprintf(text, sizeof(text),
+                 "{\"tool\": \"tool_%d\", \"args\": {\"query\": \"value %d\", \"limit\": %d, "
+                 "\"page\": %d}}",
+                 i % 10, (i / 10) % 50, i % 7, variant && i % 10 == 3 ? 99 : (i / 10) % 20);
+        json_object_array_add(list, json_tokener_parse(text));
+    }
+    return list;
+}
+
+static double unordered_ms(const ts_rules *rules, struct json_object *expected,
+                           struct json_object *actual, const ts_score_options *opt, int repeat)
+{
+    uint64_t start = bench_now_ns();
+
+    for (int r = 0; r < repeat; r++) {
+        ts_score_result res;
+        ts_rules_applied applied;
+        ts_error err;
+        if (ts_rules_evaluate(rules, expected, actual, opt, false, &res, &applied, &err) < 0)
+            bench_die("ts_rules_evaluate: %s", err.message);
+        ts_score_result_free(&res);
+        ts_rules_applied_free(&applied);
+    }
+    return (double)(bench_now_ns() - start) / 1e6 / repeat;
 }
 
 int main(int argc, char **argv)
@@ -105,6 +159,22 @@ int main(int argc, char **argv)
     double ms = (double)(bench_now_ns() - start) / 1e6 / repeat;
     bench_result("mode=score_large calls=%d repeat=%d ms_per_eval=%.3f ref_ms=%.3f", large, repeat,
                  ms, ref_ms);
+    json_object_put(expected);
+    json_object_put(actual);
+
+    static const char unordered[] = "{\"order\": \"unordered\"}";
+    ts_rules *rules = NULL;
+    ts_error err;
+    if (ts_rules_parse(unordered, strlen(unordered), "bench", &rules, &err) < 0)
+        bench_die("rules: %s", err.message);
+    expected = parallel_calls(0);
+    actual = parallel_calls(1);
+    double strict_ms = unordered_ms(NULL, expected, actual, &opt, repeat);
+    double unordered_time = unordered_ms(rules, expected, actual, &opt, repeat);
+    bench_result("mode=score_unordered calls=1000 tools=10 repeat=%d ms_per_eval=%.3f "
+                 "strict_ms=%.3f",
+                 repeat, unordered_time, strict_ms);
+    ts_rules_unref(rules);
     json_object_put(expected);
     json_object_put(actual);
     return 0;

@@ -26,5 +26,10 @@ int ts_fuzz_proto(const uint8_t *data, size_t size);
 
 /* The drift report: layout, colour, determinism, small output maxima. */
 int ts_fuzz_report(const uint8_t *data, size_t size);
+/* Rules files: parse, merge, compare under them, redact. */
+int ts_fuzz_rules(const uint8_t *data, size_t size);
+
+/* A shard's JSON report: read, rendered (JSON fixed point, JUnit), merged. */
+int ts_fuzz_runreport(const uint8_t *data, size_t size);
 
 #endif

@@ -48,6 +48,7 @@ typedef struct tspy_check_params {
     const char *format; /* NULL: "auto" */
     double min_score;
     const struct json_object *weights; /* NULL: defaults */
+    const struct json_object *rules;   /* comparison rules, NULL: none */
     bool strict;
     bool ci;
     bool update;

@@ -28,6 +28,7 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
     ts_check_args_set_run(a, p->run);
     ts_check_args_set_test(a, p->test);
     ts_check_args_set_color(a, p->color);
+    ts_check_args_set_rules(a, p->rules);
     rc = ts_client_check(c, a, result, err);
     ts_check_args_free(a);
     return rc;

@@ -33,9 +33,9 @@ int tspy_errors_init(void)
 /* Codes of the daemon that mean "the input you sent is wrong". */
 static bool is_input_error(const char *code)
 {
-    static const char *const codes[] = {"invalid_argument", "invalid_calls", "invalid_json",
-                                        "format",           "too_large",     "limit",
-                                        "store_refused"};
+    static const char *const codes[] = {
+        "invalid_argument", "invalid_calls", "invalid_json", "invalid_rules",
+        "format",           "too_large",     "limit",        "store_refused"};
     size_t i;
 
     for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)

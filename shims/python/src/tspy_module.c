@@ -193,20 +193,22 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"store",   "name",   "actual", "format", "min_score",
                              "weights", "strict", "ci",     "update", "allow_pending",
-                             "run",     "test",   "color",  NULL};
+                             "run",     "test",   "color",  "rules",  NULL};
     tspy_check_params p;
     PyObject *actual;
     PyObject *weights = Py_None;
+    PyObject *rules = Py_None;
     struct json_object *jactual = NULL;
     struct json_object *jweights = NULL;
+    struct json_object *jrules = NULL;
     int strict = 0, ci = 0, update = 0, allow_pending = 0, color = 0;
     PyObject *out;
 
     memset(&p, 0, sizeof(p));
     p.min_score = 1.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzp:check", kwlist, &p.store, &p.name,
-                                     &actual, &p.format, &p.min_score, &weights, &strict, &ci,
-                                     &update, &allow_pending, &p.run, &p.test, &color))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzpO:check", kwlist, &p.store,
+                                     &p.name, &actual, &p.format, &p.min_score, &weights, &strict,
+                                     &ci, &update, &allow_pending, &p.run, &p.test, &color, &rules))
         return NULL;
     if (actual == Py_None) {
         PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
@@ -218,14 +220,22 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
                      Py_TYPE(weights)->tp_name);
         return NULL;
     }
+    if (rules != Py_None && !PyDict_Check(rules)) {
+        PyErr_Format(PyExc_TypeError, "rules must be a dict or None, not '%s'",
+                     Py_TYPE(rules)->tp_name);
+        return NULL;
+    }
     if (tspy_to_json(actual, "actual", &jactual) < 0)
         return NULL;
-    if (weights != Py_None && tspy_to_json(weights, "weights", &jweights) < 0) {
+    if ((weights != Py_None && tspy_to_json(weights, "weights", &jweights) < 0) ||
+        (rules != Py_None && tspy_to_json(rules, "rules", &jrules) < 0)) {
         json_object_put(jactual);
+        json_object_put(jweights);
         return NULL;
     }
     p.actual = jactual;
     p.weights = jweights;
+    p.rules = jrules;
     p.strict = strict;
     p.ci = ci;
     p.update = update;
@@ -234,6 +244,7 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
     out = run_op(self, op_check, &p);
     json_object_put(jactual);
     json_object_put(jweights);
+    json_object_put(jrules);
     return out;
 }
 
@@ -263,6 +274,31 @@ static int op_run_join(ts_client *c, void *arg, struct json_object **res, ts_err
 static int op_run_close(ts_client *c, void *arg, struct json_object **res, ts_error *err)
 {
     return ts_client_run_close(c, ((const op_args *)arg)->run, res, err);
+}
+
+static int op_run_partial(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+
+    *res = NULL;
+    return ts_client_run_partial(c, a->run, a->names, a->count, err);
+}
+
+/* run.report: the text comes back as a JSON string for tspy_from_json. */
+static int op_run_report(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const op_args *a = arg;
+    char *text = NULL;
+    size_t len = 0;
+    int rc = ts_client_run_report(c, a->run, a->name, &text, &len, err);
+
+    if (rc == 0) {
+        *res = json_object_new_string_len(text, (int)len);
+        free(text);
+        if (*res == NULL)
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    return rc;
 }
 
 static int op_run_summary(ts_client *c, void *arg, struct json_object **res, ts_error *err)
@@ -441,6 +477,58 @@ out:
     return out;
 }
 
+static PyObject *client_run_partial(tspy_client *self, PyObject *args)
+{
+    op_args a = {0};
+    PyObject *reasons = NULL;
+    PyObject *seq = NULL;
+    const char **list = NULL;
+    PyObject *out = NULL;
+    Py_ssize_t i;
+
+    if (!PyArg_ParseTuple(args, "sO:run_partial", &a.run, &reasons))
+        return NULL;
+    if (PyUnicode_Check(reasons)) {
+        PyErr_SetString(PyExc_TypeError, "reasons must be a list of str, not one str");
+        return NULL;
+    }
+    seq = PySequence_Fast(reasons, "reasons must be a list of str");
+    if (seq == NULL)
+        return NULL;
+    list = PyMem_Calloc((size_t)PySequence_Fast_GET_SIZE(seq) + 1, sizeof(*list));
+    if (list == NULL) {
+        PyErr_NoMemory();
+        goto out;
+    }
+    for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
+        PyObject *r = PySequence_Fast_GET_ITEM(seq, i);
+
+        if (!PyUnicode_Check(r)) {
+            PyErr_Format(PyExc_TypeError, "reasons[%zd] is a '%s', not a str", i,
+                         Py_TYPE(r)->tp_name);
+            goto out;
+        }
+        if ((list[i] = PyUnicode_AsUTF8(r)) == NULL)
+            goto out;
+    }
+    a.names = list;
+    a.count = (size_t)PySequence_Fast_GET_SIZE(seq);
+    out = run_op(self, op_run_partial, &a);
+out:
+    PyMem_Free(list);
+    Py_XDECREF(seq);
+    return out;
+}
+
+static PyObject *client_run_report(tspy_client *self, PyObject *args)
+{
+    op_args a = {0};
+
+    if (!PyArg_ParseTuple(args, "ss:run_report", &a.run, &a.name))
+        return NULL;
+    return run_op(self, op_run_report, &a);
+}
+
 static PyObject *client_status(tspy_client *self, PyObject *unused)
 {
     (void)unused;
@@ -458,13 +546,18 @@ static PyObject *client_ping(tspy_client *self, PyObject *unused)
 static PyMethodDef client_methods[] = {
     {"check", KW_METHOD(client_check), METH_VARARGS | METH_KEYWORDS,
      "check(store, name, actual, *, format=None, min_score=1.0, weights=None, strict=False, "
-     "ci=False, update=False, allow_pending=False, run=None, test=None, color=False) -> dict\n"
+     "ci=False, update=False, allow_pending=False, run=None, test=None, color=False, "
+     "rules=None) -> dict\n"
      "One pass of the snapshot state machine; the daemon's check result."},
     {"run_open", KW_METHOD(client_run_open), METH_VARARGS | METH_KEYWORDS,
      "run_open(store, label=None) -> {'run': id}"},
     {"run_join", (PyCFunction)client_run_join, METH_VARARGS, "run_join(run) -> {run, store}"},
     {"run_close", (PyCFunction)client_run_close, METH_VARARGS,
      "run_close(run) -> the run's summary"},
+    {"run_partial", (PyCFunction)client_run_partial, METH_VARARGS,
+     "run_partial(run, reasons) -> None: mark the open run partial (not every test ran)"},
+    {"run_report", (PyCFunction)client_run_report, METH_VARARGS,
+     "run_report(run, format) -> str: the run's JSON report or JUnit XML"},
     {"run_summary", (PyCFunction)client_run_summary, METH_VARARGS,
      "run_summary(run) -> the run's summary"},
     {"orphans", (PyCFunction)client_orphans, METH_VARARGS,

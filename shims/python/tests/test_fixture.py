@@ -317,10 +317,48 @@ def test_wrong_format_is_a_clear_error(project: Project) -> None:
             assert isinstance(e.value, toolscored.InvalidInput)
             with pytest.raises(ValueError, match="min_score"):
                 toolscore_snapshot([], min_score=2.0)
-            with pytest.raises(NotImplementedError, match="rules"):
-                toolscore_snapshot([], rules={{"ignore": ["*.args.id"]}})
+            with pytest.raises(ValueError, match="rules: unknown key 'ignroe'") as e:
+                toolscore_snapshot([], rules={{"ignroe": ["*.args.id"]}})
+            assert isinstance(e.value, toolscored.InvalidInput)
+            with pytest.raises(TypeError, match="rules must be a dict"):
+                toolscore_snapshot([], rules=["*.args.id"])
     """)
     project.run().assert_outcomes(passed=1)
+
+
+def test_rules_argument_and_project_rules(project: Project) -> None:
+    """rules= (docs/rules.md) merged over .toolscore/config.json: volatile ids
+    ignored, parallel calls compared without order, secrets never written."""
+    project.pt.makepyfile(test_rules='''
+        from pathlib import Path
+        def round_():
+            return Path("round.txt").read_text().strip()
+        def calls():
+            n = round_()
+            out = [{"tool": "search", "args": {"q": "paris", "request_id": "r" + n}},
+                   {"tool": "search", "args": {"q": "rome", "request_id": "r" + n}}]
+            return out if n == "1" else out[::-1]
+        def test_parallel(toolscore_snapshot):
+            toolscore_snapshot(calls(), rules={"order": "unordered"})
+        def test_plain(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "login", "args": {"api_key": "sk-" + round_()}}])
+    ''')
+    (project.path / ".toolscore").mkdir(exist_ok=True)
+    (project.path / ".toolscore" / "config.json").write_text(
+        '{"ignore": ["*.args.request_id"], "redact": ["*.args.api_key"]}')
+    (project.path / "round.txt").write_text("1")
+    project.run().assert_outcomes(passed=2, warnings=2)
+    files = project.files()
+    assert files["test_rules.py::test_plain"]["calls"] == [
+        {"tool": "login", "args": {"api_key": "[redacted]"}}]
+    project.approve_all()
+    (project.path / "round.txt").write_text("2")
+    project.run().assert_outcomes(passed=2)
+    # without the project's ignore rule the request ids differ
+    (project.path / ".toolscore" / "config.json").write_text('{"redact": ["*.args.api_key"]}')
+    r = project.run()
+    r.assert_outcomes(passed=1, failed=1)
+    r.stdout.fnmatch_lines(["*order by rules: unordered*"])
 
 
 def test_files_are_byte_identical_to_the_reference(project: Project) -> None:

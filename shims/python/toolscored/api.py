@@ -200,10 +200,9 @@ def check_args(min_score: float, weights: Optional[Mapping[str, float]], rules: 
                format: Optional[str]) -> Optional[str]:
     """Checks the fixture's own arguments (the daemon checks the rest);
     the format to send (None for "auto")."""
-    if rules is not None:
-        raise NotImplementedError(
-            "rules= needs comparison rules in toolscored (ignore/redact/match/order), "
-            "which this version of the daemon does not have; leave rules=None")
+    if rules is not None and not isinstance(rules, Mapping):
+        raise TypeError(f"rules must be a dict of comparison rules (docs/rules.md), "
+                        f"not {type(rules).__name__}")
     if isinstance(min_score, bool) or not isinstance(min_score, (int, float)):
         raise TypeError(f"min_score must be a number, not {type(min_score).__name__}")
     if format is not None and not isinstance(format, str):
@@ -240,7 +239,7 @@ def snapshot_check(name: str, actual: Any, *,
     res = client().check(_root(store), name, actual, format=fmt, min_score=float(min_score),
                          weights=weights, strict=bool(strict), ci=bool(ci),
                          update=bool(update), allow_pending=bool(allow_pending), run=run,
-                         test=test)
+                         test=test, rules=None if rules is None else dict(rules))
     return _outcome_to_python(res, stacklevel=2)
 
 

@@ -174,7 +174,8 @@ class _Session:
         c = api.client()
         kw = dict(format=fmt, min_score=float(min_score), weights=weights, strict=bool(strict),
                   ci=self.ci, update=self.update, allow_pending=self.allow_pending,
-                  test=nodeid, color=self.use_color())
+                  test=nodeid, color=self.use_color(),
+                  rules=None if rules is None else dict(rules))
         try:
             res = c.check(self.store, name, actual, run=run, **kw)
         except NotFound:
@@ -250,6 +251,17 @@ class _Session:
 
     def finish(self, session: pytest.Session, exitstatus: int) -> None:
         summary = None
+        # Say so when not every test ran (-k, deselection, --lf, collection
+        # errors, an early stop): the daemon then refuses to delete orphans
+        # of this run without --force, also when `tsctl run` owns the run.
+        reasons = self.partial_reasons(session, exitstatus)
+        if reasons and self.run is not None:
+            try:
+                api.client().run_partial(self.run, reasons)
+            except NotFound:
+                pass  # the run is gone; said below
+            except ToolscoreError as e:
+                self.lines.append(f"toolscore: the run could not be marked partial: {e}")
         if self.run_owned and self.run is not None:
             try:
                 summary = api.client().run_close(self.run)

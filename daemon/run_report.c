@@ -1,0 +1,171 @@
+/*
+ * run_report — a run's report from its files (see run_report.h).
+ */
+#include "run_report.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ts_runreport.h"
+
+/* Report texts by id: a line holds a text the first time it is seen in
+ * the run; later lines name it. */
+typedef struct texts {
+    char **ids; /* open addressing by id */
+    char **values;
+    size_t n, cap;
+} texts;
+
+static uint64_t text_hash(const char *id)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *id; id++)
+        h = (h ^ (unsigned char)*id) * 1099511628211ULL;
+    return h;
+}
+
+static const char *texts_get(const texts *t, const char *id)
+{
+    if (t->cap == 0)
+        return NULL;
+    for (size_t s = text_hash(id) & (t->cap - 1); t->ids[s] != NULL; s = (s + 1) & (t->cap - 1)) {
+        if (strcmp(t->ids[s], id) == 0)
+            return t->values[s];
+    }
+    return NULL;
+}
+
+static int texts_put(texts *t, const char *id, const char *value)
+{
+    size_t s;
+
+    if (texts_get(t, id) != NULL)
+        return 0;
+    if ((t->n + 1) * 2 > t->cap) {
+        texts bigger = {NULL, NULL, 0, t->cap ? t->cap * 2 : 64};
+
+        bigger.ids = calloc(bigger.cap, sizeof(char *));
+        bigger.values = calloc(bigger.cap, sizeof(char *));
+        if (bigger.ids == NULL || bigger.values == NULL) {
+            free(bigger.ids);
+            free(bigger.values);
+            return -ENOMEM;
+        }
+        for (size_t i = 0; i < t->cap; i++) {
+            if (t->ids[i] == NULL)
+                continue;
+            for (s = text_hash(t->ids[i]) & (bigger.cap - 1); bigger.ids[s] != NULL;
+                 s = (s + 1) & (bigger.cap - 1))
+                ;
+            bigger.ids[s] = t->ids[i];
+            bigger.values[s] = t->values[i];
+        }
+        free(t->ids);
+        free(t->values);
+        bigger.n = t->n;
+        *t = bigger;
+    }
+    for (s = text_hash(id) & (t->cap - 1); t->ids[s] != NULL; s = (s + 1) & (t->cap - 1))
+        ;
+    t->ids[s] = strdup(id);
+    t->values[s] = strdup(value);
+    if (t->ids[s] == NULL || t->values[s] == NULL) {
+        free(t->ids[s]);
+        free(t->values[s]);
+        t->ids[s] = t->values[s] = NULL;
+        return -ENOMEM;
+    }
+    t->n++;
+    return 0;
+}
+
+static void texts_free(texts *t)
+{
+    for (size_t i = 0; i < t->cap; i++) {
+        free(t->ids[i]);
+        free(t->values[i]);
+    }
+    free(t->ids);
+    free(t->values);
+}
+
+typedef struct render_ctx {
+    ts_runreport *report;
+    texts reports;
+} render_ctx;
+
+static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
+{
+    render_ctx *rc = arg;
+    ts_runreport_check c;
+    const char *report = NULL;
+
+    if (l->report != NULL && texts_put(&rc->reports, l->report_id, l->report) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (l->report_id != NULL)
+        report = l->report != NULL ? l->report : texts_get(&rc->reports, l->report_id);
+    memset(&c, 0, sizeof(c));
+    c.name = l->name;
+    c.test = l->test;
+    c.outcome = l->outcome;
+    c.score = l->score;
+    c.min_score = l->min_score;
+    c.duration_ms = l->duration_ms;
+    c.message = l->message;
+    c.report = report;
+    c.calls_id = l->calls_id;
+    c.calls = l->calls;
+    return ts_runreport_add_check(rc->report, &c, err);
+}
+
+bool tsd_run_report_format_known(const char *format)
+{
+    return format != NULL && (strcmp(format, "json") == 0 || strcmp(format, "junit") == 0);
+}
+
+int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
+                   ts_error *err)
+{
+    render_ctx ctx = {NULL, {NULL, NULL, 0, 0}};
+    ts_runreport_run run;
+    char rel[96];
+    int dir = -1;
+    int rc;
+
+    snprintf(rel, sizeof(rel), "runs/%s", meta->id);
+    rc = ts_state_dir(state, rel, false, &dir, err);
+    if (rc == -ENOENT)
+        return ts_error_set(err, -ENOENT, TS_ERR_NOT_FOUND,
+                            "run '%s' is no longer kept (its files are gone)", meta->id);
+    if (rc < 0)
+        return rc;
+    ctx.report = ts_runreport_new();
+    if (ctx.report == NULL) {
+        close(dir);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    memset(&run, 0, sizeof(run));
+    run.id = meta->id;
+    run.store = meta->store;
+    run.label = meta->label;
+    run.host = meta->host;
+    run.opened_ms = meta->opened_ms;
+    run.closed_ms = meta->closed_ms;
+    run.partial = meta->partial;
+    run.reasons = (const char *const *)meta->reasons;
+    run.nreasons = meta->nreasons;
+    rc = ts_runreport_add_run(ctx.report, &run, err);
+    if (rc == 0)
+        rc = tsd_run_lines_read(dir, add_line, &ctx, NULL, NULL, err);
+    close(dir);
+    if (rc == 0)
+        rc = strcmp(format, "junit") == 0 ? ts_runreport_junit(ctx.report, out, err)
+                                          : ts_runreport_json(ctx.report, out, err);
+    texts_free(&ctx.reports);
+    ts_runreport_free(ctx.report);
+    return rc;
+}

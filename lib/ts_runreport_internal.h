@@ -1,0 +1,89 @@
+/*
+ * ts_runreport_internal — what the files of ts_runreport share: the report
+ * in memory (runs, listed checks, one entry per name referenced) and the
+ * operations the JSON reader and the renderers use on it.
+ */
+#ifndef TS_RUNREPORT_INTERNAL_H
+#define TS_RUNREPORT_INTERNAL_H
+
+#include "ts_runreport.h"
+
+typedef struct rr_run {
+    char *id, *store, *label, *host;
+    int64_t opened_ms, closed_ms;
+    bool partial;
+    char **reasons;
+    size_t nreasons;
+    ts_summary_counts counts;
+    int64_t checks; /* counted, listed or not */
+} rr_run;
+
+typedef struct rr_check {
+    size_t run; /* index into runs */
+    ts_runreport_outcome outcome;
+    double score, min_score, duration_ms;
+    char *name, *test, *message, *report;
+    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no observation */
+} rr_check;
+
+typedef struct rr_name {
+    char *name;
+    char **tests; /* distinct, in the order first seen */
+    size_t ntests;
+    int64_t observations;
+    int64_t outcomes[TS_RUNREPORT_OUTCOMES];
+    ts_runreport_list *lists; /* ids and calls owned */
+    size_t nlists, caplists;
+    int64_t unlisted;
+    bool from_repeats; /* read from a JSON report's repeats (ts_runreport_json.c) */
+} rr_name;
+
+struct ts_runreport {
+    rr_run *runs;
+    size_t nruns, capruns;
+    rr_check *checks;
+    size_t nchecks, capchecks;
+    int64_t omitted; /* checks counted but not listed */
+    int64_t counted;
+    ts_summary_counts counts;
+    rr_name **names;
+    size_t nnames, capnames;
+    size_t *slots; /* open addressing: index + 1 into names, 0 empty */
+    size_t nslots;
+};
+
+/* The entry of name, created when create is set (NULL: out of memory, or
+ * absent and not created). */
+rr_name *rr_name_get(ts_runreport *r, const char *name, bool create);
+
+/* Add test to the claims of n (each test once, at most
+ * TS_RUNREPORT_MAX_TESTS). */
+int rr_name_claim(rr_name *n, const char *test);
+
+/* Count count observations of n with outcome o whose calls have id (NULL:
+ * not known) and are calls (NULL: not known). */
+int rr_name_observe(rr_name *n, ts_runreport_outcome o, const char *id,
+                    const struct json_object *calls, int64_t count);
+
+/* Count one check of outcome o in c. */
+void rr_count(ts_summary_counts *c, ts_runreport_outcome o);
+
+/* Add the counts b to a. */
+void rr_counts_add(ts_summary_counts *a, const ts_summary_counts *b);
+
+/* List a check (copies its strings); past TS_RUNREPORT_MAX_CHECKS it is
+ * only counted as omitted. */
+int rr_list_check(ts_runreport *r, size_t run, const ts_runreport_check *c, ts_runreport_outcome o,
+                  const char *calls_id);
+
+/* Indexes of the names sorted by name (malloc'ed, free() it). */
+size_t *rr_sorted_names(const ts_runreport *r);
+
+/* Move everything of src into dst (dst's run ids and src's must not
+ * overlap, checked by the caller); src is left empty. */
+int rr_merge(ts_runreport *dst, ts_runreport *src);
+
+/* The runs' index of id, or -1. */
+long rr_run_index(const ts_runreport *r, const char *id);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * test_daemon_rules_valgrind — every path of comparison rules through a
+ * daemon run under valgrind (the project file with each kind of rule, the
+ * rules param merged and refused, redaction on check and record, a
+ * malformed file and its fix, the cached self score of the baseline's own
+ * bytes): no error and no leak. A sanitizer build checks the same through
+ * test_daemon_rules, whose every stop must be clean under LSan.
+ */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util_daemon.h"
+#include "util_test.h"
+
+#ifndef __SANITIZE_ADDRESS__
+static char config_path[600];
+
+/* The project file of the fixture's store: config.json in its parent. */
+static void write_config(const char *text)
+{
+    snprintf(config_path, sizeof(config_path), "%s/config.json", tdaemon_fx.dir);
+    if (text == NULL)
+        unlink(config_path);
+    else
+        util_write_file(config_path, text, strlen(text));
+}
+
+/* check params for name and actual (JSON text), extra members (JSON object
+ * text or NULL), in store (NULL: the fixture's). */
+static struct json_object *check_params(const char *store, const char *name, const char *actual,
+                                        const char *extra)
+{
+    struct json_object *p = extra != NULL ? tjson(extra) : json_object_new_object();
+
+    json_object_object_add(p, "store", json_object_new_string(store ? store : tdaemon_fx.store));
+    json_object_object_add(p, "name", json_object_new_string(name));
+    json_object_object_add(p, "actual", tjson(actual));
+    return p;
+}
+
+/* The result of a check that must succeed. */
+static struct json_object *check_ok(const char *name, const char *actual, const char *extra)
+{
+    struct json_object *p = check_params(NULL, name, actual, extra);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+
+    json_object_put(p);
+    return r;
+}
+
+static const char *outcome_of(const char *name, const char *actual, const char *extra)
+{
+    static char outcome[64];
+    struct json_object *r = check_ok(name, actual, extra);
+
+    snprintf(outcome, sizeof(outcome), "%s", tstr(r, "outcome"));
+    json_object_put(r);
+    return outcome;
+}
+
+static void approve(const char *name)
+{
+    struct json_object *p = json_object_new_object(), *names = json_object_new_array(), *r;
+
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    json_object_array_add(names, json_object_new_string(name));
+    json_object_object_add(p, "names", names);
+    r = tdaemon_ok(tdaemon_fx_conn, "approve", p);
+    json_object_put(r);
+    json_object_put(p);
+}
+
+/* Every path of the rules under valgrind (a sanitizer build checks the
+ * same with LSan at each fixture's clean stop). */
+START_TEST(valgrind_clean_with_rules)
+{
+    const char *prefix[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1", NULL};
+    const char *calls = "[{\"tool\": \"s\", \"args\": {\"q\": \"weather in x\", \"id\": 1, "
+                        "\"key\": \"k1\", \"t\": 0.5, \"l\": [1, 2]}}, {\"tool\": \"log\"}, "
+                        "{\"tool\": \"b\", \"args\": {\"n\": 1}}]";
+    const char *drifted = "[{\"tool\": \"b\", \"args\": {\"n\": 2}}, {\"tool\": \"s\", \"args\": "
+                          "{\"q\": \"weather in y\", \"id\": 2, \"key\": \"k2\", \"t\": 0.55, "
+                          "\"l\": [2, 1]}}]";
+    struct json_object *p;
+    int status;
+    char *out;
+
+    write_config("{\"ignore\": [\"*.args.id\"], \"redact\": [\"*.args.key\"], \"order\": "
+                 "\"unordered\", \"match\": {\"s.args.q\": {\"regex\": \"^weather in \"}, "
+                 "\"*.args.t\": {\"approx\": 0.1}, \"*.args.l\": {\"set\": true}}, \"tools\": "
+                 "{\"log\": {\"ignore\": true}}}");
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 30000);
+    tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
+    ck_assert_str_eq(outcome_of("vg", calls, NULL), "CREATED");
+    approve("vg");
+    for (int i = 0; i < 3; i++) {
+        ck_assert_str_eq(outcome_of("vg", calls, NULL), "PASSED");
+        ck_assert_str_eq(outcome_of("vg", drifted, NULL), "FAILED");
+        ck_assert_str_eq(outcome_of("vg", drifted, "{\"rules\": {\"ignore\": [\"b.args.n\"]}}"),
+                         "PASSED");
+    }
+    p = check_params(NULL, "vg", calls, "{\"rules\": {\"ignore\": [\"*.x\"]}}");
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules");
+    json_object_put(p);
+    p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    json_object_object_add(p, "name", json_object_new_string("vg-import"));
+    json_object_object_add(p, "calls", tjson(calls));
+    json_object_put(tdaemon_ok(tdaemon_fx_conn, "record", p));
+    json_object_put(p);
+    write_config("{\"ignore\": [\"*.args..x\"]}");
+    p = check_params(NULL, "vg", calls, NULL);
+    tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules");
+    json_object_put(p);
+    write_config(NULL);
+    ck_assert_str_eq(outcome_of("vg", drifted, NULL), "FAILED");
+    close(tdaemon_fx_conn);
+    tdaemon_fx_conn = -1;
+    status = tdaemon_stop(&tdaemon_fx, 30000);
+    out = tdaemon_slurp(tdaemon_fx.out);
+    ck_assert_msg(status == 0, "valgrind exit %d: %s", status, out);
+    free(out);
+}
+END_TEST
+#endif
+
+int main(void)
+{
+    Suite *s = suite_create("daemon_rules_valgrind");
+
+#ifndef __SANITIZE_ADDRESS__ /* valgrind cannot run a sanitized daemon */
+    TCase *tc = tdaemon_fixture_case("valgrind", false, NULL, 240);
+    tcase_add_test(tc, valgrind_clean_with_rules);
+    suite_add_tcase(s, tc);
+#endif
+    return util_run_suite(s);
+}
