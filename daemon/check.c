@@ -97,7 +97,7 @@ typedef struct check_job {
     struct json_object *calls; /* the observed calls, once extracted */
     check_outcome out;
     int rc;
-    char *busy; /* store_busy from the pool: the holder's socket */
+    char *busy;              /* store_busy from the pool: the holder's socket */
     tsd_run_observation obs; /* the run's record, prepared on the pool (runs.h) */
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */

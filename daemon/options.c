@@ -228,9 +228,9 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         return 0;
     }
     static const char *const valued[] = {
-        "--socket",        "--store",         "--idle-timeout",  "--log-level",
-        "--log-file",      "--max-frame",     "--state-dir",     "--runs-keep",
-        "--runs-max-age",  "--memory-budget", "--hello-timeout", "--frame-timeout",
+        "--socket",       "--store",         "--idle-timeout",  "--log-level",
+        "--log-file",     "--max-frame",     "--state-dir",     "--runs-keep",
+        "--runs-max-age", "--memory-budget", "--hello-timeout", "--frame-timeout",
     };
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))
