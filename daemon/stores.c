@@ -192,6 +192,10 @@ static int lock_new(tsd_stores *stores, const char *root, ts_store_lock **lock, 
         tsd_debug("store %s: %s", root, err->message);
     } else if (rc == 0 && *lock != NULL) {
         tsd_info("store %s: this daemon holds its lock", root);
+    } else if (rc == TS_STORE_LOCK_UNLOCKABLE) {
+        tsd_warn("store %s: %s: served without its lock (another daemon could serve it at the "
+                 "same time)",
+                 root, err->message);
     }
     return rc < 0 ? rc : 0;
 }
@@ -214,6 +218,12 @@ static int lock_open(const tsd_stores *stores, tsd_store *st, bool create, char 
         if (rc == 0 && lock != NULL) {
             atomic_store(&st->lock, lock);
             tsd_info("store %s: this daemon holds its lock", st->root);
+        }
+        if (rc == TS_STORE_LOCK_UNLOCKABLE && !st->unlockable_logged) {
+            st->unlockable_logged = true;
+            tsd_warn("store %s: %s: served without its lock (another daemon could serve it at "
+                     "the same time)",
+                     st->root, err->message);
         }
         if (rc == -EBUSY && busy != NULL)
             *busy = strdup(owner.socket);

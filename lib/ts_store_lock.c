@@ -20,8 +20,14 @@
 struct ts_store_lock {
     int dirfd;
     int fd;
+    bool read_only; /* an existing file locked without the right to write it */
     char name[256];
 };
+
+static bool no_permission(int rc)
+{
+    return rc == -EACCES || rc == -EPERM || rc == -EROFS;
+}
 
 int ts_store_lock_where(const char *root, char *dir, size_t dirsz, char *name, size_t namesz)
 {
@@ -131,17 +137,26 @@ static int busy(const char *path, const ts_store_lock_owner *owner, ts_error *er
                         "the store is served by another toolscored (it holds %s)", path);
 }
 
-/* Record who holds the lock: pid and socket, written whole. */
-static int write_owner(int fd, const char *socket)
+/* Record who holds the lock: pid and socket, written whole through a
+ * descriptor of its own (the lock is held on a read-only one, which does
+ * not keep the file system from being remounted read-only). */
+static int write_owner(int dirfd, const char *name, const char *socket)
 {
     char buf[TS_STORE_LOCK_SOCKET_MAX + 64];
     int n = snprintf(buf, sizeof(buf), "%ld\n%s\n", (long)getpid(), socket ? socket : "");
+    int fd;
+    int rc = 0;
 
     if (n < 0 || (size_t)n >= sizeof(buf))
         return -ENAMETOOLONG;
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n)
+    fd = openat(dirfd, name, O_WRONLY | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
         return -errno;
-    return 0;
+    if (pwrite(fd, buf, (size_t)n, 0) != n)
+        rc = -errno;
+    if (close(fd) < 0 && rc == 0)
+        rc = -errno;
+    return rc;
 }
 
 int ts_store_lock_take(const char *root, const char *socket, bool create, ts_store_lock **out,
@@ -161,6 +176,11 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     if (create) {
         rc = make_dirs(dir);
+        if (no_permission(rc)) {
+            ts_error_set(err, rc, TS_ERR_IO, "cannot create %s for the store's lock: %s", dir,
+                         strerror(-rc));
+            return TS_STORE_LOCK_UNLOCKABLE;
+        }
         if (rc < 0)
             return ts_error_set(err, rc, TS_ERR_IO, "cannot create %s: %s", dir, strerror(-rc));
     }
@@ -170,8 +190,23 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
     if (dirfd < 0)
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot open %s: %s", dir, strerror(errno));
     for (int attempt = 0; attempt < 100; attempt++) {
-        int fd = openat(dirfd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        int fd = openat(dirfd, name, O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+        bool read_only = false;
 
+        /* a directory we may not write (a read-only checkout, another
+         * user's .toolscore): lock an existing file read-only, or not at all */
+        if (fd < 0 && no_permission(-errno)) {
+            int saved = errno;
+
+            fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+            read_only = fd >= 0;
+            if (fd < 0) {
+                close(dirfd);
+                ts_error_set(err, -saved, TS_ERR_IO, "cannot create the store's lock %s: %s",
+                             path, strerror(saved));
+                return TS_STORE_LOCK_UNLOCKABLE;
+            }
+        }
         if (fd < 0) {
             rc = -errno;
             close(dirfd);
@@ -194,7 +229,11 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
             close(fd);
             continue;
         }
-        rc = write_owner(fd, socket);
+        rc = read_only ? 0 : write_owner(dirfd, name, socket);
+        if (no_permission(rc)) { /* ours, but the file system is read-only now */
+            rc = 0;
+            read_only = true;
+        }
         if (rc < 0) {
             unlinkat(dirfd, name, 0);
             close(fd);
@@ -211,6 +250,7 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
         }
         lock->dirfd = dirfd;
         lock->fd = fd;
+        lock->read_only = read_only;
         snprintf(lock->name, sizeof(lock->name), "%s", name);
         *out = lock;
         return 0;
@@ -228,7 +268,7 @@ void ts_store_lock_release(ts_store_lock *lock)
 {
     if (lock == NULL)
         return;
-    if (same_file_at(lock->dirfd, lock->name, lock->fd))
+    if (!lock->read_only && same_file_at(lock->dirfd, lock->name, lock->fd))
         unlinkat(lock->dirfd, lock->name, 0);
     close(lock->fd);
     close(lock->dirfd);

@@ -29,6 +29,7 @@
 
 #define TS_ERR_STORE_BUSY "store_busy" /* another daemon holds the store */
 #define TS_STORE_LOCK_SOCKET_MAX 4096  /* longest socket path recorded */
+#define TS_STORE_LOCK_UNLOCKABLE 2     /* ts_store_lock_take: no right to lock */
 
 typedef struct ts_store_lock ts_store_lock;
 
@@ -51,10 +52,14 @@ int ts_store_lock_where(const char *root, char *dir, size_t dirsz, char *name, s
  * minus the umask); without, a missing directory takes nothing.
  *
  * Returns 0 with *out held; 1 when the directory does not exist and create
- * is false (*out NULL: no store on disk to guard yet); -EBUSY
- * ("store_busy") when another process holds it: *owner says who (its pid
- * and socket as far as the file tells) and the message names them; another
- * negative code ("io") when the file cannot be made or locked.
+ * is false (*out NULL: no store on disk to guard yet);
+ * TS_STORE_LOCK_UNLOCKABLE (err says why) when this process may not create
+ * the lock file there (a read-only checkout, a directory of another
+ * user's): an existing lock file is then locked read-only (0, nothing
+ * recorded in it), else nothing is taken; -EBUSY ("store_busy") when
+ * another process holds it: *owner says who (its pid and socket as far as
+ * the file tells) and the message names them; another negative code
+ * ("io") when the file cannot be made or locked.
  */
 int ts_store_lock_take(const char *root, const char *socket, bool create, ts_store_lock **out,
                        ts_store_lock_owner *owner, ts_error *err);

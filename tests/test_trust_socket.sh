@@ -94,7 +94,8 @@ AS_ATTACKER="setpriv --reuid=$ATTACKER --regid=$ATTACKER --clear-groups"
 as_attacker() { $AS_ATTACKER "$@"; }
 as_victim() {
 	timeout 30 setpriv --reuid=$VICTIM --regid=$VICTIM --clear-groups \
-		env -u XDG_RUNTIME_DIR -u TOOLSCORE_SOCKET HOME="$WORK/victim" TOOLSCORED="$TOOLSCORED" "$@"
+		env -u XDG_RUNTIME_DIR -u TOOLSCORE_SOCKET HOME="$WORK/victim" XDG_STATE_HOME="$WORK/victim/state" \
+		TOOLSCORED="$TOOLSCORED" "$@"
 }
 cleanup_planted() {
 	stop_fake
