@@ -158,6 +158,42 @@ START_TEST(lock_dies_with_its_holder)
 }
 END_TEST
 
+/* A directory this process may not write: nothing taken, said why. As
+ * root (who writes anywhere) the check runs in a child of uid nobody. */
+START_TEST(unwritable_directory_is_unlockable)
+{
+    char root[600];
+    pid_t pid;
+    int status;
+
+    snprintf(root, sizeof(root), "%s/ro", tmp);
+    ck_assert_int_eq(mkdir(root, 0755), 0);
+    if (geteuid() != 0)
+        ck_assert_int_eq(chmod(root, 0555), 0);
+    chmod(tmp, 0755);
+    pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        ts_store_lock *l = NULL;
+        ts_store_lock_owner owner;
+        ts_error err;
+        int rc;
+
+        if (geteuid() == 0 && (setgid(65534) < 0 || setuid(65534) < 0))
+            _exit(10);
+        rc = ts_store_lock_take(root, "/s", false, &l, &owner, &err);
+        if (rc != TS_STORE_LOCK_UNLOCKABLE || l != NULL)
+            _exit(11);
+        if (strstr(err.message, "Permission denied") == NULL)
+            _exit(12);
+        _exit(0);
+    }
+    waitpid(pid, &status, 0);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child status %d", status);
+    chmod(root, 0755);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("store_lock");
@@ -168,6 +204,7 @@ int main(void)
     tcase_add_test(tc, second_holder_is_told_who_holds_it);
     tcase_add_test(tc, custom_root_holds_its_own_lock);
     tcase_add_test(tc, lock_dies_with_its_holder);
+    tcase_add_test(tc, unwritable_directory_is_unlockable);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }
