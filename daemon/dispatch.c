@@ -250,47 +250,6 @@ static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_o
     return 0;
 }
 
-/* ---- review and orphans ----------------------------------------------- */
-
-static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                      struct json_object **result, ts_error *err)
-{
-    ts_store_listing listing;
-    tsd_store *st = NULL;
-    tsd_run *run;
-    tsd_params p;
-    int rc;
-
-    (void)req;
-    tsd_params_init(&p, params, err);
-    run = param_run(srv, &p);
-    if (run != NULL && !run->closed)
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "run '%s' is still open; orphans are known once it is "
-                                         "closed",
-                                         run->id));
-    st = tsd_stores_param(&srv->stores, &p);
-    rc = tsd_params_error(&p);
-    if (rc == 0 && strcmp(st->root, run->store) != 0)
-        rc =
-            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                         "run '%s' belongs to the store %s, not %s", run->id, run->store, st->root);
-    if (rc == 0)
-        rc = ts_store_list(st->store, &listing, err);
-    if (rc < 0)
-        return rc;
-    struct json_object *names = json_object_new_array();
-    for (size_t i = 0; i < listing.count; i++) {
-        if (!tsd_run_references(run, listing.items[i]->name))
-            json_object_array_add(names, json_object_new_string(listing.items[i]->name));
-    }
-    ts_store_listing_free(&listing);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "names", names);
-    json_object_object_add(*result, "run", tsd_run_summary(run));
-    return 0;
-}
-
 /* ---- ordering on the store ------------------------------------------- */
 
 /* A method run as an inline job of its store (jobs.h): after every earlier
@@ -371,7 +330,7 @@ static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bo
 
 typedef enum method_order {
     ORDER_NONE = 0, /* no store files: run at once */
-    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, show, review) */
+    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, show.c) */
     ORDER_NAME,     /* after earlier work on params.name */
     ORDER_STORE     /* after all earlier work on the store */
 } method_order;
@@ -400,7 +359,7 @@ static const struct {
     {"run.partial", tsd_run_partial_method, ORDER_NONE, NULL},
     {"run.report", tsd_run_report_method, ORDER_NONE, NULL},
     {"review", tsd_review, ORDER_SELF, NULL},
-    {"orphans", do_orphans, ORDER_STORE, NULL},
+    {"orphans", tsd_orphans, ORDER_SELF, NULL},
     {"status", do_status, ORDER_NONE, NULL},
     {"stop", do_stop, ORDER_NONE, NULL},
 };

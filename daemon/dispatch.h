@@ -2,7 +2,7 @@
  * dispatch — executing one decoded request: the table of methods of
  * docs/protocol.md (handler, ordering on the store, the params member left
  * as bytes) and the handlers of the small methods (hello, ping, rm, run.*,
- * orphans, status, stop); check, record, approve, list, show and review
+ * status, stop); check, record, approve, list, show, review and orphans
  * have their own files.
  */
 #ifndef TSD_DISPATCH_H

@@ -21,10 +21,12 @@ typedef struct read_job {
     tsd_job job;
     tsd_request *req;
     tsd_store *st;
-    char *name;                 /* show: the snapshot's name (a copy) */
-    char file[PATH_MAX];        /* show: its file; the job's key */
-    struct json_object *failed; /* review: name -> observed calls, a copy made on the loop */
-    ts_store_listing listing;   /* review */
+    char *name;                   /* show: the snapshot's name (a copy) */
+    char file[PATH_MAX];          /* show: its file; the job's key */
+    struct json_object *failed;   /* review: name -> observed calls, a copy made on the loop */
+    ts_store_listing listing;     /* review, orphans */
+    tsd_server *srv;              /* orphans */
+    char run[TSD_RUN_ID_LEN + 1]; /* orphans: its run's id */
     int rc;
     ts_error err;
     char *frame; /* the reply, encoded on the pool */
@@ -39,6 +41,7 @@ static read_job *read_job_new(tsd_server *srv, tsd_request *req, tsd_store *st)
         return NULL;
     j->req = req;
     j->st = st;
+    j->srv = srv;
     j->job.loop = srv->loop;
     j->job.store = st;
     j->job.on_pool = true;
@@ -244,6 +247,83 @@ int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *para
     j->job.heavy = true;     /* it parses every snapshot of the store */
     j->job.work_fn = review_work;
     j->job.done_fn = read_done;
+    tsd_jobs_submit(&j->job);
+    return TSD_ASYNC;
+}
+
+/* ---- orphans -------------------------------------------------------- */
+
+/* The store's snapshots were read on the pool; which ones the run never
+ * referenced is the run's to say, on the loop (the run may even have been
+ * dropped meanwhile). */
+static void orphans_done(tsd_job *job)
+{
+    read_job *j = (read_job *)job;
+    tsd_run *run = tsd_runs_find(&j->srv->runs, j->run);
+    struct json_object *result = NULL;
+
+    if (j->rc == 0 && run == NULL)
+        j->rc = ts_error_set(&j->err, -ENOENT, TS_ERR_NOT_FOUND, "no run '%s'", j->run);
+    if (j->rc == 0) {
+        struct json_object *names = json_object_new_array();
+
+        for (size_t i = 0; i < j->listing.count; i++)
+            if (!tsd_run_references(run, j->listing.items[i]->name))
+                json_object_array_add(names, json_object_new_string(j->listing.items[i]->name));
+        result = json_object_new_object();
+        json_object_object_add(result, "names", names);
+        json_object_object_add(result, "run", tsd_run_summary(run));
+        ts_store_listing_free(&j->listing);
+    }
+    tsd_request_finish(j->req, j->rc, result, &j->err);
+    json_object_put(result);
+    free(j);
+}
+
+static void orphans_work(tsd_job *job)
+{
+    read_job *j = (read_job *)job;
+
+    j->rc = ts_store_list(j->st->store, &j->listing, &j->err);
+}
+
+int tsd_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
+                struct json_object **result, ts_error *err)
+{
+    tsd_store *st = NULL;
+    tsd_run *run = NULL;
+    const char *id;
+    read_job *j;
+    tsd_params p;
+    int rc;
+
+    (void)result;
+    tsd_params_init(&p, params, err);
+    id = tsd_params_string(&p, "run", true);
+    if (id != NULL)
+        tsd_params_fail(&p, tsd_runs_get(&srv->runs, id, &run, err));
+    if (run != NULL && !run->closed)
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "run '%s' is still open; orphans are known once it is "
+                                         "closed",
+                                         run->id));
+    st = tsd_stores_param(&srv->stores, &p);
+    rc = tsd_params_error(&p);
+    if (rc == 0 && strcmp(st->root, run->store) != 0)
+        rc =
+            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                         "run '%s' belongs to the store %s, not %s", run->id, run->store, st->root);
+    if (rc < 0)
+        return rc;
+    j = read_job_new(srv, req, st);
+    if (j == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    snprintf(j->run, sizeof(j->run), "%s", run->id);
+    j->job.key = NULL; /* the whole store, after its earlier work */
+    j->job.read_only = true;
+    j->job.heavy = true; /* it parses every snapshot of the store */
+    j->job.work_fn = orphans_work;
+    j->job.done_fn = orphans_done;
     tsd_jobs_submit(&j->job);
     return TSD_ASYNC;
 }

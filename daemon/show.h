@@ -1,6 +1,7 @@
 /*
- * show — the methods that read and render snapshots: show (one snapshot)
- * and review (the pending ones and the failed approved ones).
+ * show — the methods that read and render snapshots: show (one snapshot),
+ * review (the pending ones and the failed approved ones) and orphans (the
+ * ones a run never referenced).
  *
  * Reading a file, parsing it and encoding the reply take time in
  * proportion to the snapshots (half a second for a 29 MiB file), so all
@@ -28,5 +29,11 @@ int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params
  * a negative code. */
 int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err);
+
+/* orphans {store, run} -> {names, run} (docs/protocol.md): the store read
+ * on the pool, the run's references looked at on the loop. TSD_ASYNC, or
+ * a negative code (an unknown or open run, another store). */
+int tsd_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
+                struct json_object **result, ts_error *err);
 
 #endif

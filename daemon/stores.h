@@ -49,7 +49,7 @@ typedef struct tsd_store {
      * lock_mutex) */
     _Atomic(ts_store_lock *) lock;
     pthread_mutex_t lock_mutex;
-    bool unlockable_logged; /* "cannot lock it" was logged (under lock_mutex) */
+    bool unlockable_logged;    /* "cannot lock it" was logged (under lock_mutex) */
     ts_list_cache *list_cache; /* listing summaries; used only by listing jobs
                                 * (whole-store jobs never overlap), NULL until
                                 * the first listing */

@@ -202,8 +202,8 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
             read_only = fd >= 0;
             if (fd < 0) {
                 close(dirfd);
-                ts_error_set(err, -saved, TS_ERR_IO, "cannot create the store's lock %s: %s",
-                             path, strerror(saved));
+                ts_error_set(err, -saved, TS_ERR_IO, "cannot create the store's lock %s: %s", path,
+                             strerror(saved));
                 return TS_STORE_LOCK_UNLOCKABLE;
             }
         }
