@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "jobs.h"
@@ -176,6 +177,15 @@ struct json_object *tsd_stores_exposed(tsd_stores *stores)
     return list;
 }
 
+/* True when the lock another entry's holds is ours: the directory of an
+ * open store was renamed and is now reached by another path (the entries
+ * are keyed by path). Served as ours, without a lock of its own: that
+ * entry's keeps other daemons out. */
+static bool held_by_us(const tsd_stores *stores, const ts_store_lock_owner *owner)
+{
+    return owner->pid == (long)getpid() && strcmp(owner->socket, stores->socket) == 0;
+}
+
 /*
  * Take the lock of the store at root into *lock (held by nobody else yet:
  * a store being opened): 0 when held, or when there is nothing on disk to
@@ -187,6 +197,8 @@ static int lock_new(tsd_stores *stores, const char *root, ts_store_lock **lock, 
     ts_store_lock_owner owner;
     int rc = ts_store_lock_take(root, stores->socket, false, lock, &owner, err);
 
+    if (rc == -EBUSY && held_by_us(stores, &owner))
+        return 0;
     if (rc == -EBUSY) {
         snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", owner.socket);
         tsd_debug("store %s: %s", root, err->message);
@@ -225,6 +237,8 @@ static int lock_open(const tsd_stores *stores, tsd_store *st, bool create, char 
                      "the same time)",
                      st->root, err->message);
         }
+        if (rc == -EBUSY && held_by_us(stores, &owner))
+            rc = 0;
         if (rc == -EBUSY && busy != NULL)
             *busy = strdup(owner.socket);
     }

@@ -12,13 +12,18 @@
 #      128 MiB budget and a 3 s frame timeout: resident memory under the
 #      budget, each such connection closed at the deadline, everything let
 #      go once they are gone.
-# The figures are printed; the bounds are those of the issue.
+# The figures are printed; the bounds are those of the issue. Under a
+# sanitizer build the daemon keeps freed memory in quarantine and its
+# shadow memory is resident too: the resident-size bounds are left out
+# there (the daemon's own accounting still pauses the connections).
 set -u
 B=${TS_BUILD_DIR:-$(pwd)/build}
 DAEMON=$B/toolscored
 TSCTL=$B/tsctl
 ATTACK=$B/bench/attack
 [ -x "$ATTACK" ] || { echo "test_bounds: FAIL: $ATTACK missing (make check builds it)" >&2; exit 1; }
+SANITIZED=""
+nm -D "$DAEMON" 2>/dev/null | grep -q "__asan_" && SANITIZED=1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/ts-bounds.XXXXXX") || exit 1
 daemon_pid=""
@@ -91,7 +96,7 @@ at_least probe_ops 500 "A: the normal client's checks"
 at_most probe_p99_us 50000 "A: the normal client's p99"
 at_most status_failed 0 "A: status refused"
 at_least status_ok 20 "A: status answered"
-at_most rss_peak_kb $((512 * 1024)) "A: resident memory (budget 512 MiB)"
+[ -n "$SANITIZED" ] || at_most rss_peak_kb $((512 * 1024)) "A: resident memory (budget 512 MiB)"
 at_least conns_max 500 "A: connections held"
 at_least slow_reconnects 400 "A: slow hellos closed at the deadline"
 # without the pause each non-reader writes hundreds of megabytes a second
@@ -106,12 +111,13 @@ attack --partial 32 --seconds 7
 at_most probe_errors 0 "B: the normal client's errors"
 at_most probe_p99_us 50000 "B: the normal client's p99"
 at_most status_failed 0 "B: status refused"
-at_most rss_peak_kb $((128 * 1024)) "B: resident memory (budget 128 MiB)"
+[ -n "$SANITIZED" ] || at_most rss_peak_kb $((128 * 1024)) "B: resident memory (budget 128 MiB)"
 at_least partial_reconnects 32 "B: stalled frames closed at the deadline"
 grep -q "a frame left incomplete for 3000 ms" "$work/daemon.log" || fail "B: no frame timeout logged"
 sleep 0.5
 rss=$(sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$daemon_pid/status")
-[ "$rss" -lt $((48 * 1024)) ] || fail "B: $rss KiB still resident once the attackers left"
+[ -n "$SANITIZED" ] || [ "$rss" -lt $((48 * 1024)) ] ||
+	fail "B: $rss KiB still resident once the attackers left"
 "$TSCTL" status --json >"$work/status.json" 2>&1 || fail "B: status after the attack"
 grep -q '"memory_held": 0' "$work/status.json" || fail "B: memory still held: $(cat "$work/status.json")"
 stop

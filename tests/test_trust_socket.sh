@@ -152,6 +152,12 @@ chown $VICTIM:$VICTIM "$PLANTED"
 # shellcheck disable=SC2086
 t 3 as_victim $VICTIM_CHECK
 err_has "it runs as uid $ATTACKER" && err_has "not as you (uid $VICTIM)"
+# (the server logs the connection from its own thread: give it a moment)
+i=0
+while [ "$(received "$LOG")" != connection ] && [ $i -lt 40 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
 same "$(received "$LOG")" "connection" "the planted server got a connection and not a byte"
 cleanup_planted
 
