@@ -225,7 +225,8 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FL
 	$(CC) $(LDFLAGS) -o $@ $< $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(MP_LIBS) $(LIBS) -lpthread
 
 # Every test needs the binaries too (integration tests start them); the
-# load and exhaustion tests drive the daemon with the bench load generator.
+# load and exhaustion tests drive the daemon with the bench load generator,
+# the bounds tests with the attack tool.
 check: check-format all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
 

@@ -99,6 +99,12 @@ extern "C" {
 #define TS_CLIENT_ERR_DISCONNECTED "disconnected" /* the connection broke mid-exchange */
 #define TS_CLIENT_ERR_TIMEOUT "timeout"           /* no reply within request_timeout_ms */
 #define TS_CLIENT_ERR_BAD_REPLY "bad_reply"       /* the daemon sent something unreadable */
+/* the socket is not the user's: its directory belongs to another user or
+ * is open to others, or the daemon runs as another uid (nothing was sent) */
+#define TS_CLIENT_ERR_UNTRUSTED "untrusted"
+/* the daemon's answer when another daemon holds the store: the library
+ * sends the request again to that one (see ts_client_call) */
+#define TS_CLIENT_ERR_STORE_BUSY "store_busy"
 
 /* True when err describes a failure to reach or talk to the daemon (the
  * codes above, plus the daemon's "version_mismatch" and "shutting_down"),
@@ -153,6 +159,11 @@ const struct json_object *ts_client_server_info(const ts_client *c);
  * otherwise be an object. On success *result (if result is not NULL) gets
  * the reply's result (NULL for null). Returns TS_CLIENT_EREMOTE with the
  * daemon's code and message when the daemon answered with an error.
+ * A daemon answering "store_busy" (another daemon holds the request's
+ * store) names that daemon's socket: the request is sent again there, and
+ * the connection stays there for later requests (ts_client_socket_path
+ * says where it is); the caller sees only the answer of the daemon that
+ * holds the store. The same for every typed helper below.
  */
 int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
                    struct json_object **result, ts_error *err);
@@ -160,7 +171,10 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
 /*
  * Pipelining: send a request without waiting (its id in *id), then take the
  * replies in order with ts_client_receive (*id tells which request it
- * answers). Returns of ts_client_receive are those of ts_client_call.
+ * answers). Returns of ts_client_receive are those of ts_client_call,
+ * except that a pipelined request answered "store_busy" is not sent again:
+ * the error is returned, and once no reply is outstanding the connection
+ * moves to the socket it named, so requests sent after that go there.
  * A reconnect (after fork or a broken connection) forgets requests in flight.
  */
 int ts_client_send(ts_client *c, const char *method, const struct json_object *params, uint64_t *id,

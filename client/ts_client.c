@@ -33,6 +33,7 @@
 /* An idle connection is probed before a request only when its last reply
  * is older than this; a younger one relies on the send failing. */
 #define TS_CLIENT_PROBE_IDLE_MS 500
+#define TS_CLIENT_REDIRECTS_MAX 3 /* store_busy hops one call follows */
 
 /* ---- small helpers -------------------------------------------------- */
 
@@ -60,6 +61,7 @@ bool ts_client_error_is_connection(const ts_error *err)
         TS_CLIENT_ERR_UNAVAILABLE, TS_CLIENT_ERR_DISCONNECTED, TS_CLIENT_ERR_TIMEOUT,
         TS_CLIENT_ERR_BAD_REPLY,   TS_ERR_VERSION_MISMATCH,    TS_ERR_SHUTTING_DOWN,
         "permission_denied",       TS_ERR_BAD_FRAME,           TS_ERR_FRAME_TOO_LARGE,
+        TS_CLIENT_ERR_UNTRUSTED,
     };
     size_t i;
 
@@ -142,6 +144,8 @@ static void drop_connection(ts_client *c)
     c->in_flight = 0;
     c->server_max_frame = 0;
     c->rpos = c->rlen = 0;
+    ts_buf_free(&c->ahead);
+    c->ahead_pos = 0;
     json_object_put(c->server_info);
     c->server_info = NULL;
     ts_frame_reader_free(&c->reader);
@@ -165,13 +169,17 @@ static size_t reply_limit(const ts_client *c)
     return limit;
 }
 
-/* Try one connect(); 0, or the negative errno. */
+/* Try one connect(), to a socket whose directory and listener are the
+ * user's (ts_client_trust.c); 0, or the negative errno. */
 int ts_client__try_connect(ts_client *c, ts_error *err)
 {
     ts_sockaddr addr;
     int fd;
     int rc;
 
+    rc = ts_client__trust_dir(c->socket_path, err);
+    if (rc < 0)
+        return rc;
     rc = ts_paths_sockaddr(c->socket_path, &addr, err);
     if (rc < 0)
         return rc;
@@ -191,6 +199,11 @@ int ts_client__try_connect(ts_client *c, ts_error *err)
         close(fd);
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "no daemon answers at %s: %s",
                             c->socket_path, strerror(-rc));
+    }
+    rc = ts_client__trust_peer(fd, c->socket_path, err);
+    if (rc < 0) {
+        close(fd);
+        return rc;
     }
     c->fd = fd;
     return 0;
@@ -238,13 +251,52 @@ static int close_reason(ts_client *c, ts_error *err)
     return rc;
 }
 
+/*
+ * The socket takes nothing more: wait until it does, reading meanwhile the
+ * replies of the requests in flight into c->ahead, so that a caller that
+ * pipelines many requests before receiving never deadlocks with a daemon
+ * that stops reading until its replies are read. 0, or -errno.
+ */
+static int wait_writable(ts_client *c)
+{
+    for (;;) {
+        struct pollfd p = {c->fd, (short)(POLLOUT | (c->in_flight > 0 ? POLLIN : 0)), 0};
+        unsigned char chunk[TS_CLIENT_READ_CHUNK];
+        ssize_t n;
+
+        if (poll(&p, 1, -1) < 0) {
+            if (errno == EINTR)
+                continue;
+            return -errno;
+        }
+        if (p.revents & POLLOUT)
+            return 0;
+        if (!(p.revents & POLLIN))
+            return p.revents & (POLLHUP | POLLERR) ? -EPIPE : 0;
+        n = recv(c->fd, chunk, sizeof(chunk), MSG_DONTWAIT);
+        if (n > 0) {
+            if (ts_buf_append(&c->ahead, chunk, (size_t)n) < 0)
+                return -ENOMEM;
+        } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+            return 0; /* the send says what broke */
+        }
+    }
+}
+
 /* Write all of data; a failure drops the connection. */
 static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
 {
     while (len > 0) {
-        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
+        ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (n < 0 && errno == EINTR)
             continue;
+        if (n < 0 && errno == EAGAIN) {
+            int rc = wait_writable(c);
+
+            if (rc == 0)
+                continue;
+            errno = -rc;
+        }
         if (n < 0) {
             int rc = -errno;
             int said = c->fd >= 0 ? close_reason(c, err) : 0;
@@ -296,6 +348,22 @@ static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 static int fill(ts_client *c, int timeout_ms, ts_error *err)
 {
     ssize_t n;
+
+    if (c->ahead_pos < c->ahead.len) { /* read while sending first */
+        size_t take = c->ahead.len - c->ahead_pos;
+
+        if (take > TS_CLIENT_READ_CHUNK)
+            take = TS_CLIENT_READ_CHUNK;
+        memcpy(c->rbuf, c->ahead.data + c->ahead_pos, take);
+        c->ahead_pos += take;
+        if (c->ahead_pos == c->ahead.len) {
+            ts_buf_free(&c->ahead);
+            c->ahead_pos = 0;
+        }
+        c->rpos = 0;
+        c->rlen = take;
+        return 0;
+    }
     /* poll, not a blocking recv: a recv sleeping on the socket is also woken
      * each time the daemon reads our request (the "write space" wakeup of a
      * Unix socket is not filtered for readers), which costs both sides. */
@@ -458,6 +526,9 @@ static int receive_reply(ts_client *c, uint64_t *id, struct json_object **result
     if (!reply.ok) {
         if (err != NULL)
             *err = reply.error;
+        if (strcmp(reply.error.code, TS_CLIENT_ERR_STORE_BUSY) == 0 && reply.error_socket != NULL &&
+            reply.error_socket[0] == '/' && strlen(reply.error_socket) < sizeof(c->redirect))
+            snprintf(c->redirect, sizeof(c->redirect), "%s", reply.error_socket);
         if (!reply.has_id)
             drop_connection(c); /* a connection-level error: the server closes */
         ts_reply_free(&reply);
@@ -597,7 +668,7 @@ static bool idle_connection_dead(ts_client *c)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
 
-    if (c->in_flight > 0 || c->rpos < c->rlen)
+    if (c->in_flight > 0 || c->rpos < c->rlen || c->ahead_pos < c->ahead.len)
         return false;
     if (coarse_ms() - c->last_reply_ms < TS_CLIENT_PROBE_IDLE_MS)
         return false;
@@ -715,6 +786,7 @@ int ts_client_connect(const ts_client_options *o, ts_client **out, ts_error *err
     c->next_id = 1;
     c->rbuf = malloc(TS_CLIENT_READ_CHUNK);
     ts_buf_init(&c->sbuf, TS_BUF_UNLIMITED);
+    ts_buf_init(&c->ahead, TS_BUF_UNLIMITED);
     rc = c->rbuf ? configure(c, o, err)
                  : ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (rc == 0) {
@@ -739,6 +811,7 @@ void ts_client_close(ts_client *c)
     ts_frame_reader_free(&c->reader);
     ts_client__stores_clear(c);
     ts_buf_free(&c->sbuf);
+    ts_buf_free(&c->ahead);
     for (i = 0; c->daemon_args != NULL && c->daemon_args[i] != NULL; i++)
         free(c->daemon_args[i]);
     free(c->daemon_args);
@@ -800,10 +873,20 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
 {
     if (c->fd >= 0 && !owned(c))
         drop_connection(c);
+    int rc;
+
     if (c->fd < 0 || c->in_flight == 0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "no request is waiting for a reply on this connection");
-    return receive_reply(c, id, result, NULL, c->request_timeout_ms, err);
+    rc = receive_reply(c, id, result, NULL, c->request_timeout_ms, err);
+    /* store_busy named the daemon holding the store: the next connection
+     * goes there, once this one has nothing outstanding */
+    if (c->redirect[0] != '\0' && c->in_flight == 0) {
+        snprintf(c->socket_path, sizeof(c->socket_path), "%s", c->redirect);
+        c->redirect[0] = '\0';
+        drop_connection(c);
+    }
+    return rc;
 }
 
 int ts_client_call(ts_client *c, const char *method, const struct json_object *params,
@@ -812,9 +895,71 @@ int ts_client_call(ts_client *c, const char *method, const struct json_object *p
     return ts_client__call_with(c, method, params, NULL, NULL, result, err);
 }
 
-/* One request and its reply, the result as a tree (rd NULL) or through rd. */
+/*
+ * Move the connection to the daemon that holds a store (c->redirect, named
+ * by its store_busy reply): later requests go there too. Without
+ * auto-start: that daemon is alive while it holds the lock. 0, or the
+ * connect error (the socket path is then left as it was).
+ */
+static int follow_redirect(ts_client *c, ts_error *err)
+{
+    char previous[TS_PATHS_MAX];
+    bool autostart = c->autostart;
+    int rc;
+
+    snprintf(previous, sizeof(previous), "%s", c->socket_path);
+    snprintf(c->socket_path, sizeof(c->socket_path), "%s", c->redirect);
+    c->redirect[0] = '\0';
+    drop_connection(c);
+    c->autostart = false;
+    rc = ts_client__establish(c, err);
+    c->autostart = autostart;
+    if (rc < 0) {
+        ts_error_prefix(err, rc,
+                        "the store is held by the daemon at %s (it answered store_busy "
+                        "at %s), but",
+                        c->socket_path, previous);
+        snprintf(c->socket_path, sizeof(c->socket_path), "%s", previous);
+    }
+    return rc;
+}
+
+static int call_once(ts_client *c, const char *method, const request_body *body,
+                     struct json_object **result, result_reader *rd, ts_error *err);
+
+/*
+ * One request and its reply, the result as a tree (rd NULL) or through rd.
+ * A store_busy reply naming the socket of the daemon that holds the store
+ * sends the request again there (docs/protocol.md, "store_busy"): the
+ * caller sees that daemon's answer. A few hops at most.
+ */
 static int call(ts_client *c, const char *method, const request_body *body,
                 struct json_object **result, result_reader *rd, ts_error *err)
+{
+    ts_error local;
+    int rc;
+
+    if (err == NULL)
+        err = &local; /* the redirect reads the code */
+    rc = call_once(c, method, body, result, rd, err);
+    for (int hop = 0; hop < TS_CLIENT_REDIRECTS_MAX && rc == TS_CLIENT_EREMOTE &&
+                      strcmp(err->code, TS_CLIENT_ERR_STORE_BUSY) == 0 && c->redirect[0] != '\0' &&
+                      strcmp(c->redirect, c->socket_path) != 0;
+         hop++) {
+        ts_error why;
+
+        if (follow_redirect(c, &why) < 0) {
+            *err = why;
+            return TS_CLIENT_EREMOTE;
+        }
+        rc = call_once(c, method, body, result, rd, err);
+    }
+    c->redirect[0] = '\0';
+    return rc;
+}
+
+static int call_once(ts_client *c, const char *method, const request_body *body,
+                     struct json_object **result, result_reader *rd, ts_error *err)
 {
     uint64_t sent = 0;
     uint64_t got = 0;

@@ -7,11 +7,13 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "ts_message.h"
 
@@ -36,18 +38,19 @@ static bool connect_retryable(int rc)
 static int socket_dir_usable(const char *socket_path, ts_error *why)
 {
     char dir[TS_PATHS_MAX];
-    const char *slash = strrchr(socket_path, '/');
     struct stat st;
+    int fd = -1;
     int rc;
 
-    if (slash == NULL)
-        snprintf(dir, sizeof(dir), ".");
-    else
-        snprintf(dir, sizeof(dir), "%.*s", (int)(slash == socket_path ? 1 : slash - socket_path),
-                 socket_path);
-    if (stat(dir, &st) < 0)
+    if (ts_paths_socket_dir_of(socket_path, dir, sizeof(dir)) < 0)
+        return 0; /* the daemon says why */
+    rc = ts_paths_open_socket_dir(dir, O_PATH, &fd, &st, why);
+    if (rc == -ENOENT)
         return 0;
-    rc = ts_paths_check_socket_dir(dir, &st, why);
+    if (rc == 0) {
+        close(fd);
+        rc = ts_paths_check_socket_dir(dir, &st, why);
+    }
     if (rc < 0)
         ts_error_prefix(why, rc, "toolscored cannot start there");
     return rc;

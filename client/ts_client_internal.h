@@ -51,8 +51,17 @@ struct ts_client {
     ts_frame_reader reader;
     unsigned char *rbuf; /* bytes read but not yet fed to the reader */
     size_t rpos, rlen;
+    /* replies read while a request was being written (the daemon stops
+     * reading a connection whose replies are not read: docs/protocol.md,
+     * "Back-pressure"), handed to the reader before the socket */
+    ts_buf ahead;
+    size_t ahead_pos;
 
     ts_buf sbuf; /* the request being sent (kept between requests up to 64 KiB) */
+
+    /* store_busy: the socket of the daemon holding the store, as the last
+     * such reply named it ("" when none); the connection moves there */
+    char redirect[TS_PATHS_MAX];
 
     ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
     uint64_t stores_tick;
@@ -132,6 +141,19 @@ int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, co
 int ts_client__try_connect(ts_client *c, ts_error *err);
 int ts_client__hello(ts_client *c, ts_error *err);
 int64_t ts_client__now_ms(void);
+
+/*
+ * Trust before talking (ts_client_trust.c). ts_client__trust_dir: the
+ * directory of socket_path is the user's or root's with no group or other
+ * access; -ENOENT ("unavailable") when it is missing or holds no socket
+ * file (nothing to talk to: connect as usual), -EPERM ("untrusted", the
+ * message naming the directory's owner and mode) otherwise.
+ * ts_client__trust_peer: the process at the other end of the connected fd
+ * runs as the user or root (SO_PEERCRED); -EPERM ("untrusted", naming the
+ * peer's uid and pid) otherwise. Neither sends anything.
+ */
+int ts_client__trust_dir(const char *socket_path, ts_error *err);
+int ts_client__trust_peer(int fd, const char *socket_path, ts_error *err);
 
 /* Connect and hello, auto-starting the daemon if allowed and needed
  * (ts_client_connect.c). */

@@ -107,6 +107,18 @@ static struct json_object *root_choice(const tsctl_ctx *ctx)
     return o;
 }
 
+/* Stores other users can write: a warning line each. */
+static void print_exposed(const tsctl_ctx *ctx, struct json_object *exposed)
+{
+    size_t n =
+        json_object_is_type(exposed, json_type_array) ? json_object_array_length(exposed) : 0;
+
+    for (size_t i = 0; i < n; i++)
+        printf("  %swarning:%s          %s: other users can plant or replace its snapshots\n",
+               tsctl_c(ctx->color_out, TSCTL_YELLOW), tsctl_c(ctx->color_out, TSCTL_RESET),
+               tsctl_str(json_object_array_get_idx(exposed, i), "problem", "?"));
+}
+
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
 {
     struct json_object *root;
@@ -121,10 +133,14 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
         rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
-    rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &result);
-    if (rc != 0)
-        return rc;
+    /* the store first, so that the daemon has it open when it says which
+     * open stores other users can write */
     check = store_check(ctx);
+    rc = tsctl_call(ctx, "status", json_object_new_object(), TSCTL_CALL_NO_AUTOSTART, &result);
+    if (rc != 0) {
+        json_object_put(check);
+        return rc;
+    }
     root = root_choice(ctx);
     if (ctx->json) {
         json_object_object_add(result, "store_check", check);
@@ -148,6 +164,7 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
                    tsctl_str(root, "why", "?"));
         if (check != NULL)
             print_store_check(ctx, check);
+        print_exposed(ctx, tsctl_get(result, "stores_exposed"));
     }
     json_object_put(root);
     json_object_put(check);

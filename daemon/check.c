@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "jobs.h"
 #include "log.h"
@@ -107,6 +108,7 @@ typedef struct check_job {
     bool kept, dropped;   /* the pool wrote it / removed the name's observation */
     int keep_rc;          /* < 0: it was not kept, keep_err says why (logged on the loop) */
     int rc;
+    char *busy;              /* store_busy from the pool: the holder's socket */
     tsd_run_observation obs; /* the run's record, prepared on the pool (runs.h) */
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */
@@ -361,6 +363,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
 static void check_free(check_job *c)
 {
     ts_observation_free(c->keep);
+    free(c->busy);
     json_object_put(c->calls);
     if (c->out.decision.evaluated)
         ts_score_result_free(&c->out.scored);
@@ -418,6 +421,7 @@ static void check_done(tsd_job *job)
                 tsd_warn("run %s: %s", run->id, rerr.message);
         }
     }
+    tsd_stores_note_busy(&c->srv->stores, c->busy);
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     check_free(c);
 }
@@ -522,6 +526,9 @@ static void check_work(tsd_job *job)
         rc = read_snapshot(c, &in, &snap);
     if (rc == 0)
         rc = settle(&c->rq, &in, NULL, c->redacted, &c->out, &c->err);
+    /* the first write of a store not on disk yet: its lock first */
+    if (rc == 0 && d->write)
+        rc = tsd_store_lock_for_write(&c->srv->stores, c->st, &c->busy, &c->err);
     if (rc == 0 && d->write)
         rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
                       &c->job, &c->err);
@@ -708,6 +715,21 @@ static int try_loop(check_job *c, ts_error *err)
     return snap != NULL && answer_on_loop(c, snap) ? 1 : 0;
 }
 
+/* A check that parses a large baseline or large observed calls is heavy
+ * (jobs.h), its memory estimated: one stat of the file, for a check going
+ * to the pool. Refused when the budget can never hold it. */
+static int weigh_check(check_job *c, ts_error *err)
+{
+    struct stat st;
+    size_t file = stat(c->file, &st) == 0 ? (size_t)st.st_size : 0;
+
+    if (c->req->payload_len <= TSD_JOBS_HEAVY_BYTES && file <= TSD_JOBS_HEAVY_BYTES)
+        return 0;
+    c->job.heavy = true;
+    c->job.estimate = file * TSD_JOBS_PARSED_FACTOR + c->req->payload_len * 4;
+    return tsd_budget_refuse(&c->srv->budget, c->job.estimate, "this check", err);
+}
+
 /* A new check of req, everything before its buffers zeroed. */
 static check_job *check_new(tsd_server *srv, tsd_request *req)
 {
@@ -746,6 +768,8 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
         return TSD_ASYNC;
     if (rc == 0 && c->calls == NULL)
         rc = take_actual(c, err); /* its bytes live only while dispatch runs */
+    if (rc == 0)
+        rc = weigh_check(c, err);
     if (rc < 0) {
         check_free(c);
         return rc;

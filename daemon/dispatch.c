@@ -21,6 +21,7 @@
 #include "record.h"
 #include "request.h"
 #include "review.h"
+#include "show.h"
 #include "run_methods.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
@@ -97,6 +98,8 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
     json_object_object_add(o, "refused_busy",
                            json_object_new_int64((int64_t)srv->acceptor.refused_total));
     json_object_object_add(o, "store", tsd_json_string_or_null(srv->options->store_root));
+    json_object_object_add(o, "stores_exposed", tsd_stores_exposed(&srv->stores));
+    tsd_status_limits(srv, o);
     *result = o;
     return 0;
 }
@@ -127,27 +130,6 @@ static int param_snapshot(tsd_server *srv, const struct json_object *params, con
     *st = tsd_stores_param(&srv->stores, &p);
     rc = tsd_params_error(&p);
     return rc < 0 ? rc : ts_store_path((*st)->store, *name, file, filesz, err);
-}
-
-static int do_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                   struct json_object **result, ts_error *err)
-{
-    const char *name;
-    ts_snapshot *snap = NULL;
-    tsd_store *st;
-    char file[PATH_MAX];
-    int rc = param_snapshot(srv, params, &name, &st, file, sizeof(file), err);
-
-    (void)req;
-    if (rc == 0)
-        rc = ts_store_load(st->store, name, &snap, NULL, err);
-    if (rc < 0)
-        return rc;
-    *result = json_object_new_object();
-    json_object_object_add(*result, "snapshot", ts_snapshot_to_json(snap));
-    json_object_object_add(*result, "file", json_object_new_string(file));
-    ts_snapshot_free(snap);
-    return 0;
 }
 
 static int do_rm(tsd_server *srv, tsd_request *req, const struct json_object *params,
@@ -202,6 +184,7 @@ static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_obje
 {
     const char *root, *label;
     char *key = NULL;
+    tsd_store *st = NULL;
     tsd_run *run = NULL;
     tsd_params p;
     int rc;
@@ -211,6 +194,9 @@ static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_obje
     root = tsd_params_string(&p, "store", true);
     label = tsd_params_string(&p, "label", false);
     rc = tsd_params_error(&p);
+    /* a store another daemon holds: the run is opened there (store_busy) */
+    if (rc == 0)
+        rc = tsd_stores_get(&srv->stores, root, &st, err);
     if (rc == 0)
         rc = tsd_stores_normalize(&srv->stores, root, &key, err);
     if (rc == 0)
@@ -267,47 +253,6 @@ static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_o
     if (rc < 0)
         return rc;
     *result = tsd_run_summary(run);
-    return 0;
-}
-
-/* ---- orphans ----------------------------------------------------------- */
-
-static int do_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                      struct json_object **result, ts_error *err)
-{
-    ts_store_listing listing;
-    tsd_store *st = NULL;
-    tsd_run *run;
-    tsd_params p;
-    int rc;
-
-    (void)req;
-    tsd_params_init(&p, params, err);
-    run = param_run(srv, &p);
-    if (run != NULL && !run->closed)
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "run '%s' is still open; orphans are known once it is "
-                                         "closed",
-                                         run->id));
-    st = tsd_stores_param(&srv->stores, &p);
-    rc = tsd_params_error(&p);
-    if (rc == 0 && strcmp(st->root, run->store) != 0)
-        rc =
-            ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                         "run '%s' belongs to the store %s, not %s", run->id, run->store, st->root);
-    if (rc == 0)
-        rc = ts_store_list(st->store, &listing, err);
-    if (rc < 0)
-        return rc;
-    struct json_object *names = json_object_new_array();
-    for (size_t i = 0; i < listing.count; i++) {
-        if (!tsd_run_references(run, listing.items[i]->name))
-            json_object_array_add(names, json_object_new_string(listing.items[i]->name));
-    }
-    ts_store_listing_free(&listing);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "names", names);
-    json_object_object_add(*result, "run", tsd_run_summary(run));
     return 0;
 }
 
@@ -391,8 +336,8 @@ static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bo
 
 typedef enum method_order {
     ORDER_NONE = 0, /* no store files: run at once */
-    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, the review
-                     * methods) */
+    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, show.c,
+                     * the review methods) */
     ORDER_NAME,     /* after earlier work on params.name */
     ORDER_STORE     /* after all earlier work on the store */
 } method_order;
@@ -412,7 +357,7 @@ static const struct {
     {"record", tsd_record, ORDER_SELF, NULL},
     {"approve", tsd_approve, ORDER_SELF, NULL},
     {"list", tsd_list, ORDER_SELF, NULL},
-    {"show", do_show, ORDER_NAME, NULL},
+    {"show", tsd_show, ORDER_SELF, NULL},
     {"rm", do_rm, ORDER_NAME, NULL},
     {"run.open", do_run_open, ORDER_NONE, NULL},
     {"run.join", do_run_join, ORDER_NONE, NULL},
@@ -424,7 +369,7 @@ static const struct {
     {"diff", tsd_diff, ORDER_SELF, NULL},
     {"accept", tsd_accept, ORDER_SELF, NULL},
     {"reject", tsd_reject, ORDER_SELF, NULL},
-    {"orphans", do_orphans, ORDER_STORE, NULL},
+    {"orphans", tsd_orphans, ORDER_SELF, NULL},
     {"status", do_status, ORDER_NONE, NULL},
     {"stop", do_stop, ORDER_NONE, NULL},
 };

@@ -1,8 +1,8 @@
 /*
  * dispatch — executing one decoded request: the table of methods of
  * docs/protocol.md (handler, ordering on the store, the params member left
- * as bytes) and the handlers of the small methods (hello, ping, show, rm,
- * run.*, review, orphans, status, stop); check, record, approve and list
+ * as bytes) and the handlers of the small methods (hello, ping, rm, run.*,
+ * status, stop); check, record, approve, list, show, review and orphans
  * have their own files.
  */
 #ifndef TSD_DISPATCH_H

@@ -3,6 +3,7 @@
  */
 #include "jobs.h"
 
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,72 @@ static bool conflicts(const tsd_job *a, const tsd_job *b)
 }
 
 static void schedule(tsd_store *st);
+
+/* Heavy jobs running now, and the stores whose heavy job waits for them
+ * (each store once: its flag). */
+static unsigned heavy_running;
+static size_t heavy_bytes; /* their estimates */
+static tsd_store *heavy_waiting[TSD_STORES_MAX];
+static size_t heavy_waiting_count;
+static tsd_jobs_admit_fn admit_fn;
+static void *admit_arg;
+
+void tsd_jobs_set_admit(tsd_jobs_admit_fn fn, void *arg)
+{
+    admit_fn = fn;
+    admit_arg = arg;
+}
+
+size_t tsd_jobs_heavy_bytes(void)
+{
+    return heavy_bytes;
+}
+
+/* True when a heavy job must wait: another runs, or its memory is not
+ * there yet. */
+static bool heavy_must_wait(const tsd_job *job)
+{
+    return heavy_running >= TSD_JOBS_HEAVY_MAX ||
+           (admit_fn != NULL && !admit_fn(heavy_bytes, job->estimate, admit_arg));
+}
+
+static void wait_heavy(tsd_store *st)
+{
+    if (st->heavy_waiting || heavy_waiting_count == TSD_STORES_MAX)
+        return;
+    st->heavy_waiting = true;
+    heavy_waiting[heavy_waiting_count++] = st;
+}
+
+/* A heavy job ended: the stores whose heavy job waited are scanned again
+ * (the first to start takes the slot; the others wait again). */
+static void wake_heavy(void)
+{
+    tsd_store *waiting[TSD_STORES_MAX];
+    size_t n = heavy_waiting_count;
+
+    memcpy(waiting, heavy_waiting, n * sizeof(waiting[0]));
+    heavy_waiting_count = 0;
+    for (size_t i = 0; i < n; i++)
+        waiting[i]->heavy_waiting = false;
+    /* schedule() marks again the stores whose heavy job must still wait */
+    for (size_t i = 0; i < n; i++)
+        if (!waiting[i]->scheduling)
+            schedule(waiting[i]);
+}
+
+void tsd_jobs_retry_heavy(void)
+{
+    if (heavy_waiting_count > 0 && heavy_running < TSD_JOBS_HEAVY_MAX)
+        wake_heavy();
+}
+
+void tsd_jobs_forget_store(tsd_store *st)
+{
+    for (size_t i = 0; i < heavy_waiting_count; i++)
+        if (heavy_waiting[i] == st)
+            heavy_waiting[i--] = heavy_waiting[--heavy_waiting_count];
+}
 
 static void unlink_job(tsd_store *st, tsd_job *job)
 {
@@ -35,12 +102,19 @@ static void unlink_job(tsd_store *st, tsd_job *job)
 static void finish(tsd_job *job)
 {
     tsd_store *st = job->store;
+    bool heavy = job->heavy;
 
     unlink_job(st, job);
+    if (heavy) {
+        heavy_running--;
+        heavy_bytes -= job->estimate;
+    }
     job->done_fn(job); /* may free job */
     /* Inside schedule() (an inline job) the scan resumes by itself. */
     if (!st->scheduling)
         schedule(st);
+    if (heavy)
+        wake_heavy();
 }
 
 static void on_pool_work(uv_work_t *req)
@@ -48,6 +122,10 @@ static void on_pool_work(uv_work_t *req)
     tsd_job *job = (tsd_job *)req;
 
     job->work_fn(job);
+    /* what a heavy job parsed is freed now: give it back to the system
+     * (this thread's heap would otherwise keep it resident) */
+    if (job->heavy)
+        malloc_trim(0);
 }
 
 static void on_pool_done(uv_work_t *req, int status)
@@ -59,6 +137,10 @@ static void on_pool_done(uv_work_t *req, int status)
 static void start(tsd_job *job)
 {
     job->started = true;
+    if (job->heavy) {
+        heavy_running++;
+        heavy_bytes += job->estimate;
+    }
     if (job->on_pool && uv_queue_work(job->loop, &job->work, on_pool_work, on_pool_done) == 0)
         return;
     job->work_fn(job);
@@ -88,6 +170,11 @@ static void schedule(tsd_store *st)
                     blocked = true;
                     break;
                 }
+            }
+            /* a heavy job waits for the one running (jobs.h) */
+            if (!blocked && job->heavy && heavy_must_wait(job)) {
+                wait_heavy(st);
+                blocked = true;
             }
             if (blocked) {
                 if (job->key == NULL)

@@ -29,8 +29,19 @@
  * Pool threads wait in fsync and for commit rounds, so the pool needs more
  * threads than CPUs for the fsyncs of concurrent writes to overlap and for
  * them to gather into one round: unless UV_THREADPOOL_SIZE is set, jobs.c
- * sets it to TSD_JOBS_POOL_THREADS before the pool starts (the first job,
- * or tsd_jobs_size_pool from the one other user of the pool, run.report).
+ * sets it to TSD_JOBS_POOL_THREADS before the pool starts (at the server's
+ * start, tsd_jobs_size_pool; run.report calls it too).
+ *
+ * Heavy jobs (those that read and parse large snapshot files: a show or a
+ * check of a file over TSD_JOBS_HEAVY_BYTES, a review) take memory in
+ * proportion: a 29 MiB snapshot is about 250 MB once parsed
+ * (TSD_JOBS_PARSED_FACTOR times the file). At most TSD_JOBS_HEAVY_MAX of
+ * them run at a time, and one starts only when the memory it will take
+ * (its estimate) is admitted by the memory budget (tsd_jobs_set_admit);
+ * another one waits, in its store's queue, as behind a conflicting job
+ * (later jobs of other keys go on), and is looked at again when a heavy
+ * job ends and on tsd_jobs_retry_heavy. What one parsed is given back to
+ * the system when it ends (malloc_trim on its pool thread).
  */
 #ifndef TSD_JOBS_H
 #define TSD_JOBS_H
@@ -43,6 +54,9 @@
 
 /* libuv pool threads when UV_THREADPOOL_SIZE is not set (above). */
 #define TSD_JOBS_POOL_THREADS 16
+#define TSD_JOBS_HEAVY_MAX 1            /* heavy jobs running at once */
+#define TSD_JOBS_HEAVY_BYTES (1u << 20) /* files past this make a job heavy */
+#define TSD_JOBS_PARSED_FACTOR 9        /* memory of a parsed file, per byte */
 
 typedef struct tsd_job tsd_job;
 
@@ -55,6 +69,8 @@ struct tsd_job {
     bool read_only;  /* a whole-store job that writes nothing (list): it waits for
                       * every earlier job, but later single-snapshot jobs need
                       * not wait for it */
+    bool heavy;      /* reads large files: one at a time (above) */
+    size_t estimate; /* heavy: about the memory it takes, in bytes */
     bool started;
     int sync_rc; /* set by work(): a file was renamed into place but the
                   * root's fsync failed with this; 0 otherwise */
@@ -64,8 +80,23 @@ struct tsd_job {
     tsd_job *next;                 /* in the store's queue */
 };
 
-/* Size libuv's pool before its first use (above), unless the user did;
- * call before any uv_queue_work. */
+/* Whether a heavy job of estimate bytes may start while heavy jobs of
+ * running bytes run (the memory budget's rule, budget.h). */
+typedef bool (*tsd_jobs_admit_fn)(size_t running, size_t estimate, void *arg);
+void tsd_jobs_set_admit(tsd_jobs_admit_fn fn, void *arg);
+
+/* The memory the heavy jobs running now take, about (their estimates). */
+size_t tsd_jobs_heavy_bytes(void);
+
+/* Look again at the heavy jobs waiting (the memory they wait for may have
+ * been freed). Loop thread. */
+void tsd_jobs_retry_heavy(void);
+
+/* st is being closed: forget it if it waits for a heavy job. */
+void tsd_jobs_forget_store(tsd_store *st);
+
+/* Size libuv's pool before its first use (above), unless the user did
+ * (UV_THREADPOOL_SIZE). Idempotent; before anything queues work. */
 void tsd_jobs_size_pool(void);
 
 /* Queue job on its store and start whatever may start. */

@@ -89,7 +89,9 @@ static int make_dirs(char *dir)
     return 0;
 }
 
-/* Open the socket directory, creating it 0700, and check who may enter it. */
+/* Open the socket directory, creating it 0700, and check who may enter it.
+ * A symbolic link is never followed: another user's link to a directory
+ * of ours would pass the owner check while the link is theirs to change. */
 static int open_socket_dir(char *dir, int *out, ts_error *err)
 {
     struct stat st;
@@ -99,15 +101,9 @@ static int open_socket_dir(char *dir, int *out, ts_error *err)
     if (rc < 0)
         return ts_error_set(err, rc, TS_ERR_IO, "cannot create socket directory %s: %s", dir,
                             strerror(-rc));
-    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-        return ts_error_set(err, -errno, TS_ERR_IO, "cannot open socket directory %s: %s", dir,
-                            strerror(errno));
-    if (fstat(fd, &st) < 0) {
-        rc = -errno;
-        close(fd);
-        return ts_error_set(err, rc, TS_ERR_IO, "cannot stat %s: %s", dir, strerror(-rc));
-    }
+    rc = ts_paths_open_socket_dir(dir, O_RDONLY, &fd, &st, err);
+    if (rc < 0)
+        return rc;
     rc = ts_paths_check_socket_dir(dir, &st, err);
     if (rc < 0) {
         close(fd);

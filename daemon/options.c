@@ -22,6 +22,12 @@ static const char usage_text[] =
     "  --log-level LEVEL    debug, info (default), warn or error\n"
     "  --log-file FILE      append the log to FILE\n"
     "  --max-frame BYTES    largest request frame accepted (default 16777216)\n"
+    "  --memory-budget SIZE resident memory the daemon keeps under, in bytes or\n"
+    "                       with K, M or G (default 512M, at least 32M)\n"
+    "  --hello-timeout S    close a connection without hello after S seconds\n"
+    "                       (default 5)\n"
+    "  --frame-timeout S    close a connection that leaves a frame incomplete\n"
+    "                       for S seconds (default 30)\n"
     "  --state-dir DIR      keep runs and observations in DIR (default\n"
     "                       $XDG_STATE_HOME/toolscore, or ~/.local/state/toolscore)\n"
     "  --runs-keep N        closed runs kept for reports and orphans (default 100)\n"
@@ -46,21 +52,28 @@ static int dup_into(char **slot, const char *value, ts_error *err)
     return 0;
 }
 
-static int parse_seconds(const char *value, uint64_t *ms, ts_error *err)
+static int parse_seconds_of(const char *option, double min, const char *value, uint64_t *ms,
+                            ts_error *err)
 {
     char *end = NULL;
     double s;
 
     errno = 0;
     s = strtod(value, &end);
-    if (value[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite(s) || s < 0 ||
+    if (value[0] == '\0' || end == NULL || *end != '\0' || errno != 0 || !isfinite(s) || s < min ||
         s > 31536000.0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "--idle-timeout: not a number of seconds (0 to 31536000): '%s'", value);
+                            "%s: not a number of seconds (%g to 31536000): '%s'", option, min,
+                            value);
     *ms = (uint64_t)(s * 1000.0 + 0.5);
     if (s > 0 && *ms == 0)
         *ms = 1;
     return 0;
+}
+
+static int parse_seconds(const char *value, uint64_t *ms, ts_error *err)
+{
+    return parse_seconds_of("--idle-timeout", 0, value, ms, err);
 }
 
 static int parse_frame(const char *value, size_t *out, ts_error *err)
@@ -76,6 +89,46 @@ static int parse_frame(const char *value, size_t *out, ts_error *err)
                             "--max-frame: expected a number of bytes from %u to %u, got '%s'",
                             TSD_MIN_MAX_FRAME, TSD_MAX_MAX_FRAME, value);
     *out = (size_t)n;
+    return 0;
+}
+
+/* --memory-budget: bytes, or a number with K, M or G (powers of 1024). */
+static int parse_budget(const char *value, size_t *out, ts_error *err)
+{
+    char *end = NULL;
+    unsigned long long n;
+    unsigned shift = 0;
+
+    errno = 0;
+    n = strtoull(value, &end, 10);
+    if (end != NULL && end[0] != '\0' && end[1] == '\0') {
+        switch (end[0]) {
+        case 'k':
+        case 'K':
+            shift = 10;
+            end++;
+            break;
+        case 'm':
+        case 'M':
+            shift = 20;
+            end++;
+            break;
+        case 'g':
+        case 'G':
+            shift = 30;
+            end++;
+            break;
+        default:
+            break;
+        }
+    }
+    if (value[0] < '0' || value[0] > '9' || *end != '\0' || errno != 0 ||
+        n > (TSD_MAX_MEMORY_BUDGET >> shift) || (n << shift) < TSD_MIN_MEMORY_BUDGET)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "--memory-budget: expected a size from 32M to 1024G (bytes, or a "
+                            "number with K, M or G), got '%s'",
+                            value);
+    *out = (size_t)(n << shift);
     return 0;
 }
 
@@ -175,8 +228,9 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         return 0;
     }
     static const char *const valued[] = {
-        "--socket",    "--store",     "--idle-timeout", "--log-level",    "--log-file",
-        "--max-frame", "--state-dir", "--runs-keep",    "--runs-max-age",
+        "--socket",       "--store",         "--idle-timeout",  "--log-level",
+        "--log-file",     "--max-frame",     "--state-dir",     "--runs-keep",
+        "--runs-max-age", "--memory-budget", "--hello-timeout", "--frame-timeout",
     };
     for (size_t k = 0; k < sizeof(valued) / sizeof(valued[0]); k++) {
         if (!is_option(arg, valued[k]))
@@ -210,8 +264,14 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
             return dup_into(&opt->state_dir, value, err);
         case 7:
             return parse_keep(value, &opt->runs_keep, err);
-        default:
+        case 8:
             return parse_age(value, &opt->runs_max_age_s, err);
+        case 9:
+            return parse_budget(value, &opt->memory_budget, err);
+        case 10:
+            return parse_seconds_of(valued[k], 0.1, value, &opt->hello_timeout_ms, err);
+        default:
+            return parse_seconds_of(valued[k], 0.1, value, &opt->frame_timeout_ms, err);
         }
     }
     if (arg[0] == '-')
@@ -224,6 +284,9 @@ int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err)
     memset(opt, 0, sizeof(*opt));
     opt->log_level = TSD_LOG_INFO;
     opt->max_frame = TSD_DEFAULT_MAX_FRAME;
+    opt->memory_budget = TSD_DEFAULT_MEMORY_BUDGET;
+    opt->hello_timeout_ms = TSD_DEFAULT_HELLO_TIMEOUT_MS;
+    opt->frame_timeout_ms = TSD_DEFAULT_FRAME_TIMEOUT_MS;
     opt->runs_keep = TSD_DEFAULT_RUNS_KEEP;
     opt->runs_max_age_s = TSD_DEFAULT_RUNS_MAX_AGE_S;
     for (int i = 1; i < argc; i++) {

@@ -3,7 +3,8 @@
  *
  *   toolscored [--socket PATH] [--store DIR] [--foreground] [--idle-timeout S]
  *              [--log-level debug|info|warn|error] [--log-file F]
- *              [--max-frame BYTES] [--state-dir DIR] [--runs-keep N]
+ *              [--max-frame BYTES] [--memory-budget SIZE] [--hello-timeout S]
+ *              [--frame-timeout S] [--state-dir DIR] [--runs-keep N]
  *              [--runs-max-age AGE] [-h|--help] [--version]
  *
  * Owns the strings it returns (tsd_options_free).
@@ -21,6 +22,11 @@
 #define TSD_DEFAULT_MAX_FRAME (16u << 20)
 #define TSD_MIN_MAX_FRAME 1024u
 #define TSD_MAX_MAX_FRAME (1u << 30)
+#define TSD_DEFAULT_MEMORY_BUDGET (512ull << 20)
+#define TSD_MIN_MEMORY_BUDGET (32ull << 20)
+#define TSD_MAX_MEMORY_BUDGET (1024ull << 30)
+#define TSD_DEFAULT_HELLO_TIMEOUT_MS 5000
+#define TSD_DEFAULT_FRAME_TIMEOUT_MS 30000
 #define TSD_DEFAULT_RUNS_KEEP 100
 #define TSD_DEFAULT_RUNS_MAX_AGE_S (7 * 86400)
 
@@ -35,6 +41,9 @@ typedef struct tsd_options {
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
+    size_t memory_budget;      /* bytes (budget.h) */
+    uint64_t hello_timeout_ms; /* limits.h */
+    uint64_t frame_timeout_ms;
     char *state_dir;        /* NULL: ts_state_default_path */
     size_t runs_keep;       /* closed runs kept */
     int64_t runs_max_age_s; /* runs closed or idle longer ago are dropped */

@@ -32,6 +32,8 @@ typedef struct record_job {
     bool dropped; /* the name's kept observation was removed */
     ts_error err;
     int rc;
+    tsd_stores *srv_stores; /* the registry (its socket, for the lock) */
+    char *busy;             /* store_busy from the pool: the holder's socket */
 } record_job;
 
 /* Whether name's file is there and, with update, its snapshot (NULL when
@@ -70,6 +72,9 @@ static void record_work(tsd_job *job)
     }
     if (rc == 0)
         rc = record_existing(c, &exists, &existing);
+    /* the first write of a store not on disk yet: its lock first */
+    if (rc == 0)
+        rc = tsd_store_lock_for_write(c->srv_stores, c->st, &c->busy, &c->err);
     if (rc == 0)
         rc = ts_check_record(c->name, c->file, exists, existing, calls, c->update, &d, &c->err);
     if (rc == 0 && d.write)
@@ -104,8 +109,10 @@ static void record_done(tsd_job *job)
         json_object_object_add(result, "file", json_object_new_string(c->file));
         json_object_object_add(result, "written", json_object_new_boolean(c->written));
     }
+    tsd_stores_note_busy(c->srv_stores, c->busy);
     tsd_request_finish(c->req, c->rc, result, &c->err);
     json_object_put(result);
+    free(c->busy);
     ts_rules_unref(c->rules);
     free(c);
 }
@@ -157,6 +164,7 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
         return rc;
     }
     c->req = req;
+    c->srv_stores = &srv->stores;
     ts_error_clear(&c->err);
     c->job.loop = srv->loop;
     c->job.store = c->st;

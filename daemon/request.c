@@ -7,13 +7,54 @@
 #include <string.h>
 
 #include "dispatch.h"
+#include "limits.h"
 #include "log.h"
 #include "ts_buf.h"
 
 static void warn_bad_request(const tsd_conn *conn, const ts_error *err);
 
+/* r is answered: its payload no longer counts for its connection. */
+static void uncount(tsd_request *r)
+{
+    if (r->conn != NULL)
+        r->conn->request_bytes -= r->counted;
+    r->counted = 0;
+}
+
+/* The params of a large request are freed on the pool: freeing a million
+ * values takes as long as decoding them. */
+typedef struct put_job {
+    uv_work_t work;
+    struct json_object *value;
+} put_job;
+
+static void put_work(uv_work_t *work)
+{
+    put_job *p = work->data;
+
+    json_object_put(p->value);
+}
+
+static void put_done(uv_work_t *work, int status)
+{
+    (void)status;
+    free(work->data);
+}
+
 static void request_free(tsd_request *r)
 {
+    put_job *p = NULL;
+
+    if (r->params != NULL && r->payload_len > TSD_DECODE_ON_LOOP_MAX)
+        p = malloc(sizeof(*p));
+    if (p != NULL) {
+        p->value = r->params;
+        p->work.data = p;
+        if (uv_queue_work(r->server->loop, &p->work, put_work, put_done) == 0)
+            r->params = NULL;
+        else
+            free(p);
+    }
     free(r->frame);
     free(r->method);
     json_object_put(r->params);
@@ -52,6 +93,7 @@ void tsd_requests_flush(tsd_conn *conn)
         if (conn->requests_head == NULL)
             conn->requests_tail = NULL;
         conn->request_count--;
+        conn->waiting_bytes -= r->frame_len;
         if (r->frame != NULL && !uv_is_closing((uv_handle_t *)&conn->handle)) {
             tsd_conn_send(conn, r->frame, r->frame_len);
             r->frame = NULL; /* tsd_conn_send owns it */
@@ -62,12 +104,16 @@ void tsd_requests_flush(tsd_conn *conn)
     }
     if (conn->closing)
         tsd_conn_close(conn);
+    else
+        tsd_conn_changed(conn);
 }
 
-/* Encode the reply of r into r->frame: the result from a json-c tree, or
- * written by pack when it is set. */
-static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
-                         ts_message_packer pack, void *arg, const ts_error *err)
+/* Encode the reply of r into *frame: the result from a json-c tree, or
+ * written by pack when it is set. Touches nothing but r's id and the
+ * options (any thread). *frame NULL when out of memory. */
+static void encode_frame(const tsd_request *r, int rc, const struct json_object *result,
+                         ts_message_packer pack, void *arg, const ts_error *err, const char *busy,
+                         char **frame, size_t *frame_len)
 {
     size_t max = r->server->options->max_frame;
     ts_error enc;
@@ -88,14 +134,37 @@ static void encode_reply(tsd_request *r, int rc, const struct json_object *resul
         tsd_warn("%s: cannot send the reply: %s", r->method ? r->method : "?", enc.message);
         err = &enc;
     }
-    if (ts_message_encode_error(&buf, r->has_id ? &r->id : NULL, err->code, err->message, &enc) <
-        0) {
+    /* store_busy names the socket of the daemon holding the store, where
+     * the client sends the request again (docs/protocol.md) */
+    if (strcmp(err->code, TS_ERR_STORE_BUSY) != 0)
+        busy = NULL;
+    if (ts_message_encode_error_socket(&buf, r->has_id ? &r->id : NULL, err->code, err->message,
+                                       busy != NULL && busy[0] == '/' ? busy : NULL, &enc) < 0) {
         ts_buf_free(&buf);
-        r->close_after = true; /* out of memory: the client sees the connection end */
+        *frame = NULL;
+        *frame_len = 0;
         return;
     }
 done:
-    r->frame = ts_buf_detach(&buf, &r->frame_len);
+    *frame = ts_buf_detach(&buf, frame_len);
+}
+
+static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
+                         ts_message_packer pack, void *arg, const ts_error *err)
+{
+    encode_frame(r, rc, result, pack, arg, err, tsd_stores_busy_socket(&r->server->stores),
+                 &r->frame, &r->frame_len);
+    if (r->frame == NULL)
+        r->close_after = true; /* out of memory: the client sees the connection end */
+}
+
+void tsd_request_encode(const tsd_request *r, int rc, const struct json_object *result,
+                        ts_message_packer pack, void *arg, ts_error *err, char **frame, size_t *len)
+{
+    if (rc < 0 && err->code[0] == '\0')
+        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
+                     strerror(-rc));
+    encode_frame(r, rc, result, pack, arg, err, NULL, frame, len);
 }
 
 static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
@@ -112,15 +181,35 @@ void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, v
     finish(r, rc, NULL, pack, arg, err);
 }
 
+/* What finishing r takes apart from encoding: the log, the counts, the
+ * reply's slot filled (r->frame set), the replies flushed. */
+static void complete(tsd_request *r, int rc, const ts_error *err);
+
 static void finish(tsd_request *r, int rc, const struct json_object *result, ts_message_packer pack,
                    void *arg, ts_error *err)
+{
+    if (rc < 0 && err->code[0] == '\0')
+        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
+                     strerror(-rc));
+    encode_reply(r, rc, result, pack, arg, err);
+    complete(r, rc, err);
+}
+
+void tsd_request_finish_encoded(tsd_request *r, int rc, const ts_error *err, char *frame,
+                                size_t len)
+{
+    r->frame = frame;
+    r->frame_len = len;
+    if (frame == NULL)
+        r->close_after = true; /* out of memory: the client sees the connection end */
+    complete(r, rc, err);
+}
+
+static void complete(tsd_request *r, int rc, const ts_error *err)
 {
     tsd_server *srv = r->server;
     uint64_t ms = (uv_hrtime() - r->start_ns) / 1000000u;
 
-    if (rc < 0 && err->code[0] == '\0')
-        ts_error_set(err, rc, TS_ERR_INTERNAL, "%s failed: %s", r->method ? r->method : "request",
-                     strerror(-rc));
     if (rc < 0 && strcmp(err->code, TS_ERR_VERSION_MISMATCH) == 0)
         r->close_after = true;
     if (r->method != NULL) {
@@ -131,12 +220,14 @@ static void finish(tsd_request *r, int rc, const struct json_object *result, ts_
         if (rc < 0)
             tsd_debug("%s: %s: %s", r->method, err->code, err->message);
     }
-    encode_reply(r, rc, result, pack, arg, err);
     r->done = true;
-    if (r->conn == NULL)
+    uncount(r);
+    if (r->conn == NULL) {
         request_free(r); /* the client is gone; the work itself was done */
-    else
+    } else {
+        r->conn->waiting_bytes += r->frame_len;
         tsd_requests_flush(r->conn);
+    }
     if (srv->stop_requested)
         tsd_server_stop(srv, "stop request");
 }
@@ -208,58 +299,144 @@ static void run_request(tsd_request *r, const char *method, struct json_object *
     json_object_put(result);
 }
 
-/*
- * One complete frame payload. A request whose envelope is broken after its id
- * was read is answered with that id and the connection stays; one without a
- * readable id is answered with id nil and the connection is closed.
- */
-void tsd_request_handle(tsd_conn *conn, const unsigned char *payload, size_t len)
+/* A decoded request (req): refused when the daemon is stopping or the
+ * connection's slot does not serve its method, else dispatched. r holds
+ * its slot in the queue already. */
+static void start_request(tsd_conn *conn, tsd_request *r, ts_request *req, const void *payload,
+                          size_t len)
+{
+    ts_error err;
+    char why[200];
+
+    if (conn->server->stopping) {
+        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
+        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
+    } else if (!tsd_limits_method_allowed(conn, req->method, why, sizeof(why))) {
+        ts_error_set(&err, -EBUSY, TS_ERR_LIMIT, "%s", why);
+        tsd_request_finish(r, -EBUSY, NULL, &err);
+    } else {
+        struct json_object *params = req->params;
+
+        (void)payload;
+        req->params = NULL; /* the request owns them now (jobs may outlive req) */
+        r->payload_len = len;
+        r->raw = req->raw; /* the bytes stay the caller's payload's */
+        r->raw_data = req->raw_data;
+        run_request(r, req->method, params);
+    }
+}
+
+/* A request whose payload could not be decoded: answered with its id when
+ * that was read, else with id nil, and the connection closed. */
+static void refuse_request(tsd_conn *conn, tsd_request *r, const ts_request *req, int rc,
+                           ts_error *err)
+{
+    warn_bad_request(conn, err);
+    if (!req->has_id) {
+        r->has_id = false;
+        r->close_after = true;
+    }
+    tsd_request_finish(r, rc, NULL, err);
+}
+
+/* A large payload, decoded on the pool (its values may take long to build:
+ * a map of a million keys); the connection is not read meanwhile, so its
+ * requests are dispatched in arrival order. */
+typedef struct decode_job {
+    uv_work_t work;
+    tsd_request *r;
+    unsigned char *payload;
+    size_t len;
+    ts_request req;
+    int rc;
+    ts_error err;
+} decode_job;
+
+static void decode_work(uv_work_t *work)
+{
+    decode_job *d = work->data;
+
+    d->rc = ts_message_decode_request(d->payload, d->len, &d->req, &d->err);
+}
+
+static void decode_done(uv_work_t *work, int status)
+{
+    decode_job *d = work->data;
+    tsd_request *r = d->r;
+    tsd_conn *conn = r->conn;
+
+    (void)status;
+    if (conn != NULL)
+        conn->decoding--;
+    r->has_id = d->req.has_id;
+    r->id = d->req.id;
+    if (conn == NULL) {
+        /* the connection is gone: nobody to answer */
+        ts_error_set(&d->err, -ECONNRESET, TS_ERR_INTERNAL, "connection closed");
+        tsd_request_finish(r, -ECONNRESET, NULL, &d->err);
+    } else if (d->rc < 0) {
+        refuse_request(conn, r, &d->req, d->rc, &d->err);
+    } else {
+        start_request(conn, r, &d->req, d->payload, d->len);
+    }
+    ts_request_free(&d->req);
+    free(d->payload);
+    free(d);
+    if (conn != NULL && !conn->closing)
+        tsd_conn_changed(conn);
+}
+
+void tsd_request_handle(tsd_conn *conn, unsigned char *payload, size_t len)
 {
     ts_request req;
     ts_error err;
     tsd_request *r;
+    int rc;
+
+    if (len > TSD_DECODE_ON_LOOP_MAX) {
+        decode_job *d = calloc(1, sizeof(*d));
+
+        r = d != NULL ? request_new(conn, NULL) : NULL;
+        if (r == NULL) {
+            free(d);
+            free(payload);
+            tsd_conn_abort(conn);
+            return;
+        }
+        r->close_after = false; /* its id is read on the pool */
+        r->counted = len;
+        conn->request_bytes += len;
+        d->r = r;
+        d->payload = payload;
+        d->len = len;
+        d->work.data = d;
+        conn->decoding++;
+        if (uv_queue_work(conn->server->loop, &d->work, decode_work, decode_done) < 0) {
+            conn->decoding--;
+            decode_work(&d->work); /* not expected: decode here then */
+            decode_done(&d->work, 0);
+        }
+        return;
+    }
     /* The member the method table names stays bytes until it is needed
      * (check's observed calls: a list equal to the baseline's is replayed
      * without decoding it, check.c). */
-    int rc = ts_message_decode_request_raw(payload, len, tsd_dispatch_raw_member, &req, &err);
-
-    if (rc < 0) {
-        warn_bad_request(conn, &err);
-        if (!req.has_id) {
-            tsd_request_connection_error(conn, err.code, err.message);
-        } else {
-            r = request_new(conn, &req.id);
-            if (r != NULL)
-                tsd_request_finish(r, rc, NULL, &err);
-        }
-        ts_request_free(&req);
-        return;
-    }
-    r = request_new(conn, &req.id);
+    rc = ts_message_decode_request_raw(payload, len, tsd_dispatch_raw_member, &req, &err);
+    r = request_new(conn, req.has_id ? &req.id : NULL);
     if (r == NULL) {
         ts_request_free(&req);
+        free(payload);
         tsd_conn_abort(conn);
         return;
     }
-    if (conn->server->stopping) {
-        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
-        tsd_request_finish(r, -ESHUTDOWN, NULL, &err);
-    } else if (conn->request_count + conn->queued_replies > TSD_MAX_IN_FLIGHT) {
-        ts_error_set(&err, -EBUSY, TS_ERR_BUSY,
-                     "too many requests in flight on this connection (%d replies unread); read "
-                     "replies before sending more",
-                     TSD_MAX_IN_FLIGHT);
-        tsd_request_finish(r, -EBUSY, NULL, &err);
-    } else {
-        struct json_object *params = req.params;
-
-        req.params = NULL; /* the request owns them now (jobs may outlive req) */
-        r->payload_len = len;
-        r->raw = req.raw; /* the bytes stay the caller's payload's */
-        r->raw_data = req.raw_data;
-        run_request(r, req.method, params);
-    }
+    r->counted = len;
+    conn->request_bytes += len;
+    if (rc < 0)
+        refuse_request(conn, r, &req, rc, &err);
+    else
+        start_request(conn, r, &req, payload, len);
     ts_request_free(&req);
+    free(payload);
 }
 
 void tsd_requests_detach(tsd_conn *conn)
@@ -274,4 +451,6 @@ void tsd_requests_detach(tsd_conn *conn)
             r->conn = NULL;
     }
     conn->requests_tail = NULL;
+    conn->request_bytes = 0;
+    conn->waiting_bytes = 0;
 }

@@ -2,11 +2,11 @@
  * request — one request between its frame and its reply.
  *
  * A frame's payload is decoded (the params member the method table names
- * left as bytes: tsd_dispatch_raw_member), refused when the daemon is
- * stopping or the connection has too many requests in flight, or handed to
- * dispatch. Every request holds a slot at the tail of its connection's
- * queue from its frame on, and is answered exactly once (tsd_request_finish,
- * at once or later from a job): its reply is encoded into the slot, and the
+ * left as bytes: tsd_dispatch_raw_member; a large payload whole, on the
+ * pool), refused when the daemon is stopping or the connection's slot
+ * does not serve the method (limits.h), or handed to dispatch. Every request holds a slot at the
+ * tail of its connection's queue from its frame on, and is answered exactly once
+ * (tsd_request_finish, at once or later from a job): its reply is encoded into the slot, and the
  * replies at the head of the queue leave in request order. A request whose
  * connection closed first still finishes its work, then is freed.
  */
@@ -40,6 +40,7 @@ struct tsd_request {
      * tsd_request_raw. */
     ts_wire_raw_member raw;
     const unsigned char *raw_data;
+    size_t counted;   /* payload bytes counted in its connection's request_bytes */
     bool done;        /* the reply is encoded in frame */
     bool close_after; /* close the connection after this reply */
     char *frame;      /* the encoded reply frame */
@@ -47,11 +48,19 @@ struct tsd_request {
     struct tsd_request *next; /* in the connection's queue */
 };
 
-/* One complete frame payload read on conn (borrowed for the call). A
+/* Payloads over this are decoded on the pool, not on the loop thread. */
+#define TSD_DECODE_ON_LOOP_MAX (64u << 10)
+
+/*
+ * One complete frame payload read on conn (malloc'd; taken over). A
  * request whose envelope is broken after its id was read is answered with
  * that id and the connection stays; one without a readable id is answered
- * with id nil and the connection is closed. */
-void tsd_request_handle(tsd_conn *conn, const unsigned char *payload, size_t len);
+ * with id nil and the connection is closed. A payload over
+ * TSD_DECODE_ON_LOOP_MAX is decoded on the pool, whole (no member left as
+ * bytes), while conn is not read (budget.h), so that the requests of a
+ * connection are still dispatched in arrival order.
+ */
+void tsd_request_handle(tsd_conn *conn, unsigned char *payload, size_t len);
 
 /* Answer conn with an error of id nil (code, message), then close it: the
  * connection is beyond repair (a broken frame, a refused peer). */
@@ -71,6 +80,20 @@ void tsd_request_finish(tsd_request *r, int rc, const struct json_object *result
  */
 void tsd_request_finish_packed(tsd_request *r, int rc, ts_message_packer pack, void *arg,
                                ts_error *err);
+
+/*
+ * For work done on the pool: tsd_request_encode encodes r's reply (rc < 0:
+ * err, else result, or what pack(arg) writes when pack is set) into a new
+ * frame (*frame NULL when out of memory),
+ * reading nothing but r's id and the options, so any thread may call it
+ * while r waits; tsd_request_finish_encoded then answers r with it on the
+ * loop thread (the frame is taken over), as tsd_request_finish would.
+ */
+void tsd_request_encode(const tsd_request *r, int rc, const struct json_object *result,
+                        ts_message_packer pack, void *arg, ts_error *err, char **frame,
+                        size_t *len);
+void tsd_request_finish_encoded(tsd_request *r, int rc, const ts_error *err, char *frame,
+                                size_t len);
 
 /*
  * The bytes of r's params member left as msgpack (the method's raw member)

@@ -183,6 +183,7 @@ int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *para
     r = new_job(srv, req, st, review_work);
     if (r == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    r->job.heavy = true; /* it parses every snapshot of the store (jobs.h) */
     r->run = run;
     r->cache = tsd_store_list_cache(&srv->stores, st);
     tsd_jobs_submit(&r->job);

@@ -4,6 +4,8 @@
  */
 #include "server.h"
 
+#include <malloc.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,19 +13,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "jobs.h"
 #include "listing.h"
 #include "log.h"
 #include "request.h"
-
-#define READ_CHUNK (64u << 10)
+#include "ts_buf.h"
 
 typedef struct reply_write {
     uv_write_t req;
     tsd_conn *conn;
     char *data;
+    size_t queued; /* bytes of it counted in conn->queued_bytes */
 } reply_write;
 
-static char read_buffer[READ_CHUNK];
+#define TSD_MMAP_THRESHOLD (1u << 20)
+
+static char read_buffer[TSD_CONN_READ_CHUNK];
 
 uint64_t tsd_server_now_ms(const tsd_server *srv)
 {
@@ -39,6 +44,8 @@ static void on_write(uv_write_t *req, int status)
     reply_write *w = (reply_write *)req;
     tsd_conn *conn = w->conn;
 
+    conn->queued_bytes -= w->queued;
+    conn->active_ms = tsd_server_now_ms(conn->server);
     free(w->data);
     free(w);
     conn->queued_replies--;
@@ -52,6 +59,7 @@ static void on_write(uv_write_t *req, int status)
         tsd_conn_close(conn);
         return;
     }
+    tsd_conn_changed(conn); /* a client reading again may be read again */
 }
 
 /*
@@ -64,6 +72,7 @@ void tsd_conn_send(tsd_conn *conn, char *data, size_t len)
     reply_write *w;
     int n = 0;
 
+    conn->active_ms = tsd_server_now_ms(conn->server);
     if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) == 0)
         n = uv_try_write((uv_stream_t *)&conn->handle, &buf, 1);
     if (n == (int)len) {
@@ -85,7 +94,8 @@ void tsd_conn_send(tsd_conn *conn, char *data, size_t len)
     }
     w->conn = conn;
     w->data = data;
-    buf = uv_buf_init(data + (n > 0 ? n : 0), (unsigned)(len - (size_t)(n > 0 ? n : 0)));
+    w->queued = len - (size_t)(n > 0 ? n : 0);
+    buf = uv_buf_init(data + (n > 0 ? n : 0), (unsigned)w->queued);
     if (uv_write(&w->req, (uv_stream_t *)&conn->handle, &buf, 1, on_write) < 0) {
         free(data);
         free(w);
@@ -93,11 +103,31 @@ void tsd_conn_send(tsd_conn *conn, char *data, size_t len)
         return;
     }
     conn->queued_replies++;
-    if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) > TSD_MAX_QUEUED_BYTES) {
-        tsd_warn("connection %llu (pid %ld): more than %u bytes of replies unread; closing it",
-                 (unsigned long long)conn->id, (long)conn->pid, TSD_MAX_QUEUED_BYTES);
-        tsd_conn_abort(conn);
+    /* counted: a client that does not read is paused (budget.h), never
+     * buffered without end */
+    conn->queued_bytes += w->queued;
+}
+
+void tsd_conn_kill(tsd_conn *conn, const char *code, const char *message)
+{
+    ts_buf frame;
+    char *data;
+    size_t len = 0;
+
+    if (conn->closing && uv_is_closing((uv_handle_t *)&conn->handle))
+        return;
+    ts_buf_init(&frame, TS_BUF_UNLIMITED);
+    if (uv_stream_get_write_queue_size((uv_stream_t *)&conn->handle) == 0 &&
+        ts_message_encode_error(&frame, NULL, code, message, NULL) == 0) {
+        uv_buf_t buf;
+
+        data = ts_buf_detach(&frame, &len);
+        buf = uv_buf_init(data, (unsigned)len);
+        (void)uv_try_write((uv_stream_t *)&conn->handle, &buf, 1);
+        free(data);
     }
+    ts_buf_free(&frame);
+    tsd_conn_abort(conn);
 }
 
 /* ---- closing ---------------------------------------------------------- */
@@ -121,6 +151,10 @@ static void on_conn_closed(uv_handle_t *handle)
         conn->next->prev = conn->prev;
     srv->connection_count--;
     tsd_requests_detach(conn); /* requests at work finish without it */
+    srv->budget.held -= conn->held;
+    if (conn->paused)
+        srv->budget.paused--;
+    free(conn->pending);
     ts_frame_reader_free(&conn->reader);
     tsd_debug("connection %llu closed", (unsigned long long)conn->id);
     free(conn);
@@ -157,12 +191,170 @@ static void on_alloc(uv_handle_t *handle, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(read_buffer, sizeof(read_buffer));
 }
 
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf);
+
+static void start_reading(tsd_conn *conn)
+{
+    uv_read_start((uv_stream_t *)&conn->handle, on_alloc, on_read);
+}
+
+static void pause_reading(tsd_conn *conn)
+{
+    if (conn->paused)
+        return;
+    conn->paused = true;
+    conn->server->budget.paused++;
+    conn->server->budget.pauses++;
+    uv_read_stop((uv_stream_t *)&conn->handle);
+    tsd_debug("connection %llu paused (%zu requests unanswered, %zu reply bytes unread, %zu bytes "
+              "held)",
+              (unsigned long long)conn->id, conn->request_count,
+              conn->queued_bytes + conn->waiting_bytes, tsd_conn_holdings(conn));
+}
+
+/* Keep the bytes of a read not fed yet (a copy: the read buffer is
+ * shared); they are fed first when the connection resumes. */
+static void stash(tsd_conn *conn, const char *p, size_t len)
+{
+    unsigned char *copy = malloc(len);
+
+    if (copy == NULL) {
+        tsd_conn_abort(conn);
+        return;
+    }
+    memcpy(copy, p, len);
+    conn->pending = copy;
+    conn->pending_len = len;
+}
+
+/*
+ * Feed len bytes read on conn to its frame reader, handing each complete
+ * frame to request.c, and stopping (the rest kept, reading paused) as soon
+ * as the connection should wait (budget.h): a request decoded on the pool,
+ * too many unanswered, replies unread, the daemon over budget.
+ */
+static void feed(tsd_conn *conn, const char *p, size_t len)
+{
+    tsd_server *srv = conn->server;
+    ts_error err;
+
+    conn->feeding = true;
+    while (len > 0 && !conn->closing) {
+        size_t used = 0;
+        int rc;
+
+        if (tsd_conn_should_wait(srv, conn, false)) {
+            stash(conn, p, len);
+            pause_reading(conn);
+            break;
+        }
+        rc = ts_frame_reader_feed(&conn->reader, p, len, &used, &err);
+        p += used;
+        len -= used;
+        if (rc < 0) {
+            tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
+                     err.message);
+            tsd_request_connection_error(conn, err.code, err.message);
+            break;
+        }
+        if (rc == 1) {
+            size_t n = 0;
+            unsigned char *payload = ts_frame_reader_take(&conn->reader, &n);
+
+            conn->frame_started_ms = 0;
+            conn->active_ms = tsd_server_now_ms(srv);
+            tsd_request_handle(conn, payload, n); /* takes the payload */
+        }
+    }
+    if (!ts_frame_reader_partial(&conn->reader))
+        conn->frame_started_ms = 0;
+    else if (conn->frame_started_ms == 0)
+        conn->frame_started_ms = tsd_server_now_ms(srv);
+    conn->feeding = false;
+}
+
+/* Read conn again: the bytes kept first, then the socket. */
+static void resume_reading(tsd_conn *conn)
+{
+    unsigned char *kept = conn->pending;
+    size_t len = conn->pending_len;
+
+    conn->paused = false;
+    conn->server->budget.paused--;
+    tsd_debug("connection %llu resumed", (unsigned long long)conn->id);
+    conn->pending = NULL;
+    conn->pending_len = 0;
+    if (kept != NULL) {
+        feed(conn, (const char *)kept, len);
+        free(kept);
+    }
+    if (!conn->paused && !conn->closing)
+        start_reading(conn);
+}
+
+/* Count conn's holdings; pause or resume it. */
+static void account(tsd_conn *conn)
+{
+    tsd_server *srv = conn->server;
+    size_t now = tsd_conn_holdings(conn);
+
+    srv->budget.held = srv->budget.held - conn->held + now;
+    conn->held = now;
+    if (conn->feeding || conn->closing)
+        return;
+    if (conn->paused && !tsd_conn_should_wait(srv, conn, true))
+        resume_reading(conn);
+    else if (!conn->paused && tsd_conn_should_wait(srv, conn, false))
+        pause_reading(conn);
+    if (conn->held != tsd_conn_holdings(conn)) {
+        srv->budget.held = srv->budget.held - conn->held + tsd_conn_holdings(conn);
+        conn->held = tsd_conn_holdings(conn);
+    }
+}
+
+void tsd_conn_changed(tsd_conn *conn)
+{
+    account(conn);
+}
+
+/* True when the peer of conn closed its end (seen without reading: a
+ * paused connection is not read, so its end of stream is not either). */
+static bool peer_gone(const tsd_conn *conn)
+{
+    struct pollfd p = {.events = POLLRDHUP};
+    uv_os_fd_t fd;
+
+    if (uv_fileno((const uv_handle_t *)&conn->handle, &fd) < 0)
+        return false;
+    p.fd = fd;
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+/* Connections paused by the daemon's state (over budget) may be read
+ * again once it is not: every paused one is looked at. One whose peer has
+ * gone while it held a partial frame is closed at once: that frame will
+ * never be complete, and what it holds is let go. */
+static void resume_others(tsd_server *srv)
+{
+    tsd_conn *c = srv->conns;
+
+    while (c != NULL && srv->budget.paused > 0) {
+        tsd_conn *next = c->next;
+
+        if (c->paused && !c->closing && c->frame_started_ms != 0 && peer_gone(c)) {
+            tsd_debug("connection %llu: the client left in the middle of a frame",
+                      (unsigned long long)c->id);
+            tsd_conn_abort(c);
+        } else if (c->paused) {
+            account(c);
+        }
+        c = next;
+    }
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     tsd_conn *conn = (tsd_conn *)stream;
-    const char *p = buf->base;
-    size_t left = nread > 0 ? (size_t)nread : 0;
-    ts_error err;
 
     if (nread < 0) {
         if (nread != UV_EOF)
@@ -174,26 +366,8 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         tsd_conn_close(conn);
         return;
     }
-    while (left > 0 && !conn->closing) {
-        size_t used = 0;
-        int rc = ts_frame_reader_feed(&conn->reader, p, left, &used, &err);
-
-        p += used;
-        left -= used;
-        if (rc < 0) {
-            tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
-                     err.message);
-            tsd_request_connection_error(conn, err.code, err.message);
-            return;
-        }
-        if (rc == 1) {
-            size_t len = 0;
-            unsigned char *payload = ts_frame_reader_take(&conn->reader, &len);
-
-            tsd_request_handle(conn, payload, len);
-            free(payload);
-        }
-    }
+    feed(conn, buf->base, (size_t)nread);
+    account(conn);
 }
 
 /* ---- accepting -------------------------------------------------------- */
@@ -223,6 +397,7 @@ static void on_connection(void *data, int fd)
 {
     tsd_server *srv = data;
     tsd_conn *conn;
+    tsd_slot slot;
     char why[160];
 
     conn = calloc(1, sizeof(*conn));
@@ -233,6 +408,8 @@ static void on_connection(void *data, int fd)
     uv_pipe_init(srv->loop, &conn->handle, 0);
     conn->server = srv;
     conn->id = ++srv->next_conn_id;
+    conn->accepted_ms = tsd_server_now_ms(srv);
+    conn->active_ms = conn->accepted_ms;
     ts_frame_reader_init(&conn->reader, srv->options->max_frame);
     conn->next = srv->conns;
     if (srv->conns != NULL)
@@ -251,7 +428,8 @@ static void on_connection(void *data, int fd)
         tsd_request_connection_error(conn, TSD_ERR_PERMISSION, why);
         return;
     }
-    if (srv->connection_count > TSD_MAX_CONNECTIONS || srv->stopping) {
+    slot = srv->stopping ? TSD_SLOT_NONE : tsd_limits_admit(srv, conn);
+    if (slot == TSD_SLOT_NONE) {
         if (srv->stopping)
             snprintf(why, sizeof(why), "the daemon is stopping");
         else
@@ -263,9 +441,14 @@ static void on_connection(void *data, int fd)
                                      why);
         return;
     }
+    conn->reserved = slot == TSD_SLOT_RESERVED;
+    if (conn->reserved)
+        tsd_warn("connection %llu (pid %ld) in a reserved slot (status and stop only): all %d "
+                 "connection slots are taken",
+                 (unsigned long long)conn->id, (long)conn->pid, TSD_MAX_CONNECTIONS);
     tsd_debug("connection %llu from pid %ld uid %lu", (unsigned long long)conn->id, (long)conn->pid,
               (unsigned long)conn->uid);
-    uv_read_start((uv_stream_t *)&conn->handle, on_alloc, on_read);
+    start_reading(conn);
 }
 
 /* ---- stopping --------------------------------------------------------- */
@@ -294,6 +477,7 @@ void tsd_server_stop(tsd_server *srv, const char *why)
     uv_timer_stop(&srv->idle_timer);
     uv_close((uv_handle_t *)&srv->idle_timer, NULL);
     uv_close((uv_handle_t *)&srv->socket_timer, NULL);
+    uv_close((uv_handle_t *)&srv->limits_timer, NULL);
     uv_close((uv_handle_t *)&srv->sigterm, NULL);
     uv_close((uv_handle_t *)&srv->sigint, NULL);
     uv_close((uv_handle_t *)&srv->sighup, NULL);
@@ -326,6 +510,33 @@ static void on_socket_check(uv_timer_t *timer)
         tsd_warn("socket %s was removed or replaced", srv->listener->path);
         tsd_server_stop(srv, "socket file gone");
     }
+}
+
+/* Every TSD_LIMITS_TICK_MS: deadlines, the resident size, and the
+ * connections paused while the daemon was over budget. */
+static void on_limits_tick(uv_timer_t *timer)
+{
+    tsd_server *srv = timer->data;
+    /* the runs' count walks them: once a second */
+    size_t runs = srv->limits_ticks++ % (1000 / TSD_LIMITS_TICK_MS) == 0
+                      ? tsd_runs_memory(&srv->runs)
+                      : srv->budget.runs_held;
+
+    tsd_limits_enforce(srv, tsd_server_now_ms(srv));
+    if (srv->limits_ticks % (1000 / TSD_LIMITS_TICK_MS) == 0)
+        tsd_stores_check_locks(&srv->stores);
+    if (srv->limits_ticks % (TSD_BUDGET_SAMPLE_MS / TSD_LIMITS_TICK_MS) == 0)
+        tsd_budget_sample(&srv->budget, runs);
+    if (srv->budget.paused > 0)
+        resume_others(srv);
+    tsd_jobs_retry_heavy();
+}
+
+static bool admit_heavy(size_t running, size_t estimate, void *arg)
+{
+    const tsd_server *srv = arg;
+
+    return tsd_budget_admits(&srv->budget, running, estimate);
 }
 
 static void on_idle(uv_timer_t *timer)
@@ -366,6 +577,10 @@ static int start_handles(tsd_server *srv, tsd_listener *listener)
     srv->socket_timer.data = srv;
     uv_timer_start(&srv->socket_timer, on_socket_check, TSD_SOCKET_CHECK_MS, TSD_SOCKET_CHECK_MS);
     uv_unref((uv_handle_t *)&srv->socket_timer);
+    uv_timer_init(srv->loop, &srv->limits_timer);
+    srv->limits_timer.data = srv;
+    uv_timer_start(&srv->limits_timer, on_limits_tick, TSD_LIMITS_TICK_MS, TSD_LIMITS_TICK_MS);
+    uv_unref((uv_handle_t *)&srv->limits_timer);
     uv_signal_init(srv->loop, &srv->sigterm);
     uv_signal_init(srv->loop, &srv->sigint);
     uv_signal_init(srv->loop, &srv->sighup);
@@ -386,9 +601,14 @@ static void open_pinned_store(tsd_server *srv)
     tsd_store *st = NULL;
     ts_error err;
 
-    if (srv->options->store_root != NULL &&
-        tsd_stores_get(&srv->stores, srv->options->store_root, &st, &err) < 0)
+    char *busy = NULL;
+
+    if (srv->options->store_root == NULL)
+        return;
+    if (tsd_stores_get(&srv->stores, srv->options->store_root, &st, &err) < 0 ||
+        tsd_store_lock_for_write(&srv->stores, st, &busy, &err) < 0)
         tsd_warn("store %s: %s", srv->options->store_root, err.message);
+    free(busy);
 }
 
 int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_state *state)
@@ -400,6 +620,11 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_stat
 
     memset(&srv, 0, sizeof(srv));
     raise_fd_limit();
+    /* Large buffers (frames, replies, snapshot files) are mapped on their
+     * own and given back when freed, so a burst does not stay resident
+     * (glibc would otherwise raise this threshold after the first large
+     * free and keep later ones in its heap). */
+    mallopt(M_MMAP_THRESHOLD, TSD_MMAP_THRESHOLD);
     rc = uv_loop_init(&loop);
     if (rc < 0) {
         tsd_error("cannot start the event loop: %s", uv_strerror(rc));
@@ -410,7 +635,11 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_stat
     srv.listener = listener;
     srv.stores.pinned = opt->store_root;
     srv.stores.state = state;
+    srv.stores.socket = listener->path;
     srv.started_ms = uv_now(&loop);
+    tsd_budget_init(&srv.budget, opt->memory_budget);
+    tsd_jobs_size_pool();
+    tsd_jobs_set_admit(admit_heavy, &srv);
     srv.state = state;
     rc = tsd_runs_init(&srv.runs, state, listener->path, opt->runs_keep, opt->runs_max_age_s,
                        tsd_runs_now_ms(), &err);
@@ -440,6 +669,7 @@ int tsd_server_run(const tsd_options *opt, tsd_listener *listener, const ts_stat
     tsd_runs_free(&srv.runs);
     tsd_listings_free(&srv);
     tsd_stores_close_all(&srv.stores);
+    tsd_jobs_set_admit(NULL, NULL);
     if (uv_loop_close(&loop) < 0)
         tsd_warn("event loop closed with handles still open");
     return rc;

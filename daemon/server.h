@@ -21,6 +21,8 @@
 #include <uv.h>
 
 #include "acceptor.h"
+#include "budget.h"
+#include "limits.h"
 #include "listen.h"
 #include "options.h"
 #include "runs.h"
@@ -30,12 +32,9 @@
 #include "ts_message.h"
 #include "ts_state.h"
 
-#define TSD_MAX_CONNECTIONS 512          /* open client connections */
-#define TSD_MAX_IN_FLIGHT 4096           /* unread replies before requests get "busy" */
-#define TSD_MAX_QUEUED_BYTES (64u << 20) /* unread reply bytes before the connection closes */
-#define TSD_STOP_GRACE_MS 5000           /* bounded wait for in-flight work at stop */
-#define TSD_SLOW_REQUEST_MS 500          /* requests slower than this are logged */
-#define TSD_SOCKET_CHECK_MS 2000         /* how often the socket file is checked */
+#define TSD_STOP_GRACE_MS 5000   /* bounded wait for in-flight work at stop */
+#define TSD_SLOW_REQUEST_MS 500  /* requests slower than this are logged */
+#define TSD_SOCKET_CHECK_MS 2000 /* how often the socket file is checked */
 
 typedef struct tsd_server tsd_server;
 typedef struct tsd_conn tsd_conn;
@@ -55,11 +54,24 @@ struct tsd_conn {
     pid_t pid;
     bool hello_done;
     bool closing;               /* no more reading; close once writes drain */
+    bool reserved;              /* in a slot kept for status and stop (limits.h) */
+    bool paused;                /* not read for now: back-pressure (budget.h) */
+    bool feeding;               /* frames are being fed (no re-entry) */
     size_t queued_replies;      /* replies the socket did not take yet (in flight) */
     char client[128];           /* identity from hello */
     tsd_request *requests_head; /* requests not yet answered, in arrival order */
     tsd_request *requests_tail;
     size_t request_count;
+    uint64_t accepted_ms;      /* loop clock at accept */
+    uint64_t active_ms;        /* a frame arrived or a reply was sent then (limits.h) */
+    uint64_t frame_started_ms; /* a frame began arriving then; 0 while none is partial */
+    unsigned char *pending;    /* bytes read, not fed yet (the connection paused) */
+    size_t pending_len;
+    size_t decoding;      /* requests being decoded on the pool */
+    size_t request_bytes; /* payload bytes of the requests not answered yet */
+    size_t waiting_bytes; /* encoded replies waiting for an earlier one */
+    size_t queued_bytes;  /* reply bytes the socket did not take yet */
+    size_t held;          /* what it counts for in the budget now */
     struct tsd_conn *prev, *next;
 };
 
@@ -72,6 +84,9 @@ struct tsd_server {
     uv_timer_t idle_timer;
     uv_timer_t stop_timer;
     uv_timer_t socket_timer; /* is the socket file still ours? */
+    uv_timer_t limits_timer; /* deadlines, resident size, paused connections */
+    uint64_t limits_ticks;
+    tsd_budget budget;
     tsd_conn *conns;
     size_t connection_count;
     uint64_t next_conn_id;
@@ -107,6 +122,15 @@ void tsd_conn_close(tsd_conn *conn);
 
 /* Close conn now (pending writes are cancelled). */
 void tsd_conn_abort(tsd_conn *conn);
+
+/* Send conn an error of id nil (code, message) if its socket takes it at
+ * once, and close it now: for a connection that broke a limit, whatever
+ * it reads. */
+void tsd_conn_kill(tsd_conn *conn, const char *code, const char *message);
+
+/* What conn holds changed (a request answered, a reply written, a decode
+ * done): count it, and pause or resume reading it (budget.h). */
+void tsd_conn_changed(tsd_conn *conn);
 
 /* Begin a graceful stop (idempotent). */
 void tsd_server_stop(tsd_server *srv, const char *why);

@@ -3,10 +3,15 @@
  */
 #include "stores.h"
 
+#include <stdio.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
+#include "jobs.h"
 #include "log.h"
 #include "ts_check.h"
 #include "ts_message.h"
@@ -40,6 +45,9 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 
 static void store_free(tsd_store *st)
 {
+    tsd_jobs_forget_store(st);
+    ts_store_lock_release(atomic_load(&st->lock));
+    pthread_mutex_destroy(&st->lock_mutex);
     tsd_snapcache_clear(&st->cache);
     tsd_rulescache_free(&st->rules);
     ts_list_cache_free(st->list_cache);
@@ -106,6 +114,8 @@ tsd_store *tsd_stores_peek(tsd_stores *stores, const char *root)
 {
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
         if (strcmp((*p)->root, root) == 0) {
+            if (atomic_load(&(*p)->lock) == NULL)
+                return NULL;  /* not ours (yet): the slow way asks for the lock */
             touch(stores, p); /* in use: the last to be closed */
             return stores->list;
         }
@@ -123,18 +133,162 @@ tsd_store *tsd_stores_param(tsd_stores *stores, tsd_params *p)
     return tsd_params_error(p) < 0 ? NULL : st;
 }
 
+/* Whether other users can write st's directory: logged once per store;
+ * the problem into why (when not NULL). True when they can. */
+static bool exposure(tsd_store *st, char *why, size_t whysz)
+{
+    char buf[1200];
+    ts_error err;
+
+    if (why == NULL) {
+        why = buf;
+        whysz = sizeof(buf);
+    }
+    if (ts_store_exposure(st->store, why, whysz, &err) != 1)
+        return false;
+    if (!st->exposure_logged)
+        tsd_warn("store %s: %s: other users can plant or replace its snapshots", st->root, why);
+    st->exposure_logged = true;
+    return true;
+}
+
+static void check_exposure(tsd_store *st)
+{
+    (void)exposure(st, NULL, 0);
+}
+
+struct json_object *tsd_stores_exposed(tsd_stores *stores)
+{
+    struct json_object *list = json_object_new_array();
+    char why[1200];
+
+    for (tsd_store *st = stores->list; st != NULL && list != NULL; st = st->next) {
+        struct json_object *item;
+
+        if (!exposure(st, why, sizeof(why)))
+            continue;
+        item = json_object_new_object();
+        if (item == NULL)
+            break;
+        json_object_object_add(item, "store", json_object_new_string(st->root));
+        json_object_object_add(item, "problem", json_object_new_string(why));
+        json_object_array_add(list, item);
+    }
+    return list;
+}
+
+/* True when the lock another entry's holds is ours: the directory of an
+ * open store was renamed and is now reached by another path (the entries
+ * are keyed by path). Served as ours, without a lock of its own: that
+ * entry's keeps other daemons out. */
+static bool held_by_us(const tsd_stores *stores, const ts_store_lock_owner *owner)
+{
+    return owner->pid == (long)getpid() && strcmp(owner->socket, stores->socket) == 0;
+}
+
+/*
+ * Take the lock of the store at root into *lock (held by nobody else yet:
+ * a store being opened): 0 when held, or when there is nothing on disk to
+ * guard and create is false; store_busy (the holder's socket kept for the
+ * reply, tsd_stores_busy_socket) when another daemon holds it.
+ */
+static int lock_new(tsd_stores *stores, const char *root, ts_store_lock **lock, ts_error *err)
+{
+    ts_store_lock_owner owner;
+    int rc = ts_store_lock_take(root, stores->socket, false, lock, &owner, err);
+
+    if (rc == -EBUSY && held_by_us(stores, &owner))
+        return 0;
+    if (rc == -EBUSY) {
+        snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", owner.socket);
+        tsd_debug("store %s: %s", root, err->message);
+    } else if (rc == 0 && *lock != NULL) {
+        tsd_info("store %s: this daemon holds its lock", root);
+    } else if (rc == TS_STORE_LOCK_UNLOCKABLE) {
+        tsd_warn("store %s: %s: served without its lock (another daemon could serve it at the "
+                 "same time)",
+                 root, err->message);
+    }
+    return rc < 0 ? rc : 0;
+}
+
+/* The lock of an open store, taken when it is not held yet (create: the
+ * directory made first); any thread. *busy gets the holder's socket (a
+ * copy) on store_busy. */
+static int lock_open(const tsd_stores *stores, tsd_store *st, bool create, char **busy,
+                     ts_error *err)
+{
+    ts_store_lock_owner owner;
+    ts_store_lock *lock = NULL;
+    int rc = 0;
+
+    if (atomic_load(&st->lock) != NULL)
+        return 0;
+    pthread_mutex_lock(&st->lock_mutex);
+    if (atomic_load(&st->lock) == NULL) {
+        rc = ts_store_lock_take(st->root, stores->socket, create, &lock, &owner, err);
+        if (rc == 0 && lock != NULL) {
+            atomic_store(&st->lock, lock);
+            tsd_info("store %s: this daemon holds its lock", st->root);
+        }
+        if (rc == TS_STORE_LOCK_UNLOCKABLE && !st->unlockable_logged) {
+            st->unlockable_logged = true;
+            tsd_warn("store %s: %s: served without its lock (another daemon could serve it at "
+                     "the same time)",
+                     st->root, err->message);
+        }
+        if (rc == -EBUSY && held_by_us(stores, &owner))
+            rc = 0;
+        if (rc == -EBUSY && busy != NULL)
+            *busy = strdup(owner.socket);
+    }
+    pthread_mutex_unlock(&st->lock_mutex);
+    return rc < 0 ? rc : 0;
+}
+
+/* lock_open on the loop: store_busy's socket kept for the reply. */
+static int lock_existing(tsd_stores *stores, tsd_store *st, ts_error *err)
+{
+    char *busy = NULL;
+    int rc = lock_open(stores, st, false, &busy, err);
+
+    if (busy != NULL)
+        snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", busy);
+    free(busy);
+    return rc;
+}
+
+int tsd_store_lock_for_write(const tsd_stores *stores, tsd_store *st, char **busy, ts_error *err)
+{
+    *busy = NULL;
+    return lock_open(stores, st, true, busy, err);
+}
+
+void tsd_stores_note_busy(tsd_stores *stores, const char *socket)
+{
+    if (socket != NULL)
+        snprintf(stores->busy_socket, sizeof(stores->busy_socket), "%s", socket);
+}
+
+const char *tsd_stores_busy_socket(tsd_stores *stores)
+{
+    return stores->busy_socket;
+}
+
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
     char *key = NULL;
     tsd_store *st;
+    ts_store_lock *lock = NULL;
     ts_error cleanup_err;
     int rc;
 
+    stores->busy_socket[0] = '\0';
     if (root != NULL && root[0] == '/') {
         st = find_quick(stores, root);
         if (st != NULL) {
             *out = st;
-            return 0;
+            return lock_existing(stores, st, err);
         }
     }
     rc = tsd_stores_normalize(stores, root, &key, err);
@@ -145,20 +299,31 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
             touch(stores, p);
             free(key);
             *out = stores->list;
-            return 0;
+            return lock_existing(stores, *out, err);
         }
+    }
+    /* one store, one daemon: the lock before anything of the store is
+     * touched (its stray temp files may be another daemon's writes) */
+    rc = lock_new(stores, key, &lock, err);
+    if (rc < 0) {
+        free(key);
+        return rc;
     }
     if (stores->count >= TSD_STORES_MAX && !close_least_recent(stores)) {
         free(key);
+        ts_store_lock_release(lock);
         return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
                             "this daemon has %d stores busy at once; try again", TSD_STORES_MAX);
     }
     st = calloc(1, sizeof(*st));
     if (st == NULL) {
         free(key);
+        ts_store_lock_release(lock);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     st->root = key;
+    atomic_init(&st->lock, lock);
+    pthread_mutex_init(&st->lock_mutex, NULL);
     rc = ts_store_open(key, &st->store, err);
     if (rc == 0 && tsd_rulescache_init(&st->rules, key) < 0) {
         ts_store_close(st->store);
@@ -166,17 +331,20 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     }
     if (rc < 0) {
         tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
+        ts_store_lock_release(lock);
+        pthread_mutex_destroy(&st->lock_mutex);
         free(st->root);
         free(st);
         return rc;
     }
-    rc = ts_store_cleanup_temp(st->store, &cleanup_err);
+    rc = lock != NULL ? ts_store_cleanup_temp(st->store, &cleanup_err) : 0;
     if (rc > 0)
         tsd_info("store %s: removed %d stray temp file(s)", key, rc);
     else if (rc < 0)
         tsd_warn("store %s: cleaning temp files: %s", key, cleanup_err.message);
     tsd_info("store opened: %s", key);
     tsd_obs_open(&st->obs, stores->state, key);
+    check_exposure(st);
     st->next = stores->list;
     stores->list = st;
     stores->count++;
@@ -193,6 +361,24 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
     if (ts_list_cache_new(&stores->list_budget, TS_CHECK_RACY_NS, &st->list_cache) < 0)
         st->list_cache = NULL;
     return st->list_cache;
+}
+
+void tsd_stores_check_locks(tsd_stores *stores)
+{
+    for (tsd_store *st = stores->list; st != NULL; st = st->next) {
+        ts_store_lock *lock = atomic_load(&st->lock);
+        ts_error err;
+
+        /* a job may be taking it right now: look again next time */
+        if (lock == NULL || ts_store_lock_held(lock) || pthread_mutex_trylock(&st->lock_mutex) != 0)
+            continue;
+        tsd_warn("store %s: its lock file was removed or replaced; taking it again", st->root);
+        atomic_store(&st->lock, NULL);
+        ts_store_lock_release(lock);
+        pthread_mutex_unlock(&st->lock_mutex);
+        if (lock_existing(stores, st, &err) < 0)
+            tsd_warn("store %s: %s", st->root, err.message);
+    }
 }
 
 void tsd_stores_close_all(tsd_stores *stores)

@@ -59,7 +59,9 @@ static int mkdir_parents(const char *path, ts_error *err)
         if (copy[i] != '/' && copy[i] != '\0')
             continue;
         copy[i] = '\0';
-        if (mkdir(copy, 0777) < 0 && errno != EEXIST)
+        /* 0755 minus the umask: a store others can write is no baseline
+         * (ts_store_exposure) */
+        if (mkdir(copy, 0755) < 0 && errno != EEXIST)
             rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
         if (i < len)
             copy[i] = '/';
@@ -536,7 +538,6 @@ static int shared_fsync(ts_store *store, int dirfd)
 static int create_temp(int dirfd, const char *file, const char *path, char *temp, size_t tempsz,
                        int *out, ts_error *err)
 {
-    struct stat old;
     int fd = -1;
     int rc;
 
@@ -544,15 +545,16 @@ static int create_temp(int dirfd, const char *file, const char *path, char *temp
         rc = temp_name(file, temp, tempsz);
         if (rc < 0)
             return ts_store__sys_error(err, rc, path, "cannot name a temporary file");
-        fd = openat(dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        /* 0644 minus the umask, whatever the file being replaced had: an
+         * old file's mode (setuid, world-writable, a planted placeholder's)
+         * is never copied */
+        fd = openat(dirfd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                    TS_STORE_FILE_MODE);
         if (fd < 0 && errno != EEXIST)
             return ts_store__sys_error(err, -errno, path, "cannot create a temporary file");
     }
     if (fd < 0)
         return ts_store__sys_error(err, -EEXIST, path, "cannot create a temporary file");
-    /* Keep the permissions of the file being replaced. */
-    if (fstatat(dirfd, file, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode))
-        (void)fchmod(fd, old.st_mode & 07777);
     *out = fd;
     return 0;
 }

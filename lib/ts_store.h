@@ -72,6 +72,9 @@ typedef struct ts_list_cache ts_list_cache; /* ts_list_cache.h */
 
 /* Flags for ts_store_save / ts_store_remove. */
 #define TS_STORE_NO_DIRSYNC 0x1 /* caller will ts_store_sync() (batching) */
+/* Mode of the files a store creates, before the umask (never the mode of
+ * the file replaced). */
+#define TS_STORE_FILE_MODE 0644
 
 /*
  * Open the store at root (a path; need not exist yet). Does not create it.
@@ -161,6 +164,19 @@ int ts_store_list_summaries_cached(ts_store *store, ts_list_cache *cache, ts_sto
 
 /* Remove stray ".*.tmp" files left by a crash. Returns how many, or < 0. */
 int ts_store_cleanup_temp(ts_store *store, ts_error *err);
+
+/*
+ * Whether users other than ours (and root) can write the store's root, or
+ * its parent when that is a project's `.toolscore` directory: owned by
+ * another user, writable by every user, or writable by a group other than
+ * the owner's private group. Returns 1 with why (one line naming the
+ * directory, the owner or group, and the mode) filled, 0 when not (or when
+ * the root does not exist yet), or a negative code.
+ * ts_store_exposure_of applies the same rule to one directory's stat.
+ */
+struct stat;
+int ts_store_exposure(ts_store *store, char *why, size_t whysz, ts_error *err);
+int ts_store_exposure_of(const char *dir, const struct stat *st, char *why, size_t whysz);
 
 /* True when both stamps describe the same version of the same file. */
 bool ts_file_stamp_equal(const ts_file_stamp *a, const ts_file_stamp *b);

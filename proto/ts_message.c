@@ -206,8 +206,23 @@ int ts_message_pack_score_result(ts_wire_writer *w, const ts_score_result *r, in
     return ts_wire_writer_error(w);
 }
 
+static int encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
+                        const char *socket, ts_error *err);
+
 int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
                             ts_error *err)
+{
+    return encode_error(out, id, code, message, NULL, err);
+}
+
+int ts_message_encode_error_socket(ts_buf *out, const uint64_t *id, const char *code,
+                                   const char *message, const char *socket, ts_error *err)
+{
+    return encode_error(out, id, code, message, socket, err);
+}
+
+static int encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
+                        const char *socket, ts_error *err)
 {
     char clean_code[64];
     char clean_message[TS_ERROR_MESSAGE_MAX];
@@ -226,11 +241,15 @@ int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, c
     builder_key(&b, "ok");
     msgpack_pack_false(&b.w.pk);
     builder_key(&b, "error");
-    msgpack_pack_map(&b.w.pk, 2);
+    msgpack_pack_map(&b.w.pk, socket != NULL ? 3 : 2);
     builder_key(&b, "code");
     builder_key(&b, clean_code);
     builder_key(&b, "message");
     builder_key(&b, clean_message);
+    if (socket != NULL) {
+        builder_key(&b, "socket");
+        builder_key(&b, socket);
+    }
     return builder_finish(&b, out, "error reply", err);
 }
 
@@ -488,6 +507,7 @@ static int reply_error_object(ts_reply *reply, struct json_object *e, ts_error *
 {
     struct json_object *code = NULL;
     struct json_object *message = NULL;
+    struct json_object *socket = NULL;
 
     if (!json_object_is_type(e, json_type_object))
         return reply_error(err, "reply error must be a map, got %s", type_name(e));
@@ -500,6 +520,12 @@ static int reply_error_object(ts_reply *reply, struct json_object *e, ts_error *
                            sizeof(reply->error.code) - 1);
     if (!json_object_is_type(message, json_type_string))
         return reply_error(err, "reply error message must be a string, got %s", type_name(message));
+    if (json_object_object_get_ex(e, "socket", &socket) &&
+        json_object_is_type(socket, json_type_string) && json_object_get_string_len(socket) > 0) {
+        reply->error_socket = strdup(json_object_get_string(socket));
+        if (reply->error_socket == NULL)
+            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
     snprintf(reply->error.code, sizeof(reply->error.code), "%s", json_object_get_string(code));
     /* shown to people: one printable line whatever the server sent */
     ts_wire_excerpt(json_object_get_string(message), reply->error.message,
@@ -553,6 +579,8 @@ int ts_message_decode_reply(const void *payload, size_t len, ts_reply *reply, ts
     if (rc < 0) {
         json_object_put(reply->result);
         reply->result = NULL;
+        free(reply->error_socket);
+        reply->error_socket = NULL;
     }
     return rc;
 }
@@ -560,6 +588,7 @@ int ts_message_decode_reply(const void *payload, size_t len, ts_reply *reply, ts
 void ts_reply_free(ts_reply *reply)
 {
     json_object_put(reply->result);
+    free(reply->error_socket);
     memset(reply, 0, sizeof(*reply));
 }
 

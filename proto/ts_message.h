@@ -9,7 +9,7 @@
  *                nil or absent = {}; no other keys)
  *   ok reply     {"id": uint, "ok": true, "result": value}
  *   error reply  {"id": uint|nil, "ok": false,
- *                 "error": {"code": str, "message": str}}
+ *                 "error": {"code": str, "message": str, "socket": str (store_busy only)}}
  *
  * Decoding a request reads the envelope pair by pair, so when "id" precedes
  * a refused value (as every encoder here writes it) the error still carries
@@ -65,6 +65,7 @@ typedef struct ts_reply {
     bool ok;
     struct json_object *result; /* owned, ok replies only (NULL is null) */
     ts_error error;             /* error replies: the server's code and message */
+    char *error_socket;         /* owned: an error's "socket" (store_busy), else NULL */
 } ts_reply;
 
 /*
@@ -121,6 +122,12 @@ int ts_message_encode_result_with(ts_buf *out, uint64_t id, ts_message_packer pa
  */
 int ts_message_encode_error(ts_buf *out, const uint64_t *id, const char *code, const char *message,
                             ts_error *err);
+
+/* As ts_message_encode_error, the error map carrying a third member
+ * "socket": socket (store_busy: the socket of the daemon that holds the
+ * store). */
+int ts_message_encode_error_socket(ts_buf *out, const uint64_t *id, const char *code,
+                                   const char *message, const char *socket, ts_error *err);
 
 /*
  * Decode a request payload. On failure the error code tells what happened

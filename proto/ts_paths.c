@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,14 +213,93 @@ void ts_paths_sockaddr_release(ts_sockaddr *a)
     a->dirfd = -1;
 }
 
+void ts_paths_describe_uid(uid_t uid, char *out, size_t outsz)
+{
+    struct passwd pw;
+    struct passwd *found = NULL;
+    char buf[1024];
+
+    if (getpwuid_r(uid, &pw, buf, sizeof(buf), &found) == 0 && found != NULL &&
+        found->pw_name != NULL && found->pw_name[0] != '\0')
+        snprintf(out, outsz, "uid %lu (%s)", (unsigned long)uid, found->pw_name);
+    else
+        snprintf(out, outsz, "uid %lu", (unsigned long)uid);
+}
+
+/* The rule of the socket's directory; root_ok: root may own it too. */
+static int check_dir(const char *dir, const struct stat *st, bool root_ok, ts_error *err)
+{
+    char owner[160];
+    char me[160];
+    bool owner_ok = st->st_uid == geteuid() || (root_ok && st->st_uid == 0);
+
+    if (S_ISDIR(st->st_mode) && owner_ok && (st->st_mode & 077) == 0)
+        return 0;
+    ts_paths_describe_uid(st->st_uid, owner, sizeof(owner));
+    ts_paths_describe_uid(geteuid(), me, sizeof(me));
+    return ts_error_set(err, -EPERM, TS_ERR_INVALID_ARGUMENT,
+                        "socket directory %s must be a directory owned by %s%s with no group or "
+                        "other access, mode 0700 (it is %s owned by %s, mode %04o)",
+                        dir, me, root_ok && geteuid() != 0 ? " or root" : "",
+                        S_ISDIR(st->st_mode) ? "a directory" : "not a directory", owner,
+                        (unsigned)(st->st_mode & 07777));
+}
+
 int ts_paths_check_socket_dir(const char *dir, const struct stat *st, ts_error *err)
 {
-    if (S_ISDIR(st->st_mode) && st->st_uid == geteuid() && (st->st_mode & 077) == 0)
-        return 0;
-    return ts_error_set(err, -EPERM, TS_ERR_INVALID_ARGUMENT,
-                        "socket directory %s must be a directory owned by uid %lu with mode 0700 "
-                        "(it is %s owned by uid %lu, mode %04o)",
-                        dir, (unsigned long)geteuid(),
-                        S_ISDIR(st->st_mode) ? "a directory" : "not a directory",
-                        (unsigned long)st->st_uid, (unsigned)(st->st_mode & 07777));
+    return check_dir(dir, st, false, err);
+}
+
+int ts_paths_trust_socket_dir(const char *dir, const struct stat *st, ts_error *err)
+{
+    return check_dir(dir, st, true, err);
+}
+
+int ts_paths_open_socket_dir(const char *dir, int flags, int *out, struct stat *st, ts_error *err)
+{
+    char owner[160];
+    struct stat link;
+    int fd = open(dir, flags | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int rc;
+
+    *out = -1;
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR) && lstat(dir, &link) == 0 &&
+        S_ISLNK(link.st_mode)) {
+        ts_paths_describe_uid(link.st_uid, owner, sizeof(owner));
+        return ts_error_set(err, -ELOOP, TS_ERR_INVALID_ARGUMENT,
+                            "socket directory %s is a symbolic link (owned by %s); it must be "
+                            "the directory itself",
+                            dir, owner);
+    }
+    if (fd < 0)
+        return ts_error_set(err, -errno, errno == ENOENT ? TS_ERR_NOT_FOUND : TS_ERR_IO,
+                            "cannot open socket directory %s: %s", dir, strerror(errno));
+    if (fstat(fd, st) < 0) {
+        rc = -errno;
+        close(fd);
+        return ts_error_set(err, rc, TS_ERR_IO, "cannot stat %s: %s", dir, strerror(-rc));
+    }
+    if (S_ISLNK(st->st_mode)) { /* O_PATH | O_NOFOLLOW opens the link itself */
+        ts_paths_describe_uid(st->st_uid, owner, sizeof(owner));
+        close(fd);
+        return ts_error_set(err, -ELOOP, TS_ERR_INVALID_ARGUMENT,
+                            "socket directory %s is a symbolic link (owned by %s); it must be "
+                            "the directory itself",
+                            dir, owner);
+    }
+    *out = fd;
+    return 0;
+}
+
+int ts_paths_socket_dir_of(const char *socket_path, char *out, size_t outsz)
+{
+    const char *slash = strrchr(socket_path, '/');
+    int n;
+
+    if (slash == NULL)
+        n = snprintf(out, outsz, ".");
+    else
+        n = snprintf(out, outsz, "%.*s", (int)(slash == socket_path ? 1 : slash - socket_path),
+                     socket_path);
+    return n < 0 || (size_t)n >= outsz ? -ENAMETOOLONG : 0;
 }

@@ -65,12 +65,38 @@ int ts_paths_sockaddr(const char *path, ts_sockaddr *out, ts_error *err);
 void ts_paths_sockaddr_release(ts_sockaddr *a);
 
 /*
- * The rule for the socket's directory (docs/protocol.md, "Transport"): a directory owned by the
- * effective uid with no group or other access. st is the directory's stat.
- * 0 when it holds; -EPERM ("invalid_argument") with a message naming dir and
- * the owner and mode found. The daemon refuses such a directory; a client
+ * The daemon's rule for its socket's directory (docs/protocol.md,
+ * "Transport"): a directory owned by the effective uid with no group or
+ * other access. st is the directory's stat. 0 when it holds; -EPERM
+ * ("invalid_argument") with a message naming dir, the owner (uid and user
+ * name) and the mode found. The daemon refuses such a directory; a client
  * uses the same rule to say at once that a daemon could not start there.
  */
 int ts_paths_check_socket_dir(const char *dir, const struct stat *st, ts_error *err);
+
+/*
+ * A client's rule before it talks to a daemon (docs/security.md): the
+ * directory of the socket is owned by the effective uid or by root, with
+ * no group or other access, so no other user can have put a socket there.
+ * Returns and messages as ts_paths_check_socket_dir.
+ */
+int ts_paths_trust_socket_dir(const char *dir, const struct stat *st, ts_error *err);
+
+/*
+ * Open the socket directory dir (flags: O_PATH or O_RDONLY; O_DIRECTORY,
+ * O_NOFOLLOW and O_CLOEXEC are added) without following a symbolic link
+ * at its last component, into *out, and its fstat into *st. Applies no
+ * ownership rule (the callers' rules are above). Errors: -ELOOP
+ * ("invalid_argument") for a symbolic link, the message naming its owner;
+ * -ENOENT ("not_found") when missing; another -errno ("io").
+ */
+int ts_paths_open_socket_dir(const char *dir, int flags, int *out, struct stat *st, ts_error *err);
+
+/* The directory part of socket_path into out ("." for a bare name, "/" for
+ * a file of the root). 0, or -ENAMETOOLONG when out is too small. */
+int ts_paths_socket_dir_of(const char *socket_path, char *out, size_t outsz);
+
+/* "uid N (name)", or "uid N" when the user has no name, into out. */
+void ts_paths_describe_uid(uid_t uid, char *out, size_t outsz);
 
 #endif

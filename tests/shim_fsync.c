@@ -16,9 +16,12 @@
  *                          concurrent writes pile up behind it).
  *   TS_SHIM_FSYNC_LOG      each failure appends one line here: "dirsync EIO"
  *                          or, in data mode, "data EIO".
+ *   TS_SHIM_FSYNC_SLOW_MS  every fsync/fdatasync of a file (not a
+ *                          directory) first sleeps this long, then syncs
+ *                          as usual: a slow disk (no control file needed).
  *
  * Built by the Makefile as $(BUILD)/tests/shim_fsync.so, without sanitizer
- * flags; used by tests/test_daemon_faults.c.
+ * flags; used by tests/test_daemon_faults.c and tests/test_daemon_lock.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -83,8 +86,26 @@ static int call_next(const char *name, int fd)
     return next(fd);
 }
 
+/* TS_SHIM_FSYNC_SLOW_MS: the sync of a file's data takes this long. */
+static void slow(int fd)
+{
+    const char *slow_ms = getenv("TS_SHIM_FSYNC_SLOW_MS");
+    struct stat st;
+    long ms;
+
+    if (slow_ms == NULL || (ms = strtol(slow_ms, NULL, 10)) <= 0)
+        return;
+    if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+        while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+            ;
+    }
+}
+
 int fsync(int fd)
 {
+    slow(fd);
     if (inject(fd)) {
         errno = EIO;
         return -1;
@@ -94,6 +115,7 @@ int fsync(int fd)
 
 int fdatasync(int fd)
 {
+    slow(fd);
     if (inject(fd)) {
         errno = EIO;
         return -1;

@@ -272,6 +272,38 @@ START_TEST(real_daemon_small_max_frame)
 }
 END_TEST
 
+/* A long pipelined batch before any reply is read: the daemon stops
+ * reading the connection once its replies pile up, and the library reads
+ * them while it waits to send, so neither side waits for the other. */
+START_TEST(real_daemon_long_pipelined_batch)
+{
+    enum { BATCH = 30000 };
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    struct json_object *params = json_object_new_object();
+    uint64_t id = 0;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, NULL);
+    c = util_client_connect(d.socket);
+    json_object_object_add(params, "pad", json_object_new_string("0123456789abcdef0123456789"));
+    for (int i = 0; i < BATCH; i++)
+        ck_assert_int_eq(ts_client_send(c, i % 2 ? "ping" : "status", params, &id, &err), 0);
+    for (int i = 0; i < BATCH; i++) {
+        uint64_t got = 0;
+
+        ck_assert_msg(ts_client_receive(c, &got, NULL, &err) == 0, "reply %d: %s", i, err.message);
+        ck_assert_uint_eq(got, id - (uint64_t)(BATCH - 1 - i));
+    }
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    json_object_put(params);
+    ck_assert_int_eq(tdaemon_stop(&d, 5000), 0);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
 /* The daemon is found through $TOOLSCORED, then on PATH. */
 START_TEST(real_daemon_found_by_env_and_path)
 {
@@ -405,6 +437,7 @@ int main(void)
     tcase_add_test(tc0, real_daemon_version_mismatch);
     tcase_add_test(tc0, real_daemon_list_pages);
     tcase_add_test(tc0, real_daemon_small_max_frame);
+    tcase_add_test(tc0, real_daemon_long_pipelined_batch);
     tcase_add_test(tc0, real_daemon_found_by_env_and_path);
     tcase_add_test(tc0, real_daemon_one_client_per_thread);
     suite_add_tcase(s, tc0);

@@ -708,6 +708,62 @@ START_TEST(check_args_keep_their_values)
 }
 END_TEST
 
+/* store_busy names the socket of the daemon holding the store: the call
+ * is answered by that daemon, and the connection stays there. */
+START_TEST(store_busy_is_followed)
+{
+    fake a, b;
+    ts_client *c;
+    ts_error err;
+    struct json_object *params;
+    struct json_object *res = NULL;
+    uint64_t id = 0;
+    int conn;
+
+    fake_start(&a);
+    fake_start(&b);
+    c = util_client_connect(a.sock);
+    params = json_object_new_object();
+    json_object_object_add(params, "to", json_object_new_string(b.sock));
+    ck_assert_int_eq(ts_client_call(c, "redirect", params, &res, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "redirect");
+    json_object_put(res);
+    ck_assert_int_eq(fake_count(&a, "redirect", &conn), 1);
+    ck_assert_int_eq(fake_count(&b, "redirect", &conn), 1);
+    ck_assert_str_eq(ts_client_socket_path(c), b.sock);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_int_eq(fake_count(&a, "ping", &conn), 0);
+    ck_assert_int_eq(fake_count(&b, "ping", &conn), 1);
+    ts_client_close(c);
+
+    /* pipelined: the error comes back, later requests go to the holder */
+    c = util_client_connect(a.sock);
+    ck_assert_int_eq(ts_client_send(c, "redirect", params, &id, &err), 0);
+    ck_assert_int_eq(ts_client_receive(c, &id, &res, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "store_busy");
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ck_assert_str_eq(ts_client_socket_path(c), b.sock);
+    ck_assert_int_eq(fake_count(&b, "ping", &conn), 2);
+    ts_client_close(c);
+    json_object_put(params);
+
+    /* a holder that does not answer: said, and the connection stays put */
+    params = json_object_new_object();
+    json_object_object_add(params, "to", json_object_new_string("/nonexistent/ts/x.sock"));
+    c = util_client_connect(a.sock);
+    ck_assert_int_eq(ts_client_call(c, "redirect", params, &res, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/ts/x.sock"));
+    ck_assert_ptr_nonnull(strstr(err.message, "store_busy"));
+    ck_assert_str_eq(ts_client_socket_path(c), a.sock);
+    ck_assert_int_eq(ts_client_ping(c, &err), 0);
+    ts_client_close(c);
+    json_object_put(params);
+    fake_stop(&a);
+    fake_stop(&b);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("client_fake");
@@ -729,6 +785,7 @@ int main(void)
     tcase_add_test(tc0, long_socket_path);
     tcase_add_test(tc0, typed_helpers_send_documented_params);
     tcase_add_test(tc0, check_args_keep_their_values);
+    tcase_add_test(tc0, store_busy_is_followed);
     suite_add_tcase(s, tc0);
     return util_run_suite(s);
 }

@@ -7,6 +7,10 @@
  * client keeps being served.
  */
 #include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <time.h>
 #include <msgpack.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,67 +490,189 @@ START_TEST(pipelining_in_order)
 }
 END_TEST
 
-/* A client that sends far more than it reads: past the in-flight limit its
- * requests are answered with "busy"; every request gets a reply, in order. */
-START_TEST(in_flight_limit)
+static long long now_ms(void)
 {
-    int fd = tdaemon_connect(tdaemon_fx.socket);
-    int limited = 0;
+    struct timespec ts;
 
-    for (unsigned long long i = 1; i <= 20000; i++)
-        tdaemon_send(fd, i, "ping", NULL);
-    for (unsigned long long i = 1; i <= 20000; i++) {
-        struct json_object *r = NULL, *id = NULL, *ok = NULL, *error = NULL;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One ping request frame of id i into buf (msgpack by hand). */
+static size_t ping_frame(unsigned char *buf, uint32_t i)
+{
+    static const unsigned char tail[] = {0xa6, 'm', 'e',  't', 'h', 'o', 'd', 0xa4, 'p', 'i',
+                                         'n',  'g', 0xa6, 'p', 'a', 'r', 'a', 'm',  's', 0x80};
+    size_t n = 4;
+
+    buf[n++] = 0x83;
+    buf[n++] = 0xa2;
+    buf[n++] = 'i';
+    buf[n++] = 'd';
+    buf[n++] = 0xce;
+    buf[n++] = (unsigned char)(i >> 24);
+    buf[n++] = (unsigned char)(i >> 16);
+    buf[n++] = (unsigned char)(i >> 8);
+    buf[n++] = (unsigned char)i;
+    memcpy(buf + n, tail, sizeof(tail));
+    n += sizeof(tail);
+    buf[0] = buf[1] = 0;
+    buf[2] = (unsigned char)((n - 4) >> 8);
+    buf[3] = (unsigned char)(n - 4);
+    return n;
+}
+
+/* The status member key of the bystander's status, as an integer. */
+static int64_t status_int(const char *key)
+{
+    struct json_object *st = tdaemon_ok(tdaemon_fx_conn, "status", NULL);
+    struct json_object *v = NULL;
+    int64_t n;
+
+    ck_assert_msg(json_object_object_get_ex(st, key, &v), "status has no %s", key);
+    n = json_object_get_int64(v);
+    json_object_put(st);
+    return n;
+}
+
+/*
+ * A client that writes requests and never reads a reply is paused: the
+ * daemon stops reading it once about a megabyte of its replies is unread,
+ * so its writes stall and the daemon holds little for it; once it reads,
+ * every request is answered, in order, none refused.
+ */
+START_TEST(non_reader_is_paused)
+{
+    enum { MAX_PINGS = 400000 };
+    int fd = tdaemon_connect(tdaemon_fx.socket);
+    unsigned char frame[64];
+    uint32_t sent = 0;
+    uint32_t got = 0;
+    long long stalled_since = 0;
+
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    /* write until the daemon has taken nothing for half a second */
+    while (sent < MAX_PINGS) {
+        size_t len = ping_frame(frame, sent + 1);
+        ssize_t n = send(fd, frame, len, MSG_NOSIGNAL);
+
+        if (n == (ssize_t)len) {
+            sent++;
+            stalled_since = 0;
+            continue;
+        }
+        ck_assert_msg(n < 0 && errno == EAGAIN, "send: %s", strerror(errno));
+        if (stalled_since == 0)
+            stalled_since = now_ms();
+        else if (now_ms() - stalled_since > 500)
+            break;
+        usleep(10000);
+    }
+    ck_assert_msg(sent < MAX_PINGS, "the daemon read %u unanswered pings", sent);
+    ck_assert_int_ge(status_int("connections_paused"), 1);
+    /* what it holds for the paused client: its unread replies, bounded */
+    ck_assert_int_lt(status_int("memory_held"), 4 << 20);
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    /* once it reads, every request is answered, in order */
+    while (got < sent) {
+        struct json_object *r = NULL, *id = NULL, *ok = NULL;
 
         ck_assert(tdaemon_read(fd, &r, 10000) == 0);
         json_object_object_get_ex(r, "id", &id);
         json_object_object_get_ex(r, "ok", &ok);
-        ck_assert_int_eq((unsigned long long)json_object_get_int64(id), i);
-        if (!json_object_get_boolean(ok)) {
-            json_object_object_get_ex(r, "error", &error);
-            ck_assert_str_eq(tstr(error, "code"), "busy");
-            ck_assert_ptr_nonnull(strstr(tstr(error, "message"), "in flight"));
-            limited++;
-        }
+        ck_assert_int_eq((uint32_t)json_object_get_int64(id), got + 1);
+        ck_assert(json_object_get_boolean(ok));
         json_object_put(r);
+        got++;
     }
-    ck_assert_int_gt(limited, 0);
     json_object_put(tdaemon_ok(fd, "ping", NULL));
     close(fd);
     bystander_still_served();
 }
 END_TEST
 
+/* hello on a raw connection; true when it was answered ok */
+static bool raw_hello(int fd)
+{
+    struct json_object *hello = tjson("{\"protocol\": 1}");
+    struct json_object *r = NULL;
+    bool ok;
+
+    tdaemon_send(fd, 1, "hello", hello);
+    json_object_put(hello);
+    if (tdaemon_read(fd, &r, 5000) != 0)
+        return false;
+    ok = json_object_get_boolean(json_object_object_get(r, "ok"));
+    json_object_put(r);
+    return ok;
+}
+
+/*
+ * 512 slots, one held by the bystander: the other 511 are taken and kept;
+ * 8 more are kept for status and stop, served only those, and a newcomer
+ * that finds them taken by idle connections takes the idlest one's place,
+ * so status is always answered.
+ */
 START_TEST(connection_limit)
 {
     struct rlimit rl = {4096, 4096};
-    int fds[600];
-    int refused = 0;
+    int general[511];
+    int reserved[8];
+    int closed = 0;
+    int fd;
+    struct json_object *r = NULL, *error = NULL, *params;
 
     setrlimit(RLIMIT_NOFILE, &rl);
     /* start from exactly one open connection (the bystander) */
     for (int tries = 0;; tries++) {
-        struct json_object *st = tdaemon_ok(tdaemon_fx_conn, "status", NULL);
-        struct json_object *n = NULL;
-        json_object_object_get_ex(st, "connections", &n);
-        int64_t open_now = json_object_get_int64(n);
-        json_object_put(st);
-        if (open_now == 1)
+        if (status_int("connections") == 1)
             break;
-        ck_assert_msg(tries < 200, "%lld connections still open", (long long)open_now);
+        ck_assert_msg(tries < 200, "connections still open");
         usleep(10000);
     }
-    for (int i = 0; i < 600; i++)
-        fds[i] = tdaemon_connect_raw(tdaemon_fx.socket);
-    for (int i = 0; i < 600; i++) {
-        ck_assert(fds[i] >= 0);
-        if (tdaemon_closed(fds[i], i < 500 ? 1 : 200))
-            refused++;
+    for (int i = 0; i < 511; i++) {
+        general[i] = tdaemon_connect_raw(tdaemon_fx.socket);
+        ck_assert(general[i] >= 0);
     }
-    /* 512 slots, one held by the bystander */
-    ck_assert_int_eq(refused, 600 - 511);
-    for (int i = 0; i < 600; i++)
-        close(fds[i]);
+    for (int i = 0; i < 8; i++) {
+        reserved[i] = tdaemon_connect_raw(tdaemon_fx.socket);
+        ck_assert(reserved[i] >= 0);
+    }
+    ck_assert_int_eq(status_int("connections_reserved"), 8);
+    usleep(200000);
+    /* a reserved slot serves status, not a store request */
+    ck_assert(raw_hello(reserved[0]));
+    tdaemon_send(reserved[0], 2, "status", NULL);
+    ck_assert(tdaemon_read(reserved[0], &r, 5000) == 0);
+    ck_assert(json_object_get_boolean(json_object_object_get(r, "ok")));
+    json_object_put(r);
+    params = tjson("{\"store\": \"/nonexistent\"}");
+    tdaemon_send(reserved[0], 3, "list", params);
+    json_object_put(params);
+    ck_assert(tdaemon_read(reserved[0], &r, 5000) == 0);
+    ck_assert(json_object_object_get_ex(r, "error", &error));
+    ck_assert_str_eq(tstr(error, "code"), "limit");
+    ck_assert_ptr_nonnull(strstr(tstr(error, "message"), "kept for status and stop"));
+    json_object_put(r);
+    /* every slot taken: a newcomer's status is answered, in the place of
+     * the reserved connection idle longest */
+    fd = tdaemon_connect_raw(tdaemon_fx.socket);
+    ck_assert(raw_hello(fd));
+    tdaemon_send(fd, 2, "status", NULL);
+    ck_assert(tdaemon_read(fd, &r, 5000) == 0);
+    ck_assert(json_object_get_boolean(json_object_object_get(r, "ok")));
+    json_object_put(r);
+    for (int i = 1; i < 8; i++)
+        closed += tdaemon_closed(reserved[i], 100);
+    ck_assert_int_eq(closed, 1);
+    /* the general slots were never touched */
+    for (int i = 0; i < 511; i++)
+        ck_assert(!tdaemon_closed(general[i], 1));
+    close(fd);
+    for (int i = 0; i < 511; i++)
+        close(general[i]);
+    for (int i = 0; i < 8; i++)
+        close(reserved[i]);
     usleep(100000);
     bystander_still_served();
 }
@@ -569,7 +695,7 @@ static Suite *wire_suite(void)
     tcase_add_test(tc, params_before_method);
     tcase_add_test(tc, hello_rules);
     tcase_add_test(tc, pipelining_in_order);
-    tcase_add_test(tc, in_flight_limit);
+    tcase_add_test(tc, non_reader_is_paused);
     tcase_add_test(tc, connection_limit);
     suite_add_tcase(s, tc);
     return s;

@@ -246,6 +246,14 @@ if [ "$(id -u)" = 0 ]; then
 	chown nobody "$work/sock"
 	chmod 700 "$work/sock"
 	export TOOLSCORE_SOCKET="$work/sock/d.sock"
+	# A client talks only to a daemon of its own uid (or root's): tsctl
+	# runs as nobody too.
+	cp "$TSCTL" "$work/bin/tsctl"
+	chmod 755 "$work/bin/tsctl"
+	printf '#!/bin/sh\nexec setpriv --reuid=nobody --regid=nogroup --clear-groups %s "$@"\n' \
+		"$work/bin/tsctl" >"$work/bin/tsctl-as-nobody"
+	chmod 755 "$work/bin/tsctl-as-nobody"
+	TSCTL=$work/bin/tsctl-as-nobody
 fi
 # The daemon's state directory must be its uid's too.
 mkdir -m 700 "$work/state"

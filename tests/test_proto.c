@@ -1276,6 +1276,18 @@ START_TEST(message_replies)
     ck_assert_uint_eq(reply.id, 77);
     ck_assert_str_eq(reply.error.code, "not_found");
     ck_assert_str_eq(reply.error.message, "no snapshot named x");
+    ck_assert_ptr_null(reply.error_socket);
+    ts_reply_free(&reply);
+
+    /* store_busy carries the holder's socket as a third member */
+    ts_buf_reset(&out);
+    ck_assert_int_eq(ts_message_encode_error_socket(&out, &id, "store_busy", "held",
+                                                    "/run/user/1/toolscore/toolscored.sock", &err),
+                     0);
+    frame_payload(&out, &p, &n);
+    ck_assert_int_eq(ts_message_decode_reply(p, n, &reply, &err), 0);
+    ck_assert_str_eq(reply.error.code, "store_busy");
+    ck_assert_str_eq(reply.error_socket, "/run/user/1/toolscore/toolscored.sock");
     ts_reply_free(&reply);
     ts_buf_reset(&out);
     ck_assert_int_eq(
@@ -1614,6 +1626,55 @@ START_TEST(paths_socket_dir_rule)
 }
 END_TEST
 
+/* A client trusts a directory of its own or root's with no group/other
+ * access; the socket directory is opened without following a link. */
+START_TEST(paths_socket_dir_trust_and_links)
+{
+    char *tmp = util_make_temp_dir("ts-proto");
+    char link[TS_PATHS_MAX];
+    char missing[TS_PATHS_MAX];
+    struct stat st;
+    ts_error err;
+    int fd = -1;
+
+    ck_assert_int_eq(chmod(tmp, 0700), 0);
+    ck_assert_int_eq(ts_paths_open_socket_dir(tmp, O_PATH, &fd, &st, &err), 0);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(ts_paths_trust_socket_dir(tmp, &st, &err), 0);
+    st.st_uid = 0; /* root's: trusted by a client, not the daemon's own */
+    ck_assert_int_eq(ts_paths_trust_socket_dir(tmp, &st, &err), 0);
+    if (geteuid() != 0) {
+        ck_assert_int_eq(ts_paths_check_socket_dir(tmp, &st, &err), -EPERM);
+        ck_assert_ptr_nonnull(strstr(err.message, "owned by uid 0"));
+    }
+    st.st_uid = geteuid() + 1;
+    ck_assert_int_eq(ts_paths_trust_socket_dir(tmp, &st, &err), -EPERM);
+    if (geteuid() != 0)
+        ck_assert_ptr_nonnull(strstr(err.message, "or root"));
+    st.st_uid = geteuid();
+    st.st_mode = S_IFDIR | 0777;
+    ck_assert_int_eq(ts_paths_trust_socket_dir(tmp, &st, &err), -EPERM);
+    ck_assert_ptr_nonnull(strstr(err.message, "mode 0777"));
+    /* a link to our own 0700 directory is refused, naming its owner */
+    snprintf(link, sizeof(link), "%s/link", tmp);
+    ck_assert_int_eq(symlink(tmp, link), 0);
+    ck_assert_int_eq(ts_paths_open_socket_dir(link, O_PATH, &fd, &st, &err), -ELOOP);
+    ck_assert_int_eq(fd, -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "is a symbolic link (owned by uid"));
+    ck_assert_int_eq(ts_paths_open_socket_dir(link, O_RDONLY, &fd, &st, &err), -ELOOP);
+    snprintf(missing, sizeof(missing), "%s/missing", tmp);
+    ck_assert_int_eq(ts_paths_open_socket_dir(missing, O_PATH, &fd, &st, &err), -ENOENT);
+    ck_assert_str_eq(err.code, "not_found");
+    ck_assert_int_eq(ts_paths_socket_dir_of("/a/b.sock", missing, sizeof(missing)), 0);
+    ck_assert_str_eq(missing, "/a");
+    ck_assert_int_eq(ts_paths_socket_dir_of("/b.sock", missing, sizeof(missing)), 0);
+    ck_assert_str_eq(missing, "/");
+    ck_assert_int_eq(util_remove_tree(tmp), 0);
+    free(tmp);
+}
+END_TEST
+
 static Suite *proto_suite(void)
 {
     Suite *s = suite_create("proto");
@@ -1658,6 +1719,7 @@ static Suite *proto_suite(void)
     tcase_add_test(paths, paths_resolve);
     tcase_add_test(paths, paths_sockaddr_long_paths);
     tcase_add_test(paths, paths_socket_dir_rule);
+    tcase_add_test(paths, paths_socket_dir_trust_and_links);
     suite_add_tcase(s, frame);
     suite_add_tcase(s, wire);
     suite_add_tcase(s, message);

@@ -168,7 +168,7 @@ t 2 client sh -c "mkdir -p /tmp/other && printf '%s' '$(calls x 1)' | tsctl --di
 # A client of another uid is refused (the run volume is the daemon's, 0700).
 t 3 client_as $((SIDECAR_UID + 1)) tsctl status
 t 3 client_as $((SIDECAR_UID + 1)) sh -c "printf '%s' '$(calls x 1)' | tsctl check z --calls -" &&
-	err_has "Permission denied"
+	err_has "owned by uid $SIDECAR_UID"
 
 # SIGTERM while clients write: every acknowledged snapshot is on disk, whole.
 for w in 1 2 3 4 5 6; do

@@ -642,22 +642,100 @@ START_TEST(cleanup_removes_only_our_temp_files)
 }
 END_TEST
 
-START_TEST(permissions_of_the_replaced_file_are_kept)
+/* A planted file's mode is never copied: its replacement is a new file of
+ * ours with mode 0644 minus the umask (no setuid bit, nothing others can
+ * write), whoever owned the old one. */
+START_TEST(modes_of_planted_files_are_not_copied)
 {
+    static const mode_t planted[] = {04777, 0666, 02775, 0600};
     ts_store *store = open_store();
     ts_snapshot *s = util_make_snapshot("perm", 1, 1);
     char path[1400];
     struct stat st;
     ts_error err;
+    mode_t old_mask = umask(022);
 
-    save_ok(store, s);
     ck_assert_int_eq(ts_store_path(store, "perm", path, sizeof(path), &err), 0);
-    ck_assert_int_eq(chmod(path, 0600), 0);
+    save_ok(store, s); /* the root exists */
+    for (size_t i = 0; i < sizeof(planted) / sizeof(planted[0]); i++) {
+        int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+        ck_assert_int_ge(fd, 0);
+        ck_assert_int_eq(write(fd, "{}", 2), 2);
+        close(fd);
+        ck_assert_int_eq(chmod(path, planted[i]), 0);
+        if (geteuid() == 0)
+            ck_assert_int_eq(chown(path, 65534, 65534), 0); /* another user's */
+        save_ok(store, s);
+        ck_assert_int_eq(lstat(path, &st), 0);
+        ck_assert_msg((st.st_mode & 07777) == 0644, "planted %04o became %04o", planted[i],
+                      (unsigned)(st.st_mode & 07777));
+        ck_assert_int_eq(st.st_uid, geteuid());
+    }
+    /* the umask is honoured */
+    umask(077);
     save_ok(store, s);
-    ck_assert_int_eq(stat(path, &st), 0);
-    ck_assert_int_eq((int)(st.st_mode & 0777), 0600);
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert_int_eq((int)(st.st_mode & 07777), 0600);
+    /* approve rewrites through the same path */
+    ck_assert_int_eq(chmod(path, 04777), 0);
+    umask(022);
+    ck_assert_int_eq(ts_store_approve(store, "perm", &err), 0);
+    ck_assert_int_eq(lstat(path, &st), 0);
+    ck_assert_int_eq((int)(st.st_mode & 07777), 0644);
+    umask(old_mask);
     ts_snapshot_free(s);
     ts_store_close(store);
+}
+END_TEST
+
+/* Directories a store creates are 0755 minus the umask, and a root others
+ * can write is reported (with the directory, the owner or group, and the
+ * mode). */
+START_TEST(store_directories_and_exposure)
+{
+    char *tmp = util_make_temp_dir("ts-store-exp");
+    char dir[1200];
+    char why[512];
+    struct stat st;
+    ts_store *store = NULL;
+    ts_snapshot *s = util_make_snapshot("x", 1, 1);
+    ts_error err;
+    mode_t old_mask = umask(0);
+
+    snprintf(dir, sizeof(dir), "%s/proj/.toolscore/snapshots", tmp);
+    ck_assert_int_eq(ts_store_open(dir, &store, &err), 0);
+    ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 0); /* no root yet */
+    save_ok(store, s);
+    ck_assert_int_eq(stat(dir, &st), 0);
+    ck_assert_int_eq((int)(st.st_mode & 07777), 0755);
+    ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 0);
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 1);
+    ck_assert_ptr_nonnull(strstr(why, dir));
+    ck_assert_ptr_nonnull(strstr(why, "writable by every user (mode 0777)"));
+    ck_assert_int_eq(chmod(dir, 01777), 0); /* sticky: others still plant new names */
+    ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 1);
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    /* the project's .toolscore above it */
+    snprintf(dir, sizeof(dir), "%s/proj/.toolscore", tmp);
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 1);
+    ck_assert_ptr_nonnull(strstr(why, ".toolscore is writable by every user"));
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    if (geteuid() == 0) {
+        snprintf(dir, sizeof(dir), "%s/proj/.toolscore/snapshots", tmp);
+        ck_assert_int_eq(chown(dir, 65534, 65534), 0);
+        ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 1);
+        ck_assert_ptr_nonnull(strstr(why, "is owned by uid 65534"));
+        ck_assert_int_eq(chown(dir, 0, 0), 0);
+    }
+    ck_assert_int_eq(ts_store_exposure(store, why, sizeof(why), &err), 0);
+    umask(old_mask);
+    ts_snapshot_free(s);
+    ts_store_close(store);
+    ck_assert_int_eq(util_remove_tree(tmp), 0);
+    free(tmp);
 }
 END_TEST
 
@@ -1074,7 +1152,8 @@ int main(void)
     tcase_add_test(tc, remove_is_durable_and_reports_missing);
     tcase_add_test(tc, batched_saves_without_dirsync);
     tcase_add_test(tc, cleanup_removes_only_our_temp_files);
-    tcase_add_test(tc, permissions_of_the_replaced_file_are_kept);
+    tcase_add_test(tc, modes_of_planted_files_are_not_copied);
+    tcase_add_test(tc, store_directories_and_exposure);
     tcase_add_test(tc, long_names);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_fsize);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_full_disk);

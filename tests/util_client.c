@@ -297,6 +297,13 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
         }
     } else if (strncmp(check_name(req), "reply:", 6) == 0) {
         canned_reply(&out, req->id, check_name(req));
+    } else if (strcmp(req->method, "redirect") == 0 &&
+               strcmp(json_object_get_string(json_object_object_get(req->params, "to")), f->sock) !=
+                   0) {
+        /* another daemon holds the store: store_busy naming its socket */
+        ts_message_encode_error_socket(
+            &out, &req->id, "store_busy", "the store is served by another toolscored",
+            json_object_get_string(json_object_object_get(req->params, "to")), NULL);
     } else if (strcmp(req->method, "fail") == 0) {
         ts_message_encode_error(&out, &req->id, "not_found", "no such thing", NULL);
     } else if (strcmp(req->method, "hang") == 0) {

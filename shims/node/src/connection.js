@@ -19,13 +19,14 @@ import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
 import { defaultSocketPath } from './paths.js';
+import { trustedTarget } from './trust.js';
 import { fromWire } from './values.js';
 import { VERSION } from './version.js';
 
 export const PROTOCOL = 1;
 const DEFAULT_MAX_FRAME = 16 * 1024 * 1024;
-const SUN_PATH_MAX = 107;
 const CODE_RE = /^[\x21-\x7e]{1,39}$/;
+const REDIRECTS_MAX = 3; // store_busy hops one request follows
 
 function nowMs() {
   return Number(process.hrtime.bigint() / 1000000n);
@@ -77,6 +78,8 @@ export class Connection {
     this.ready = null;
     this.nextId = 1;
     this.pending = new Map();
+    this.idleWaiters = [];
+    this.moved = null;
     this.chunks = [];
     this.buffered = 0;
     this.maxFrame = DEFAULT_MAX_FRAME;
@@ -86,19 +89,52 @@ export class Connection {
     this.decoder = new Decoder({ useBigInt64: true });
   }
 
-  /** Send one request and resolve to its result (rejects with a ToolscoreError). */
+  /**
+   * Send one request and resolve to its result (rejects with a ToolscoreError).
+   * A daemon that answers store_busy names the socket of the daemon holding
+   * the store: the request goes there, and so does the connection.
+   */
   async request(method, params = {}) {
-    try {
-      return await this.attempt(method, params);
-    } catch (err) {
-      // never executed: the daemon was stopping (shutting_down), or the
-      // connection was closed before our only request could be read (EPIPE
-      // on an idle connection): once more, on a new connection (a new
-      // daemon, started if need be)
-      if (err.code !== 'shutting_down' && !err.retryable) throw err;
-      this.drop();
-      return this.attempt(method, params);
+    for (let hop = 0; ; hop++) {
+      const sentTo = this.socketPath;
+      try {
+        return await this.attempt(method, params);
+      } catch (err) {
+        if (err.code === 'store_busy' && hop < REDIRECTS_MAX && typeof err.socket === 'string' &&
+            err.socket.startsWith('/') && err.socket !== sentTo) {
+          await this.moveTo(err.socket);
+          continue;
+        }
+        // never executed: the daemon was stopping (shutting_down), or the
+        // connection was closed before our only request could be read (EPIPE
+        // on an idle connection): once more, on a new connection (a new
+        // daemon, started if need be)
+        if (hop > 0 || (err.code !== 'shutting_down' && !err.retryable)) throw err;
+        this.drop();
+        return this.attempt(method, params);
+      }
     }
+  }
+
+  /** Go to the daemon at socketPath once the replies outstanding here are in. */
+  async moveTo(socketPath) {
+    if (this.socketPath !== socketPath) {
+      this.socketPath = socketPath;
+      this.moved = this.whenIdle().then(() => this.drop());
+    }
+    await this.moved;
+  }
+
+  whenIdle() {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  settled() {
+    if (this.pending.size !== 0 || this.idleWaiters.length === 0) return;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
   }
 
   drop() {
@@ -112,6 +148,7 @@ export class Connection {
     // an idle connection the daemon closed while this process was busy:
     // when its end was read already, go to a new connection at once (else
     // the write fails with EPIPE, which request() retries)
+    if (this.moved !== null) await this.moved;
     const sock = this.socket;
     if (sock !== null && this.pending.size === 0 && (sock.readableEnded || sock.destroyed)) this.drop();
     await this.connect();
@@ -218,22 +255,13 @@ export class Connection {
 
   dial() {
     return new Promise((resolve, reject) => {
-      let target = this.socketPath;
       let dirFd = -1;
-      if (Buffer.byteLength(target) > SUN_PATH_MAX) {
-        const base = path.basename(target);
-        try {
-          dirFd = fs.openSync(path.dirname(target), fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-        } catch (err) {
-          reject(err);
-          return;
-        }
-        target = `/proc/self/fd/${dirFd}/${base}`;
-        if (Buffer.byteLength(target) > SUN_PATH_MAX) {
-          fs.closeSync(dirFd);
-          reject(this.unavailable(`socket file name is too long (the limit is ${SUN_PATH_MAX} bytes)`));
-          return;
-        }
+      let target;
+      try {
+        ({ target, dirFd } = trustedTarget(this.socketPath));
+      } catch (err) {
+        reject(err);
+        return;
       }
       const sock = net.createConnection({ path: target });
       const done = () => {
@@ -387,7 +415,7 @@ export class Connection {
       if (e === null || typeof e !== 'object' || typeof e.code !== 'string' || !CODE_RE.test(e.code))
         return bad('error without a valid code');
       const text = typeof e.message === 'string' ? e.message.replace(/[\x00-\x1f\x7f]/g, '?') : '';
-      error = [e.code, text];
+      error = [e.code, text, typeof e.socket === 'string' ? e.socket : undefined];
     }
     if (msg.id === null || msg.id === undefined) {
       // a connection-level error: the server closes right after it
@@ -400,9 +428,10 @@ export class Connection {
       return bad(`reply to request ${msg.id}, which is not the oldest outstanding`);
     this.pending.delete(id);
     if (this.pending.size === 0) this.socket?.unref();
-    if (error) p.reject(new DaemonError(error[0], error[1], p.method));
+    if (error) p.reject(new DaemonError(error[0], error[1], p.method, error[2]));
     else if (!('result' in msg)) p.reject(new ConnectionError('bad_reply', `ok reply to ${p.method} without result`, this.socketPath));
     else p.resolve(fromWire(msg.result));
+    this.settled();
     return true;
   }
 
@@ -420,6 +449,7 @@ export class Connection {
     const pending = [...this.pending.values()];
     this.pending.clear();
     for (const p of pending) p.reject(err);
+    this.settled();
   }
 
   onClose(sock) {

@@ -11,12 +11,16 @@ export class ToolscoreError extends Error {
   }
 }
 
-/** An error reply of the daemon (`code` as on the wire, e.g. `format`). */
+/**
+ * An error reply of the daemon (`code` as on the wire, e.g. `format`);
+ * `socket` is the holder's socket of a `store_busy` (the client follows it).
+ */
 export class DaemonError extends ToolscoreError {
-  constructor(code, message, method) {
+  constructor(code, message, method, socket) {
     super(code, message);
     this.name = 'DaemonError';
     this.method = method;
+    if (socket !== undefined) this.socket = socket;
   }
 }
 

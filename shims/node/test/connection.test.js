@@ -3,6 +3,8 @@
 // connection-level error, a broken connection, bad replies, version
 // mismatch, auto-start failures.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { Connection } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
@@ -154,4 +156,98 @@ test('back-pressure: many large requests to a slow reader all complete, in order
   assert.deepEqual(seen, [...Array(40).keys()]);
   c.close();
   await srv.close();
+});
+
+// Trust before talking (docs/security.md): a socket another user could have
+// put there is refused with `untrusted`, and the server sees no connection.
+async function plantedServer() {
+  let connections = 0;
+  const srv = await fakeServer((req, conn) => conn.reply(helloOk(req)));
+  srv.server.on('connection', () => connections++);
+  return { srv, connections: () => connections };
+}
+
+test('a socket in a directory open to others is refused without a connection', async () => {
+  const { srv, connections } = await plantedServer();
+  const dir = path.dirname(srv.socketPath);
+  fs.chmodSync(dir, 0o777);
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(
+    c.request('ping'),
+    (e) => e instanceof ConnectionError && e.code === 'untrusted' && e.message.includes(dir) && /mode 0777/.test(e.message),
+  );
+  assert.equal(connections(), 0);
+  fs.chmodSync(dir, 0o700);
+  await c.request('ping').catch(() => {});
+  assert.equal(connections(), 1, 'the same socket is used once its directory is private again');
+  c.close();
+  await srv.close();
+});
+
+test('a socket directory that is a symbolic link is refused', async () => {
+  const { srv, connections } = await plantedServer();
+  const link = path.join(tempDir(), 'link');
+  fs.symlinkSync(path.dirname(srv.socketPath), link);
+  const c = new Connection({ socketPath: path.join(link, path.basename(srv.socketPath)), autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'untrusted' && /is a symbolic link \(owned by uid \d+/.test(e.message));
+  assert.equal(connections(), 0);
+  fs.rmSync(path.dirname(link), { recursive: true, force: true });
+  await srv.close();
+});
+
+const asRoot = process.geteuid?.() === 0 ? false : 'needs root (to give files to another user)';
+
+test('a planted directory of another user is refused, naming the owner', { skip: asRoot }, async () => {
+  const { srv, connections } = await plantedServer();
+  const dir = path.dirname(srv.socketPath);
+  fs.chownSync(dir, 65534, 65534);
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'untrusted' && /owned by uid 65534/.test(e.message));
+  assert.equal(connections(), 0);
+  fs.chownSync(dir, 0, 0);
+  await srv.close();
+});
+
+test("a socket of another user's in our own directory is refused", { skip: asRoot }, async () => {
+  const { srv, connections } = await plantedServer();
+  fs.chownSync(srv.socketPath, 65534, 65534);
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
+  await assert.rejects(c.request('ping'), (e) => e.code === 'untrusted' && /the socket belongs to uid 65534/.test(e.message));
+  assert.equal(connections(), 0);
+  await srv.close();
+});
+
+test('store_busy: the request and the connection go to the daemon holding the store', async () => {
+  const seenB = [];
+  const b = await fakeServer((req, conn) => {
+    seenB.push(req.method);
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    conn.reply({ id: req.id, ok: true, result: { at: 'b', i: req.params.i ?? null } });
+  });
+  const seenA = [];
+  const a = await fakeServer((req, conn) => {
+    seenA.push(req.method);
+    if (req.method === 'hello') return conn.reply(helloOk(req));
+    setTimeout(
+      () =>
+        conn.reply({
+          id: req.id,
+          ok: false,
+          error: { code: 'store_busy', message: 'the store is served by another toolscored', socket: b.socketPath },
+        }),
+      10,
+    );
+  });
+  const c = new Connection({ socketPath: a.socketPath, autoStart: false });
+  // several in flight at once: all end at b
+  const replies = await Promise.all([0, 1, 2].map((i) => c.request('check', { i })));
+  assert.deepEqual(replies.map((r) => r.at), ['b', 'b', 'b']);
+  assert.deepEqual(replies.map((r) => r.i), [0, 1, 2]);
+  assert.equal(c.socketPath, b.socketPath);
+  await c.request('ping');
+  assert.deepEqual(seenA.filter((m) => m !== 'hello'), ['check', 'check', 'check']);
+  assert.deepEqual(seenB.filter((m) => m !== 'hello'), ['check', 'check', 'check', 'ping']);
+  c.close();
+  await a.close();
+  await b.close();
 });

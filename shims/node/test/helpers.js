@@ -51,6 +51,7 @@ export async function fakeServer(onRequest) {
   return {
     socketPath,
     conns,
+    server,
     close: () =>
       new Promise((r) => {
         for (const c of conns) c.sock.destroy();

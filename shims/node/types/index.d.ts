@@ -43,8 +43,10 @@ export class ToolscoreError extends Error {
 /** An error reply of the daemon; code as on the wire ("format", "invalid_calls", ...). */
 export class DaemonError extends ToolscoreError {
   method: string | null;
+  /** store_busy: the socket of the daemon holding the store (requests are sent there). */
+  socket?: string;
 }
-/** unavailable, disconnected, timeout, bad_reply. */
+/** unavailable, disconnected, timeout, bad_reply, untrusted (the socket is not the user's: nothing was sent). */
 export class ConnectionError extends ToolscoreError {
   socket: string;
 }
