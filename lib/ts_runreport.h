@@ -49,6 +49,10 @@
 #define TS_RUNREPORT_MAX_REASONS 32
 /* Longest drift report kept per check; longer ones are cut with a note. */
 #define TS_RUNREPORT_REPORT_MAX 16384
+/* The call lists carried for FAILED checks ("calls"): each at most this
+ * many bytes of compact JSON, all of them at most TS_RUNREPORT_CALLS_MAX. */
+#define TS_RUNREPORT_CALLS_LIST_MAX (256u << 10)
+#define TS_RUNREPORT_CALLS_MAX (8u << 20)
 /* A calls id: 16 hex digits of the SHA-1 of the calls' compact JSON. */
 #define TS_RUNREPORT_CALLS_ID_LEN 16
 
@@ -101,6 +105,12 @@ typedef struct ts_runreport_check {
      * is no observation. */
     const char *calls_id;
     const struct json_object *calls;
+    /* The baseline a FAILED check was compared with, by id and/or calls as
+     * for the observed calls (ignored for other outcomes). A FAILED check's
+     * observed and baseline lists are carried by the report (bounded):
+     * given here, or by id when an earlier check gave them. */
+    const char *baseline_id;
+    const struct json_object *baseline;
 } ts_runreport_check;
 
 typedef struct ts_runreport ts_runreport;
@@ -201,6 +211,10 @@ typedef struct ts_runreport_repeat {
  * the views inside point into r and hold until r changes.
  */
 int ts_runreport_repeats(ts_runreport *r, ts_runreport_repeat **out, size_t *n, ts_error *err);
+
+/* The calls of list id carried for the FAILED checks (NULL: not
+ * carried); valid until r changes. */
+const struct json_object *ts_runreport_calls_of(const ts_runreport *r, const char *id);
 
 /* The calls id of calls into out: TS_RUNREPORT_CALLS_ID_LEN hex digits and
  * a NUL. */
