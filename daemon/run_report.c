@@ -119,6 +119,8 @@ static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
     c.report = report;
     c.calls_id = l->calls_id;
     c.calls = l->calls;
+    c.baseline_id = l->baseline_id;
+    c.baseline = l->baseline;
     return ts_runreport_add_check(rc->report, &c, err);
 }
 
