@@ -87,7 +87,10 @@ TESTUTIL_SRC := $(sort $(wildcard tests/util_*.c))
 SHIM_SRC   := $(sort $(wildcard tests/shim_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-LIB_OBJ    := $(call obj,$(LIB_SRC))
+# The HTML report's template (lib/html/), turned into C at build time.
+HTML_TEMPLATE := lib/html/report.html lib/html/report.css lib/html/report.js
+HTML_GEN   := $(BUILD)/gen/ts_html_template.c
+LIB_OBJ    := $(call obj,$(LIB_SRC)) $(BUILD)/gen/ts_html_template.o
 PROTO_OBJ  := $(call obj,$(PROTO_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
@@ -143,6 +146,14 @@ deps deps-test:
 $(BUILD)/%.o: %.c $(FLAGS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(HTML_GEN): scripts/embed.sh $(HTML_TEMPLATE)
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $@ ts_html_page=lib/html/report.html \
+		ts_html_style=lib/html/report.css ts_html_script=lib/html/report.js
+
+$(BUILD)/gen/ts_html_template.o: $(HTML_GEN) $(FLAGS_MK)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIBTS): $(LIB_OBJ) $(FLAGS_MK)
 	@mkdir -p $(dir $@)

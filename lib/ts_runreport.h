@@ -143,6 +143,10 @@ int ts_runreport_add_json(ts_runreport *r, const char *text, size_t len, ts_erro
  * newline. */
 int ts_runreport_json(ts_runreport *r, ts_buf *out, ts_error *err);
 
+/* The JSON report as a json-c tree (*out, the caller's): what
+ * ts_runreport_json writes, for a renderer of another format (ts_html). */
+int ts_runreport_json_tree(ts_runreport *r, struct json_object **out, ts_error *err);
+
 /*
  * Append the JUnit XML: one testsuite per run, one testcase per check
  * (PASSED empty; CREATED / UPDATED / PENDING <skipped>; FAILED <failure>
@@ -169,6 +173,12 @@ void ts_runreport_run_at(const ts_runreport *r, size_t i, ts_runreport_run *out)
 
 /* True when some check of r referenced name (orphans). */
 bool ts_runreport_references(const ts_runreport *r, const char *name);
+
+/* The snapshots of the store at root that no check of r referenced
+ * (sorted by name), as a new array *out (a root that does not exist holds
+ * none). The store's errors as ts_store_list_summaries gives them. */
+int ts_runreport_orphans(const ts_runreport *r, const char *root, struct json_object **out,
+                         ts_error *err);
 
 /* Names two or more tests claimed. */
 size_t ts_runreport_duplicates(const ts_runreport *r);

@@ -212,6 +212,14 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     return o;
 }
 
+int ts_runreport_json_tree(ts_runreport *r, struct json_object **out, ts_error *err)
+{
+    *out = report_json(r, err);
+    if (*out == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    return 0;
+}
+
 int ts_runreport_json(ts_runreport *r, ts_buf *out, ts_error *err)
 {
     struct json_object *o = report_json(r, err);
