@@ -345,7 +345,18 @@
       return wrap;
     }
     var out = new Lines();
+    var same_run = [];
+    function flush() { /* identical calls: one line for the lot */
+      if (!same_run.length) return;
+      var a = same_run[0], z = same_run[same_run.length - 1];
+      var t = same_run.length === 1 ? 'unchanged: expected #' + a[0] + ' = actual #' + a[1]
+        : plural(same_run.length, 'unchanged call') + ': expected #' + a[0] + '–#' + z[0] + ' = actual #' + a[1] + '–#' + z[1];
+      out.add(t, t, null, null, 'sep');
+      same_run = [];
+    }
     pairs(exp, act, d[4]).forEach(function (pr) {
+      if (pr[0] >= 0 && pr[1] >= 0 && same(exp[pr[0]], act[pr[1]])) { same_run.push(pr); return; }
+      flush();
       var path = 'calls[' + (pr[1] >= 0 ? pr[1] : pr[0]) + ']';
       var label = (pr[0] >= 0 ? 'expected #' + pr[0] : 'not expected') + ' | ' + (pr[1] >= 0 ? 'actual #' + pr[1] : 'not called');
       out.add(label.split(' | ')[0], label.split(' | ')[1], null, null, 'sep');
@@ -355,6 +366,7 @@
         alone(out, pr[0] >= 0 ? exp[pr[0]] : act[pr[1]], null, 0, '', pr[0] >= 0 ? 0 : 1);
       }
     });
+    flush();
     if (out.paths.length) {
       var ul = el('ul', 'paths');
       out.paths.slice(0, 50).forEach(function (p) { ul.appendChild(el('li', null, p)); });
@@ -413,7 +425,7 @@
 
   /* The varying paths of a repeat's lists: [{path, values: [[value, count]], present, of}]. */
   function varied(rep) {
-    var lists = arr(rep[8]).filter(function (l) { return Array.isArray(l) && Array.isArray(calls[l[0]]); });
+    var lists = arr(rep[7]).filter(function (l) { return Array.isArray(l) && Array.isArray(calls[l[0]]); });
     var total = 0, per = [];
     lists.forEach(function (l) {
       var m = new Map();
@@ -460,7 +472,7 @@
       return box;
     }
     var r = info.repeat;
-    var facts = plural(r[1], 'observation') + ', ' + plural(arr(r[8]).length, 'distinct call list');
+    var facts = plural(r[1], 'observation') + ', ' + plural(arr(r[7]).length, 'distinct call list');
     if (typeof r[3] === 'boolean') facts += ', pass^k ' + r[3] + ', pass@k ' + r[4] + ' (k = ' + r[2] + ')';
     box.appendChild(el('div', 'line', name + ': ' + facts));
     varied(r).slice(0, 20).forEach(function (v) {
