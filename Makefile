@@ -5,6 +5,7 @@
 #   make check      install missing Debian packages, build, run every test
 #   make asan       the whole test suite under ASan + UBSan (build-asan/)
 #   make bench      benchmarks (not part of check)
+#   make html-screenshot  the HTML report's screenshot in docs/ (browser test)
 #   make format     clang-format every C file in place (.clang-format)
 #   make check-format  fail when a C file is not formatted (make check runs it)
 #   make install    PREFIX=/usr/local DESTDIR= (PYTHON_SITE= for the package)
@@ -29,7 +30,7 @@ PKGS         := libuv json-c msgpack libmd
 OPTFLAGS     ?= -O2 -g
 
 # Goals that need the test tools (valgrind, clang, ...) besides the libraries.
-TEST_GOALS := check asan bench fuzz stress format check-format
+TEST_GOALS := check asan bench fuzz stress format check-format html-screenshot
 
 ifeq ($(TS_DEPS_READY),)
 
@@ -133,7 +134,8 @@ PY_DISTINFO := $(PY_OUT)/$(PY_DIST)/entry_points.txt
 # Where make install puts the package: a directory /usr/bin/python3 reads.
 PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VERSION)/dist-packages)
 
-.PHONY: all deps deps-test run check asan bench fuzz stress install clean format check-format
+.PHONY: all deps deps-test run check asan bench fuzz stress install clean format check-format \
+	html-screenshot
 
 all: $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(LIBCLIENT_LINK) $(DAEMON) $(TSCTL) \
 	$(BUILD)/toolscore-client.pc $(BUILD)/toolscore-client-uninstalled.pc $(TEST_BIN) $(SHIM_SO) \
@@ -239,6 +241,12 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FL
 # load and exhaustion tests drive the daemon with the bench load generator.
 check: check-format all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
+
+# The HTML report's screenshot in docs/ci.md: the browser test's first
+# screen, produced again on demand (never by check).
+html-screenshot: all $(BUILD)/bench/loadgen
+	@BUILD=$(BUILD) TS_TESTS=test_html_page.sh tests/run.sh
+	cp $(BUILD)/html-screenshots/report-1280-view.png docs/html-report.png
 
 run: $(DAEMON) $(TSCTL)
 	$(DAEMON) --foreground $(TOOLSCORED_ARGS)

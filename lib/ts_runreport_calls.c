@@ -124,14 +124,20 @@ const struct json_object *rr_calls_get(const ts_runreport *r, const char *id)
     return e != NULL ? e->calls : NULL;
 }
 
-/* The calls of name's list id, when the report knows them. */
+/* The calls of name's list id, when the report knows them and they have
+ * that id (a report read from a file may hold lists under any id). */
 static const struct json_object *list_calls(ts_runreport *r, const char *name, const char *id)
 {
     const rr_name *n = rr_name_get(r, name, false);
+    char real[TS_RUNREPORT_CALLS_ID_LEN + 1];
 
     for (size_t i = 0; n != NULL && i < n->nlists; i++) {
-        if (strcmp(n->lists[i].id, id) == 0)
-            return n->lists[i].calls;
+        if (strcmp(n->lists[i].id, id) != 0)
+            continue;
+        if (n->lists[i].calls == NULL || ts_runreport_calls_id(n->lists[i].calls, real, NULL) < 0 ||
+            strcmp(real, id) != 0)
+            return NULL;
+        return n->lists[i].calls;
     }
     return NULL;
 }

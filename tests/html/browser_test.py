@@ -12,7 +12,9 @@ clicks) and the search change what is shown; j/k move between checks and
 Enter opens one (drift report, expected | actual with the differing paths
 marked, the exact `tsctl accept NAME`); readable at 390 px (nothing wider
 than the screen), light and dark. Screenshots at 1280 and 390 px (and dark)
-are written to OUTDIR for a person to look at.
+are written to OUTDIR for a person to look at; report-1280-view.png (the
+first screen, one failure open) is the one docs/ci.md shows (make
+html-screenshot copies it to docs/html-report.png).
 """
 import json
 import os
@@ -125,6 +127,8 @@ with Browser() as b:
            "no differing line marked")
     paths = p.eval("Array.from(document.querySelectorAll('#list > li.sel .paths li')).map(function(e){return e.textContent})")
     expect(any(x.startswith("calls[") for x in paths), "no differing path listed: %r" % paths)
+    p.eval("window.scrollTo(0, 0)")
+    p.screenshot(os.path.join(outdir, "report-1280-view.png"), full=False)
     p.key("Enter")
     expect(not p.eval("!!document.querySelector('#list > li.sel .details')"), "Enter does not close")
 

@@ -217,6 +217,7 @@ class Page:
                                                    "button": "left", "clickCount": 1})
 
     def screenshot(self, path, full=True):
+        """The whole page (at most 6000 px high), or the viewport."""
         params = {"format": "png"}
         if full:
             h = self.eval("Math.ceil(document.documentElement.scrollHeight)")
