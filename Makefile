@@ -5,6 +5,7 @@
 #   make check      install missing Debian packages, build, run every test
 #   make asan       the whole test suite under ASan + UBSan (build-asan/)
 #   make bench      benchmarks (not part of check)
+#   make html-screenshot  the HTML report's screenshot in docs/ (browser test)
 #   make format     clang-format every C file in place (.clang-format)
 #   make check-format  fail when a C file is not formatted (make check runs it)
 #   make install    PREFIX=/usr/local DESTDIR= (PYTHON_SITE= for the package)
@@ -29,7 +30,7 @@ PKGS         := libuv json-c msgpack libmd
 OPTFLAGS     ?= -O2 -g
 
 # Goals that need the test tools (valgrind, clang, ...) besides the libraries.
-TEST_GOALS := check asan bench fuzz stress format check-format
+TEST_GOALS := check asan bench fuzz stress format check-format html-screenshot
 
 ifeq ($(TS_DEPS_READY),)
 
@@ -87,7 +88,10 @@ TESTUTIL_SRC := $(sort $(wildcard tests/util_*.c))
 SHIM_SRC   := $(sort $(wildcard tests/shim_*.c))
 
 obj = $(patsubst %.c,$(BUILD)/%.o,$(1))
-LIB_OBJ    := $(call obj,$(LIB_SRC))
+# The HTML report's template (lib/html/), turned into C at build time.
+HTML_TEMPLATE := lib/html/report.html lib/html/report.css lib/html/report.js
+HTML_GEN   := $(BUILD)/gen/ts_html_template.c
+LIB_OBJ    := $(call obj,$(LIB_SRC)) $(BUILD)/gen/ts_html_template.o
 PROTO_OBJ  := $(call obj,$(PROTO_SRC))
 DAEMON_OBJ := $(call obj,$(DAEMON_SRC))
 CLIENT_OBJ := $(call obj,$(CLIENT_SRC))
@@ -130,7 +134,8 @@ PY_DISTINFO := $(PY_OUT)/$(PY_DIST)/entry_points.txt
 # Where make install puts the package: a directory /usr/bin/python3 reads.
 PYTHON_SITE ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/python3/dist-packages,$(PREFIX)/lib/python$(PY_VERSION)/dist-packages)
 
-.PHONY: all deps deps-test run check asan bench fuzz stress install clean format check-format
+.PHONY: all deps deps-test run check asan bench fuzz stress install clean format check-format \
+	html-screenshot
 
 all: $(LIBTS) $(LIBPROTO) $(LIBCLIENT) $(LIBCLIENT_SO) $(LIBCLIENT_LINK) $(DAEMON) $(TSCTL) \
 	$(BUILD)/toolscore-client.pc $(BUILD)/toolscore-client-uninstalled.pc $(TEST_BIN) $(SHIM_SO) \
@@ -143,6 +148,14 @@ deps deps-test:
 $(BUILD)/%.o: %.c $(FLAGS_MK)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -MMD -MP -c $< -o $@
+
+$(HTML_GEN): scripts/embed.sh $(HTML_TEMPLATE)
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $@ ts_html_page=lib/html/report.html \
+		ts_html_style=lib/html/report.css ts_html_script=lib/html/report.js
+
+$(BUILD)/gen/ts_html_template.o: $(HTML_GEN) $(FLAGS_MK)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(LIBTS): $(LIB_OBJ) $(FLAGS_MK)
 	@mkdir -p $(dir $@)
@@ -229,6 +242,12 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FL
 # the bounds tests with the attack tool.
 check: check-format all $(BUILD)/bench/loadgen
 	@BUILD=$(BUILD) tests/run.sh
+
+# The HTML report's screenshot in docs/ci.md: the browser test's first
+# screen, produced again on demand (never by check).
+html-screenshot: all $(BUILD)/bench/loadgen
+	@BUILD=$(BUILD) TS_TESTS=test_html_page.sh tests/run.sh
+	cp $(BUILD)/html-screenshots/report-1280-view.png docs/html-report.png
 
 run: $(DAEMON) $(TSCTL)
 	$(DAEMON) --foreground $(TOOLSCORED_ARGS)

@@ -291,6 +291,24 @@ static const tsctl_command commands[] = {
      "  --json-report FILE       write the merged JSON report\n"
      "  --no-fail-on-findings    exit 0 whatever the checks found\n",
      tsctl_cmd_report_merge},
+    {"report html", "write a run's report as one self-contained HTML page",
+     "Usage: tsctl report html [--run ID | --from-reports SHARD.json...] -o FILE\n"
+     "\n"
+     "Writes the report of a run as ONE HTML file that needs nothing else (no\n"
+     "network; open it from disk or publish it as a CI artifact): the summary,\n"
+     "the counts, filters and search, each check with its drift report and, for a\n"
+     "FAILED one, the expected and actual calls side by side and the tsctl accept\n"
+     "command to copy; flaky names, names claimed by two tests, and the orphans\n"
+     "of a complete run. Of a run the daemon keeps (--run ID, else\n"
+     "$TOOLSCORE_RUN, else the last run tsctl run/record closed on this store),\n"
+     "or of the JSON reports of CI shards (--from-reports, no daemon needed; the\n"
+     "orphans are then the local store's, --dir).\n"
+     "\n"
+     "Options:\n"
+     "  --run ID          the run (default: $TOOLSCORE_RUN, else the last run)\n"
+     "  --from-reports    the arguments are JSON report files\n"
+     "  -o, --output FILE where to write the page (required)\n",
+     tsctl_cmd_report_html},
     {"status", "show whether a daemon answers, and its state",
      "Usage: tsctl status [--json]\n"
      "\n"

@@ -372,6 +372,7 @@ int tsctl_cmd_reject(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_diff(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_report_html(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_rules_check(tsctl_ctx *ctx, int argc, char **argv);

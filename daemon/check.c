@@ -110,6 +110,9 @@ typedef struct check_job {
     int rc;
     char *busy;              /* store_busy from the pool: the holder's socket */
     tsd_run_observation obs; /* the run's record, prepared on the pool (runs.h) */
+    /* A loop replay's baseline (its cached snapshot's calls, borrowed while
+     * the check is answered); NULL on the pool, where obs holds it. */
+    const struct json_object *baseline;
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */
     char file[PATH_MAX];
@@ -402,6 +405,7 @@ static void check_done(tsd_job *job)
         c->rc = tsd_save_not_durable(job, c->rq.name, &c->err);
     if (c->rc == 0) {
         ts_check_outcome outcome = c->out.decision.outcome;
+        bool failed = outcome == TS_CHECK_FAILED;
         double ms = (double)(uv_hrtime() - c->req->start_ns) / 1e6;
         tsd_run *run = c->rq.run != NULL ? tsd_runs_find(&c->srv->runs, c->rq.run) : NULL;
 
@@ -414,7 +418,8 @@ static void check_done(tsd_job *job)
                                  ms,
                                  c->out.message,
                                  c->out.report,
-                                 c->calls};
+                                 c->calls,
+                                 failed ? c->baseline : NULL};
             ts_error rerr;
 
             if (tsd_run_record(&c->srv->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
@@ -539,7 +544,8 @@ static void check_work(tsd_job *job)
     }
     /* The run's record of large calls is prepared here, off the loop. */
     if (rc == 0 && c->rq.run != NULL)
-        tsd_run_observe(&c->obs, c->calls, c->out.report, NULL);
+        tsd_run_observe(&c->obs, c->calls, c->out.report,
+                        d->outcome == TS_CHECK_FAILED && snap != NULL ? snap->calls : NULL, NULL);
     ts_snapshot_free(snap);
     c->rc = rc;
 }
@@ -637,6 +643,7 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
         in.snapshot = snap;
         rc = settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out, &c->err);
     }
+    c->baseline = snap->calls;
     c->rc = rc;
     if (rc == 0) {
         prepare_keep(c, snap, true);

@@ -146,7 +146,7 @@ int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_o
     rc = tsd_params_error(&p);
     if (rc == 0 && !tsd_run_report_format_known(format))
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                          "'format' must be \"json\" or \"junit\", got '%.40s'", format);
+                          "'format' must be \"json\", \"junit\" or \"html\", got '%.40s'", format);
     if (rc == 0 && offset < 0)
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'offset' must not be negative");
     if (rc == 0)

@@ -271,13 +271,14 @@ static void hex_id(const void *data, size_t len, char out[TS_RUNREPORT_CALLS_ID_
 }
 
 int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    ts_error *err)
+                    const struct json_object *baseline, ts_error *err)
 {
     int rc = 0;
 
     memset(o, 0, sizeof(*o));
     ts_buf_init(&o->calls_text, TS_BUF_UNLIMITED);
     ts_buf_init(&o->report_text, TS_BUF_UNLIMITED);
+    ts_buf_init(&o->baseline_text, TS_BUF_UNLIMITED);
     if (calls != NULL) {
         /* The id is ts_runreport_calls_id's: the SHA-1 of this text. */
         rc = ts_json_write_compact(calls, &o->calls_text, err);
@@ -291,6 +292,12 @@ int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, con
             hex_id(o->report_text.data ? o->report_text.data : "", o->report_text.len,
                    o->report_id);
     }
+    if (rc == 0 && baseline != NULL) {
+        rc = ts_json_write_compact(baseline, &o->baseline_text, err);
+        if (rc == 0)
+            hex_id(o->baseline_text.data ? o->baseline_text.data : "", o->baseline_text.len,
+                   o->baseline_id);
+    }
     if (rc < 0) {
         tsd_run_observation_free(o);
         return rc;
@@ -303,6 +310,7 @@ void tsd_run_observation_free(tsd_run_observation *o)
 {
     ts_buf_free(&o->calls_text);
     ts_buf_free(&o->report_text);
+    ts_buf_free(&o->baseline_text);
     o->ready = false;
 }
 
@@ -359,6 +367,14 @@ int tsd_run_line_encode(const tsd_run_line *l, ts_buf *out, ts_error *err)
         key(out, "calls", false);
         ts_buf_appends(out, l->calls_text);
     }
+    if (l->baseline_id != NULL) {
+        key(out, "baseline_id", false);
+        string_or_null(out, l->baseline_id);
+    }
+    if (l->baseline_text != NULL) {
+        key(out, "baseline", false);
+        ts_buf_appends(out, l->baseline_text);
+    }
     if (ts_buf_appends(out, "}\n") < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;
@@ -402,22 +418,29 @@ static bool id_ok(const char *id)
 static bool line_decode(struct json_object *o, tsd_run_line *l)
 {
     struct json_object *calls = NULL;
+    struct json_object *baseline = NULL;
 
     memset(l, 0, sizeof(*l));
     if (!json_object_is_type(o, json_type_object) || !line_string(o, "name", &l->name) ||
         !line_string(o, "test", &l->test) || !line_string(o, "outcome", &l->outcome) ||
         !line_string(o, "message", &l->message) || !line_string(o, "report_id", &l->report_id) ||
         !line_string(o, "report", &l->report) || !line_string(o, "calls_id", &l->calls_id) ||
-        !line_number(o, "score", &l->score) || !line_number(o, "min_score", &l->min_score) ||
-        !line_number(o, "ms", &l->duration_ms))
+        !line_string(o, "baseline_id", &l->baseline_id) || !line_number(o, "score", &l->score) ||
+        !line_number(o, "min_score", &l->min_score) || !line_number(o, "ms", &l->duration_ms))
         return false;
     if (l->name == NULL || ts_runreport_outcome_of(l->outcome) < 0 || !id_ok(l->report_id) ||
-        !id_ok(l->calls_id) || (l->report != NULL && l->report_id == NULL))
+        !id_ok(l->calls_id) || !id_ok(l->baseline_id) ||
+        (l->report != NULL && l->report_id == NULL))
         return false;
     if (json_object_object_get_ex(o, "calls", &calls) && calls != NULL) {
         if (!json_object_is_type(calls, json_type_array) || l->calls_id == NULL)
             return false;
         l->calls = calls;
+    }
+    if (json_object_object_get_ex(o, "baseline", &baseline) && baseline != NULL) {
+        if (!json_object_is_type(baseline, json_type_array) || l->baseline_id == NULL)
+            return false;
+        l->baseline = baseline;
     }
     if (l->message == NULL)
         l->message = "";

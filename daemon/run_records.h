@@ -11,7 +11,9 @@
  *                            text is seen in the run (later ones name it by
  *                            id), and its observed calls the first time the
  *                            name saw that list (at most
- *                            TS_RUNREPORT_MAX_LISTS lists per name).
+ *                            TS_RUNREPORT_MAX_LISTS lists per name); a
+ *                            FAILED check's baseline calls the first time
+ *                            the run saw that list.
  *   runs/<id>/referenced     at close: the names referenced and the names
  *                            whose last check FAILED, as sorted 64-bit
  *                            hashes (orphans and review need no more).
@@ -70,15 +72,18 @@ int tsd_run_meta_read(int dir, tsd_run_meta *m, ts_error *err);
  * their ids and texts (computed once, on whichever thread did the check). */
 typedef struct tsd_run_observation {
     bool ready;
-    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];  /* "" when no calls */
-    ts_buf calls_text;                             /* compact JSON of the calls */
-    char report_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no report */
-    ts_buf report_text;                            /* cut to TS_RUNREPORT_REPORT_MAX */
+    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no calls */
+    ts_buf calls_text;                               /* compact JSON of the calls */
+    char report_id[TS_RUNREPORT_CALLS_ID_LEN + 1];   /* "" when no report */
+    ts_buf report_text;                              /* cut to TS_RUNREPORT_REPORT_MAX */
+    char baseline_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no baseline */
+    ts_buf baseline_text;                            /* compact JSON of the baseline */
 } tsd_run_observation;
 
-/* Fill o for calls (NULL: none) and report (NULL: none). */
+/* Fill o for calls (NULL: none), report (NULL: none) and the baseline a
+ * FAILED check was compared with (NULL: none). */
 int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    ts_error *err);
+                    const struct json_object *baseline, ts_error *err);
 void tsd_run_observation_free(tsd_run_observation *o);
 
 /* One check as a line holds it. */
@@ -90,6 +95,9 @@ typedef struct tsd_run_line {
     const char *calls_id;                 /* NULL: no observation */
     const char *calls_text;               /* compact JSON when this line holds it */
     const struct json_object *calls;      /* when read: the calls the line holds */
+    const char *baseline_id;              /* a FAILED check's baseline, NULL: none */
+    const char *baseline_text;            /* compact JSON when this line holds it */
+    const struct json_object *baseline;   /* when read: the baseline the line holds */
 } tsd_run_line;
 
 /* Append line l to out as one JSON line ending with a newline. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ts_html.h"
 #include "ts_runreport.h"
 
 /* Report texts by id: a line holds a text the first time it is seen in
@@ -119,12 +120,41 @@ static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
     c.report = report;
     c.calls_id = l->calls_id;
     c.calls = l->calls;
+    c.baseline_id = l->baseline_id;
+    c.baseline = l->baseline;
     return ts_runreport_add_check(rc->report, &c, err);
 }
 
 bool tsd_run_report_format_known(const char *format)
 {
-    return format != NULL && (strcmp(format, "json") == 0 || strcmp(format, "junit") == 0);
+    return format != NULL && (strcmp(format, "json") == 0 || strcmp(format, "junit") == 0 ||
+                              strcmp(format, "html") == 0);
+}
+
+/* The HTML report of r; a complete run shows its store's orphans. */
+static int render_html(ts_runreport *r, const char *store, ts_buf *out, ts_error *err)
+{
+    struct json_object *tree = NULL;
+    struct json_object *orphans = NULL;
+    ts_html_options opt;
+    char note[sizeof(((ts_error *)0)->message) + 64];
+    ts_error serr;
+    int rc = ts_runreport_json_tree(r, &tree, err);
+
+    ts_html_options_default(&opt);
+    if (rc == 0 && ts_runreport_complete(r) && store != NULL) {
+        if (ts_runreport_orphans(r, store, &orphans, &serr) < 0) {
+            snprintf(note, sizeof(note),
+                     "The store could not be read, so orphans are not known: %s", serr.message);
+            opt.orphans_note = note;
+        }
+        opt.orphans = orphans;
+    }
+    if (rc == 0)
+        rc = ts_html_render(tree, &opt, out, err);
+    json_object_put(orphans);
+    json_object_put(tree);
+    return rc;
 }
 
 int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
@@ -162,7 +192,9 @@ int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *
     if (rc == 0)
         rc = tsd_run_lines_read(dir, add_line, &ctx, NULL, NULL, err);
     close(dir);
-    if (rc == 0)
+    if (rc == 0 && strcmp(format, "html") == 0)
+        rc = render_html(ctx.report, meta->store, out, err);
+    else if (rc == 0)
         rc = strcmp(format, "junit") == 0 ? ts_runreport_junit(ctx.report, out, err)
                                           : ts_runreport_json(ctx.report, out, err);
     texts_free(&ctx.reports);

@@ -14,7 +14,8 @@
 
 /*
  * The report of the run described by meta (a copy of the loop's, with its
- * current counts) in format "json" or "junit", appended to out. The checks
+ * current counts) in format "json", "junit" or "html" (a complete run's page
+ * lists its store's orphans, read here), appended to out. The checks
  * are read from runs/<id>/checks.jsonl; lines past the last complete one
  * (an append in progress) are not read. "not_found" when the run's files
  * are gone, "io" when they cannot be read.

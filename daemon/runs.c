@@ -75,7 +75,8 @@ static void count_outcome(ts_summary_counts *c, const char *outcome)
 
 /* Count one check in memory (a new one, or one read back). */
 static int run_count(tsd_run *run, const char *name, const char *test, const char *outcome,
-                     uint64_t calls_id, bool calls_kept, uint64_t report_id, bool report_kept)
+                     uint64_t calls_id, bool calls_kept, uint64_t report_id, bool report_kept,
+                     uint64_t baseline_id, bool baseline_kept)
 {
     tsd_run_name *n = tsd_run_name_get(run, name);
 
@@ -84,6 +85,9 @@ static int run_count(tsd_run *run, const char *name, const char *test, const cha
     if (calls_id != 0 && calls_kept && tsd_run_name_add_list(n, calls_id) < 0)
         return -ENOMEM;
     if (report_id != 0 && report_kept && tsd_run_reports_add(run, report_id) < 0)
+        return -ENOMEM;
+    /* Baselines share the set of texts on disk: ids of distinct texts. */
+    if (baseline_id != 0 && baseline_kept && tsd_run_reports_add(run, baseline_id) < 0)
         return -ENOMEM;
     n->last_failed = strcmp(outcome, "FAILED") == 0;
     count_outcome(&run->counts, outcome);
@@ -322,21 +326,22 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     tsd_run_observation *o = obs;
     tsd_run_name *n;
     tsd_run_line l;
-    uint64_t calls_id, report_id;
+    uint64_t calls_id, report_id, baseline_id;
     bool room = run->bytes < TSD_RUN_MAX_BYTES;
-    bool keep_calls, keep_report;
+    bool keep_calls, keep_report, keep_baseline;
     ts_buf line;
     int rc;
 
     (void)runs;
     if (o == NULL || !o->ready) {
-        rc = tsd_run_observe(&local, c->calls, c->report, err);
+        rc = tsd_run_observe(&local, c->calls, c->report, c->baseline, err);
         if (rc < 0)
             return rc;
         o = &local;
     }
     calls_id = id_value(o->calls_id);
     report_id = id_value(o->report_id);
+    baseline_id = strcmp(c->outcome, "FAILED") == 0 ? id_value(o->baseline_id) : 0;
     n = tsd_run_name_get(run, c->name);
     if (n == NULL) {
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -345,6 +350,8 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     keep_calls = room && calls_id != 0 && n->nlists < TS_RUNREPORT_MAX_LISTS &&
                  !tsd_run_name_has_list(n, calls_id);
     keep_report = room && report_id != 0 && !tsd_run_reports_has(run, report_id);
+    keep_baseline = room && baseline_id != 0 && baseline_id != report_id &&
+                    !tsd_run_reports_has(run, baseline_id);
     memset(&l, 0, sizeof(l));
     l.name = c->name;
     l.test = c->test;
@@ -359,6 +366,8 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
         l.report = "(report not kept: this run's records passed their size limit)\n";
     l.calls_id = calls_id != 0 ? o->calls_id : NULL;
     l.calls_text = keep_calls ? o->calls_text.data : NULL;
+    l.baseline_id = baseline_id != 0 ? o->baseline_id : NULL;
+    l.baseline_text = keep_baseline ? o->baseline_text.data : NULL;
     ts_buf_init(&line, TS_BUF_UNLIMITED);
     rc = tsd_run_line_encode(&l, &line, err);
     if (rc == 0 && run->checks < TSD_RUN_MAX_CHECKS) {
@@ -372,10 +381,11 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
             run->bytes += line.len;
         keep_calls = keep_calls && wrc == 0;
         keep_report = keep_report && wrc == 0;
+        keep_baseline = keep_baseline && wrc == 0;
     }
     ts_buf_free(&line);
     if (rc == 0 && run_count(run, c->name, c->test, c->outcome, calls_id, keep_calls, report_id,
-                             keep_report) < 0)
+                             keep_report, baseline_id, keep_baseline) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     run->active_ms = now_ms;
 out:
@@ -628,7 +638,8 @@ static int reload_line(const tsd_run_line *l, void *arg, ts_error *err)
     tsd_run *run = arg;
 
     if (run_count(run, l->name, l->test, l->outcome, id_value(l->calls_id), l->calls != NULL,
-                  id_value(l->report_id), l->report != NULL) < 0)
+                  id_value(l->report_id), l->report != NULL, id_value(l->baseline_id),
+                  l->baseline != NULL) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;
 }

@@ -6,7 +6,7 @@
  * In memory an open run holds its counts, the names it referenced with the
  * tests that claimed them (duplicates) and the ids of the distinct call
  * lists each name was observed with (at most TS_RUNREPORT_MAX_LISTS), and
- * the ids of the report texts already on disk; its check records, reports
+ * the ids of the report texts and baselines already on disk; its check records, reports
  * and observed calls are on disk only. A closed run holds its counts, its
  * duplicate claims and two sorted arrays of 64-bit name hashes (names
  * referenced, names whose last check FAILED): enough for summary, orphans
@@ -123,8 +123,9 @@ typedef struct tsd_run_check {
     double min_score;
     double duration_ms;
     const char *message;
-    const char *report;              /* NULL: none */
-    const struct json_object *calls; /* the observed calls, NULL: none */
+    const char *report;                 /* NULL: none */
+    const struct json_object *calls;    /* the observed calls, NULL: none */
+    const struct json_object *baseline; /* FAILED: the baseline compared with, else NULL */
 } tsd_run_check;
 
 /*

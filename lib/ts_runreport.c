@@ -95,6 +95,7 @@ void ts_runreport_free(ts_runreport *r)
         name_free(r->names[i]);
     free(r->names);
     free(r->slots);
+    rr_calls_free(r);
     free(r);
 }
 
@@ -360,7 +361,7 @@ void rr_counts_add(ts_summary_counts *a, const ts_summary_counts *b)
 }
 
 int rr_list_check(ts_runreport *r, size_t run, const ts_runreport_check *c, ts_runreport_outcome o,
-                  const char *calls_id)
+                  const char *calls_id, const char *baseline_id)
 {
     rr_check *dst;
     bool fail = false;
@@ -384,6 +385,8 @@ int rr_list_check(ts_runreport *r, size_t run, const ts_runreport_check *c, ts_r
     dst->report = dup_or_null(c->report, &fail);
     if (calls_id != NULL)
         snprintf(dst->calls_id, sizeof(dst->calls_id), "%s", calls_id);
+    if (baseline_id != NULL && o == TS_RUNREPORT_FAILED)
+        snprintf(dst->baseline_id, sizeof(dst->baseline_id), "%s", baseline_id);
     if (fail) {
         check_clear(dst);
         return -ENOMEM;
@@ -407,7 +410,10 @@ static bool calls_id_valid(const char *id)
 int ts_runreport_add_check(ts_runreport *r, const ts_runreport_check *c, ts_error *err)
 {
     char id[TS_RUNREPORT_CALLS_ID_LEN + 1];
+    char bid[TS_RUNREPORT_CALLS_ID_LEN + 1];
     const char *calls_id = c->calls_id;
+    const char *baseline_id = c->baseline_id;
+    size_t listed;
     int o = ts_runreport_outcome_of(c->outcome);
     long run = c->run != NULL ? rr_run_index(r, c->run) : (long)r->nruns - 1;
     rr_name *n;
@@ -431,11 +437,27 @@ int ts_runreport_add_check(ts_runreport *r, const ts_runreport_check *c, ts_erro
             return rc;
         calls_id = id;
     }
+    if (o != TS_RUNREPORT_FAILED)
+        baseline_id = NULL;
+    else if (baseline_id != NULL && !calls_id_valid(baseline_id))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "invalid baseline id '%s' (%d hex digits expected)", baseline_id,
+                            TS_RUNREPORT_CALLS_ID_LEN);
+    else if (baseline_id == NULL && c->baseline != NULL) {
+        rc = ts_runreport_calls_id(c->baseline, bid, err);
+        if (rc < 0)
+            return rc;
+        baseline_id = bid;
+    }
+    listed = r->nchecks;
     n = rr_name_get(r, c->name, true);
     if (n == NULL || rr_name_claim(n, c->test) < 0 ||
-        rr_list_check(r, (size_t)run, c, (ts_runreport_outcome)o, calls_id) < 0 ||
+        rr_list_check(r, (size_t)run, c, (ts_runreport_outcome)o, calls_id, baseline_id) < 0 ||
         (calls_id != NULL &&
          rr_name_observe(n, (ts_runreport_outcome)o, calls_id, c->calls, 1) < 0))
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (r->nchecks > listed && rr_calls_of_check(r, &r->checks[r->nchecks - 1], c->calls,
+                                                 baseline_id ? c->baseline : NULL, false) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     rr_count(&r->counts, (ts_runreport_outcome)o);
     rr_count(&r->runs[run].counts, (ts_runreport_outcome)o);
@@ -606,6 +628,8 @@ int rr_merge(ts_runreport *dst, ts_runreport *src)
         }
         d->unlisted += s->unlisted;
     }
+    if (rr_calls_merge(dst, src) < 0)
+        return -ENOMEM;
     /* Nothing below can fail: the arrays are large enough. */
     memcpy(&dst->runs[base], src->runs, src->nruns * sizeof(rr_run));
     dst->nruns += src->nruns;

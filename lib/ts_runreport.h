@@ -49,6 +49,10 @@
 #define TS_RUNREPORT_MAX_REASONS 32
 /* Longest drift report kept per check; longer ones are cut with a note. */
 #define TS_RUNREPORT_REPORT_MAX 16384
+/* The call lists carried for FAILED checks ("calls"): each at most this
+ * many bytes of compact JSON, all of them at most TS_RUNREPORT_CALLS_MAX. */
+#define TS_RUNREPORT_CALLS_LIST_MAX (256u << 10)
+#define TS_RUNREPORT_CALLS_MAX (8u << 20)
 /* A calls id: 16 hex digits of the SHA-1 of the calls' compact JSON. */
 #define TS_RUNREPORT_CALLS_ID_LEN 16
 
@@ -101,6 +105,12 @@ typedef struct ts_runreport_check {
      * is no observation. */
     const char *calls_id;
     const struct json_object *calls;
+    /* The baseline a FAILED check was compared with, by id and/or calls as
+     * for the observed calls (ignored for other outcomes). A FAILED check's
+     * observed and baseline lists are carried by the report (bounded):
+     * given here, or by id when an earlier check gave them. */
+    const char *baseline_id;
+    const struct json_object *baseline;
 } ts_runreport_check;
 
 typedef struct ts_runreport ts_runreport;
@@ -133,6 +143,10 @@ int ts_runreport_add_json(ts_runreport *r, const char *text, size_t len, ts_erro
  * newline. */
 int ts_runreport_json(ts_runreport *r, ts_buf *out, ts_error *err);
 
+/* The JSON report as a json-c tree (*out, the caller's): what
+ * ts_runreport_json writes, for a renderer of another format (ts_html). */
+int ts_runreport_json_tree(ts_runreport *r, struct json_object **out, ts_error *err);
+
 /*
  * Append the JUnit XML: one testsuite per run, one testcase per check
  * (PASSED empty; CREATED / UPDATED / PENDING <skipped>; FAILED <failure>
@@ -159,6 +173,12 @@ void ts_runreport_run_at(const ts_runreport *r, size_t i, ts_runreport_run *out)
 
 /* True when some check of r referenced name (orphans). */
 bool ts_runreport_references(const ts_runreport *r, const char *name);
+
+/* The snapshots of the store at root that no check of r referenced
+ * (sorted by name), as a new array *out (a root that does not exist holds
+ * none). The store's errors as ts_store_list_summaries gives them. */
+int ts_runreport_orphans(const ts_runreport *r, const char *root, struct json_object **out,
+                         ts_error *err);
 
 /* Names two or more tests claimed. */
 size_t ts_runreport_duplicates(const ts_runreport *r);
@@ -201,6 +221,10 @@ typedef struct ts_runreport_repeat {
  * the views inside point into r and hold until r changes.
  */
 int ts_runreport_repeats(ts_runreport *r, ts_runreport_repeat **out, size_t *n, ts_error *err);
+
+/* The calls of list id carried for the FAILED checks (NULL: not
+ * carried); valid until r changes. */
+const struct json_object *ts_runreport_calls_of(const ts_runreport *r, const char *id);
 
 /* The calls id of calls into out: TS_RUNREPORT_CALLS_ID_LEN hex digits and
  * a NUL. */

@@ -23,8 +23,16 @@ typedef struct rr_check {
     ts_runreport_outcome outcome;
     double score, min_score, duration_ms;
     char *name, *test, *message, *report;
-    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no observation */
+    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no observation */
+    char baseline_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when none (FAILED only) */
 } rr_check;
+
+/* A call list carried for FAILED checks (ts_runreport_calls.c): calls NULL
+ * when named but not carried (too long, past the total, not known). */
+typedef struct rr_calls {
+    char id[TS_RUNREPORT_CALLS_ID_LEN + 1];
+    struct json_object *calls;
+} rr_calls;
 
 typedef struct rr_name {
     char *name;
@@ -50,6 +58,11 @@ struct ts_runreport {
     size_t nnames, capnames;
     size_t *slots; /* open addressing: index + 1 into names, 0 empty */
     size_t nslots;
+    rr_calls *calls; /* the FAILED checks' lists, first named first */
+    size_t ncalls, capcalls;
+    size_t *callslots; /* open addressing: index + 1 into calls, 0 empty */
+    size_t ncallslots;
+    size_t calls_bytes; /* compact JSON carried */
 };
 
 /* The entry of name, created when create is set (NULL: out of memory, or
@@ -74,7 +87,7 @@ void rr_counts_add(ts_summary_counts *a, const ts_summary_counts *b);
 /* List a check (copies its strings); past TS_RUNREPORT_MAX_CHECKS it is
  * only counted as omitted. */
 int rr_list_check(ts_runreport *r, size_t run, const ts_runreport_check *c, ts_runreport_outcome o,
-                  const char *calls_id);
+                  const char *calls_id, const char *baseline_id);
 
 /* Indexes of the names sorted by name (malloc'ed, free() it). */
 size_t *rr_sorted_names(const ts_runreport *r);
@@ -82,6 +95,31 @@ size_t *rr_sorted_names(const ts_runreport *r);
 /* Move everything of src into dst (dst's run ids and src's must not
  * overlap, checked by the caller); src is left empty. */
 int rr_merge(ts_runreport *dst, ts_runreport *src);
+
+/* Name the list id among the FAILED checks' lists, with its calls when
+ * given (owned: take a reference to calls, else copy them) and the bounds
+ * allow; a list named before without calls takes them now. -ENOMEM only. */
+int rr_calls_keep(ts_runreport *r, const char *id, const struct json_object *calls, bool owned);
+
+/* The calls of list id (NULL: not carried, or id NULL/""). */
+const struct json_object *rr_calls_get(const ts_runreport *r, const char *id);
+
+/* Name the lists of the listed check c when it FAILED: its observed calls
+ * (observed, else its name's list of that id) and its baseline. */
+int rr_calls_of_check(ts_runreport *r, const rr_check *c, const struct json_object *observed,
+                      const struct json_object *baseline, bool owned);
+
+/* Lists named and not carried. */
+int64_t rr_calls_omitted(const ts_runreport *r);
+
+/* The carried lists as an object id -> calls, sorted by id (NULL: out of
+ * memory). */
+struct json_object *rr_calls_json(const ts_runreport *r);
+
+/* Join src's lists into dst's (bounds applied again). */
+int rr_calls_merge(ts_runreport *dst, const ts_runreport *src);
+
+void rr_calls_free(ts_runreport *r);
 
 /* The runs' index of id, or -1. */
 long rr_run_index(const ts_runreport *r, const char *id);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ts_json.h"
+#include "ts_score.h"
 
 /* ---- rendering ------------------------------------------------------- */
 
@@ -99,6 +100,8 @@ static struct json_object *check_json(const ts_runreport *r, const rr_check *c)
     json_object_object_add(o, "report", str_or_null(c->report));
     json_object_object_add(o, "calls_id",
                            c->calls_id[0] ? json_object_new_string(c->calls_id) : NULL);
+    json_object_object_add(o, "baseline_id",
+                           c->baseline_id[0] ? json_object_new_string(c->baseline_id) : NULL);
     return o;
 }
 
@@ -152,15 +155,17 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     struct json_object *dups = json_object_new_array();
     struct json_object *repeats = json_object_new_array();
     struct json_object *refs = json_object_new_object();
+    struct json_object *calls = rr_calls_json(r);
     size_t *idx = rr_sorted_names(r);
     ts_runreport_repeat *reps = NULL;
     size_t nreps = 0;
     ts_buf line;
 
     ts_buf_init(&line, 4096);
-    if (idx == NULL || ts_runreport_repeats(r, &reps, &nreps, err) < 0 ||
+    if (idx == NULL || calls == NULL || ts_runreport_repeats(r, &reps, &nreps, err) < 0 ||
         ts_runreport_summary(r, &line) < 0) {
         free(idx);
+        json_object_put(calls);
         ts_buf_free(&line);
         json_object_put(o);
         json_object_put(runs);
@@ -196,6 +201,8 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     json_object_object_add(o, "summary", json_object_new_string(line.data ? line.data : ""));
     json_object_object_add(o, "checks", checks);
     json_object_object_add(o, "checks_omitted", json_object_new_int64(r->omitted));
+    json_object_object_add(o, "calls", calls);
+    json_object_object_add(o, "calls_omitted", json_object_new_int64(rr_calls_omitted(r)));
     json_object_object_add(o, "duplicates", dups);
     json_object_object_add(o, "repeats", repeats);
     json_object_object_add(o, "referenced", refs);
@@ -203,6 +210,14 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     free(reps);
     ts_buf_free(&line);
     return o;
+}
+
+int ts_runreport_json_tree(ts_runreport *r, struct json_object **out, ts_error *err)
+{
+    *out = report_json(r, err);
+    if (*out == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    return 0;
 }
 
 int ts_runreport_json(ts_runreport *r, ts_buf *out, ts_error *err)
@@ -387,6 +402,12 @@ static int read_run(ts_runreport *st, const struct json_object *o, const char *w
     return read_counts(o, where, &st->runs[st->nruns - 1].counts, err);
 }
 
+static bool id_valid(const char *id)
+{
+    return strlen(id) == TS_RUNREPORT_CALLS_ID_LEN &&
+           strspn(id, "0123456789abcdef") == TS_RUNREPORT_CALLS_ID_LEN;
+}
+
 static int read_check(ts_runreport *st, const struct json_object *o, const char *where,
                       ts_error *err)
 {
@@ -411,6 +432,8 @@ static int read_check(ts_runreport *st, const struct json_object *o, const char 
         rc = member_str(o, "report", NULLABLE, where, &c.report, err);
     if (rc == 0)
         rc = member_str(o, "calls_id", NULLABLE, where, &c.calls_id, err);
+    if (rc == 0)
+        rc = member_str(o, "baseline_id", NULLABLE, where, &c.baseline_id, err);
     if (rc < 0)
         return rc;
     c.score = c.min_score = -1;
@@ -441,7 +464,11 @@ static int read_check(ts_runreport *st, const struct json_object *o, const char 
     if (c.calls_id != NULL && (strlen(c.calls_id) != TS_RUNREPORT_CALLS_ID_LEN ||
                                strspn(c.calls_id, "0123456789abcdef") != TS_RUNREPORT_CALLS_ID_LEN))
         return bad(err, path, "must be 16 lower-case hex digits");
-    if (rr_list_check(st, (size_t)run, &c, (ts_runreport_outcome)outcome, c.calls_id) < 0)
+    snprintf(path, sizeof(path), "%s.baseline_id", where);
+    if (c.baseline_id != NULL && !id_valid(c.baseline_id))
+        return bad(err, path, "must be 16 lower-case hex digits");
+    if (rr_list_check(st, (size_t)run, &c, (ts_runreport_outcome)outcome, c.calls_id,
+                      c.baseline_id) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;
 }
@@ -601,9 +628,63 @@ static int read_referenced(ts_runreport *st, const struct json_object *o, ts_err
     return 0;
 }
 
+/* The optional "calls" object: each key a list's id, each value the
+ * (valid) call list that has that id. */
+static int read_calls(const struct json_object *o, const struct json_object **out, ts_error *err)
+{
+    char id[TS_RUNREPORT_CALLS_ID_LEN + 1];
+    struct json_object *calls;
+    char path[64];
+    int rc = member(o, "calls", json_type_object, NULLABLE, "", &calls, err);
+
+    *out = calls;
+    if (rc < 0 || calls == NULL)
+        return rc;
+    json_object_object_foreach(calls, key, val)
+    {
+        ts_error verr;
+
+        snprintf(path, sizeof(path), "calls.%.20s", key);
+        if (!id_valid(key))
+            return bad(err, "calls", "has a key that is not a list id (16 lower-case hex digits)");
+        if (!json_object_is_type(val, json_type_array))
+            return bad(err, path, "must be an array of calls");
+        if (ts_calls_validate(val, "calls", &verr) < 0)
+            return bad(err, path, verr.message);
+        rc = ts_runreport_calls_id(val, id, err);
+        if (rc < 0)
+            return rc;
+        if (strcmp(id, key) != 0)
+            return bad(err, path, "the calls do not have this id");
+    }
+    return 0;
+}
+
+/* The lists of st's FAILED checks, from the report's "calls" (or the
+ * repeats' lists). */
+static int resolve_calls(ts_runreport *st, const struct json_object *calls)
+{
+    for (size_t i = 0; i < st->nchecks; i++) {
+        const rr_check *c = &st->checks[i];
+        struct json_object *observed = NULL;
+        struct json_object *baseline = NULL;
+
+        if (c->outcome != TS_RUNREPORT_FAILED)
+            continue;
+        if (calls != NULL && c->calls_id[0] != '\0')
+            json_object_object_get_ex(calls, c->calls_id, &observed);
+        if (calls != NULL && c->baseline_id[0] != '\0')
+            json_object_object_get_ex(calls, c->baseline_id, &baseline);
+        if (rr_calls_of_check(st, c, observed, baseline, false) < 0)
+            return -ENOMEM;
+    }
+    return 0;
+}
+
 /* Read a whole report into the empty st. */
 static int read_report(ts_runreport *st, const struct json_object *o, ts_error *err)
 {
+    const struct json_object *calls = NULL;
     struct json_object *v;
     const char *format;
     int64_t omitted = 0;
@@ -657,6 +738,8 @@ static int read_report(ts_runreport *st, const struct json_object *o, ts_error *
         rc = read_referenced(st, o, err);
     if (rc == 0)
         rc = each(st, o, "repeats", read_repeat, err);
+    if (rc == 0)
+        rc = read_calls(o, &calls, err);
     if (rc < 0)
         return rc;
     st->omitted = omitted;
@@ -673,6 +756,8 @@ static int read_report(ts_runreport *st, const struct json_object *o, ts_error *
     }
     for (size_t i = 0; i < st->nnames; i++)
         st->names[i]->from_repeats = false;
+    if (resolve_calls(st, calls) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;
 }
 

@@ -96,6 +96,14 @@ assert args == [("a1", 1, 1), ("flights", 1, 2), ("flights", 2, 2), ("trains", 3
 ids = [c["calls_id"] for c in r["checks"] if c["name"] == "a1"]
 assert len(ids) == 6 and len(set(ids)) == 4, ids
 assert {l["id"] for l in a["lists"]} == set(ids)
+# Each FAILED check names its baseline; the report carries both lists.
+for c in r["checks"]:
+    if c["outcome"] != "FAILED":
+        assert c["baseline_id"] is None, c
+        continue
+    assert r["calls"][c["baseline_id"]] == [{"tool": "search", "args": {"q": "a1"}}, {"tool": "book", "args": {"id": 1}}]
+    assert r["calls"][c["calls_id"]] == next(l["calls"] for l in a["lists"] if l["id"] == c["calls_id"])
+assert len(r["calls"]) == 4 and r["calls_omitted"] == 0, (len(r["calls"]), r["calls_omitted"])
 PY
 
 # --- merging the shards -----------------------------------------------------------------
@@ -124,6 +132,8 @@ assert not r["complete"] and len(r["runs"]) == 3
 assert r["counts"]["checks"] == 14 and r["counts"]["errors"] == 1
 assert sorted(r["referenced"]) == ["a1", "a2", "a3", "b1", "b2", "c1", "never", "shared"], sorted(r["referenced"])
 assert [d["name"] for d in r["duplicates"]] == ["shared"]
+failed = [c for c in r["checks"] if c["outcome"] == "FAILED"]
+assert len(failed) == 6 and all(c["calls_id"] in r["calls"] and c["baseline_id"] in r["calls"] for c in failed)
 PY
 t 0 "$TSCTL" report merge --no-fail-on-findings "$WORK/shard1.json" "$WORK/shard2.json" "$WORK/shard3.json"
 # The merged report merges again, to the same report.

@@ -17,7 +17,7 @@
 #   TS_BENCH_PYTESTS    tests in the pytest plugin's suite (default 2000)
 #   TS_BENCH_NODE_N     replay tests per suite of the Node part (default 1000)
 #   TS_BENCH_ONLY       the parts to run (default "replay record scale score
-#                       report python node")
+#                       report html python node")
 set -u
 BUILD=${BUILD:-build}
 BIN=$BUILD/bench
@@ -27,10 +27,11 @@ SECS=${TS_BENCH_SECONDS:-3}
 SCALE=${TS_BENCH_SCALE:-"10000 100000"}
 RECORDS=${TS_BENCH_RECORDS:-4000}
 REPEAT=${TS_BENCH_REPEAT:-3}
-ONLY=${TS_BENCH_ONLY:-replay record scale score report python node}
+ONLY=${TS_BENCH_ONLY:-replay record scale score report html python node}
 
 for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
-	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench" "$BIN/report_bench"; do
+	"$BIN/gen_store" "$BIN/coldstart" "$BIN/read_store" "$BIN/score_bench" "$BIN/report_bench" \
+	"$BIN/html_bench"; do
 	[ -x "$b" ] || { echo "bench: $b is missing (run make bench)" >&2; exit 2; }
 done
 
@@ -405,6 +406,30 @@ bench_report() {
 		"pretty JSON of both $(field "$out" write_ms)" "$(ratio "$ms" "$(field "$out" write_ms)" 1)" "" ""
 }
 
+# ---- the HTML report: 10,000 checks, 1,000 FAILED, in headless Chromium ----
+bench_html() {
+	mkdir -p "$work/html"
+	out=$("$BIN/html_bench" --checks 10000 --failed 1000 --out "$work/html") ||
+		{ fail "html_bench failed"; return 1; }
+	mb=$(awk -v b="$(field "$out" html_bytes)" 'BEGIN { printf "%.2f", b / 1048576 }')
+	jmb=$(awk -v b="$(field "$out" json_bytes)" 'BEGIN { printf "%.2f", b / 1048576 }')
+	row "HTML report of 10,000 checks (1,000 FAILED), MB" "$mb" "its JSON report $jmb MB" \
+		"$(ratio "$mb" "$jmb")" "< 10 MB" "$(yesno "$mb < 10")"
+	row "HTML report rendered in C, ms" "$(field "$out" html_ms)" \
+		"the JSON report $(field "$out" json_ms) ms" \
+		"$(ratio "$(field "$out" html_ms)" "$(field "$out" json_ms)")" "" ""
+	bout=$(/usr/bin/python3 tests/bench/html_bench.py "$work/html" --repeat "$REPEAT") ||
+		{ fail "html: the browser part failed: $bout"; return 1; }
+	first=$(field "$bout" first_ms)
+	filt=$(field "$bout" filter_ms)
+	row "HTML report, first render in headless Chromium, ms" "$first" \
+		"the same rows as static HTML $(field "$bout" static_first_ms) ms" \
+		"$(ratio "$first" "$(field "$bout" static_first_ms)")" "< 1000 ms" "$(yesno "$first < 1000")"
+	row "HTML report, a filter change, ms" "$filt" \
+		"hiding static rows $(field "$bout" static_filter_ms) ms" \
+		"$(ratio "$filt" "$(field "$bout" static_filter_ms)")" "< 1000 ms" "$(yesno "$filt < 1000")"
+}
+
 # ---- the pytest plugin: N replay tests vs the same suite, no-op fixture ----
 bench_python() {
 	py=/usr/bin/python3
@@ -475,8 +500,8 @@ bench_node() {
 machine
 for part in $ONLY; do
 	case "$part" in
-	replay | record | scale | score | report | python | node) ;;
-	*) echo "bench: unknown part '$part' (replay, record, scale, score, report, python, node)" >&2; exit 2 ;;
+	replay | record | scale | score | report | html | python | node) ;;
+	*) echo "bench: unknown part '$part' (replay, record, scale, score, report, html, python, node)" >&2; exit 2 ;;
 	esac
 	echo "running $part benchmarks..." >&2
 	"bench_$part" || fail "$part benchmark stopped"

@@ -4,14 +4,49 @@
  * them with a code and a one-line message, adding nothing, or reads a report
  * whose JSON form is a fixed point (it reads again and renders the same
  * bytes), whose JUnit holds no byte XML 1.0 forbids, and which is refused
- * when given a second time (its runs are in already).
+ * when given a second time (its runs are in already), and whose HTML page
+ * (lib/ts_html) holds its two script elements and no other markup the
+ * report could have brought in.
  */
 #include <string.h>
+#include <strings.h>
 
 #include "fuzz.h"
 #include "fuzz_common.h"
 #include "ts_buf.h"
+#include "ts_html.h"
 #include "ts_runreport.h"
+
+/* Occurrences of s (ASCII, lower case) in the page, case-insensitively. */
+static size_t count_ci(const char *page, size_t len, const char *s)
+{
+    size_t n = strlen(s), found = 0;
+
+    for (size_t i = 0; i + n <= len; i++)
+        found += strncasecmp(page + i, s, n) == 0;
+    return found;
+}
+
+/* The page of r: made, with its own two scripts and no markup from r. */
+static void fuzz_html(ts_runreport *r)
+{
+    struct json_object *tree = NULL;
+    ts_buf page;
+    ts_error err;
+    int rc = ts_runreport_json_tree(r, &tree, &err);
+
+    FUZZ_CHECK(rc == 0, "no JSON tree of a report that was read: %s", err.message);
+    ts_buf_init(&page, TS_BUF_UNLIMITED);
+    rc = ts_html_render(tree, NULL, &page, &err);
+    FUZZ_CHECK(rc == 0, "no page of a report that was read: %s", err.message);
+    FUZZ_CHECK(count_ci(page.data, page.len, "<script") == 2 &&
+                   count_ci(page.data, page.len, "</script") == 2,
+               "the report brought a script element into the page");
+    FUZZ_CHECK(count_ci(page.data, page.len, "<!--") == 0, "a comment in the page");
+    FUZZ_CHECK(count_ci(page.data, page.len, "<img") == 0, "an image in the page");
+    ts_buf_free(&page);
+    json_object_put(tree);
+}
 
 static void fuzz_render(ts_runreport *r, bool junit, ts_buf *out)
 {
@@ -46,6 +81,7 @@ int ts_fuzz_runreport(const uint8_t *data, size_t size)
     fuzz_render(again, false, &second);
     FUZZ_CHECK(first.len == second.len && memcmp(first.data, second.data, first.len) == 0,
                "the JSON report is not a fixed point:\n%s\n---\n%s", first.data, second.data);
+    fuzz_html(r);
     fuzz_render(r, true, &xml);
     for (size_t i = 0; i < xml.len; i++) {
         unsigned char c = (unsigned char)xml.data[i];

@@ -36,6 +36,14 @@ for src in lib/*.c proto/*.c; do
 	fi
 	objs="$objs $obj"
 done
+# The HTML report's template, turned into C as the Makefile does.
+tpl="$OUT/obj/ts_html_template.c"
+if [ ! -f "$tpl.o" ] || [ -n "$(find lib/html scripts/embed.sh -newer "$tpl.o" 2>/dev/null)" ]; then
+	sh scripts/embed.sh "$tpl" ts_html_page=lib/html/report.html \
+		ts_html_style=lib/html/report.css ts_html_script=lib/html/report.js &&
+		$CC $OBJCFLAGS -c "$tpl" -o "$tpl.o" || { echo "fuzz: cannot build the HTML template"; exit 1; }
+fi
+objs="$objs $tpl.o"
 
 failed=""
 ran=0
