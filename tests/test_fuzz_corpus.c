@@ -30,8 +30,8 @@ typedef struct harness {
 } harness;
 
 static const harness harnesses[] = {
-    {"extract", ts_fuzz_extract},     {"proto", ts_fuzz_proto},       {"report", ts_fuzz_report},
-    {"rules", ts_fuzz_rules},         {"runreport", ts_fuzz_runreport}, {"snapshot", ts_fuzz_snapshot},
+    {"extract", ts_fuzz_extract}, {"proto", ts_fuzz_proto},         {"report", ts_fuzz_report},
+    {"rules", ts_fuzz_rules},     {"runreport", ts_fuzz_runreport}, {"snapshot", ts_fuzz_snapshot},
 };
 
 #define HARNESS_COUNT (sizeof(harnesses) / sizeof(harnesses[0]))
