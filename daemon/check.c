@@ -389,7 +389,8 @@ static void check_done(tsd_job *job)
                                  ms,
                                  c->out.message,
                                  c->out.report,
-                                 c->calls};
+                                 c->calls,
+                                 ts_rules_object(c->rules)};
             ts_error rerr;
 
             if (tsd_run_record(&c->srv->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
@@ -434,7 +435,7 @@ static void check_work(tsd_job *job)
                       &c->job, &c->err);
     /* The run's record of large calls is prepared here, off the loop. */
     if (rc == 0 && c->rq.run != NULL)
-        tsd_run_observe(&c->obs, c->calls, c->out.report, NULL);
+        tsd_run_observe(&c->obs, c->calls, c->out.report, ts_rules_object(c->rules), NULL);
     ts_snapshot_free(snap);
     c->rc = rc;
 }

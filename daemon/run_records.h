@@ -4,14 +4,18 @@
  *
  *   runs/<id>/run.json       the run: store, label, host, times, partial and
  *                            its reasons; at close also its counts, checks
- *                            and duplicate claims. Replaced whole.
+ *                            and duplicate claims, and its flaky lines once
+ *                            known. Replaced whole.
  *   runs/<id>/checks.jsonl   one line per check, appended (one write(2))
  *                            before the check's reply is sent. A line holds
  *                            the check's drift report the first time that
  *                            text is seen in the run (later ones name it by
  *                            id), and its observed calls the first time the
  *                            name saw that list (at most
- *                            TS_RUNREPORT_MAX_LISTS lists per name).
+ *                            TS_RUNREPORT_MAX_LISTS lists per name), and
+ *                            the comparison rules it was checked with the
+ *                            first time the run saw them (later lines
+ *                            name them by id).
  *   runs/<id>/referenced     at close: the names referenced and the names
  *                            whose last check FAILED, as sorted 64-bit
  *                            hashes (orphans and review need no more).
@@ -52,7 +56,8 @@ typedef struct tsd_run_meta {
     bool has_counts;
     ts_summary_counts counts;
     int64_t checks;
-    struct json_object *duplicates; /* [{name, tests: [str]}] or NULL */
+    struct json_object *duplicates;  /* [{name, tests: [str]}] or NULL */
+    struct json_object *flaky_lines; /* [str] once known, or NULL */
 } tsd_run_meta;
 
 void tsd_run_meta_free(tsd_run_meta *m);
@@ -74,11 +79,14 @@ typedef struct tsd_run_observation {
     ts_buf calls_text;                             /* compact JSON of the calls */
     char report_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no report */
     ts_buf report_text;                            /* cut to TS_RUNREPORT_REPORT_MAX */
+    char rules_id[TS_RUNREPORT_CALLS_ID_LEN + 1];  /* "" when no rules */
+    ts_buf rules_text;                             /* compact JSON of the rules object */
 } tsd_run_observation;
 
-/* Fill o for calls (NULL: none) and report (NULL: none). */
+/* Fill o for calls (NULL: none), report (NULL: none) and the rules
+ * object the check was compared with (NULL: none). */
 int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    ts_error *err);
+                    const struct json_object *rules, ts_error *err);
 void tsd_run_observation_free(tsd_run_observation *o);
 
 /* One check as a line holds it. */
@@ -90,6 +98,9 @@ typedef struct tsd_run_line {
     const char *calls_id;                 /* NULL: no observation */
     const char *calls_text;               /* compact JSON when this line holds it */
     const struct json_object *calls;      /* when read: the calls the line holds */
+    const char *rules_id;                 /* NULL: compared without rules */
+    const char *rules_text;               /* compact JSON when this line holds it */
+    const struct json_object *rules;      /* when read: the rules object the line holds */
 } tsd_run_line;
 
 /* Append line l to out as one JSON line ending with a newline. */
