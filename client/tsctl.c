@@ -180,6 +180,24 @@ static const tsctl_command commands[] = {
      "  --json   {file, valid, rules, snapshots, patterns: [{kind, pattern | tool,\n"
      "           matcher?, values, snapshots}], redactable: [{name, file}]}\n",
      tsctl_cmd_rules_check},
+    {"rules suggest", "print (and write) the rules that make a run's flaky names stable",
+     "Usage: tsctl rules suggest [--run ID] [--write]\n"
+     "\n"
+     "Reads the run's observations (--run ID, else TOOLSCORE_RUN, else the last run\n"
+     "tsctl run or tsctl record closed on the store), prints each flaky name's line\n"
+     "on stderr and, on stdout, the rules object (ignore patterns TOOL.args.PATH,\n"
+     "tools.NAME.ignore for calls present in only some observations, order:\n"
+     "unordered for reorderings) under which every name's observations compare\n"
+     "alike. Checked by applying it over the rules the checks were made with.\n"
+     "\n"
+     "Options:\n"
+     "  --run ID   the run (the \"run\" of tsctl run --json-report)\n"
+     "  --write    merge the rules into the project's config.json (beside the\n"
+     "             snapshot root: .toolscore/config.json for the default root),\n"
+     "             keeping its other keys and their order; created when absent.\n"
+     "             A file that is not a valid rules file is an error (exit 2) and\n"
+     "             is left as it was.\n",
+     tsctl_cmd_rules_suggest},
     {"extract", "print the calls extracted from a response or trace file",
      "Usage: tsctl extract FILE [--format F]\n"
      "\n"

@@ -350,11 +350,22 @@ void tsctl_print_duplicate(const tsctl_ctx *ctx, const char *name, const char *c
                            size_t ntests);
 
 /* The findings that turn a green command red (tsctl run, report merge):
- * FAILED checks or CI errors, or names claimed by two tests. */
-bool tsctl_findings(long long failed_or_errors, long long duplicates);
+ * FAILED checks or CI errors, names claimed by two tests, and, when the
+ * run is in CI (tsctl_env_ci), flaky names. */
+bool tsctl_findings(long long failed_or_errors, long long duplicates, long long flaky);
+
+/* Why tsctl_findings holds, for the message: "has FAILED checks or CI
+ * errors", "has snapshots claimed by more than one test", "has flaky
+ * snapshots (in CI)". */
+const char *tsctl_findings_why(long long failed_or_errors, long long duplicates, long long flaky);
+
+/* Print the flaky lines of a summary (an array of strings; anything else
+ * prints nothing); their number. */
+size_t tsctl_print_flaky_lines(const tsctl_ctx *ctx, const struct json_object *lines);
 
 /* Commands (one group per file). */
 int tsctl_cmd_eval(tsctl_ctx *ctx, int argc, char **argv);
+int tsctl_cmd_rules_suggest(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_extract(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_snapshots_path(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv);

@@ -3,9 +3,9 @@
  * (the JSON reports of CI shards joined into one summary line, one JUnit
  * file and one JSON report, lib/ts_runreport), and what `tsctl run` and
  * `tsctl orphans` share with it: loading report files, writing report
- * files, describing a run, printing duplicate claims, and the findings rule
- * of the exit status (FAILED checks, CI errors or duplicate claims make a
- * green command red).
+ * files, describing a run, printing duplicate claims and flaky lines, and
+ * the findings rule of the exit status (FAILED checks, CI errors, duplicate
+ * claims and, in CI, flaky names make a green command red).
  */
 #include "tsctl.h"
 
@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ts_buf.h"
+#include "ts_flaky.h"
 #include "ts_runreport.h"
 
 int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, ts_runreport **out)
@@ -136,9 +137,52 @@ static size_t print_duplicates(const tsctl_ctx *ctx, ts_runreport *r)
     return n;
 }
 
-bool tsctl_findings(long long failed_or_errors, long long duplicates)
+bool tsctl_findings(long long failed_or_errors, long long duplicates, long long flaky)
 {
-    return failed_or_errors > 0 || duplicates > 0;
+    return failed_or_errors > 0 || duplicates > 0 || (flaky > 0 && tsctl_env_ci());
+}
+
+const char *tsctl_findings_why(long long failed_or_errors, long long duplicates, long long flaky)
+{
+    if (failed_or_errors > 0)
+        return "has FAILED checks or CI errors";
+    if (duplicates > 0)
+        return "has snapshots claimed by more than one test";
+    return flaky > 0 ? "has flaky snapshots (in CI)" : "has no findings";
+}
+
+size_t tsctl_print_flaky_lines(const tsctl_ctx *ctx, const struct json_object *lines)
+{
+    size_t n = json_object_is_type(lines, json_type_array) ? json_object_array_length(lines) : 0;
+    size_t printed = 0;
+
+    (void)ctx;
+    for (size_t i = 0; i < n; i++) {
+        struct json_object *l = json_object_array_get_idx(lines, i);
+
+        if (!json_object_is_type(l, json_type_string))
+            continue;
+        printf("%s\n", json_object_get_string(l));
+        printed++;
+    }
+    return printed;
+}
+
+/* The flaky names of a report, their lines printed; their number. */
+static size_t print_flaky(const tsctl_ctx *ctx, ts_runreport *r)
+{
+    ts_flaky *flaky = NULL;
+    size_t n = 0;
+    ts_error err;
+
+    if (ts_flaky_report(r, &flaky, &n, &err) < 0) {
+        fprintf(stderr, "tsctl %s: cannot tell the flaky names: %s\n", ctx->command, err.message);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++)
+        printf("%s\n", flaky[i].line);
+    ts_flaky_list_free(flaky, n);
+    return n;
 }
 
 /* Write the JUnit and JSON forms of r where asked. 0 or an exit code. */
@@ -183,7 +227,7 @@ int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv)
     ts_runreport *r = NULL;
     ts_summary_counts c;
     tsctl_args args;
-    size_t dups;
+    size_t dups, flaky;
     ts_buf line;
     int rc;
 
@@ -217,10 +261,12 @@ int tsctl_cmd_report_merge(tsctl_ctx *ctx, int argc, char **argv)
     if (line.len > 0)
         printf("%s\n", line.data);
     ts_buf_free(&line);
+    flaky = print_flaky(ctx, r);
     dups = print_duplicates(ctx, r);
     c = ts_runreport_counts(r);
     ts_runreport_free(r);
-    if (rc == 0 && !no_fail && tsctl_findings(c.failed + c.errors, (long long)dups))
+    if (rc == 0 && !no_fail &&
+        tsctl_findings(c.failed + c.errors, (long long)dups, (long long)flaky))
         rc = TSCTL_EXIT_FAILED;
     return rc;
 }

@@ -194,25 +194,24 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
     if (rc == 0) {
         const char *line = tsctl_str(summary, "summary", "");
         struct json_object *counts = tsctl_get(summary, "counts");
-        size_t dups;
+        long long failed = tsctl_int(counts, "failed", 0);
+        size_t dups, flaky;
 
         tsctl_last_run_save(ctx, root, run_id);
         if (line[0] != '\0')
             printf("%s\n", line);
+        flaky = tsctl_print_flaky_lines(ctx, tsctl_get(summary, "flaky_lines"));
         dups = print_duplicates(ctx, summary);
         rc = write_run_report(ctx, run_id, "junit", junit_path);
         if (rc == 0)
             rc = write_run_report(ctx, run_id, "json", json_path);
         /* A green command does not hide a red snapshot. */
         if (rc == 0 && status == 0 && fail_on_findings &&
-            tsctl_findings(tsctl_int(counts, "failed", 0), (long long)dups)) {
+            tsctl_findings(failed, (long long)dups, (long long)flaky)) {
             fprintf(stderr,
                     "tsctl %s: the command passed, but the run %s (exit 1; "
                     "--no-fail-on-findings keeps the command's status)\n",
-                    ctx->command,
-                    dups > 0 && tsctl_int(counts, "failed", 0) == 0
-                        ? "has snapshots claimed by more than one test"
-                        : "has FAILED checks or CI errors");
+                    ctx->command, tsctl_findings_why(failed, (long long)dups, (long long)flaky));
             status = TSCTL_EXIT_FAILED;
         }
     } else {

@@ -419,7 +419,8 @@ static void check_done(tsd_job *job)
                                  c->out.message,
                                  c->out.report,
                                  c->calls,
-                                 failed ? c->baseline : NULL};
+                                 failed ? c->baseline : NULL,
+                                 ts_rules_object(c->rules)};
             ts_error rerr;
 
             if (tsd_run_record(&c->srv->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
@@ -545,7 +546,8 @@ static void check_work(tsd_job *job)
     /* The run's record of large calls is prepared here, off the loop. */
     if (rc == 0 && c->rq.run != NULL)
         tsd_run_observe(&c->obs, c->calls, c->out.report,
-                        d->outcome == TS_CHECK_FAILED && snap != NULL ? snap->calls : NULL, NULL);
+                        d->outcome == TS_CHECK_FAILED && snap != NULL ? snap->calls : NULL,
+                        ts_rules_object(c->rules), NULL);
     ts_snapshot_free(snap);
     c->rc = rc;
 }

@@ -233,14 +233,12 @@ static int do_run_close(tsd_server *srv, tsd_request *req, const struct json_obj
     tsd_run *run = NULL;
     int rc = param_run_only(srv, params, &run, err);
 
-    (void)req;
     if (rc < 0)
         return rc;
     if (!run->closed)
         tsd_info("run %s closed", run->id);
     tsd_runs_close(&srv->runs, run, tsd_runs_now_ms());
-    *result = tsd_run_summary(run);
-    return 0;
+    return tsd_run_summary_answer(srv, req, run, result, err);
 }
 
 static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_object *params,
@@ -249,11 +247,9 @@ static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_o
     tsd_run *run = NULL;
     int rc = param_run_only(srv, params, &run, err);
 
-    (void)req;
     if (rc < 0)
         return rc;
-    *result = tsd_run_summary(run);
-    return 0;
+    return tsd_run_summary_answer(srv, req, run, result, err);
 }
 
 /* ---- ordering on the store ------------------------------------------- */

@@ -176,3 +176,80 @@ int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_o
     }
     return TSD_ASYNC;
 }
+
+/* ---- the summary's flaky lines ------------------------------------------ */
+
+typedef struct flaky_job {
+    uv_work_t work;
+    tsd_server *srv;
+    tsd_request *req;
+    const ts_state *state;
+    tsd_run_meta meta;
+    struct json_object *summary;
+    struct json_object *lines;
+    int rc;
+    ts_error err;
+} flaky_job;
+
+static void flaky_work(uv_work_t *w)
+{
+    flaky_job *j = w->data;
+
+    ts_error_clear(&j->err);
+    j->rc = tsd_run_flaky_lines(j->state, &j->meta, &j->lines, &j->err);
+}
+
+static void flaky_done(uv_work_t *w, int status)
+{
+    flaky_job *j = w->data;
+    tsd_run *run = tsd_runs_find(&j->srv->runs, j->meta.id);
+
+    if (status < 0 && j->rc == 0)
+        j->rc = ts_error_set(&j->err, -ECANCELED, TS_ERR_INTERNAL, "cancelled");
+    if (j->rc < 0) {
+        tsd_warn("run %s: no flaky lines: %s", j->meta.id, j->err.message);
+        json_object_put(j->lines);
+        j->lines = json_object_new_array();
+    } else if (run != NULL && run->closed) {
+        tsd_run_keep_flaky(&j->srv->runs, run, j->lines);
+    }
+    json_object_object_add(j->summary, "flaky_lines", j->lines);
+    tsd_request_finish(j->req, 0, j->summary, NULL);
+    json_object_put(j->summary);
+    tsd_run_meta_free(&j->meta);
+    free(j);
+}
+
+int tsd_run_summary_answer(tsd_server *srv, tsd_request *req, tsd_run *run,
+                           struct json_object **result, ts_error *err)
+{
+    struct json_object *summary = tsd_run_summary(run);
+    flaky_job *j;
+    int rc;
+
+    if (json_object_object_get_ex(summary, "flaky_lines", NULL)) {
+        *result = summary;
+        return 0;
+    }
+    j = calloc(1, sizeof(*j));
+    if (j == NULL || tsd_run_meta_of(run, &j->meta) < 0) {
+        free(j);
+        json_object_put(summary);
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    j->srv = srv;
+    j->req = req;
+    j->state = srv->state;
+    j->summary = summary;
+    j->work.data = j;
+    tsd_jobs_size_pool();
+    rc = uv_queue_work(srv->loop, &j->work, flaky_work, flaky_done);
+    if (rc < 0) {
+        tsd_run_meta_free(&j->meta);
+        json_object_put(summary);
+        free(j);
+        return ts_error_set(err, -EIO, TS_ERR_INTERNAL, "cannot queue the flaky lines: %s",
+                            uv_strerror(rc));
+    }
+    return TSD_ASYNC;
+}

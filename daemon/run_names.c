@@ -102,7 +102,7 @@ int tsd_run_name_claim(tsd_run_name *n, const char *test)
     if (test == NULL || n->ntests >= TS_RUNREPORT_MAX_TESTS)
         return 0;
     for (size_t i = 0; i < n->ntests; i++) {
-        if (strcmp(n->tests[i], test) == 0)
+        if (ts_runreport_same_test(n->tests[i], test)) /* test_x[1-5], test_x[2-5]: one test */
             return 0;
     }
     tests = realloc(n->tests, (n->ntests + 1u) * sizeof(char *));

@@ -30,6 +30,7 @@ void tsd_run_meta_free(tsd_run_meta *m)
         free(m->reasons[i]);
     free(m->reasons);
     json_object_put(m->duplicates);
+    json_object_put(m->flaky_lines);
     memset(m, 0, sizeof(*m));
 }
 
@@ -55,6 +56,9 @@ int tsd_run_meta_copy(tsd_run_meta *dst, const tsd_run_meta *src)
     dst->nreasons = 0;
     dst->duplicates = src->duplicates != NULL ? ts_json_copy(src->duplicates) : NULL;
     if (src->duplicates != NULL && dst->duplicates == NULL)
+        fail = true;
+    dst->flaky_lines = src->flaky_lines != NULL ? ts_json_copy(src->flaky_lines) : NULL;
+    if (src->flaky_lines != NULL && dst->flaky_lines == NULL)
         fail = true;
     if (src->nreasons > 0) {
         dst->reasons = calloc(src->nreasons, sizeof(char *));
@@ -117,6 +121,8 @@ int tsd_run_meta_write(int dir, const tsd_run_meta *m, ts_error *err)
         json_object_object_add(o, "counts", c);
         json_object_object_add(o, "checks", json_object_new_int64(m->checks));
         json_object_object_add(o, "duplicates", json_object_get(m->duplicates));
+        if (m->flaky_lines != NULL)
+            json_object_object_add(o, "flaky_lines", json_object_get(m->flaky_lines));
     }
     ts_buf_init(&b, TSD_RUN_JSON_MAX);
     rc = ts_json_write_pretty(o, &b, err);
@@ -190,6 +196,15 @@ static int meta_counts(struct json_object *o, tsd_run_meta *m, ts_error *err)
         if (!json_object_is_type(v, json_type_array))
             return meta_bad(err, "\"duplicates\" is not an array");
         m->duplicates = json_object_get(v);
+    }
+    if (json_object_object_get_ex(o, "flaky_lines", &v) && v != NULL) {
+        if (!json_object_is_type(v, json_type_array))
+            return meta_bad(err, "\"flaky_lines\" is not an array");
+        for (size_t i = 0; i < json_object_array_length(v); i++) {
+            if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
+                return meta_bad(err, "\"flaky_lines\" holds something other than lines");
+        }
+        m->flaky_lines = json_object_get(v);
     }
     m->has_counts = true;
     return 0;
@@ -271,7 +286,8 @@ static void hex_id(const void *data, size_t len, char out[TS_RUNREPORT_CALLS_ID_
 }
 
 int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    const struct json_object *baseline, ts_error *err)
+                    const struct json_object *baseline, const struct json_object *rules,
+                    ts_error *err)
 {
     int rc = 0;
 
@@ -279,7 +295,13 @@ int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, con
     ts_buf_init(&o->calls_text, TS_BUF_UNLIMITED);
     ts_buf_init(&o->report_text, TS_BUF_UNLIMITED);
     ts_buf_init(&o->baseline_text, TS_BUF_UNLIMITED);
-    if (calls != NULL) {
+    ts_buf_init(&o->rules_text, TS_BUF_UNLIMITED);
+    if (rules != NULL) {
+        rc = ts_json_write_compact(rules, &o->rules_text, err);
+        if (rc == 0)
+            hex_id(o->rules_text.data ? o->rules_text.data : "", o->rules_text.len, o->rules_id);
+    }
+    if (rc == 0 && calls != NULL) {
         /* The id is ts_runreport_calls_id's: the SHA-1 of this text. */
         rc = ts_json_write_compact(calls, &o->calls_text, err);
         if (rc == 0)
@@ -311,6 +333,7 @@ void tsd_run_observation_free(tsd_run_observation *o)
     ts_buf_free(&o->calls_text);
     ts_buf_free(&o->report_text);
     ts_buf_free(&o->baseline_text);
+    ts_buf_free(&o->rules_text);
     o->ready = false;
 }
 
@@ -375,6 +398,14 @@ int tsd_run_line_encode(const tsd_run_line *l, ts_buf *out, ts_error *err)
         key(out, "baseline", false);
         ts_buf_appends(out, l->baseline_text);
     }
+    if (l->rules_id != NULL) {
+        key(out, "rules_id", false);
+        string_or_null(out, l->rules_id);
+    }
+    if (l->rules_text != NULL) {
+        key(out, "rules", false);
+        ts_buf_appends(out, l->rules_text);
+    }
     if (ts_buf_appends(out, "}\n") < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;
@@ -417,7 +448,7 @@ static bool id_ok(const char *id)
 /* The record of one parsed line; false when it is not one. */
 static bool line_decode(struct json_object *o, tsd_run_line *l)
 {
-    struct json_object *calls = NULL;
+    struct json_object *calls = NULL, *rules = NULL;
     struct json_object *baseline = NULL;
 
     memset(l, 0, sizeof(*l));
@@ -425,13 +456,19 @@ static bool line_decode(struct json_object *o, tsd_run_line *l)
         !line_string(o, "test", &l->test) || !line_string(o, "outcome", &l->outcome) ||
         !line_string(o, "message", &l->message) || !line_string(o, "report_id", &l->report_id) ||
         !line_string(o, "report", &l->report) || !line_string(o, "calls_id", &l->calls_id) ||
-        !line_string(o, "baseline_id", &l->baseline_id) || !line_number(o, "score", &l->score) ||
+        !line_string(o, "baseline_id", &l->baseline_id) ||
+        !line_string(o, "rules_id", &l->rules_id) || !line_number(o, "score", &l->score) ||
         !line_number(o, "min_score", &l->min_score) || !line_number(o, "ms", &l->duration_ms))
         return false;
     if (l->name == NULL || ts_runreport_outcome_of(l->outcome) < 0 || !id_ok(l->report_id) ||
-        !id_ok(l->calls_id) || !id_ok(l->baseline_id) ||
+        !id_ok(l->calls_id) || !id_ok(l->baseline_id) || !id_ok(l->rules_id) ||
         (l->report != NULL && l->report_id == NULL))
         return false;
+    if (json_object_object_get_ex(o, "rules", &rules) && rules != NULL) {
+        if (!json_object_is_type(rules, json_type_object) || l->rules_id == NULL)
+            return false;
+        l->rules = rules;
+    }
     if (json_object_object_get_ex(o, "calls", &calls) && calls != NULL) {
         if (!json_object_is_type(calls, json_type_array) || l->calls_id == NULL)
             return false;

@@ -4,7 +4,8 @@
  *
  *   runs/<id>/run.json       the run: store, label, host, times, partial and
  *                            its reasons; at close also its counts, checks
- *                            and duplicate claims. Replaced whole.
+ *                            and duplicate claims, and its flaky lines once
+ *                            known. Replaced whole.
  *   runs/<id>/checks.jsonl   one line per check, appended (one write(2))
  *                            before the check's reply is sent. A line holds
  *                            the check's drift report the first time that
@@ -13,7 +14,9 @@
  *                            name saw that list (at most
  *                            TS_RUNREPORT_MAX_LISTS lists per name); a
  *                            FAILED check's baseline calls the first time
- *                            the run saw that list.
+ *                            the run saw that list; and the comparison
+ *                            rules it was checked with the first time the
+ *                            run saw them (later lines name them by id).
  *   runs/<id>/referenced     at close: the names referenced and the names
  *                            whose last check FAILED, as sorted 64-bit
  *                            hashes (orphans and review need no more).
@@ -54,7 +57,8 @@ typedef struct tsd_run_meta {
     bool has_counts;
     ts_summary_counts counts;
     int64_t checks;
-    struct json_object *duplicates; /* [{name, tests: [str]}] or NULL */
+    struct json_object *duplicates;  /* [{name, tests: [str]}] or NULL */
+    struct json_object *flaky_lines; /* [str] once known, or NULL */
 } tsd_run_meta;
 
 void tsd_run_meta_free(tsd_run_meta *m);
@@ -78,12 +82,16 @@ typedef struct tsd_run_observation {
     ts_buf report_text;                              /* cut to TS_RUNREPORT_REPORT_MAX */
     char baseline_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no baseline */
     ts_buf baseline_text;                            /* compact JSON of the baseline */
+    char rules_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no rules */
+    ts_buf rules_text;                               /* compact JSON of the rules object */
 } tsd_run_observation;
 
-/* Fill o for calls (NULL: none), report (NULL: none) and the baseline a
- * FAILED check was compared with (NULL: none). */
+/* Fill o for calls (NULL: none), report (NULL: none), the baseline a
+ * FAILED check was compared with (NULL: none) and the rules object the
+ * check was compared with (NULL: none). */
 int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    const struct json_object *baseline, ts_error *err);
+                    const struct json_object *baseline, const struct json_object *rules,
+                    ts_error *err);
 void tsd_run_observation_free(tsd_run_observation *o);
 
 /* One check as a line holds it. */
@@ -98,6 +106,9 @@ typedef struct tsd_run_line {
     const char *baseline_id;              /* a FAILED check's baseline, NULL: none */
     const char *baseline_text;            /* compact JSON when this line holds it */
     const struct json_object *baseline;   /* when read: the baseline the line holds */
+    const char *rules_id;                 /* NULL: compared without rules */
+    const char *rules_text;               /* compact JSON when this line holds it */
+    const struct json_object *rules;      /* when read: the rules object the line holds */
 } tsd_run_line;
 
 /* Append line l to out as one JSON line ending with a newline. */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "ts_html.h"
+#include "ts_flaky.h"
 #include "ts_runreport.h"
 
 /* Report texts by id: a line holds a text the first time it is seen in
@@ -94,9 +95,55 @@ static void texts_free(texts *t)
     free(t->values);
 }
 
+/* The rules objects of the run by id: a line holds one the first time the
+ * run saw it; later lines name it. Few per run. */
+typedef struct rules_seen {
+    char (*ids)[TS_RUNREPORT_CALLS_ID_LEN + 1];
+    struct json_object **objs;
+    size_t n;
+} rules_seen;
+
+static const struct json_object *rules_get(const rules_seen *r, const char *id)
+{
+    for (size_t i = r->n; id != NULL && i-- > 0;) {
+        if (strcmp(r->ids[i], id) == 0)
+            return r->objs[i];
+    }
+    return NULL;
+}
+
+static int rules_put(rules_seen *r, const char *id, const struct json_object *obj)
+{
+    void *ids, *objs;
+
+    if (rules_get(r, id) != NULL)
+        return 0;
+    ids = realloc(r->ids, (r->n + 1) * sizeof(*r->ids));
+    if (ids != NULL)
+        r->ids = ids;
+    objs = realloc(r->objs, (r->n + 1) * sizeof(*r->objs));
+    if (objs != NULL)
+        r->objs = objs;
+    if (ids == NULL || objs == NULL)
+        return -ENOMEM;
+    snprintf(r->ids[r->n], sizeof(r->ids[r->n]), "%s", id);
+    r->objs[r->n++] = json_object_get((struct json_object *)obj);
+    return 0;
+}
+
+static void rules_free(rules_seen *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        json_object_put(r->objs[i]);
+    free(r->ids);
+    free(r->objs);
+}
+
 typedef struct render_ctx {
     ts_runreport *report;
     texts reports;
+    rules_seen rules;
+    bool no_reports; /* the drift reports are not needed */
 } render_ctx;
 
 static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
@@ -105,9 +152,11 @@ static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
     ts_runreport_check c;
     const char *report = NULL;
 
-    if (l->report != NULL && texts_put(&rc->reports, l->report_id, l->report) < 0)
+    if ((!rc->no_reports && l->report != NULL &&
+         texts_put(&rc->reports, l->report_id, l->report) < 0) ||
+        (l->rules != NULL && rules_put(&rc->rules, l->rules_id, l->rules) < 0))
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    if (l->report_id != NULL)
+    if (l->report_id != NULL && !rc->no_reports)
         report = l->report != NULL ? l->report : texts_get(&rc->reports, l->report_id);
     memset(&c, 0, sizeof(c));
     c.name = l->name;
@@ -122,6 +171,7 @@ static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
     c.calls = l->calls;
     c.baseline_id = l->baseline_id;
     c.baseline = l->baseline;
+    c.rules = rules_get(&rc->rules, l->rules_id);
     return ts_runreport_add_check(rc->report, &c, err);
 }
 
@@ -157,10 +207,10 @@ static int render_html(ts_runreport *r, const char *store, ts_buf *out, ts_error
     return rc;
 }
 
-int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
-                   ts_error *err)
+/* The report of meta's run read from its records into ctx (ctx->report
+ * made here; the caller frees ctx's parts). */
+static int load(const ts_state *state, const tsd_run_meta *meta, render_ctx *ctx, ts_error *err)
 {
-    render_ctx ctx = {NULL, {NULL, NULL, 0, 0}};
     ts_runreport_run run;
     char rel[96];
     int dir = -1;
@@ -173,8 +223,8 @@ int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *
                             "run '%s' is no longer kept (its files are gone)", meta->id);
     if (rc < 0)
         return rc;
-    ctx.report = ts_runreport_new();
-    if (ctx.report == NULL) {
+    ctx->report = ts_runreport_new();
+    if (ctx->report == NULL) {
         close(dir);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
@@ -188,16 +238,62 @@ int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *
     run.partial = meta->partial;
     run.reasons = (const char *const *)meta->reasons;
     run.nreasons = meta->nreasons;
-    rc = ts_runreport_add_run(ctx.report, &run, err);
+    rc = ts_runreport_add_run(ctx->report, &run, err);
     if (rc == 0)
-        rc = tsd_run_lines_read(dir, add_line, &ctx, NULL, NULL, err);
+        rc = tsd_run_lines_read(dir, add_line, ctx, NULL, NULL, err);
     close(dir);
+    return rc;
+}
+
+static void ctx_free(render_ctx *ctx)
+{
+    texts_free(&ctx->reports);
+    rules_free(&ctx->rules);
+    ts_runreport_free(ctx->report);
+}
+
+int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
+                   ts_error *err)
+{
+    render_ctx ctx = {NULL, {NULL, NULL, 0, 0}, {NULL, NULL, 0}, false};
+    int rc = load(state, meta, &ctx, err);
+
     if (rc == 0 && strcmp(format, "html") == 0)
         rc = render_html(ctx.report, meta->store, out, err);
     else if (rc == 0)
         rc = strcmp(format, "junit") == 0 ? ts_runreport_junit(ctx.report, out, err)
                                           : ts_runreport_json(ctx.report, out, err);
-    texts_free(&ctx.reports);
-    ts_runreport_free(ctx.report);
+    ctx_free(&ctx);
+    return rc;
+}
+
+int tsd_run_flaky_lines(const ts_state *state, const tsd_run_meta *meta, struct json_object **out,
+                        ts_error *err)
+{
+    render_ctx ctx = {NULL, {NULL, NULL, 0, 0}, {NULL, NULL, 0}, true};
+    ts_flaky *flaky = NULL;
+    size_t n = 0;
+    int rc = load(state, meta, &ctx, err);
+
+    *out = NULL;
+    if (rc == 0)
+        rc = ts_flaky_report(ctx.report, &flaky, &n, err);
+    if (rc == 0) {
+        *out = json_object_new_array();
+        for (size_t i = 0; *out != NULL && i < n && i < TSD_RUN_FLAKY_LINES; i++)
+            json_object_array_add(*out, json_object_new_string(flaky[i].line));
+        if (*out != NULL && n > TSD_RUN_FLAKY_LINES) {
+            char more[128];
+
+            snprintf(more, sizeof(more),
+                     "flaky: ... and %zu more flaky names (the JSON report lists them all)",
+                     n - TSD_RUN_FLAKY_LINES);
+            json_object_array_add(*out, json_object_new_string(more));
+        }
+        if (*out == NULL)
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    }
+    ts_flaky_list_free(flaky, n);
+    ctx_free(&ctx);
     return rc;
 }

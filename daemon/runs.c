@@ -18,6 +18,7 @@
 #include "run_names.h"
 #include "params.h"
 #include "ts_buf.h"
+#include "ts_json.h"
 #include "ts_runreport.h"
 
 static void run_id(char out[TSD_RUN_ID_LEN + 1])
@@ -113,6 +114,7 @@ static void run_free(tsd_run *run)
     free(run->referenced);
     free(run->failed);
     json_object_put(run->duplicates);
+    json_object_put(run->flaky_lines);
     free(run);
 }
 
@@ -147,6 +149,7 @@ static void meta_view(const tsd_run *run, tsd_run_meta *m)
         m->counts = run->counts;
         m->checks = run->checks;
         m->duplicates = run->duplicates;
+        m->flaky_lines = run->flaky_lines;
     }
 }
 
@@ -159,6 +162,7 @@ int tsd_run_meta_of(const tsd_run *run, tsd_run_meta *out)
     view.counts = run->counts;
     view.checks = run->checks;
     view.duplicates = NULL;
+    view.flaky_lines = NULL;
     return tsd_run_meta_copy(out, &view);
 }
 
@@ -326,15 +330,15 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     tsd_run_observation *o = obs;
     tsd_run_name *n;
     tsd_run_line l;
-    uint64_t calls_id, report_id, baseline_id;
+    uint64_t calls_id, report_id, baseline_id, rules_id;
     bool room = run->bytes < TSD_RUN_MAX_BYTES;
-    bool keep_calls, keep_report, keep_baseline;
+    bool keep_calls, keep_report, keep_baseline, keep_rules, written;
     ts_buf line;
     int rc;
 
     (void)runs;
     if (o == NULL || !o->ready) {
-        rc = tsd_run_observe(&local, c->calls, c->report, c->baseline, err);
+        rc = tsd_run_observe(&local, c->calls, c->report, c->baseline, c->rules, err);
         if (rc < 0)
             return rc;
         o = &local;
@@ -342,6 +346,7 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     calls_id = id_value(o->calls_id);
     report_id = id_value(o->report_id);
     baseline_id = strcmp(c->outcome, "FAILED") == 0 ? id_value(o->baseline_id) : 0;
+    rules_id = id_value(o->rules_id);
     n = tsd_run_name_get(run, c->name);
     if (n == NULL) {
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -352,6 +357,8 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     keep_report = room && report_id != 0 && !tsd_run_reports_has(run, report_id);
     keep_baseline = room && baseline_id != 0 && baseline_id != report_id &&
                     !tsd_run_reports_has(run, baseline_id);
+    /* Rules texts are kept once per run like report texts (one id table). */
+    keep_rules = rules_id != 0 && rules_id != baseline_id && !tsd_run_reports_has(run, rules_id);
     memset(&l, 0, sizeof(l));
     l.name = c->name;
     l.test = c->test;
@@ -368,8 +375,11 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     l.calls_text = keep_calls ? o->calls_text.data : NULL;
     l.baseline_id = baseline_id != 0 ? o->baseline_id : NULL;
     l.baseline_text = keep_baseline ? o->baseline_text.data : NULL;
+    l.rules_id = rules_id != 0 ? o->rules_id : NULL;
+    l.rules_text = keep_rules ? o->rules_text.data : NULL;
     ts_buf_init(&line, TS_BUF_UNLIMITED);
     rc = tsd_run_line_encode(&l, &line, err);
+    written = false;
     if (rc == 0 && run->checks < TSD_RUN_MAX_CHECKS) {
         int wrc = append(run->fd, line.data, line.len);
 
@@ -382,10 +392,13 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
         keep_calls = keep_calls && wrc == 0;
         keep_report = keep_report && wrc == 0;
         keep_baseline = keep_baseline && wrc == 0;
+        written = wrc == 0;
     }
     ts_buf_free(&line);
     if (rc == 0 && run_count(run, c->name, c->test, c->outcome, calls_id, keep_calls, report_id,
                              keep_report, baseline_id, keep_baseline) < 0)
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (rc == 0 && keep_rules && written && tsd_run_reports_add(run, rules_id) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     run->active_ms = now_ms;
 out:
@@ -499,6 +512,10 @@ void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms)
     if (run->closed)
         return;
     run->duplicates = open_duplicates(run);
+    for (size_t i = 0; i < run->nnames && !run->may_be_flaky; i++)
+        run->may_be_flaky = run->names[i]->nlists >= 2;
+    if (!run->may_be_flaky)
+        run->flaky_lines = json_object_new_array();
     run->referenced = name_hashes(run, false, &run->nreferenced);
     run->failed = name_hashes(run, true, &run->nfailed);
     if (run->referenced == NULL || run->failed == NULL) {
@@ -578,8 +595,40 @@ struct json_object *tsd_run_summary(const tsd_run *run)
                            json_object_new_string(line.data != NULL ? line.data : ""));
     json_object_object_add(o, "duplicates",
                            run->closed ? json_object_get(run->duplicates) : open_duplicates(run));
+    if (run->closed && run->flaky_lines != NULL)
+        json_object_object_add(o, "flaky_lines", ts_json_copy(run->flaky_lines));
+    else if (!tsd_run_may_be_flaky(run))
+        json_object_object_add(o, "flaky_lines", json_object_new_array());
     ts_buf_free(&line);
     return o;
+}
+
+bool tsd_run_may_be_flaky(const tsd_run *run)
+{
+    if (run->closed)
+        return run->flaky_lines == NULL && run->may_be_flaky;
+    for (size_t i = 0; i < run->nnames; i++) {
+        if (run->names[i]->nlists >= 2)
+            return true;
+    }
+    return false;
+}
+
+void tsd_run_keep_flaky(tsd_runs *runs, tsd_run *run, struct json_object *lines)
+{
+    ts_error err;
+    int dir = -1;
+
+    if (!run->closed || run->flaky_lines != NULL)
+        return;
+    run->flaky_lines = json_object_get(lines);
+    if (run_dir(runs, run->id, false, &dir, &err) == 0) {
+        run->dir = dir;
+        if (write_meta(runs, run, &err) < 0)
+            tsd_warn("run %s: cannot keep its flaky lines: %s", run->id, err.message);
+        close(dir);
+        run->dir = -1;
+    }
 }
 
 bool tsd_run_references(const tsd_run *run, const char *name)
@@ -622,6 +671,8 @@ size_t tsd_runs_memory(const tsd_runs *runs)
         }
         if (run->duplicates != NULL)
             bytes += strlen(json_object_to_json_string(run->duplicates)) * 4;
+        if (run->flaky_lines != NULL)
+            bytes += strlen(json_object_to_json_string(run->flaky_lines)) * 2;
     }
     return bytes;
 }
@@ -639,7 +690,8 @@ static int reload_line(const tsd_run_line *l, void *arg, ts_error *err)
 
     if (run_count(run, l->name, l->test, l->outcome, id_value(l->calls_id), l->calls != NULL,
                   id_value(l->report_id), l->report != NULL, id_value(l->baseline_id),
-                  l->baseline != NULL) < 0)
+                  l->baseline != NULL) < 0 ||
+        (l->rules != NULL && tsd_run_reports_add(run, id_value(l->rules_id)) < 0))
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;
 }
@@ -661,6 +713,9 @@ static void run_from_meta(tsd_run *run, tsd_run_meta *m)
     run->counts = m->counts;
     run->checks = m->checks;
     run->duplicates = m->duplicates;
+    run->flaky_lines = m->flaky_lines;
+    /* Closed before its lines were known: worked out when asked. */
+    run->may_be_flaky = run->closed && run->flaky_lines == NULL;
     memset(m, 0, sizeof(*m));
 }
 

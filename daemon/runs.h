@@ -73,7 +73,9 @@ typedef struct tsd_run {
     /* Closed runs. */
     uint64_t *referenced, *failed; /* sorted name hashes */
     size_t nreferenced, nfailed;
-    struct json_object *duplicates; /* [{name, tests}] */
+    struct json_object *duplicates;  /* [{name, tests}] */
+    bool may_be_flaky;               /* some name was observed with two distinct lists */
+    struct json_object *flaky_lines; /* the summary's flaky lines once known, else NULL */
     struct tsd_run *next;
 } tsd_run;
 
@@ -126,6 +128,7 @@ typedef struct tsd_run_check {
     const char *report;                 /* NULL: none */
     const struct json_object *calls;    /* the observed calls, NULL: none */
     const struct json_object *baseline; /* FAILED: the baseline compared with, else NULL */
+    const struct json_object *rules;    /* the rules object compared with, NULL: none */
 } tsd_run_check;
 
 /*
@@ -147,8 +150,19 @@ int tsd_run_mark_partial(tsd_runs *runs, tsd_run *run, const char *const *reason
  * and the runs past keep / max_age removed. A failed write is logged. */
 void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms);
 
-/* run.summary's result (a new object): docs/protocol.md. */
+/* run.summary's result (a new object): docs/protocol.md. Its
+ * "flaky_lines" only when they are known without reading the run's
+ * records (no name was observed with two distinct lists, or the closed
+ * run's lines were kept): else run_methods.h adds them from the pool. */
 struct json_object *tsd_run_summary(const tsd_run *run);
+
+/* True when the summary's flaky lines are not known yet: some name was
+ * observed with two distinct lists, and (closed) they were not kept. */
+bool tsd_run_may_be_flaky(const tsd_run *run);
+
+/* Keep lines (a reference is taken) as the flaky lines of the closed run,
+ * in memory and in its run.json. */
+void tsd_run_keep_flaky(tsd_runs *runs, tsd_run *run, struct json_object *lines);
 
 /* True when the run referenced name (any check). */
 bool tsd_run_references(const tsd_run *run, const char *name);

@@ -607,6 +607,11 @@ const char *ts_rules_tool(const ts_rules *r, size_t i)
     return i < ts_rules_tool_count(r) ? r->tools[i] : NULL;
 }
 
+bool ts_rules_tool_ignored(const ts_rules *r, const char *tool, size_t len)
+{
+    return ts_rules_tool_count(r) > 0 && ts_rules_tool_index(r, tool, len) >= 0;
+}
+
 long ts_rules_tool_index(const ts_rules *r, const char *tool, size_t len)
 {
     size_t lo = 0, hi = r->n_tools;

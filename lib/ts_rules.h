@@ -124,6 +124,18 @@ int ts_rules_redact(const ts_rules *r, struct json_object *calls, struct json_ob
 int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls, struct json_object **out,
                             size_t *counts, ts_error *err);
 
+/*
+ * calls (validated) as the rules leave them for comparing, before the
+ * order mode: calls of ignored tools removed, values an ignore pattern
+ * names removed, values a redact pattern names "[redacted]". Two
+ * observations that strip to equal lists compare alike against any
+ * baseline (ts_flaky tells repeats apart with it). *out is a new
+ * reference (calls itself when nothing changed, and for NULL or empty
+ * rules); the only error is -ENOMEM.
+ */
+int ts_rules_strip(const ts_rules *r, struct json_object *calls, struct json_object **out,
+                   ts_error *err);
+
 /* What the rules did in one comparison (ts_rules_evaluate). It may be
  * copied (moved) as a whole; compare stays valid until it is freed. */
 typedef struct ts_rules_applied {
@@ -222,5 +234,7 @@ const char *ts_rules_matcher_name(const ts_rules *r, size_t i);
 /* The ignored tools of r, in the object's order. */
 size_t ts_rules_tool_count(const ts_rules *r);
 const char *ts_rules_tool(const ts_rules *r, size_t i);
+/* True when r ignores the calls of tool[0..len) (`tools.NAME.ignore`). */
+bool ts_rules_tool_ignored(const ts_rules *r, const char *tool, size_t len);
 
 #endif

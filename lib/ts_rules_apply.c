@@ -459,6 +459,20 @@ int ts_rules_redact_counted(const ts_rules *r, struct json_object *calls, struct
     return redact(r, calls, out, NULL, counts, err);
 }
 
+int ts_rules_strip(const ts_rules *r, struct json_object *calls, struct json_object **out,
+                   ts_error *err)
+{
+    unsigned kinds = TS_RULES_KIND_BIT(TS_RULES_IGNORE) | TS_RULES_KIND_BIT(TS_RULES_REDACT);
+
+    if (ts_rules_empty(r)) {
+        *out = json_object_get(calls);
+        return 0;
+    }
+    if (ts_rules_transform(r, calls, true, kinds, 1, NULL, out) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory applying the rules");
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------
  * Census
  * ------------------------------------------------------------------------- */

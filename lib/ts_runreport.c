@@ -78,6 +78,7 @@ static void name_free(rr_name *n)
         json_object_put((struct json_object *)n->lists[i].calls);
     }
     free(n->lists);
+    json_object_put(n->rules);
     free(n);
 }
 
@@ -96,6 +97,7 @@ void ts_runreport_free(ts_runreport *r)
     free(r->names);
     free(r->slots);
     rr_calls_free(r);
+    rr_rules_free(r);
     free(r);
 }
 
@@ -246,6 +248,22 @@ rr_name *rr_name_get(ts_runreport *r, const char *name, bool create)
     return n;
 }
 
+/* The length of test without its trailing parametrization. */
+static size_t test_base(const char *test)
+{
+    size_t len = strlen(test);
+    const char *open = strchr(test, '[');
+
+    return len > 0 && test[len - 1] == ']' && open != NULL ? (size_t)(open - test) : len;
+}
+
+bool ts_runreport_same_test(const char *a, const char *b)
+{
+    size_t la = test_base(a);
+
+    return la == test_base(b) && memcmp(a, b, la) == 0;
+}
+
 int rr_name_claim(rr_name *n, const char *test)
 {
     char **tests;
@@ -253,7 +271,7 @@ int rr_name_claim(rr_name *n, const char *test)
     if (test == NULL)
         return 0;
     for (size_t i = 0; i < n->ntests; i++) {
-        if (strcmp(n->tests[i], test) == 0)
+        if (ts_runreport_same_test(n->tests[i], test))
             return 0;
     }
     if (n->ntests >= TS_RUNREPORT_MAX_TESTS)
@@ -451,6 +469,9 @@ int ts_runreport_add_check(ts_runreport *r, const ts_runreport_check *c, ts_erro
     }
     listed = r->nchecks;
     n = rr_name_get(r, c->name, true);
+    if (n != NULL && n->rules == NULL && c->rules != NULL && calls_id != NULL &&
+        rr_rules_intern(r, c->rules, &n->rules) < 0)
+        n = NULL;
     if (n == NULL || rr_name_claim(n, c->test) < 0 ||
         rr_list_check(r, (size_t)run, c, (ts_runreport_outcome)o, calls_id, baseline_id) < 0 ||
         (calls_id != NULL &&
@@ -581,6 +602,7 @@ int ts_runreport_repeats(ts_runreport *r, ts_runreport_repeat **out, size_t *cou
         rep->lists = nm->lists;
         rep->nlists = nm->nlists;
         rep->unlisted = nm->unlisted;
+        rep->rules = nm->rules;
         n++;
     }
     free(idx);
@@ -602,7 +624,7 @@ int rr_merge(ts_runreport *dst, ts_runreport *src)
         rr_name *s = src->names[i];
         rr_name *d = rr_name_get(dst, s->name, true);
 
-        if (d == NULL)
+        if (d == NULL || (d->rules == NULL && rr_rules_intern(dst, s->rules, &d->rules) < 0))
             return -ENOMEM;
         for (size_t t = 0; t < s->ntests; t++) {
             if (rr_name_claim(d, s->tests[t]) < 0)

@@ -111,6 +111,10 @@ typedef struct ts_runreport_check {
      * given here, or by id when an earlier check gave them. */
     const char *baseline_id;
     const struct json_object *baseline;
+    /* The comparison rules the check was made under (a rules object as
+     * ts_rules_object gives it), NULL: none. A name keeps those of its
+     * first observation with rules. */
+    const struct json_object *rules;
 } ts_runreport_check;
 
 typedef struct ts_runreport ts_runreport;
@@ -183,6 +187,15 @@ int ts_runreport_orphans(const ts_runreport *r, const char *root, struct json_ob
 /* Names two or more tests claimed. */
 size_t ts_runreport_duplicates(const ts_runreport *r);
 
+/*
+ * Whether test ids a and b are one test: equal once a trailing `[...]`
+ * parametrization is removed from each (the text from the first '[' of an
+ * id that ends with ']'), so pytest-repeat's `test_x[1-5]`, `test_x[2-5]`
+ * and a parametrized test's `test_x[a]`, `test_x[b]` checking one explicit
+ * name repeat it rather than claim it twice (docs/decisions.md).
+ */
+bool ts_runreport_same_test(const char *a, const char *b);
+
 /* A name and the tests that claimed it. */
 typedef struct ts_runreport_claim {
     const char *name;
@@ -213,7 +226,8 @@ typedef struct ts_runreport_repeat {
     int pass_any;                   /* pass@k: 1 when at least one passed, 0, -1 when k is 0 */
     const ts_runreport_list *lists; /* distinct call lists, first seen first */
     size_t nlists;
-    int64_t unlisted; /* observations whose calls are not among the lists */
+    int64_t unlisted;                /* observations whose calls are not among the lists */
+    const struct json_object *rules; /* the rules it was checked with, NULL: none */
 } ts_runreport_repeat;
 
 /*

@@ -43,8 +43,15 @@ typedef struct rr_name {
     ts_runreport_list *lists; /* ids and calls owned */
     size_t nlists, caplists;
     int64_t unlisted;
-    bool from_repeats; /* read from a JSON report's repeats (ts_runreport_json.c) */
+    struct json_object *rules; /* the rules of its first observation with rules (interned) */
+    bool from_repeats;         /* read from a JSON report's repeats (ts_runreport_json.c) */
 } rr_name;
+
+/* A distinct rules object of the report, by the hash of its compact text. */
+typedef struct rr_rules {
+    uint64_t hash;
+    struct json_object *obj; /* NULL: an empty slot */
+} rr_rules;
 
 struct ts_runreport {
     rr_run *runs;
@@ -63,7 +70,16 @@ struct ts_runreport {
     size_t *callslots; /* open addressing: index + 1 into calls, 0 empty */
     size_t ncallslots;
     size_t calls_bytes; /* compact JSON carried */
+    rr_rules *rules;    /* open addressing (ts_runreport_rules.c) */
+    size_t rules_cap, nrules;
 };
+
+/* A new reference to r's copy of the rules object obj (made when new);
+ * *out NULL for a NULL obj. -ENOMEM. */
+int rr_rules_intern(ts_runreport *r, const struct json_object *obj, struct json_object **out);
+
+/* Release the rules r keeps. */
+void rr_rules_free(ts_runreport *r);
 
 /* The entry of name, created when create is set (NULL: out of memory, or
  * absent and not created). */

@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_flaky.h"
 #include "ts_json.h"
 #include "ts_score.h"
+#include "ts_rules.h"
 
 /* ---- rendering ------------------------------------------------------- */
 
@@ -142,6 +144,7 @@ static struct json_object *repeat_json(const ts_runreport_repeat *rep)
     json_object_object_add(o, "pass@k", tristate(rep->pass_any));
     json_object_object_add(o, "distinct", json_object_new_int64((int64_t)rep->nlists));
     json_object_object_add(o, "unlisted", json_object_new_int64(rep->unlisted));
+    json_object_object_add(o, "rules", ts_json_copy(rep->rules));
     json_object_object_add(o, "lists", lists);
     return o;
 }
@@ -154,17 +157,22 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     struct json_object *checks = json_object_new_array();
     struct json_object *dups = json_object_new_array();
     struct json_object *repeats = json_object_new_array();
+    struct json_object *flaky = json_object_new_array();
     struct json_object *refs = json_object_new_object();
     struct json_object *calls = rr_calls_json(r);
     size_t *idx = rr_sorted_names(r);
     ts_runreport_repeat *reps = NULL;
-    size_t nreps = 0;
+    ts_flaky *flakes = NULL;
+    size_t nreps = 0, nflakes = 0;
     ts_buf line;
 
     ts_buf_init(&line, 4096);
     if (idx == NULL || calls == NULL || ts_runreport_repeats(r, &reps, &nreps, err) < 0 ||
-        ts_runreport_summary(r, &line) < 0) {
+        ts_flaky_report(r, &flakes, &nflakes, err) < 0 || ts_runreport_summary(r, &line) < 0) {
         free(idx);
+        free(reps);
+        ts_flaky_list_free(flakes, nflakes);
+        json_object_put(flaky);
         json_object_put(calls);
         ts_buf_free(&line);
         json_object_put(o);
@@ -193,6 +201,8 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     }
     for (size_t i = 0; i < nreps; i++)
         json_object_array_add(repeats, repeat_json(&reps[i]));
+    for (size_t i = 0; i < nflakes; i++)
+        json_object_array_add(flaky, ts_flaky_json(&flakes[i]));
     json_object_object_add(o, "format", json_object_new_string(TS_RUNREPORT_FORMAT));
     json_object_object_add(o, "version", json_object_new_int(TS_RUNREPORT_VERSION));
     json_object_object_add(o, "complete", json_object_new_boolean(ts_runreport_complete(r)));
@@ -205,9 +215,11 @@ static struct json_object *report_json(ts_runreport *r, ts_error *err)
     json_object_object_add(o, "calls_omitted", json_object_new_int64(rr_calls_omitted(r)));
     json_object_object_add(o, "duplicates", dups);
     json_object_object_add(o, "repeats", repeats);
+    json_object_object_add(o, "flaky", flaky);
     json_object_object_add(o, "referenced", refs);
     free(idx);
     free(reps);
+    ts_flaky_list_free(flakes, nflakes);
     ts_buf_free(&line);
     return o;
 }
@@ -507,7 +519,7 @@ static int read_repeat(ts_runreport *st, const struct json_object *o, const char
     int64_t outcomes[TS_RUNREPORT_OUTCOMES];
     int64_t listed[TS_RUNREPORT_OUTCOMES] = {0};
     int64_t observations, unlisted, sum, rest = 0;
-    struct json_object *lists;
+    struct json_object *lists, *rules = NULL;
     const char *name;
     char path[256];
     rr_name *n;
@@ -523,6 +535,15 @@ static int read_repeat(ts_runreport *st, const struct json_object *o, const char
         rc = bad(err, where, "the outcomes do not add up to the observations");
     if (rc == 0)
         rc = member(o, "lists", json_type_array, REQ, where, &lists, err);
+    if (rc == 0)
+        rc = member(o, "rules", json_type_object, NULLABLE, where, &rules, err);
+    if (rc == 0 && rules != NULL) {
+        ts_rules *compiled = NULL;
+
+        snprintf(path, sizeof(path), "%s.rules", where);
+        rc = ts_rules_from_json(rules, path, &compiled, err);
+        ts_rules_unref(compiled);
+    }
     if (rc < 0)
         return rc;
     if (json_object_array_length(lists) > TS_RUNREPORT_MAX_LISTS)
@@ -533,6 +554,8 @@ static int read_repeat(ts_runreport *st, const struct json_object *o, const char
     if (n->from_repeats)
         return bad(err, where, "a name given twice in repeats");
     n->from_repeats = true;
+    if (n->rules == NULL && rr_rules_intern(st, rules, &n->rules) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     for (size_t i = 0; i < json_object_array_length(lists); i++) {
         struct json_object *l = json_object_array_get_idx(lists, i);
         int64_t lo[TS_RUNREPORT_OUTCOMES];

@@ -37,6 +37,7 @@ export async function openRun({ root = process.cwd(), label } = {}) {
 export function summaryLines(summary) {
   const lines = [];
   if (summary.summary) lines.push(summary.summary);
+  for (const line of summary.flaky_lines ?? []) lines.push(line);
   for (const d of summary.duplicates ?? [])
     lines.push(`toolscore: error: snapshot '${d.name}' was claimed by more than one test: ${d.tests.join(', ')}`);
   return lines;
@@ -59,7 +60,8 @@ export async function closeRun({ print = console.log } = {}) {
     return null;
   }
   for (const line of summaryLines(summary)) print(line);
-  if (ciFromEnv() && (summary.duplicates ?? []).length > 0) process.exitCode = 1;
+  if (ciFromEnv() && ((summary.duplicates ?? []).length > 0 || (summary.flaky_lines ?? []).length > 0))
+    process.exitCode = 1;
   connection().close();
   return summary;
 }

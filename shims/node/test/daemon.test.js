@@ -1,7 +1,8 @@
 // Against a real toolscored (tests/test_node.sh sets TOOLSCORED): started
 // on a private socket by the client itself; integers and floats, big
 // integers and non-ASCII text survive a record and a show; one connection
-// carries many pipelined checks; the summary of a run counts them.
+// carries many pipelined checks; the summary of a run counts them and
+// names the flaky one.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +40,10 @@ test('a real daemon: values survive, pipelined checks, run summary', { skip: dae
     assert.match(drift.report, /\n  calls\[0\] f  args\.float: 1\.5 → 2\.5\n/);
     const summary = await c.request('run.close', { run });
     assert.equal(summary.summary, 'toolscore: 50 passed, 1 failed');
+    // One name observed with two distinct lists: flaky, its line ready to print.
+    assert.deepEqual(summary.flaky_lines, [
+      'flaky: values \u2014 51 runs, 2 distinct; varied: calls[0].args.float (2 values)',
+    ]);
     await c.request('stop', {});
   } finally {
     c.close();

@@ -93,6 +93,8 @@ export interface RunSummary {
   summary: string;
   counts: Record<string, number>;
   duplicates: { name: string; tests: string[] }[];
+  /** The lines of flaky names (docs/rules.md, "Repeats"), printed after the summary line. */
+  flaky_lines?: string[];
   [key: string]: unknown;
 }
 export function openRun(options?: { root?: string; label?: string }): Promise<string>;

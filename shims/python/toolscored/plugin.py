@@ -7,8 +7,8 @@ Process roles (docs/pytest.md):
 - the controller (the only process without xdist, or xdist's controller)
   owns the run: it opens it (lazily at the first check without workers,
   before the first worker starts with them) unless TOOLSCORE_RUN names a
-  run to join, closes it at the end, prints its summary, duplicate claims
-  and unused snapshots (--toolscore-orphans);
+  run to join, closes it at the end, prints its summary, flaky names,
+  duplicate claims and unused snapshots (--toolscore-orphans);
 - xdist workers get the run id through ``workerinput`` and send back what
   the controller needs (partial-run reasons, checks made) through
   ``workeroutput``.
@@ -284,11 +284,13 @@ class _Session:
             return
         if summary.get("summary"):
             self.lines.append(summary["summary"])
+        flaky = summary.get("flaky_lines") or []
+        self.lines.extend(flaky)
         duplicates = summary.get("duplicates") or []
         for d in duplicates:
             self.lines.append(f"toolscore: error: snapshot '{d['name']}' was claimed by more "
                               f"than one test: {', '.join(d['tests'])}")
-        failed = bool(duplicates) and self.ci
+        failed = bool(duplicates or flaky) and self.ci
         if self.orphans:
             failed = self.handle_orphans(session, exitstatus) or failed
         if failed and session.exitstatus == pytest.ExitCode.OK:
