@@ -115,7 +115,7 @@ void ts_check_input_init(ts_check_input *in, const char *name, const ts_score_op
  * The next step of the check described by in (docs/snapshots.md, "The
  * state machine"):
  * - update: UPDATED, after reading the file: when it is an approved
- *   baseline whose calls equal in->calls (ts_check_calls_equal) nothing is
+ *   baseline whose calls equal in->calls (ts_json_equal) nothing is
  *   written (unchanged), else the calls are written approved (a missing or
  *   unreadable file too);
  * - no file: CREATED (written unapproved), or ERROR_MISSING_IN_CI (nothing
@@ -132,16 +132,6 @@ void ts_check_decide(const ts_check_input *in, ts_check_decision *out);
 
 /* The state of a snapshot read (NULL: no file). */
 ts_check_state ts_check_state_of(const ts_snapshot *snapshot);
-
-/*
- * True when the two call lists are the same JSON: arrays item by item,
- * objects with the same keys (in any order) and equal values, strings
- * byte for byte, integers by value, floats by value and sign (-0.0 is not
- * 0.0), an integer never equal to a float (1 is not 1.0: the file would
- * change). What "the calls are already the recorded ones" means for
- * update and for a pending snapshot.
- */
-bool ts_check_calls_equal(const struct json_object *a, const struct json_object *b);
 
 /*
  * Score in->calls against in->snapshot's calls with in->options under

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "ts_align.h"
+#include "ts_json.h"
 
 typedef struct fl_group {
     size_t form; /* its first form */
@@ -539,7 +540,7 @@ static void collect(fl_ctx *x, size_t slot, const struct json_object *a, bool ha
             }
             return;
         }
-        if (fl_values_equal(a, b))
+        if (ts_json_equal(a, b))
             return;
     }
     record(x, slot);
@@ -624,7 +625,7 @@ static int tally(fl_ctx *x, fl_entry *e)
         if (!value_at(group_call(x, s->at[i].group, s->at[i].idx), e->segs, e->nsegs, &v))
             continue;
         e->out.present += count;
-        for (j = 0; j < nv && !fl_values_equal(vals[j].v, v); j++)
+        for (j = 0; j < nv && !ts_json_equal(vals[j].v, v); j++)
             ;
         if (j == nv)
             vals[nv++] = (fl_value){v, 0, j};

@@ -37,10 +37,6 @@ bool fl_forms_same(const fl_form *a, const fl_form *b, bool multiset);
  * -ENOMEM. */
 int fl_stable_under(const ts_runreport_repeat *rep, const ts_rules *rules);
 
-/* Values compared exactly as JSON (1 and 1.0 differ), object keys in any
- * order. */
-bool fl_values_equal(const struct json_object *a, const struct json_object *b);
-
 /* A step of a path below a call: a key, or (key NULL) an array index. */
 typedef struct fl_seg {
     char *key;

@@ -586,3 +586,59 @@ const char *ts_json_get_string(const struct json_object *obj, const char *key)
         return NULL;
     return json_object_get_string(v);
 }
+
+bool ts_json_equal(const struct json_object *a, const struct json_object *b)
+{
+    enum json_type type = json_object_get_type(a);
+
+    if (a == b)
+        return true;
+    if (type != json_object_get_type(b))
+        return false;
+    switch (type) {
+    case json_type_null:
+        return true;
+    case json_type_boolean:
+        return json_object_get_boolean(a) == json_object_get_boolean(b);
+    case json_type_int:
+        /* Both readings: int64 tells negatives apart, uint64 the values past
+         * INT64_MAX (each reading saturates where the other is exact). */
+        return json_object_get_int64(a) == json_object_get_int64(b) &&
+               json_object_get_uint64(a) == json_object_get_uint64(b);
+    case json_type_double: {
+        double x = json_object_get_double(a);
+        double y = json_object_get_double(b);
+
+        return x == y && signbit(x) == signbit(y);
+    }
+    case json_type_string:
+        return json_object_get_string_len(a) == json_object_get_string_len(b) &&
+               memcmp(json_object_get_string((struct json_object *)a),
+                      json_object_get_string((struct json_object *)b),
+                      (size_t)json_object_get_string_len(a)) == 0;
+    case json_type_array: {
+        size_t n = json_object_array_length(a);
+
+        if (n != json_object_array_length(b))
+            return false;
+        for (size_t i = 0; i < n; i++) {
+            if (!ts_json_equal(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i)))
+                return false;
+        }
+        return true;
+    }
+    case json_type_object: {
+        if (json_object_object_length(a) != json_object_object_length(b))
+            return false;
+        json_object_object_foreach((struct json_object *)a, key, value)
+        {
+            struct json_object *other = NULL;
+
+            if (!json_object_object_get_ex(b, key, &other) || !ts_json_equal(value, other))
+                return false;
+        }
+        return true;
+    }
+    }
+    return false;
+}

@@ -73,4 +73,14 @@ struct json_object *ts_json_copy(const struct json_object *v);
 /* String value of key in obj, or NULL if absent or not a string. */
 const char *ts_json_get_string(const struct json_object *obj, const char *key);
 
+/*
+ * True when the two values are the same JSON: arrays item by item,
+ * objects with the same keys (in any order) and equal values, strings
+ * byte for byte, integers by value, floats by value and sign (-0.0 is not
+ * 0.0), an integer never equal to a float (1 is not 1.0: the file would
+ * change). What "the calls are already the recorded ones" means for
+ * update and for a pending snapshot.
+ */
+bool ts_json_equal(const struct json_object *a, const struct json_object *b);
+
 #endif

@@ -316,7 +316,7 @@ START_TEST(an_unreadable_file_is_left_to_the_caller)
 }
 END_TEST
 
-/* ts_check_calls_equal on two JSON texts. */
+/* ts_json_equal on two JSON texts. */
 static bool equal_texts(const char *a, const char *b)
 {
     struct json_object *x = NULL;
@@ -325,8 +325,8 @@ static bool equal_texts(const char *a, const char *b)
 
     ck_assert_int_eq(ts_json_parse(a, strlen(a), 0, &x, NULL), 0);
     ck_assert_int_eq(ts_json_parse(b, strlen(b), 0, &y, NULL), 0);
-    eq = ts_check_calls_equal(x, y);
-    ck_assert(ts_check_calls_equal(y, x) == eq);
+    eq = ts_json_equal(x, y);
+    ck_assert(ts_json_equal(y, x) == eq);
     json_object_put(x);
     json_object_put(y);
     return eq;
