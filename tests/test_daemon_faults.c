@@ -36,27 +36,6 @@
 #define WRITERS 8
 #define FAULT_DELAY_MS "300"
 
-/* Path of the ASan runtime this process runs with, or "" (not ASan). */
-static void asan_runtime(char *out, size_t outsz)
-{
-    FILE *fp = fopen("/proc/self/maps", "r");
-    char line[4096];
-
-    out[0] = '\0';
-    if (fp == NULL)
-        return;
-    while (fgets(line, sizeof(line), fp) != NULL) {
-        char *path = strchr(line, '/');
-
-        if (path == NULL || strstr(path, "/libasan.so") == NULL)
-            continue;
-        path[strcspn(path, "\n")] = '\0';
-        snprintf(out, outsz, "%s", path);
-        break;
-    }
-    fclose(fp);
-}
-
 static int count_lines(const char *path)
 {
     char *text = tdaemon_slurp(path);
@@ -110,7 +89,7 @@ static void start_with_fsync_shim(bool data, char *control, char *log, size_t sz
 
     snprintf(shim, sizeof(shim), "%s/tests/shim_fsync.so", build != NULL ? build : "build");
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    asan_runtime(asan, sizeof(asan));
+    tdaemon_asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
     snprintf(control, sz, "%s/fault-on", tdaemon_fx.dir);
     snprintf(log, sz, "%s/fault.log", tdaemon_fx.dir);
@@ -365,7 +344,7 @@ START_TEST(out_of_descriptors_without_reserve)
 
     snprintf(shim, sizeof(shim), "%s/tests/shim_open.so", build != NULL ? build : "build");
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    asan_runtime(asan, sizeof(asan));
+    tdaemon_asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
     snprintf(control, sizeof(control), "%s/no-dev-null", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_OPEN_CONTROL=%s", control);
@@ -436,7 +415,7 @@ START_TEST(system_out_of_descriptors_answers_busy)
 
     snprintf(shim, sizeof(shim), "%s/tests/shim_accept.so", build != NULL ? build : "build");
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    asan_runtime(asan, sizeof(asan));
+    tdaemon_asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
     snprintf(control, sizeof(control), "%s/enfile", tdaemon_fx.dir);
     snprintf(log, sizeof(log), "%s/accept.log", tdaemon_fx.dir);

@@ -26,27 +26,6 @@ static tdaemon a, b;
 static char store[700];
 static const char calls_text[] = "[{\"tool\": \"pay\", \"args\": {\"to\": \"alice\", \"n\": 1}}]";
 
-/* Path of the ASan runtime this process runs with, or "" (not ASan). */
-static void asan_runtime(char *out, size_t outsz)
-{
-    FILE *fp = fopen("/proc/self/maps", "r");
-    char line[4096];
-
-    out[0] = '\0';
-    if (fp == NULL)
-        return;
-    while (fgets(line, sizeof(line), fp) != NULL) {
-        char *path = strchr(line, '/');
-
-        if (path == NULL || strstr(path, "/libasan.so") == NULL)
-            continue;
-        path[strcspn(path, "\n")] = '\0';
-        snprintf(out, outsz, "%s", path);
-        break;
-    }
-    fclose(fp);
-}
-
 static void setup(void)
 {
     char proj[600], shim[600], preload[1400], asan[600];
@@ -60,7 +39,7 @@ static void setup(void)
      * land after the approval and undo it */
     snprintf(shim, sizeof(shim), "%s/tests/shim_fsync.so", build != NULL ? build : "build");
     ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    asan_runtime(asan, sizeof(asan));
+    tdaemon_asan_runtime(asan, sizeof(asan));
     snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
     const char *prefix[] = {"env", preload, "TS_SHIM_FSYNC_SLOW_MS=30", NULL};
     tdaemon_start_wrapped(&b, prefix, NULL, 10000);

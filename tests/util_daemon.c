@@ -557,3 +557,23 @@ TCase *tdaemon_fixture_case(const char *name, bool start, const char *const *arg
     tcase_set_timeout(tc, timeout_s);
     return tc;
 }
+
+void tdaemon_asan_runtime(char *out, size_t outsz)
+{
+    FILE *fp = fopen("/proc/self/maps", "r");
+    char line[4096];
+
+    out[0] = '\0';
+    if (fp == NULL)
+        return;
+    while (fgets(line, sizeof(line), fp) != NULL) {
+        char *path = strchr(line, '/');
+
+        if (path == NULL || strstr(path, "/libasan.so") == NULL)
+            continue;
+        path[strcspn(path, "\n")] = '\0';
+        snprintf(out, outsz, "%s", path);
+        break;
+    }
+    fclose(fp);
+}

@@ -114,6 +114,10 @@ char *tdaemon_slurp(const char *path);
 /* The file of snapshot name in the store directory dir (static buffer). */
 const char *tdaemon_snapshot_path(const char *dir, const char *name);
 
+/* Path of the ASan runtime this process runs with, or "" (not ASan): what a
+ * program preloaded under the daemon (LD_PRELOAD) must come after. */
+void tdaemon_asan_runtime(char *out, size_t outsz);
+
 /*
  * Write name's snapshot file into dir by hand, as an editor or a checkout
  * would: unlink, then write (a new inode, often with the same number) an
