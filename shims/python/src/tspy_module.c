@@ -192,10 +192,9 @@ static int op_check(ts_client *c, void *arg, struct json_object **res, ts_error 
 
 static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"store",   "name",   "actual", "format", "min_score",
-                             "weights", "strict", "ci",     "update", "allow_pending",
-                             "run",     "test",   "color",  "rules",  "width",
-                             "json_diff", NULL};
+    static char *kwlist[] = {"store",  "name",  "actual", "format",        "min_score", "weights",
+                             "strict", "ci",    "update", "allow_pending", "run",       "test",
+                             "color",  "rules", "width",  "json_diff",     NULL};
     tspy_check_params p;
     PyObject *actual;
     PyObject *weights = Py_None;
@@ -209,10 +208,10 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 
     memset(&p, 0, sizeof(p));
     p.min_score = 1.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzpOip:check", kwlist,
-                                     &p.store, &p.name, &actual, &p.format, &p.min_score, &weights,
-                                     &strict, &ci, &update, &allow_pending, &p.run, &p.test, &color,
-                                     &rules, &width, &json_diff))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzpOip:check", kwlist, &p.store,
+                                     &p.name, &actual, &p.format, &p.min_score, &weights, &strict,
+                                     &ci, &update, &allow_pending, &p.run, &p.test, &color, &rules,
+                                     &width, &json_diff))
         return NULL;
     if (width < 0 || width > 65535) {
         PyErr_Format(PyExc_ValueError, "width must be 0 to 65535 columns, not %d", width);
