@@ -240,7 +240,7 @@ $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(BENCH_HELPER_OBJ) $(LIBCLIENT) $(FL
 # Every test needs the binaries too (integration tests start them); the
 # load and exhaustion tests drive the daemon with the bench load generator,
 # the bounds tests with the attack tool.
-check: check-format all $(BUILD)/bench/loadgen
+check: check-format all $(BUILD)/bench/loadgen $(BUILD)/bench/attack
 	@BUILD=$(BUILD) tests/run.sh
 
 # The HTML report's screenshot in docs/ci.md: the browser test's first

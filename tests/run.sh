@@ -32,7 +32,9 @@ for t in "$BUILD"/tests/test_*; do
 	name=$(basename "$t")
 	selected "$name" || continue
 	echo "== $name"
+	start=$(date +%s)
 	if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
+	echo "-- $name: $(($(date +%s) - start)) s"
 done
 # make stress (TS_STRESS=1) adds the long hardening scripts tests/stress_*.sh.
 shell_tests="tests/test_*.sh"
@@ -42,7 +44,9 @@ for t in $shell_tests; do
 	name=$(basename "$t")
 	selected "$name" || continue
 	echo "== $name"
+	start=$(date +%s)
 	if timeout 600 sh "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
+	echo "-- $name: $(($(date +%s) - start)) s"
 done
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed"

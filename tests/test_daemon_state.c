@@ -1004,7 +1004,7 @@ START_TEST(runs)
     ck_assert(json_object_get_double(v) > 0);
     ck_assert_ptr_nonnull(strstr(tstr(c4, "report"), "Expected vs Actual"));
     json_object_put(report);
-    json_object_object_add(rp, "format", json_object_new_string("html"));
+    json_object_object_add(rp, "format", json_object_new_string("yaml"));
     tdaemon_err(tdaemon_fx_conn, "run.report", rp, "invalid_argument");
     json_object_put(rp);
 

@@ -341,11 +341,27 @@ START_TEST(flaky_names_from_repeats_or_the_section)
                      "f");
     ck_assert_ptr_nonnull(strstr(page, "<span class=\"n\">1</span> flaky"));
     ck_assert_int_eq(json_object_array_length(at(d, "repeats")), 2);
-    ck_assert_ptr_null(at(d, "flaky"));
+    /* the report's own flaky section (lib/ts_flaky): "f" varied */
+    ck_assert_int_eq(json_object_array_length(at(d, "flaky")), 1);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(
+                         json_object_array_get_idx(at(d, "flaky"), 0), "name")),
+                     "f");
     json_object_put(d);
     free(page);
-    /* A report with a flaky section: its names, its entries as they are. */
+    /* A report without a flaky section (a shard's older file): the names
+     * whose repeats saw two lists. */
     ck_assert_int_eq(ts_runreport_json_tree(r, &tree, NULL), 0);
+    json_object_object_del(tree, "flaky");
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_html_render(tree, NULL, &b, NULL), 0);
+    d = island(b.data);
+    ck_assert_int_eq(json_object_array_length(at(d, "flaky_names")), 1);
+    ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(at(d, "flaky_names"), 0)),
+                     "f");
+    ck_assert_ptr_null(at(d, "flaky"));
+    json_object_put(d);
+    ts_buf_free(&b);
+    /* A report with a flaky section: its names, its entries as they are. */
     json_object_object_add(
         tree, "flaky",
         util_json_c_parse("[{\"name\": \"same\", \"line\": \"flaky: same\", \"varied\": []}]"));

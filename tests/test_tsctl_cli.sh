@@ -23,7 +23,7 @@ t 0 "$TSCTL" help check && out_has "Usage: tsctl check"
 t 0 "$TSCTL" help snapshots rm && out_has "Usage: tsctl snapshots rm"
 t 0 "$TSCTL" help snapshots && out_has "path"
 t 0 "$TSCTL" report --help && out_has "merge"
-t 2 "$TSCTL" report && err_one_line && err_has "missing subcommand (merge)"
+t 2 "$TSCTL" report && err_one_line && err_has "missing subcommand (merge, html)"
 t 2 "$TSCTL" help frob && err_one_line && err_has "frob"
 t 0 "$TSCTL" eval --version && out_has "tsctl "
 t 2 "$TSCTL" && err_one_line && err_has "missing command"
@@ -174,7 +174,7 @@ complete_words() {
 }
 t 0 complete_words tsctl sn && same "$OUT" "snapshots" "complete a command"
 t 0 complete_words tsctl snapshots "" && out_has "list" && out_has "path"
-t 0 complete_words tsctl report "" && same "$OUT" "merge" "complete report"
+t 0 complete_words tsctl report "" && same "$(echo $OUT)" "merge html" "complete report"
 t 0 complete_words tsctl check x --for && same "$OUT" "--format" "complete an option"
 t 0 complete_words tsctl eval --format open && out_has "openai-responses"
 

@@ -128,7 +128,7 @@ printf '{"ignore": ["*.x"]}' >"$P/custom/config.json"
 t 2 "$TSCTL" --dir custom/snaps rules check && err_one_line &&
 	err_has "custom/config.json: line 1, column 13: ignore[0]: pattern '*.x', column 3"
 t 2 "$TSCTL" rules check a b && err_one_line
-t 2 "$TSCTL" rules && err_one_line && err_has "missing subcommand (check)"
+t 2 "$TSCTL" rules && err_one_line && err_has "missing subcommand (check, suggest)"
 t 0 "$TSCTL" rules --help && out_has "check"
 t 0 "$TSCTL" rules check --help && out_has "Usage: tsctl rules check"
 cd / || exit 1
