@@ -4,6 +4,7 @@
 #include "runs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -365,7 +366,8 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     l.outcome = c->outcome;
     l.score = c->score;
     l.min_score = c->min_score;
-    l.duration_ms = c->duration_ms;
+    /* to the microsecond: its shortest decimal form is then short to find */
+    l.duration_ms = round(c->duration_ms * 1000.0) / 1000.0;
     l.message = c->message;
     l.report_id = report_id != 0 ? o->report_id : NULL;
     l.report = keep_report ? o->report_text.data : NULL;
