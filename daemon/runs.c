@@ -642,17 +642,6 @@ bool tsd_run_references(const tsd_run *run, const char *name)
     return tsd_run_name_find(run, name, h) != NULL;
 }
 
-bool tsd_run_last_failed(const tsd_run *run, const char *name)
-{
-    uint64_t h = tsd_run_name_hash(name);
-    const tsd_run_name *n;
-
-    if (run->closed)
-        return tsd_run_hashes_has(run->failed, run->nfailed, h);
-    n = tsd_run_name_find(run, name, h);
-    return n != NULL && n->last_failed;
-}
-
 size_t tsd_runs_memory(const tsd_runs *runs)
 {
     size_t bytes = 0;
