@@ -263,22 +263,13 @@ static void decide_done(tsd_job *job)
 /* The params both take: {store, names: [str]} or {store, all: true, run?}. */
 static int parse(tsd_server *srv, const struct json_object *params, decide_job *d, ts_error *err)
 {
-    struct json_object *names = NULL;
+    struct json_object *names;
     tsd_run *run = NULL;
     tsd_params p;
     bool all;
 
     tsd_params_init(&p, params, err);
-    all = tsd_params_bool(&p, "all", false);
-    if (all && json_object_object_get_ex(params, "names", &names) && names != NULL)
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "give either 'names' or 'all': true, not both"));
-    names = NULL;
-    if (!all) {
-        names = tsd_params_value(&p, "names");
-        if (names != NULL)
-            tsd_params_fail(&p, tsd_queue_check_names(names, err));
-    }
+    names = tsd_params_names_or_all(&p, &all);
     d->run = tsd_params_string(&p, "run", false);
     if (d->run != NULL && !all)
         tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
