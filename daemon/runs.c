@@ -18,6 +18,7 @@
 #include "run_names.h"
 #include "params.h"
 #include "ts_buf.h"
+#include "ts_fd.h"
 #include "ts_json.h"
 #include "ts_runreport.h"
 
@@ -307,22 +308,6 @@ int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err)
     return 0;
 }
 
-/* write(2) all of data at the end of fd. */
-static int append(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
                    int64_t now_ms, ts_error *err)
 {
@@ -381,7 +366,7 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     rc = tsd_run_line_encode(&l, &line, err);
     written = false;
     if (rc == 0 && run->checks < TSD_RUN_MAX_CHECKS) {
-        int wrc = append(run->fd, line.data, line.len);
+        int wrc = ts_fd_write_all(run->fd, line.data, line.len);
 
         if (wrc < 0)
             tsd_warn("run %s: cannot append to %s/runs/%s/checks.jsonl: %s (the check counts "
