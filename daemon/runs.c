@@ -545,16 +545,6 @@ static struct json_object *counts_json(const ts_summary_counts *c, int64_t check
     return o;
 }
 
-static struct json_object *time_json(int64_t ms)
-{
-    char t[32];
-
-    if (ms < 0)
-        return NULL;
-    ts_runreport_format_time(ms, t);
-    return json_object_new_string(t);
-}
-
 struct json_object *tsd_run_summary(const tsd_run *run)
 {
     struct json_object *o = json_object_new_object();
@@ -569,9 +559,10 @@ struct json_object *tsd_run_summary(const tsd_run *run)
     json_object_object_add(o, "store", json_object_new_string(run->store));
     json_object_object_add(o, "label", tsd_json_string_or_null(run->label));
     json_object_object_add(o, "host", tsd_json_string_or_null(run->host));
-    json_object_object_add(o, "opened", time_json(run->opened_ms));
+    json_object_object_add(o, "opened", ts_runreport_time_json(run->opened_ms));
     json_object_object_add(o, "closed", json_object_new_boolean(run->closed));
-    json_object_object_add(o, "closed_at", time_json(run->closed ? run->closed_ms : -1));
+    json_object_object_add(o, "closed_at",
+                           ts_runreport_time_json(run->closed ? run->closed_ms : -1));
     json_object_object_add(o, "complete", json_object_new_boolean(run->closed && !run->partial));
     json_object_object_add(o, "partial", json_object_new_boolean(run->partial));
     json_object_object_add(o, "partial_reasons", reasons);

@@ -266,4 +266,8 @@ int ts_runreport_junit_names(const char *test, const char *name, ts_buf *classna
 void ts_runreport_format_time(int64_t ms, char out[32]);
 int ts_runreport_parse_time(const char *s, int64_t *ms);
 
+/* ms as a new JSON string in that form, or NULL (JSON null) when ms < 0
+ * (not known). */
+struct json_object *ts_runreport_time_json(int64_t ms);
+
 #endif

@@ -22,7 +22,7 @@ static struct json_object *str_or_null(const char *s)
     return s != NULL ? json_object_new_string(s) : NULL;
 }
 
-static struct json_object *time_json(int64_t ms)
+struct json_object *ts_runreport_time_json(int64_t ms)
 {
     char t[32];
 
@@ -71,8 +71,8 @@ static struct json_object *run_json(const rr_run *run)
     json_object_object_add(o, "store", str_or_null(run->store));
     json_object_object_add(o, "label", str_or_null(run->label));
     json_object_object_add(o, "host", str_or_null(run->host));
-    json_object_object_add(o, "opened", time_json(run->opened_ms));
-    json_object_object_add(o, "closed", time_json(run->closed_ms));
+    json_object_object_add(o, "opened", ts_runreport_time_json(run->opened_ms));
+    json_object_object_add(o, "closed", ts_runreport_time_json(run->closed_ms));
     json_object_object_add(o, "complete",
                            json_object_new_boolean(!run->partial && run->closed_ms >= 0));
     json_object_object_add(o, "partial", json_object_new_boolean(run->partial));
