@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "log.h"
 #include "ts_buf.h"
 #include "ts_check.h"
 #include "ts_extract.h"
@@ -33,6 +34,7 @@ struct tsd_snapcache_entry {
     ts_rules *self_rules;             /* the rules of self (a reference), or NULL */
     ts_buf self_rules_packed;         /* what they did, packed (empty: none applied) */
     struct json_object *self_calls;   /* snap->calls redacted by self_rules */
+    size_t weight;                    /* its share of the budget */
     tsd_snapcache_entry *chain;       /* in its bucket */
     tsd_snapcache_entry *prev, *next; /* in the LRU list */
 };
@@ -98,6 +100,7 @@ static tsd_snapcache_entry *find(tsd_snapcache *c, const char *name, tsd_snapcac
 static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
 {
     tsd_snapcache_entry **link;
+    size_t weight = e->weight;
 
     if (find(c, e->name, &link) == e)
         *link = e->chain;
@@ -113,6 +116,8 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
         ts_score_result_free(&e->self);
     free(e->name);
     free(e);
+    if (c->budget != NULL)
+        c->budget->used -= weight;
     c->count--;
 }
 
@@ -120,11 +125,24 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
 static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapshot *snap,
                  const ts_file_stamp *stamp, int64_t read_ns, size_t max_bytes)
 {
+    size_t weight = sizeof(tsd_snapcache_entry) + 2 * strlen(path) +
+                    (size_t)stamp->size * TSD_SNAPCACHE_PARSED_FACTOR;
+    size_t max = 0;
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e;
 
-    if (c->count >= TSD_SNAPCACHE_MAX && c->lru_tail != NULL)
+    if (c->budget != NULL) {
+        if (c->budget->max == 0)
+            c->budget->max = TSD_SNAPCACHE_BYTES;
+        max = c->budget->max;
+    }
+    while (c->lru_tail != NULL &&
+           (c->count >= TSD_SNAPCACHE_MAX || (max > 0 && c->budget->used + weight > max)))
         drop(c, c->lru_tail);
+    if (max > 0 && c->budget->used + weight > max) {
+        ts_snapshot_free(snap); /* the other stores' entries fill the budget */
+        return;
+    }
     e = calloc(1, sizeof(*e));
     if (e != NULL) {
         e->name = strdup(name);
@@ -145,6 +163,9 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
+    e->weight = weight;
+    if (c->budget != NULL)
+        c->budget->used += weight;
     (void)find(c, name, &link);
     e->chain = *link;
     *link = e;
@@ -181,6 +202,7 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, 
         ts_snapshot_free(snap);
         return rc;
     }
+    tsd_debug("snapshot cache: %s read from its file", name);
     keep(cache, name, path, snap, &now, read_ns, max_bytes);
     e = find(cache, name, &link);
     if (e == NULL) /* could not be kept: out of memory */

@@ -11,9 +11,12 @@
  * timestamps are old enough. What it cannot see is the system clock set
  * back by more than the margin.
  *
- * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, least
- * recently used dropped first; only small files are kept (the fast path's
- * limit). Owns its entries' snapshots.
+ * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, and
+ * about TSD_SNAPCACHE_BYTES for the entries of every store together (a
+ * budget the caches share: an entry weighs TSD_SNAPCACHE_PARSED_FACTOR
+ * times its file, what the file takes parsed), the store's least recently
+ * used dropped first; only small files are kept (the fast path's limit).
+ * Owns its entries' snapshots.
  */
 #ifndef TSD_SNAPCACHE_H
 #define TSD_SNAPCACHE_H
@@ -28,8 +31,16 @@
 #include "ts_snapshot.h"
 #include "ts_store.h"
 
-#define TSD_SNAPCACHE_MAX 1024
-#define TSD_SNAPCACHE_BUCKETS 1024
+#define TSD_SNAPCACHE_MAX 16384
+#define TSD_SNAPCACHE_BUCKETS 4096
+#define TSD_SNAPCACHE_BYTES (128u << 20)
+#define TSD_SNAPCACHE_PARSED_FACTOR 28
+
+/* Bytes the caches sharing it hold together (loop thread only). */
+typedef struct tsd_snapcache_budget {
+    size_t used;
+    size_t max; /* 0: TSD_SNAPCACHE_BYTES */
+} tsd_snapcache_budget;
 
 typedef struct tsd_snapcache_entry tsd_snapcache_entry;
 
@@ -37,6 +48,7 @@ typedef struct tsd_snapcache {
     tsd_snapcache_entry *buckets[TSD_SNAPCACHE_BUCKETS];
     tsd_snapcache_entry *lru_head, *lru_tail; /* most recently used first */
     size_t count;
+    tsd_snapcache_budget *budget; /* shared; NULL: only the count bounds it */
 } tsd_snapcache;
 
 /*

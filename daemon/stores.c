@@ -322,6 +322,7 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     st->root = key;
+    st->cache.budget = &stores->snap_budget;
     atomic_init(&st->lock, lock);
     pthread_mutex_init(&st->lock_mutex, NULL);
     rc = ts_store_open(key, &st->store, err);

@@ -64,7 +64,8 @@ typedef struct tsd_stores {
     char busy_socket[TS_STORE_LOCK_SOCKET_MAX]; /* the last store_busy's holder */
     tsd_store *list;
     size_t count;
-    ts_list_budget list_budget; /* shared by every store's list_cache */
+    ts_list_budget list_budget;       /* shared by every store's list_cache */
+    tsd_snapcache_budget snap_budget; /* shared by every store's cache */
 } tsd_stores;
 
 /*

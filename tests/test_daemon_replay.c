@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ts_name.h"
@@ -306,6 +307,60 @@ START_TEST(counts_in_runs)
 }
 END_TEST
 
+/* Lines of the daemon's log saying a snapshot was read into the cache. */
+static int cache_reads(void)
+{
+    char *log = tdaemon_slurp(tdaemon_fx.log);
+    int n = 0;
+
+    for (const char *p = log; p != NULL && (p = strstr(p, "read from its file")) != NULL; p++)
+        n++;
+    free(log);
+    return n;
+}
+
+/*
+ * A suite of 2,000 approved snapshots replayed twice: the second pass
+ * reads no file, every snapshot is still cached (a suite cycling through
+ * more snapshots than the cache holds would read every one again).
+ */
+START_TEST(cache_holds_a_large_suite)
+{
+    enum { N = 2000 };
+    struct json_object *actual = tjson("[{\"tool\": \"t\", \"args\": {}}]");
+    char name[32];
+    int before;
+
+    mkdir(tdaemon_fx.store, 0755);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof(name), "suite_%04d", i);
+        tdaemon_write_snapshot(tdaemon_fx.store, name, "t", true);
+    }
+    usleep(3200 * 1000); /* past the racy-timestamp margin, as a committed baseline */
+    for (int pass = 0; pass < 2; pass++) {
+        before = cache_reads();
+        for (int i = 0; i < N; i++) {
+            struct json_object *p = json_object_new_object();
+            struct json_object *r;
+
+            snprintf(name, sizeof(name), "suite_%04d", i);
+            json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+            json_object_object_add(p, "name", json_object_new_string(name));
+            json_object_object_add(p, "actual", json_object_get(actual));
+            r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+            ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
+            json_object_put(r);
+            json_object_put(p);
+        }
+        if (pass == 0)
+            ck_assert_int_eq(cache_reads() - before, N);
+        else
+            ck_assert_int_eq(cache_reads() - before, 0);
+    }
+    json_object_put(actual);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("daemon_replay");
@@ -315,6 +370,7 @@ int main(void)
     tcase_add_test(tc, follows_the_file);
     tcase_add_test(tc, explicit_format_goes_the_usual_way);
     tcase_add_test(tc, counts_in_runs);
+    tcase_add_test(tc, cache_holds_a_large_suite);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }

@@ -6,7 +6,11 @@
 # replay, drift failing with the report, update mode (TOOLSCORE_RECORD_UPDATE,
 # vitest -u, jest -u), CI rules, several workers with one summary line,
 # duplicate claims, an unreachable daemon, a daemon restarted mid-suite
-# (the run outlives it).
+# (the run outlives it); the report files (TOOLSCORE_JUNIT: valid against
+# tests/data/junit.xsd, TOOLSCORE_JSON_REPORT, TOOLSCORE_HTML: one
+# self-contained page), checked before the tests and not left stale when
+# the daemon is gone at the end; the rules option (a volatile argument
+# ignored passes, invalid rules name the key).
 . "$(dirname "$0")/tsctl_helpers.sh"
 
 cd "$TS_SOURCE_DIR" || exit 1
@@ -100,6 +104,41 @@ out_has '"to": "NYC"'
 t 0 vitest
 one_summary "toolscore: 6 passed"
 
+# report_ok PREFIX CHECKS: $WORK/PREFIX.{xml,json,html} are the run's reports
+report_ok() {
+	t 0 xmllint --noout --schema "$TS_SOURCE_DIR/tests/data/junit.xsd" "$WORK/$1.xml"
+	t 0 node -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+		if (r.format !== "toolscore-run-report" || r.counts.checks !== Number(process.argv[2]) ||
+		    r.checks.length !== r.counts.checks) { console.error(JSON.stringify(r.counts)); process.exit(1); }' \
+		"$WORK/$1.json" "$2"
+	t 0 grep -q "<testcase" "$WORK/$1.xml"
+	t 0 grep -qi "^<!doctype html" "$WORK/$1.html"
+	t 1 grep -Eqi "(src|href) *= *[\"']? *(https?:)?//" "$WORK/$1.html"
+}
+# ---- report files (Vitest) ----
+AGENT_DRIFT=1 TOOLSCORE_JUNIT="$WORK/v.xml" TOOLSCORE_JSON_REPORT="$WORK/v.json" TOOLSCORE_HTML="$WORK/v.html" t 1 vitest
+one_summary "toolscore: 5 passed, 1 failed"
+report_ok v 6
+t 0 grep -c "<failure" "$WORK/v.xml"
+out_has 1
+t 0 grep -q "tests/booking.test.js::booking .* books a flight" "$WORK/v.html"
+t 0 ls -A "$WORK"
+out_lacks ".tmp"
+: >"$WORK/afile"
+TOOLSCORE_JUNIT="$WORK/afile/v.xml" t 1 vitest
+all_has "TOOLSCORE_JUNIT=$WORK/afile/v.xml: cannot write the report there: $WORK/afile is not a directory"
+CHECKS=$((CHECKS + 1))
+[ "$(summary_lines)" = 0 ] || fail "tests ran although the report cannot be written"
+# ---- rules (Vitest): a volatile argument ignored passes ----
+RULES_TEST=1 t 0 vitest tests/rules.test.js
+one_summary "toolscore: 1 snapshot created (pending approval)"
+t 0 "$TSCTL" --dir "$VSTORE" approve --all
+RULES_TEST=1 t 0 vitest tests/rules.test.js
+one_summary "toolscore: 1 passed"
+RULES_TEST=invalid t 1 vitest tests/rules.test.js
+all_has "rules: unknown key 'ignroe'"
+all_has "option rules must be a plain object of comparison rules (docs/rules.md), not an array"
+
 # ---- Jest ----------------------------------------------------------------
 rm -f "$WORK/pids"
 PIDS_FILE="$WORK/pids" t 0 jest --maxWorkers=3
@@ -126,6 +165,19 @@ one_summary "toolscore: 6 passed"
 AGENT_DRIFT=1 CI=1 t 1 jest
 one_summary "toolscore: 6 passed"
 all_has "was claimed by more than one test"
+# report files and rules (Jest)
+TOOLSCORE_JUNIT="$WORK/j.xml" TOOLSCORE_JSON_REPORT="$WORK/j.json" TOOLSCORE_HTML="$WORK/j.html" \
+	AGENT_DRIFT=1 t 0 jest
+one_summary "toolscore: 6 passed"
+report_ok j 6
+t 0 grep -q "tests/orders.test.js::orders looks up an order" "$WORK/j.html"
+RULES_TEST=1 t 0 jest tests/rules.test.js
+one_summary "toolscore: 1 snapshot created (pending approval)"
+t 0 "$TSCTL" --dir "$JSTORE" approve --all
+RULES_TEST=1 t 0 jest tests/rules.test.js
+one_summary "toolscore: 1 passed"
+RULES_TEST=invalid t 1 jest tests/rules.test.js
+all_has "rules: 'order' must be one of strict, unordered, superset, subset (got 'sideways')"
 
 # ---- the daemon out of reach ----------------------------------------------
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 vitest
@@ -140,5 +192,13 @@ RESTART_CMD="'$TSCTL' --socket '$SOCK' stop >/dev/null" t 0 vitest tests/restart
 one_summary "toolscore: 2 snapshots created (pending approval)"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
 out_has "restart-2"
+# the daemon gone at the end (stopped, and none can be started): an error
+# line, a failed run, and no stale report
+echo stale >"$WORK/gone.xml"
+RESTART_CMD="'$TSCTL' --socket '$SOCK' stop >/dev/null" TOOLSCORED="$WORK/no-such-daemon" \
+	TOOLSCORE_JUNIT="$WORK/gone.xml" t 1 vitest tests/restart.test.js
+all_has "toolscore: error: TOOLSCORE_JUNIT=$WORK/gone.xml was not written: "
+CHECKS=$((CHECKS + 1))
+[ ! -e "$WORK/gone.xml" ] || fail "a stale report was left"
 DAEMON_PID=""
 finish

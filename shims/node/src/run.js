@@ -4,19 +4,31 @@
 // TOOLSCORE_PROJECT_ROOT for test names), and at the end close it and print
 // its one summary line for all workers, then the names claimed by more than
 // one test (which fail the run in CI). A joined run belongs to whoever
-// opened it: it is neither closed nor summarized here.
+// opened it: it is neither closed nor summarized here. The report files
+// (TOOLSCORE_JUNIT, TOOLSCORE_JSON_REPORT, TOOLSCORE_HTML) are checked at
+// the start and written at the end, also of a joined run (as it stands).
+// The drift report's width is measured here, where the terminal is, and
+// handed to the workers as TOOLSCORE_REPORT_WIDTH.
 
 import { connection } from './client.js';
 import { ciFromEnv, envValue } from './env.js';
-import { storePath } from './snapshot.js';
+import { discardReport, fetchReport, reportProblem, wantedReports, writeReport } from './reports.js';
+import { storePath, terminalWidth } from './snapshot.js';
 
-const state = { run: null, opened: false };
+const state = { run: null, opened: false, reports: [] };
 
 /** Open or join the run; root is the project root (Vitest's root, Jest's rootDir). */
 export async function openRun({ root = process.cwd(), label } = {}) {
   if (envValue('TOOLSCORE_PROJECT_ROOT') === undefined) process.env.TOOLSCORE_PROJECT_ROOT = root;
   const store = storePath(envValue('TOOLSCORE_PROJECT_ROOT'));
   process.env.TOOLSCORE_DIR = store;
+  state.reports = wantedReports();
+  for (const r of state.reports) {
+    const why = reportProblem(r.path);
+    if (why !== null) throw new Error(`toolscored: ${r.variable}=${r.path}: cannot write the report there: ${why}`);
+  }
+  const width = terminalWidth();
+  if (width > 0) process.env.TOOLSCORE_REPORT_WIDTH = String(width);
   const joined = envValue('TOOLSCORE_RUN');
   if (joined !== undefined) {
     await connection().request('run.join', { run: joined });
@@ -43,10 +55,45 @@ export function summaryLines(summary) {
   return lines;
 }
 
-/** Close the run opened by openRun and print its summary; null when joined. */
+/**
+ * Write every report file asked for from run (null: none to write from,
+ * why says so); a file that cannot be written is a printed error line, no
+ * stale file left, and exit code 1.
+ */
+async function writeReports(run, why, print) {
+  const reports = state.reports;
+  state.reports = [];
+  for (const r of reports) {
+    let problem = why;
+    if (problem === null) {
+      try {
+        writeReport(r.path, await fetchReport(connection(), run, r.format));
+      } catch (err) {
+        problem = err.message;
+      }
+    }
+    if (problem !== null) {
+      discardReport(r.path);
+      print(`toolscore: error: ${r.variable}=${r.path} was not written: ${problem}`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+/**
+ * Close the run opened by openRun, print its summary and write the report
+ * files; a joined run is not closed (null), its reports are written as it
+ * stands.
+ */
 export async function closeRun({ print = console.log } = {}) {
-  if (!state.opened) return null;
   const run = state.run;
+  if (run === null) return null;
+  if (!state.opened) {
+    state.run = null;
+    await writeReports(run, null, print);
+    connection().close();
+    return null;
+  }
   state.opened = false;
   state.run = null;
   delete process.env.TOOLSCORE_RUN;
@@ -54,14 +101,19 @@ export async function closeRun({ print = console.log } = {}) {
   try {
     summary = await connection().request('run.close', { run });
   } catch (err) {
-    if (err.code !== 'not_found') throw err;
+    if (err.code !== 'not_found') {
+      await writeReports(run, `the run could not be closed: ${err.message}`, print);
+      throw err;
+    }
     print(`toolscore: no summary: the daemon no longer knows run ${run} (it restarted during the run)`);
+    await writeReports(run, 'the daemon no longer knows the run', print);
     connection().close();
     return null;
   }
   for (const line of summaryLines(summary)) print(line);
   if (ciFromEnv() && ((summary.duplicates ?? []).length > 0 || (summary.flaky_lines ?? []).length > 0))
     process.exitCode = 1;
+  await writeReports(run, null, print);
   connection().close();
   return summary;
 }

@@ -9,7 +9,7 @@
 
 import path from 'node:path';
 import { connection } from './client.js';
-import { ciFromEnv, envValue, updateFromEnv } from './env.js';
+import { ciFromEnv, envValue, truthy, updateFromEnv } from './env.js';
 import { DaemonError, SnapshotError, ToolscoreError } from './errors.js';
 import { resolveStore } from './paths.js';
 import { currentTest } from './runner.js';
@@ -83,8 +83,42 @@ function checkOptions(options) {
     throw new TypeError('toolscored: option format must be a string');
   if (options.weights !== undefined && options.weights !== null && (typeof options.weights !== 'object' || Array.isArray(options.weights)))
     throw new TypeError('toolscored: option weights must be an object');
-  if (options.rules !== undefined)
-    throw new ToolscoreError('invalid_argument', 'toolscored: option rules needs a daemon with rules (protocol 1 has none yet)');
+  if (options.rules !== undefined && options.rules !== null && !plainObject(options.rules))
+    throw new TypeError(
+      `toolscored: option rules must be a plain object of comparison rules (docs/rules.md), not ${describe(options.rules)}`,
+    );
+}
+
+function plainObject(v) {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+function describe(v) {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return `a ${v.constructor?.name ?? 'object'}`;
+  return `a ${typeof v}`;
+}
+
+/** A positive number of columns of at most 65535 from text, else 0. */
+function columns(text) {
+  if (text === undefined || !/^[0-9]+$/.test(text)) return 0;
+  const n = Number(text);
+  return n > 0 && n <= 65535 ? n : 0;
+}
+
+/**
+ * The drift report's width, measured as tsctl measures it:
+ * TOOLSCORE_REPORT_WIDTH (what an outer `tsctl run` or the global setup
+ * measured), else COLUMNS, else the terminal's on stdout, else 0 (the
+ * daemon's default).
+ */
+export function terminalWidth(env = process.env, out = process.stdout) {
+  let n = columns(envValue('TOOLSCORE_REPORT_WIDTH', env)) || columns(envValue('COLUMNS', env));
+  if (n === 0 && out?.isTTY && Number.isInteger(out.columns)) n = out.columns;
+  return n > 0 && n <= 65535 ? n : 0;
 }
 
 /**
@@ -102,6 +136,10 @@ export function checkParams(actual, options = {}, state) {
   if (options.minScore !== undefined && options.minScore !== 1) params.min_score = options.minScore;
   if (options.weights !== undefined && options.weights !== null) params.weights = toWire(options.weights, 'weights');
   if (options.strict) params.strict = true;
+  if (options.rules !== undefined && options.rules !== null) params.rules = toWire(options.rules, 'rules');
+  const width = terminalWidth();
+  if (width > 0) params.width = width;
+  if (truthy(process.env.TOOLSCORE_NO_JSON_DIFF)) params.json_diff = false;
   if (ciFromEnv()) params.ci = true;
   if (updateFromEnv() || test.update) params.update = true;
   const run = envValue('TOOLSCORE_RUN');

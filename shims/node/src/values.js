@@ -29,15 +29,24 @@ function refuse(where, what) {
   return new TypeError(`toolscored: ${where} ${what}`);
 }
 
-function convert(value, key, where, depth, seen) {
+// A value's place, for errors only: {up: the container's place, key: an
+// index or a property name}; the root's up is null and its key the root's
+// name ("actual"). The text is built only when an error is raised.
+function placeText(up, key) {
+  if (up === null) return key;
+  const base = placeText(up.up, up.key);
+  return typeof key === 'number' ? `${base}[${key}]` : `${base}.${key}`;
+}
+
+function convert(value, key, up, depth, seen) {
   if (value !== null && typeof value === 'object' && typeof value.toJSON === 'function')
-    value = value.toJSON(key);
+    value = value.toJSON(up === null ? '' : String(key));
   switch (typeof value) {
     case 'string':
-      if (!wellFormed(value)) throw refuse(where, 'is a string with a lone surrogate (not valid UTF-8)');
+      if (!wellFormed(value)) throw refuse(placeText(up, key), 'is a string with a lone surrogate (not valid UTF-8)');
       return value;
     case 'number':
-      if (!Number.isFinite(value)) throw refuse(where, `is ${value} (JSON has no NaN or infinity)`);
+      if (!Number.isFinite(value)) throw refuse(placeText(up, key), `is ${value} (JSON has no NaN or infinity)`);
       // msgpack's encoder writes numbers outside 32 bits as floats: such an
       // integer-valued number (JSON.stringify writes it as an integer) goes
       // as a BigInt, an int 64 or uint 64
@@ -48,7 +57,7 @@ function convert(value, key, where, depth, seen) {
       return value;
     case 'bigint':
       if (value < INT_MIN || value > UINT_MAX)
-        throw refuse(where, `is ${value}, outside the integers the protocol carries (-2^63 .. 2^64-1)`);
+        throw refuse(placeText(up, key), `is ${value}, outside the integers the protocol carries (-2^63 .. 2^64-1)`);
       return value >= -(2n ** 31n) && value < 2n ** 32n ? Number(value) : value;
     case 'undefined':
     case 'function':
@@ -58,27 +67,28 @@ function convert(value, key, where, depth, seen) {
       break;
   }
   if (value === null) return null;
-  if (depth > MAX_DEPTH) throw refuse(where, `is nested deeper than ${MAX_DEPTH} levels`);
-  if (typeof value.then === 'function') throw refuse(where, 'is a Promise (did you forget await?)');
+  if (depth > MAX_DEPTH) throw refuse(placeText(up, key), `is nested deeper than ${MAX_DEPTH} levels`);
+  if (typeof value.then === 'function') throw refuse(placeText(up, key), 'is a Promise (did you forget await?)');
   if (value instanceof Map || value instanceof Set || value instanceof WeakMap)
-    throw refuse(where, `is a ${kind(value)}, which has no JSON form (convert it first)`);
+    throw refuse(placeText(up, key), `is a ${kind(value)}, which has no JSON form (convert it first)`);
   if (ArrayBuffer.isView(value) || value instanceof ArrayBuffer)
-    throw refuse(where, `is binary data (${kind(value)}), which has no JSON form`);
-  if (seen.has(value)) throw refuse(where, 'is a circular reference');
+    throw refuse(placeText(up, key), `is binary data (${kind(value)}), which has no JSON form`);
+  if (seen.has(value)) throw refuse(placeText(up, key), 'is a circular reference');
   seen.add(value);
+  const here = { up, key };
   let out;
   if (Array.isArray(value)) {
     out = new Array(value.length);
     for (let i = 0; i < value.length; i++) {
-      const v = convert(value[i], String(i), `${where}[${i}]`, depth + 1, seen);
+      const v = convert(value[i], i, here, depth + 1, seen);
       out[i] = v === undefined ? null : v;
     }
   } else {
     out = {};
     for (const k of Object.keys(value)) {
-      if (k.includes('\u0000')) throw refuse(`${where}`, `has a key holding U+0000`);
-      if (!wellFormed(k)) throw refuse(where, 'has a key with a lone surrogate');
-      const v = convert(value[k], k, `${where}.${k}`, depth + 1, seen);
+      if (k.includes('\u0000')) throw refuse(placeText(up, key), `has a key holding U+0000`);
+      if (!wellFormed(k)) throw refuse(placeText(up, key), 'has a key with a lone surrogate');
+      const v = convert(value[k], k, here, depth + 1, seen);
       if (v !== undefined) out[k] = v;
     }
   }
@@ -88,7 +98,7 @@ function convert(value, key, where, depth, seen) {
 
 /** value as a protocol value; where names it in errors (e.g. "actual"). */
 export function toWire(value, where = 'value') {
-  const out = convert(value, '', where, 0, new Set());
+  const out = convert(value, where, null, 0, new Set());
   if (out === undefined) throw refuse(where, `is ${typeof value}, which has no JSON form`);
   return out;
 }

@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Connection, findDaemon, resolveStore, toWire } from '../src/index.js';
+import { Connection, DaemonError, SnapshotError, findDaemon, resolveStore, toolSnapshot, toWire } from '../src/index.js';
+import { connection } from '../src/client.js';
+import { fetchReport } from '../src/reports.js';
 import { tempDir } from './helpers.js';
 
 const daemon = findDaemon();
@@ -47,6 +49,43 @@ test('a real daemon: values survive, pipelined checks, run summary', { skip: dae
     await c.request('stop', {});
   } finally {
     c.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a real daemon: rules through toolSnapshot, invalid rules, the run report', { skip: daemon.error }, async () => {
+  const dir = tempDir();
+  fs.chmodSync(dir, 0o700);
+  const saved = { ...process.env };
+  process.env.TOOLSCORE_SOCKET = path.join(dir, 'd.sock');
+  process.env.TOOLSCORE_PROJECT_ROOT = dir;
+  process.env.TOOLSCORE_DIR = path.join(dir, 'snapshots');
+  for (const k of ['CI', 'TOOLSCORE_RUN', 'TOOLSCORE_RECORD_UPDATE']) delete process.env[k];
+  const c = connection();
+  try {
+    const calls = (id) => [{ tool: 'book', args: { to: 'NYC', request_id: id } }];
+    const rules = { ignore: ['book.args.request_id'] };
+    assert.equal(await toolSnapshot(calls('a1'), { name: 'booking', rules }), null);
+    await c.request('approve', { store: resolveStore(process.env.TOOLSCORE_DIR), names: ['booking'] });
+    const { run } = await c.request('run.open', { store: resolveStore(process.env.TOOLSCORE_DIR) });
+    process.env.TOOLSCORE_RUN = run;
+    const passed = await toolSnapshot(calls('b2'), { name: 'booking', rules });
+    assert.equal(passed.outcome, 'PASSED');
+    await assert.rejects(toolSnapshot(calls('c3'), { name: 'booking' }), (e) => e instanceof SnapshotError);
+    await assert.rejects(
+      toolSnapshot(calls('d4'), { name: 'booking', rules: { ignroe: ['x'] } }),
+      (e) => e instanceof DaemonError && e.code === 'invalid_rules' && /unknown key 'ignroe'/.test(e.message),
+    );
+    await c.request('run.close', { run });
+    const report = JSON.parse(await fetchReport(c, run, 'json'));
+    assert.equal(report.counts.passed, 1);
+    assert.equal(report.counts.failed, 1);
+    const xml = await fetchReport(c, run, 'junit');
+    assert.match(xml, /<failure/);
+    await c.request('stop', {});
+  } finally {
+    c.close();
+    process.env = saved;
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });

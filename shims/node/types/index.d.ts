@@ -10,10 +10,24 @@ export interface ToolSnapshotOptions {
   weights?: Record<string, number> | null;
   /** Strict comparison (scoring.md). */
   strict?: boolean;
-  /** Ignore rules: not available with protocol 1 (an error). */
-  rules?: never;
+  /** Comparison rules for this check (docs/rules.md), merged over the project's .toolscore/config.json. */
+  rules?: ToolSnapshotRules | null;
   /** Extraction format (default "auto"), e.g. "vercel-ai", "openai-agents-js", "mastra". */
   format?: string;
+}
+
+/** Comparison rules (docs/rules.md); every key optional. */
+export interface ToolSnapshotRules {
+  /** Argument paths removed before comparing, e.g. "book.args.request_id", "*.args.ts". */
+  ignore?: string[];
+  /** Argument paths replaced by "[redacted]" before anything is written or compared. */
+  redact?: string[];
+  /** How the calls are paired. */
+  order?: 'strict' | 'unordered' | 'superset' | 'subset';
+  /** Matchers relaxing argument comparisons, per path pattern. */
+  match?: Record<string, Record<string, unknown>>;
+  /** Per tool: { ignore: true } leaves its calls out. */
+  tools?: Record<string, { ignore?: boolean }>;
 }
 
 /** The scores of a replay that passed (the scoring keys of scoring.md). */

@@ -56,6 +56,8 @@ typedef struct tspy_check_params {
     const char *run;  /* NULL: no run */
     const char *test; /* NULL: no claim */
     bool color;
+    unsigned width; /* the report's width; 0: the daemon's default */
+    bool json_diff; /* the report ends with the JSON diff */
 } tspy_check_params;
 
 /*

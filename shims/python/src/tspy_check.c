@@ -29,6 +29,8 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
     ts_check_args_set_test(a, p->test);
     ts_check_args_set_color(a, p->color);
     ts_check_args_set_rules(a, p->rules);
+    ts_check_args_set_width(a, p->width);
+    ts_check_args_set_json_diff(a, p->json_diff);
     rc = ts_client_check(c, a, result, err);
     ts_check_args_free(a);
     return rc;

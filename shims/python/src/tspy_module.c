@@ -192,9 +192,9 @@ static int op_check(ts_client *c, void *arg, struct json_object **res, ts_error 
 
 static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"store",   "name",   "actual", "format", "min_score",
-                             "weights", "strict", "ci",     "update", "allow_pending",
-                             "run",     "test",   "color",  "rules",  NULL};
+    static char *kwlist[] = {"store",  "name",  "actual", "format",        "min_score", "weights",
+                             "strict", "ci",    "update", "allow_pending", "run",       "test",
+                             "color",  "rules", "width",  "json_diff",     NULL};
     tspy_check_params p;
     PyObject *actual;
     PyObject *weights = Py_None;
@@ -202,15 +202,21 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
     struct json_object *jactual = NULL;
     struct json_object *jweights = NULL;
     struct json_object *jrules = NULL;
-    int strict = 0, ci = 0, update = 0, allow_pending = 0, color = 0;
+    int strict = 0, ci = 0, update = 0, allow_pending = 0, color = 0, json_diff = 1;
+    int width = 0;
     PyObject *out;
 
     memset(&p, 0, sizeof(p));
     p.min_score = 1.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzpO:check", kwlist, &p.store,
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "ssO|$zdOppppzzpOip:check", kwlist, &p.store,
                                      &p.name, &actual, &p.format, &p.min_score, &weights, &strict,
-                                     &ci, &update, &allow_pending, &p.run, &p.test, &color, &rules))
+                                     &ci, &update, &allow_pending, &p.run, &p.test, &color, &rules,
+                                     &width, &json_diff))
         return NULL;
+    if (width < 0 || width > 65535) {
+        PyErr_Format(PyExc_ValueError, "width must be 0 to 65535 columns, not %d", width);
+        return NULL;
+    }
     if (actual == Py_None) {
         PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
                                           "{\"tool\", \"args\"} calls");
@@ -242,6 +248,8 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
     p.update = update;
     p.allow_pending = allow_pending;
     p.color = color;
+    p.width = (unsigned)width;
+    p.json_diff = json_diff;
     out = run_op(self, op_check, &p);
     json_object_put(jactual);
     json_object_put(jweights);
@@ -548,7 +556,7 @@ static PyMethodDef client_methods[] = {
     {"check", KW_METHOD(client_check), METH_VARARGS | METH_KEYWORDS,
      "check(store, name, actual, *, format=None, min_score=1.0, weights=None, strict=False, "
      "ci=False, update=False, allow_pending=False, run=None, test=None, color=False, "
-     "rules=None) -> dict\n"
+     "rules=None, width=0, json_diff=True) -> dict\n"
      "One pass of the snapshot state machine; the daemon's check result."},
     {"run_open", KW_METHOD(client_run_open), METH_VARARGS | METH_KEYWORDS,
      "run_open(store, label=None) -> {'run': id}"},

@@ -48,6 +48,37 @@ def env_update() -> bool:
     return env_truthy(os.environ.get("TOOLSCORE_RECORD_UPDATE"))
 
 
+def _columns(value: Optional[str]) -> int:
+    """A positive number of columns of at most 65535 from value, else 0."""
+    if value is None or not value.isdigit():
+        return 0
+    n = int(value)
+    return n if 0 < n <= 65535 else 0
+
+
+def report_width() -> int:
+    """The drift report's width, measured as tsctl measures it:
+    TOOLSCORE_REPORT_WIDTH (what an outer ``tsctl run`` measured), else
+    COLUMNS, else the width of the terminal on stdout, else 0 (the
+    daemon's default, 100)."""
+    n = _columns(os.environ.get("TOOLSCORE_REPORT_WIDTH")) or _columns(os.environ.get("COLUMNS"))
+    if n == 0:
+        import sys
+        try:
+            out = sys.__stdout__
+            if out is not None and out.isatty():
+                n = os.get_terminal_size(out.fileno()).columns
+        except (OSError, ValueError):
+            n = 0
+    return n if 0 < n <= 65535 else 0
+
+
+def env_json_diff() -> bool:
+    """The drift report ends with the JSON diff unless TOOLSCORE_NO_JSON_DIFF
+    is truthy (``tsctl run --no-json-diff`` exports it)."""
+    return not env_truthy(os.environ.get("TOOLSCORE_NO_JSON_DIFF"))
+
+
 def client() -> "_native.Client":
     """This process's connection to toolscored (TOOLSCORE_SOCKET, else the
     default socket; the daemon is started when none answers)."""
@@ -248,9 +279,11 @@ def snapshot_check(name: str, actual: Any, *,
     res = client().check(_root(store), name, actual, format=fmt, min_score=float(min_score),
                          weights=weights, strict=bool(strict), ci=bool(ci),
                          update=bool(update), allow_pending=bool(allow_pending), run=run,
-                         test=test, rules=None if rules is None else dict(rules))
+                         test=test, rules=None if rules is None else dict(rules),
+                         width=report_width(), json_diff=env_json_diff())
     return _outcome_to_python(res, stacklevel=2)
 
 
 __all__ = ["Snapshot", "SnapshotInfo", "SnapshotStore", "snapshot_check", "client",
-           "env_ci", "env_update", "env_truthy", "DEFAULT_ROOT", "default_root"]
+           "env_ci", "env_update", "env_truthy", "env_json_diff", "report_width", "DEFAULT_ROOT",
+           "default_root"]

@@ -8,7 +8,9 @@ Process roles (docs/pytest.md):
   owns the run: it opens it (lazily at the first check without workers,
   before the first worker starts with them) unless TOOLSCORE_RUN names a
   run to join, closes it at the end, prints its summary, flaky names,
-  duplicate claims and unused snapshots (--toolscore-orphans);
+  duplicate claims and unused snapshots (--toolscore-orphans), and writes
+  the report files (--toolscore-junit, --toolscore-json-report,
+  --toolscore-html);
 - xdist workers get the run id through ``workerinput`` and send back what
   the controller needs (partial-run reasons, checks made) through
   ``workeroutput``.
@@ -22,7 +24,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set
 
 import pytest
 
-from . import _native, api
+from . import _native, _reports, api
 from ._errors import DaemonUnavailable, NotFound, ToolscoreError
 from .result import EvaluationResult
 
@@ -49,6 +51,14 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
                     dest="toolscore_orphans",
                     help="after a complete run, report snapshots no test checked: warn, "
                          "fail the session, or delete them")
+    group.addoption("--toolscore-junit", metavar="FILE", default=None, dest="toolscore_junit",
+                    help="write the run's JUnit XML report to FILE (one testcase per snapshot "
+                         "check; relative to the invocation directory)")
+    group.addoption("--toolscore-json-report", metavar="FILE", default=None,
+                    dest="toolscore_json_report",
+                    help="write the run's JSON report to FILE (the input of tsctl report merge)")
+    group.addoption("--toolscore-html", metavar="FILE", default=None, dest="toolscore_html",
+                    help="write the run's HTML report to FILE (one self-contained page)")
 
 
 def _refuse_reference_plugin(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -113,6 +123,9 @@ class _Session:
         self.run_error: Optional[str] = None
         self.run_lost = False
         self.color: Optional[bool] = None
+        self.width = 0            # the drift report's width (0: the daemon's default)
+        self.json_diff = api.env_json_diff()
+        self.reports: List[_reports.Report] = []
         self.checks = 0
         self.partial: List[str] = _partial_from_options(config)
         self.not_passed: Set[str] = set()
@@ -123,12 +136,21 @@ class _Session:
             self.run = wi.get("toolscored_run")
             self.run_error = wi.get("toolscored_run_error")
             self.color = bool(wi.get("toolscored_color", False))
+            self.width = int(wi.get("toolscored_width", 0))
             self.run_tried = True
         else:
+            self.width = api.report_width()
             joined = os.environ.get("TOOLSCORE_RUN") or None
             if joined:
                 self.run = joined
                 self.run_tried = True
+            self.reports = _reports.wanted(config.getoption,
+                                           str(config.invocation_params.dir))
+            for r in self.reports:
+                why = _reports.problem(r.path)
+                if why is not None:
+                    raise pytest.UsageError(f"toolscored: {r.option} {r.path}: cannot write "
+                                            f"the report there: {why}")
 
     # ---- the run ------------------------------------------------------
 
@@ -175,7 +197,8 @@ class _Session:
         kw = dict(format=fmt, min_score=float(min_score), weights=weights, strict=bool(strict),
                   ci=self.ci, update=self.update, allow_pending=self.allow_pending,
                   test=nodeid, color=self.use_color(),
-                  rules=None if rules is None else dict(rules))
+                  rules=None if rules is None else dict(rules),
+                  width=self.width, json_diff=self.json_diff)
         try:
             res = c.check(self.store, name, actual, run=run, **kw)
         except NotFound:
@@ -194,14 +217,17 @@ class _Session:
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # With --toolscore-orphans the run is wanted even if no test checks
-        # a snapshot any more (then every snapshot is unused).
-        if self.orphans and not self.worker and not self.run_tried:
+        # a snapshot any more (then every snapshot is unused); with a report
+        # file, so that a session checking nothing still writes one.
+        if (self.orphans or self.reports) and not self.worker and not self.run_tried:
             try:
                 self.ensure_run()
             except DaemonUnavailable as e:
                 self.run_tried = True
                 self.run_error = str(e)
-                self.lines.append(f"toolscore: --toolscore-orphans={self.orphans} skipped: {e}")
+                if self.orphans:
+                    self.lines.append(
+                        f"toolscore: --toolscore-orphans={self.orphans} skipped: {e}")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed or (report.skipped and report.when != "teardown"):
@@ -227,6 +253,7 @@ class _Session:
         node.workerinput["toolscored_run"] = self.run
         node.workerinput["toolscored_run_error"] = self.run_error
         node.workerinput["toolscored_color"] = self.use_color()
+        node.workerinput["toolscored_width"] = self.width
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
@@ -274,6 +301,8 @@ class _Session:
         if self.run_lost:
             self.lines.append("toolscore: the daemon restarted during the session and forgot "
                               "its run: no summary line (the snapshot checks were made)")
+        if not self.write_reports() and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if summary is None:
             if self.orphans and self.checks:
                 self.lines.append(f"toolscore: --toolscore-orphans={self.orphans} skipped: "
@@ -295,6 +324,27 @@ class _Session:
             failed = self.handle_orphans(session, exitstatus) or failed
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def write_reports(self) -> bool:
+        """Write every report file asked for from the run (closed, or as it
+        stands when joined); False when one could not be written (said in
+        the terminal summary, and the file not left stale)."""
+        ok = True
+        for r in self.reports:
+            why = None
+            if self.run is None or self.run_lost:
+                why = ("the daemon forgot the run" if self.run_lost else
+                       self.run_error or "the session has no run")
+            else:
+                try:
+                    _reports.write(r.path, api.client().run_report(self.run, r.format))
+                except (ToolscoreError, OSError, UnicodeError) as e:
+                    why = str(e)
+            if why is not None:
+                ok = False
+                _reports.discard(r.path)
+                self.lines.append(f"toolscore: error: {r.option} {r.path} was not written: {why}")
+        return ok
 
     def partial_reasons(self, session: pytest.Session, exitstatus: int) -> List[str]:
         reasons = list(self.partial)
