@@ -530,21 +530,6 @@ void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms)
     prune(runs, run, now_ms);
 }
 
-static struct json_object *counts_json(const ts_summary_counts *c, int64_t checks)
-{
-    struct json_object *o = json_object_new_object();
-
-    json_object_object_add(o, "created", json_object_new_int64(c->created));
-    json_object_object_add(o, "updated", json_object_new_int64(c->updated));
-    json_object_object_add(o, "pending", json_object_new_int64(c->pending));
-    json_object_object_add(o, "passed", json_object_new_int64(c->passed));
-    /* The summary line counts CI refusals as failures; so do the counts. */
-    json_object_object_add(o, "failed", json_object_new_int64(c->failed + c->errors));
-    json_object_object_add(o, "errors", json_object_new_int64(c->errors));
-    json_object_object_add(o, "checks", json_object_new_int64(checks));
-    return o;
-}
-
 struct json_object *tsd_run_summary(const tsd_run *run)
 {
     struct json_object *o = json_object_new_object();
@@ -566,7 +551,7 @@ struct json_object *tsd_run_summary(const tsd_run *run)
     json_object_object_add(o, "complete", json_object_new_boolean(run->closed && !run->partial));
     json_object_object_add(o, "partial", json_object_new_boolean(run->partial));
     json_object_object_add(o, "partial_reasons", reasons);
-    json_object_object_add(o, "counts", counts_json(&run->counts, run->checks));
+    json_object_object_add(o, "counts", ts_runreport_counts_json(&run->counts, run->checks));
     json_object_object_add(o, "summary",
                            json_object_new_string(line.data != NULL ? line.data : ""));
     json_object_object_add(o, "duplicates",
