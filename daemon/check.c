@@ -410,6 +410,16 @@ static void check_done(tsd_job *job)
         tsd_run *run = c->rq.run != NULL ? tsd_runs_find(&c->srv->runs, c->rq.run) : NULL;
 
         if (run != NULL && !run->closed) {
+            const char *text, *id;
+            size_t len;
+
+            /* a replay of the snapshot's own calls answered on the loop: their
+             * text is the cache's */
+            if (!c->obs.ready && !c->job.on_pool && c->st != NULL &&
+                tsd_snapcache_calls_text(&c->st->cache, c->rq.name, c->calls, &text, &len, &id) ==
+                    0)
+                tsd_run_observe_text(&c->obs, text, len, id, c->out.report,
+                                     failed ? c->baseline : NULL, ts_rules_object(c->rules), NULL);
             tsd_run_check rec = {c->rq.name,
                                  c->rq.test,
                                  ts_check_outcome_name(outcome),

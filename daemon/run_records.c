@@ -273,21 +273,12 @@ int tsd_run_meta_read(int dir, tsd_run_meta *m, ts_error *err)
 
 /* ---- observations and lines ------------------------------------------ */
 
-static void hex_id(const void *data, size_t len, char out[TS_RUNREPORT_CALLS_ID_LEN + 1])
-{
-    uint8_t digest[SHA1_DIGEST_LENGTH];
-    SHA1_CTX ctx;
-
-    SHA1Init(&ctx);
-    SHA1Update(&ctx, data, len);
-    SHA1Final(digest, &ctx);
-    for (size_t i = 0; i < TS_RUNREPORT_CALLS_ID_LEN / 2; i++)
-        snprintf(out + 2 * i, 3, "%02x", digest[i]);
-}
-
-int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    const struct json_object *baseline, const struct json_object *rules,
-                    ts_error *err)
+/* tsd_run_observe, the calls given as their object or (calls_text not
+ * NULL) as their compact text and its id. */
+static int observe(tsd_run_observation *o, const struct json_object *calls, const char *calls_text,
+                   size_t calls_len, const char *calls_id, const char *report,
+                   const struct json_object *baseline, const struct json_object *rules,
+                   ts_error *err)
 {
     int rc = 0;
 
@@ -299,26 +290,33 @@ int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, con
     if (rules != NULL) {
         rc = ts_json_write_compact(rules, &o->rules_text, err);
         if (rc == 0)
-            hex_id(o->rules_text.data ? o->rules_text.data : "", o->rules_text.len, o->rules_id);
+            ts_runreport_text_id(o->rules_text.data ? o->rules_text.data : "", o->rules_text.len,
+                                 o->rules_id);
     }
-    if (rc == 0 && calls != NULL) {
+    if (rc == 0 && calls_text != NULL) {
+        if (ts_buf_append(&o->calls_text, calls_text, calls_len) < 0)
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        else
+            snprintf(o->calls_id, sizeof(o->calls_id), "%s", calls_id);
+    } else if (rc == 0 && calls != NULL) {
         /* The id is ts_runreport_calls_id's: the SHA-1 of this text. */
         rc = ts_json_write_compact(calls, &o->calls_text, err);
         if (rc == 0)
-            hex_id(o->calls_text.data ? o->calls_text.data : "", o->calls_text.len, o->calls_id);
+            ts_runreport_text_id(o->calls_text.data ? o->calls_text.data : "", o->calls_text.len,
+                                 o->calls_id);
     }
     if (rc == 0 && report != NULL) {
         if (ts_runreport_cut(report, strlen(report), TS_RUNREPORT_REPORT_MAX, &o->report_text) < 0)
             rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
         else
-            hex_id(o->report_text.data ? o->report_text.data : "", o->report_text.len,
-                   o->report_id);
+            ts_runreport_text_id(o->report_text.data ? o->report_text.data : "", o->report_text.len,
+                                 o->report_id);
     }
     if (rc == 0 && baseline != NULL) {
         rc = ts_json_write_compact(baseline, &o->baseline_text, err);
         if (rc == 0)
-            hex_id(o->baseline_text.data ? o->baseline_text.data : "", o->baseline_text.len,
-                   o->baseline_id);
+            ts_runreport_text_id(o->baseline_text.data ? o->baseline_text.data : "",
+                                 o->baseline_text.len, o->baseline_id);
     }
     if (rc < 0) {
         tsd_run_observation_free(o);
@@ -326,6 +324,21 @@ int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, con
     }
     o->ready = true;
     return 0;
+}
+
+int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
+                    const struct json_object *baseline, const struct json_object *rules,
+                    ts_error *err)
+{
+    return observe(o, calls, NULL, 0, NULL, report, baseline, rules, err);
+}
+
+int tsd_run_observe_text(tsd_run_observation *o, const char *calls_text, size_t calls_len,
+                         const char *calls_id, const char *report,
+                         const struct json_object *baseline, const struct json_object *rules,
+                         ts_error *err)
+{
+    return observe(o, NULL, calls_text, calls_len, calls_id, report, baseline, rules, err);
 }
 
 void tsd_run_observation_free(tsd_run_observation *o)

@@ -92,6 +92,12 @@ typedef struct tsd_run_observation {
 int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
                     const struct json_object *baseline, const struct json_object *rules,
                     ts_error *err);
+/* The same with the calls given as their compact JSON text (calls_len
+ * bytes, copied) and its id (ts_runreport_text_id of the text). */
+int tsd_run_observe_text(tsd_run_observation *o, const char *calls_text, size_t calls_len,
+                         const char *calls_id, const char *report,
+                         const struct json_object *baseline, const struct json_object *rules,
+                         ts_error *err);
 void tsd_run_observation_free(tsd_run_observation *o);
 
 /* One check as a line holds it. */

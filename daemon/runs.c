@@ -4,6 +4,7 @@
 #include "runs.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -350,7 +351,8 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     l.outcome = c->outcome;
     l.score = c->score;
     l.min_score = c->min_score;
-    l.duration_ms = c->duration_ms;
+    /* to the microsecond: its shortest decimal form is then short to find */
+    l.duration_ms = round(c->duration_ms * 1000.0) / 1000.0;
     l.message = c->message;
     l.report_id = report_id != 0 ? o->report_id : NULL;
     l.report = keep_report ? o->report_text.data : NULL;
@@ -599,17 +601,6 @@ bool tsd_run_references(const tsd_run *run, const char *name)
     if (run->closed)
         return tsd_run_hashes_has(run->referenced, run->nreferenced, h);
     return tsd_run_name_find(run, name, h) != NULL;
-}
-
-bool tsd_run_last_failed(const tsd_run *run, const char *name)
-{
-    uint64_t h = tsd_run_name_hash(name);
-    const tsd_run_name *n;
-
-    if (run->closed)
-        return tsd_run_hashes_has(run->failed, run->nfailed, h);
-    n = tsd_run_name_find(run, name, h);
-    return n != NULL && n->last_failed;
 }
 
 size_t tsd_runs_memory(const tsd_runs *runs)

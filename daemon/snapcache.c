@@ -4,6 +4,7 @@
  */
 #include "snapcache.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #include "ts_buf.h"
 #include "ts_check.h"
 #include "ts_extract.h"
+#include "ts_json.h"
+#include "ts_runreport.h"
 #include "ts_message.h"
 #include "ts_wire.h"
 
@@ -25,18 +28,20 @@ struct tsd_snapcache_entry {
     int64_t read_ns;     /* CLOCK_REALTIME just before it was read */
     ts_snapshot *snap;
     /* For checks whose observed calls equal the snapshot's: */
-    int wire_state;                   /* 0 not worked out, 1 in wire, -1 none */
-    ts_buf wire;                      /* msgpack of snap->calls (ts_wire_encode) */
-    bool has_self;                    /* self holds the score with self_opt */
-    ts_score_options self_opt;        /* options of the last self score */
-    ts_score_result self;             /* snap->calls scored against themselves */
-    ts_buf self_packed;               /* self, packed as a check reply's result */
-    ts_rules *self_rules;             /* the rules of self (a reference), or NULL */
-    ts_buf self_rules_packed;         /* what they did, packed (empty: none applied) */
-    struct json_object *self_calls;   /* snap->calls redacted by self_rules */
-    size_t weight;                    /* its share of the budget */
-    tsd_snapcache_entry *chain;       /* in its bucket */
-    tsd_snapcache_entry *prev, *next; /* in the LRU list */
+    int wire_state;                               /* 0 not worked out, 1 in wire, -1 none */
+    ts_buf wire;                                  /* msgpack of snap->calls (ts_wire_encode) */
+    bool has_self;                                /* self holds the score with self_opt */
+    ts_score_options self_opt;                    /* options of the last self score */
+    ts_score_result self;                         /* snap->calls scored against themselves */
+    ts_buf self_packed;                           /* self, packed as a check reply's result */
+    ts_rules *self_rules;                         /* the rules of self (a reference), or NULL */
+    ts_buf self_rules_packed;                     /* what they did, packed (empty: none applied) */
+    struct json_object *self_calls;               /* snap->calls redacted by self_rules */
+    ts_buf calls_text;                            /* compact JSON of self_calls, when worked out */
+    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* its text id; "" until then */
+    size_t weight;                                /* its share of the budget */
+    tsd_snapcache_entry *chain;                   /* in its bucket */
+    tsd_snapcache_entry *prev, *next;             /* in the LRU list */
 };
 
 static int64_t realtime_ns(void)
@@ -112,6 +117,7 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
     ts_buf_free(&e->self_rules_packed);
     ts_rules_unref(e->self_rules);
     json_object_put(e->self_calls);
+    ts_buf_free(&e->calls_text);
     if (e->has_self)
         ts_score_result_free(&e->self);
     free(e->name);
@@ -160,6 +166,7 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
     ts_buf_init(&e->wire, max_bytes);
     ts_buf_init(&e->self_packed, TS_BUF_UNLIMITED);
     ts_buf_init(&e->self_rules_packed, TS_BUF_UNLIMITED);
+    ts_buf_init(&e->calls_text, TS_BUF_UNLIMITED);
     e->stamp = *stamp;
     e->read_ns = read_ns;
     e->snap = snap;
@@ -291,6 +298,7 @@ static int work_out_self(tsd_snapcache_entry *e, const ts_score_options *opt, ts
     }
     json_object_put(e->self_calls);
     e->self_calls = calls;
+    e->calls_id[0] = '\0'; /* the text of other calls now */
     if (e->has_self)
         ts_score_result_free(&e->self);
     e->self = r;
@@ -325,6 +333,27 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     ts_score_result_share(out, &e->self);
     *calls = json_object_get(e->self_calls);
+    return 0;
+}
+
+int tsd_snapcache_calls_text(tsd_snapcache *cache, const char *name,
+                             const struct json_object *calls, const char **text, size_t *len,
+                             const char **id)
+{
+    tsd_snapcache_entry **link;
+    tsd_snapcache_entry *e = find(cache, name, &link);
+
+    if (e == NULL || e->self_calls == NULL || calls != e->self_calls)
+        return -ENOENT;
+    if (e->calls_id[0] == '\0') {
+        ts_buf_reset(&e->calls_text);
+        if (ts_json_write_compact(e->self_calls, &e->calls_text, NULL) < 0)
+            return -ENOMEM;
+        ts_runreport_text_id(e->calls_text.data, e->calls_text.len, e->calls_id);
+    }
+    *text = e->calls_text.data != NULL ? e->calls_text.data : "";
+    *len = e->calls_text.len;
+    *id = e->calls_id;
     return 0;
 }
 

@@ -80,6 +80,17 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, 
  */
 int tsd_snapcache_load_quick(tsd_snapcache *cache, const char *name, const ts_snapshot **out);
 
+/*
+ * The compact JSON text of calls and its text id (ts_runreport_text_id),
+ * when calls is the object the last tsd_snapcache_self_score of name gave
+ * (a replay of the snapshot's own calls): worked out once per entry and
+ * its rules, borrowed until the next call on this cache. -ENOENT for any
+ * other object (the caller serializes it itself), -ENOMEM.
+ */
+int tsd_snapcache_calls_text(tsd_snapcache *cache, const char *name,
+                             const struct json_object *calls, const char **text, size_t *len,
+                             const char **id);
+
 /* name's file (ts_store_path) into out when name has an entry: no hashing
  * of the name. False when it has none (or out is too small). */
 bool tsd_snapcache_path(tsd_snapcache *cache, const char *name, char *out, size_t outsz);

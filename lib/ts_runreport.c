@@ -674,28 +674,34 @@ int rr_merge(ts_runreport *dst, ts_runreport *src)
 
 /* ---- helpers --------------------------------------------------------- */
 
+void ts_runreport_text_id(const char *text, size_t len, char out[TS_RUNREPORT_CALLS_ID_LEN + 1])
+{
+    static const char hex[] = "0123456789abcdef";
+    uint8_t digest[SHA1_DIGEST_LENGTH];
+    SHA1_CTX ctx;
+
+    SHA1Init(&ctx);
+    SHA1Update(&ctx, (const uint8_t *)(text != NULL ? text : ""), text != NULL ? len : 0);
+    SHA1Final(digest, &ctx);
+    for (size_t i = 0; i < TS_RUNREPORT_CALLS_ID_LEN / 2; i++) {
+        out[2 * i] = hex[digest[i] >> 4];
+        out[2 * i + 1] = hex[digest[i] & 15];
+    }
+    out[TS_RUNREPORT_CALLS_ID_LEN] = '\0';
+}
+
 int ts_runreport_calls_id(const struct json_object *calls, char out[TS_RUNREPORT_CALLS_ID_LEN + 1],
                           ts_error *err)
 {
-    uint8_t digest[SHA1_DIGEST_LENGTH];
-    SHA1_CTX ctx;
     ts_buf b;
     int rc;
 
     ts_buf_init(&b, TS_BUF_UNLIMITED);
     rc = ts_json_write_compact(calls, &b, err);
-    if (rc < 0) {
-        ts_buf_free(&b);
-        return rc;
-    }
-    SHA1Init(&ctx);
-    SHA1Update(&ctx, (const uint8_t *)(b.data ? b.data : ""), b.len);
-    SHA1Final(digest, &ctx);
+    if (rc == 0)
+        ts_runreport_text_id(b.data, b.len, out);
     ts_buf_free(&b);
-    for (size_t i = 0; i < TS_RUNREPORT_CALLS_ID_LEN / 2; i++)
-        snprintf(out + 2 * i, 3, "%02x", digest[i]);
-    out[TS_RUNREPORT_CALLS_ID_LEN] = '\0';
-    return 0;
+    return rc;
 }
 
 int ts_runreport_cut(const char *report, size_t len, size_t max, ts_buf *out)

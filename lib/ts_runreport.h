@@ -240,8 +240,11 @@ int ts_runreport_repeats(ts_runreport *r, ts_runreport_repeat **out, size_t *n, 
  * carried); valid until r changes. */
 const struct json_object *ts_runreport_calls_of(const ts_runreport *r, const char *id);
 
-/* The calls id of calls into out: TS_RUNREPORT_CALLS_ID_LEN hex digits and
- * a NUL. */
+/* The id of a text (len bytes): the first 8 bytes of its SHA-1 as
+ * TS_RUNREPORT_CALLS_ID_LEN lower-case hex digits and a NUL, into out. */
+void ts_runreport_text_id(const char *text, size_t len, char out[TS_RUNREPORT_CALLS_ID_LEN + 1]);
+
+/* The calls id of calls into out: the text id of their compact JSON. */
 int ts_runreport_calls_id(const struct json_object *calls, char out[TS_RUNREPORT_CALLS_ID_LEN + 1],
                           ts_error *err);
 
