@@ -137,6 +137,23 @@ int tsctl_scoring_parse(const tsctl_ctx *ctx, const tsctl_scoring_opts *s,
  */
 int tsctl_want_args(const tsctl_ctx *ctx, const tsctl_args *args, int count, const char *what);
 
+/*
+ * Require NAME... or --all (all), not both and not neither; the names kept
+ * in args with repeats dropped (first one kept, in place). 0 or
+ * TSCTL_EXIT_USAGE after printing why.
+ */
+int tsctl_want_names_or_all(const tsctl_ctx *ctx, tsctl_args *args, bool all);
+
+/*
+ * Require one source of a run's results, not both: --from-reports
+ * (from_reports) with one or more SHARD.json files as the positional
+ * arguments, or else a run (--run's value run, or the default one when it
+ * is NULL) and no positional arguments. 0 or TSCTL_EXIT_USAGE after
+ * printing why.
+ */
+int tsctl_want_run_or_reports(const tsctl_ctx *ctx, const tsctl_args *args, const char *run,
+                              bool from_reports);
+
 /* Print a one-line usage error for ctx->command; returns TSCTL_EXIT_USAGE. */
 int tsctl_usage_error(const tsctl_ctx *ctx, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -298,9 +315,6 @@ int tsctl_print_accepted(const tsctl_ctx *ctx, const struct json_object *list);
 
 /* Print what a reject changed (the reply's "rejected" list). */
 void tsctl_print_rejected(const tsctl_ctx *ctx, const struct json_object *list);
-
-/* Drop repeated names from names[0..n) in place; the new count. */
-int tsctl_unique_names(char **names, int n);
 
 /*
  * The last run `tsctl run`/`tsctl record` closed on the store root, kept in a

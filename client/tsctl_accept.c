@@ -121,13 +121,11 @@ static int decide(tsctl_ctx *ctx, int argc, char **argv, const char *method)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc != 0)
         return rc;
-    if (all && args.npos > 0)
-        return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
-    if (!all && args.npos == 0)
-        return tsctl_usage_error(ctx, "expected NAME... or --all");
+    rc = tsctl_want_names_or_all(ctx, &args, all);
+    if (rc != 0)
+        return rc;
     if (run != NULL && !all)
         return tsctl_usage_error(ctx, "--run goes with --all");
-    args.npos = tsctl_unique_names(args.pos, args.npos);
     rc = tsctl_call_decide(ctx, method, args.pos, args.npos, all, run, &result);
     if (rc != 0)
         return rc;

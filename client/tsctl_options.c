@@ -48,6 +48,46 @@ int tsctl_want_args(const tsctl_ctx *ctx, const tsctl_args *args, int count, con
     return tsctl_usage_error(ctx, "expected %s (got %d)", what, args->npos);
 }
 
+/* Drop repeated names from names[0..count) in place; the new count. */
+static int unique_names(char **names, int count)
+{
+    int kept = 0;
+    int i;
+    int j;
+
+    for (i = 0; i < count; i++) {
+        for (j = 0; j < kept; j++) {
+            if (strcmp(names[j], names[i]) == 0)
+                break;
+        }
+        if (j == kept)
+            names[kept++] = names[i];
+    }
+    return kept;
+}
+
+int tsctl_want_names_or_all(const tsctl_ctx *ctx, tsctl_args *args, bool all)
+{
+    if (all && args->npos > 0)
+        return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
+    if (!all && args->npos == 0)
+        return tsctl_usage_error(ctx, "expected NAME... or --all");
+    args->npos = unique_names(args->pos, args->npos);
+    return 0;
+}
+
+int tsctl_want_run_or_reports(const tsctl_ctx *ctx, const tsctl_args *args, const char *run,
+                              bool from_reports)
+{
+    if (from_reports && run != NULL)
+        return tsctl_usage_error(ctx, "give either --run ID or --from-reports, not both");
+    if (from_reports && args->npos == 0)
+        return tsctl_usage_error(ctx, "--from-reports needs one or more SHARD.json files");
+    if (!from_reports)
+        return tsctl_want_args(ctx, args, 0, NULL);
+    return 0;
+}
+
 static const tsctl_option *find_long(const tsctl_option *opts, const char *name, size_t len)
 {
     for (; opts != NULL && opts->name != NULL; opts++) {

@@ -170,11 +170,8 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc != 0)
         return rc;
-    if (from_reports && run != NULL)
-        return tsctl_usage_error(ctx, "give either --run ID or --from-reports, not both");
-    if (from_reports && args.npos == 0)
-        return tsctl_usage_error(ctx, "--from-reports needs one or more SHARD.json files");
-    if (!from_reports && (rc = tsctl_want_args(ctx, &args, 0, NULL)) != 0)
+    rc = tsctl_want_run_or_reports(ctx, &args, run, from_reports);
+    if (rc != 0)
         return rc;
     if (delete_them && !yes)
         return tsctl_usage_error(ctx, "--delete needs --yes");

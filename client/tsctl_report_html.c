@@ -108,11 +108,8 @@ int tsctl_cmd_report_html(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     if (output == NULL || output[0] == '\0')
         return tsctl_usage_error(ctx, "needs -o FILE (where to write the page)");
-    if (from_reports && run != NULL)
-        return tsctl_usage_error(ctx, "give either --run ID or --from-reports, not both");
-    if (from_reports && args.npos == 0)
-        return tsctl_usage_error(ctx, "--from-reports needs one or more SHARD.json files");
-    if (!from_reports && (rc = tsctl_want_args(ctx, &args, 0, NULL)) != 0)
+    rc = tsctl_want_run_or_reports(ctx, &args, run, from_reports);
+    if (rc != 0)
         return rc;
     ts_buf_init(&page, TS_BUF_UNLIMITED);
     rc = from_reports ? html_of_reports(ctx, args.pos, args.npos, &page, &checks)

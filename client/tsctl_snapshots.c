@@ -380,23 +380,6 @@ static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
     return rc;
 }
 
-int tsctl_unique_names(char **names, int count)
-{
-    int kept = 0;
-    int i;
-    int j;
-
-    for (i = 0; i < count; i++) {
-        for (j = 0; j < kept; j++) {
-            if (strcmp(names[j], names[i]) == 0)
-                break;
-        }
-        if (j == kept)
-            names[kept++] = names[i];
-    }
-    return kept;
-}
-
 int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
 {
     bool all = false;
@@ -412,11 +395,9 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc != 0)
         return rc;
-    if (all && args.npos > 0)
-        return tsctl_usage_error(ctx, "give NAMEs or --all, not both");
-    if (!all && args.npos == 0)
-        return tsctl_usage_error(ctx, "expected NAME... or --all");
-    args.npos = tsctl_unique_names(args.pos, args.npos);
+    rc = tsctl_want_names_or_all(ctx, &args, all);
+    if (rc != 0)
+        return rc;
     rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);
     if (rc != 0)
         return rc;

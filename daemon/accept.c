@@ -62,6 +62,35 @@ static int read_queue(decide_job *d, tsd_queue *q)
     return rc;
 }
 
+/* What accept and reject start with: the queue (read_queue), a zeroed
+ * array of q->count + 1 plans of each bytes for its items (the caller
+ * frees it) and the reply's empty list. *rc: 0, or the error in d->err. */
+static void *start(decide_job *d, tsd_queue *q, size_t each, int *rc)
+{
+    void *plans = NULL;
+
+    *rc = read_queue(d, q);
+    if (*rc == 0 && (plans = calloc(q->count + 1, each)) == NULL)
+        *rc = ts_error_set(&d->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (*rc == 0)
+        d->entries = json_object_new_array();
+    return plans;
+}
+
+/* Acknowledged only once every rename and removal is durable; only then
+ * do the observations go (a crash before leaves them, superseded). Returns
+ * rc, or the sync's error when rc is 0. */
+static int sync_changed(decide_job *d, int rc)
+{
+    if (d->changed > 0) {
+        int sync_rc = ts_store_sync(d->st->store, rc == 0 ? &d->err : NULL);
+
+        if (rc == 0)
+            rc = sync_rc;
+    }
+    return rc;
+}
+
 static struct json_object *entry_of(const decide_job *d, const tsd_queue_item *item)
 {
     struct json_object *e = json_object_new_object();
@@ -139,14 +168,11 @@ static int accept_write(decide_job *d, tsd_queue_item *item, ts_check_accept_act
 static void accept_work(tsd_job *job)
 {
     decide_job *d = (decide_job *)job;
-    ts_check_accept_action *actions = NULL;
+    ts_check_accept_action *actions;
     tsd_queue q;
-    int rc = read_queue(d, &q);
+    int rc;
 
-    if (rc == 0 && (actions = calloc(q.count + 1, sizeof(*actions))) == NULL)
-        rc = ts_error_set(&d->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    if (rc == 0)
-        d->entries = json_object_new_array();
+    actions = start(d, &q, sizeof(*actions), &rc);
     for (size_t i = 0; rc == 0 && i < q.count; i++) {
         tsd_queue_item *item = &q.items[i];
         struct json_object *e;
@@ -168,14 +194,7 @@ static void accept_work(tsd_job *job)
                                       : 0));
         json_object_array_add(d->entries, e);
     }
-    /* Acknowledged only once every rename is durable; only then do the
-     * observations go (a crash before leaves them, superseded). */
-    if (d->changed > 0) {
-        int sync_rc = ts_store_sync(d->st->store, rc == 0 ? &d->err : NULL);
-
-        if (rc == 0)
-            rc = sync_rc;
-    }
+    rc = sync_changed(d, rc);
     for (size_t i = 0; rc == 0 && i < q.count; i++) {
         if (q.items[i].obs_file &&
             (actions[i] == TS_CHECK_ACCEPT_OBSERVED || actions[i] == TS_CHECK_ACCEPT_SUPERSEDED ||
@@ -192,14 +211,11 @@ static void accept_work(tsd_job *job)
 static void reject_work(tsd_job *job)
 {
     decide_job *d = (decide_job *)job;
-    ts_check_reject_plan *plans = NULL;
+    ts_check_reject_plan *plans;
     tsd_queue q;
-    int rc = read_queue(d, &q);
+    int rc;
 
-    if (rc == 0 && (plans = calloc(q.count + 1, sizeof(*plans))) == NULL)
-        rc = ts_error_set(&d->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    if (rc == 0)
-        d->entries = json_object_new_array();
+    plans = start(d, &q, sizeof(*plans), &rc);
     for (size_t i = 0; rc == 0 && i < q.count; i++) {
         tsd_queue_item *item = &q.items[i];
         struct json_object *e;
@@ -218,12 +234,7 @@ static void reject_work(tsd_job *job)
         json_object_object_add(e, "dropped", json_object_new_boolean(plans[i].drop_observation));
         json_object_array_add(d->entries, e);
     }
-    if (d->changed > 0) {
-        int sync_rc = ts_store_sync(d->st->store, rc == 0 ? &d->err : NULL);
-
-        if (rc == 0)
-            rc = sync_rc;
-    }
+    rc = sync_changed(d, rc);
     for (size_t i = 0; rc == 0 && i < q.count; i++) {
         if (plans[i].drop_observation)
             drop(d, q.items[i].file);
@@ -263,22 +274,13 @@ static void decide_done(tsd_job *job)
 /* The params both take: {store, names: [str]} or {store, all: true, run?}. */
 static int parse(tsd_server *srv, const struct json_object *params, decide_job *d, ts_error *err)
 {
-    struct json_object *names = NULL;
+    struct json_object *names;
     tsd_run *run = NULL;
     tsd_params p;
     bool all;
 
     tsd_params_init(&p, params, err);
-    all = tsd_params_bool(&p, "all", false);
-    if (all && json_object_object_get_ex(params, "names", &names) && names != NULL)
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "give either 'names' or 'all': true, not both"));
-    names = NULL;
-    if (!all) {
-        names = tsd_params_value(&p, "names");
-        if (names != NULL)
-            tsd_params_fail(&p, tsd_queue_check_names(names, err));
-    }
+    names = tsd_params_names_or_all(&p, &all);
     d->run = tsd_params_string(&p, "run", false);
     if (d->run != NULL && !all)
         tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,

@@ -111,25 +111,6 @@ static void free_snapshots(ts_snapshot **snaps, size_t n)
     free(snaps);
 }
 
-static int check_names(const struct json_object *names, ts_error *err)
-{
-    if (!json_object_is_type(names, json_type_array))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "'names' must be an array of strings");
-    for (size_t i = 0; i < json_object_array_length(names); i++) {
-        struct json_object *v = json_object_array_get_idx(names, i);
-
-        if (!json_object_is_type(v, json_type_string))
-            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                "'names' item %zu must be a string", i);
-        int rc =
-            ts_name_validate(json_object_get_string(v), (size_t)json_object_get_string_len(v), err);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}
-
 /* approve as a whole-store pool job: loading and the durable writes on a
  * pool thread, the kept observations looked up on the loop thread. */
 typedef struct approve_job {
@@ -189,7 +170,7 @@ static void approve_done(tsd_job *job)
 int tsd_approve(tsd_server *srv, tsd_request *req, const struct json_object *params,
                 struct json_object **result, ts_error *err)
 {
-    struct json_object *names = NULL;
+    struct json_object *names;
     tsd_store *st;
     approve_job *a;
     tsd_params p;
@@ -197,16 +178,7 @@ int tsd_approve(tsd_server *srv, tsd_request *req, const struct json_object *par
 
     (void)result;
     tsd_params_init(&p, params, err);
-    all = tsd_params_bool(&p, "all", false);
-    if (all && json_object_object_get_ex(params, "names", &names) && names != NULL)
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "give either 'names' or 'all': true, not both"));
-    names = NULL;
-    if (!all) {
-        names = tsd_params_value(&p, "names");
-        if (names != NULL)
-            tsd_params_fail(&p, check_names(names, err));
-    }
+    names = tsd_params_names_or_all(&p, &all);
     st = tsd_stores_param(&srv->stores, &p);
     if (tsd_params_error(&p) < 0)
         return tsd_params_error(&p);

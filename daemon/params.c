@@ -154,6 +154,41 @@ struct json_object *tsd_params_value(tsd_params *p, const char *key)
     return v;
 }
 
+static int check_names(const struct json_object *names, ts_error *err)
+{
+    if (!json_object_is_type(names, json_type_array))
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'names' must be an array of strings");
+    for (size_t i = 0; i < json_object_array_length(names); i++) {
+        struct json_object *v = json_object_array_get_idx(names, i);
+
+        if (!json_object_is_type(v, json_type_string))
+            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "'names' item %zu must be a string", i);
+        int rc =
+            ts_name_validate(json_object_get_string(v), (size_t)json_object_get_string_len(v), err);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+struct json_object *tsd_params_names_or_all(tsd_params *p, bool *all)
+{
+    struct json_object *names = NULL;
+
+    *all = tsd_params_bool(p, "all", false);
+    if (*all && json_object_object_get_ex(p->obj, "names", &names) && names != NULL)
+        tsd_params_fail(p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                        "give either 'names' or 'all': true, not both"));
+    if (*all)
+        return NULL;
+    names = tsd_params_value(p, "names");
+    if (names != NULL)
+        tsd_params_fail(p, check_names(names, p->err));
+    return names;
+}
+
 struct json_object *tsd_json_string_or_null(const char *s)
 {
     return s != NULL ? json_object_new_string(s) : NULL;

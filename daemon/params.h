@@ -70,6 +70,11 @@ struct json_object *tsd_params_object(tsd_params *p, const char *key);
 /* Any value except nil, required (borrowed). */
 struct json_object *tsd_params_value(tsd_params *p, const char *key);
 
+/* The snapshots a request decides on: "names", a required array of valid
+ * snapshot names (borrowed), or "all": true (*all set, NULL returned), not
+ * both. */
+struct json_object *tsd_params_names_or_all(tsd_params *p, bool *all);
+
 /* A new JSON string of s, or the null value (NULL) when s is NULL. */
 struct json_object *tsd_json_string_or_null(const char *s);
 

@@ -351,22 +351,3 @@ int tsd_queue_drift(const tsd_queue_item *item, size_t width, bool color, bool j
     ts_rules_unref(rules);
     return rc;
 }
-
-int tsd_queue_check_names(const struct json_object *names, ts_error *err)
-{
-    if (!json_object_is_type(names, json_type_array))
-        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "'names' must be an array of strings");
-    for (size_t i = 0; i < json_object_array_length(names); i++) {
-        struct json_object *v = json_object_array_get_idx(names, i);
-
-        if (!json_object_is_type(v, json_type_string))
-            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                "'names' item %zu must be a string", i);
-        int rc =
-            ts_name_validate(json_object_get_string(v), (size_t)json_object_get_string_len(v), err);
-        if (rc < 0)
-            return rc;
-    }
-    return 0;
-}

@@ -89,7 +89,4 @@ void tsd_queue_free(tsd_queue *q);
 int tsd_queue_drift(const tsd_queue_item *item, size_t width, bool color, bool json_diff,
                     struct json_object **score, char **report, ts_error *err);
 
-/* Check params["names"] (an array of valid names) or params["all"], not both. */
-int tsd_queue_check_names(const struct json_object *names, ts_error *err);
-
 #endif

@@ -19,6 +19,7 @@
 #include "run_names.h"
 #include "params.h"
 #include "ts_buf.h"
+#include "ts_fd.h"
 #include "ts_json.h"
 #include "ts_runreport.h"
 
@@ -308,22 +309,6 @@ int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err)
     return 0;
 }
 
-/* write(2) all of data at the end of fd. */
-static int append(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
                    int64_t now_ms, ts_error *err)
 {
@@ -383,7 +368,7 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     rc = tsd_run_line_encode(&l, &line, err);
     written = false;
     if (rc == 0 && run->checks < TSD_RUN_MAX_CHECKS) {
-        int wrc = append(run->fd, line.data, line.len);
+        int wrc = ts_fd_write_all(run->fd, line.data, line.len);
 
         if (wrc < 0)
             tsd_warn("run %s: cannot append to %s/runs/%s/checks.jsonl: %s (the check counts "
@@ -547,31 +532,6 @@ void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms)
     prune(runs, run, now_ms);
 }
 
-static struct json_object *counts_json(const ts_summary_counts *c, int64_t checks)
-{
-    struct json_object *o = json_object_new_object();
-
-    json_object_object_add(o, "created", json_object_new_int64(c->created));
-    json_object_object_add(o, "updated", json_object_new_int64(c->updated));
-    json_object_object_add(o, "pending", json_object_new_int64(c->pending));
-    json_object_object_add(o, "passed", json_object_new_int64(c->passed));
-    /* The summary line counts CI refusals as failures; so do the counts. */
-    json_object_object_add(o, "failed", json_object_new_int64(c->failed + c->errors));
-    json_object_object_add(o, "errors", json_object_new_int64(c->errors));
-    json_object_object_add(o, "checks", json_object_new_int64(checks));
-    return o;
-}
-
-static struct json_object *time_json(int64_t ms)
-{
-    char t[32];
-
-    if (ms < 0)
-        return NULL;
-    ts_runreport_format_time(ms, t);
-    return json_object_new_string(t);
-}
-
 struct json_object *tsd_run_summary(const tsd_run *run)
 {
     struct json_object *o = json_object_new_object();
@@ -586,13 +546,14 @@ struct json_object *tsd_run_summary(const tsd_run *run)
     json_object_object_add(o, "store", json_object_new_string(run->store));
     json_object_object_add(o, "label", tsd_json_string_or_null(run->label));
     json_object_object_add(o, "host", tsd_json_string_or_null(run->host));
-    json_object_object_add(o, "opened", time_json(run->opened_ms));
+    json_object_object_add(o, "opened", ts_runreport_time_json(run->opened_ms));
     json_object_object_add(o, "closed", json_object_new_boolean(run->closed));
-    json_object_object_add(o, "closed_at", time_json(run->closed ? run->closed_ms : -1));
+    json_object_object_add(o, "closed_at",
+                           ts_runreport_time_json(run->closed ? run->closed_ms : -1));
     json_object_object_add(o, "complete", json_object_new_boolean(run->closed && !run->partial));
     json_object_object_add(o, "partial", json_object_new_boolean(run->partial));
     json_object_object_add(o, "partial_reasons", reasons);
-    json_object_object_add(o, "counts", counts_json(&run->counts, run->checks));
+    json_object_object_add(o, "counts", ts_runreport_counts_json(&run->counts, run->checks));
     json_object_object_add(o, "summary",
                            json_object_new_string(line.data != NULL ? line.data : ""));
     json_object_object_add(o, "duplicates",

@@ -167,7 +167,6 @@ void tsd_run_keep_flaky(tsd_runs *runs, tsd_run *run, struct json_object *lines)
 /* True when the run referenced name (any check). */
 bool tsd_run_references(const tsd_run *run, const char *name);
 
-
 /* The run's metadata (strings copied) for a job on the pool. */
 int tsd_run_meta_of(const tsd_run *run, tsd_run_meta *out);
 

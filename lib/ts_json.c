@@ -587,6 +587,26 @@ const char *ts_json_get_string(const struct json_object *obj, const char *key)
     return json_object_get_string(v);
 }
 
+const char *ts_json_kind_word(const struct json_object *v)
+{
+    switch (json_object_get_type(v)) {
+    case json_type_null:
+        return "null";
+    case json_type_boolean:
+        return "a boolean";
+    case json_type_int:
+    case json_type_double:
+        return "a number";
+    case json_type_string:
+        return "a string";
+    case json_type_array:
+        return "a list";
+    case json_type_object:
+        return "an object";
+    }
+    return "something else";
+}
+
 bool ts_json_equal(const struct json_object *a, const struct json_object *b)
 {
     enum json_type type = json_object_get_type(a);

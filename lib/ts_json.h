@@ -74,6 +74,13 @@ struct json_object *ts_json_copy(const struct json_object *v);
 const char *ts_json_get_string(const struct json_object *obj, const char *key);
 
 /*
+ * The kind of v in the words of an error message: "null", "a boolean",
+ * "a number" (integer or float), "a string", "a list", "an object"
+ * ("null" for a NULL v). Static storage; never NULL.
+ */
+const char *ts_json_kind_word(const struct json_object *v);
+
+/*
  * True when the two values are the same JSON: arrays item by item,
  * objects with the same keys (in any order) and equal values, strings
  * byte for byte, integers by value, floats by value and sign (-0.0 is not

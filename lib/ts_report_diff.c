@@ -137,38 +137,12 @@ static void emit(walker *w, const struct json_object *a, bool has_a, const struc
     ts_buf_free(&fb);
 }
 
-static int key_cmp(const void *pa, const void *pb)
-{
-    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-/* The keys of obj sorted (obj may be NULL); NULL when out of memory. */
-static const char **sorted_keys(const struct json_object *obj, size_t *n)
-{
-    const char **keys;
-    size_t k = 0;
-
-    *n = obj ? (size_t)json_object_object_length(obj) : 0;
-    keys = malloc((*n + 1) * sizeof(*keys));
-    if (keys == NULL)
-        return NULL;
-    if (obj != NULL) {
-        json_object_object_foreach((struct json_object *)obj, key, val)
-        {
-            (void)val;
-            keys[k++] = key;
-        }
-    }
-    qsort(keys, *n, sizeof(*keys), key_cmp);
-    return keys;
-}
-
 static void walk(walker *w, const struct json_object *a, const struct json_object *b);
 
 static void walk_objects(walker *w, const struct json_object *a, const struct json_object *b)
 {
     size_t na, nb, i = 0, j = 0;
-    const char **ka = sorted_keys(a, &na), **kb = sorted_keys(b, &nb);
+    const char **ka = ts_report__sorted_keys(a, &na), **kb = ts_report__sorted_keys(b, &nb);
 
     if (ka == NULL || kb == NULL)
         ts_buf_fail(w->out, -ENOMEM);

@@ -123,4 +123,8 @@ void ts_report__repeat(ts_buf *out, char ch, size_t n);
 /* A temporary buffer's failure passed on to out (ts_buf_fail), then freed. */
 void ts_report__drop(ts_buf *out, ts_buf *tmp);
 
+/* The keys of obj in byte order, *n of them (none when obj is NULL): an
+ * array the caller frees, of strings obj owns. NULL when out of memory. */
+const char **ts_report__sorted_keys(const struct json_object *obj, size_t *n);
+
 #endif

@@ -121,31 +121,6 @@ static unsigned char *shown_rows(const ts_report_ctx *c)
 
 /* ---- cells ---- */
 
-static int key_cmp(const void *pa, const void *pb)
-{
-    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
-}
-
-static const char **sorted_keys(const struct json_object *obj, size_t *n)
-{
-    const char **keys;
-    size_t k = 0;
-
-    *n = obj ? (size_t)json_object_object_length(obj) : 0;
-    keys = malloc((*n + 1) * sizeof(*keys));
-    if (keys == NULL)
-        return NULL;
-    if (obj != NULL) {
-        json_object_object_foreach((struct json_object *)obj, key, val)
-        {
-            (void)val;
-            keys[k++] = key;
-        }
-    }
-    qsort(keys, *n, sizeof(*keys), key_cmp);
-    return keys;
-}
-
 static bool same(const struct json_object *a, const struct json_object *b)
 {
     return ts_values_equal(a, b, true, false);
@@ -244,8 +219,8 @@ static int args_status(item *it, const ts_report_call *g, const ts_report_call *
 
     if (g->args == NULL)
         return 0; /* not checked */
-    gk = sorted_keys(g->args, &ng);
-    tk = sorted_keys(t->args, &nt);
+    gk = ts_report__sorted_keys(g->args, &ng);
+    tk = ts_report__sorted_keys(t->args, &nt);
     if (gk == NULL || tk == NULL) {
         free(gk);
         free(tk);

@@ -1,9 +1,10 @@
 /*
  * ts_report_text — the small writers the drift report's parts share
  * (ts_report_internal.h): names, calls and values as text, row labels,
- * word wrapping, colour.
+ * word wrapping, colour, and the keys of an object in order.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ts_json.h"
@@ -193,4 +194,29 @@ void ts_report__path_key(ts_buf *out, const char *key, bool first)
     if (ts_json_write_string(key, len, out) == -EINVAL) /* not UTF-8 */
         ts_repr_string(key, len, out);
     ts_buf_appendc(out, ']');
+}
+
+static int key_cmp(const void *pa, const void *pb)
+{
+    return strcmp(*(const char *const *)pa, *(const char *const *)pb);
+}
+
+const char **ts_report__sorted_keys(const struct json_object *obj, size_t *n)
+{
+    const char **keys;
+    size_t k = 0;
+
+    *n = obj ? (size_t)json_object_object_length(obj) : 0;
+    keys = malloc((*n + 1) * sizeof(*keys));
+    if (keys == NULL)
+        return NULL;
+    if (obj != NULL) {
+        json_object_object_foreach((struct json_object *)obj, key, val)
+        {
+            (void)val;
+            keys[k++] = key;
+        }
+    }
+    qsort(keys, *n, sizeof(*keys), key_cmp);
+    return keys;
 }

@@ -57,26 +57,6 @@ static int invalid(ts_error *err, const char *fmt, ...)
     return ts_error_set(err, -EINVAL, TS_ERR_INVALID_RULES, "%s", text);
 }
 
-static const char *type_word(const struct json_object *v)
-{
-    switch (json_object_get_type(v)) {
-    case json_type_null:
-        return "null";
-    case json_type_boolean:
-        return "a boolean";
-    case json_type_int:
-    case json_type_double:
-        return "a number";
-    case json_type_string:
-        return "a string";
-    case json_type_array:
-        return "a list";
-    case json_type_object:
-        return "an object";
-    }
-    return "something else";
-}
-
 /* ---------------------------------------------------------------------------
  * Building
  * ------------------------------------------------------------------------- */
@@ -137,7 +117,8 @@ static int build_list(ts_rules *r, const char *key, ts_rules_kind kind, const st
     size_t n;
 
     if (!json_object_is_type(v, json_type_array))
-        return invalid(err, "'%s' must be a list of path patterns, got %s", key, type_word(v));
+        return invalid(err, "'%s' must be a list of path patterns, got %s", key,
+                       ts_json_kind_word(v));
     n = json_object_array_length(v);
     for (size_t i = 0; i < n; i++) {
         const struct json_object *item = json_object_array_get_idx(v, i);
@@ -146,7 +127,7 @@ static int build_list(ts_rules *r, const char *key, ts_rules_kind kind, const st
         where_index(w, 1, i);
         if (!json_object_is_type(item, json_type_string))
             return invalid(err, "%s[%zu] must be a string (a path pattern), got %s", key, i,
-                           type_word(item));
+                           ts_json_kind_word(item));
         snprintf(label, sizeof(label), "%s[%zu]", key, i);
         rc = add_pattern(r, label, kind, item, err);
         if (rc < 0)
@@ -171,7 +152,7 @@ static int build_order(ts_rules *r, const struct json_object *v, ts_error *err)
             err, "'order' must be one of strict, unordered, superset, subset (got '%.80s')", s);
     }
     return invalid(err, "'order' must be one of strict, unordered, superset, subset (got %s)",
-                   type_word(v));
+                   ts_json_kind_word(v));
 }
 
 static int compile_regex(ts_matcher *m, const char *pattern, const struct json_object *v,
@@ -184,7 +165,7 @@ static int compile_regex(ts_matcher *m, const char *pattern, const struct json_o
         return invalid(err,
                        "match[\"%.200s\"].regex must be a string (a POSIX extended regular "
                        "expression), got %s",
-                       pattern, type_word(v));
+                       pattern, ts_json_kind_word(v));
     text = json_object_get_string((struct json_object *)v);
     if (strlen(text) != (size_t)json_object_get_string_len(v))
         return invalid(err, "match[\"%.200s\"].regex holds a NUL byte", pattern);
@@ -213,7 +194,7 @@ static int build_matcher_value(ts_matcher *m, const char *pattern, const char *k
             return invalid(err,
                            "match[\"%.200s\"].approx must be a number >= 0 (the absolute "
                            "tolerance), got %s",
-                           pattern, type_word(v));
+                           pattern, ts_json_kind_word(v));
         t = json_object_get_double(v);
         if (!isfinite(t) || t < 0)
             return invalid(err,
@@ -227,7 +208,7 @@ static int build_matcher_value(ts_matcher *m, const char *pattern, const char *k
     if (strcmp(key, "set") == 0 || strcmp(key, "type") == 0) {
         if (!json_object_is_type(v, json_type_boolean))
             return invalid(err, "match[\"%.200s\"].%s must be true or false, got %s", pattern, key,
-                           type_word(v));
+                           ts_json_kind_word(v));
         m->kind = !json_object_get_boolean(v) ? TS_MATCHER_NONE
                   : key[0] == 's'             ? TS_MATCHER_SET
                                               : TS_MATCHER_TYPE;
@@ -245,7 +226,7 @@ static int build_matcher(ts_rules *r, const char *pattern, const struct json_obj
 
     if (!json_object_is_type(v, json_type_object))
         return invalid(err, "match[\"%.200s\"] must be an object with one matcher (%s), got %s",
-                       pattern, known_matchers, type_word(v));
+                       pattern, known_matchers, ts_json_kind_word(v));
     json_object_object_foreach((struct json_object *)v, key, val)
     {
         int rc;
@@ -273,7 +254,7 @@ static int build_match(ts_rules *r, const struct json_object *v, ts_rules_where 
 
     if (!json_object_is_type(v, json_type_object))
         return invalid(err, "'match' must be an object mapping path patterns to matchers, got %s",
-                       type_word(v));
+                       ts_json_kind_word(v));
     n = (size_t)json_object_object_length(v);
     r->matchers = calloc(n ? n : 1, sizeof(*r->matchers));
     if (r->matchers == NULL)
@@ -304,7 +285,7 @@ static int build_tool(ts_rules *r, const char *name, const struct json_object *v
         return invalid(err, "tools: a tool name is empty");
     if (!json_object_is_type(v, json_type_object))
         return invalid(err, "tools[\"%.200s\"] must be an object ({\"ignore\": true}), got %s",
-                       name, type_word(v));
+                       name, ts_json_kind_word(v));
     json_object_object_foreach((struct json_object *)v, key, val)
     {
         where_key(w, 2, key);
@@ -313,7 +294,7 @@ static int build_tool(ts_rules *r, const char *name, const struct json_object *v
                            name);
         if (!json_object_is_type(val, json_type_boolean))
             return invalid(err, "tools[\"%.200s\"].ignore must be true or false, got %s", name,
-                           type_word(val));
+                           ts_json_kind_word(val));
         if (json_object_get_boolean(val)) {
             const char **tools = realloc(r->tools, (r->n_tools + 1) * sizeof(*tools));
             if (tools == NULL)
@@ -331,7 +312,7 @@ static int build_tools(ts_rules *r, const struct json_object *v, ts_rules_where 
         return invalid(err,
                        "'tools' must be an object mapping tool names to {\"ignore\": true}, "
                        "got %s",
-                       type_word(v));
+                       ts_json_kind_word(v));
     json_object_object_foreach((struct json_object *)v, key, val)
     {
         int rc;
@@ -395,7 +376,7 @@ int ts_rules_build(const struct json_object *obj, ts_rules **out, ts_rules_where
         where = &unused;
     memset(where, 0, sizeof(*where));
     if (!json_object_is_type(obj, json_type_object))
-        return invalid(err, "the rules must be a JSON object, got %s", type_word(obj));
+        return invalid(err, "the rules must be a JSON object, got %s", ts_json_kind_word(obj));
     r = rules_new();
     if (r != NULL)
         r->object = ts_json_copy(obj);

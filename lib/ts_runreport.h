@@ -269,4 +269,13 @@ int ts_runreport_junit_names(const char *test, const char *name, ts_buf *classna
 void ts_runreport_format_time(int64_t ms, char out[32]);
 int ts_runreport_parse_time(const char *s, int64_t *ms);
 
+/* ms as a new JSON string in that form, or NULL (JSON null) when ms < 0
+ * (not known). */
+struct json_object *ts_runreport_time_json(int64_t ms);
+
+/* The "counts" object of a run as the JSON report and the daemon's run
+ * summary write it: created, updated, pending, passed, failed (refusals
+ * included, as the summary line counts them), errors, and checks. */
+struct json_object *ts_runreport_counts_json(const ts_summary_counts *c, int64_t checks);
+
 #endif

@@ -22,7 +22,7 @@ static struct json_object *str_or_null(const char *s)
     return s != NULL ? json_object_new_string(s) : NULL;
 }
 
-static struct json_object *time_json(int64_t ms)
+struct json_object *ts_runreport_time_json(int64_t ms)
 {
     char t[32];
 
@@ -32,7 +32,7 @@ static struct json_object *time_json(int64_t ms)
     return json_object_new_string(t);
 }
 
-static struct json_object *counts_json(const ts_summary_counts *c)
+struct json_object *ts_runreport_counts_json(const ts_summary_counts *c, int64_t checks)
 {
     struct json_object *o = json_object_new_object();
 
@@ -40,12 +40,18 @@ static struct json_object *counts_json(const ts_summary_counts *c)
     json_object_object_add(o, "updated", json_object_new_int64(c->updated));
     json_object_object_add(o, "pending", json_object_new_int64(c->pending));
     json_object_object_add(o, "passed", json_object_new_int64(c->passed));
+    /* The summary line counts CI refusals as failures; so do the counts. */
     json_object_object_add(o, "failed", json_object_new_int64(c->failed + c->errors));
     json_object_object_add(o, "errors", json_object_new_int64(c->errors));
-    json_object_object_add(o, "checks",
-                           json_object_new_int64(c->created + c->updated + c->pending + c->passed +
-                                                 c->failed + c->errors));
+    json_object_object_add(o, "checks", json_object_new_int64(checks));
     return o;
+}
+
+/* The counts with checks their sum: every check the report holds. */
+static struct json_object *counts_json(const ts_summary_counts *c)
+{
+    return ts_runreport_counts_json(c, c->created + c->updated + c->pending + c->passed +
+                                           c->failed + c->errors);
 }
 
 static struct json_object *outcomes_json(const int64_t *outcomes)
@@ -71,8 +77,8 @@ static struct json_object *run_json(const rr_run *run)
     json_object_object_add(o, "store", str_or_null(run->store));
     json_object_object_add(o, "label", str_or_null(run->label));
     json_object_object_add(o, "host", str_or_null(run->host));
-    json_object_object_add(o, "opened", time_json(run->opened_ms));
-    json_object_object_add(o, "closed", time_json(run->closed_ms));
+    json_object_object_add(o, "opened", ts_runreport_time_json(run->opened_ms));
+    json_object_object_add(o, "closed", ts_runreport_time_json(run->closed_ms));
     json_object_object_add(o, "complete",
                            json_object_new_boolean(!run->partial && run->closed_ms >= 0));
     json_object_object_add(o, "partial", json_object_new_boolean(run->partial));

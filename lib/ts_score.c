@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ts_json.h"
 #include "ts_utf8.h"
 
 #define THRESHOLD_EPSILON 1e-9
@@ -367,26 +368,6 @@ static int check_weights(const ts_weights *w, ts_error *err)
     return 0;
 }
 
-static const char *json_type_word(const struct json_object *v)
-{
-    switch (json_object_get_type(v)) {
-    case json_type_null:
-        return "null";
-    case json_type_boolean:
-        return "a boolean";
-    case json_type_int:
-    case json_type_double:
-        return "a number";
-    case json_type_string:
-        return "a string";
-    case json_type_array:
-        return "a list";
-    case json_type_object:
-        return "an object";
-    }
-    return "something else";
-}
-
 /* "<which>: item at index i <problem>" (no prefix when which is NULL). */
 static int invalid_calls(ts_error *err, const char *which, size_t i, const char *problem)
 {
@@ -401,7 +382,7 @@ int ts_calls_validate(const struct json_object *calls, const char *which, ts_err
     if (!json_object_is_type(calls, json_type_array))
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_CALLS,
                             "%s must be a list of calls, got %s", which ? which : "calls",
-                            json_type_word(calls));
+                            ts_json_kind_word(calls));
     n = json_object_array_length(calls);
     for (size_t i = 0; i < n; i++) {
         struct json_object *item = json_object_array_get_idx(calls, i);

@@ -18,6 +18,8 @@
 
 #include <sha1.h>
 
+#include "ts_fd.h"
+
 #define STATE_NAME_MAX 255
 #define TEMP_SUFFIX ".tmp"
 /* The root file of a store directory holds a path of at most PATH_MAX. */
@@ -311,23 +313,6 @@ static int temp_name(const char *name, char *out, size_t outsz)
     return n < 0 || (size_t)n >= outsz ? -ENAMETOOLONG : 0;
 }
 
-static int write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        p += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int ts_state_write_file(int dir, const char *name, const void *data, size_t len, bool durable,
                         ts_error *err)
 {
@@ -345,7 +330,7 @@ int ts_state_write_file(int dir, const char *name, const void *data, size_t len,
     if (fd < 0)
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot create state file %s: %s", temp,
                             strerror(errno));
-    rc = write_all(fd, data, len);
+    rc = ts_fd_write_all(fd, data, len);
     if (rc == 0 && durable && fsync(fd) < 0)
         rc = -errno;
     if (close(fd) < 0 && rc == 0)

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "ts_buf.h"
+#include "ts_fd.h"
 #include "ts_json.h"
 #include "ts_name.h"
 
@@ -510,21 +511,6 @@ static int temp_name(const char *file, char *out, size_t outsz)
     return 0;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 /* The root directory's fsync, shared (ts_store__commit). */
 static int shared_fsync(ts_store *store, int dirfd)
 {
@@ -574,7 +560,7 @@ static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *d
     rc = create_temp(dirfd, file, path, temp, sizeof(temp), &fd, err);
     if (rc < 0)
         return rc;
-    rc = write_all(fd, data->data, data->len);
+    rc = ts_fd_write_all(fd, data->data, data->len);
     if (rc < 0)
         ts_store__sys_error(err, rc, path, "write failed");
     if (rc == 0 && fsync(fd) < 0)

@@ -19,18 +19,6 @@
 
 #define SHORTCUT_LINE "the observed calls are the baseline's own bytes"
 
-static char config_path[600];
-
-/* The project file of the fixture's store: config.json in its parent. */
-static void write_config(const char *text)
-{
-    snprintf(config_path, sizeof(config_path), "%s/config.json", tdaemon_fx.dir);
-    if (text == NULL)
-        unlink(config_path);
-    else
-        util_write_file(config_path, text, strlen(text));
-}
-
 static int shortcut_count(void)
 {
     char *log = tdaemon_slurp(tdaemon_fx.log);
@@ -42,57 +30,12 @@ static int shortcut_count(void)
     return n;
 }
 
-/* check params for name and actual (JSON text), extra members (JSON object
- * text or NULL), in store (NULL: the fixture's). */
-static struct json_object *check_params(const char *store, const char *name, const char *actual,
-                                        const char *extra)
-{
-    struct json_object *p = extra != NULL ? tjson(extra) : json_object_new_object();
-
-    json_object_object_add(p, "store", json_object_new_string(store ? store : tdaemon_fx.store));
-    json_object_object_add(p, "name", json_object_new_string(name));
-    json_object_object_add(p, "actual", tjson(actual));
-    return p;
-}
-
-/* The result of a check that must succeed. */
-static struct json_object *check_ok(const char *name, const char *actual, const char *extra)
-{
-    struct json_object *p = check_params(NULL, name, actual, extra);
-    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
-
-    json_object_put(p);
-    return r;
-}
-
-static const char *outcome_of(const char *name, const char *actual, const char *extra)
-{
-    static char outcome[64];
-    struct json_object *r = check_ok(name, actual, extra);
-
-    snprintf(outcome, sizeof(outcome), "%s", tstr(r, "outcome"));
-    json_object_put(r);
-    return outcome;
-}
-
 static struct json_object *member(struct json_object *o, const char *key)
 {
     struct json_object *v = NULL;
 
     json_object_object_get_ex(o, key, &v);
     return v;
-}
-
-static void approve(const char *name)
-{
-    struct json_object *p = json_object_new_object(), *names = json_object_new_array(), *r;
-
-    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
-    json_object_array_add(names, json_object_new_string(name));
-    json_object_object_add(p, "names", names);
-    r = tdaemon_ok(tdaemon_fx_conn, "approve", p);
-    json_object_put(r);
-    json_object_put(p);
 }
 
 #define WITH_ID_1 "[{\"tool\": \"search\", \"args\": {\"q\": \"x\", \"request_id\": \"r-1\"}}]"
@@ -106,15 +49,15 @@ START_TEST(no_rules_no_rules_key)
     for (size_t i = 0; i < sizeof(configs) / sizeof(configs[0]); i++) {
         char name[32];
         struct json_object *r;
-        write_config(configs[i]);
+        tdaemon_fx_write_config(configs[i]);
         snprintf(name, sizeof(name), "plain%zu", i);
-        r = check_ok(name, WITH_ID_1, NULL);
+        r = tdaemon_fx_check_ok(name, WITH_ID_1, NULL);
         ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
         ck_assert_msg(member(r, "rules") == NULL && !json_object_object_get_ex(r, "rules", NULL),
                       "a rules key without rules (%s)", configs[i] ? configs[i] : "no file");
         json_object_put(r);
-        approve(name);
-        r = check_ok(name, WITH_ID_2, NULL);
+        tdaemon_fx_approve(name);
+        r = tdaemon_fx_check_ok(name, WITH_ID_2, NULL);
         ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
         ck_assert(!json_object_object_get_ex(r, "rules", NULL));
         ck_assert_ptr_null(strstr(tstr(r, "report"), "by rules"));
@@ -127,11 +70,11 @@ START_TEST(project_rules_apply_and_follow_the_file)
 {
     struct json_object *r, *rules, *ignored;
 
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_1, NULL), "CREATED");
-    approve("ids");
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_2, NULL), "FAILED");
-    write_config("{\"ignore\": [\"*.args.request_id\"]}");
-    r = check_ok("ids", WITH_ID_2, NULL);
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_1, NULL), "CREATED");
+    tdaemon_fx_approve("ids");
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_2, NULL), "FAILED");
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args.request_id\"]}");
+    r = tdaemon_fx_check_ok("ids", WITH_ID_2, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
     rules = member(r, "rules");
     ck_assert_ptr_nonnull(rules);
@@ -142,18 +85,18 @@ START_TEST(project_rules_apply_and_follow_the_file)
     ck_assert_int_eq(json_object_get_int(member(ignored, "actual")), 1);
     json_object_put(r);
     /* edited: the next check sees it */
-    write_config("{\"ignore\": [\"*.args.q\"]}");
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_2, NULL), "FAILED");
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args.q\"]}");
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_2, NULL), "FAILED");
     /* removed: no rules */
-    write_config(NULL);
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_2, NULL), "FAILED");
+    tdaemon_fx_write_config(NULL);
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_2, NULL), "FAILED");
     /* kept past the racy margin, then changed: still seen at once */
-    write_config("{\"ignore\": [\"*.args.request_id\"]}");
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args.request_id\"]}");
     sleep(4);
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_2, NULL), "PASSED");
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_2, NULL), "PASSED");
-    write_config("{\"ignore\": [\"*.args.qq\"]}");
-    ck_assert_str_eq(outcome_of("ids", WITH_ID_2, NULL), "FAILED");
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_2, NULL), "PASSED");
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_2, NULL), "PASSED");
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args.qq\"]}");
+    ck_assert_str_eq(tdaemon_fx_outcome("ids", WITH_ID_2, NULL), "FAILED");
 }
 END_TEST
 
@@ -161,9 +104,10 @@ START_TEST(malformed_project_file_fails_every_check_of_its_store)
 {
     char other[600], msg[1024];
     struct json_object *p, *r;
+    const char *config_path = tdaemon_fx_write_config(
+        "{\n  \"ignore\": [\"*.args.request_id\"],\n  \"ordr\": \"unordered\"\n}\n");
 
-    write_config("{\n  \"ignore\": [\"*.args.request_id\"],\n  \"ordr\": \"unordered\"\n}\n");
-    p = check_params(NULL, "broken", WITH_ID_1, NULL);
+    p = tdaemon_fx_check_params(NULL, "broken", WITH_ID_1, NULL);
     snprintf(msg, sizeof(msg), "%s", tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules"));
     ck_assert_msg(strstr(msg, config_path) != NULL, "file not named: %s", msg);
     ck_assert_msg(strstr(msg, "line 3, column 3") != NULL, "no position: %s", msg);
@@ -180,26 +124,26 @@ START_TEST(malformed_project_file_fails_every_check_of_its_store)
     ck_assert_int_eq(access(tdaemon_snapshot_path(tdaemon_fx.store, "broken"), F_OK), -1);
     /* another store is served as usual */
     snprintf(other, sizeof(other), "%s/elsewhere/snaps", tdaemon_fx.dir);
-    p = check_params(other, "fine", WITH_ID_1, NULL);
+    p = tdaemon_fx_check_params(other, "fine", WITH_ID_1, NULL);
     r = tdaemon_ok(tdaemon_fx_conn, "check", p);
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
     json_object_put(r);
     json_object_put(p);
     /* syntax errors, patterns, regexes: each named with its place */
-    write_config("{\"ignore\": [\"*.args..x\"]}");
-    p = check_params(NULL, "broken", WITH_ID_1, NULL);
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args..x\"]}");
+    p = tdaemon_fx_check_params(NULL, "broken", WITH_ID_1, NULL);
     snprintf(msg, sizeof(msg), "%s", tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules"));
     ck_assert_msg(strstr(msg, "line 1, column 13: ignore[0]: pattern '*.args..x', column 8") !=
                       NULL,
                   "%s", msg);
-    write_config("{\"match\": {\"*.args.q\": {\"regex\": \"(\"}}}");
+    tdaemon_fx_write_config("{\"match\": {\"*.args.q\": {\"regex\": \"(\"}}}");
     snprintf(msg, sizeof(msg), "%s", tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules"));
     ck_assert_msg(strstr(msg, "invalid regular expression") != NULL, "%s", msg);
-    write_config("{\"ignore\": [");
+    tdaemon_fx_write_config("{\"ignore\": [");
     snprintf(msg, sizeof(msg), "%s", tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules"));
     ck_assert_msg(strstr(msg, "line 1, column 13") != NULL, "%s", msg);
     /* fixed: served again */
-    write_config("{\"ignore\": [\"*.args.request_id\"]}");
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args.request_id\"]}");
     r = tdaemon_ok(tdaemon_fx_conn, "check", p);
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
     json_object_put(r);
@@ -215,14 +159,14 @@ START_TEST(rules_param_merged_over_the_project)
     struct json_object *p, *r, *rules;
     char msg[1024];
 
-    write_config("{\"ignore\": [\"*.args.request_id\"]}");
-    outcome_of("merged",
-               "[{\"tool\": \"search\", \"args\": {\"q\": \"x\", \"request_id\": "
-               "\"r-1\"}}, {\"tool\": \"book\"}]",
-               NULL);
-    approve("merged");
-    ck_assert_str_eq(outcome_of("merged", reordered, NULL), "FAILED");
-    r = check_ok("merged", reordered, "{\"rules\": {\"order\": \"unordered\"}}");
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args.request_id\"]}");
+    tdaemon_fx_outcome("merged",
+                       "[{\"tool\": \"search\", \"args\": {\"q\": \"x\", \"request_id\": "
+                       "\"r-1\"}}, {\"tool\": \"book\"}]",
+                       NULL);
+    tdaemon_fx_approve("merged");
+    ck_assert_str_eq(tdaemon_fx_outcome("merged", reordered, NULL), "FAILED");
+    r = tdaemon_fx_check_ok("merged", reordered, "{\"rules\": {\"order\": \"unordered\"}}");
     ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
     rules = member(r, "rules");
     ck_assert_str_eq(tstr(rules, "order"), "unordered");
@@ -230,19 +174,20 @@ START_TEST(rules_param_merged_over_the_project)
     ck_assert_int_eq(json_object_get_int(member(rules, "moved")), 2);
     json_object_put(r);
     /* a bad param: named "rules", with the key or pattern */
-    p = check_params(NULL, "merged", reordered, "{\"rules\": {\"order\": \"sideways\"}}");
+    p = tdaemon_fx_check_params(NULL, "merged", reordered,
+                                "{\"rules\": {\"order\": \"sideways\"}}");
     snprintf(msg, sizeof(msg), "%s", tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules"));
     ck_assert_msg(strncmp(msg, "rules: 'order' must be one of", 29) == 0, "%s", msg);
     json_object_put(p);
-    p = check_params(NULL, "merged", reordered, "{\"rules\": {\"ignore\": [\"*.x\"]}}");
+    p = tdaemon_fx_check_params(NULL, "merged", reordered, "{\"rules\": {\"ignore\": [\"*.x\"]}}");
     snprintf(msg, sizeof(msg), "%s", tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules"));
     ck_assert_msg(strstr(msg, "rules: ignore[0]: pattern '*.x', column 3") != NULL, "%s", msg);
     json_object_put(p);
-    p = check_params(NULL, "merged", reordered, "{\"rules\": [\"*.args.x\"]}");
+    p = tdaemon_fx_check_params(NULL, "merged", reordered, "{\"rules\": [\"*.args.x\"]}");
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_argument");
     json_object_put(p);
     /* nil is no rules */
-    r = check_ok("merged", reordered, "{\"rules\": null}");
+    r = tdaemon_fx_check_ok("merged", reordered, "{\"rules\": null}");
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     json_object_put(r);
 }
@@ -257,8 +202,8 @@ START_TEST(redacted_before_anything_is_kept)
     struct json_object *p, *r, *redacted;
     char *file, *text;
 
-    write_config("{\"redact\": [\"*.args.api_key\"]}");
-    r = check_ok("secret", secret1, NULL);
+    tdaemon_fx_write_config("{\"redact\": [\"*.args.api_key\"]}");
+    r = tdaemon_fx_check_ok("secret", secret1, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
     redacted = json_object_array_get_idx(member(member(r, "rules"), "redacted"), 0);
     ck_assert_int_eq(json_object_get_int(member(redacted, "actual")), 1);
@@ -268,15 +213,15 @@ START_TEST(redacted_before_anything_is_kept)
     ck_assert_ptr_null(strstr(file, "sk-SECRET"));
     ck_assert_ptr_nonnull(strstr(file, "\"api_key\": \"[redacted]\""));
     free(file);
-    approve("secret");
+    tdaemon_fx_approve("secret");
     /* another key: the same value compares as redacted on both sides */
-    ck_assert_str_eq(outcome_of("secret",
-                                "[{\"tool\": \"login\", \"args\": {\"user\": \"u\", "
-                                "\"api_key\": \"sk-other\"}}]",
-                                NULL),
+    ck_assert_str_eq(tdaemon_fx_outcome("secret",
+                                        "[{\"tool\": \"login\", \"args\": {\"user\": \"u\", "
+                                        "\"api_key\": \"sk-other\"}}]",
+                                        NULL),
                      "PASSED");
     /* FAILED: neither the report nor the kept observation holds the secret */
-    r = check_ok("secret", secret2, NULL);
+    r = tdaemon_fx_check_ok("secret", secret2, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
     ck_assert_ptr_null(strstr(tstr(r, "report"), "sk-SECRET"));
     ck_assert_ptr_nonnull(
@@ -321,7 +266,7 @@ START_TEST(own_bytes_answer_as_the_usual_path_under_rules)
     struct json_object *r;
     char *file;
 
-    r = check_ok("own", calls, "{\"update\": true}");
+    r = tdaemon_fx_check_ok("own", calls, "{\"update\": true}");
     json_object_put(r);
     file = tdaemon_slurp(tdaemon_snapshot_path(tdaemon_fx.store, "own"));
     free(file);
@@ -330,12 +275,12 @@ START_TEST(own_bytes_answer_as_the_usual_path_under_rules)
         struct json_object *a, *b;
         const char *ta, *tb;
         int before;
-        write_config(rules[i]);
+        tdaemon_fx_write_config(rules[i]);
         /* the file as the daemon wrote it: the calls' keys in its order */
         before = shortcut_count();
-        a = check_ok("own", calls, NULL);
+        a = tdaemon_fx_check_ok("own", calls, NULL);
         ck_assert_msg(shortcut_count() == before + 1, "%s: no shortcut", rules[i]);
-        b = check_ok("own", same_other_bytes, NULL);
+        b = tdaemon_fx_check_ok("own", same_other_bytes, NULL);
         ck_assert_int_eq(shortcut_count(), before + 1);
         ta = json_object_to_json_string(a);
         tb = json_object_to_json_string(b);
@@ -347,7 +292,7 @@ START_TEST(own_bytes_answer_as_the_usual_path_under_rules)
             ck_assert_int_eq(json_object_get_int(member(member(a, "result"), "total_calls")), 1);
         /* and again: from the cache, keyed by the rules */
         json_object_put(b);
-        b = check_ok("own", calls, NULL);
+        b = tdaemon_fx_check_ok("own", calls, NULL);
         ck_assert_str_eq(json_object_to_json_string(b), ta);
         json_object_put(a);
         json_object_put(b);
@@ -373,11 +318,11 @@ START_TEST(unordered_large_lists_on_the_pool)
     }
     snprintf(e + le, (1 << 16) - le, "]");
     snprintf(a + la, (1 << 16) - la, "]");
-    r = check_ok("big", e, "{\"update\": true}");
+    r = tdaemon_fx_check_ok("big", e, "{\"update\": true}");
     json_object_put(r);
-    ck_assert_str_eq(outcome_of("big", a, NULL), "FAILED");
-    write_config("{\"order\": \"unordered\"}");
-    r = check_ok("big", a, NULL);
+    ck_assert_str_eq(tdaemon_fx_outcome("big", a, NULL), "FAILED");
+    tdaemon_fx_write_config("{\"order\": \"unordered\"}");
+    r = tdaemon_fx_check_ok("big", a, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
     ck_assert_int_eq(json_object_get_int(member(member(r, "rules"), "moved")), 200);
     json_object_put(r);

@@ -16,63 +16,6 @@
 #include "util_test.h"
 
 #ifndef __SANITIZE_ADDRESS__
-static char config_path[600];
-
-/* The project file of the fixture's store: config.json in its parent. */
-static void write_config(const char *text)
-{
-    snprintf(config_path, sizeof(config_path), "%s/config.json", tdaemon_fx.dir);
-    if (text == NULL)
-        unlink(config_path);
-    else
-        util_write_file(config_path, text, strlen(text));
-}
-
-/* check params for name and actual (JSON text), extra members (JSON object
- * text or NULL), in store (NULL: the fixture's). */
-static struct json_object *check_params(const char *store, const char *name, const char *actual,
-                                        const char *extra)
-{
-    struct json_object *p = extra != NULL ? tjson(extra) : json_object_new_object();
-
-    json_object_object_add(p, "store", json_object_new_string(store ? store : tdaemon_fx.store));
-    json_object_object_add(p, "name", json_object_new_string(name));
-    json_object_object_add(p, "actual", tjson(actual));
-    return p;
-}
-
-/* The result of a check that must succeed. */
-static struct json_object *check_ok(const char *name, const char *actual, const char *extra)
-{
-    struct json_object *p = check_params(NULL, name, actual, extra);
-    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
-
-    json_object_put(p);
-    return r;
-}
-
-static const char *outcome_of(const char *name, const char *actual, const char *extra)
-{
-    static char outcome[64];
-    struct json_object *r = check_ok(name, actual, extra);
-
-    snprintf(outcome, sizeof(outcome), "%s", tstr(r, "outcome"));
-    json_object_put(r);
-    return outcome;
-}
-
-static void approve(const char *name)
-{
-    struct json_object *p = json_object_new_object(), *names = json_object_new_array(), *r;
-
-    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
-    json_object_array_add(names, json_object_new_string(name));
-    json_object_object_add(p, "names", names);
-    r = tdaemon_ok(tdaemon_fx_conn, "approve", p);
-    json_object_put(r);
-    json_object_put(p);
-}
-
 /* Every path of the rules under valgrind (a sanitizer build checks the
  * same with LSan at each fixture's clean stop). */
 START_TEST(valgrind_clean_with_rules)
@@ -88,21 +31,23 @@ START_TEST(valgrind_clean_with_rules)
     int status;
     char *out;
 
-    write_config("{\"ignore\": [\"*.args.id\"], \"redact\": [\"*.args.key\"], \"order\": "
-                 "\"unordered\", \"match\": {\"s.args.q\": {\"regex\": \"^weather in \"}, "
-                 "\"*.args.t\": {\"approx\": 0.1}, \"*.args.l\": {\"set\": true}}, \"tools\": "
-                 "{\"log\": {\"ignore\": true}}}");
+    tdaemon_fx_write_config(
+        "{\"ignore\": [\"*.args.id\"], \"redact\": [\"*.args.key\"], \"order\": "
+        "\"unordered\", \"match\": {\"s.args.q\": {\"regex\": \"^weather in \"}, "
+        "\"*.args.t\": {\"approx\": 0.1}, \"*.args.l\": {\"set\": true}}, \"tools\": "
+        "{\"log\": {\"ignore\": true}}}");
     tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 30000);
     tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
-    ck_assert_str_eq(outcome_of("vg", calls, NULL), "CREATED");
-    approve("vg");
+    ck_assert_str_eq(tdaemon_fx_outcome("vg", calls, NULL), "CREATED");
+    tdaemon_fx_approve("vg");
     for (int i = 0; i < 3; i++) {
-        ck_assert_str_eq(outcome_of("vg", calls, NULL), "PASSED");
-        ck_assert_str_eq(outcome_of("vg", drifted, NULL), "FAILED");
-        ck_assert_str_eq(outcome_of("vg", drifted, "{\"rules\": {\"ignore\": [\"b.args.n\"]}}"),
-                         "PASSED");
+        ck_assert_str_eq(tdaemon_fx_outcome("vg", calls, NULL), "PASSED");
+        ck_assert_str_eq(tdaemon_fx_outcome("vg", drifted, NULL), "FAILED");
+        ck_assert_str_eq(
+            tdaemon_fx_outcome("vg", drifted, "{\"rules\": {\"ignore\": [\"b.args.n\"]}}"),
+            "PASSED");
     }
-    p = check_params(NULL, "vg", calls, "{\"rules\": {\"ignore\": [\"*.x\"]}}");
+    p = tdaemon_fx_check_params(NULL, "vg", calls, "{\"rules\": {\"ignore\": [\"*.x\"]}}");
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules");
     json_object_put(p);
     p = json_object_new_object();
@@ -111,12 +56,12 @@ START_TEST(valgrind_clean_with_rules)
     json_object_object_add(p, "calls", tjson(calls));
     json_object_put(tdaemon_ok(tdaemon_fx_conn, "record", p));
     json_object_put(p);
-    write_config("{\"ignore\": [\"*.args..x\"]}");
-    p = check_params(NULL, "vg", calls, NULL);
+    tdaemon_fx_write_config("{\"ignore\": [\"*.args..x\"]}");
+    p = tdaemon_fx_check_params(NULL, "vg", calls, NULL);
     tdaemon_err(tdaemon_fx_conn, "check", p, "invalid_rules");
     json_object_put(p);
-    write_config(NULL);
-    ck_assert_str_eq(outcome_of("vg", drifted, NULL), "FAILED");
+    tdaemon_fx_write_config(NULL);
+    ck_assert_str_eq(tdaemon_fx_outcome("vg", drifted, NULL), "FAILED");
     close(tdaemon_fx_conn);
     tdaemon_fx_conn = -1;
     status = tdaemon_stop(&tdaemon_fx, 30000);

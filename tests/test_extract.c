@@ -50,25 +50,7 @@ static const fixture_case detected[] = {
 
 START_TEST(test_fixture_detected)
 {
-    const fixture_case *c = &detected[_i];
-    struct json_object *in = load_fixture(c->name, ".json");
-    struct json_object *want = load_fixture(c->name, ".expected.json");
-    struct json_object *got;
-    const char *fmt = ts_extract_detect(in);
-
-    ck_assert_msg(fmt != NULL && strcmp(fmt, c->format) == 0, "%s detected as %s, want %s", c->name,
-                  fmt ? fmt : "(none)", c->format);
-    got = extract_ok(in, NULL, TS_EXTRACT_RESPONSE);
-    assert_json_eq(got, want, c->name);
-    json_object_put(got);
-    got = extract_ok(in, "auto", TS_EXTRACT_FILE);
-    assert_json_eq(got, want, c->name);
-    json_object_put(got);
-    got = extract_ok(in, c->format, TS_EXTRACT_RESPONSE);
-    assert_json_eq(got, want, c->name);
-    json_object_put(got);
-    json_object_put(in);
-    json_object_put(want);
+    assert_fixture_detected(detected[_i].name, detected[_i].format);
 }
 END_TEST
 
@@ -183,18 +165,6 @@ END_TEST
 
 /* ---- the examples of docs/extraction.md --------------------------------- */
 
-static void assert_extracts(const char *input, const char *format, const char *want)
-{
-    struct json_object *in = parse_text(input);
-    struct json_object *expected = parse_text(want);
-    struct json_object *got = extract_ok(in, format, TS_EXTRACT_RESPONSE);
-
-    assert_json_eq(got, expected, input);
-    json_object_put(got);
-    json_object_put(expected);
-    json_object_put(in);
-}
-
 START_TEST(test_spec_examples)
 {
     assert_extracts("{\"choices\":[{\"message\":{\"tool_calls\":[{\"function\":{\"name\":\"get_"
@@ -266,16 +236,6 @@ START_TEST(test_format_names)
 END_TEST
 
 /* ---- detection order ----------------------------------------------------- */
-
-static void assert_detects(const char *input, const char *want)
-{
-    struct json_object *in = parse_text(input);
-    const char *got = ts_extract_detect(in);
-
-    ck_assert_msg(got != NULL && strcmp(got, want) == 0, "%s: detected %s, want %s", input,
-                  got ? got : "(none)", want);
-    json_object_put(in);
-}
 
 START_TEST(test_detection_order)
 {

@@ -91,15 +91,22 @@ static void mp_json(ts_buf *b, const char *json)
     "false}, "                                                                                     \
     "\"report\": \"line 1\\nline 2\"}"
 
-/* The payload of an ok reply {id, ok: true, result} (id as uint 64). */
-static void ok_payload(ts_buf *b, uint64_t id, const char *result_json)
+/* The start of an ok reply: a map of members (< 16) entries, id (as
+ * uint 64), ok: true, and the key "result" (its value comes next). */
+static void ok_head(ts_buf *b, uint64_t id, unsigned members)
 {
-    ts_buf_appendc(b, (char)0x83);
+    ts_buf_appendc(b, (char)(0x80 | members));
     mp_str(b, "id");
     mp_uint(b, id);
     mp_str(b, "ok");
     ts_buf_appendc(b, (char)0xc3);
     mp_str(b, "result");
+}
+
+/* The payload of an ok reply {id, ok: true, result} (id as uint 64). */
+static void ok_payload(ts_buf *b, uint64_t id, const char *result_json)
+{
+    ok_head(b, id, 3);
     mp_json(b, result_json);
 }
 
@@ -171,22 +178,12 @@ static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
         ok_payload(b, id, CANNED_RESULT);
         ts_buf_appendc(b, (char)0xc0);
     } else if (strcmp(kind, "reply:dup-envelope") == 0) {
-        ts_buf_appendc(b, (char)0x84);
-        mp_str(b, "id");
-        mp_uint(b, id);
-        mp_str(b, "ok");
-        ts_buf_appendc(b, (char)0xc3);
-        mp_str(b, "result");
+        ok_head(b, id, 4);
         mp_json(b, CANNED_RESULT);
         mp_str(b, "ok");
         ts_buf_appendc(b, (char)0xc3);
     } else if (strcmp(kind, "reply:dup-outcome") == 0) {
-        ts_buf_appendc(b, (char)0x83);
-        mp_str(b, "id");
-        mp_uint(b, id);
-        mp_str(b, "ok");
-        ts_buf_appendc(b, (char)0xc3);
-        mp_str(b, "result");
+        ok_head(b, id, 3);
         ts_buf_appendc(b, (char)0x84);
         mp_str(b, "outcome");
         mp_str(b, "PASSED");
@@ -197,12 +194,7 @@ static void canned_payload(ts_buf *b, uint64_t id, const char *kind)
         mp_str(b, "outcome");
         mp_str(b, "FAILED");
     } else if (strcmp(kind, "reply:bad-utf8") == 0) {
-        ts_buf_appendc(b, (char)0x83);
-        mp_str(b, "id");
-        mp_uint(b, id);
-        mp_str(b, "ok");
-        ts_buf_appendc(b, (char)0xc3);
-        mp_str(b, "result");
+        ok_head(b, id, 3);
         ts_buf_appendc(b, (char)0x83);
         mp_str(b, "outcome");
         mp_str(b, "PASSED");

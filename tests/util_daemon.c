@@ -26,6 +26,7 @@
 #include "ts_name.h"
 #include "ts_paths.h"
 #include "ts_wire.h"
+#include "util_test.h"
 
 static unsigned long long next_id = 1000;
 
@@ -556,6 +557,60 @@ TCase *tdaemon_fixture_case(const char *name, bool start, const char *const *arg
     tcase_add_checked_fixture(tc, fx_setup, fx_teardown);
     tcase_set_timeout(tc, timeout_s);
     return tc;
+}
+
+const char *tdaemon_fx_write_config(const char *text)
+{
+    static char path[600];
+
+    snprintf(path, sizeof(path), "%s/config.json", tdaemon_fx.dir);
+    if (text == NULL)
+        unlink(path);
+    else
+        util_write_file(path, text, strlen(text));
+    return path;
+}
+
+struct json_object *tdaemon_fx_check_params(const char *store, const char *name, const char *actual,
+                                            const char *extra)
+{
+    struct json_object *p = extra != NULL ? tjson(extra) : json_object_new_object();
+
+    json_object_object_add(p, "store", json_object_new_string(store ? store : tdaemon_fx.store));
+    json_object_object_add(p, "name", json_object_new_string(name));
+    json_object_object_add(p, "actual", tjson(actual));
+    return p;
+}
+
+struct json_object *tdaemon_fx_check_ok(const char *name, const char *actual, const char *extra)
+{
+    struct json_object *p = tdaemon_fx_check_params(NULL, name, actual, extra);
+    struct json_object *r = tdaemon_ok(tdaemon_fx_conn, "check", p);
+
+    json_object_put(p);
+    return r;
+}
+
+const char *tdaemon_fx_outcome(const char *name, const char *actual, const char *extra)
+{
+    static char outcome[64];
+    struct json_object *r = tdaemon_fx_check_ok(name, actual, extra);
+
+    snprintf(outcome, sizeof(outcome), "%s", tstr(r, "outcome"));
+    json_object_put(r);
+    return outcome;
+}
+
+void tdaemon_fx_approve(const char *name)
+{
+    struct json_object *p = json_object_new_object(), *names = json_object_new_array(), *r;
+
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    json_object_array_add(names, json_object_new_string(name));
+    json_object_object_add(p, "names", names);
+    r = tdaemon_ok(tdaemon_fx_conn, "approve", p);
+    json_object_put(r);
+    json_object_put(p);
 }
 
 void tdaemon_asan_runtime(char *out, size_t outsz)

@@ -138,4 +138,24 @@ extern tdaemon tdaemon_fx;
 extern int tdaemon_fx_conn;
 TCase *tdaemon_fixture_case(const char *name, bool start, const char *const *args, int timeout_s);
 
+/* Requests on the fixture's daemon (tdaemon_fx_conn) and store. */
+
+/* Write the project file of the fixture's store (config.json in its
+ * parent) with text, or remove it for NULL; its path (static buffer). */
+const char *tdaemon_fx_write_config(const char *text);
+
+/* check params for name and actual (JSON text), extra members (JSON object
+ * text or NULL), in store (NULL: the fixture's). */
+struct json_object *tdaemon_fx_check_params(const char *store, const char *name, const char *actual,
+                                            const char *extra);
+
+/* The result of a check in the fixture's store that must succeed. */
+struct json_object *tdaemon_fx_check_ok(const char *name, const char *actual, const char *extra);
+
+/* That check's outcome ("PASSED", ...; static buffer). */
+const char *tdaemon_fx_outcome(const char *name, const char *actual, const char *extra);
+
+/* Approve name in the fixture's store (must succeed). */
+void tdaemon_fx_approve(const char *name);
+
 #endif

@@ -94,3 +94,49 @@ void extract_fails(const struct json_object *in, const char *format, ts_extract_
                   want);
     ck_assert_msg(strchr(err.message, '\n') == NULL, "error is not one line: %s", err.message);
 }
+
+void assert_extracts(const char *input, const char *format, const char *want)
+{
+    struct json_object *in = parse_text(input);
+    struct json_object *expected = parse_text(want);
+    struct json_object *got = extract_ok(in, format, TS_EXTRACT_RESPONSE);
+
+    assert_json_eq(got, expected, input);
+    json_object_put(got);
+    json_object_put(expected);
+    json_object_put(in);
+}
+
+void assert_detects(const char *input, const char *want)
+{
+    struct json_object *in = parse_text(input);
+    const char *got = ts_extract_detect(in);
+
+    ck_assert_msg((got == NULL && want == NULL) ||
+                      (got != NULL && want != NULL && strcmp(got, want) == 0),
+                  "%s: detected %s, want %s", input, got ? got : "(none)", want ? want : "(none)");
+    json_object_put(in);
+}
+
+void assert_fixture_detected(const char *name, const char *format)
+{
+    static const ts_extract_origin origins[] = {TS_EXTRACT_RESPONSE, TS_EXTRACT_FILE};
+    struct json_object *in = load_fixture(name, ".json");
+    struct json_object *want = load_fixture(name, ".expected.json");
+    const char *fmt = ts_extract_detect(in);
+
+    ck_assert_msg(fmt != NULL && strcmp(fmt, format) == 0, "%s detected as %s, want %s", name,
+                  fmt ? fmt : "(none)", format);
+    for (size_t i = 0; i < sizeof(origins) / sizeof(origins[0]); i++) {
+        const char *as[] = {NULL, "auto", format};
+
+        for (size_t k = 0; k < sizeof(as) / sizeof(as[0]); k++) {
+            struct json_object *got = extract_ok(in, as[k], origins[i]);
+
+            assert_json_eq(got, want, name);
+            json_object_put(got);
+        }
+    }
+    json_object_put(in);
+    json_object_put(want);
+}

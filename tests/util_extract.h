@@ -35,4 +35,16 @@ struct json_object *extract_ok(const struct json_object *in, const char *format,
 void extract_fails(const struct json_object *in, const char *format, ts_extract_origin origin,
                    const char *want);
 
+/* input (JSON text) extracts, as a response in format (NULL: auto), to want
+ * (JSON text). */
+void assert_extracts(const char *input, const char *format, const char *want);
+
+/* input (JSON text) is detected as format want (NULL: as none). */
+void assert_detects(const char *input, const char *want);
+
+/* The fixture pair <name>.json / <name>.expected.json: detection picks
+ * format, and the input extracts to the expected calls both auto-detected
+ * and with format given, as a response and as a file. */
+void assert_fixture_detected(const char *name, const char *format);
+
 #endif
