@@ -120,8 +120,8 @@ static const tsctl_command commands[] = {
      "or not it exists. Needs no daemon.\n",
      tsctl_cmd_snapshots_path},
     {"run", "run a test command as one run and summarize it",
-     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--no-fail-on-findings]\n"
-     "                 [--no-json-diff] -- CMD [ARGS...]\n"
+     "Usage: tsctl run [--junit FILE] [--json-report FILE] [--html FILE]\n"
+     "                 [--no-fail-on-findings] [--no-json-diff] -- CMD [ARGS...]\n"
      "\n"
      "Opens a run on the daemon and runs CMD with TOOLSCORE_RUN and\n"
      "TOOLSCORE_SOCKET exported, so every worker process of CMD joins it, and\n"
@@ -138,6 +138,7 @@ static const tsctl_command commands[] = {
      "                           with the drift report, CI errors errors)\n"
      "  --json-report FILE       write the JSON report (the input of tsctl report\n"
      "                           merge and tsctl orphans --from-reports)\n"
+     "  --html FILE              write the run's HTML page (tsctl report html)\n"
      "  --no-fail-on-findings    exit with CMD's code whatever the run found\n"
      "  --no-json-diff           drift reports without their JSON diff\n"
      "                           (TOOLSCORE_NO_JSON_DIFF=1 for CMD)\n",

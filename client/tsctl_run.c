@@ -134,9 +134,13 @@ static void discard_report(const char *path)
         unlink(path);
 }
 
-/* The run's report in format, written to path (whole or removed). */
-static int write_run_report(tsctl_ctx *ctx, const char *run_id, const char *format,
-                            const char *path)
+/* The report files `run` writes, by format (NULL: not asked for). */
+enum { REPORT_JUNIT, REPORT_JSON, REPORT_HTML, REPORTS };
+static const char *const report_formats[REPORTS] = {"junit", "json", "html"};
+static const char *const report_words[REPORTS] = {"JUnit", "JSON", "HTML"};
+
+/* The run's report in format f, written to path (whole or removed). */
+static int write_run_report(tsctl_ctx *ctx, const char *run_id, int f, const char *path)
 {
     char *text = NULL;
     size_t len = 0;
@@ -145,10 +149,10 @@ static int write_run_report(tsctl_ctx *ctx, const char *run_id, const char *form
 
     if (path == NULL)
         return 0;
-    if (ts_client_run_report(ctx->client, run_id, format, &text, &len, &err) < 0) {
+    if (ts_client_run_report(ctx->client, run_id, report_formats[f], &text, &len, &err) < 0) {
         discard_report(path);
         return tsctl_fail(ctx, tsctl_exit_for_error(&err), "cannot get the %s report: %s",
-                          strcmp(format, "junit") == 0 ? "JUnit" : "JSON", err.message);
+                          report_words[f], err.message);
     }
     rc = tsctl_write_file(ctx, path, text, len);
     if (rc != 0)
@@ -158,8 +162,8 @@ static int write_run_report(tsctl_ctx *ctx, const char *run_id, const char *form
 }
 
 /* The shared body of `run` and `record -- CMD`. */
-static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const char *json_path,
-                       bool record, bool update, bool fail_on_findings)
+static int run_command(tsctl_ctx *ctx, char **cmd, const char *const reports[REPORTS], bool record,
+                       bool update, bool fail_on_findings)
 {
     struct json_object *params;
     struct json_object *reply = NULL;
@@ -171,9 +175,8 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
 
     if (tsctl_store_root(ctx, root, sizeof(root)) != 0)
         return TSCTL_EXIT_USAGE;
-    rc = check_writable(ctx, junit_path);
-    if (rc == 0)
-        rc = check_writable(ctx, json_path);
+    for (int f = 0; rc == 0 && f < REPORTS; f++)
+        rc = check_writable(ctx, reports[f]);
     if (rc != 0)
         return rc;
     params = tsctl_store_params(ctx);
@@ -202,9 +205,8 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
             printf("%s\n", line);
         flaky = tsctl_print_flaky_lines(ctx, tsctl_get(summary, "flaky_lines"));
         dups = print_duplicates(ctx, summary);
-        rc = write_run_report(ctx, run_id, "junit", junit_path);
-        if (rc == 0)
-            rc = write_run_report(ctx, run_id, "json", json_path);
+        for (int f = 0; rc == 0 && f < REPORTS; f++)
+            rc = write_run_report(ctx, run_id, f, reports[f]);
         /* A green command does not hide a red snapshot. */
         if (rc == 0 && status == 0 && fail_on_findings &&
             tsctl_findings(failed, (long long)dups, (long long)flaky)) {
@@ -215,8 +217,8 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
             status = TSCTL_EXIT_FAILED;
         }
     } else {
-        discard_report(junit_path);
-        discard_report(json_path);
+        for (int f = 0; f < REPORTS; f++)
+            discard_report(reports[f]);
     }
     if (status != 0 || rc == 0)
         rc = status;
@@ -226,12 +228,12 @@ static int run_command(tsctl_ctx *ctx, char **cmd, const char *junit_path, const
 
 int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
 {
-    const char *junit = NULL;
-    const char *json = NULL;
+    const char *reports[REPORTS] = {NULL, NULL, NULL};
     bool no_fail = false;
     const tsctl_option opts[] = {
-        {"junit", 0, &junit, NULL},
-        {"json-report", 0, &json, NULL},
+        {"junit", 0, &reports[REPORT_JUNIT], NULL},
+        {"json-report", 0, &reports[REPORT_JSON], NULL},
+        {"html", 0, &reports[REPORT_HTML], NULL},
         {"no-fail-on-findings", 0, NULL, &no_fail},
         {"no-json-diff", 0, NULL, &ctx->no_json_diff},
         {NULL, 0, NULL, NULL},
@@ -247,7 +249,7 @@ int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
                                  args.pos[0]);
     if (!args.dashdash || args.nrest == 0)
         return tsctl_usage_error(ctx, "missing the command to run after --");
-    return run_command(ctx, args.rest, junit, json, false, false, !no_fail);
+    return run_command(ctx, args.rest, reports, false, false, !no_fail);
 }
 
 int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
@@ -287,5 +289,6 @@ int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
         return tsctl_record_trace(ctx, trace, name, format, update);
     if (ctx->json)
         return tsctl_usage_error(ctx, "--json only goes with --from-trace");
-    return run_command(ctx, args.rest, NULL, NULL, true, update, true);
+    return run_command(ctx, args.rest, (const char *const[REPORTS]){NULL, NULL, NULL}, true, update,
+                       true);
 }

@@ -86,9 +86,18 @@ t 0 ts approve --all
 out_has "Approved 26 snapshot(s)."
 
 # --- second run: replays, one drifts; CMD fails so run exits 1 ---------------------
-t 1 env DRIFT=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --junit "$WORK/r2.xml" -- sh "$WORK/suite.sh"
+t 1 env DRIFT=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" run --junit "$WORK/r2.xml" --html "$WORK/r2.html" -- sh "$WORK/suite.sh"
 out_has "toolscore: 26 passed, 1 failed"
 out_has "shared_name"
+# --html: the run's page, self-contained, with the drift and how to accept it
+python3 - "$WORK/r2.html" <<'PY' || fail "HTML page of the second run"
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+assert page.lower().startswith("<!doctype html"), page[:40]
+assert "26 passed, 1 failed" in page
+assert "tsctl accept" in page
+assert not re.search(r'(src|href)\s*=\s*["\']?https?:', page, re.I)
+PY
 t 0 xmllint --noout --schema "$TS_SOURCE_DIR/tests/data/junit.xsd" "$WORK/r2.xml"
 python3 - "$WORK/r2.xml" <<'PY' || fail "JUnit of the second run"
 import sys, xml.etree.ElementTree as ET
@@ -155,7 +164,9 @@ t 2 ts run --junit && err_one_line
 if [ -w /dev/full ]; then
 	t 1 ts run --junit /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
 	t 1 ts run --json-report /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
+	t 1 ts run --html /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
 fi
+t 2 ts run --html "$WORK/nodir/x.html" -- true && err_one_line && err_has "nodir"
 
 # --- record -- CMD ------------------------------------------------------------------------
 t 0 ts record -- sh -c 'test "$TOOLSCORE_RECORD" = 1 && test -z "${TOOLSCORE_RECORD_UPDATE:-}" && test -n "$TOOLSCORE_RUN"'
