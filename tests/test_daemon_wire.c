@@ -112,7 +112,11 @@ START_TEST(oversized_and_empty_frames)
     json_object_object_add(p, "pad", json_object_new_string(big));
     free(big);
     tdaemon_send(fd, 1, "ping", NULL);
-    tdaemon_send(fd, 2, "ping", p);
+    /* the daemon may refuse the frame at its header and close before the
+     * rest is written: the send may then fail with EPIPE, and what the
+     * daemon said is still there to read */
+    int rc = tdaemon_try_send(fd, 2, "ping", p);
+    ck_assert_msg(rc == 0 || rc == -EPIPE || rc == -ECONNRESET, "send: %s", strerror(-rc));
     json_object_put(p);
     struct json_object *r = NULL;
     ck_assert(tdaemon_read(fd, &r, 5000) == 0);
