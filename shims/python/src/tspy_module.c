@@ -437,6 +437,45 @@ static PyObject *client_rm(tspy_client *self, PyObject *args)
     return run_op(self, op_rm, &a);
 }
 
+/*
+ * obj (a list or tuple of str, named what in errors) as a NUL-ended array of
+ * UTF-8 strings borrowed from it: *seq holds the references (Py_XDECREF it)
+ * and *list the array (PyMem_Free it), also on failure. -1 with a Python
+ * error set (TypeError for one str or an item that is not a str).
+ */
+static int str_list(PyObject *obj, const char *what, PyObject **seq, const char ***list, size_t *n)
+{
+    *seq = NULL;
+    *list = NULL;
+    if (PyUnicode_Check(obj)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a list of str, not one str", what);
+        return -1;
+    }
+    *seq = PySequence_Fast(obj, what);
+    if (*seq == NULL) {
+        PyErr_Format(PyExc_TypeError, "%s must be a list of str", what);
+        return -1;
+    }
+    *n = (size_t)PySequence_Fast_GET_SIZE(*seq);
+    *list = PyMem_Calloc(*n + 1, sizeof(**list));
+    if (*list == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < *n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(*seq, (Py_ssize_t)i);
+
+        if (!PyUnicode_Check(item)) {
+            PyErr_Format(PyExc_TypeError, "%s[%zu] is a '%s', not a str", what, i,
+                         Py_TYPE(item)->tp_name);
+            return -1;
+        }
+        if (((*list)[i] = PyUnicode_AsUTF8(item)) == NULL)
+            return -1;
+    }
+    return 0;
+}
+
 static PyObject *client_approve(tspy_client *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"store", "names", "all", NULL};
@@ -446,37 +485,13 @@ static PyObject *client_approve(tspy_client *self, PyObject *args, PyObject *kwd
     const char **list = NULL;
     int all = 0;
     PyObject *out = NULL;
-    Py_ssize_t i;
 
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "s|O$p:approve", kwlist, &a.store, &names, &all))
         return NULL;
     if (names != NULL && names != Py_None) {
-        if (PyUnicode_Check(names)) {
-            PyErr_SetString(PyExc_TypeError, "names must be a list of str, not one str");
-            return NULL;
-        }
-        seq = PySequence_Fast(names, "names must be a list of str");
-        if (seq == NULL)
-            return NULL;
-        list = PyMem_Calloc((size_t)PySequence_Fast_GET_SIZE(seq) + 1, sizeof(*list));
-        if (list == NULL) {
-            PyErr_NoMemory();
+        if (str_list(names, "names", &seq, &list, &a.count) < 0)
             goto out;
-        }
-        for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-            PyObject *n = PySequence_Fast_GET_ITEM(seq, i);
-
-            if (!PyUnicode_Check(n)) {
-                PyErr_Format(PyExc_TypeError, "names[%zd] is a '%s', not a str", i,
-                             Py_TYPE(n)->tp_name);
-                goto out;
-            }
-            list[i] = PyUnicode_AsUTF8(n);
-            if (list[i] == NULL)
-                goto out;
-        }
         a.names = list;
-        a.count = (size_t)PySequence_Fast_GET_SIZE(seq);
     }
     a.flag = all;
     out = run_op(self, op_approve, &a);
@@ -493,37 +508,13 @@ static PyObject *client_run_partial(tspy_client *self, PyObject *args)
     PyObject *seq = NULL;
     const char **list = NULL;
     PyObject *out = NULL;
-    Py_ssize_t i;
 
     if (!PyArg_ParseTuple(args, "sO:run_partial", &a.run, &reasons))
         return NULL;
-    if (PyUnicode_Check(reasons)) {
-        PyErr_SetString(PyExc_TypeError, "reasons must be a list of str, not one str");
-        return NULL;
+    if (str_list(reasons, "reasons", &seq, &list, &a.count) == 0) {
+        a.names = list;
+        out = run_op(self, op_run_partial, &a);
     }
-    seq = PySequence_Fast(reasons, "reasons must be a list of str");
-    if (seq == NULL)
-        return NULL;
-    list = PyMem_Calloc((size_t)PySequence_Fast_GET_SIZE(seq) + 1, sizeof(*list));
-    if (list == NULL) {
-        PyErr_NoMemory();
-        goto out;
-    }
-    for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *r = PySequence_Fast_GET_ITEM(seq, i);
-
-        if (!PyUnicode_Check(r)) {
-            PyErr_Format(PyExc_TypeError, "reasons[%zd] is a '%s', not a str", i,
-                         Py_TYPE(r)->tp_name);
-            goto out;
-        }
-        if ((list[i] = PyUnicode_AsUTF8(r)) == NULL)
-            goto out;
-    }
-    a.names = list;
-    a.count = (size_t)PySequence_Fast_GET_SIZE(seq);
-    out = run_op(self, op_run_partial, &a);
-out:
     PyMem_Free(list);
     Py_XDECREF(seq);
     return out;

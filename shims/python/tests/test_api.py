@@ -112,3 +112,18 @@ def test_default_root_is_the_projects(tmp_path: Path, monkeypatch: pytest.Monkey
     assert _native.default_root() == (
         str(outside / ".toolscore" / "snapshots"),
         "none found and not in a repository: under the current directory")
+
+
+def test_name_lists_are_checked_before_any_request(tmp_path: Path) -> None:
+    # no daemon behind this socket: a bad list is refused before connecting
+    c = _native.Client(str(tmp_path / "none.sock"))
+    for method, args, kw in (("run_partial", ("r", "one reason"), {}),
+                             ("approve", (str(tmp_path),), {"names": "n"})):
+        with pytest.raises(TypeError, match="must be a list of str, not one str"):
+            getattr(c, method)(*args, **kw)
+    with pytest.raises(TypeError, match=r"reasons\[1\] is a 'int', not a str"):
+        c.run_partial("r", ["ok", 3])
+    with pytest.raises(TypeError, match=r"names\[0\] is a 'bytes', not a str"):
+        c.approve(str(tmp_path), names=[b"n"])
+    with pytest.raises(TypeError, match="reasons must be a list of str"):
+        c.run_partial("r", 5)
