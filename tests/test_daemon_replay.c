@@ -28,19 +28,8 @@
     "\"b\"]}}, "                                                                                   \
     "{\"tool\": \"book\", \"args\": {\"id\": 42, \"when\": {\"day\": 1.5, \"late\": false}}}, "    \
     "{\"tool\": \"search\", \"args\": {\"q\": \"  LAX \", \"limit\": 3}}]"
+#define CACHE_READ_LINE "read from its file" /* a snapshot read into the cache */
 #define CALLS_N "[{\"tool\": \"pay\", \"args\": {\"amount\": 10, \"currency\": \"EUR\"}}]"
-
-/* Lines of the daemon's log saying a check took the shortcut. */
-static int shortcut_count(void)
-{
-    char *log = tdaemon_slurp(tdaemon_fx.log);
-    int n = 0;
-
-    for (const char *p = log; p != NULL && (p = strstr(p, SHORTCUT_LINE)) != NULL; p++)
-        n++;
-    free(log);
-    return n;
-}
 
 static const char *snapshot_path(const char *name)
 {
@@ -133,14 +122,15 @@ static char *check_reply(const char *name, struct json_object *actual, const cha
 static char *both_ways(const char *name, struct json_object *same, const char *extra, bool taken)
 {
     struct json_object *other = reversed(same);
-    int before = shortcut_count();
+    int before = tdaemon_fx_log_count(SHORTCUT_LINE);
     char *a = check_reply_as(name, same, extra, false);
-    int middle = shortcut_count();
+    int middle = tdaemon_fx_log_count(SHORTCUT_LINE);
     char *b = check_reply_as(name, other, extra, false);
 
     ck_assert_msg(middle == before + (taken ? 1 : 0), "%s %s: shortcut %s", name,
                   extra ? extra : "{}", taken ? "not taken" : "taken");
-    ck_assert_msg(shortcut_count() == middle, "reordered keys took the shortcut");
+    ck_assert_msg(tdaemon_fx_log_count(SHORTCUT_LINE) == middle,
+                  "reordered keys took the shortcut");
     ck_assert_msg(strcmp(a, b) == 0, "%s %s:\n  same bytes: %s\n  reordered:  %s", name,
                   extra ? extra : "{}", a, b);
     free(b);
@@ -281,11 +271,11 @@ START_TEST(counts_in_runs)
     json_object_put(p);
 
     snprintf(extra, sizeof(extra), "{\"run\": \"%s\", \"test\": \"t::one\"}", run);
-    before = shortcut_count();
+    before = tdaemon_fx_log_count(SHORTCUT_LINE);
     char *reply = check_reply("inrun", m, extra);
     expect_in(reply, "\"PASSED\"");
     free(reply);
-    ck_assert_int_eq(shortcut_count(), before + 1);
+    ck_assert_int_eq(tdaemon_fx_log_count(SHORTCUT_LINE), before + 1);
 
     p = json_object_new_object();
     json_object_object_add(p, "run", json_object_new_string(run));
@@ -312,18 +302,6 @@ START_TEST(counts_in_runs)
 }
 END_TEST
 
-/* Lines of the daemon's log saying a snapshot was read into the cache. */
-static int cache_reads(void)
-{
-    char *log = tdaemon_slurp(tdaemon_fx.log);
-    int n = 0;
-
-    for (const char *p = log; p != NULL && (p = strstr(p, "read from its file")) != NULL; p++)
-        n++;
-    free(log);
-    return n;
-}
-
 /*
  * A suite of 2,000 approved snapshots replayed twice: the second pass
  * reads no file, every snapshot is still cached (a suite cycling through
@@ -332,7 +310,7 @@ static int cache_reads(void)
 START_TEST(cache_holds_a_large_suite)
 {
     enum { N = 2000 };
-    struct json_object *actual = tjson("[{\"tool\": \"t\", \"args\": {}}]");
+    const char *actual = "[{\"tool\": \"t\", \"args\": {}}]";
     char name[32];
     int before;
 
@@ -343,26 +321,16 @@ START_TEST(cache_holds_a_large_suite)
     }
     usleep(3200 * 1000); /* past the racy-timestamp margin, as a committed baseline */
     for (int pass = 0; pass < 2; pass++) {
-        before = cache_reads();
+        before = tdaemon_fx_log_count(CACHE_READ_LINE);
         for (int i = 0; i < N; i++) {
-            struct json_object *p = json_object_new_object();
-            struct json_object *r;
-
             snprintf(name, sizeof(name), "suite_%04d", i);
-            json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
-            json_object_object_add(p, "name", json_object_new_string(name));
-            json_object_object_add(p, "actual", json_object_get(actual));
-            r = tdaemon_ok(tdaemon_fx_conn, "check", p);
-            ck_assert_str_eq(tstr(r, "outcome"), "PASSED");
-            json_object_put(r);
-            json_object_put(p);
+            ck_assert_str_eq(tdaemon_fx_outcome(name, actual, NULL), "PASSED");
         }
         if (pass == 0)
-            ck_assert_int_eq(cache_reads() - before, N);
+            ck_assert_int_eq(tdaemon_fx_log_count(CACHE_READ_LINE) - before, N);
         else
-            ck_assert_int_eq(cache_reads() - before, 0);
+            ck_assert_int_eq(tdaemon_fx_log_count(CACHE_READ_LINE) - before, 0);
     }
-    json_object_put(actual);
 }
 END_TEST
 

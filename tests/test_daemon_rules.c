@@ -19,17 +19,6 @@
 
 #define SHORTCUT_LINE "the observed calls are the baseline's own bytes"
 
-static int shortcut_count(void)
-{
-    char *log = tdaemon_slurp(tdaemon_fx.log);
-    int n = 0;
-
-    for (const char *p = log; p != NULL && (p = strstr(p, SHORTCUT_LINE)) != NULL; p++)
-        n++;
-    free(log);
-    return n;
-}
-
 static struct json_object *member(struct json_object *o, const char *key)
 {
     struct json_object *v = NULL;
@@ -277,11 +266,12 @@ START_TEST(own_bytes_answer_as_the_usual_path_under_rules)
         int before;
         tdaemon_fx_write_config(rules[i]);
         /* the file as the daemon wrote it: the calls' keys in its order */
-        before = shortcut_count();
+        before = tdaemon_fx_log_count(SHORTCUT_LINE);
         a = tdaemon_fx_check_ok("own", calls, NULL);
-        ck_assert_msg(shortcut_count() == before + 1, "%s: no shortcut", rules[i]);
+        ck_assert_msg(tdaemon_fx_log_count(SHORTCUT_LINE) == before + 1, "%s: no shortcut",
+                      rules[i]);
         b = tdaemon_fx_check_ok("own", same_other_bytes, NULL);
-        ck_assert_int_eq(shortcut_count(), before + 1);
+        ck_assert_int_eq(tdaemon_fx_log_count(SHORTCUT_LINE), before + 1);
         ta = json_object_to_json_string(a);
         tb = json_object_to_json_string(b);
         ck_assert_msg(strcmp(ta, tb) == 0, "%s:\n  own bytes: %s\n  usual:     %s", rules[i], ta,

@@ -601,6 +601,17 @@ const char *tdaemon_fx_outcome(const char *name, const char *actual, const char 
     return outcome;
 }
 
+int tdaemon_fx_log_count(const char *text)
+{
+    char *log = tdaemon_slurp(tdaemon_fx.log);
+    int n = 0;
+
+    for (const char *p = log; p != NULL && (p = strstr(p, text)) != NULL; p++)
+        n++;
+    free(log);
+    return n;
+}
+
 void tdaemon_fx_approve(const char *name)
 {
     struct json_object *p = json_object_new_object(), *names = json_object_new_array(), *r;

@@ -155,6 +155,10 @@ struct json_object *tdaemon_fx_check_ok(const char *name, const char *actual, co
 /* That check's outcome ("PASSED", ...; static buffer). */
 const char *tdaemon_fx_outcome(const char *name, const char *actual, const char *extra);
 
+/* How many times text stands in the fixture daemon's log (the debug lines
+ * saying which path a request took). */
+int tdaemon_fx_log_count(const char *text);
+
 /* Approve name in the fixture's store (must succeed). */
 void tdaemon_fx_approve(const char *name);
 
