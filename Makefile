@@ -60,13 +60,15 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
 	-Wno-missing-field-initializers
 CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -Ilib -Iproto -Iclient
-PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS))
+# pkg-config's flags, asked for once on first use (the flags record below):
+# in stage two only, after scripts/deps.sh; stage one never expands them.
+PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
 CFLAGS   += -std=c11 $(OPTFLAGS) $(WARNINGS) -fPIC $(SANITIZE) $(PKG_CFLAGS)
 LDFLAGS  += $(SANITIZE)
-LIBS     := $(shell pkg-config --libs json-c libmd) -lm
-UV_LIBS  := $(shell pkg-config --libs libuv)
-MP_LIBS  := $(shell pkg-config --libs msgpack)
-CHECK_LIBS := $(shell pkg-config --libs check)
+LIBS     = $(eval LIBS := $$(shell pkg-config --libs json-c libmd) -lm)$(LIBS)
+UV_LIBS  = $(eval UV_LIBS := $$(shell pkg-config --libs libuv))$(UV_LIBS)
+MP_LIBS  = $(eval MP_LIBS := $$(shell pkg-config --libs msgpack))$(MP_LIBS)
+CHECK_LIBS = $(eval CHECK_LIBS := $$(shell pkg-config --libs check))$(CHECK_LIBS)
 
 # The flags of this build, rewritten only when they change; everything
 # compiled or linked depends on it.
