@@ -17,7 +17,10 @@ unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE
 # directory of this run, never in the user's.
 XDG_STATE_HOME=$(mktemp -d /tmp/ts-test-state-XXXXXX) || exit 1
 export XDG_STATE_HOME
-trap 'rm -rf "$XDG_STATE_HOME"' EXIT INT TERM
+# Each test's output is kept: the run's last lines repeat the end of every
+# failed test's output, so a log cut to its tail still says what failed.
+TS_TEST_LOGS=$(mktemp -d /tmp/ts-test-logs-XXXXXX) || exit 1
+trap 'rm -rf "$XDG_STATE_HOME" "$TS_TEST_LOGS"' EXIT INT TERM
 passed=0
 failed=0
 failed_names=""
@@ -33,7 +36,9 @@ for t in "$BUILD"/tests/test_*; do
 	selected "$name" || continue
 	echo "== $name"
 	start=$(date +%s)
-	if "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
+	if "$t" >"$TS_TEST_LOGS/$name" 2>&1; then ok=1; else ok=0; fi
+	cat "$TS_TEST_LOGS/$name"
+	if [ "$ok" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
 	echo "-- $name: $(($(date +%s) - start)) s"
 done
 # make stress (TS_STRESS=1) adds the long hardening scripts tests/stress_*.sh.
@@ -45,8 +50,14 @@ for t in $shell_tests; do
 	selected "$name" || continue
 	echo "== $name"
 	start=$(date +%s)
-	if timeout 600 sh "$t"; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
+	if timeout 600 sh "$t" >"$TS_TEST_LOGS/$name" 2>&1; then ok=1; else ok=0; fi
+	cat "$TS_TEST_LOGS/$name"
+	if [ "$ok" = 1 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names="$failed_names $name"; fi
 	echo "-- $name: $(($(date +%s) - start)) s"
+done
+for name in $failed_names; do
+	echo "== the end of $name's output:"
+	tail -n 30 "$TS_TEST_LOGS/$name"
 done
 [ -n "$failed_names" ] && echo "failed:$failed_names"
 echo "$passed passed, $failed failed"

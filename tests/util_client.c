@@ -587,7 +587,7 @@ ts_client *util_autostart_client(const char *sock, ts_error *err, int *rc)
     o.socket_path = sock;
     o.daemon_path = tdaemon_binary();
     o.daemon_args = util_idle_args; /* never outlive a failed test by long */
-    o.connect_timeout_ms = 10000;
+    o.connect_timeout_ms = 20000;
     *rc = ts_client_connect(&o, &c, err);
     return c;
 }
@@ -635,11 +635,13 @@ int util_daemons_on(const char *sock, pid_t *one)
     return count;
 }
 
+/* Up to 20 s: a deadline that only a daemon that does not stop reaches
+ * (a sanitized daemon on a loaded machine takes a while to exit). */
 void util_wait_no_daemon(const char *sock)
 {
     int i;
 
-    for (i = 0; i < 100 && util_daemons_on(sock, NULL) > 0; i++)
+    for (i = 0; i < 400 && util_daemons_on(sock, NULL) > 0; i++)
         usleep(50000);
     ck_assert_int_eq(util_daemons_on(sock, NULL), 0);
 }

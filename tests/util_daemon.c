@@ -195,7 +195,7 @@ void tdaemon_start_wrapped(tdaemon *d, const char *const *prefix, const char *co
 
 void tdaemon_start(tdaemon *d, const char *const *extra)
 {
-    tdaemon_start_wrapped(d, NULL, extra, 5000);
+    tdaemon_start_wrapped(d, NULL, extra, 20000);
 }
 
 int tdaemon_stop(tdaemon *d, int timeout_ms)
