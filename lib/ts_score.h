@@ -80,6 +80,9 @@ int ts_weights_from_json(const struct json_object *obj, ts_weights *out, ts_erro
 /* min_score must lie in [0, 1]. */
 int ts_score_check_min(double min_score, ts_error *err);
 
+/* Every weight finite and >= 0, their total positive (error naming the key). */
+int ts_weights_check(const ts_weights *w, ts_error *err);
+
 /*
  * Validate a calls list (array; each item an object with a non-empty string
  * "tool"): "item at index i is not an object" / "item at index i is missing
