@@ -264,7 +264,7 @@ START_TEST(real_daemon_small_max_frame)
     ck_assert_ptr_nonnull(strstr(err.message, "4096"));
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ts_client_close(c);
-    ck_assert_int_eq(tdaemon_stop(&d, 20000), 0);
+    tdaemon_stop_ok(&d);
     tdaemon_cleanup(&d);
     json_object_put(calls);
     json_object_put(big);
@@ -299,7 +299,7 @@ START_TEST(real_daemon_long_pipelined_batch)
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ts_client_close(c);
     json_object_put(params);
-    ck_assert_int_eq(tdaemon_stop(&d, 20000), 0);
+    tdaemon_stop_ok(&d);
     tdaemon_cleanup(&d);
 }
 END_TEST
