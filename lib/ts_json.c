@@ -607,7 +607,9 @@ const char *ts_json_kind_word(const struct json_object *v)
     return "something else";
 }
 
-bool ts_json_equal(const struct json_object *a, const struct json_object *b)
+/* The same JSON; with ordered, also with the object keys in the same order
+ * (the same text once written). */
+static bool same_json(const struct json_object *a, const struct json_object *b, bool ordered)
 {
     enum json_type type = json_object_get_type(a);
 
@@ -629,7 +631,7 @@ bool ts_json_equal(const struct json_object *a, const struct json_object *b)
         double x = json_object_get_double(a);
         double y = json_object_get_double(b);
 
-        return x == y && signbit(x) == signbit(y);
+        return (x == y && signbit(x) == signbit(y)) || (isnan(x) && isnan(y));
     }
     case json_type_string:
         return json_object_get_string_len(a) == json_object_get_string_len(b) &&
@@ -642,23 +644,44 @@ bool ts_json_equal(const struct json_object *a, const struct json_object *b)
         if (n != json_object_array_length(b))
             return false;
         for (size_t i = 0; i < n; i++) {
-            if (!ts_json_equal(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i)))
+            if (!same_json(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i),
+                           ordered))
                 return false;
         }
         return true;
     }
     case json_type_object: {
+        struct json_object_iterator ib = json_object_iter_begin((struct json_object *)b);
+
         if (json_object_object_length(a) != json_object_object_length(b))
             return false;
         json_object_object_foreach((struct json_object *)a, key, value)
         {
             struct json_object *other = NULL;
 
-            if (!json_object_object_get_ex(b, key, &other) || !ts_json_equal(value, other))
+            if (ordered) {
+                if (strcmp(key, json_object_iter_peek_name(&ib)) != 0)
+                    return false;
+                other = json_object_iter_peek_value(&ib);
+                json_object_iter_next(&ib);
+            } else if (!json_object_object_get_ex(b, key, &other)) {
+                return false;
+            }
+            if (!same_json(value, other, ordered))
                 return false;
         }
         return true;
     }
     }
     return false;
+}
+
+bool ts_json_equal(const struct json_object *a, const struct json_object *b)
+{
+    return same_json(a, b, false);
+}
+
+bool ts_json_identical(const struct json_object *a, const struct json_object *b)
+{
+    return same_json(a, b, true);
 }

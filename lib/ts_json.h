@@ -84,10 +84,14 @@ const char *ts_json_kind_word(const struct json_object *v);
  * True when the two values are the same JSON: arrays item by item,
  * objects with the same keys (in any order) and equal values, strings
  * byte for byte, integers by value, floats by value and sign (-0.0 is not
- * 0.0), an integer never equal to a float (1 is not 1.0: the file would
- * change). What "the calls are already the recorded ones" means for
- * update and for a pending snapshot.
+ * 0.0; NaN is NaN), an integer never equal to a float (1 is not 1.0: the
+ * file would change). What "the calls are already the recorded ones" means
+ * for update and for a pending snapshot.
  */
 bool ts_json_equal(const struct json_object *a, const struct json_object *b);
+
+/* ts_json_equal with the object keys in the same order too: the two values
+ * are written as the same text. */
+bool ts_json_identical(const struct json_object *a, const struct json_object *b);
 
 #endif

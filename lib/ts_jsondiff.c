@@ -95,61 +95,6 @@ static size_t count_lines(const struct json_object *v)
     }
 }
 
-static bool same_double(double a, double b)
-{
-    return (a == b && signbit(a) == signbit(b)) || (isnan(a) && isnan(b));
-}
-
-/* True when a and b are written as the same text (types, key order). */
-static bool identical(const struct json_object *a, const struct json_object *b)
-{
-    enum json_type ta = json_object_get_type(a);
-    struct json_object_iterator ia, ea, ib, eb;
-
-    if (ta != json_object_get_type(b))
-        return false;
-    switch (ta) {
-    case json_type_null:
-        return true;
-    case json_type_boolean:
-        return json_object_get_boolean(a) == json_object_get_boolean(b);
-    case json_type_int:
-        return json_object_get_int64(a) == json_object_get_int64(b) &&
-               json_object_get_uint64(a) == json_object_get_uint64(b);
-    case json_type_double:
-        return same_double(json_object_get_double(a), json_object_get_double(b));
-    case json_type_string:
-        return json_object_get_string_len(a) == json_object_get_string_len(b) &&
-               memcmp(json_object_get_string((struct json_object *)a),
-                      json_object_get_string((struct json_object *)b),
-                      (size_t)json_object_get_string_len(a)) == 0;
-    case json_type_array:
-        if (json_object_array_length(a) != json_object_array_length(b))
-            return false;
-        for (size_t i = 0; i < json_object_array_length(a); i++) {
-            if (!identical(json_object_array_get_idx(a, i), json_object_array_get_idx(b, i)))
-                return false;
-        }
-        return true;
-    case json_type_object:
-        if (json_object_object_length(a) != json_object_object_length(b))
-            return false;
-        ia = json_object_iter_begin((struct json_object *)a);
-        ea = json_object_iter_end(a);
-        ib = json_object_iter_begin((struct json_object *)b);
-        eb = json_object_iter_end(b);
-        while (!json_object_iter_equal(&ia, &ea) && !json_object_iter_equal(&ib, &eb)) {
-            if (strcmp(json_object_iter_peek_name(&ia), json_object_iter_peek_name(&ib)) != 0 ||
-                !identical(json_object_iter_peek_value(&ia), json_object_iter_peek_value(&ib)))
-                return false;
-            json_object_iter_next(&ia);
-            json_object_iter_next(&ib);
-        }
-        return true;
-    }
-    return false;
-}
-
 /* ---- storage ---- */
 
 static int grow(void **p, size_t *cap, size_t need, size_t size)
@@ -476,8 +421,8 @@ static int pair(differ *d, size_t g, size_t t)
 {
     bool comma_g = g + 1 < d->ng, comma_t = t + 1 < d->nt;
 
-    if (comma_g == comma_t &&
-        identical(json_object_array_get_idx(d->gold, g), json_object_array_get_idx(d->trace, t)))
+    if (comma_g == comma_t && ts_json_identical(json_object_array_get_idx(d->gold, g),
+                                                json_object_array_get_idx(d->trace, t)))
         return same_call(d, g, t);
     return changed_pair(d, g, t);
 }

@@ -316,8 +316,8 @@ START_TEST(an_unreadable_file_is_left_to_the_caller)
 }
 END_TEST
 
-/* ts_json_equal on two JSON texts. */
-static bool equal_texts(const char *a, const char *b)
+/* ts_json_equal (ordered: ts_json_identical) on two JSON texts. */
+static bool same_texts(const char *a, const char *b, bool ordered)
 {
     struct json_object *x = NULL;
     struct json_object *y = NULL;
@@ -325,11 +325,18 @@ static bool equal_texts(const char *a, const char *b)
 
     ck_assert_int_eq(ts_json_parse(a, strlen(a), 0, &x, NULL), 0);
     ck_assert_int_eq(ts_json_parse(b, strlen(b), 0, &y, NULL), 0);
-    eq = ts_json_equal(x, y);
-    ck_assert(ts_json_equal(y, x) == eq);
+    eq = ordered ? ts_json_identical(x, y) : ts_json_equal(x, y);
+    ck_assert(eq == (ordered ? ts_json_identical(y, x) : ts_json_equal(y, x)));
+    if (ordered && eq)
+        ck_assert(ts_json_equal(x, y));
     json_object_put(x);
     json_object_put(y);
     return eq;
+}
+
+static bool equal_texts(const char *a, const char *b)
+{
+    return same_texts(a, b, false);
 }
 
 START_TEST(calls_equal_is_exact_json)
@@ -355,6 +362,21 @@ START_TEST(calls_equal_is_exact_json)
                            "[{\"tool\":\"a\",\"args\":{\"x\":[1,1]}}]"));
     ck_assert(equal_texts("[]", "[]"));
     ck_assert(!equal_texts("[]", "[{\"tool\":\"a\"}]"));
+}
+END_TEST
+
+/* Identical: equal and written the same, so object keys in the same order. */
+START_TEST(identical_json_keeps_key_order)
+{
+    ck_assert(same_texts("{\"a\":1,\"b\":{\"c\":[1,{\"d\":2,\"e\":3}]}}",
+                         "{\"a\":1,\"b\":{\"c\":[1,{\"d\":2,\"e\":3}]}}", true));
+    ck_assert(!same_texts("{\"a\":1,\"b\":2}", "{\"b\":2,\"a\":1}", true));
+    ck_assert(!same_texts("{\"b\":{\"c\":[{\"d\":2,\"e\":3}]}}",
+                          "{\"b\":{\"c\":[{\"e\":3,\"d\":2}]}}", true));
+    ck_assert(!same_texts("{\"a\":1}", "{\"a\":1.0}", true));
+    ck_assert(!same_texts("{\"a\":1}", "{\"b\":1}", true));
+    ck_assert(!same_texts("{\"a\":1}", "{\"a\":1,\"b\":2}", true));
+    ck_assert(same_texts("[]", "[]", true));
 }
 END_TEST
 
@@ -560,6 +582,7 @@ int main(void)
     tcase_add_test(tc, pending_with_the_recorded_calls_drops_the_observation);
     tcase_add_test(tc, an_unreadable_file_is_left_to_the_caller);
     tcase_add_test(tc, calls_equal_is_exact_json);
+    tcase_add_test(tc, identical_json_keeps_key_order);
     tcase_add_test(tc, a_known_score_skips_evaluation);
     tcase_add_test(tc, evaluate_needs_both_lists);
     tcase_add_test(tc, outcome_names_round_trip);
