@@ -59,6 +59,17 @@ one_summary() {
 	all_has "$1" "summary"
 }
 stored() { "$TSCTL" --dir "$1" snapshots show "$2" 2>&1; }
+# rules_round RUNNER STORE: tests/rules.test.js records a call whose volatile
+# argument its rules ignore, passes once approved although the argument
+# changed, then runs with invalid rules (exit 1; the caller checks the error).
+rules_round() {
+	RULES_TEST=1 t 0 "$1" tests/rules.test.js
+	one_summary "toolscore: 1 snapshot created (pending approval)"
+	t 0 "$TSCTL" --dir "$2" approve --all
+	RULES_TEST=1 t 0 "$1" tests/rules.test.js
+	one_summary "toolscore: 1 passed"
+	RULES_TEST=invalid t 1 "$1" tests/rules.test.js
+}
 
 # ---- Vitest ---------------------------------------------------------------
 t 0 vitest
@@ -130,12 +141,7 @@ all_has "TOOLSCORE_JUNIT=$WORK/afile/v.xml: cannot write the report there: $WORK
 CHECKS=$((CHECKS + 1))
 [ "$(summary_lines)" = 0 ] || fail "tests ran although the report cannot be written"
 # ---- rules (Vitest): a volatile argument ignored passes ----
-RULES_TEST=1 t 0 vitest tests/rules.test.js
-one_summary "toolscore: 1 snapshot created (pending approval)"
-t 0 "$TSCTL" --dir "$VSTORE" approve --all
-RULES_TEST=1 t 0 vitest tests/rules.test.js
-one_summary "toolscore: 1 passed"
-RULES_TEST=invalid t 1 vitest tests/rules.test.js
+rules_round vitest "$VSTORE"
 all_has "rules: unknown key 'ignroe'"
 all_has "option rules must be a plain object of comparison rules (docs/rules.md), not an array"
 
@@ -171,12 +177,7 @@ TOOLSCORE_JUNIT="$WORK/j.xml" TOOLSCORE_JSON_REPORT="$WORK/j.json" TOOLSCORE_HTM
 one_summary "toolscore: 6 passed"
 report_ok j 6
 t 0 grep -q "tests/orders.test.js::orders looks up an order" "$WORK/j.html"
-RULES_TEST=1 t 0 jest tests/rules.test.js
-one_summary "toolscore: 1 snapshot created (pending approval)"
-t 0 "$TSCTL" --dir "$JSTORE" approve --all
-RULES_TEST=1 t 0 jest tests/rules.test.js
-one_summary "toolscore: 1 passed"
-RULES_TEST=invalid t 1 jest tests/rules.test.js
+rules_round jest "$JSTORE"
 all_has "rules: 'order' must be one of strict, unordered, superset, subset (got 'sideways')"
 
 # ---- the daemon out of reach ----------------------------------------------
