@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ts_fd.h"
+
 uint64_t bench_now_ns(void)
 {
     struct timespec ts;
@@ -168,20 +170,6 @@ char *bench_snapshot_file(const char *name, int ncalls, int variant, int approve
     return t.s;
 }
 
-static int write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            return -errno;
-        data += n;
-        len -= (size_t)n;
-    }
-    return 0;
-}
-
 int bench_durable_write(int dirfd, const char *file, const char *data, size_t len)
 {
     static _Atomic unsigned long counter; /* fsync_ref --threads */
@@ -190,7 +178,7 @@ int bench_durable_write(int dirfd, const char *file, const char *data, size_t le
     int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd < 0)
         return -errno;
-    int rc = write_all(fd, data, len);
+    int rc = ts_fd_write_all(fd, data, len);
     if (rc == 0 && fsync(fd) < 0)
         rc = -errno;
     if (close(fd) < 0 && rc == 0)
