@@ -133,15 +133,10 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
 {
     size_t weight = sizeof(tsd_snapcache_entry) + 2 * strlen(path) +
                     (size_t)stamp->size * TSD_SNAPCACHE_PARSED_FACTOR;
-    size_t max = 0;
+    size_t max = c->budget != NULL ? TSD_SNAPCACHE_BYTES : 0;
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e;
 
-    if (c->budget != NULL) {
-        if (c->budget->max == 0)
-            c->budget->max = TSD_SNAPCACHE_BYTES;
-        max = c->budget->max;
-    }
     while (c->lru_tail != NULL &&
            (c->count >= TSD_SNAPCACHE_MAX || (max > 0 && c->budget->used + weight > max)))
         drop(c, c->lru_tail);

@@ -38,8 +38,7 @@
 
 /* Bytes the caches sharing it hold together (loop thread only). */
 typedef struct tsd_snapcache_budget {
-    size_t used;
-    size_t max; /* 0: TSD_SNAPCACHE_BYTES */
+    size_t used; /* at most TSD_SNAPCACHE_BYTES */
 } tsd_snapcache_budget;
 
 typedef struct tsd_snapcache_entry tsd_snapcache_entry;

@@ -11,6 +11,7 @@ file beside it and renamed over it; a path that is not a regular file
 from __future__ import annotations
 
 import os
+import stat
 from typing import List, NamedTuple, Optional
 
 # (format of run.report, the option, its dest)
@@ -40,7 +41,6 @@ def wanted(getoption, invocation_dir: str) -> List[Report]:  # type: ignore[no-u
 def _special(path: str) -> bool:
     """True for an existing path that is not a regular file or a directory
     (a device, a FIFO): written directly, never replaced."""
-    import stat
     try:
         mode = os.stat(path).st_mode
     except OSError:
