@@ -17,8 +17,10 @@
 # $(BUILD)/flags.mk and every object and link depends on that file, so an
 # output built with other flags never survives to a later run.
 #
-# Sources are found by wildcard: a new lib/*.c, proto/*.c, daemon/*.c,
-# client/ts_client*.c, client/tsctl*.c or tests/test_*.c needs no edit here.
+# Sources are found by wildcard: a new lib/<folder>/*.c, proto/*.c,
+# daemon/<folder>/*.c, client/ts_client*.c, client/tsctl/*.c or
+# tests/test_*.c needs no edit here. Includes name a header by its path from
+# the repository root (-I.), e.g. "lib/json/ts_json.h".
 
 VERSION      := 0.1.0
 SONAME_MAJOR := 1
@@ -59,7 +61,7 @@ endif
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
 	-Wno-missing-field-initializers
-CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -Ilib -Iproto -Iclient
+CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -I.
 # pkg-config's flags, asked for once on first use (the flags record below):
 # in stage two only, after scripts/deps.sh; stage one never expands them.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
@@ -80,11 +82,11 @@ $(shell mkdir -p $(BUILD))
 $(file >$(FLAGS_MK),$(FLAGS_NOW))
 endif
 
-LIB_SRC    := $(sort $(wildcard lib/*.c))
+LIB_SRC    := $(sort $(wildcard lib/*/*.c))
 PROTO_SRC  := $(sort $(wildcard proto/*.c))
-DAEMON_SRC := $(sort $(wildcard daemon/*.c))
+DAEMON_SRC := $(sort $(wildcard daemon/*.c daemon/*/*.c))
 CLIENT_SRC := $(sort $(wildcard client/ts_client*.c))
-TSCTL_SRC  := $(sort $(wildcard client/tsctl*.c))
+TSCTL_SRC  := $(sort $(wildcard client/tsctl/*.c))
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
 TESTUTIL_SRC := $(sort $(wildcard tests/util_*.c))
 SHIM_SRC   := $(sort $(wildcard tests/shim_*.c))
@@ -280,7 +282,7 @@ install: all
 	ln -sf $(LIBCLIENT_SONAME) $(DESTDIR)$(PREFIX)/lib/libtoolscore-client.so
 	install -m 644 $(BUILD)/toolscore-client.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
 	install -m 644 client/toolscore_client.h $(DESTDIR)$(PREFIX)/include/
-	install -m 644 client/tsctl.bash-completion \
+	install -m 644 client/tsctl/tsctl.bash-completion \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/tsctl
 	install -m 644 docs/tsctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 docs/toolscored.8 $(DESTDIR)$(PREFIX)/share/man/man8/
@@ -294,8 +296,8 @@ install: all
 	sh shims/python/mkdistinfo.sh $(DESTDIR)$(PYTHON_SITE) $(VERSION)
 
 # Every C file of the project, formatted with the checked-in .clang-format.
-FORMAT_SRC := $(sort $(wildcard lib/*.[ch] proto/*.[ch] daemon/*.[ch] client/*.[ch] \
-	tests/*.[ch] tests/*/*.[ch]) $(shell find shims -name '*.[ch]' 2>/dev/null))
+FORMAT_SRC := $(sort $(wildcard lib/*/*.[ch] proto/*.[ch] daemon/*.[ch] daemon/*/*.[ch] \
+	client/*.[ch] client/*/*.[ch] tests/*.[ch] tests/*/*.[ch]) $(shell find shims -name '*.[ch]' 2>/dev/null))
 
 format:
 	clang-format -i $(FORMAT_SRC)

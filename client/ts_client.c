@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_message.h"
-#include "ts_reply_view.h"
+#include "proto/ts_message.h"
+#include "proto/ts_reply_view.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "0"

@@ -19,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_score.h"
-#include "ts_wire_cursor.h"
+#include "lib/score/ts_score.h"
+#include "proto/ts_wire_cursor.h"
 
 /* ---- the request --------------------------------------------------- */
 

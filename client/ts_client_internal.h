@@ -8,10 +8,10 @@
 
 #include <sys/types.h>
 
-#include "toolscore_client.h"
-#include "ts_frame.h"
-#include "ts_paths.h"
-#include "ts_wire.h"
+#include "client/toolscore_client.h"
+#include "proto/ts_frame.h"
+#include "proto/ts_paths.h"
+#include "proto/ts_wire.h"
 
 #define TS_CLIENT_READ_CHUNK 65536
 #define TS_CLIENT_DEFAULT_CONNECT_MS 5000

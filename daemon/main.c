@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "listen.h"
-#include "log.h"
-#include "options.h"
-#include "server.h"
-#include "ts_message.h"
-#include "ts_paths.h"
-#include "ts_state.h"
+#include "daemon/server/listen.h"
+#include "daemon/server/log.h"
+#include "daemon/server/options.h"
+#include "daemon/server/server.h"
+#include "proto/ts_message.h"
+#include "proto/ts_paths.h"
+#include "lib/check/ts_state.h"
 
 /* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
  * tells "another daemon already serves this socket" (it will answer) from a

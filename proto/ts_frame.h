@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 #define TS_FRAME_HEADER_SIZE 4
 #define TS_FRAME_DEFAULT_MAX ((size_t)16 << 20) /* 16 MiB of payload */

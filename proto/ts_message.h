@@ -29,11 +29,11 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_frame.h"
-#include "ts_score.h"
-#include "ts_wire.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "proto/ts_frame.h"
+#include "lib/score/ts_score.h"
+#include "proto/ts_wire.h"
 
 #define TS_PROTOCOL_VERSION 1
 #define TS_METHOD_MAX 64 /* longest method name accepted */

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <sys/un.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 #define TS_PATHS_MAX 4096 /* longest path handled (PATH_MAX) */
 #define TS_PATHS_SOCKET_NAME "toolscored.sock"

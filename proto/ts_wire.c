@@ -2,7 +2,7 @@
  * ts_wire — msgpack -> json-c conversion with the protocol's rules, and
  * UTF-8 helpers (see ts_wire.h; the encoding half is ts_wire_pack.c).
  */
-#include "ts_wire.h"
+#include "proto/ts_wire.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_frame.h"
-#include "ts_json.h"
-#include "ts_utf8.h"
-#include "ts_wire_cursor.h"
+#include "proto/ts_frame.h"
+#include "lib/json/ts_json.h"
+#include "lib/base/ts_utf8.h"
+#include "proto/ts_wire_cursor.h"
 
 /* ---- UTF-8 ---------------------------------------------------------- */
 

@@ -32,8 +32,8 @@
 #include <json-c/json.h>
 #include <msgpack.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
 
 #define TS_WIRE_MAX_DEPTH 128 /* containers nested in one frame's value */
 /* A reply may nest deeper than a request: a snapshot file of

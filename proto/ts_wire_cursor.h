@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 typedef struct ts_wire_cursor {
     const unsigned char *start; /* offsets in messages count from here */

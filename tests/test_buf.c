@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_snapshot.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
 
 START_TEST(appends_grow_and_terminate)

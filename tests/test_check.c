@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_check.h"
-#include "ts_json.h"
-#include "ts_score.h"
-#include "ts_snapshot.h"
+#include "lib/check/ts_check.h"
+#include "lib/json/ts_json.h"
+#include "lib/score/ts_score.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
 
 typedef struct flags {

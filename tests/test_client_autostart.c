@@ -23,13 +23,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "toolscore_client.h"
-#include "ts_buf.h"
-#include "ts_client_internal.h"
-#include "ts_message.h"
-#include "ts_paths.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "client/toolscore_client.h"
+#include "lib/base/ts_buf.h"
+#include "client/ts_client_internal.h"
+#include "proto/ts_message.h"
+#include "proto/ts_paths.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 #include "util_client.h"
 #include "util_daemon.h"
 #include "util_test.h"

@@ -20,10 +20,10 @@
 
 #include <sha1.h>
 
-#include "ts_json.h"
-#include "ts_name.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 #include "util_test.h"
 #include "util_vectors.h"
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_extract.h"
-#include "ts_json.h"
-#include "ts_repr.h"
-#include "ts_score.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_repr.h"
+#include "lib/score/ts_score.h"
 #include "util_test.h"
 #include "util_vectors.h"
 

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ts_buf.h"
-#include "ts_frame.h"
-#include "ts_message.h"
+#include "lib/base/ts_buf.h"
+#include "proto/ts_frame.h"
+#include "proto/ts_message.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

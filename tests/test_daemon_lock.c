@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "toolscore_client.h"
+#include "client/toolscore_client.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ts_snapshot.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

@@ -15,9 +15,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ts_name.h"
-#include "ts_runreport.h"
-#include "ts_snapshot.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/runreport/ts_runreport.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

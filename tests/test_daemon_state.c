@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ts_name.h"
-#include "ts_repr.h"
-#include "ts_snapshot.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/report/ts_repr.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_name.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "lib/base/ts_buf.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 #include "util_test.h"
 
 #define EMPTY_FILE "snapshot-da39a3ee.json"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_extract.h"
-#include "ts_json.h"
+#include "lib/base/ts_buf.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/json/ts_json.h"
 #include "util_extract.h"
 #include "util_test.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_extract.h"
+#include "lib/extract/ts_extract.h"
 #include "util_extract.h"
 #include "util_test.h"
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_extract.h"
+#include "lib/extract/ts_extract.h"
 #include "util_test.h"
 
 /* The compact JSON of normalize(text); fails the test on an error. */

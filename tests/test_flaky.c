@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_flaky.h"
-#include "ts_json.h"
-#include "ts_rules.h"
-#include "ts_runreport.h"
+#include "lib/flaky/ts_flaky.h"
+#include "lib/json/ts_json.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/runreport/ts_runreport.h"
 #include "util_test.h"
 
 /* A report of one run whose checks of name observed calls[i] with

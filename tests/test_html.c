@@ -17,9 +17,9 @@
 
 #include <sha2.h>
 
-#include "ts_html.h"
-#include "ts_json.h"
-#include "ts_runreport.h"
+#include "lib/html/ts_html.h"
+#include "lib/json/ts_json.h"
+#include "lib/runreport/ts_runreport.h"
 #include "util_test.h"
 
 static char *esc(int (*fn)(const char *, size_t, ts_buf *), const char *s, size_t len)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 #include "util_test.h"
 
 static struct json_object *parse_ok(const char *text)

@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_check.h"
-#include "ts_list_cache.h"
-#include "ts_name.h"
-#include "ts_snapshot.h"
-#include "ts_snapshot_scan.h"
-#include "ts_store.h"
+#include "lib/check/ts_check.h"
+#include "lib/store/ts_list_cache.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_snapshot_scan.h"
+#include "lib/store/ts_store.h"
 #include "util_test.h"
 
 /* ---- the scan against the parser --------------------------------------- */

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_observation.h"
-#include "ts_score.h"
+#include "lib/json/ts_json.h"
+#include "lib/check/ts_observation.h"
+#include "lib/score/ts_score.h"
 #include "util_test.h"
 
 static ts_observation *make(const char *name, const char *outcome, const char *run)

@@ -18,10 +18,10 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ts_frame.h"
-#include "ts_message.h"
-#include "ts_paths.h"
-#include "ts_wire.h"
+#include "proto/ts_frame.h"
+#include "proto/ts_message.h"
+#include "proto/ts_paths.h"
+#include "proto/ts_wire.h"
 #include "util_test.h"
 
 /* ---- helpers -------------------------------------------------------- */

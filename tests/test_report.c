@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_report.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
 #include "util_report.h"
 #include "util_test.h"
 

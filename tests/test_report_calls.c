@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_report.h"
+#include "lib/report/ts_report.h"
 #include "util_test.h"
 
 /* The table part of the drift report (up to the blank line before the score). */

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_report.h"
-#include "ts_repr.h"
+#include "lib/report/ts_report.h"
+#include "lib/report/ts_repr.h"
 #include "util_test.h"
 
 typedef struct golden_case {

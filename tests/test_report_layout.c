@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_check.h"
-#include "ts_report.h"
-#include "ts_repr.h"
-#include "ts_snapshot.h"
+#include "lib/check/ts_check.h"
+#include "lib/report/ts_report.h"
+#include "lib/report/ts_repr.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_report.h"
 #include "util_test.h"
 

@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_rules.h"
-#include "ts_rules_path.h"
+#include "lib/json/ts_json.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/rules/ts_rules_path.h"
 #include "util_test.h"
 
 /* ---- the path matcher ---------------------------------------------------- */

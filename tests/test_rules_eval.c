@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 #include "util_rules.h"
 #include "util_test.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ts_json.h"
-#include "ts_runreport.h"
+#include "lib/json/ts_json.h"
+#include "lib/runreport/ts_runreport.h"
 #include "util_test.h"
 
 #define T0 1735732800000LL /* 2025-01-01T12:00:00.000Z */

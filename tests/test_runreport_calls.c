@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_runreport.h"
+#include "lib/json/ts_json.h"
+#include "lib/runreport/ts_runreport.h"
 #include "util_test.h"
 
 #define T0 1735732800000LL

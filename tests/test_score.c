@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_score.h"
+#include "lib/score/ts_score.h"
 #include "util_test.h"
 
 #define TOL 1e-12

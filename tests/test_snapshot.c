@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_snapshot.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
 
 static const char *const compat_files[] = {

@@ -20,9 +20,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ts_json.h"
-#include "ts_name.h"
-#include "ts_store.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/store/ts_store.h"
 #include "util_test.h"
 
 static char workdir[512];

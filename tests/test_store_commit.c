@@ -32,8 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_store.h"
-#include "ts_store_internal.h"
+#include "lib/store/ts_store.h"
+#include "lib/store/ts_store_internal.h"
 #include "util_test.h"
 
 /* ---- the logged system calls ---- */

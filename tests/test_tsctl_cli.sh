@@ -170,7 +170,7 @@ else
 fi
 complete_words() {
 	bash -c '. "$1"; shift; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _tsctl; printf "%s\n" "${COMPREPLY[@]}"' \
-		_ "$TS_SOURCE_DIR/client/tsctl.bash-completion" "$@"
+		_ "$TS_SOURCE_DIR/client/tsctl/tsctl.bash-completion" "$@"
 }
 t 0 complete_words tsctl sn && same "$OUT" "snapshots" "complete a command"
 t 0 complete_words tsctl snapshots "" && out_has "list" && out_has "path"

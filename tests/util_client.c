@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_buf.h"
-#include "ts_message.h"
-#include "ts_paths.h"
+#include "lib/base/ts_buf.h"
+#include "proto/ts_message.h"
+#include "proto/ts_paths.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

@@ -17,9 +17,9 @@
 
 #include <json-c/json.h>
 
-#include "toolscore_client.h"
-#include "ts_frame.h"
-#include "ts_paths.h"
+#include "client/toolscore_client.h"
+#include "proto/ts_frame.h"
+#include "proto/ts_paths.h"
 
 #define FAKE_CONNS 16
 #define FAKE_LOG 512

@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_frame.h"
-#include "ts_json.h"
-#include "ts_message.h"
-#include "ts_name.h"
-#include "ts_paths.h"
-#include "ts_wire.h"
+#include "proto/ts_frame.h"
+#include "lib/json/ts_json.h"
+#include "proto/ts_message.h"
+#include "lib/snapshot/ts_name.h"
+#include "proto/ts_paths.h"
+#include "proto/ts_wire.h"
 #include "util_test.h"
 
 static unsigned long long next_id = 1000;

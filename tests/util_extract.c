@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_json.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
 #include "util_test.h"
 
 /* Parse a whole JSON document with the project's reader. */

@@ -9,8 +9,8 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_extract.h"
+#include "lib/base/ts_buf.h"
+#include "lib/extract/ts_extract.h"
 
 /* Parse a JSON text with the project's reader (the test fails on error). */
 struct json_object *parse_text(const char *text);

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ts_report.h"
+#include "lib/report/ts_report.h"
 
 /* The report of expected vs actual written with opt (NULL: the defaults);
  * the caller frees the text. */

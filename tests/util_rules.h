@@ -6,8 +6,8 @@
 #ifndef UTIL_RULES_H
 #define UTIL_RULES_H
 
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 
 /* The rules of text compiled (source "rules"); NULL for NULL. */
 ts_rules *util_rules_of(const char *text);

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_json.h"
-#include "ts_snapshot.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 const char *util_source_dir(void)
 {

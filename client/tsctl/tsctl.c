@@ -3,7 +3,7 @@
  * command's help, and finding the command a command line names. Options
  * are parsed in tsctl_options.c.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -16,9 +16,9 @@
 
 #include <json-c/json.h>
 
-#include "toolscore_client.h"
-#include "ts_error.h"
-#include "ts_score.h"
+#include "client/toolscore_client.h"
+#include "lib/base/ts_error.h"
+#include "lib/score/ts_score.h"
 
 /* Exit codes: the public contract of docs/tsctl.1. */
 #define TSCTL_EXIT_OK 0

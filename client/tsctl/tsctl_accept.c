@@ -4,12 +4,12 @@
  * observations: the calls of the last FAILED check of a name, or of a
  * PENDING check that observed other calls than the recording).
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 /* "FAILED check" / "pending check" for an entry's outcome. */
 static const char *observed_by(const struct json_object *e)

@@ -5,15 +5,15 @@
  * CI (set and non-empty), TOOLSCORE_RECORD_UPDATE (truthy), TOOLSCORE_RUN
  * (the run to join) and TOOLSCORE_TEST (the test claiming the name).
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_extract.h"
-#include "ts_paths.h"
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/extract/ts_extract.h"
+#include "proto/ts_paths.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 
 /* Exit code for a check outcome. */
 static int outcome_exit(const char *outcome)

@@ -4,7 +4,7 @@
  * code its failure maps to, the store parameter every store request
  * carries, and small accessors for reply fields.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "toolscore_client.h"
-#include "ts_name.h"
-#include "ts_paths.h"
-#include "ts_project.h"
+#include "client/toolscore_client.h"
+#include "lib/snapshot/ts_name.h"
+#include "proto/ts_paths.h"
+#include "lib/store/ts_project.h"
 
 bool tsctl_interactive(void)
 {

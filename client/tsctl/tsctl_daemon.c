@@ -2,14 +2,14 @@
  * tsctl_daemon — `tsctl status` and `tsctl stop`: the commands about the
  * daemon itself. Neither starts a daemon: no daemon answering is exit 3.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <sys/stat.h>
 #include <time.h>
 
-#include "toolscore_client.h"
-#include "ts_paths.h"
+#include "client/toolscore_client.h"
+#include "proto/ts_paths.h"
 
 static void print_uptime(long long s)
 {

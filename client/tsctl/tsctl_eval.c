@@ -3,17 +3,17 @@
  * files in-process), `tsctl extract` (the calls of a response or trace file)
  * and `tsctl snapshots path` (the file a name maps to).
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <limits.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "ts_extract.h"
-#include "ts_buf.h"
-#include "ts_name.h"
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/base/ts_buf.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 
 /*
  * The expected calls of EXPECTED: a JSON array of calls, or a snapshot file

@@ -10,7 +10,7 @@
  * parsing (record and run take the command to run after it). Common options
  * may also stand before the command word: `tsctl --dir D snapshots list`.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_extract.h"
-#include "ts_json.h"
-#include "ts_score.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/json/ts_json.h"
+#include "lib/score/ts_score.h"
 
 #define TSCTL_MAX_POS 256
 

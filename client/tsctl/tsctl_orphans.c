@@ -8,14 +8,14 @@
  * still open, unless --force: snapshots of tests that did not run only
  * look unused.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_paths.h"
-#include "ts_runreport.h"
+#include "lib/base/ts_buf.h"
+#include "proto/ts_paths.h"
+#include "lib/runreport/ts_runreport.h"
 
 /* The runs compared with, for the message and the partial rule. */
 typedef struct orphan_source {

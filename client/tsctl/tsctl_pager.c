@@ -4,7 +4,7 @@
  * a small pager of our own (space: next screen, enter: next line, q: the
  * rest is skipped). A text that fits the terminal is printed as it is.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <signal.h>
 #include <stdlib.h>

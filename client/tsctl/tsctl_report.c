@@ -7,7 +7,7 @@
  * the findings rule of the exit status (FAILED checks, CI errors, duplicate
  * claims and, in CI, flaky names make a green command red).
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_buf.h"
-#include "ts_flaky.h"
-#include "ts_runreport.h"
+#include "lib/base/ts_buf.h"
+#include "lib/flaky/ts_flaky.h"
+#include "lib/runreport/ts_runreport.h"
 
 int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, ts_runreport **out)
 {

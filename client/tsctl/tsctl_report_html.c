@@ -7,15 +7,15 @@
  * when together they are complete, the orphans are those of the local
  * store (--dir), read here too.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_html.h"
-#include "ts_paths.h"
-#include "ts_runreport.h"
+#include "lib/base/ts_buf.h"
+#include "lib/html/ts_html.h"
+#include "proto/ts_paths.h"
+#include "lib/runreport/ts_runreport.h"
 
 /* The page of the shards' reports, into out. 0 or an exit code. */
 static int html_of_reports(tsctl_ctx *ctx, char *const *paths, int n, ts_buf *out,

@@ -8,14 +8,14 @@
  * shown with the daemon's diff (an observation) or its calls (a pending
  * snapshot), and decided with accept or reject: nothing is run again.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_buf.h"
-#include "ts_json.h"
-#include "ts_paths.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
+#include "proto/ts_paths.h"
 
 typedef struct review_counts {
     int accepted, rejected, skipped;

@@ -6,16 +6,16 @@
  * hold a value a redact rule would hide. Runs in-process on lib/ (reading
  * the snapshot files, writing nothing); needs no daemon.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "ts_buf.h"
-#include "ts_rules.h"
-#include "ts_store.h"
+#include "lib/base/ts_buf.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/store/ts_store.h"
 
 int tsctl_read_rules(const tsctl_ctx *ctx, const char *path, ts_rules **out)
 {

@@ -8,7 +8,7 @@
  * while the run has FAILED checks, CI errors or names claimed by two tests
  * exits 1 (unless --no-fail-on-findings).
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,8 +20,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "toolscore_client.h"
-#include "ts_paths.h"
+#include "client/toolscore_client.h"
+#include "proto/ts_paths.h"
 
 /* Run CMD with the run's environment; returns its exit status (128+signal
  * when killed, 127 when it cannot be started). */

@@ -2,13 +2,13 @@
  * tsctl_snapshots — the store upkeep commands that go through the daemon:
  * `tsctl snapshots list|show|rm` and `tsctl approve`.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "toolscore_client.h"
-#include "ts_json.h"
+#include "client/toolscore_client.h"
+#include "lib/json/ts_json.h"
 
 static void print_problems(const tsctl_ctx *ctx, const struct json_object *result)
 {

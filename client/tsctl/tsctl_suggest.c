@@ -7,7 +7,7 @@
  * (temp file, fsync, rename), created when absent; a file that is not a
  * valid rules object is an error naming it and is never overwritten.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,13 +18,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "toolscore_client.h"
-#include "ts_buf.h"
-#include "ts_flaky.h"
-#include "ts_json.h"
-#include "ts_paths.h"
-#include "ts_rules.h"
-#include "ts_runreport.h"
+#include "client/toolscore_client.h"
+#include "lib/base/ts_buf.h"
+#include "lib/flaky/ts_flaky.h"
+#include "lib/json/ts_json.h"
+#include "proto/ts_paths.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/runreport/ts_runreport.h"
 
 /* The run's JSON report, read into a new report. 0 or an exit code. */
 static int load_run(tsctl_ctx *ctx, const char *run, const char *root, ts_runreport **out)

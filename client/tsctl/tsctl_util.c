@@ -3,7 +3,7 @@
  * codes, reading JSON input files, printing JSON, ages and times, aligned
  * tables, environment flags.
  */
-#include "tsctl.h"
+#include "client/tsctl/tsctl.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,12 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_buf.h"
-#include "ts_json.h"
-#include "ts_repr.h"
-#include "ts_report.h"
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 
 int tsctl_fail(const tsctl_ctx *ctx, int code, const char *fmt, ...)
 {

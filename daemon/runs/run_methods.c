@@ -1,18 +1,18 @@
 /*
  * run_methods — run.partial and run.report (see run_methods.h).
  */
-#include "run_methods.h"
+#include "daemon/runs/run_methods.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "params.h"
-#include "request.h"
-#include "run_report.h"
-#include "runs.h"
-#include "ts_buf.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/server/params.h"
+#include "daemon/server/request.h"
+#include "daemon/runs/run_report.h"
+#include "daemon/runs/runs.h"
+#include "lib/base/ts_buf.h"
 
 int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_object *params,
                            struct json_object **result, ts_error *err)

@@ -11,9 +11,9 @@
 
 #include <json-c/json.h>
 
-#include "runs.h"
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/runs/runs.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* Bytes of report text in one run.report reply (less than any reply limit). */
 #define TSD_RUN_REPORT_PAGE (8u << 20)

@@ -1,13 +1,13 @@
 /*
  * run_names — the tables of an open run (see run_names.h).
  */
-#include "run_names.h"
+#include "daemon/runs/run_names.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_runreport.h"
+#include "lib/runreport/ts_runreport.h"
 
 void tsd_run_names_free(tsd_run *run)
 {

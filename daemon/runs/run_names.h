@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "runs.h"
+#include "daemon/runs/runs.h"
 
 /* A name an open run referenced. */
 struct tsd_run_name {

@@ -1,7 +1,7 @@
 /*
  * run_records — a run's files in the state directory (see run_records.h).
  */
-#include "run_records.h"
+#include "daemon/runs/run_records.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -13,8 +13,8 @@
 
 #include <sha1.h>
 
-#include "ts_json.h"
-#include "ts_state.h"
+#include "lib/json/ts_json.h"
+#include "lib/check/ts_state.h"
 
 #define HASHES_MAGIC "tsrefs1"
 

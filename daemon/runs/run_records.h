@@ -34,10 +34,10 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_report.h"
-#include "ts_runreport.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/report/ts_report.h"
+#include "lib/runreport/ts_runreport.h"
 
 /* Largest run.json read. */
 #define TSD_RUN_JSON_MAX (1u << 20)

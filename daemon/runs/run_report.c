@@ -1,7 +1,7 @@
 /*
  * run_report — a run's report from its files (see run_report.h).
  */
-#include "run_report.h"
+#include "daemon/runs/run_report.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ts_html.h"
-#include "ts_flaky.h"
-#include "ts_runreport.h"
+#include "lib/html/ts_html.h"
+#include "lib/flaky/ts_flaky.h"
+#include "lib/runreport/ts_runreport.h"
 
 /* Report texts by id: a line holds a text the first time it is seen in
  * the run; later lines name it. */

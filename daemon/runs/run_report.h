@@ -9,10 +9,10 @@
 
 #include <json-c/json.h>
 
-#include "run_records.h"
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_state.h"
+#include "daemon/runs/run_records.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/check/ts_state.h"
 
 /*
  * The report of the run described by meta (a copy of the loop's, with its

@@ -1,7 +1,7 @@
 /*
  * runs — the runs the daemon keeps, in memory and on disk (see runs.h).
  */
-#include "runs.h"
+#include "daemon/runs/runs.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "run_names.h"
-#include "params.h"
-#include "ts_buf.h"
-#include "ts_fd.h"
-#include "ts_json.h"
-#include "ts_runreport.h"
+#include "daemon/server/log.h"
+#include "daemon/runs/run_names.h"
+#include "daemon/server/params.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_fd.h"
+#include "lib/json/ts_json.h"
+#include "lib/runreport/ts_runreport.h"
 
 static void run_id(char out[TSD_RUN_ID_LEN + 1])
 {

@@ -31,10 +31,10 @@
 
 #include <json-c/json.h>
 
-#include "run_records.h"
-#include "ts_error.h"
-#include "ts_report.h"
-#include "ts_state.h"
+#include "daemon/runs/run_records.h"
+#include "lib/base/ts_error.h"
+#include "lib/report/ts_report.h"
+#include "lib/check/ts_state.h"
 
 #define TSD_RUNS_OPEN_MAX 256
 #define TSD_RUN_ID_LEN 32

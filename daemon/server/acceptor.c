@@ -2,7 +2,7 @@
  * acceptor — new connections, and a clear "busy" when out of descriptors
  * (see acceptor.h).
  */
-#include "acceptor.h"
+#include "daemon/server/acceptor.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "log.h"
-#include "ts_buf.h"
-#include "ts_message.h"
+#include "daemon/server/log.h"
+#include "lib/base/ts_buf.h"
+#include "proto/ts_message.h"
 
 static void watch(tsd_acceptor *a);
 

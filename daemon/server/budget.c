@@ -2,14 +2,14 @@
  * budget — counting what connections hold and deciding when to stop
  * reading them (see budget.h).
  */
-#include "budget.h"
+#include "daemon/server/budget.h"
 
 #include <stdio.h>
 #include <unistd.h>
 
-#include "jobs.h"
-#include "options.h"
-#include "server.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/options.h"
+#include "daemon/server/server.h"
 
 void tsd_budget_init(tsd_budget *b, size_t limit)
 {

@@ -2,7 +2,7 @@
  * dispatch — the method table and the handlers of the small methods (see
  * dispatch.h).
  */
-#include "dispatch.h"
+#include "daemon/server/dispatch.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -10,21 +10,21 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "accept.h"
-#include "approve.h"
-#include "check.h"
-#include "jobs.h"
-#include "listing.h"
-#include "log.h"
-#include "params.h"
-#include "observations.h"
-#include "record.h"
-#include "request.h"
-#include "review.h"
-#include "show.h"
-#include "run_methods.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "daemon/snapshots/accept.h"
+#include "daemon/snapshots/approve.h"
+#include "daemon/snapshots/check.h"
+#include "daemon/server/jobs.h"
+#include "daemon/snapshots/listing.h"
+#include "daemon/server/log.h"
+#include "daemon/server/params.h"
+#include "daemon/snapshots/observations.h"
+#include "daemon/snapshots/record.h"
+#include "daemon/server/request.h"
+#include "daemon/snapshots/review.h"
+#include "daemon/snapshots/show.h"
+#include "daemon/runs/run_methods.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 
 typedef int (*method_fn)(tsd_server *srv, tsd_request *req, const struct json_object *params,
                          struct json_object **result, ts_error *err);

@@ -10,10 +10,10 @@
 
 #include <json-c/json.h>
 
-#include "request.h"
-#include "server.h"
-#include "ts_message.h"
-#include "ts_error.h"
+#include "daemon/server/request.h"
+#include "daemon/server/server.h"
+#include "proto/ts_message.h"
+#include "lib/base/ts_error.h"
 
 /* The member of method's params the decoder is to leave as msgpack bytes
  * (the method table's column; ts_message_raw_choice), or NULL. */

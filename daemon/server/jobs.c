@@ -1,7 +1,7 @@
 /*
  * jobs — per-store, per-snapshot ordering of work (see jobs.h).
  */
-#include "jobs.h"
+#include "daemon/server/jobs.h"
 
 #include <malloc.h>
 #include <stddef.h>

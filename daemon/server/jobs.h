@@ -50,7 +50,7 @@
 
 #include <uv.h>
 
-#include "stores.h"
+#include "daemon/snapshots/stores.h"
 
 /* libuv pool threads when UV_THREADPOOL_SIZE is not set (above). */
 #define TSD_JOBS_POOL_THREADS 16

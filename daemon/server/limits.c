@@ -1,13 +1,13 @@
 /*
  * limits — connection deadlines and slots (see limits.h).
  */
-#include "limits.h"
+#include "daemon/server/limits.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "log.h"
-#include "server.h"
+#include "daemon/server/log.h"
+#include "daemon/server/server.h"
 
 /* Close conn at once with an error of id nil naming the limit: whatever
  * it holds is let go now, whether it reads or not. */

@@ -2,7 +2,7 @@
  * listen — socket directory, lock, bind, activation, notification
  * (see listen.h).
  */
-#include "listen.h"
+#include "daemon/server/listen.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -16,8 +16,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "ts_message.h"
-#include "ts_paths.h"
+#include "proto/ts_message.h"
+#include "proto/ts_paths.h"
 
 #define LISTEN_BACKLOG 128
 #define SD_LISTEN_FDS_START 3

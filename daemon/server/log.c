@@ -1,7 +1,7 @@
 /*
  * log — level-filtered, line-oriented event log (see log.h).
  */
-#include "log.h"
+#include "daemon/server/log.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

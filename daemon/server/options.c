@@ -1,9 +1,9 @@
 /*
  * options — parsing the daemon's command line (see options.h).
  */
-#include "options.h"
+#include "daemon/server/options.h"
 
-#include "ts_paths.h"
+#include "proto/ts_paths.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -16,8 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log.h"
-#include "ts_error.h"
+#include "daemon/server/log.h"
+#include "lib/base/ts_error.h"
 
 #define TSD_DEFAULT_MAX_FRAME (16u << 20)
 #define TSD_MIN_MAX_FRAME 1024u

@@ -2,13 +2,13 @@
  * params — typed access to request params with sticky errors (see
  * params.h).
  */
-#include "params.h"
+#include "daemon/server/params.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "ts_extract.h"
-#include "ts_name.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/snapshot/ts_name.h"
 
 void tsd_params_init(tsd_params *p, const struct json_object *params, ts_error *err)
 {

@@ -1,15 +1,15 @@
 /*
  * request — one request from its frame to its reply (see request.h).
  */
-#include "request.h"
+#include "daemon/server/request.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "dispatch.h"
-#include "limits.h"
-#include "log.h"
-#include "ts_buf.h"
+#include "daemon/server/dispatch.h"
+#include "daemon/server/limits.h"
+#include "daemon/server/log.h"
+#include "lib/base/ts_buf.h"
 
 static void warn_bad_request(const tsd_conn *conn, const ts_error *err);
 

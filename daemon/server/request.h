@@ -19,9 +19,9 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
-#include "ts_message.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
+#include "proto/ts_message.h"
 
 /* dispatch's return value for a request that a job will finish later. */
 #define TSD_ASYNC 1

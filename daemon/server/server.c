@@ -2,7 +2,7 @@
  * server — the libuv loop, connections, reading frames, writing replies,
  * graceful stop (see server.h; requests themselves are request.c's).
  */
-#include "server.h"
+#include "daemon/server/server.h"
 
 #include <malloc.h>
 #include <poll.h>
@@ -13,11 +13,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "jobs.h"
-#include "listing.h"
-#include "log.h"
-#include "request.h"
-#include "ts_buf.h"
+#include "daemon/server/jobs.h"
+#include "daemon/snapshots/listing.h"
+#include "daemon/server/log.h"
+#include "daemon/server/request.h"
+#include "lib/base/ts_buf.h"
 
 typedef struct reply_write {
     uv_write_t req;

@@ -20,17 +20,17 @@
 #include <json-c/json.h>
 #include <uv.h>
 
-#include "acceptor.h"
-#include "budget.h"
-#include "limits.h"
-#include "listen.h"
-#include "options.h"
-#include "runs.h"
-#include "stores.h"
-#include "ts_error.h"
-#include "ts_frame.h"
-#include "ts_message.h"
-#include "ts_state.h"
+#include "daemon/server/acceptor.h"
+#include "daemon/server/budget.h"
+#include "daemon/server/limits.h"
+#include "daemon/server/listen.h"
+#include "daemon/server/options.h"
+#include "daemon/runs/runs.h"
+#include "daemon/snapshots/stores.h"
+#include "lib/base/ts_error.h"
+#include "proto/ts_frame.h"
+#include "proto/ts_message.h"
+#include "lib/check/ts_state.h"
 
 #define TSD_STOP_GRACE_MS 5000   /* bounded wait for in-flight work at stop */
 #define TSD_SLOW_REQUEST_MS 500  /* requests slower than this are logged */

@@ -1,21 +1,21 @@
 /*
  * accept — methods accept and reject (see accept.h).
  */
-#include "accept.h"
+#include "daemon/snapshots/accept.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "observations.h"
-#include "params.h"
-#include "queue.h"
-#include "request.h"
-#include "ts_check.h"
-#include "ts_store.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/snapshots/observations.h"
+#include "daemon/server/params.h"
+#include "daemon/snapshots/queue.h"
+#include "daemon/server/request.h"
+#include "lib/check/ts_check.h"
+#include "lib/store/ts_store.h"
 
 /* accept or reject as a whole-store job. */
 typedef struct decide_job {

@@ -17,8 +17,8 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* accept {store, names | all, run?, color?} -> {accepted: [...]} */
 int tsd_accept(tsd_server *srv, tsd_request *req, const struct json_object *params,

@@ -6,21 +6,21 @@
  * observation is kept for it (which approve never touches: it approves the
  * recording, `accept` takes the observed calls).
  */
-#include "approve.h"
+#include "daemon/snapshots/approve.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "params.h"
-#include "request.h"
-#include "ts_check.h"
-#include "ts_json.h"
-#include "ts_name.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/server/params.h"
+#include "daemon/server/request.h"
+#include "lib/check/ts_check.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 
 /* Approve every name in names (all must exist), sharing one directory sync. */
 static int approve_names(tsd_store *st, ts_snapshot **snaps, size_t n, struct json_object *out,

@@ -11,8 +11,8 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* approve {store, names | all} -> {approved: [{name, calls, created_at,
  * updated_at, file}]}; answers through tsd_request_finish (TSD_ASYNC). */

@@ -28,7 +28,7 @@
  * decoded before anything goes to the pool: its bytes live only while
  * dispatch runs.
  */
-#include "check.h"
+#include "daemon/snapshots/check.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,21 +39,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "observations.h"
-#include "observed.h"
-#include "params.h"
-#include "request.h"
-#include "save.h"
-#include "snapcache.h"
-#include "ts_check.h"
-#include "ts_observation.h"
-#include "ts_report.h"
-#include "ts_rules.h"
-#include "ts_score.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/snapshots/observations.h"
+#include "daemon/snapshots/observed.h"
+#include "daemon/server/params.h"
+#include "daemon/server/request.h"
+#include "daemon/snapshots/save.h"
+#include "daemon/snapshots/snapcache.h"
+#include "lib/check/ts_check.h"
+#include "lib/check/ts_observation.h"
+#include "lib/report/ts_report.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 
 #define REPORT_MAX (4u << 20)
 

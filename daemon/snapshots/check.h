@@ -18,8 +18,8 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* check {store, name, actual, format, min_score, weights, strict, ci, update,
  * allow_pending, run, test, color, width, json_diff} -> {outcome, name, file, message, result,

@@ -1,7 +1,7 @@
 /*
  * listing — the list method and its held listings (see listing.h).
  */
-#include "listing.h"
+#include "daemon/snapshots/listing.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,11 +12,11 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "params.h"
-#include "request.h"
-#include "ts_store.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/server/params.h"
+#include "daemon/server/request.h"
+#include "lib/store/ts_store.h"
 
 /* Listings of more entries than this give their memory back to the system
  * when freed (malloc_trim): glibc would otherwise keep the heap at its peak. */

@@ -21,8 +21,8 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 #define TSD_LISTINGS_MAX 16           /* held listings (paged) */
 #define TSD_LISTING_IDLE_MS 60000     /* a held listing unused this long is dropped */

@@ -2,7 +2,7 @@
  * observations — a store's kept observations: the index (loop thread) and
  * the files (any thread); see observations.h.
  */
-#include "observations.h"
+#include "daemon/snapshots/observations.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,11 +15,11 @@
 
 #include <json-c/linkhash.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "stores.h"
-#include "ts_buf.h"
-#include "ts_name.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/snapshots/stores.h"
+#include "lib/base/ts_buf.h"
+#include "lib/snapshot/ts_name.h"
 
 typedef struct obs_entry {
     char *file; /* the key */

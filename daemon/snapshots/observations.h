@@ -27,9 +27,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_error.h"
-#include "ts_observation.h"
-#include "ts_state.h"
+#include "lib/base/ts_error.h"
+#include "lib/check/ts_observation.h"
+#include "lib/check/ts_state.h"
 
 #define TSD_OBS_MAX_COUNT 1000        /* observations kept per store */
 #define TSD_OBS_MAX_BYTES (64u << 20) /* their files together, per store */

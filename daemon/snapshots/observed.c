@@ -1,9 +1,9 @@
 /*
  * observed — a request's calls, extracted and validated (see observed.h).
  */
-#include "observed.h"
+#include "daemon/snapshots/observed.h"
 
-#include "ts_snapshot.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 int tsd_observed_calls(struct json_object *raw, const char *format, ts_extract_origin origin,
                        struct json_object **calls, ts_error *err)

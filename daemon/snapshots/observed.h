@@ -8,8 +8,8 @@
 
 #include <json-c/json.h>
 
-#include "ts_error.h"
-#include "ts_extract.h"
+#include "lib/base/ts_error.h"
+#include "lib/extract/ts_extract.h"
 
 /*
  * The calls of raw (a value of the request's params) in format (NULL:

@@ -2,16 +2,16 @@
  * queue — the review queue of one store, read on a pool thread (see
  * queue.h).
  */
-#include "queue.h"
+#include "daemon/snapshots/queue.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "observations.h"
-#include "ts_check.h"
-#include "ts_report.h"
-#include "ts_rules.h"
-#include "ts_store.h"
+#include "daemon/snapshots/observations.h"
+#include "lib/check/ts_check.h"
+#include "lib/report/ts_report.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/store/ts_store.h"
 
 #define REPORT_MAX (4u << 20)
 

@@ -19,11 +19,11 @@
 
 #include <json-c/json.h>
 
-#include "stores.h"
-#include "ts_list_cache.h"
-#include "ts_name.h"
-#include "ts_observation.h"
-#include "ts_snapshot.h"
+#include "daemon/snapshots/stores.h"
+#include "lib/store/ts_list_cache.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/check/ts_observation.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 typedef struct tsd_queue_item {
     char *name;                 /* owned */

@@ -1,21 +1,21 @@
 /*
  * record — a trace imported as a snapshot (see record.h).
  */
-#include "record.h"
+#include "daemon/snapshots/record.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
-#include "observations.h"
-#include "observed.h"
-#include "params.h"
-#include "request.h"
-#include "save.h"
-#include "ts_check.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "daemon/server/jobs.h"
+#include "daemon/snapshots/observations.h"
+#include "daemon/snapshots/observed.h"
+#include "daemon/server/params.h"
+#include "daemon/server/request.h"
+#include "daemon/snapshots/save.h"
+#include "lib/check/ts_check.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 
 /* A trace import: parsed on the loop thread, written on a pool thread. */
 typedef struct record_job {

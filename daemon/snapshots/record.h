@@ -10,8 +10,8 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* record {store, name, calls, source, update, format} -> {outcome, name,
  * file}; answers through tsd_request_finish (TSD_ASYNC). */

@@ -1,20 +1,20 @@
 /*
  * review — methods review and diff (see review.h).
  */
-#include "review.h"
+#include "daemon/snapshots/review.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "observations.h"
-#include "params.h"
-#include "queue.h"
-#include "request.h"
-#include "ts_message.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "daemon/snapshots/observations.h"
+#include "daemon/server/params.h"
+#include "daemon/snapshots/queue.h"
+#include "daemon/server/request.h"
+#include "proto/ts_message.h"
 
 /* A method's pool job on one store: what it read and the files of
  * observations it dropped (the index is updated on the loop). */

@@ -12,8 +12,8 @@
 
 #include <json-c/json.h>
 
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* review {store, run?} -> {items: [...]} */
 int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,

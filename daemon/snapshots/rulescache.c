@@ -1,7 +1,7 @@
 /*
  * rulescache — the project's rules file, cached by stamp (see rulescache.h).
  */
-#include "rulescache.h"
+#include "daemon/snapshots/rulescache.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_check.h"
+#include "lib/check/ts_check.h"
 
 static int64_t realtime_ns(void)
 {

@@ -20,9 +20,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ts_error.h"
-#include "ts_rules.h"
-#include "ts_store.h"
+#include "lib/base/ts_error.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/store/ts_store.h"
 
 typedef struct tsd_rulescache {
     char *path;          /* the project file (owned) */

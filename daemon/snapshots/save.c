@@ -1,11 +1,11 @@
 /*
  * save — a snapshot written from a pool job (see save.h).
  */
-#include "save.h"
+#include "daemon/snapshots/save.h"
 
 #include <string.h>
 
-#include "ts_snapshot.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 int tsd_save(ts_store *store, const char *name, struct json_object *calls, const char *source,
              bool approved, bool may_exist, tsd_job *job, ts_error *err)

@@ -10,9 +10,9 @@
 
 #include <json-c/json.h>
 
-#include "jobs.h"
-#include "ts_error.h"
-#include "ts_store.h"
+#include "daemon/server/jobs.h"
+#include "lib/base/ts_error.h"
+#include "lib/store/ts_store.h"
 
 /*
  * Write calls as name's snapshot: approved, source, keeping created_at of an

@@ -2,19 +2,19 @@
  * show — show and orphans, read, rendered and encoded on the pool (see
  * show.h).
  */
-#include "show.h"
+#include "daemon/snapshots/show.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "jobs.h"
-#include "params.h"
-#include "runs.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
-#include "ts_wire.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/params.h"
+#include "daemon/runs/runs.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
+#include "proto/ts_wire.h"
 
 /* One show or orphans between its lookup and its reply. */
 typedef struct read_job {

@@ -14,9 +14,9 @@
 
 #include <json-c/json.h>
 
-#include "request.h"
-#include "server.h"
-#include "ts_error.h"
+#include "daemon/server/request.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_error.h"
 
 /* show {store, name} -> {snapshot, file}. TSD_ASYNC, or a negative code
  * (the store lookup, a bad name). */

@@ -2,7 +2,7 @@
  * snapcache — parsed snapshots validated by their file's stamp (see
  * snapcache.h).
  */
-#include "snapcache.h"
+#include "daemon/snapshots/snapcache.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,14 +12,14 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "log.h"
-#include "ts_buf.h"
-#include "ts_check.h"
-#include "ts_extract.h"
-#include "ts_json.h"
-#include "ts_runreport.h"
-#include "ts_message.h"
-#include "ts_wire.h"
+#include "daemon/server/log.h"
+#include "lib/base/ts_buf.h"
+#include "lib/check/ts_check.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/json/ts_json.h"
+#include "lib/runreport/ts_runreport.h"
+#include "proto/ts_message.h"
+#include "proto/ts_wire.h"
 
 struct tsd_snapcache_entry {
     char *name;

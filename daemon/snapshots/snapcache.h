@@ -24,12 +24,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_rules.h"
-#include "ts_score.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 
 #define TSD_SNAPCACHE_MAX 16384
 #define TSD_SNAPCACHE_BUCKETS 4096

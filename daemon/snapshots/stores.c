@@ -1,7 +1,7 @@
 /*
  * stores — the registry of open snapshot stores (see stores.h).
  */
-#include "stores.h"
+#include "daemon/snapshots/stores.h"
 
 #include <stdio.h>
 #include <pthread.h>
@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "jobs.h"
-#include "log.h"
-#include "ts_check.h"
-#include "ts_message.h"
-#include "ts_paths.h"
+#include "daemon/server/jobs.h"
+#include "daemon/server/log.h"
+#include "lib/check/ts_check.h"
+#include "proto/ts_message.h"
+#include "proto/ts_paths.h"
 
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err)
 {

@@ -18,14 +18,14 @@
 #include <json-c/json.h>
 #include <uv.h>
 
-#include "observations.h"
-#include "params.h"
-#include "rulescache.h"
-#include "snapcache.h"
-#include "ts_error.h"
-#include "ts_list_cache.h"
-#include "ts_store.h"
-#include "ts_store_lock.h"
+#include "daemon/snapshots/observations.h"
+#include "daemon/server/params.h"
+#include "daemon/snapshots/rulescache.h"
+#include "daemon/snapshots/snapcache.h"
+#include "lib/base/ts_error.h"
+#include "lib/store/ts_list_cache.h"
+#include "lib/store/ts_store.h"
+#include "lib/store/ts_store_lock.h"
 
 #define TSD_STORES_MAX 256
 /* Memory all stores' listing caches may hold together (ts_list_cache.h): at

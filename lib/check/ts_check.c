@@ -2,7 +2,7 @@
  * ts_check — the snapshot state machine, approval, trace import and the
  * racy-timestamp rule (see ts_check.h).
  */
-#include "ts_check.h"
+#include "lib/check/ts_check.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_report.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
 
 static const char *const outcome_names[] = {
     [TS_CHECK_NO_OUTCOME] = "",

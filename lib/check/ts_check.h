@@ -37,10 +37,10 @@
 
 #include <json-c/json.h>
 
-#include "ts_error.h"
-#include "ts_rules.h"
-#include "ts_score.h"
-#include "ts_snapshot.h"
+#include "lib/base/ts_error.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 /* The outcome of a check, and of a trace import (CREATED, UPDATED). */
 typedef enum ts_check_outcome {

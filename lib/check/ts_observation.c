@@ -2,7 +2,7 @@
  * ts_observation — the kept observation's model and file (see
  * ts_observation.h).
  */
-#include "ts_observation.h"
+#include "lib/check/ts_observation.h"
 
 #include <errno.h>
 #include <math.h>
@@ -13,10 +13,10 @@
 
 #include <sha1.h>
 
-#include "ts_json.h"
-#include "ts_name.h"
-#include "ts_rules.h"
-#include "ts_utf8.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_name.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/base/ts_utf8.h"
 
 /* The members of a file, in the order they are written. */
 static const char *const members[] = {

@@ -28,10 +28,10 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_score.h"
-#include "ts_snapshot.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/score/ts_score.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 #define TS_OBSERVATION_VERSION 1
 #define TS_OBSERVATION_MAX_BYTES (8u << 20) /* largest observation kept and read */

@@ -31,7 +31,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 typedef struct ts_state ts_state;
 

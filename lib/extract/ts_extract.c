@@ -15,7 +15,7 @@
  * format and the path ("openai: choices[0].message.tool_calls is not an
  * array"). See docs/internals/extract.md.
  */
-#include "ts_extract.h"
+#include "lib/extract/ts_extract.h"
 
 #include <string.h>
 

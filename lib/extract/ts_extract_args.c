@@ -11,8 +11,8 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "ts_json.h"
-#include "ts_score.h"
+#include "lib/json/ts_json.h"
+#include "lib/score/ts_score.h"
 
 /* A deep copy; *out = NULL for a JSON null. -ENOMEM on allocation failure. */
 int ts_extract__copy_value(const struct json_object *v, struct json_object **out)

@@ -16,8 +16,8 @@
 
 #include <json-c/json.h>
 
-#include "ts_error.h"
-#include "ts_extract.h"
+#include "lib/base/ts_error.h"
+#include "lib/extract/ts_extract.h"
 
 /* Nesting accepted inside argument strings ("{\"a\": ...}"). */
 #define EXTRACT_ARGS_MAX_DEPTH 64

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_align.h"
-#include "ts_json.h"
+#include "lib/report/ts_align.h"
+#include "lib/json/ts_json.h"
 
 typedef struct fl_group {
     size_t form; /* its first form */

@@ -45,10 +45,10 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_rules.h"
-#include "ts_runreport.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/runreport/ts_runreport.h"
 
 #define TS_FLAKY_SAMPLES 5    /* sample values kept per varied path */
 #define TS_FLAKY_PATHS 100    /* varied paths listed per name */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_score.h"
+#include "lib/json/ts_json.h"
+#include "lib/score/ts_score.h"
 
 static uint64_t hash_bytes(uint64_t h, const char *s, size_t len)
 {

@@ -9,7 +9,7 @@
 #ifndef TS_FLAKY_INTERNAL_H
 #define TS_FLAKY_INTERNAL_H
 
-#include "ts_flaky.h"
+#include "lib/flaky/ts_flaky.h"
 
 /* One list of a repeat as compared: stripped by the rules, each call's
  * canonical text (keys sorted), its calls in (tool, text) order. */

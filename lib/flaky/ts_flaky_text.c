@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_utf8.h"
+#include "lib/json/ts_json.h"
+#include "lib/base/ts_utf8.h"
 
 /* ---- paths ------------------------------------------------------------- */
 

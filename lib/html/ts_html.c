@@ -14,7 +14,7 @@
 
 #include <sha2.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 #define DEFAULT_TITLE "toolscore run report"
 

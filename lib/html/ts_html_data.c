@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "ts_align.h"
-#include "ts_score.h"
+#include "lib/report/ts_align.h"
+#include "lib/score/ts_score.h"
 
 /* ---- reading the report ------------------------------------------------ */
 

@@ -2,12 +2,12 @@
  * ts_html_escape — the escapes of the HTML report (see ts_html.h): HTML
  * text, double-quoted attributes and the JSON data island.
  */
-#include "ts_html.h"
+#include "lib/html/ts_html.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "ts_utf8.h"
+#include "lib/base/ts_utf8.h"
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 

@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "ts_html.h"
+#include "lib/html/ts_html.h"
 
 enum { TSH_NULLABLE = 1, TSH_OPTIONAL = 2 };
 

@@ -12,7 +12,7 @@
  * corrupts some escaped surrogate pairs (see pair_mangled_by_json_c); a text
  * that has one is handed to json-c with those pairs written as raw UTF-8.
  */
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 #include "ts_json_internal.h"
 
 #include <errno.h>

@@ -3,7 +3,7 @@
  * doubles exactly as Python's repr(float) (see ts_json.h and
  * docs/internals/json.md).
  */
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 #include "ts_json_internal.h"
 
 #include <errno.h>

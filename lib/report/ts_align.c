@@ -14,7 +14,7 @@
  * counted against a budget (TS_ALIGN_BUDGET per pass); when it runs out
  * the lists are aligned the cheap way (see ts_align.h).
  */
-#include "ts_align.h"
+#include "lib/report/ts_align.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_score.h"
+#include "lib/score/ts_score.h"
 
 /* One call seen by the id assignment. */
 typedef struct call_ref {

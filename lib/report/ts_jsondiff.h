@@ -12,8 +12,8 @@
 
 #include <json-c/json.h>
 
-#include "ts_align.h"
-#include "ts_buf.h"
+#include "lib/report/ts_align.h"
+#include "lib/base/ts_buf.h"
 
 typedef struct ts_jsondiff_options {
     size_t width;     /* cells per line, the +/- mark included (a longer line

@@ -9,7 +9,7 @@
  * (ts_jsondiff). Nothing here prints: text goes to the caller's ts_buf,
  * whose sticky error is looked at once at the end.
  */
-#include "ts_report.h"
+#include "lib/report/ts_report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_jsondiff.h"
-#include "ts_repr.h"
+#include "lib/report/ts_jsondiff.h"
+#include "lib/report/ts_repr.h"
 #include "ts_report_internal.h"
 
 #define JSON_DIFF_CONTEXT 3

@@ -12,9 +12,9 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_score.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/score/ts_score.h"
 
 #define TS_REPORT_WIDTH_DEFAULT 100 /* without a terminal */
 #define TS_REPORT_WIDTH_MIN 40      /* narrower widths are taken as this */

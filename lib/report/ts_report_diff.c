@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_repr.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_repr.h"
 #include "ts_report_internal.h"
 
 #define TS_REPORT_DIFF_MAX 40

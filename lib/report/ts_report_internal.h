@@ -13,10 +13,10 @@
 
 #include <json-c/json.h>
 
-#include "ts_align.h"
-#include "ts_buf.h"
-#include "ts_report.h"
-#include "ts_score.h"
+#include "lib/report/ts_align.h"
+#include "lib/base/ts_buf.h"
+#include "lib/report/ts_report.h"
+#include "lib/score/ts_score.h"
 
 #define TS_REPORT_ELLIPSIS "\xe2\x80\xa6"
 #define TS_REPORT_ARROW "\xe2\x86\x92"

@@ -4,7 +4,7 @@
  */
 #include <inttypes.h>
 
-#include "ts_report.h"
+#include "lib/report/ts_report.h"
 
 static void summary_part(ts_buf *out, bool *first, int64_t n, const char *what)
 {

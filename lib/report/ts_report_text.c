@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_repr.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_repr.h"
 #include "ts_report_internal.h"
 
 const char *ts_report__paint(const ts_report_ctx *c, const char *code)

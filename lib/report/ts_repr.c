@@ -8,7 +8,7 @@
  * and paragraph separators, soft hyphen, bidi and zero-width format
  * characters, the BOM, private use and surrogates.
  */
-#include "ts_repr.h"
+#include "lib/report/ts_repr.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -16,8 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "ts_json.h"
-#include "ts_utf8.h"
+#include "lib/json/ts_json.h"
+#include "lib/base/ts_utf8.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 

@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
+#include "lib/base/ts_buf.h"
 
 /* Append repr(v) (NULL is None). -E2BIG/-ENOMEM from out. */
 int ts_repr_value(const struct json_object *v, ts_buf *out);

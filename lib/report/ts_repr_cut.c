@@ -4,12 +4,12 @@
  * texts differ. Cuts fall on code point boundaries and "…" (one cell) marks
  * each cut; a cut text never takes more cells than it was given.
  */
-#include "ts_repr.h"
+#include "lib/report/ts_repr.h"
 
 #include <stdbool.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 #define HEAD_MIN 12 /* cells before a focus from which the text's start is kept too */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 static const char known_keys[] = "ignore, redact, order, match, tools";
 static const char known_matchers[] = "regex, approx, set, type";

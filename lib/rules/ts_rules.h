@@ -35,9 +35,9 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_score.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/score/ts_score.h"
 
 #define TS_RULES_FILE_MAX (1u << 20)       /* bytes of a rules file */
 #define TS_RULES_REDACTED "[redacted]"     /* what a redacted value becomes */

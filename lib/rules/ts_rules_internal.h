@@ -15,8 +15,8 @@
 
 #include <json-c/json.h>
 
-#include "ts_rules.h"
-#include "ts_rules_path.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/rules/ts_rules_path.h"
 
 typedef enum ts_matcher_kind {
     TS_MATCHER_NONE, /* turned off ({"set": false}): plain comparison */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 typedef struct scanner {
     const char *s;

@@ -9,7 +9,7 @@
  * closure is applied whenever a bit is set. All patterns share one state,
  * so stepping is one pass over the state's set bits.
  */
-#include "ts_rules_path.h"
+#include "lib/rules/ts_rules_path.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 /* What a pattern does (the rules object's list it came from). */
 typedef enum ts_rules_kind {

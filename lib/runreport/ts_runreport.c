@@ -15,7 +15,7 @@
 
 #include <sha1.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 static const char *const outcome_names[TS_RUNREPORT_OUTCOMES] = {
     "CREATED",

@@ -35,9 +35,9 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_report.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/report/ts_report.h"
 
 /* The JSON report's "format" and "version" (docs/reports.md). */
 #define TS_RUNREPORT_FORMAT "toolscore-run-report"

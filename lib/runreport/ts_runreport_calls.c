@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 /* The slot of id (its first 16 hex digits are already uniform). */
 static size_t slot_of(const char *id, size_t nslots)

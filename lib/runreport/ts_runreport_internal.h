@@ -6,7 +6,7 @@
 #ifndef TS_RUNREPORT_INTERNAL_H
 #define TS_RUNREPORT_INTERNAL_H
 
-#include "ts_runreport.h"
+#include "lib/runreport/ts_runreport.h"
 
 typedef struct rr_run {
     char *id, *store, *label, *host;

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_flaky.h"
-#include "ts_json.h"
-#include "ts_score.h"
-#include "ts_rules.h"
+#include "lib/flaky/ts_flaky.h"
+#include "lib/json/ts_json.h"
+#include "lib/score/ts_score.h"
+#include "lib/rules/ts_rules.h"
 
 /* ---- rendering ------------------------------------------------------- */
 

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "ts_utf8.h"
+#include "lib/base/ts_utf8.h"
 
 #define REPLACEMENT "\xEF\xBF\xBD"
 

@@ -3,11 +3,11 @@
  * report referenced (see ts_runreport.h), for the reports that show them
  * (the HTML report) without a daemon's run.
  */
-#include "ts_runreport.h"
+#include "lib/runreport/ts_runreport.h"
 
 #include <errno.h>
 
-#include "ts_store.h"
+#include "lib/store/ts_store.h"
 
 int ts_runreport_orphans(const ts_runreport *r, const char *root, struct json_object **out,
                          ts_error *err)

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 #include "ts_runreport_internal.h"
 
 static uint64_t text_hash(const char *s, size_t len)

@@ -8,7 +8,7 @@
  * point order for UTF-8) once per evaluation, so set operations, counting,
  * the Levenshtein distance and the argument alignment all work on int arrays.
  */
-#include "ts_score.h"
+#include "lib/score/ts_score.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 #define THRESHOLD_EPSILON 1e-9
 

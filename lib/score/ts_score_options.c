@@ -2,14 +2,14 @@
  * ts_score_options — scoring options and their validation: weights from
  * JSON, the minimum score, the shape of a call list (docs/scoring.md).
  */
-#include "ts_score.h"
+#include "lib/score/ts_score.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 /* ---------------------------------------------------------------------------
  * Options, weights, validation

@@ -2,13 +2,13 @@
  * ts_values — the value comparison of scoring (docs/scoring.md): lenient
  * (numbers by value, strings trimmed of Unicode whitespace) and strict.
  */
-#include "ts_score.h"
+#include "lib/score/ts_score.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "ts_utf8.h"
+#include "lib/base/ts_utf8.h"
 
 /* ---------------------------------------------------------------------------
  * Value comparison

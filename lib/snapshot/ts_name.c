@@ -10,7 +10,7 @@
  * The stem never contains '/' and never starts with '.', so it cannot leave
  * the root or be "." or "..".
  */
-#include "ts_name.h"
+#include "lib/snapshot/ts_name.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -20,7 +20,7 @@
 
 #include <sha1.h>
 
-#include "ts_json.h"
+#include "lib/json/ts_json.h"
 
 #define STEM_MAX_CODE_POINTS 100
 

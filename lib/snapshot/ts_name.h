@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 #define TS_NAME_MAX_BYTES 4096 /* longest snapshot name accepted */
 #define TS_FILENAME_MAX 512    /* enough for any file name we make */

@@ -10,7 +10,7 @@
  * other timestamp (or now). Unknown top-level keys are ignored. Writing
  * always produces all eight keys in the fixed order.
  */
-#include "ts_snapshot.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,8 +18,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "ts_json.h"
-#include "ts_name.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_name.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "0.0.0"

@@ -13,9 +13,9 @@
 
 #include <json-c/json.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_json.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/json/ts_json.h"
 
 #define TS_SNAPSHOT_SCHEMA_VERSION 1
 #define TS_SNAPSHOT_MAX_BYTES (32u << 20)       /* largest snapshot file read */

@@ -9,7 +9,7 @@
  * allocation, nothing left behind by removed files, and the block is its
  * own mapping, given back to the system when freed.
  */
-#include "ts_list_cache.h"
+#include "lib/store/ts_list_cache.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,7 +18,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "ts_check.h"
+#include "lib/check/ts_check.h"
 
 #define SLOT_EMPTY UINT32_MAX
 

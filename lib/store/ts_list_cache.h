@@ -33,9 +33,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_snapshot.h"
-#include "ts_snapshot_scan.h"
-#include "ts_store.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_snapshot_scan.h"
+#include "lib/store/ts_store.h"
 
 /* Bytes all caches sharing it may hold together. */
 typedef struct ts_list_budget {

@@ -24,7 +24,7 @@
 #include <limits.h>
 #include <stddef.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 #define TS_PROJECT_DIR ".toolscore/snapshots" /* the root under a project directory */
 

@@ -11,7 +11,7 @@
  * cleanup are in ts_store_list.c, the group commit of writes in
  * ts_store_commit.c.
  */
-#include "ts_store.h"
+#include "lib/store/ts_store.h"
 #include "ts_store_internal.h"
 
 #include <errno.h>
@@ -27,10 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ts_buf.h"
-#include "ts_fd.h"
-#include "ts_json.h"
-#include "ts_name.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_fd.h"
+#include "lib/json/ts_json.h"
+#include "lib/snapshot/ts_name.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 

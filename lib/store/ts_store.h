@@ -22,8 +22,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_error.h"
-#include "ts_snapshot.h"
+#include "lib/base/ts_error.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 typedef struct ts_store ts_store;
 

@@ -5,7 +5,7 @@
  * modes our own files have; the daemon logs it and `tsctl status` shows it
  * (docs/security.md).
  */
-#include "ts_store.h"
+#include "lib/store/ts_store.h"
 #include "ts_store_internal.h"
 
 #include <errno.h>

@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "ts_buf.h"
-#include "ts_error.h"
-#include "ts_snapshot.h"
-#include "ts_store.h"
+#include "lib/base/ts_buf.h"
+#include "lib/base/ts_error.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "lib/store/ts_store.h"
 
 #define TS_STORE_FILE_NAME_LIMIT 255 /* NAME_MAX of the common file systems */
 #define TS_STORE_TEMP_RANDOM_HEX 16  /* random part of a temp file name */

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "ts_error.h"
+#include "lib/base/ts_error.h"
 
 #define TS_ERR_STORE_BUSY "store_busy" /* another daemon holds the store */
 #define TS_STORE_LOCK_SOCKET_MAX 4096  /* longest socket path recorded */

@@ -48,9 +48,9 @@
 
 #include "bench_client.h"
 #include "bench_common.h"
-#include "toolscore_client.h"
-#include "ts_buf.h"
-#include "ts_message.h"
+#include "client/toolscore_client.h"
+#include "lib/base/ts_buf.h"
+#include "proto/ts_message.h"
 
 enum kind { SLOW, NONREAD, PARTIAL, IDLE };
 

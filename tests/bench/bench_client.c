@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "toolscore_client.h"
+#include "client/toolscore_client.h"
 
 struct bench_conn {
     ts_client *client;

@@ -23,11 +23,11 @@
 #include <json-c/json.h>
 
 #include "bench_common.h"
-#include "ts_html.h"
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_runreport.h"
-#include "ts_score.h"
+#include "lib/html/ts_html.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/runreport/ts_runreport.h"
+#include "lib/score/ts_score.h"
 
 /* A list of 6 calls; variant changes one argument value. */
 static struct json_object *calls(int i, int variant)

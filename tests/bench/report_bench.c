@@ -21,9 +21,9 @@
 #include <json-c/json.h>
 
 #include "bench_common.h"
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_score.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/score/ts_score.h"
 
 static struct json_object *calls(int n)
 {

@@ -25,8 +25,8 @@
 #include <json-c/json.h>
 
 #include "bench_common.h"
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 
 static struct json_object *calls(int n, int variant)
 {

@@ -21,11 +21,11 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "ts_buf.h"
-#include "ts_extract.h"
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_score.h"
+#include "lib/base/ts_buf.h"
+#include "lib/extract/ts_extract.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/score/ts_score.h"
 
 #define FUZZ_FORMAT_MAX 40
 

@@ -9,10 +9,10 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "ts_buf.h"
-#include "ts_check.h"
-#include "ts_json.h"
-#include "ts_observation.h"
+#include "lib/base/ts_buf.h"
+#include "lib/check/ts_check.h"
+#include "lib/json/ts_json.h"
+#include "lib/check/ts_observation.h"
 
 static void fuzz_write(const ts_observation *o, ts_buf *out)
 {

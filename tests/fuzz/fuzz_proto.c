@@ -16,11 +16,11 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "ts_buf.h"
-#include "ts_frame.h"
-#include "ts_message.h"
-#include "ts_wire.h"
-#include "ts_wire_cursor.h"
+#include "lib/base/ts_buf.h"
+#include "proto/ts_frame.h"
+#include "proto/ts_message.h"
+#include "proto/ts_wire.h"
+#include "proto/ts_wire_cursor.h"
 
 static void fuzz_check_err(const ts_error *err, const char *what)
 {

@@ -23,11 +23,11 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "ts_buf.h"
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_repr.h"
-#include "ts_score.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/report/ts_repr.h"
+#include "lib/score/ts_score.h"
 
 #define FUZZ_REPORT_NOTES 8
 #define FUZZ_REPORT_LINES 4000 /* far above what the caps allow */

@@ -18,11 +18,11 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "ts_buf.h"
-#include "ts_json.h"
-#include "ts_report.h"
-#include "ts_rules.h"
-#include "ts_score.h"
+#include "lib/base/ts_buf.h"
+#include "lib/json/ts_json.h"
+#include "lib/report/ts_report.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
 
 static const char fuzz_rules_default_calls[] =
     "{\"expected\": [{\"tool\": \"search\", \"args\": {\"q\": \"a\", \"request_id\": 1, \"f\": "

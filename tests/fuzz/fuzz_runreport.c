@@ -13,9 +13,9 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "ts_buf.h"
-#include "ts_html.h"
-#include "ts_runreport.h"
+#include "lib/base/ts_buf.h"
+#include "lib/html/ts_html.h"
+#include "lib/runreport/ts_runreport.h"
 
 /* Occurrences of s (ASCII, lower case) in the page, case-insensitively. */
 static size_t count_ci(const char *page, size_t len, const char *s)

@@ -19,7 +19,7 @@ CC=${FUZZ_CC:-clang}
 MAX_LEN=${FUZZ_MAX_LEN:-16384}
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
 -fno-sanitize-recover=all -D_GNU_SOURCE -DTS_VERSION=\"0.1.0\" -DTS_FUZZ_MAIN \
--Ilib -Iproto -Itests/fuzz $(pkg-config --cflags json-c msgpack libmd 2>/dev/null)"
+-I. -Itests/fuzz $(pkg-config --cflags json-c msgpack libmd 2>/dev/null)"
 LIBS="$(pkg-config --libs json-c msgpack libmd 2>/dev/null) -lm"
 
 mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/crashes"
@@ -27,7 +27,7 @@ mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/crashes"
 # the harness binaries; -fsanitize=fuzzer-no-link instruments the rest).
 OBJCFLAGS=$(echo "$CFLAGS" | sed 's/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,/')
 objs=""
-for src in lib/*.c proto/*.c; do
+for src in $(find lib proto -name '*.c' | sort); do
 	[ -f "$src" ] || continue
 	obj="$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
 	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find lib proto -name '*.h' -newer "$obj" 2>/dev/null)" ]; then

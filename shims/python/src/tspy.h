@@ -15,7 +15,7 @@
 
 #include <json-c/json.h>
 
-#include "toolscore_client.h"
+#include "client/toolscore_client.h"
 
 /* Containers nested in one converted value: the wire allows 128 levels per
  * frame and a check's `actual` sits two levels deep (docs/protocol.md). */

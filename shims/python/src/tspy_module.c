@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ts_name.h"
-#include "ts_paths.h"
-#include "ts_project.h"
+#include "lib/snapshot/ts_name.h"
+#include "proto/ts_paths.h"
+#include "lib/store/ts_project.h"
 
 #ifndef TSPY_VERSION
 #define TSPY_VERSION "0.0.0"
