@@ -65,12 +65,12 @@
 #include <json-c/json.h>
 
 #if defined(__has_include)
-#if __has_include("../lib/base/ts_error.h")
-#include "../lib/base/ts_error.h"
+#if __has_include("../lib/base/ts_base.h")
+#include "../lib/base/ts_base.h"
 #endif
 #endif
 #ifndef TS_ERROR_H
-/* Installed alone: the same layout as the source tree's lib/base/ts_error.h. */
+/* Installed alone: the same layout as the source tree's lib/base/ts_base.h. */
 #define TS_ERROR_H
 #define TS_ERROR_MESSAGE_MAX 1024
 typedef struct ts_error {

@@ -22,8 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/ts_message.h"
-#include "proto/ts_reply_view.h"
+#include "proto/ts_proto.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "0"

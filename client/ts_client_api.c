@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 
 /* Params under construction; the first failure sticks and is reported once. */
 typedef struct params {

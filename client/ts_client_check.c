@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "lib/score/ts_score.h"
-#include "proto/ts_wire_cursor.h"
+#include "proto/ts_proto.h"
 
 /* ---- the request --------------------------------------------------- */
 

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/ts_message.h"
+#include "proto/ts_proto.h"
 
 #define TS_CLIENT_BACKOFF_FIRST_MS 10
 #define TS_CLIENT_BACKOFF_MAX_MS 200

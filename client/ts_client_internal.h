@@ -9,9 +9,7 @@
 #include <sys/types.h>
 
 #include "client/toolscore_client.h"
-#include "proto/ts_frame.h"
-#include "proto/ts_paths.h"
-#include "proto/ts_wire.h"
+#include "proto/ts_proto.h"
 
 #define TS_CLIENT_READ_CHUNK 65536
 #define TS_CLIENT_DEFAULT_CONNECT_MS 5000

@@ -14,9 +14,8 @@
 #include "daemon/server/log.h"
 #include "daemon/server/options.h"
 #include "daemon/server/server.h"
-#include "proto/ts_message.h"
-#include "proto/ts_paths.h"
-#include "lib/check/ts_state.h"
+#include "proto/ts_proto.h"
+#include "lib/check/ts_check.h"
 
 /* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
  * tells "another daemon already serves this socket" (it will answer) from a

@@ -1,7 +1,7 @@
 /*
  * ts_frame — frame headers and the incremental frame reader (see ts_frame.h).
  */
-#include "proto/ts_frame.h"
+#include "proto/ts_proto.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /*
  * ts_message — encoding and decoding protocol messages (see ts_message.h).
  */
-#include "proto/ts_message.h"
+#include "proto/ts_proto.h"
 
 #include <errno.h>
 #include <stdlib.h>

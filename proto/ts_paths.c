@@ -2,7 +2,7 @@
  * ts_paths — default socket path, store root resolution, socket addresses
  * (see ts_paths.h).
  */
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,11 +1,9 @@
 /*
  * ts_reply_view — an ok reply read in place (see ts_reply_view.h).
  */
-#include "proto/ts_reply_view.h"
+#include "proto/ts_proto.h"
 
 #include <string.h>
-
-#include "proto/ts_wire_cursor.h"
 
 enum { SEEN_ID = 1, SEEN_OK = 2, SEEN_RESULT = 4 };
 

@@ -2,7 +2,7 @@
  * ts_wire — msgpack -> json-c conversion with the protocol's rules, and
  * UTF-8 helpers (see ts_wire.h; the encoding half is ts_wire_pack.c).
  */
-#include "proto/ts_wire.h"
+#include "proto/ts_proto.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,10 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/ts_frame.h"
 #include "lib/json/ts_json.h"
-#include "lib/base/ts_utf8.h"
-#include "proto/ts_wire_cursor.h"
+#include "lib/base/ts_base.h"
 
 /* ---- UTF-8 ---------------------------------------------------------- */
 

@@ -1,13 +1,10 @@
 /*
  * ts_wire_cursor — reading msgpack in place (see ts_wire_cursor.h).
  */
-#include "proto/ts_wire_cursor.h"
+#include "proto/ts_proto.h"
 
 #include <errno.h>
 #include <string.h>
-
-#include "proto/ts_frame.h"
-#include "proto/ts_wire.h"
 
 void ts_wire_cursor_init(ts_wire_cursor *c, const void *data, size_t len)
 {

@@ -2,7 +2,7 @@
  * ts_wire_pack — json-c values -> msgpack with the protocol's rules (see
  * ts_wire.h): the encoding half of ts_wire.
  */
-#include "proto/ts_wire.h"
+#include "proto/ts_proto.h"
 
 #include <errno.h>
 #include <math.h>

@@ -24,10 +24,9 @@
 #include <unistd.h>
 
 #include "client/toolscore_client.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "client/ts_client_internal.h"
-#include "proto/ts_message.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 #include "util_client.h"

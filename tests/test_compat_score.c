@@ -16,7 +16,7 @@
 
 #include "lib/extract/ts_extract.h"
 #include "lib/json/ts_json.h"
-#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
 #include "lib/score/ts_score.h"
 #include "util_test.h"
 #include "util_vectors.h"

@@ -16,9 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/base/ts_buf.h"
-#include "proto/ts_frame.h"
-#include "proto/ts_message.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

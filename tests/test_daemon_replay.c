@@ -15,9 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/snapshot/ts_name.h"
-#include "lib/runreport/ts_runreport.h"
 #include "lib/snapshot/ts_snapshot.h"
+#include "lib/runreport/ts_runreport.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

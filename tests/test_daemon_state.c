@@ -16,9 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/snapshot/ts_name.h"
-#include "lib/report/ts_repr.h"
 #include "lib/snapshot/ts_snapshot.h"
+#include "lib/report/ts_report.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/base/ts_base.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 #include "util_test.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "util_test.h"
 
 START_TEST(test_set_fills_code_and_message)

@@ -19,11 +19,8 @@
 #include <unistd.h>
 
 #include "lib/check/ts_check.h"
-#include "lib/store/ts_list_cache.h"
-#include "lib/snapshot/ts_name.h"
-#include "lib/snapshot/ts_snapshot.h"
-#include "lib/store/ts_snapshot_scan.h"
 #include "lib/store/ts_store.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
 
 /* ---- the scan against the parser --------------------------------------- */

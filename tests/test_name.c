@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
 
 /* File name of s, or fail the test. */

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/check/ts_observation.h"
+#include "lib/check/ts_check.h"
 #include "lib/score/ts_score.h"
 #include "util_test.h"
 

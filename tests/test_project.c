@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/store/ts_project.h"
+#include "lib/store/ts_store.h"
 #include "util_test.h"
 
 static char *tmp;

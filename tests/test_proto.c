@@ -18,10 +18,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "proto/ts_frame.h"
-#include "proto/ts_message.h"
-#include "proto/ts_paths.h"
-#include "proto/ts_wire.h"
+#include "proto/ts_proto.h"
 #include "util_test.h"
 
 /* ---- helpers -------------------------------------------------------- */

@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "lib/report/ts_report.h"
-#include "lib/report/ts_repr.h"
 #include "util_test.h"
 
 typedef struct golden_case {

@@ -12,7 +12,6 @@
 
 #include "lib/check/ts_check.h"
 #include "lib/report/ts_report.h"
-#include "lib/report/ts_repr.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "util_report.h"
 #include "util_test.h"

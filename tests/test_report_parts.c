@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/report/ts_align.h"
-#include "lib/report/ts_jsondiff.h"
 #include "lib/report/ts_report.h"
-#include "lib/report/ts_repr.h"
 #include "util_test.h"
 
 /* ---- repr ---- */

@@ -15,7 +15,7 @@
 
 #include "lib/json/ts_json.h"
 #include "lib/rules/ts_rules.h"
-#include "lib/rules/ts_rules_path.h"
+#include "lib/rules/ts_rules_internal.h"
 #include "util_test.h"
 
 /* ---- the path matcher ---------------------------------------------------- */

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/check/ts_state.h"
+#include "lib/check/ts_check.h"
 #include "util_test.h"
 
 static char *tmp;

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 #include "util_test.h"
 

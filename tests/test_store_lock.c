@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lib/store/ts_store_lock.h"
+#include "lib/store/ts_store.h"
 #include "util_test.h"
 
 static char *tmp;

@@ -12,9 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "proto/ts_message.h"
-#include "proto/ts_wire.h"
-#include "proto/ts_wire_cursor.h"
+#include "proto/ts_proto.h"
 #include "util_test.h"
 
 static void encode_text(const char *json, ts_buf *out)

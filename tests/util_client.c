@@ -16,9 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/base/ts_buf.h"
-#include "proto/ts_message.h"
-#include "proto/ts_paths.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 #include "util_daemon.h"
 #include "util_test.h"
 

@@ -18,8 +18,7 @@
 #include <json-c/json.h>
 
 #include "client/toolscore_client.h"
-#include "proto/ts_frame.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 #define FAKE_CONNS 16
 #define FAKE_LOG 512

@@ -20,12 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proto/ts_frame.h"
+#include "proto/ts_proto.h"
 #include "lib/json/ts_json.h"
-#include "proto/ts_message.h"
-#include "lib/snapshot/ts_name.h"
-#include "proto/ts_paths.h"
-#include "proto/ts_wire.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
 
 static unsigned long long next_id = 1000;

@@ -9,7 +9,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/extract/ts_extract.h"
 
 /* Parse a JSON text with the project's reader (the test fails on error). */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
 #include "lib/snapshot/ts_snapshot.h"
 

@@ -17,7 +17,7 @@
 #include <json-c/json.h>
 
 #include "client/toolscore_client.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/score/ts_score.h"
 
 /* Exit codes: the public contract of docs/tsctl.1. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/extract/ts_extract.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/score/ts_score.h"
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "client/toolscore_client.h"
-#include "lib/snapshot/ts_name.h"
-#include "proto/ts_paths.h"
-#include "lib/store/ts_project.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "proto/ts_proto.h"
+#include "lib/store/ts_store.h"
 
 bool tsctl_interactive(void)
 {

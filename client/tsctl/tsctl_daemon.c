@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "client/toolscore_client.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 static void print_uptime(long long s)
 {

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "lib/extract/ts_extract.h"
-#include "lib/base/ts_buf.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/base/ts_base.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/score/ts_score.h"
 

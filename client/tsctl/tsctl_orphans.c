@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/ts_buf.h"
-#include "proto/ts_paths.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 #include "lib/runreport/ts_runreport.h"
 
 /* The runs compared with, for the message and the partial rule. */

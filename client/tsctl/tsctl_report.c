@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/flaky/ts_flaky.h"
 #include "lib/runreport/ts_runreport.h"
 

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/html/ts_html.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 #include "lib/runreport/ts_runreport.h"
 
 /* The page of the shards' reports, into out. 0 or an exit code. */

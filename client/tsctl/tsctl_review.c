@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 typedef struct review_counts {
     int accepted, rejected, skipped;

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "client/toolscore_client.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 /* Run CMD with the run's environment; returns its exit status (128+signal
  * when killed, 127 when it cannot be started). */

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "client/toolscore_client.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/flaky/ts_flaky.h"
 #include "lib/json/ts_json.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/runreport/ts_runreport.h"
 

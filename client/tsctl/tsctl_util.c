@@ -16,9 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
-#include "lib/report/ts_repr.h"
 #include "lib/report/ts_report.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/score/ts_score.h"

@@ -12,7 +12,7 @@
 #include "daemon/server/request.h"
 #include "daemon/runs/run_report.h"
 #include "daemon/runs/runs.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 
 int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_object *params,
                            struct json_object **result, ts_error *err)

@@ -13,7 +13,7 @@
 
 #include "daemon/runs/runs.h"
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* Bytes of report text in one run.report reply (less than any reply limit). */
 #define TSD_RUN_REPORT_PAGE (8u << 20)

@@ -14,7 +14,7 @@
 #include <sha1.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/check/ts_state.h"
+#include "lib/check/ts_check.h"
 
 #define HASHES_MAGIC "tsrefs1"
 

@@ -34,8 +34,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/report/ts_report.h"
 #include "lib/runreport/ts_runreport.h"
 

@@ -10,9 +10,8 @@
 #include <json-c/json.h>
 
 #include "daemon/runs/run_records.h"
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
-#include "lib/check/ts_state.h"
+#include "lib/base/ts_base.h"
+#include "lib/check/ts_check.h"
 
 /*
  * The report of the run described by meta (a copy of the loop's, with its

@@ -18,8 +18,7 @@
 #include "daemon/server/log.h"
 #include "daemon/runs/run_names.h"
 #include "daemon/server/params.h"
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_fd.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
 #include "lib/runreport/ts_runreport.h"
 

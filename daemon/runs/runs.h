@@ -32,9 +32,9 @@
 #include <json-c/json.h>
 
 #include "daemon/runs/run_records.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/report/ts_report.h"
-#include "lib/check/ts_state.h"
+#include "lib/check/ts_check.h"
 
 #define TSD_RUNS_OPEN_MAX 256
 #define TSD_RUN_ID_LEN 32

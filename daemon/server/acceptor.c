@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "daemon/server/log.h"
-#include "lib/base/ts_buf.h"
-#include "proto/ts_message.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 
 static void watch(tsd_acceptor *a);
 

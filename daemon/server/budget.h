@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 #define TSD_BUDGET_SAMPLE_MS 100              /* resident size sampled this often */
 #define TSD_CONN_PAUSE_REQUESTS 64            /* unanswered requests that pause */

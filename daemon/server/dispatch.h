@@ -12,8 +12,8 @@
 
 #include "daemon/server/request.h"
 #include "daemon/server/server.h"
-#include "proto/ts_message.h"
-#include "lib/base/ts_error.h"
+#include "proto/ts_proto.h"
+#include "lib/base/ts_base.h"
 
 /* The member of method's params the decoder is to leave as msgpack bytes
  * (the method table's column; ts_message_raw_choice), or NULL. */

@@ -16,8 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "proto/ts_message.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 #define LISTEN_BACKLOG 128
 #define SD_LISTEN_FDS_START 3

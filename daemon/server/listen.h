@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* sizeof(sockaddr_un.sun_path) - 1: the longest path bind() takes. */
 #define TSD_SUN_PATH_MAX 107

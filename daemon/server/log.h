@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 typedef enum tsd_log_level {
     TSD_LOG_DEBUG = 0,

@@ -3,7 +3,7 @@
  */
 #include "daemon/server/options.h"
 
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 #include <math.h>
 #include <stdlib.h>

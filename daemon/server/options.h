@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #include "daemon/server/log.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 #define TSD_DEFAULT_MAX_FRAME (16u << 20)
 #define TSD_MIN_MAX_FRAME 1024u

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/extract/ts_extract.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 void tsd_params_init(tsd_params *p, const struct json_object *params, ts_error *err)
 {

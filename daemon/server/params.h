@@ -21,7 +21,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 typedef struct tsd_params {
     const struct json_object *obj; /* the params object (borrowed) */

@@ -9,7 +9,7 @@
 #include "daemon/server/dispatch.h"
 #include "daemon/server/limits.h"
 #include "daemon/server/log.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 
 static void warn_bad_request(const tsd_conn *conn, const ts_error *err);
 

@@ -20,8 +20,8 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
-#include "proto/ts_message.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 
 /* dispatch's return value for a request that a job will finish later. */
 #define TSD_ASYNC 1

@@ -17,7 +17,7 @@
 #include "daemon/snapshots/listing.h"
 #include "daemon/server/log.h"
 #include "daemon/server/request.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 
 typedef struct reply_write {
     uv_write_t req;

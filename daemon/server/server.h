@@ -27,10 +27,9 @@
 #include "daemon/server/options.h"
 #include "daemon/runs/runs.h"
 #include "daemon/snapshots/stores.h"
-#include "lib/base/ts_error.h"
-#include "proto/ts_frame.h"
-#include "proto/ts_message.h"
-#include "lib/check/ts_state.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
+#include "lib/check/ts_check.h"
 
 #define TSD_STOP_GRACE_MS 5000   /* bounded wait for in-flight work at stop */
 #define TSD_SLOW_REQUEST_MS 500  /* requests slower than this are logged */

@@ -18,7 +18,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* accept {store, names | all, run?, color?} -> {accepted: [...]} */
 int tsd_accept(tsd_server *srv, tsd_request *req, const struct json_object *params,

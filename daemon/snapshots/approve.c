@@ -18,7 +18,6 @@
 #include "daemon/server/request.h"
 #include "lib/check/ts_check.h"
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 

@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* approve {store, names | all} -> {approved: [{name, calls, created_at,
  * updated_at, file}]}; answers through tsd_request_finish (TSD_ASYNC). */

@@ -48,7 +48,6 @@
 #include "daemon/snapshots/save.h"
 #include "daemon/snapshots/snapcache.h"
 #include "lib/check/ts_check.h"
-#include "lib/check/ts_observation.h"
 #include "lib/report/ts_report.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/score/ts_score.h"

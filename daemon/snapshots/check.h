@@ -19,7 +19,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* check {store, name, actual, format, min_score, weights, strict, ci, update,
  * allow_pending, run, test, color, width, json_diff} -> {outcome, name, file, message, result,

@@ -22,7 +22,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 #define TSD_LISTINGS_MAX 16           /* held listings (paged) */
 #define TSD_LISTING_IDLE_MS 60000     /* a held listing unused this long is dropped */

@@ -18,8 +18,8 @@
 #include "daemon/server/jobs.h"
 #include "daemon/server/log.h"
 #include "daemon/snapshots/stores.h"
-#include "lib/base/ts_buf.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/base/ts_base.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 typedef struct obs_entry {
     char *file; /* the key */

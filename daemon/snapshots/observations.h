@@ -27,9 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/base/ts_error.h"
-#include "lib/check/ts_observation.h"
-#include "lib/check/ts_state.h"
+#include "lib/base/ts_base.h"
+#include "lib/check/ts_check.h"
 
 #define TSD_OBS_MAX_COUNT 1000        /* observations kept per store */
 #define TSD_OBS_MAX_BYTES (64u << 20) /* their files together, per store */

@@ -20,10 +20,9 @@
 #include <json-c/json.h>
 
 #include "daemon/snapshots/stores.h"
-#include "lib/store/ts_list_cache.h"
-#include "lib/snapshot/ts_name.h"
-#include "lib/check/ts_observation.h"
+#include "lib/store/ts_store.h"
 #include "lib/snapshot/ts_snapshot.h"
+#include "lib/check/ts_check.h"
 
 typedef struct tsd_queue_item {
     char *name;                 /* owned */

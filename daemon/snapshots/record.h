@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* record {store, name, calls, source, update, format} -> {outcome, name,
  * file}; answers through tsd_request_finish (TSD_ASYNC). */

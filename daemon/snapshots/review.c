@@ -14,7 +14,7 @@
 #include "daemon/server/params.h"
 #include "daemon/snapshots/queue.h"
 #include "daemon/server/request.h"
-#include "proto/ts_message.h"
+#include "proto/ts_proto.h"
 
 /* A method's pool job on one store: what it read and the files of
  * observations it dropped (the index is updated on the loop). */

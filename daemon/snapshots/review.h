@@ -13,7 +13,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* review {store, run?} -> {items: [...]} */
 int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,

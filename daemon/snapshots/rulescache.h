@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/store/ts_store.h"
 

@@ -11,7 +11,7 @@
 #include <json-c/json.h>
 
 #include "daemon/server/jobs.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/store/ts_store.h"
 
 /*

@@ -14,7 +14,7 @@
 #include "daemon/runs/runs.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
-#include "proto/ts_wire.h"
+#include "proto/ts_proto.h"
 
 /* One show or orphans between its lookup and its reply. */
 typedef struct read_job {

@@ -16,7 +16,7 @@
 
 #include "daemon/server/request.h"
 #include "daemon/server/server.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* show {store, name} -> {snapshot, file}. TSD_ASYNC, or a negative code
  * (the store lookup, a bad name). */

@@ -13,13 +13,12 @@
 #include <time.h>
 
 #include "daemon/server/log.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/check/ts_check.h"
 #include "lib/extract/ts_extract.h"
 #include "lib/json/ts_json.h"
 #include "lib/runreport/ts_runreport.h"
-#include "proto/ts_message.h"
-#include "proto/ts_wire.h"
+#include "proto/ts_proto.h"
 
 struct tsd_snapcache_entry {
     char *name;

@@ -24,8 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/score/ts_score.h"
 #include "lib/snapshot/ts_snapshot.h"

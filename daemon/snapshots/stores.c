@@ -14,8 +14,7 @@
 #include "daemon/server/jobs.h"
 #include "daemon/server/log.h"
 #include "lib/check/ts_check.h"
-#include "proto/ts_message.h"
-#include "proto/ts_paths.h"
+#include "proto/ts_proto.h"
 
 int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out, ts_error *err)
 {

@@ -22,10 +22,8 @@
 #include "daemon/server/params.h"
 #include "daemon/snapshots/rulescache.h"
 #include "daemon/snapshots/snapcache.h"
-#include "lib/base/ts_error.h"
-#include "lib/store/ts_list_cache.h"
+#include "lib/base/ts_base.h"
 #include "lib/store/ts_store.h"
-#include "lib/store/ts_store_lock.h"
 
 #define TSD_STORES_MAX 256
 /* Memory all stores' listing caches may hold together (ts_list_cache.h): at

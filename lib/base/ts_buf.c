@@ -2,7 +2,7 @@
  * ts_buf — growable byte buffer with a hard maximum and sticky errors (see
  * ts_buf.h).
  */
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * ts_error — filling the caller's error object (see ts_error.h).
  */
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 #include <stdarg.h>
 #include <stdio.h>

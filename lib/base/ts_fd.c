@@ -1,7 +1,7 @@
 /*
  * ts_fd — writing to a file descriptor whole (see ts_fd.h).
  */
-#include "lib/base/ts_fd.h"
+#include "lib/base/ts_base.h"
 
 #include <errno.h>
 #include <unistd.h>

@@ -1,7 +1,7 @@
 /*
  * ts_utf8 — the one UTF-8 decoder (see ts_utf8.h).
  */
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 size_t ts_utf8_decode(const unsigned char *s, size_t len, uint32_t *cp)
 {

@@ -1,4 +1,222 @@
 /*
+ * lib/check — the check of one snapshot as decisions: the record ->
+ * approve -> replay state machine (ts_check, pure functions: what a check
+ * does, writes and says), the observation a failed check keeps for review
+ * (ts_observation: its file format) and the daemon's state directory where
+ * such things are kept across restarts (ts_state). The daemon does the
+ * I/O a decision asks for; nothing here reads a snapshot itself.
+ */
+#ifndef TS_CHECK_H
+#define TS_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "lib/base/ts_base.h"
+#include "lib/rules/ts_rules.h"
+#include "lib/score/ts_score.h"
+#include "lib/snapshot/ts_snapshot.h"
+
+/*
+ * ts_state — the daemon's state directory: what a daemon keeps across its
+ * own restarts that is not a snapshot (runs, kept observations).
+ *
+ *   STATE/                         0700, owned by the daemon's uid
+ *     runs/<run id>/               one run and its check records
+ *     stores/<key>/                one store; key: 16 hex digits of SHA-1(root)
+ *       root                       the store's absolute root path, one line
+ *       observations/              kept observations, one file per name
+ *
+ * The default STATE is $XDG_STATE_HOME/toolscore, else
+ * $HOME/.local/state/toolscore (ts_state_default_path). Every directory is
+ * created 0700 and reached through descriptors without following symbolic
+ * links below STATE. Files are replaced whole (a temp file `.NAME.<hex>.tmp`
+ * renamed over NAME), so a reader never sees a torn file; with `durable`
+ * the temp file is fsynced before the rename and the directory after it.
+ *
+ * Every function is safe to call from any thread on one ts_state (only
+ * descriptor-relative system calls). The caller owns returned descriptors
+ * and strings.
+ *
+ *   ts_state *st;
+ *   int dir;
+ *   if (ts_state_open(path, &st, &err) == 0 &&
+ *       ts_state_dir(st, "runs/r1", true, &dir, &err) == 0)
+ *       ts_state_write_file(dir, "run.json", text, len, false, &err);
+ */
+typedef struct ts_state ts_state;
+
+/* Length of a store key (hex digits, without the NUL). */
+#define TS_STATE_STORE_KEY_LEN 16
+
+/*
+ * The default state directory into out: $XDG_STATE_HOME/toolscore when that
+ * is an absolute path, else $HOME/.local/state/toolscore. "invalid_argument"
+ * when neither variable gives an absolute path, "too_large" when out is too
+ * small.
+ */
+int ts_state_default_path(char *out, size_t outsz, ts_error *err);
+
+/*
+ * Open (creating it and its missing parents 0700) the state directory at
+ * path, which must be absolute. The directory must be owned by this
+ * process's effective uid and give no access to group or others; a
+ * symbolic link at path is followed only when it belongs to this uid.
+ * Refusals name the path and what is wrong ("io", "invalid_argument").
+ */
+int ts_state_open(const char *path, ts_state **out, ts_error *err);
+
+/* Close st (NULL is fine). */
+void ts_state_close(ts_state *st);
+
+/* The absolute path st was opened at. */
+const char *ts_state_path(const ts_state *st);
+
+/*
+ * Open the directory rel under the state directory ("runs", "runs/<id>",
+ * components separated by '/', each a valid state name, see
+ * ts_state_name_valid), creating missing components 0700 when create is
+ * true. -ENOENT ("not_found") when a component is missing and create is
+ * false. The caller closes *fd.
+ */
+int ts_state_dir(const ts_state *st, const char *rel, bool create, int *fd, ts_error *err);
+
+/* The store key of an absolute root path into out (TS_STATE_STORE_KEY_LEN + 1 bytes). */
+void ts_state_store_key(const char *root, char out[TS_STATE_STORE_KEY_LEN + 1]);
+
+/*
+ * Open the state directory of the store at root ("stores/<key>"), creating
+ * it with its `root` file when create is true. A directory whose `root`
+ * file names another path (a key collision) is "internal".
+ */
+int ts_state_store_dir(const ts_state *st, const char *root, bool create, int *fd, ts_error *err);
+
+/*
+ * True when name can be a file or directory name in the state directory:
+ * 1 to 255 bytes, no '/', no NUL, not starting with '.' (temp files and
+ * "."/".." are reserved).
+ */
+bool ts_state_name_valid(const char *name);
+
+/*
+ * Replace dir/name with len bytes of data (temp file, rename; with durable,
+ * fsync of the file before and of the directory after). The file is 0600.
+ */
+int ts_state_write_file(int dir, const char *name, const void *data, size_t len, bool durable,
+                        ts_error *err);
+
+/*
+ * Read dir/name whole into a NUL-terminated malloc'ed buffer (*data, *len
+ * without the NUL). -ENOENT ("not_found") when absent, -E2BIG ("too_large")
+ * when longer than max bytes; a symbolic link is not followed.
+ */
+int ts_state_read_file(int dir, const char *name, size_t max, char **data, size_t *len,
+                       ts_error *err);
+
+/*
+ * Open dir/name for appending records (created 0600 when missing; never
+ * through a symbolic link). The caller closes *fd.
+ */
+int ts_state_append_open(int dir, const char *name, int *fd, ts_error *err);
+
+/* Remove the file dir/name; -ENOENT ("not_found") when absent. */
+int ts_state_remove_file(int dir, const char *name, ts_error *err);
+
+/*
+ * Remove the directory dir/name and everything in it (one level of files
+ * and directories below it, recursively), never following symbolic links.
+ * Absent is not an error.
+ */
+int ts_state_remove_tree(int dir, const char *name, ts_error *err);
+
+/*
+ * The valid names in dir (ts_state_name_valid: temp files and dot files are
+ * left out), sorted bytewise, as a malloc'ed array of malloc'ed strings
+ * (ts_state_names_free).
+ */
+int ts_state_list(int dir, char ***names, size_t *count, ts_error *err);
+void ts_state_names_free(char **names, size_t count);
+
+/* Remove the temp files (`.NAME.<hex>.tmp`) a crash left in dir. */
+int ts_state_clean_temps(int dir, ts_error *err);
+
+/*
+ * ts_observation — a kept observation: the calls a check observed that did
+ * not match its snapshot (a FAILED replay, or a pending snapshot checked
+ * with other calls than it recorded), with what accepting, rejecting and
+ * showing it later needs: the name, the outcome, the id of the snapshot
+ * calls it was compared with, when, the run and test, and the scoring
+ * options and comparison rules of that check.
+ *
+ * The file (docs/internals/state.md) is one compact JSON object:
+ *
+ *   {"observation": 1, "name": "n", "outcome": "FAILED",
+ *    "baseline": "<40 hex>", "observed_at": "2025-...+00:00",
+ *    "run": "r1" | null, "test": "t.py::t" | null,
+ *    "min_score": 1.0, "strict": false, "weights": {...},
+ *    "rules": {...} | null, "calls": [...]}
+ *
+ * A file is read back only when it is exactly that (version 1, every member
+ * of its type, the rules valid rules (ts_rules_from_json), the calls valid
+ * as a snapshot's, at most
+ * TS_OBSERVATION_MAX_BYTES); anything else is "invalid_snapshot" naming what
+ * is wrong. Pure functions: no I/O.
+ */
+#define TS_OBSERVATION_VERSION 1
+#define TS_OBSERVATION_MAX_BYTES (8u << 20) /* largest observation kept and read */
+#define TS_OBSERVATION_ID_LEN 40            /* hex digits of a calls id */
+#define TS_OBSERVATION_MAX_LABEL 1024       /* longest run id or test id kept */
+
+typedef struct ts_observation {
+    char *name;                               /* owned */
+    char outcome[24];                         /* "FAILED" or "PENDING" */
+    char baseline[TS_OBSERVATION_ID_LEN + 1]; /* ts_observation_calls_id of the snapshot's calls */
+    char observed_at[TS_TIMESTAMP_MAX];       /* ts_timestamp_now() when it was kept */
+    char *run;                                /* owned, or NULL */
+    char *test;                               /* owned, or NULL */
+    ts_score_options options;                 /* the check's min_score, strict, weights */
+    struct json_object *rules; /* owned: the rules in force (ts_rules_object), or NULL */
+    struct json_object *calls; /* owned reference: the observed calls */
+} ts_observation;
+
+/*
+ * The id of a call list: the 40 lowercase hex digits of the SHA-1 of its
+ * compact JSON (ts_json_write_compact), into out. Equal lists as read from
+ * one file always have one id; "too_large" past 64 MiB of JSON.
+ */
+int ts_observation_calls_id(const struct json_object *calls, char out[TS_OBSERVATION_ID_LEN + 1],
+                            ts_error *err);
+
+/*
+ * A new observation of name: calls (a reference is taken), outcome
+ * ("FAILED" or "PENDING"), baseline the calls it was compared with (their
+ * id is computed), run and test (copied; NULL for none; cut to
+ * TS_OBSERVATION_MAX_LABEL bytes at a character boundary), options and
+ * rules (the rules' object, ts_rules_object; NULL for none; both copied),
+ * observed now.
+ */
+int ts_observation_new(const char *name, struct json_object *calls, const char *outcome,
+                       const struct json_object *baseline, const char *run, const char *test,
+                       const ts_score_options *options, const struct json_object *rules,
+                       ts_observation **out, ts_error *err);
+
+/* The file's bytes (above), appended to out. */
+int ts_observation_serialize(const ts_observation *o, ts_buf *out, ts_error *err);
+
+/*
+ * Read an observation file's len bytes; what names it in messages. Refused
+ * ("invalid_snapshot", "too_large") unless it is what ts_observation_serialize
+ * writes.
+ */
+int ts_observation_parse(const char *buf, size_t len, const char *what, ts_observation **out,
+                         ts_error *err);
+
+void ts_observation_free(ts_observation *o);
+
+/*
  * ts_check — the record -> approve -> replay state machine of one snapshot
  * (docs/snapshots.md), as pure functions: what a check does given the
  * caller's flags and what it found on disk, what it writes, its outcome
@@ -29,19 +247,6 @@
  * so an input grows by a field without touching the callers that do not use
  * it.
  */
-#ifndef TS_CHECK_H
-#define TS_CHECK_H
-
-#include <stdbool.h>
-#include <stdint.h>
-
-#include <json-c/json.h>
-
-#include "lib/base/ts_error.h"
-#include "lib/rules/ts_rules.h"
-#include "lib/score/ts_score.h"
-#include "lib/snapshot/ts_snapshot.h"
-
 /* The outcome of a check, and of a trace import (CREATED, UPDATED). */
 typedef enum ts_check_outcome {
     TS_CHECK_NO_OUTCOME = 0, /* not decided yet */

@@ -2,7 +2,7 @@
  * ts_observation — the kept observation's model and file (see
  * ts_observation.h).
  */
-#include "lib/check/ts_observation.h"
+#include "lib/check/ts_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -14,9 +14,9 @@
 #include <sha1.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "lib/rules/ts_rules.h"
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 /* The members of a file, in the order they are written. */
 static const char *const members[] = {

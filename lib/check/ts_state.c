@@ -1,7 +1,7 @@
 /*
  * ts_state — the daemon's state directory (see ts_state.h).
  */
-#include "lib/check/ts_state.h"
+#include "lib/check/ts_check.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,7 +18,7 @@
 
 #include <sha1.h>
 
-#include "lib/base/ts_fd.h"
+#include "lib/base/ts_base.h"
 
 #define STATE_NAME_MAX 255
 #define TEMP_SUFFIX ".tmp"

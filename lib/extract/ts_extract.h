@@ -10,7 +10,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 /* Where the input came from: file-only formats (langchain, custom) are
  * accepted only from trace files. */

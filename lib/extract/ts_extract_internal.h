@@ -16,7 +16,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/extract/ts_extract.h"
 
 /* Nesting accepted inside argument strings ("{\"a\": ...}"). */

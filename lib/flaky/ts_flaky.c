@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/report/ts_align.h"
+#include "lib/report/ts_report.h"
 #include "lib/json/ts_json.h"
 
 typedef struct fl_group {

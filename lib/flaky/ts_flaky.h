@@ -45,8 +45,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/runreport/ts_runreport.h"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 /* ---- paths ------------------------------------------------------------- */
 

@@ -30,8 +30,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 typedef struct ts_html_options {
     /* The store's snapshots no check of the report referenced: an array of

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/report/ts_align.h"
+#include "lib/report/ts_report.h"
 #include "lib/score/ts_score.h"
 
 /* ---- reading the report ------------------------------------------------ */

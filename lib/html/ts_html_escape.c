@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 static const char replacement[] = "\xEF\xBF\xBD"; /* U+FFFD */
 

@@ -24,9 +24,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
-#include "lib/base/ts_utf8.h" /* the reader's rule of valid UTF-8 */
+#include "lib/base/ts_base.h" /* ts_buf, ts_error, and the reader's rule of valid UTF-8 */
 
 #define TS_JSON_MAX_DEPTH 128         /* nesting levels accepted */
 #define TS_JSON_MAX_BYTES (64u << 20) /* largest document read */

@@ -14,7 +14,7 @@
  * counted against a budget (TS_ALIGN_BUDGET per pass); when it runs out
  * the lists are aligned the cheap way (see ts_align.h).
  */
-#include "lib/report/ts_align.h"
+#include "lib/report/ts_report.h"
 
 #include <errno.h>
 #include <stdbool.h>

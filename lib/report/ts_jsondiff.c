@@ -9,7 +9,7 @@
  * brackets). Hunks are then cut from that sequence; the few context lines
  * taken from a run are written on demand, one call at a time.
  */
-#include "lib/report/ts_jsondiff.h"
+#include "lib/report/ts_report.h"
 
 #include <errno.h>
 #include <math.h>
@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/report/ts_repr.h"
 
 #define MYERS_MAX_EDITS 256  /* a pair needing more edits is removed then added */
 #define MYERS_MAX_LINES 4096 /* so is a pair whose differing middle is longer */

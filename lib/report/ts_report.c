@@ -17,8 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/report/ts_jsondiff.h"
-#include "lib/report/ts_repr.h"
 #include "ts_report_internal.h"
 
 #define JSON_DIFF_CONTEXT 3

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
 #include "ts_report_internal.h"
 
 #define TS_REPORT_DIFF_MAX 40

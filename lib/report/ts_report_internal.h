@@ -13,9 +13,8 @@
 
 #include <json-c/json.h>
 
-#include "lib/report/ts_align.h"
-#include "lib/base/ts_buf.h"
 #include "lib/report/ts_report.h"
+#include "lib/base/ts_base.h"
 #include "lib/score/ts_score.h"
 
 #define TS_REPORT_ELLIPSIS "\xe2\x80\xa6"

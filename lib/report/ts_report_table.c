@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
 #include "ts_report_internal.h"
 
 #define TABLE_ROWS_MAX 50 /* rows shown, folds not counted */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
 #include "ts_report_internal.h"
 
 const char *ts_report__paint(const ts_report_ctx *c, const char *code)

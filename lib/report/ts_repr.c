@@ -8,7 +8,7 @@
  * and paragraph separators, soft hyphen, bidi and zero-width format
  * characters, the BOM, private use and surrogates.
  */
-#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 #define ELLIPSIS "\xe2\x80\xa6"
 

@@ -4,7 +4,7 @@
  * texts differ. Cuts fall on code point boundaries and "…" (one cell) marks
  * each cut; a cut text never takes more cells than it was given.
  */
-#include "lib/report/ts_repr.h"
+#include "lib/report/ts_report.h"
 
 #include <stdbool.h>
 #include <string.h>

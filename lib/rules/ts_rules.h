@@ -35,8 +35,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/score/ts_score.h"
 
 #define TS_RULES_FILE_MAX (1u << 20)       /* bytes of a rules file */

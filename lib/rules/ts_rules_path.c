@@ -9,7 +9,7 @@
  * closure is applied whenever a bit is set. All patterns share one state,
  * so stepping is one pass over the state's set bits.
  */
-#include "lib/rules/ts_rules_path.h"
+#include "ts_rules_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -35,8 +35,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/report/ts_report.h"
 
 /* The JSON report's "format" and "version" (docs/reports.md). */

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 #define REPLACEMENT "\xEF\xBF\xBD"
 

@@ -14,7 +14,7 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 
 typedef struct ts_weights {
     double selection_accuracy;

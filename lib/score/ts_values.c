@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "lib/base/ts_utf8.h"
+#include "lib/base/ts_base.h"
 
 /* ---------------------------------------------------------------------------
  * Value comparison

@@ -10,7 +10,7 @@
  * The stem never contains '/' and never starts with '.', so it cannot leave
  * the root or be "." or "..".
  */
-#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 #include <errno.h>
 #include <stdbool.h>

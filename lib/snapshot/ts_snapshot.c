@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
 
 #ifndef TS_VERSION
 #define TS_VERSION "0.0.0"

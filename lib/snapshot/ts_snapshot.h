@@ -1,9 +1,9 @@
 /*
- * ts_snapshot — one snapshot: its model, its file format, and timestamps.
- *
- * The file format is the reference tool's (docs/snapshots.md): keys in the order
- * schema_version, name, created_at, updated_at, toolscore_version, approved,
- * source, calls; written by ts_json_write_pretty plus one "\n".
+ * lib/snapshot — what a snapshot is: a name and the file name it maps to
+ * (ts_name: the same names and hashes as the reference tool), the snapshot
+ * model (ts_snapshot: its calls, options and approval) and its file format,
+ * read and written byte for byte as the reference tool does. Pure: no I/O
+ * but the buffers it is given. Where snapshots live is lib/store.
  */
 #ifndef TS_SNAPSHOT_H
 #define TS_SNAPSHOT_H
@@ -13,10 +13,44 @@
 
 #include <json-c/json.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_error.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
 
+/*
+ * ts_name — snapshot names and the file names they map to.
+ *
+ * file name = <stem>-<first 8 hex of SHA-1(name)>.json, stem as in
+ * docs/snapshots.md (:: -> __, then / \ : [ ] < > | * ? " and every
+ * Unicode whitespace -> __, strip leading/trailing '.', empty -> "snapshot",
+ * first 100 code points). A name can never place a file outside the root.
+ * The empty name is a name (snapshot-da39a3ee.json).
+ */
+#define TS_NAME_MAX_BYTES 4096 /* longest snapshot name accepted */
+#define TS_FILENAME_MAX 512    /* enough for any file name we make */
+
+/*
+ * Check that name[0..len) is an acceptable snapshot name: valid UTF-8, no NUL,
+ * at most TS_NAME_MAX_BYTES bytes (empty is valid; name NULL is not). 0 or
+ * -EINVAL/-E2BIG with err.
+ */
+int ts_name_validate(const char *name, size_t len, ts_error *err);
+
+/*
+ * Write the file name for name[0..len) into out (outsz >= TS_FILENAME_MAX).
+ * Validates the name first. Returns 0 or a negative code with err.
+ */
+int ts_name_to_filename(const char *name, size_t len, char *out, size_t outsz, ts_error *err);
+
+/* The 8 lowercase hex digits of SHA-1(name) into out[9] (NUL-terminated). */
+void ts_name_hash8(const char *name, size_t len, char out[9]);
+
+/*
+ * ts_snapshot — one snapshot: its model, its file format, and timestamps.
+ *
+ * The file format is the reference tool's (docs/snapshots.md): keys in the order
+ * schema_version, name, created_at, updated_at, toolscore_version, approved,
+ * source, calls; written by ts_json_write_pretty plus one "\n".
+ */
 #define TS_SNAPSHOT_SCHEMA_VERSION 1
 #define TS_SNAPSHOT_MAX_BYTES (32u << 20)       /* largest snapshot file read */
 #define TS_SNAPSHOT_MAX_CALLS 100000            /* most calls in one snapshot */

@@ -9,7 +9,7 @@
  * allocation, nothing left behind by removed files, and the block is its
  * own mapping, given back to the system when freed.
  */
-#include "lib/store/ts_list_cache.h"
+#include "lib/store/ts_store.h"
 
 #include <errno.h>
 #include <pthread.h>

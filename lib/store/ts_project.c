@@ -2,7 +2,7 @@
  * ts_project — the default snapshot root found from the start directory
  * (see ts_project.h).
  */
-#include "lib/store/ts_project.h"
+#include "lib/store/ts_store.h"
 
 #include <errno.h>
 #include <stdbool.h>

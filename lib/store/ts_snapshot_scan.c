@@ -10,13 +10,12 @@
  * (\u escapes and surrogate pairs, numbers near the edge of their type),
  * the scan is simply not sure and the parser decides.
  */
-#include "lib/store/ts_snapshot_scan.h"
+#include "lib/store/ts_store.h"
 
 #include <stdint.h>
 #include <string.h>
 
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
 #include "lib/snapshot/ts_snapshot.h"
 
 #define SCAN_MAX_DEPTH 64             /* deeper: not sure (the parser allows TS_JSON_MAX_DEPTH) */

@@ -27,10 +27,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/base/ts_buf.h"
-#include "lib/base/ts_fd.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
+#include "lib/snapshot/ts_snapshot.h"
 
 /* ---- small helpers ------------------------------------------------------ */
 

@@ -17,10 +17,8 @@
 
 #include <json-c/json.h>
 
-#include "lib/store/ts_list_cache.h"
-#include "lib/snapshot/ts_name.h"
-#include "lib/store/ts_snapshot_scan.h"
 #include "lib/store/ts_store.h"
+#include "lib/snapshot/ts_snapshot.h"
 #include "ts_store_internal.h"
 
 /* ---- listing ------------------------------------------------------------ */

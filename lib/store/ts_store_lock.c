@@ -1,7 +1,7 @@
 /*
  * ts_store_lock — the single-daemon lock of a store (see ts_store_lock.h).
  */
-#include "lib/store/ts_store_lock.h"
+#include "lib/store/ts_store.h"
 
 #include <errno.h>
 #include <fcntl.h>

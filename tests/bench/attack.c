@@ -49,8 +49,8 @@
 #include "bench_client.h"
 #include "bench_common.h"
 #include "client/toolscore_client.h"
-#include "lib/base/ts_buf.h"
-#include "proto/ts_message.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 
 enum kind { SLOW, NONREAD, PARTIAL, IDLE };
 

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/base/ts_fd.h"
+#include "lib/base/ts_base.h"
 
 uint64_t bench_now_ns(void)
 {

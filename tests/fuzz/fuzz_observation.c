@@ -9,10 +9,9 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/check/ts_check.h"
 #include "lib/json/ts_json.h"
-#include "lib/check/ts_observation.h"
 
 static void fuzz_write(const ts_observation *o, ts_buf *out)
 {

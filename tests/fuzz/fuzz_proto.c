@@ -16,11 +16,8 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "lib/base/ts_buf.h"
-#include "proto/ts_frame.h"
-#include "proto/ts_message.h"
-#include "proto/ts_wire.h"
-#include "proto/ts_wire_cursor.h"
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 
 static void fuzz_check_err(const ts_error *err, const char *what)
 {

@@ -23,10 +23,9 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
 #include "lib/report/ts_report.h"
-#include "lib/report/ts_repr.h"
 #include "lib/score/ts_score.h"
 
 #define FUZZ_REPORT_NOTES 8

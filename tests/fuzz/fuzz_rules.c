@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
 #include "lib/report/ts_report.h"
 #include "lib/rules/ts_rules.h"

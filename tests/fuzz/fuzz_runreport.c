@@ -13,7 +13,7 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/html/ts_html.h"
 #include "lib/runreport/ts_runreport.h"
 

@@ -11,11 +11,10 @@
 
 #include "fuzz.h"
 #include "fuzz_common.h"
-#include "lib/base/ts_buf.h"
+#include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
-#include "lib/snapshot/ts_name.h"
 #include "lib/snapshot/ts_snapshot.h"
-#include "lib/store/ts_snapshot_scan.h"
+#include "lib/store/ts_store.h"
 
 static void fuzz_serialize(const ts_snapshot *s, ts_buf *out)
 {

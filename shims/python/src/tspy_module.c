@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/snapshot/ts_name.h"
-#include "proto/ts_paths.h"
-#include "lib/store/ts_project.h"
+#include "lib/snapshot/ts_snapshot.h"
+#include "proto/ts_proto.h"
+#include "lib/store/ts_store.h"
 
 #ifndef TSPY_VERSION
 #define TSPY_VERSION "0.0.0"
