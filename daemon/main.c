@@ -10,12 +10,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "daemon/server/listen.h"
-#include "daemon/server/log.h"
-#include "daemon/server/options.h"
+#include "daemon/runs/runs.h"
 #include "daemon/server/server.h"
-#include "proto/ts_proto.h"
+#include "daemon/snapshots/snapshots.h"
 #include "lib/check/ts_check.h"
+#include "proto/ts_proto.h"
+
+/* What the daemon serves besides the server's own methods, in the order
+ * they are opened (the store methods record their checks in runs). */
+static const tsd_module *const modules[] = {&tsd_runs_module, &tsd_snapshots_module};
 
 /* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
  * tells "another daemon already serves this socket" (it will answer) from a
@@ -109,7 +112,7 @@ int main(int argc, char **argv)
     /* Hold no directory busy (paths given relative were resolved above). */
     if (chdir("/") < 0)
         tsd_warn("chdir /: %s", strerror(errno));
-    rc = tsd_server_run(&opt, &listener, state);
+    rc = tsd_server_run(&opt, &listener, state, modules, sizeof(modules) / sizeof(modules[0]));
     tsd_listener_release(&listener, true);
     ts_state_close(state);
     tsd_info("stopped");

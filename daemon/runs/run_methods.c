@@ -1,22 +1,21 @@
 /*
- * run_methods — run.partial and run.report (see run_methods.h).
+ * run_methods — the run methods and the runs module (see runs.h and
+ * runs_internal.h).
  */
-#include "daemon/runs/run_methods.h"
+#include "runs_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/server/params.h"
-#include "daemon/server/request.h"
-#include "daemon/runs/run_report.h"
-#include "daemon/runs/runs.h"
 #include "lib/base/ts_base.h"
 
-int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                           struct json_object **result, ts_error *err)
+static int summary_answer(tsd_runs *runs, tsd_request *req, tsd_run *run,
+                          struct json_object **result, ts_error *err);
+
+static int run_partial(void *state, tsd_request *req, const struct json_object *params,
+                       struct json_object **result, ts_error *err)
 {
+    tsd_runs *runs = state;
     const char *reasons[TS_RUNREPORT_MAX_REASONS];
     struct json_object *list = NULL;
     tsd_run *run = NULL;
@@ -29,7 +28,7 @@ int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_
     tsd_params_init(&p, params, err);
     id = tsd_params_string(&p, "run", true);
     if (id != NULL)
-        tsd_params_fail(&p, tsd_runs_get(&srv->runs, id, &run, err));
+        tsd_params_fail(&p, tsd_runs_get(runs, id, &run, err));
     rc = tsd_params_error(&p);
     if (rc == 0 && (!json_object_object_get_ex(params, "reasons", &list) ||
                     !json_object_is_type(list, json_type_array)))
@@ -51,7 +50,7 @@ int tsd_run_partial_method(tsd_server *srv, tsd_request *req, const struct json_
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                           "'reasons' must name at least one reason");
     if (rc == 0)
-        rc = tsd_run_mark_partial(&srv->runs, run, reasons, n, err);
+        rc = tsd_run_mark_partial(runs, run, reasons, n, err);
     if (rc < 0)
         return rc;
     tsd_info("run %s marked partial: %s%s", run->id, reasons[0], n > 1 ? ", ..." : "");
@@ -128,9 +127,10 @@ static void report_done(uv_work_t *w, int status)
     free(j);
 }
 
-int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                          struct json_object **result, ts_error *err)
+static int run_report(void *state, tsd_request *req, const struct json_object *params,
+                      struct json_object **result, ts_error *err)
 {
+    tsd_runs *runs = state;
     const char *id, *format;
     int64_t offset;
     tsd_run *run = NULL;
@@ -150,7 +150,7 @@ int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_o
     if (rc == 0 && offset < 0)
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'offset' must not be negative");
     if (rc == 0)
-        rc = tsd_runs_get(&srv->runs, id, &run, err);
+        rc = tsd_runs_get(runs, id, &run, err);
     if (rc < 0)
         return rc;
     j = calloc(1, sizeof(*j));
@@ -161,13 +161,13 @@ int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_o
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     j->req = req;
-    j->state = srv->state;
+    j->state = runs->state;
     snprintf(j->format, sizeof(j->format), "%s", format);
     j->offset = offset;
     ts_buf_init(&j->text, TS_BUF_UNLIMITED);
     j->work.data = j;
     tsd_jobs_size_pool();
-    rc = uv_queue_work(srv->loop, &j->work, report_work, report_done);
+    rc = uv_queue_work(runs->loop, &j->work, report_work, report_done);
     if (rc < 0) {
         tsd_run_meta_free(&j->meta);
         free(j);
@@ -181,7 +181,7 @@ int tsd_run_report_method(tsd_server *srv, tsd_request *req, const struct json_o
 
 typedef struct flaky_job {
     uv_work_t work;
-    tsd_server *srv;
+    tsd_runs *runs;
     tsd_request *req;
     const ts_state *state;
     tsd_run_meta meta;
@@ -202,7 +202,7 @@ static void flaky_work(uv_work_t *w)
 static void flaky_done(uv_work_t *w, int status)
 {
     flaky_job *j = w->data;
-    tsd_run *run = tsd_runs_find(&j->srv->runs, j->meta.id);
+    tsd_run *run = tsd_runs_find(j->runs, j->meta.id);
 
     if (status < 0 && j->rc == 0)
         j->rc = ts_error_set(&j->err, -ECANCELED, TS_ERR_INTERNAL, "cancelled");
@@ -211,7 +211,7 @@ static void flaky_done(uv_work_t *w, int status)
         json_object_put(j->lines);
         j->lines = json_object_new_array();
     } else if (run != NULL && run->closed) {
-        tsd_run_keep_flaky(&j->srv->runs, run, j->lines);
+        tsd_run_keep_flaky(j->runs, run, j->lines);
     }
     json_object_object_add(j->summary, "flaky_lines", j->lines);
     tsd_request_finish(j->req, 0, j->summary, NULL);
@@ -220,8 +220,8 @@ static void flaky_done(uv_work_t *w, int status)
     free(j);
 }
 
-int tsd_run_summary_answer(tsd_server *srv, tsd_request *req, tsd_run *run,
-                           struct json_object **result, ts_error *err)
+static int summary_answer(tsd_runs *runs, tsd_request *req, tsd_run *run,
+                          struct json_object **result, ts_error *err)
 {
     struct json_object *summary = tsd_run_summary(run);
     flaky_job *j;
@@ -237,13 +237,13 @@ int tsd_run_summary_answer(tsd_server *srv, tsd_request *req, tsd_run *run,
         json_object_put(summary);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
-    j->srv = srv;
+    j->runs = runs;
     j->req = req;
-    j->state = srv->state;
+    j->state = runs->state;
     j->summary = summary;
     j->work.data = j;
     tsd_jobs_size_pool();
-    rc = uv_queue_work(srv->loop, &j->work, flaky_work, flaky_done);
+    rc = uv_queue_work(runs->loop, &j->work, flaky_work, flaky_done);
     if (rc < 0) {
         tsd_run_meta_free(&j->meta);
         json_object_put(summary);
@@ -253,3 +253,167 @@ int tsd_run_summary_answer(tsd_server *srv, tsd_request *req, tsd_run *run,
     }
     return TSD_ASYNC;
 }
+
+/* ---- run.open, run.join, run.close, run.summary ------------------------ */
+
+/* The run named by params["run"] (required). */
+static tsd_run *param_run(tsd_runs *runs, tsd_params *p)
+{
+    const char *id = tsd_params_string(p, "run", true);
+    tsd_run *run = NULL;
+
+    if (id != NULL)
+        tsd_params_fail(p, tsd_runs_get(runs, id, &run, p->err));
+    return tsd_params_error(p) < 0 ? NULL : run;
+}
+
+/* A method on one run: params["run"] and nothing else. */
+static int param_run_only(tsd_runs *runs, const struct json_object *params, tsd_run **run,
+                          ts_error *err)
+{
+    tsd_params p;
+
+    tsd_params_init(&p, params, err);
+    *run = param_run(runs, &p);
+    return tsd_params_error(&p);
+}
+
+static int run_open(void *state, tsd_request *req, const struct json_object *params,
+                    struct json_object **result, ts_error *err)
+{
+    tsd_runs *runs = state;
+    const char *root, *label;
+    char *key = NULL;
+    tsd_run *run = NULL;
+    tsd_params p;
+    int rc;
+
+    (void)req;
+    tsd_params_init(&p, params, err);
+    root = tsd_params_string(&p, "store", true);
+    label = tsd_params_string(&p, "label", false);
+    rc = tsd_params_error(&p);
+    /* a store another daemon holds: the run is opened there (store_busy) */
+    if (rc == 0 && runs->store_fn != NULL)
+        rc = runs->store_fn(runs->store_arg, root, &key, err);
+    else if (rc == 0 && (key = strdup(root)) == NULL)
+        rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    if (rc == 0)
+        rc = tsd_runs_open(runs, key, label, tsd_runs_now_ms(), &run, err);
+    free(key);
+    if (rc < 0)
+        return rc;
+    tsd_info("run %s opened on %s%s%s", run->id, run->store, label ? ": " : "", label ? label : "");
+    *result = json_object_new_object();
+    json_object_object_add(*result, "run", json_object_new_string(run->id));
+    return 0;
+}
+
+static int run_join(void *state, tsd_request *req, const struct json_object *params,
+                    struct json_object **result, ts_error *err)
+{
+    tsd_runs *runs = state;
+    tsd_run *run = NULL;
+    int rc = param_run_only(runs, params, &run, err);
+
+    (void)req;
+    if (rc == 0 && run->closed)
+        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run '%s' is closed", run->id);
+    if (rc < 0)
+        return rc;
+    *result = json_object_new_object();
+    json_object_object_add(*result, "run", json_object_new_string(run->id));
+    json_object_object_add(*result, "store", json_object_new_string(run->store));
+    return 0;
+}
+
+static int run_close(void *state, tsd_request *req, const struct json_object *params,
+                     struct json_object **result, ts_error *err)
+{
+    tsd_runs *runs = state;
+    tsd_run *run = NULL;
+    int rc = param_run_only(runs, params, &run, err);
+
+    if (rc < 0)
+        return rc;
+    if (!run->closed)
+        tsd_info("run %s closed", run->id);
+    tsd_runs_close(runs, run, tsd_runs_now_ms());
+    return summary_answer(runs, req, run, result, err);
+}
+
+static int run_summary(void *state, tsd_request *req, const struct json_object *params,
+                       struct json_object **result, ts_error *err)
+{
+    tsd_runs *runs = state;
+    tsd_run *run = NULL;
+    int rc = param_run_only(runs, params, &run, err);
+
+    if (rc < 0)
+        return rc;
+    return summary_answer(runs, req, run, result, err);
+}
+
+/* ---- the module ------------------------------------------------------- */
+
+void tsd_runs_set_store(tsd_runs *runs, tsd_runs_store_fn fn, void *arg)
+{
+    runs->store_fn = fn;
+    runs->store_arg = arg;
+}
+
+static int runs_open(tsd_server *srv, void **state, ts_error *err)
+{
+    const tsd_options *opt = tsd_server_options(srv);
+    tsd_runs *runs = calloc(1, sizeof(*runs));
+    int rc;
+
+    if (runs == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    rc = tsd_runs_init(runs, tsd_server_state(srv), tsd_server_socket(srv), opt->runs_keep,
+                       opt->runs_max_age_s, tsd_runs_now_ms(), err);
+    if (rc < 0) {
+        tsd_runs_free(runs);
+        free(runs);
+        return rc;
+    }
+    runs->loop = tsd_server_loop(srv);
+    *state = runs;
+    return 0;
+}
+
+static size_t runs_memory(void *state)
+{
+    return tsd_runs_memory(state);
+}
+
+static void runs_status(void *state, struct json_object *o)
+{
+    tsd_runs *runs = state;
+
+    json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)runs->open_count));
+    json_object_object_add(o, "runs_kept", json_object_new_int64((int64_t)tsd_runs_kept(runs)));
+    json_object_object_add(o, "runs_memory", json_object_new_int64((int64_t)tsd_runs_memory(runs)));
+}
+
+static void runs_close(void *state)
+{
+    tsd_runs_free(state);
+    free(state);
+}
+
+static const tsd_method runs_methods[] = {
+    {"run.open", run_open, NULL},       {"run.join", run_join, NULL},
+    {"run.close", run_close, NULL},     {"run.summary", run_summary, NULL},
+    {"run.partial", run_partial, NULL}, {"run.report", run_report, NULL},
+};
+
+const tsd_module tsd_runs_module = {
+    .name = "runs",
+    .methods = runs_methods,
+    .method_count = sizeof(runs_methods) / sizeof(runs_methods[0]),
+    .open = runs_open,
+    .memory = runs_memory,
+    .status = runs_status,
+    .close = runs_close,
+};

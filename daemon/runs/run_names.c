@@ -1,7 +1,7 @@
 /*
- * run_names — the tables of an open run (see run_names.h).
+ * run_names — the tables of an open run (see runs_internal.h).
  */
-#include "daemon/runs/run_names.h"
+#include "runs_internal.h"
 
 #include <errno.h>
 #include <stdlib.h>

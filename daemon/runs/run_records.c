@@ -1,7 +1,7 @@
 /*
- * run_records — a run's files in the state directory (see run_records.h).
+ * run_records — a run's files in the state directory (see runs_internal.h).
  */
-#include "daemon/runs/run_records.h"
+#include "runs_internal.h"
 
 #include <endian.h>
 #include <errno.h>

@@ -1,7 +1,7 @@
 /*
- * run_report — a run's report from its files (see run_report.h).
+ * run_report — a run's report from its files (see runs_internal.h).
  */
-#include "daemon/runs/run_report.h"
+#include "runs_internal.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /*
  * runs — the runs the daemon keeps, in memory and on disk (see runs.h).
  */
-#include "daemon/runs/runs.h"
+#include "runs_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,9 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "daemon/server/log.h"
-#include "daemon/runs/run_names.h"
-#include "daemon/server/params.h"
 #include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
 #include "lib/runreport/ts_runreport.h"

@@ -1,7 +1,66 @@
 /*
+ * daemon/runs — a run (one test invocation across all its worker
+ * processes) as the daemon keeps it: the runs in memory and in the state
+ * directory's runs/, what a check of a run records there, and the run
+ * methods of the protocol (run.open, run.join, run.close, run.summary,
+ * run.partial, run.report: the run's report rendered by lib/runreport, its
+ * flaky lines by lib/flaky). The store methods (daemon/snapshots) record
+ * their checks here; this folder knows nothing of them but the hook that
+ * opens a run's store (tsd_runs_set_store).
+ */
+#ifndef TSD_RUNS_H
+#define TSD_RUNS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+#include <uv.h>
+
+#include "daemon/server/server.h"
+#include "lib/base/ts_base.h"
+#include "lib/check/ts_check.h"
+#include "lib/report/ts_report.h"
+#include "lib/runreport/ts_runreport.h"
+
+/*
+ * run_records — what a check of a run records: its observed calls, drift
+ * report, baseline and rules, ready to be appended to the run's files
+ * (runs_internal.h has the files themselves).
+ */
+/* The observed calls and the report of one check, ready to be recorded:
+ * their ids and texts (computed once, on whichever thread did the check). */
+typedef struct tsd_run_observation {
+    bool ready;
+    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no calls */
+    ts_buf calls_text;                               /* compact JSON of the calls */
+    char report_id[TS_RUNREPORT_CALLS_ID_LEN + 1];   /* "" when no report */
+    ts_buf report_text;                              /* cut to TS_RUNREPORT_REPORT_MAX */
+    char baseline_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no baseline */
+    ts_buf baseline_text;                            /* compact JSON of the baseline */
+    char rules_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no rules */
+    ts_buf rules_text;                               /* compact JSON of the rules object */
+} tsd_run_observation;
+
+/* Fill o for calls (NULL: none), report (NULL: none), the baseline a
+ * FAILED check was compared with (NULL: none) and the rules object the
+ * check was compared with (NULL: none). */
+int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
+                    const struct json_object *baseline, const struct json_object *rules,
+                    ts_error *err);
+/* The same with the calls given as their compact JSON text (calls_len
+ * bytes, copied) and its id (ts_runreport_text_id of the text). */
+int tsd_run_observe_text(tsd_run_observation *o, const char *calls_text, size_t calls_len,
+                         const char *calls_id, const char *report,
+                         const struct json_object *baseline, const struct json_object *rules,
+                         ts_error *err);
+void tsd_run_observation_free(tsd_run_observation *o);
+
+/*
  * runs — the runs the daemon keeps (one test invocation across all its
  * worker processes), in memory and in the state directory's runs/
- * (run_records.h has the files).
+ * (run_records.c has the files: runs_internal.h).
  *
  * In memory an open run holds its counts, the names it referenced with the
  * tests that claimed them (duplicates) and the ids of the distinct call
@@ -22,20 +81,6 @@
  *
  * Loop thread only (tsd_runs_init before the loop starts). Owns every run.
  */
-#ifndef TSD_RUNS_H
-#define TSD_RUNS_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <json-c/json.h>
-
-#include "daemon/runs/run_records.h"
-#include "lib/base/ts_base.h"
-#include "lib/report/ts_report.h"
-#include "lib/check/ts_check.h"
-
 #define TSD_RUNS_OPEN_MAX 256
 #define TSD_RUN_ID_LEN 32
 #define TSD_RUN_MAX_CHECKS 1000000
@@ -79,7 +124,14 @@ typedef struct tsd_run {
     struct tsd_run *next;
 } tsd_run;
 
+/* run.open's store: the store at root opened as any request opens it, and
+ * its key (*key, malloc'd); set by the module that serves stores. */
+typedef int (*tsd_runs_store_fn)(void *arg, const char *root, char **key, ts_error *err);
+
 typedef struct tsd_runs {
+    uv_loop_t *loop; /* the server's (run.report renders on its pool) */
+    tsd_runs_store_fn store_fn;
+    void *store_arg;
     const ts_state *state;
     char *socket; /* this daemon's: its runs are those opened on it */
     int dir;      /* STATE/runs */
@@ -153,7 +205,7 @@ void tsd_runs_close(tsd_runs *runs, tsd_run *run, int64_t now_ms);
 /* run.summary's result (a new object): docs/protocol.md. Its
  * "flaky_lines" only when they are known without reading the run's
  * records (no name was observed with two distinct lists, or the closed
- * run's lines were kept): else run_methods.h adds them from the pool. */
+ * run's lines were kept): else runs_internal.h adds them from the pool. */
 struct json_object *tsd_run_summary(const tsd_run *run);
 
 /* True when the summary's flaky lines are not known yet: some name was
@@ -167,9 +219,6 @@ void tsd_run_keep_flaky(tsd_runs *runs, tsd_run *run, struct json_object *lines)
 /* True when the run referenced name (any check). */
 bool tsd_run_references(const tsd_run *run, const char *name);
 
-/* The run's metadata (strings copied) for a job on the pool. */
-int tsd_run_meta_of(const tsd_run *run, tsd_run_meta *out);
-
 /* Bytes the runs hold in memory (status). */
 size_t tsd_runs_memory(const tsd_runs *runs);
 
@@ -177,5 +226,13 @@ size_t tsd_runs_memory(const tsd_runs *runs);
 size_t tsd_runs_kept(const tsd_runs *runs);
 
 void tsd_runs_free(tsd_runs *runs);
+
+/* The module (daemon/server/server.h): the run methods; its state is the
+ * tsd_runs (tsd_server_module_state). */
+extern const tsd_module tsd_runs_module;
+
+/* run.open opens its store through fn(arg, ...) (daemon/snapshots sets
+ * it); without one, a run's store is its root as given. */
+void tsd_runs_set_store(tsd_runs *runs, tsd_runs_store_fn fn, void *arg);
 
 #endif

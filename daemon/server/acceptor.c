@@ -1,8 +1,8 @@
 /*
  * acceptor — new connections, and a clear "busy" when out of descriptors
- * (see acceptor.h).
+ * (see server_internal.h).
  */
-#include "daemon/server/acceptor.h"
+#include "server_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "daemon/server/log.h"
 #include "lib/base/ts_base.h"
 #include "proto/ts_proto.h"
 

@@ -1,22 +1,18 @@
 /*
  * budget — counting what connections hold and deciding when to stop
- * reading them (see budget.h).
+ * reading them (see server_internal.h).
  */
-#include "daemon/server/budget.h"
+#include "server_internal.h"
 
 #include <stdio.h>
 #include <unistd.h>
-
-#include "daemon/server/jobs.h"
-#include "daemon/server/options.h"
-#include "daemon/server/server.h"
 
 void tsd_budget_init(tsd_budget *b, size_t limit)
 {
     b->limit = limit > 0 ? limit : TSD_DEFAULT_MEMORY_BUDGET;
     b->conn_limit = b->limit / 2;
     b->held = 0;
-    b->runs_held = 0;
+    b->modules_held = 0;
     b->rss = 0;
     b->rss_peak = 0;
     b->held_peak = 0;
@@ -33,13 +29,13 @@ size_t tsd_conn_holdings(const tsd_conn *conn)
 
 bool tsd_budget_over(const tsd_budget *b)
 {
-    return b->rss_over || b->held + b->runs_held > b->conn_limit ||
-           b->held + b->runs_held + tsd_jobs_heavy_bytes() > b->limit / 100 * 85;
+    return b->rss_over || b->held + b->modules_held > b->conn_limit ||
+           b->held + b->modules_held + tsd_jobs_heavy_bytes() > b->limit / 100 * 85;
 }
 
 bool tsd_budget_admits(const tsd_budget *b, size_t running, size_t estimate)
 {
-    return b->held + b->runs_held + running + estimate <= b->limit / 100 * 85;
+    return b->held + b->modules_held + running + estimate <= b->limit / 100 * 85;
 }
 
 int tsd_budget_refuse(const tsd_budget *b, size_t estimate, const char *what, ts_error *err)
@@ -82,18 +78,18 @@ static size_t resident_bytes(void)
     return (size_t)resident * (size_t)sysconf(_SC_PAGESIZE);
 }
 
-void tsd_budget_sample(tsd_budget *b, size_t runs_held)
+void tsd_budget_sample(tsd_budget *b, size_t modules_held)
 {
     size_t rss = resident_bytes();
 
-    b->runs_held = runs_held;
+    b->modules_held = modules_held;
     if (rss == 0)
         return;
     b->rss = rss;
     if (rss > b->rss_peak)
         b->rss_peak = rss;
-    if (b->held + b->runs_held > b->held_peak)
-        b->held_peak = b->held + b->runs_held;
+    if (b->held + b->modules_held > b->held_peak)
+        b->held_peak = b->held + b->modules_held;
     if (rss > b->limit / 10 * 9)
         b->rss_over = true;
     else if (rss < b->limit / 4 * 3)

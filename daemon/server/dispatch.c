@@ -1,409 +1,136 @@
 /*
- * dispatch — the method table and the handlers of the small methods (see
- * dispatch.h).
+ * dispatch — the method table: the methods of the served modules, looked
+ * up by name, and what a method may ask of the server (see
+ * server_internal.h and server.h).
  */
-#include "daemon/server/dispatch.h"
+#include "server_internal.h"
 
-#include <limits.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "daemon/snapshots/accept.h"
-#include "daemon/snapshots/approve.h"
-#include "daemon/snapshots/check.h"
-#include "daemon/server/jobs.h"
-#include "daemon/snapshots/listing.h"
-#include "daemon/server/log.h"
-#include "daemon/server/params.h"
-#include "daemon/snapshots/observations.h"
-#include "daemon/snapshots/record.h"
-#include "daemon/server/request.h"
-#include "daemon/snapshots/review.h"
-#include "daemon/snapshots/show.h"
-#include "daemon/runs/run_methods.h"
-#include "lib/snapshot/ts_snapshot.h"
-#include "lib/store/ts_store.h"
+#include "lib/base/ts_base.h"
 
-typedef int (*method_fn)(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                         struct json_object **result, ts_error *err);
+#define TSD_METHODS_MAX 64 /* methods served, every module's together */
 
-/* ---- session ---------------------------------------------------------- */
+/* A method served, and the index of its module in the server's table. */
+typedef struct method_entry {
+    const tsd_method *method;
+    size_t module;
+} method_entry;
 
-static int do_hello(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                    struct json_object **result, ts_error *err)
+/* The table of the running server (one per process: server_internal.h). */
+static method_entry table[TSD_METHODS_MAX];
+static size_t table_count;
+
+static const method_entry *lookup(const char *method)
 {
-    const char *client;
-    int64_t pid;
-    tsd_params p;
-    int rc = ts_message_check_hello(params, err);
-
-    if (rc < 0)
-        return rc;
-    tsd_params_init(&p, params, err);
-    client = tsd_params_string(&p, "client", false);
-    pid = tsd_params_int(&p, "pid", 0);
-    if (tsd_params_error(&p) < 0)
-        return tsd_params_error(&p);
-    snprintf(req->conn->client, sizeof(req->conn->client), "%s",
-             client != NULL ? client : "unknown");
-    req->conn->hello_done = true;
-    tsd_debug("connection %llu: hello from %s (pid %lld)", (unsigned long long)req->conn->id,
-              req->conn->client, (long long)pid);
-    *result = json_object_new_object();
-    json_object_object_add(*result, "protocol", json_object_new_int(TS_PROTOCOL_VERSION));
-    json_object_object_add(*result, "server", json_object_new_string("toolscored/" TS_VERSION));
-    json_object_object_add(*result, "pid", json_object_new_int64((int64_t)getpid()));
-    json_object_object_add(*result, "max_frame",
-                           json_object_new_int64((int64_t)srv->options->max_frame));
-    return 0;
+    for (size_t i = 0; i < table_count; i++)
+        if (strcmp(method, table[i].method->name) == 0)
+            return &table[i];
+    return NULL;
 }
 
-static int do_ping(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                   struct json_object **result, ts_error *err)
+int tsd_dispatch_init(tsd_server *srv, ts_error *err)
 {
-    (void)srv;
-    (void)req;
-    (void)params;
-    (void)err;
-    *result = json_object_new_object();
-    return 0;
-}
+    table_count = 0;
+    for (size_t m = 0; m < srv->module_count; m++) {
+        const tsd_module *module = srv->modules[m];
 
-static int do_status(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                     struct json_object **result, ts_error *err)
-{
-    struct json_object *o = json_object_new_object();
+        for (size_t i = 0; i < module->method_count; i++) {
+            const tsd_method *method = &module->methods[i];
 
-    (void)req;
-    (void)params;
-    (void)err;
-    json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
-    json_object_object_add(o, "version", json_object_new_string(TS_VERSION));
-    json_object_object_add(o, "socket", json_object_new_string(srv->listener->path));
-    json_object_object_add(
-        o, "uptime_s",
-        json_object_new_double((double)(tsd_server_now_ms(srv) - srv->started_ms) / 1000.0));
-    json_object_object_add(o, "stores_open", json_object_new_int64((int64_t)srv->stores.count));
-    json_object_object_add(o, "requests_served",
-                           json_object_new_int64((int64_t)srv->requests_served));
-    json_object_object_add(o, "runs_open", json_object_new_int64((int64_t)srv->runs.open_count));
-    json_object_object_add(o, "runs_kept",
-                           json_object_new_int64((int64_t)tsd_runs_kept(&srv->runs)));
-    json_object_object_add(o, "runs_memory",
-                           json_object_new_int64((int64_t)tsd_runs_memory(&srv->runs)));
-    json_object_object_add(o, "state_dir", json_object_new_string(ts_state_path(srv->state)));
-    json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
-    json_object_object_add(o, "refused_busy",
-                           json_object_new_int64((int64_t)srv->acceptor.refused_total));
-    json_object_object_add(o, "store", tsd_json_string_or_null(srv->options->store_root));
-    json_object_object_add(o, "stores_exposed", tsd_stores_exposed(&srv->stores));
-    tsd_status_limits(srv, o);
-    *result = o;
-    return 0;
-}
-
-static int do_stop(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                   struct json_object **result, ts_error *err)
-{
-    (void)params;
-    (void)err;
-    tsd_info("stop requested by pid %ld", (long)req->conn->pid);
-    srv->stop_requested = true;
-    *result = json_object_new_object();
-    return 0;
-}
-
-/* ---- snapshots -------------------------------------------------------- */
-
-/* The snapshot named by params["name"] in params["store"]: its store and
- * file. */
-static int param_snapshot(tsd_server *srv, const struct json_object *params, const char **name,
-                          tsd_store **st, char *file, size_t filesz, ts_error *err)
-{
-    tsd_params p;
-    int rc;
-
-    tsd_params_init(&p, params, err);
-    *name = tsd_params_name(&p, "name");
-    *st = tsd_stores_param(&srv->stores, &p);
-    rc = tsd_params_error(&p);
-    return rc < 0 ? rc : ts_store_path((*st)->store, *name, file, filesz, err);
-}
-
-static int do_rm(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                 struct json_object **result, ts_error *err)
-{
-    const char *name;
-    tsd_store *st;
-    char file[PATH_MAX];
-    int rc = param_snapshot(srv, params, &name, &st, file, sizeof(file), err);
-
-    (void)req;
-    if (rc == 0)
-        rc = ts_store_remove(st->store, name, 0, err);
-    if (rc < 0)
-        return rc;
-    /* its kept observation goes with it (one unlinkat) */
-    if (tsd_obs_has(&st->obs, tsd_obs_file_of(file)) &&
-        tsd_obs_remove(&st->obs, tsd_obs_file_of(file), NULL) >= 0)
-        tsd_obs_forget(&st->obs, tsd_obs_file_of(file));
-    *result = json_object_new_object();
-    json_object_object_add(*result, "name", json_object_new_string(name));
-    json_object_object_add(*result, "file", json_object_new_string(file));
-    return 0;
-}
-
-/* ---- runs ------------------------------------------------------------- */
-
-/* The run named by params["run"] (required). */
-static tsd_run *param_run(tsd_server *srv, tsd_params *p)
-{
-    const char *id = tsd_params_string(p, "run", true);
-    tsd_run *run = NULL;
-
-    if (id != NULL)
-        tsd_params_fail(p, tsd_runs_get(&srv->runs, id, &run, p->err));
-    return tsd_params_error(p) < 0 ? NULL : run;
-}
-
-/* A method on one run: params["run"] and nothing else. */
-static int param_run_only(tsd_server *srv, const struct json_object *params, tsd_run **run,
-                          ts_error *err)
-{
-    tsd_params p;
-
-    tsd_params_init(&p, params, err);
-    *run = param_run(srv, &p);
-    return tsd_params_error(&p);
-}
-
-static int do_run_open(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                       struct json_object **result, ts_error *err)
-{
-    const char *root, *label;
-    char *key = NULL;
-    tsd_store *st = NULL;
-    tsd_run *run = NULL;
-    tsd_params p;
-    int rc;
-
-    (void)req;
-    tsd_params_init(&p, params, err);
-    root = tsd_params_string(&p, "store", true);
-    label = tsd_params_string(&p, "label", false);
-    rc = tsd_params_error(&p);
-    /* a store another daemon holds: the run is opened there (store_busy) */
-    if (rc == 0)
-        rc = tsd_stores_get(&srv->stores, root, &st, err);
-    if (rc == 0)
-        rc = tsd_stores_normalize(&srv->stores, root, &key, err);
-    if (rc == 0)
-        rc = tsd_runs_open(&srv->runs, key, label, tsd_runs_now_ms(), &run, err);
-    free(key);
-    if (rc < 0)
-        return rc;
-    tsd_info("run %s opened on %s%s%s", run->id, run->store, label ? ": " : "", label ? label : "");
-    *result = json_object_new_object();
-    json_object_object_add(*result, "run", json_object_new_string(run->id));
-    return 0;
-}
-
-static int do_run_join(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                       struct json_object **result, ts_error *err)
-{
-    tsd_run *run = NULL;
-    int rc = param_run_only(srv, params, &run, err);
-
-    (void)req;
-    if (rc == 0 && run->closed)
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "run '%s' is closed", run->id);
-    if (rc < 0)
-        return rc;
-    *result = json_object_new_object();
-    json_object_object_add(*result, "run", json_object_new_string(run->id));
-    json_object_object_add(*result, "store", json_object_new_string(run->store));
-    return 0;
-}
-
-static int do_run_close(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                        struct json_object **result, ts_error *err)
-{
-    tsd_run *run = NULL;
-    int rc = param_run_only(srv, params, &run, err);
-
-    if (rc < 0)
-        return rc;
-    if (!run->closed)
-        tsd_info("run %s closed", run->id);
-    tsd_runs_close(&srv->runs, run, tsd_runs_now_ms());
-    return tsd_run_summary_answer(srv, req, run, result, err);
-}
-
-static int do_run_summary(tsd_server *srv, tsd_request *req, const struct json_object *params,
-                          struct json_object **result, ts_error *err)
-{
-    tsd_run *run = NULL;
-    int rc = param_run_only(srv, params, &run, err);
-
-    if (rc < 0)
-        return rc;
-    return tsd_run_summary_answer(srv, req, run, result, err);
-}
-
-/* ---- ordering on the store ------------------------------------------- */
-
-/* A method run as an inline job of its store (jobs.h): after every earlier
- * conflicting request of that store, on the loop thread. */
-typedef struct store_call {
-    tsd_job job;
-    tsd_server *srv;
-    tsd_request *req;
-    method_fn fn;
-    char *key;
-} store_call;
-
-static void store_call_work(tsd_job *job)
-{
-    store_call *c = (store_call *)job;
-    struct json_object *result = NULL;
-    ts_error err;
-    int rc;
-
-    ts_error_clear(&err);
-    rc = c->fn(c->srv, c->req, c->req->params, &result, &err);
-    tsd_request_finish(c->req, rc, result, &err);
-    json_object_put(result);
-}
-
-static void store_call_done(tsd_job *job)
-{
-    store_call *c = (store_call *)job;
-
-    free(c->key);
-    free(c);
-}
-
-/* Queue fn behind the store's earlier work on the same name (by_name, when
- * the request names one) or on the whole store. */
-static int submit_store_call(tsd_server *srv, tsd_request *req, method_fn fn, bool by_name,
-                             ts_error *err)
-{
-    const char *name;
-    char file[PATH_MAX];
-    tsd_store *st;
-    store_call *c;
-    ts_error ignored;
-    tsd_params p;
-
-    tsd_params_init(&p, req->params, err);
-    st = tsd_stores_param(&srv->stores, &p);
-    if (tsd_params_error(&p) < 0)
-        return tsd_params_error(&p);
-    c = calloc(1, sizeof(*c));
-    if (c == NULL)
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    /* Keyed by the snapshot's file, as check and record are; a bad name
-     * queues behind the whole store and fails in fn. */
-    tsd_params_init(&p, req->params, &ignored);
-    name = by_name ? tsd_params_string(&p, "name", false) : NULL;
-    if (name != NULL && ts_store_path(st->store, name, file, sizeof(file), NULL) == 0) {
-        c->key = strdup(file);
-        if (c->key == NULL) {
-            free(c);
-            return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+            if (lookup(method->name) != NULL)
+                return ts_error_set(err, -EEXIST, TS_ERR_INTERNAL,
+                                    "method %s of %s is served twice", method->name, module->name);
+            if (table_count == TSD_METHODS_MAX)
+                return ts_error_set(err, -E2BIG, TS_ERR_INTERNAL, "too many methods (at most %d)",
+                                    TSD_METHODS_MAX);
+            table[table_count].method = method;
+            table[table_count++].module = m;
         }
     }
-    c->srv = srv;
-    c->req = req;
-    c->fn = fn;
-    c->job.loop = srv->loop;
-    c->job.store = st;
-    c->job.key = c->key;
-    c->job.on_pool = false;
-    c->job.work_fn = store_call_work;
-    c->job.done_fn = store_call_done;
-    tsd_jobs_submit(&c->job);
-    return TSD_ASYNC;
+    return 0;
 }
 
-/* ---- the table -------------------------------------------------------- */
-
-typedef enum method_order {
-    ORDER_NONE = 0, /* no store files: run at once */
-    ORDER_SELF,     /* the method queues its own job (check, record, approve, list, show.c,
-                     * the review methods) */
-    ORDER_NAME,     /* after earlier work on params.name */
-    ORDER_STORE     /* after all earlier work on the store */
-} method_order;
-
-/* name, handler, ordering, and the member of its params the decoder leaves
- * as msgpack bytes for the handler (tsd_request_raw), or NULL. */
-static const struct {
-    const char *name;
-    method_fn fn;
-    method_order order;
-    const char *raw_member;
-} methods[] = {
-    {"hello", do_hello, ORDER_NONE, NULL},
-    {"ping", do_ping, ORDER_NONE, NULL},
-    /* the observed calls, compared with the baseline's bytes first */
-    {"check", tsd_check, ORDER_SELF, "actual"},
-    {"record", tsd_record, ORDER_SELF, NULL},
-    {"approve", tsd_approve, ORDER_SELF, NULL},
-    {"list", tsd_list, ORDER_SELF, NULL},
-    {"show", tsd_show, ORDER_SELF, NULL},
-    {"rm", do_rm, ORDER_NAME, NULL},
-    {"run.open", do_run_open, ORDER_NONE, NULL},
-    {"run.join", do_run_join, ORDER_NONE, NULL},
-    {"run.close", do_run_close, ORDER_NONE, NULL},
-    {"run.summary", do_run_summary, ORDER_NONE, NULL},
-    {"run.partial", tsd_run_partial_method, ORDER_NONE, NULL},
-    {"run.report", tsd_run_report_method, ORDER_NONE, NULL},
-    {"review", tsd_review, ORDER_SELF, NULL},
-    {"diff", tsd_diff, ORDER_SELF, NULL},
-    {"accept", tsd_accept, ORDER_SELF, NULL},
-    {"reject", tsd_reject, ORDER_SELF, NULL},
-    {"orphans", tsd_orphans, ORDER_SELF, NULL},
-    {"status", do_status, ORDER_NONE, NULL},
-    {"stop", do_stop, ORDER_NONE, NULL},
-};
-
-#define METHOD_COUNT (sizeof(methods) / sizeof(methods[0]))
-
-static size_t method_index(const char *method)
+void tsd_dispatch_done(tsd_server *srv)
 {
-    size_t i = 0;
-
-    while (i < METHOD_COUNT && strcmp(method, methods[i].name) != 0)
-        i++;
-    return i;
+    (void)srv;
+    table_count = 0;
 }
 
 const char *tsd_dispatch_raw_member(const char *method)
 {
-    size_t i = method_index(method);
+    const method_entry *e = lookup(method);
 
-    return i < METHOD_COUNT ? methods[i].raw_member : NULL;
+    return e != NULL ? e->method->raw_member : NULL;
 }
 
 int tsd_dispatch(tsd_server *srv, tsd_request *req, const char *method, struct json_object *params,
                  struct json_object **result, ts_error *err)
 {
-    size_t i = method_index(method);
+    const method_entry *e = lookup(method);
 
     *result = NULL;
-    if (i == METHOD_COUNT) {
+    if (e == NULL) {
         if (!req->conn->hello_done)
             return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
                                 "the first request on a connection must be hello");
         return ts_error_set(err, -ENOSYS, TS_ERR_UNKNOWN_METHOD, "unknown method '%.200s'", method);
     }
-    if (!req->conn->hello_done && methods[i].fn != do_hello)
+    if (!req->conn->hello_done && strcmp(e->method->name, "hello") != 0)
         return ts_error_set(err, -EPROTO, TS_ERR_HELLO_REQUIRED,
                             "the first request on a connection must be hello, not %s", method);
-    if (methods[i].order == ORDER_NAME || methods[i].order == ORDER_STORE)
-        return submit_store_call(srv, req, methods[i].fn, methods[i].order == ORDER_NAME, err);
-    return methods[i].fn(srv, req, params, result, err);
+    return e->method->fn(srv->module_states[e->module], req, params, result, err);
+}
+
+const char *tsd_dispatch_busy_socket(const tsd_server *srv)
+{
+    for (size_t i = 0; i < srv->module_count; i++) {
+        const char *socket = srv->modules[i]->busy_socket != NULL
+                                 ? srv->modules[i]->busy_socket(srv->module_states[i])
+                                 : NULL;
+
+        if (socket != NULL)
+            return socket;
+    }
+    return NULL;
+}
+
+/* ---- what a method may ask of the server (server.h) ------------------- */
+
+void *tsd_server_module_state(const tsd_server *srv, const tsd_module *module)
+{
+    for (size_t i = 0; i < srv->module_count; i++)
+        if (srv->modules[i] == module)
+            return srv->module_states[i];
+    return NULL;
+}
+
+uv_loop_t *tsd_server_loop(const tsd_server *srv)
+{
+    return srv->loop;
+}
+
+uint64_t tsd_server_now_ms(const tsd_server *srv)
+{
+    return uv_now(srv->loop);
+}
+
+const tsd_options *tsd_server_options(const tsd_server *srv)
+{
+    return srv->options;
+}
+
+const ts_state *tsd_server_state(const tsd_server *srv)
+{
+    return srv->state;
+}
+
+const char *tsd_server_socket(const tsd_server *srv)
+{
+    return srv->listener->path;
+}
+
+int tsd_server_refuse_heavy(const tsd_server *srv, size_t estimate, const char *what, ts_error *err)
+{
+    return tsd_budget_refuse(&srv->budget, estimate, what, err);
 }

@@ -1,7 +1,8 @@
 /*
- * jobs — per-store, per-snapshot ordering of work (see jobs.h).
+ * jobs — per-store, per-snapshot ordering of work: each store's queue
+ * (tsd_job_queue; see server.h).
  */
-#include "daemon/server/jobs.h"
+#include "daemon/server/server.h"
 
 #include <malloc.h>
 #include <stddef.h>
@@ -14,13 +15,13 @@ static bool conflicts(const tsd_job *a, const tsd_job *b)
     return a->key == NULL || b->key == NULL || strcmp(a->key, b->key) == 0;
 }
 
-static void schedule(tsd_store *st);
+static void schedule(tsd_job_queue *q);
 
 /* Heavy jobs running now, and the stores whose heavy job waits for them
  * (each store once: its flag). */
 static unsigned heavy_running;
 static size_t heavy_bytes; /* their estimates */
-static tsd_store *heavy_waiting[TSD_STORES_MAX];
+static tsd_job_queue *heavy_waiting[TSD_JOBS_QUEUES_MAX];
 static size_t heavy_waiting_count;
 static tsd_jobs_admit_fn admit_fn;
 static void *admit_arg;
@@ -44,19 +45,19 @@ static bool heavy_must_wait(const tsd_job *job)
            (admit_fn != NULL && !admit_fn(heavy_bytes, job->estimate, admit_arg));
 }
 
-static void wait_heavy(tsd_store *st)
+static void wait_heavy(tsd_job_queue *q)
 {
-    if (st->heavy_waiting || heavy_waiting_count == TSD_STORES_MAX)
+    if (q->heavy_waiting || heavy_waiting_count == TSD_JOBS_QUEUES_MAX)
         return;
-    st->heavy_waiting = true;
-    heavy_waiting[heavy_waiting_count++] = st;
+    q->heavy_waiting = true;
+    heavy_waiting[heavy_waiting_count++] = q;
 }
 
 /* A heavy job ended: the stores whose heavy job waited are scanned again
  * (the first to start takes the slot; the others wait again). */
 static void wake_heavy(void)
 {
-    tsd_store *waiting[TSD_STORES_MAX];
+    tsd_job_queue *waiting[TSD_JOBS_QUEUES_MAX];
     size_t n = heavy_waiting_count;
 
     memcpy(waiting, heavy_waiting, n * sizeof(waiting[0]));
@@ -75,44 +76,44 @@ void tsd_jobs_retry_heavy(void)
         wake_heavy();
 }
 
-void tsd_jobs_forget_store(tsd_store *st)
+void tsd_jobs_forget(tsd_job_queue *q)
 {
     for (size_t i = 0; i < heavy_waiting_count; i++)
-        if (heavy_waiting[i] == st)
+        if (heavy_waiting[i] == q)
             heavy_waiting[i--] = heavy_waiting[--heavy_waiting_count];
 }
 
-static void unlink_job(tsd_store *st, tsd_job *job)
+static void unlink_job(tsd_job_queue *q, tsd_job *job)
 {
-    tsd_job **p = &st->jobs_head;
+    tsd_job **p = &q->head;
 
     while (*p != NULL && *p != job)
         p = &(*p)->next;
     if (*p == NULL)
         return;
     *p = job->next;
-    if (st->jobs_tail == job) {
-        st->jobs_tail = NULL;
-        for (tsd_job *j = st->jobs_head; j != NULL; j = j->next)
-            st->jobs_tail = j;
+    if (q->tail == job) {
+        q->tail = NULL;
+        for (tsd_job *j = q->head; j != NULL; j = j->next)
+            q->tail = j;
     }
 }
 
 /* The job finished: drop it from the queue, report, start what it held up. */
 static void finish(tsd_job *job)
 {
-    tsd_store *st = job->store;
+    tsd_job_queue *q = job->queue;
     bool heavy = job->heavy;
 
-    unlink_job(st, job);
+    unlink_job(q, job);
     if (heavy) {
         heavy_running--;
         heavy_bytes -= job->estimate;
     }
     job->done_fn(job); /* may free job */
     /* Inside schedule() (an inline job) the scan resumes by itself. */
-    if (!st->scheduling)
-        schedule(st);
+    if (!q->scheduling)
+        schedule(q);
     if (heavy)
         wake_heavy();
 }
@@ -151,19 +152,19 @@ static void start(tsd_job *job)
  * Start every queued job that no earlier job blocks. Jobs before a blocked
  * whole-store job cannot be overtaken past it, so the scan stops there.
  */
-static void schedule(tsd_store *st)
+static void schedule(tsd_job_queue *q)
 {
     bool again = true;
 
-    st->scheduling = true;
+    q->scheduling = true;
     while (again) {
         again = false;
-        for (tsd_job *job = st->jobs_head; job != NULL; job = job->next) {
+        for (tsd_job *job = q->head; job != NULL; job = job->next) {
             bool blocked = false;
 
             if (job->started)
                 continue;
-            for (tsd_job *earlier = st->jobs_head; earlier != job; earlier = earlier->next) {
+            for (tsd_job *earlier = q->head; earlier != job; earlier = earlier->next) {
                 if (earlier->read_only && job->key != NULL)
                     continue;
                 if (conflicts(earlier, job)) {
@@ -171,9 +172,9 @@ static void schedule(tsd_store *st)
                     break;
                 }
             }
-            /* a heavy job waits for the one running (jobs.h) */
+            /* a heavy job waits for the one running (server.h) */
             if (!blocked && job->heavy && heavy_must_wait(job)) {
-                wait_heavy(st);
+                wait_heavy(q);
                 blocked = true;
             }
             if (blocked) {
@@ -191,7 +192,7 @@ static void schedule(tsd_store *st)
             }
         }
     }
-    st->scheduling = false;
+    q->scheduling = false;
 }
 
 void tsd_jobs_size_pool(void)
@@ -208,7 +209,7 @@ void tsd_jobs_size_pool(void)
 
 void tsd_jobs_submit(tsd_job *job)
 {
-    tsd_store *st = job->store;
+    tsd_job_queue *q = job->queue;
 
     tsd_jobs_size_pool();
 
@@ -216,17 +217,17 @@ void tsd_jobs_submit(tsd_job *job)
     job->sync_rc = 0;
     ts_error_clear(&job->sync_err);
     job->next = NULL;
-    if (st->jobs_tail != NULL)
-        st->jobs_tail->next = job;
+    if (q->tail != NULL)
+        q->tail->next = job;
     else
-        st->jobs_head = job;
-    st->jobs_tail = job;
-    schedule(st);
+        q->head = job;
+    q->tail = job;
+    schedule(q);
 }
 
-bool tsd_jobs_idle(const tsd_store *st, const char *key)
+bool tsd_jobs_idle(const tsd_job_queue *q, const char *key)
 {
-    for (const tsd_job *job = st->jobs_head; job != NULL; job = job->next) {
+    for (const tsd_job *job = q->head; job != NULL; job = job->next) {
         if (job->read_only && key != NULL)
             continue;
         if (job->key == NULL || key == NULL || strcmp(job->key, key) == 0)

@@ -1,13 +1,10 @@
 /*
- * limits — connection deadlines and slots (see limits.h).
+ * limits — connection deadlines and slots (see server_internal.h).
  */
-#include "daemon/server/limits.h"
+#include "server_internal.h"
 
 #include <stdio.h>
 #include <string.h>
-
-#include "daemon/server/log.h"
-#include "daemon/server/server.h"
 
 /* Close conn at once with an error of id nil naming the limit: whatever
  * it holds is let go now, whether it reads or not. */
@@ -119,6 +116,6 @@ void tsd_status_limits(const tsd_server *srv, struct json_object *o)
     json_object_object_add(o, "connections_paused", json_object_new_int64((int64_t)b->paused));
     json_object_object_add(o, "memory_budget", json_object_new_int64((int64_t)b->limit));
     json_object_object_add(o, "memory_held",
-                           json_object_new_int64((int64_t)(b->held + b->runs_held)));
+                           json_object_new_int64((int64_t)(b->held + b->modules_held)));
     json_object_object_add(o, "memory_resident", json_object_new_int64((int64_t)b->rss));
 }

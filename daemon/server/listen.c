@@ -1,8 +1,8 @@
 /*
  * listen — socket directory, lock, bind, activation, notification
- * (see listen.h).
+ * (see server.h).
  */
-#include "daemon/server/listen.h"
+#include "daemon/server/server.h"
 
 #include <fcntl.h>
 #include <limits.h>

@@ -1,7 +1,7 @@
 /*
- * log — level-filtered, line-oriented event log (see log.h).
+ * log — level-filtered, line-oriented event log (see server.h).
  */
-#include "daemon/server/log.h"
+#include "daemon/server/server.h"
 
 #include <fcntl.h>
 #include <stdarg.h>

@@ -1,7 +1,7 @@
 /*
- * options — parsing the daemon's command line (see options.h).
+ * options — parsing the daemon's command line (see server.h).
  */
-#include "daemon/server/options.h"
+#include "daemon/server/server.h"
 
 #include "proto/ts_proto.h"
 

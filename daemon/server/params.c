@@ -1,8 +1,8 @@
 /*
  * params — typed access to request params with sticky errors (see
- * params.h).
+ * server.h).
  */
-#include "daemon/server/params.h"
+#include "daemon/server/server.h"
 
 #include <inttypes.h>
 #include <string.h>

@@ -1,15 +1,14 @@
 /*
- * request — one request from its frame to its reply (see request.h).
+ * request — one request from its frame to its reply (see server_internal.h;
+ * what a method sees of it is in server.h).
  */
-#include "daemon/server/request.h"
+#include "server_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/server/dispatch.h"
-#include "daemon/server/limits.h"
-#include "daemon/server/log.h"
 #include "lib/base/ts_base.h"
+#include "lib/store/ts_store.h" /* TS_ERR_STORE_BUSY: its reply names a socket */
 
 static void warn_bad_request(const tsd_conn *conn, const ts_error *err);
 
@@ -152,8 +151,8 @@ done:
 static void encode_reply(tsd_request *r, int rc, const struct json_object *result,
                          ts_message_packer pack, void *arg, const ts_error *err)
 {
-    encode_frame(r, rc, result, pack, arg, err, tsd_stores_busy_socket(&r->server->stores),
-                 &r->frame, &r->frame_len);
+    encode_frame(r, rc, result, pack, arg, err, tsd_dispatch_busy_socket(r->server), &r->frame,
+                 &r->frame_len);
     if (r->frame == NULL)
         r->close_after = true; /* out of memory: the client sees the connection end */
 }
@@ -229,13 +228,28 @@ static void complete(tsd_request *r, int rc, const ts_error *err)
         tsd_requests_flush(r->conn);
     }
     if (srv->stop_requested)
-        tsd_server_stop(srv, "stop request");
+        srv->events.stop(srv, "stop request");
 }
 
 static void warn_bad_request(const tsd_conn *conn, const ts_error *err)
 {
     tsd_warn("connection %llu (pid %ld): bad request: %s", (unsigned long long)conn->id,
              (long)conn->pid, err->message);
+}
+
+struct json_object *tsd_request_params(const tsd_request *r)
+{
+    return r->params;
+}
+
+size_t tsd_request_payload_len(const tsd_request *r)
+{
+    return r->payload_len;
+}
+
+uint64_t tsd_request_start_ns(const tsd_request *r)
+{
+    return r->start_ns;
 }
 
 const void *tsd_request_raw(const tsd_request *r, size_t *len)

@@ -1,19 +1,13 @@
 /*
- * accept — methods accept and reject (see accept.h).
+ * accept — methods accept and reject (see snapshots_internal.h).
  */
-#include "daemon/snapshots/accept.h"
+#include "snapshots_internal.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/snapshots/observations.h"
-#include "daemon/server/params.h"
-#include "daemon/snapshots/queue.h"
-#include "daemon/server/request.h"
 #include "lib/check/ts_check.h"
 #include "lib/store/ts_store.h"
 
@@ -23,7 +17,7 @@ typedef struct decide_job {
     tsd_request *req;
     tsd_store *st;
     ts_list_cache *cache;
-    const struct json_object *names; /* in req->params; NULL with all */
+    const struct json_object *names; /* in tsd_request_params(req); NULL with all */
     const char *run;                 /* with all: only this run's observations */
     bool color;
     size_t width;                /* the reports' */
@@ -272,7 +266,7 @@ static void decide_done(tsd_job *job)
 }
 
 /* The params both take: {store, names: [str]} or {store, all: true, run?}. */
-static int parse(tsd_server *srv, const struct json_object *params, decide_job *d, ts_error *err)
+static int parse(tsd_snapshots *sn, const struct json_object *params, decide_job *d, ts_error *err)
 {
     struct json_object *names;
     tsd_run *run = NULL;
@@ -287,15 +281,15 @@ static int parse(tsd_server *srv, const struct json_object *params, decide_job *
                                          "'run' goes with 'all': true (names are taken as "
                                          "given)"));
     if (d->run != NULL && tsd_params_error(&p) == 0)
-        tsd_params_fail(&p, tsd_runs_get(&srv->runs, d->run, &run, err));
+        tsd_params_fail(&p, tsd_runs_get(sn->runs, d->run, &run, err));
     d->color = tsd_params_bool(&p, "color", false);
     d->width = (size_t)tsd_params_width(&p, "width");
-    d->st = tsd_stores_param(&srv->stores, &p);
+    d->st = tsd_stores_param(&sn->stores, &p);
     d->names = names;
     return tsd_params_error(&p);
 }
 
-static int submit(tsd_server *srv, tsd_request *req, const struct json_object *params,
+static int submit(tsd_snapshots *sn, tsd_request *req, const struct json_object *params,
                   void (*work)(tsd_job *job), ts_error *err)
 {
     decide_job *d = calloc(1, sizeof(*d));
@@ -303,16 +297,16 @@ static int submit(tsd_server *srv, tsd_request *req, const struct json_object *p
 
     if (d == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    rc = parse(srv, params, d, err);
+    rc = parse(sn, params, d, err);
     if (rc < 0) {
         free(d);
         return rc;
     }
     d->req = req;
-    d->cache = tsd_store_list_cache(&srv->stores, d->st);
+    d->cache = tsd_store_list_cache(&sn->stores, d->st);
     ts_error_clear(&d->err);
-    d->job.loop = srv->loop;
-    d->job.store = d->st;
+    d->job.loop = sn->loop;
+    d->job.queue = &d->st->jobs;
     d->job.key = NULL; /* the whole store: after every earlier check, before every later one */
     d->job.on_pool = true;
     d->job.work_fn = work;
@@ -321,16 +315,18 @@ static int submit(tsd_server *srv, tsd_request *req, const struct json_object *p
     return TSD_ASYNC;
 }
 
-int tsd_accept(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_accept(void *state, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     (void)result;
-    return submit(srv, req, params, accept_work, err);
+    return submit(sn, req, params, accept_work, err);
 }
 
-int tsd_reject(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_reject(void *state, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     (void)result;
-    return submit(srv, req, params, reject_work, err);
+    return submit(sn, req, params, reject_work, err);
 }

@@ -1,21 +1,17 @@
 /*
- * approve — method "approve" (see approve.h): the snapshots named, or every
- * pending one, approved as lib/ts_check says (a pending snapshot becomes
+ * approve — method "approve" (see snapshots_internal.h): the snapshots named, or every
+ * pending one, approved as lib/check/ts_check says (a pending snapshot becomes
  * approved, an approved one is left as it is) in one whole-store job. Each
  * entry of the reply says whether this approve changed it and whether an
  * observation is kept for it (which approve never touches: it approves the
  * recording, `accept` takes the observed calls).
  */
-#include "daemon/snapshots/approve.h"
+#include "snapshots_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/server/params.h"
-#include "daemon/server/request.h"
 #include "lib/check/ts_check.h"
 #include "lib/json/ts_json.h"
 #include "lib/snapshot/ts_snapshot.h"
@@ -116,7 +112,7 @@ typedef struct approve_job {
     tsd_job job;
     tsd_request *req;
     tsd_store *st;
-    const struct json_object *names; /* in req->params; NULL with all */
+    const struct json_object *names; /* in tsd_request_params(req); NULL with all */
     struct json_object *approved;    /* the reply's list */
     ts_error err;
     int rc;
@@ -166,9 +162,10 @@ static void approve_done(tsd_job *job)
     free(a);
 }
 
-int tsd_approve(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_approve(void *state, tsd_request *req, const struct json_object *params,
                 struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     struct json_object *names;
     tsd_store *st;
     approve_job *a;
@@ -178,7 +175,7 @@ int tsd_approve(tsd_server *srv, tsd_request *req, const struct json_object *par
     (void)result;
     tsd_params_init(&p, params, err);
     names = tsd_params_names_or_all(&p, &all);
-    st = tsd_stores_param(&srv->stores, &p);
+    st = tsd_stores_param(&sn->stores, &p);
     if (tsd_params_error(&p) < 0)
         return tsd_params_error(&p);
     a = calloc(1, sizeof(*a));
@@ -188,8 +185,8 @@ int tsd_approve(tsd_server *srv, tsd_request *req, const struct json_object *par
     a->st = st;
     a->names = all ? NULL : names;
     ts_error_clear(&a->err);
-    a->job.loop = srv->loop;
-    a->job.store = st;
+    a->job.loop = sn->loop;
+    a->job.queue = &st->jobs;
     a->job.key = NULL; /* the whole store: after every earlier check, before every later one */
     a->job.on_pool = true;
     a->job.work_fn = approve_work;

@@ -1,6 +1,6 @@
 /*
  * check — method "check": parameters, the replay plan and the pool job
- * around lib/ts_check's state machine (see check.h).
+ * around lib/check/ts_check's state machine (see snapshots_internal.h).
  *
  * Every check follows one plan (tsd_check):
  * 1. Where it runs. A check that writes nothing (no update), in a small
@@ -19,7 +19,7 @@
  *    score against themselves; otherwise the raw value is decoded, then
  *    extracted and validated.
  * 4. The state machine (ts_check_decide): outcome, message, report, and
- *    what becomes of the name's kept observation (observations.h): a
+ *    what becomes of the name's kept observation (snapshots_internal.h): a
  *    FAILED check or a PENDING one that differs writes the calls observed,
  *    a passing one drops an observation kept before. That file work is the
  *    pool's: a loop replay that has some is finished by a small job of its
@@ -28,7 +28,7 @@
  * decoded before anything goes to the pool: its bytes live only while
  * dispatch runs.
  */
-#include "daemon/snapshots/check.h"
+#include "snapshots_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -39,14 +39,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/snapshots/observations.h"
-#include "daemon/snapshots/observed.h"
-#include "daemon/server/params.h"
-#include "daemon/server/request.h"
-#include "daemon/snapshots/save.h"
-#include "daemon/snapshots/snapcache.h"
 #include "lib/check/ts_check.h"
 #include "lib/report/ts_report.h"
 #include "lib/rules/ts_rules.h"
@@ -94,9 +86,9 @@ typedef struct check_outcome {
  * says so, a pool thread (extract, read, evaluate, write). */
 typedef struct check_job {
     tsd_job job;
-    tsd_server *srv;
+    tsd_snapshots *sn;
     tsd_request *req;
-    check_request rq; /* points into req->params */
+    check_request rq; /* points into tsd_request_params(req) */
     tsd_store *st;
     ts_rules *rules;           /* in force: the project's with rq.rules merged over (NULL: none) */
     size_t *redacted;          /* per redact pattern: values redacted in the observed calls */
@@ -198,14 +190,14 @@ static int redact_calls(check_job *c, ts_error *err)
 }
 
 /* The run named by the request, if any: it must exist and be open. */
-static int find_run(tsd_server *srv, const char *id, ts_error *err)
+static int find_run(tsd_snapshots *sn, const char *id, ts_error *err)
 {
     tsd_run *run = NULL;
     int rc;
 
     if (id == NULL)
         return 0;
-    rc = tsd_runs_get(&srv->runs, id, &run, err);
+    rc = tsd_runs_get(sn->runs, id, &run, err);
     if (rc == 0 && run->closed)
         rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                           "run '%s' is closed; it takes no more checks", id);
@@ -405,8 +397,8 @@ static void check_done(tsd_job *job)
     if (c->rc == 0) {
         ts_check_outcome outcome = c->out.decision.outcome;
         bool failed = outcome == TS_CHECK_FAILED;
-        double ms = (double)(uv_hrtime() - c->req->start_ns) / 1e6;
-        tsd_run *run = c->rq.run != NULL ? tsd_runs_find(&c->srv->runs, c->rq.run) : NULL;
+        double ms = (double)(uv_hrtime() - tsd_request_start_ns(c->req)) / 1e6;
+        tsd_run *run = c->rq.run != NULL ? tsd_runs_find(c->sn->runs, c->rq.run) : NULL;
 
         if (run != NULL && !run->closed) {
             const char *text, *id;
@@ -432,11 +424,11 @@ static void check_done(tsd_job *job)
                                  ts_rules_object(c->rules)};
             ts_error rerr;
 
-            if (tsd_run_record(&c->srv->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
+            if (tsd_run_record(c->sn->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
                 tsd_warn("run %s: %s", run->id, rerr.message);
         }
     }
-    tsd_stores_note_busy(&c->srv->stores, c->busy);
+    tsd_stores_note_busy(&c->sn->stores, c->busy);
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     check_free(c);
 }
@@ -543,7 +535,7 @@ static void check_work(tsd_job *job)
         rc = settle(&c->rq, &in, NULL, c->redacted, &c->out, &c->err);
     /* the first write of a store not on disk yet: its lock first */
     if (rc == 0 && d->write)
-        rc = tsd_store_lock_for_write(&c->srv->stores, c->st, &c->busy, &c->err);
+        rc = tsd_store_lock_for_write(&c->sn->stores, c->st, &c->busy, &c->err);
     if (rc == 0 && d->write)
         rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
                       &c->job, &c->err);
@@ -575,7 +567,7 @@ static int take_actual(check_job *c, ts_error *err)
     rc = tsd_request_expand_raw(c->req, err);
     if (rc < 0)
         return rc;
-    tsd_params_init(&p, c->req->params, err);
+    tsd_params_init(&p, tsd_request_params(c->req), err);
     c->rq.actual = tsd_params_value(&p, "actual");
     return tsd_params_error(&p);
 }
@@ -624,8 +616,8 @@ static int loop_calls(check_job *c, const ts_snapshot *snap, ts_score_result *kn
 /* Queue c as a pool job of its file doing work. */
 static void submit(check_job *c, void (*work)(tsd_job *job))
 {
-    c->job.loop = c->srv->loop;
-    c->job.store = c->st;
+    c->job.loop = c->sn->loop;
+    c->job.queue = &c->st->jobs;
     c->job.key = c->file; /* two names never share a file, but key what is written */
     c->job.on_pool = true;
     c->job.work_fn = work;
@@ -675,10 +667,10 @@ static const ts_snapshot *cached_quick(check_job *c)
 {
     const ts_snapshot *snap = NULL;
 
-    c->st = tsd_stores_peek(&c->srv->stores, c->rq.store);
+    c->st = tsd_stores_peek(&c->sn->stores, c->rq.store);
     if (c->st == NULL || !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
         return NULL;
-    if (!tsd_jobs_idle(c->st, c->file) ||
+    if (!tsd_jobs_idle(&c->st->jobs, c->file) ||
         tsd_snapcache_load_quick(&c->st->cache, c->rq.name, &snap) < 0)
         return NULL;
     return snap;
@@ -692,7 +684,7 @@ static const ts_snapshot *cached_snapshot(check_job *c)
     const ts_snapshot *snap = NULL;
     ts_error ignored;
 
-    if (!tsd_jobs_idle(c->st, c->file) ||
+    if (!tsd_jobs_idle(&c->st->jobs, c->file) ||
         tsd_snapcache_load(&c->st->cache, c->st->store, c->rq.name, TSD_LOOP_MAX_BYTES, &snap,
                            &ignored) < 0)
         return NULL;
@@ -702,7 +694,7 @@ static const ts_snapshot *cached_snapshot(check_job *c)
 /* The store and the snapshot's file, the usual way. */
 static int find_store(check_job *c, ts_error *err)
 {
-    int rc = tsd_stores_get(&c->srv->stores, c->rq.store, &c->st, err);
+    int rc = tsd_stores_get(&c->sn->stores, c->rq.store, &c->st, err);
 
     if (rc == 0 && !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
         rc = ts_store_path(c->st->store, c->rq.name, c->file, sizeof(c->file), err);
@@ -716,7 +708,7 @@ static int find_store(check_job *c, ts_error *err)
  */
 static int try_loop(check_job *c, ts_error *err)
 {
-    bool may = !c->rq.update && c->req->payload_len <= TSD_LOOP_MAX_BYTES;
+    bool may = !c->rq.update && tsd_request_payload_len(c->req) <= TSD_LOOP_MAX_BYTES;
     const ts_snapshot *snap = may ? cached_quick(c) : NULL;
     int rc;
 
@@ -734,22 +726,22 @@ static int try_loop(check_job *c, ts_error *err)
 }
 
 /* A check that parses a large baseline or large observed calls is heavy
- * (jobs.h), its memory estimated: one stat of the file, for a check going
+ * (server.h), its memory estimated: one stat of the file, for a check going
  * to the pool. Refused when the budget can never hold it. */
 static int weigh_check(check_job *c, ts_error *err)
 {
     struct stat st;
     size_t file = stat(c->file, &st) == 0 ? (size_t)st.st_size : 0;
 
-    if (c->req->payload_len <= TSD_JOBS_HEAVY_BYTES && file <= TSD_JOBS_HEAVY_BYTES)
+    if (tsd_request_payload_len(c->req) <= TSD_JOBS_HEAVY_BYTES && file <= TSD_JOBS_HEAVY_BYTES)
         return 0;
     c->job.heavy = true;
-    c->job.estimate = file * TSD_JOBS_PARSED_FACTOR + c->req->payload_len * 4;
-    return tsd_budget_refuse(&c->srv->budget, c->job.estimate, "this check", err);
+    c->job.estimate = file * TSD_JOBS_PARSED_FACTOR + tsd_request_payload_len(c->req) * 4;
+    return tsd_server_refuse_heavy(c->sn->server, c->job.estimate, "this check", err);
 }
 
 /* A new check of req, everything before its buffers zeroed. */
-static check_job *check_new(tsd_server *srv, tsd_request *req)
+static check_job *check_new(tsd_snapshots *sn, tsd_request *req)
 {
     check_job *c = malloc(sizeof(*c));
 
@@ -759,7 +751,7 @@ static check_job *check_new(tsd_server *srv, tsd_request *req)
     c->file[0] = '\0';
     ts_error_clear(&c->err);
     ts_error_clear(&c->keep_err);
-    c->srv = srv;
+    c->sn = sn;
     c->req = req;
     c->out.score = -1;
     ts_buf_init(&c->out.scored_packed, TS_BUF_UNLIMITED);
@@ -767,10 +759,11 @@ static check_job *check_new(tsd_server *srv, tsd_request *req)
     return c;
 }
 
-int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_check(void *state, tsd_request *req, const struct json_object *params,
               struct json_object **result, ts_error *err)
 {
-    check_job *c = check_new(srv, req);
+    tsd_snapshots *sn = state;
+    check_job *c = check_new(sn, req);
     size_t raw_len;
     int rc;
 
@@ -779,7 +772,7 @@ int tsd_check(tsd_server *srv, tsd_request *req, const struct json_object *param
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     rc = parse_check(params, tsd_request_raw(req, &raw_len) != NULL, &c->rq, err);
     if (rc == 0)
-        rc = find_run(srv, c->rq.run, err);
+        rc = find_run(sn, c->rq.run, err);
     if (rc == 0)
         rc = try_loop(c, err);
     if (rc > 0)

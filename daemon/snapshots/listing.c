@@ -1,7 +1,7 @@
 /*
- * listing — the list method and its held listings (see listing.h).
+ * listing — the list method and its held listings (see snapshots_internal.h).
  */
-#include "daemon/snapshots/listing.h"
+#include "snapshots_internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,10 +12,6 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/server/params.h"
-#include "daemon/server/request.h"
 #include "lib/store/ts_store.h"
 
 /* Listings of more entries than this give their memory back to the system
@@ -42,23 +38,23 @@ static void listing_free(tsd_listing *l)
         malloc_trim(0);
 }
 
-void tsd_listings_free(tsd_server *srv)
+void tsd_listings_free(tsd_snapshots *sn)
 {
-    while (srv->listings != NULL) {
-        tsd_listing *l = srv->listings;
+    while (sn->listings != NULL) {
+        tsd_listing *l = sn->listings;
 
-        srv->listings = l->next;
+        sn->listings = l->next;
         listing_free(l);
     }
-    srv->listing_count = 0;
+    sn->listing_count = 0;
 }
 
-static void unlink_listing(tsd_server *srv, tsd_listing *l)
+static void unlink_listing(tsd_snapshots *sn, tsd_listing *l)
 {
-    for (tsd_listing **p = &srv->listings; *p != NULL; p = &(*p)->next) {
+    for (tsd_listing **p = &sn->listings; *p != NULL; p = &(*p)->next) {
         if (*p == l) {
             *p = l->next;
-            srv->listing_count--;
+            sn->listing_count--;
             return;
         }
     }
@@ -66,28 +62,28 @@ static void unlink_listing(tsd_server *srv, tsd_listing *l)
 
 /* Drop held listings unused for too long, and the least recently used ones
  * past room free places. */
-static void expire(tsd_server *srv, size_t room)
+static void expire(tsd_snapshots *sn, size_t room)
 {
-    uint64_t now = tsd_server_now_ms(srv);
-    tsd_listing *l = srv->listings;
+    uint64_t now = tsd_server_now_ms(sn->server);
+    tsd_listing *l = sn->listings;
 
     while (l != NULL) {
         tsd_listing *next = l->next;
 
         if (now - l->used_ms >= TSD_LISTING_IDLE_MS) {
-            unlink_listing(srv, l);
+            unlink_listing(sn, l);
             listing_free(l);
         }
         l = next;
     }
-    while (srv->listing_count + room > TSD_LISTINGS_MAX) {
-        tsd_listing *oldest = srv->listings;
+    while (sn->listing_count + room > TSD_LISTINGS_MAX) {
+        tsd_listing *oldest = sn->listings;
 
-        for (l = srv->listings; l != NULL; l = l->next) {
+        for (l = sn->listings; l != NULL; l = l->next) {
             if (l->used_seq < oldest->used_seq)
                 oldest = l;
         }
-        unlink_listing(srv, oldest);
+        unlink_listing(sn, oldest);
         listing_free(oldest);
     }
 }
@@ -172,8 +168,9 @@ static void keep_pending(ts_store_summaries *sums)
 
 typedef struct list_job {
     tsd_job job;
-    tsd_server *srv;
+    tsd_snapshots *sn;
     tsd_request *req;
+    tsd_store *st;
     tsd_listing *l;
     ts_list_cache *cache; /* the store's (NULL: none), used on the pool thread */
     bool pending;
@@ -187,7 +184,7 @@ static void list_work(tsd_job *job)
 {
     list_job *c = (list_job *)job;
 
-    c->rc = ts_store_list_summaries_cached(c->job.store->store, c->cache, &c->l->sums, &c->err);
+    c->rc = ts_store_list_summaries_cached(c->st->store, c->cache, &c->l->sums, &c->err);
     /* No other listing of this store runs meanwhile (whole-store jobs). */
     if (c->cache != NULL)
         ts_list_cache_get_stats(c->cache, &c->stats);
@@ -198,7 +195,7 @@ static void list_work(tsd_job *job)
 static void list_done(tsd_job *job)
 {
     list_job *c = (list_job *)job;
-    tsd_server *srv = c->srv;
+    tsd_snapshots *sn = c->sn;
     tsd_listing *l = c->l;
     struct json_object *result = NULL;
     bool more = false;
@@ -213,12 +210,12 @@ static void list_done(tsd_job *job)
     tsd_request_finish(c->req, c->rc, result, &c->err);
     json_object_put(result);
     if (more) {
-        expire(srv, 1);
-        l->used_ms = tsd_server_now_ms(srv);
-        l->used_seq = ++srv->listing_seq;
-        l->next = srv->listings;
-        srv->listings = l;
-        srv->listing_count++;
+        expire(sn, 1);
+        l->used_ms = tsd_server_now_ms(sn->server);
+        l->used_seq = ++sn->listing_seq;
+        l->next = sn->listings;
+        sn->listings = l;
+        sn->listing_count++;
     } else {
         listing_free(l);
     }
@@ -226,7 +223,7 @@ static void list_done(tsd_job *job)
 }
 
 /* The held listing and the position a cursor names, or NULL. */
-static tsd_listing *find_cursor(tsd_server *srv, const char *cursor, size_t *pos)
+static tsd_listing *find_cursor(tsd_snapshots *sn, const char *cursor, size_t *pos)
 {
     const char *dash = strrchr(cursor, '-');
     size_t handle_len = dash != NULL ? (size_t)(dash - cursor) : 0;
@@ -239,7 +236,7 @@ static tsd_listing *find_cursor(tsd_server *srv, const char *cursor, size_t *pos
     at = strtoull(dash + 1, &end, 10);
     if (errno != 0 || *end != '\0')
         return NULL;
-    for (tsd_listing *l = srv->listings; l != NULL; l = l->next) {
+    for (tsd_listing *l = sn->listings; l != NULL; l = l->next) {
         if (strlen(l->handle) == handle_len && memcmp(l->handle, cursor, handle_len) == 0) {
             if (at > l->sums.count)
                 return NULL;
@@ -253,7 +250,7 @@ static tsd_listing *find_cursor(tsd_server *srv, const char *cursor, size_t *pos
 /* The page a cursor names, answered at once. The listing stays held (until
  * idle or pushed out), so the same cursor asked again gives the same page:
  * a client that lost a reply may retry. */
-static int next_page(tsd_server *srv, const char *cursor, const char *root, size_t limit,
+static int next_page(tsd_snapshots *sn, const char *cursor, const char *root, size_t limit,
                      struct json_object **result, ts_error *err)
 {
     tsd_listing *l = NULL;
@@ -262,14 +259,14 @@ static int next_page(tsd_server *srv, const char *cursor, const char *root, size
     bool more;
     int rc;
 
-    expire(srv, 0);
-    l = find_cursor(srv, cursor, &pos);
+    expire(sn, 0);
+    l = find_cursor(sn, cursor, &pos);
     if (l == NULL)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "unknown or expired listing cursor '%.64s'; list again from the start",
                             cursor);
     if (strcmp(root, l->root) != 0) {
-        rc = tsd_stores_normalize(&srv->stores, root, &key, err);
+        rc = tsd_stores_normalize(&sn->stores, root, &key, err);
         if (rc < 0)
             return rc;
         rc = strcmp(key, l->root);
@@ -279,24 +276,25 @@ static int next_page(tsd_server *srv, const char *cursor, const char *root, size
                                 "listing cursor '%.64s' belongs to the store %s", cursor, l->root);
     }
     *result = page(l, pos, limit, false, &more);
-    l->used_ms = tsd_server_now_ms(srv);
-    l->used_seq = ++srv->listing_seq;
+    l->used_ms = tsd_server_now_ms(sn->server);
+    l->used_seq = ++sn->listing_seq;
     return 0;
 }
 
 /* "<sequence>-<16 random hex>": unique in this daemon, not guessable. */
-static void make_handle(tsd_server *srv, char *out, size_t outsz)
+static void make_handle(tsd_snapshots *sn, char *out, size_t outsz)
 {
     uint64_t r = 0;
 
     if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
         r = uv_hrtime();
-    snprintf(out, outsz, "%" PRIu64 "-%016" PRIx64, ++srv->listing_seq, r);
+    snprintf(out, outsz, "%" PRIu64 "-%016" PRIx64, ++sn->listing_seq, r);
 }
 
-int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_list(void *state, tsd_request *req, const struct json_object *params,
              struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     const char *root, *cursor;
     bool pending;
     int64_t limit;
@@ -320,8 +318,8 @@ int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params
     if (rc < 0)
         return rc;
     if (cursor != NULL)
-        return next_page(srv, cursor, root, (size_t)limit, result, err);
-    rc = tsd_stores_get(&srv->stores, root, &st, err);
+        return next_page(sn, cursor, root, (size_t)limit, result, err);
+    rc = tsd_stores_get(&sn->stores, root, &st, err);
     if (rc < 0)
         return rc;
     c = calloc(1, sizeof(*c));
@@ -337,15 +335,16 @@ int tsd_list(tsd_server *srv, tsd_request *req, const struct json_object *params
         free(c);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
-    make_handle(srv, c->l->handle, sizeof(c->l->handle));
-    c->srv = srv;
+    make_handle(sn, c->l->handle, sizeof(c->l->handle));
+    c->sn = sn;
     c->req = req;
-    c->cache = tsd_store_list_cache(&srv->stores, st);
+    c->st = st;
+    c->cache = tsd_store_list_cache(&sn->stores, st);
     c->pending = pending;
     c->limit = (size_t)limit;
     ts_error_clear(&c->err);
-    c->job.loop = srv->loop;
-    c->job.store = st;
+    c->job.loop = sn->loop;
+    c->job.queue = &st->jobs;
     c->job.key = NULL;       /* the whole store: after every earlier request */
     c->job.read_only = true; /* later checks of single snapshots need not wait */
     c->job.on_pool = true;

@@ -1,8 +1,8 @@
 /*
  * observations — a store's kept observations: the index (loop thread) and
- * the files (any thread); see observations.h.
+ * the files (any thread); see snapshots_internal.h.
  */
-#include "daemon/snapshots/observations.h"
+#include "snapshots_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,9 +15,6 @@
 
 #include <json-c/linkhash.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/snapshots/stores.h"
 #include "lib/base/ts_base.h"
 #include "lib/snapshot/ts_snapshot.h"
 
@@ -187,7 +184,7 @@ static bool file_idle(struct tsd_store *st, const char *file)
     char path[PATH_MAX];
     int n = snprintf(path, sizeof(path), "%s/%s", ts_store_root(st->store), file);
 
-    return n > 0 && (size_t)n < sizeof(path) && tsd_jobs_idle(st, path);
+    return n > 0 && (size_t)n < sizeof(path) && tsd_jobs_idle(&st->jobs, path);
 }
 
 /* The oldest entry but keep that may be removed now, or NULL. */

@@ -1,7 +1,7 @@
 /*
- * observed — a request's calls, extracted and validated (see observed.h).
+ * observed — a request's calls, extracted and validated (see snapshots_internal.h).
  */
-#include "daemon/snapshots/observed.h"
+#include "snapshots_internal.h"
 
 #include "lib/snapshot/ts_snapshot.h"
 

@@ -1,13 +1,12 @@
 /*
  * queue — the review queue of one store, read on a pool thread (see
- * queue.h).
+ * snapshots_internal.h).
  */
-#include "daemon/snapshots/queue.h"
+#include "snapshots_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/snapshots/observations.h"
 #include "lib/check/ts_check.h"
 #include "lib/report/ts_report.h"
 #include "lib/rules/ts_rules.h"

@@ -1,18 +1,12 @@
 /*
- * record — a trace imported as a snapshot (see record.h).
+ * record — a trace imported as a snapshot (see snapshots_internal.h).
  */
-#include "daemon/snapshots/record.h"
+#include "snapshots_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/snapshots/observations.h"
-#include "daemon/snapshots/observed.h"
-#include "daemon/server/params.h"
-#include "daemon/server/request.h"
-#include "daemon/snapshots/save.h"
 #include "lib/check/ts_check.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
@@ -22,7 +16,7 @@ typedef struct record_job {
     tsd_job job;
     tsd_request *req;
     tsd_store *st;
-    const char *name, *source, *format; /* in req->params */
+    const char *name, *source, *format; /* in tsd_request_params(req) */
     struct json_object *raw;
     bool update;
     ts_rules *rules; /* the project's, for its redact patterns (NULL: none) */
@@ -133,9 +127,10 @@ static const char *param_source(tsd_params *p)
     return source;
 }
 
-int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_record(void *state, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     record_job *c = calloc(1, sizeof(*c));
     const char *root;
     tsd_params p;
@@ -153,7 +148,7 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
     c->format = tsd_params_format(&p, "format");
     rc = tsd_params_error(&p);
     if (rc == 0)
-        rc = tsd_stores_get(&srv->stores, root, &c->st, err);
+        rc = tsd_stores_get(&sn->stores, root, &c->st, err);
     if (rc == 0)
         rc = ts_store_path(c->st->store, c->name, c->file, sizeof(c->file), err);
     if (rc == 0)
@@ -164,10 +159,10 @@ int tsd_record(tsd_server *srv, tsd_request *req, const struct json_object *para
         return rc;
     }
     c->req = req;
-    c->srv_stores = &srv->stores;
+    c->srv_stores = &sn->stores;
     ts_error_clear(&c->err);
-    c->job.loop = srv->loop;
-    c->job.store = c->st;
+    c->job.loop = sn->loop;
+    c->job.queue = &c->st->jobs;
     c->job.key = c->file;
     c->job.on_pool = true;
     c->job.work_fn = record_work;

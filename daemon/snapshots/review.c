@@ -1,19 +1,13 @@
 /*
- * review — methods review and diff (see review.h).
+ * review — methods review and diff (see snapshots_internal.h).
  */
-#include "daemon/snapshots/review.h"
+#include "snapshots_internal.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
-#include "daemon/snapshots/observations.h"
-#include "daemon/server/params.h"
-#include "daemon/snapshots/queue.h"
-#include "daemon/server/request.h"
 #include "proto/ts_proto.h"
 
 /* A method's pool job on one store: what it read and the files of
@@ -23,7 +17,7 @@ typedef struct review_job {
     tsd_request *req;
     tsd_store *st;
     ts_list_cache *cache;
-    const char *run;  /* review: the run filter (in req->params), or NULL */
+    const char *run;  /* review: the run filter (in tsd_request_params(req)), or NULL */
     const char *name; /* diff */
     bool color, json_diff;
     size_t width;
@@ -144,7 +138,7 @@ static void review_work(tsd_job *job)
 }
 
 /* A job of st's on the pool, for req. key NULL: the whole store. */
-static review_job *new_job(tsd_server *srv, tsd_request *req, tsd_store *st,
+static review_job *new_job(tsd_snapshots *sn, tsd_request *req, tsd_store *st,
                            void (*work)(tsd_job *job))
 {
     review_job *r = calloc(1, sizeof(*r));
@@ -154,8 +148,8 @@ static review_job *new_job(tsd_server *srv, tsd_request *req, tsd_store *st,
     r->req = req;
     r->st = st;
     ts_error_clear(&r->err);
-    r->job.loop = srv->loop;
-    r->job.store = st;
+    r->job.loop = sn->loop;
+    r->job.queue = &st->jobs;
     r->job.key = NULL;
     r->job.on_pool = true;
     r->job.work_fn = work;
@@ -163,9 +157,10 @@ static review_job *new_job(tsd_server *srv, tsd_request *req, tsd_store *st,
     return r;
 }
 
-int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_review(void *state, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     const char *run;
     tsd_run *found = NULL;
     tsd_store *st;
@@ -176,16 +171,16 @@ int tsd_review(tsd_server *srv, tsd_request *req, const struct json_object *para
     tsd_params_init(&p, params, err);
     run = tsd_params_string(&p, "run", false);
     if (run != NULL && tsd_params_error(&p) == 0)
-        tsd_params_fail(&p, tsd_runs_get(&srv->runs, run, &found, err));
-    st = tsd_stores_param(&srv->stores, &p);
+        tsd_params_fail(&p, tsd_runs_get(sn->runs, run, &found, err));
+    st = tsd_stores_param(&sn->stores, &p);
     if (tsd_params_error(&p) < 0)
         return tsd_params_error(&p);
-    r = new_job(srv, req, st, review_work);
+    r = new_job(sn, req, st, review_work);
     if (r == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    r->job.heavy = true; /* it parses every snapshot of the store (jobs.h) */
+    r->job.heavy = true; /* it parses every snapshot of the store (server.h) */
     r->run = run;
-    r->cache = tsd_store_list_cache(&srv->stores, st);
+    r->cache = tsd_store_list_cache(&sn->stores, st);
     tsd_jobs_submit(&r->job);
     return TSD_ASYNC;
 }
@@ -257,9 +252,10 @@ static void diff_work(tsd_job *job)
     r->rc = rc;
 }
 
-int tsd_diff(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_diff(void *state, tsd_request *req, const struct json_object *params,
              struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     const char *name;
     tsd_store *st;
     review_job *r;
@@ -274,10 +270,10 @@ int tsd_diff(tsd_server *srv, tsd_request *req, const struct json_object *params
     color = tsd_params_bool(&p, "color", false);
     json_diff = tsd_params_bool(&p, "json_diff", true);
     width = tsd_params_width(&p, "width");
-    st = tsd_stores_param(&srv->stores, &p);
+    st = tsd_stores_param(&sn->stores, &p);
     if (tsd_params_error(&p) < 0)
         return tsd_params_error(&p);
-    r = new_job(srv, req, st, diff_work);
+    r = new_job(sn, req, st, diff_work);
     if (r == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     rc = ts_store_path(st->store, name, r->key, sizeof(r->key), err);

@@ -1,7 +1,7 @@
 /*
- * rulescache — the project's rules file, cached by stamp (see rulescache.h).
+ * rulescache — the project's rules file, cached by stamp (see snapshots_internal.h).
  */
-#include "daemon/snapshots/rulescache.h"
+#include "snapshots_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>

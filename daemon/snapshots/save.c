@@ -1,7 +1,7 @@
 /*
- * save — a snapshot written from a pool job (see save.h).
+ * save — a snapshot written from a pool job (see snapshots_internal.h).
  */
-#include "daemon/snapshots/save.h"
+#include "snapshots_internal.h"
 
 #include <string.h>
 

@@ -1,17 +1,14 @@
 /*
  * show — show and orphans, read, rendered and encoded on the pool (see
- * show.h).
+ * snapshots_internal.h).
  */
-#include "daemon/snapshots/show.h"
+#include "snapshots_internal.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/params.h"
-#include "daemon/runs/runs.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 #include "proto/ts_proto.h"
@@ -24,7 +21,7 @@ typedef struct read_job {
     char *name;                   /* show: the snapshot's name (a copy) */
     char file[PATH_MAX];          /* show: its file; the job's key */
     ts_store_listing listing;     /* orphans */
-    tsd_server *srv;              /* orphans */
+    tsd_snapshots *sn;            /* orphans */
     char run[TSD_RUN_ID_LEN + 1]; /* orphans: its run's id */
     int rc;
     ts_error err;
@@ -32,7 +29,7 @@ typedef struct read_job {
     size_t frame_len;
 } read_job;
 
-static read_job *read_job_new(tsd_server *srv, tsd_request *req, tsd_store *st)
+static read_job *read_job_new(tsd_snapshots *sn, tsd_request *req, tsd_store *st)
 {
     read_job *j = calloc(1, sizeof(*j));
 
@@ -40,17 +37,17 @@ static read_job *read_job_new(tsd_server *srv, tsd_request *req, tsd_store *st)
         return NULL;
     j->req = req;
     j->st = st;
-    j->srv = srv;
-    j->job.loop = srv->loop;
-    j->job.store = st;
+    j->sn = sn;
+    j->job.loop = sn->loop;
+    j->job.queue = &st->jobs;
     j->job.on_pool = true;
     ts_error_clear(&j->err);
     return j;
 }
 
-/* Make j heavy when the file at path is large (jobs.h): its memory
+/* Make j heavy when the file at path is large (server.h): its memory
  * estimated; refused when the budget can never hold it. */
-static int weigh(tsd_server *srv, read_job *j, const char *path, ts_error *err)
+static int weigh(tsd_snapshots *sn, read_job *j, const char *path, ts_error *err)
 {
     struct stat st;
 
@@ -58,7 +55,7 @@ static int weigh(tsd_server *srv, read_job *j, const char *path, ts_error *err)
         return 0;
     j->job.heavy = true;
     j->job.estimate = (size_t)st.st_size * TSD_JOBS_PARSED_FACTOR;
-    return tsd_budget_refuse(&srv->budget, j->job.estimate, "reading this snapshot", err);
+    return tsd_server_refuse_heavy(sn->server, j->job.estimate, "reading this snapshot", err);
 }
 
 static void read_done(tsd_job *job)
@@ -89,9 +86,10 @@ static void show_work(tsd_job *job)
     json_object_put(result);
 }
 
-int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_show(void *state, tsd_request *req, const struct json_object *params,
              struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     const char *name;
     tsd_store *st;
     read_job *j;
@@ -101,18 +99,18 @@ int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params
     (void)result;
     tsd_params_init(&p, params, err);
     name = tsd_params_name(&p, "name");
-    st = tsd_stores_param(&srv->stores, &p);
+    st = tsd_stores_param(&sn->stores, &p);
     rc = tsd_params_error(&p);
     if (rc < 0)
         return rc;
-    j = read_job_new(srv, req, st);
+    j = read_job_new(sn, req, st);
     if (j == NULL || (j->name = strdup(name)) == NULL) {
         free(j);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     rc = ts_store_path(st->store, name, j->file, sizeof(j->file), err);
     if (rc == 0)
-        rc = weigh(srv, j, j->file, err);
+        rc = weigh(sn, j, j->file, err);
     if (rc < 0) {
         free(j->name);
         free(j);
@@ -133,7 +131,7 @@ int tsd_show(tsd_server *srv, tsd_request *req, const struct json_object *params
 static void orphans_done(tsd_job *job)
 {
     read_job *j = (read_job *)job;
-    tsd_run *run = tsd_runs_find(&j->srv->runs, j->run);
+    tsd_run *run = tsd_runs_find(j->sn->runs, j->run);
     struct json_object *result = NULL;
 
     if (j->rc == 0 && run == NULL)
@@ -161,9 +159,10 @@ static void orphans_work(tsd_job *job)
     j->rc = ts_store_list(j->st->store, &j->listing, &j->err);
 }
 
-int tsd_orphans(tsd_server *srv, tsd_request *req, const struct json_object *params,
+int tsd_orphans(void *state, tsd_request *req, const struct json_object *params,
                 struct json_object **result, ts_error *err)
 {
+    tsd_snapshots *sn = state;
     tsd_store *st = NULL;
     tsd_run *run = NULL;
     const char *id;
@@ -175,13 +174,13 @@ int tsd_orphans(tsd_server *srv, tsd_request *req, const struct json_object *par
     tsd_params_init(&p, params, err);
     id = tsd_params_string(&p, "run", true);
     if (id != NULL)
-        tsd_params_fail(&p, tsd_runs_get(&srv->runs, id, &run, err));
+        tsd_params_fail(&p, tsd_runs_get(sn->runs, id, &run, err));
     if (run != NULL && !run->closed)
         tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                                          "run '%s' is still open; orphans are known once it is "
                                          "closed",
                                          run->id));
-    st = tsd_stores_param(&srv->stores, &p);
+    st = tsd_stores_param(&sn->stores, &p);
     rc = tsd_params_error(&p);
     if (rc == 0 && strcmp(st->root, run->store) != 0)
         rc =
@@ -189,7 +188,7 @@ int tsd_orphans(tsd_server *srv, tsd_request *req, const struct json_object *par
                          "run '%s' belongs to the store %s, not %s", run->id, run->store, st->root);
     if (rc < 0)
         return rc;
-    j = read_job_new(srv, req, st);
+    j = read_job_new(sn, req, st);
     if (j == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     snprintf(j->run, sizeof(j->run), "%s", run->id);

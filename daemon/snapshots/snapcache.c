@@ -1,8 +1,8 @@
 /*
  * snapcache — parsed snapshots validated by their file's stamp (see
- * snapcache.h).
+ * snapshots_internal.h).
  */
-#include "daemon/snapshots/snapcache.h"
+#include "snapshots_internal.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "daemon/server/log.h"
 #include "lib/base/ts_base.h"
 #include "lib/check/ts_check.h"
 #include "lib/extract/ts_extract.h"

@@ -1,7 +1,7 @@
 /*
- * stores — the registry of open snapshot stores (see stores.h).
+ * stores — the registry of open snapshot stores (see snapshots_internal.h).
  */
-#include "daemon/snapshots/stores.h"
+#include "snapshots_internal.h"
 
 #include <stdio.h>
 #include <pthread.h>
@@ -11,8 +11,6 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
-#include "daemon/server/jobs.h"
-#include "daemon/server/log.h"
 #include "lib/check/ts_check.h"
 #include "proto/ts_proto.h"
 
@@ -44,7 +42,7 @@ int tsd_stores_normalize(const tsd_stores *stores, const char *root, char **out,
 
 static void store_free(tsd_store *st)
 {
-    tsd_jobs_forget_store(st);
+    tsd_jobs_forget(&st->jobs);
     ts_store_lock_release(atomic_load(&st->lock));
     pthread_mutex_destroy(&st->lock_mutex);
     tsd_snapcache_clear(&st->cache);
@@ -63,7 +61,7 @@ static bool close_least_recent(tsd_stores *stores)
     tsd_store **victim = NULL;
 
     for (tsd_store **p = &stores->list; *p != NULL; p = &(*p)->next) {
-        if ((*p)->jobs_head == NULL)
+        if ((*p)->jobs.head == NULL)
             victim = p;
     }
     if (victim == NULL)

@@ -1,4 +1,23 @@
 /*
+ * daemon/runs, inside the folder only: the run's files (run_records.c),
+ * an open run's tables of names (run_names.c), the report and flaky lines
+ * rendered from the files (run_report.c), the run methods and the module
+ * (run_methods.c). runs.c, the registry, is runs.h's.
+ */
+#ifndef TSD_RUNS_INTERNAL_H
+#define TSD_RUNS_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "daemon/runs/runs.h"
+#include "daemon/server/server.h"
+#include "lib/base/ts_base.h"
+#include "lib/check/ts_check.h"
+
+/*
  * run_records — the files of one run in the state directory
  * (docs/internals/state.md, "Runs"):
  *
@@ -25,19 +44,6 @@
  * before the run takes more lines. The functions here are pure encoding,
  * decoding and file I/O: safe on any thread.
  */
-#ifndef TSD_RUN_RECORDS_H
-#define TSD_RUN_RECORDS_H
-
-#include <stdbool.h>
-#include <stddef.h>
-#include <stdint.h>
-
-#include <json-c/json.h>
-
-#include "lib/base/ts_base.h"
-#include "lib/report/ts_report.h"
-#include "lib/runreport/ts_runreport.h"
-
 /* Largest run.json read. */
 #define TSD_RUN_JSON_MAX (1u << 20)
 /* Largest checks.jsonl line read (a check with 100,000 calls fits). */
@@ -70,34 +76,6 @@ int tsd_run_meta_write(int dir, const tsd_run_meta *m, ts_error *err);
 
 /* Read dir/run.json into m; "invalid_argument" naming what is wrong. */
 int tsd_run_meta_read(int dir, tsd_run_meta *m, ts_error *err);
-
-/* The observed calls and the report of one check, ready to be recorded:
- * their ids and texts (computed once, on whichever thread did the check). */
-typedef struct tsd_run_observation {
-    bool ready;
-    char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no calls */
-    ts_buf calls_text;                               /* compact JSON of the calls */
-    char report_id[TS_RUNREPORT_CALLS_ID_LEN + 1];   /* "" when no report */
-    ts_buf report_text;                              /* cut to TS_RUNREPORT_REPORT_MAX */
-    char baseline_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* "" when no baseline */
-    ts_buf baseline_text;                            /* compact JSON of the baseline */
-    char rules_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no rules */
-    ts_buf rules_text;                               /* compact JSON of the rules object */
-} tsd_run_observation;
-
-/* Fill o for calls (NULL: none), report (NULL: none), the baseline a
- * FAILED check was compared with (NULL: none) and the rules object the
- * check was compared with (NULL: none). */
-int tsd_run_observe(tsd_run_observation *o, const struct json_object *calls, const char *report,
-                    const struct json_object *baseline, const struct json_object *rules,
-                    ts_error *err);
-/* The same with the calls given as their compact JSON text (calls_len
- * bytes, copied) and its id (ts_runreport_text_id of the text). */
-int tsd_run_observe_text(tsd_run_observation *o, const char *calls_text, size_t calls_len,
-                         const char *calls_id, const char *report,
-                         const struct json_object *baseline, const struct json_object *rules,
-                         ts_error *err);
-void tsd_run_observation_free(tsd_run_observation *o);
 
 /* One check as a line holds it. */
 typedef struct tsd_run_line {
@@ -142,5 +120,89 @@ int tsd_run_hashes_read(int dir, uint64_t **referenced, size_t *nref, uint64_t *
 
 /* True when the sorted array a[0..n) holds h. */
 bool tsd_run_hashes_has(const uint64_t *a, size_t n, uint64_t h);
+
+/* The run's metadata (strings copied) for a job on the pool. */
+int tsd_run_meta_of(const tsd_run *run, tsd_run_meta *out);
+
+/*
+ * run_names — the tables of an open run (runs.h): the names it referenced,
+ * each with the tests that claimed it, the ids of the distinct call lists
+ * observed (at most TS_RUNREPORT_MAX_LISTS) and whether its last check
+ * FAILED; and the ids of the report texts already in its records. Open
+ * addressing on 64-bit hashes; loop thread only.
+ */
+/* A name an open run referenced. */
+struct tsd_run_name {
+    uint64_t hash;
+    bool last_failed;
+    uint16_t ntests;
+    uint16_t nlists;
+    char **tests;    /* the tests that claimed it, in the order first seen */
+    uint64_t *lists; /* ids of the distinct call lists observed */
+    char name[];
+};
+
+/* Free the tables of run (names and report ids). */
+void tsd_run_names_free(tsd_run *run);
+
+/* The entry of name (hash h, tsd_run_name_hash), or NULL. */
+tsd_run_name *tsd_run_name_find(const tsd_run *run, const char *name, uint64_t h);
+
+/* The entry of name, created when new; NULL when out of memory. */
+tsd_run_name *tsd_run_name_get(tsd_run *run, const char *name);
+
+/* Add test to the claims of n (each once, at most TS_RUNREPORT_MAX_TESTS). */
+int tsd_run_name_claim(tsd_run_name *n, const char *test);
+
+/* Whether n was observed with the calls list id; add it (within the bound). */
+bool tsd_run_name_has_list(const tsd_run_name *n, uint64_t id);
+int tsd_run_name_add_list(tsd_run_name *n, uint64_t id);
+
+/* Whether the report text id is in the run's records; add it. */
+bool tsd_run_reports_has(const tsd_run *run, uint64_t id);
+int tsd_run_reports_add(tsd_run *run, uint64_t id);
+
+/*
+ * run_report — a run's report rendered from its files in the state
+ * directory (runs_internal.h) with lib/runreport/ts_runreport: the JSON report or
+ * JUnit (docs/reports.md), and the summary's flaky lines (lib/flaky/ts_flaky). Pure file reading
+ * and rendering, for the thread pool: it touches nothing of the loop's.
+ */
+/*
+ * The report of the run described by meta (a copy of the loop's, with its
+ * current counts) in format "json", "junit" or "html" (a complete run's page
+ * lists its store's orphans, read here), appended to out. The checks
+ * are read from runs/<id>/checks.jsonl; lines past the last complete one
+ * (an append in progress) are not read. "not_found" when the run's files
+ * are gone, "io" when they cannot be read.
+ */
+int tsd_run_render(const ts_state *state, const tsd_run_meta *meta, const char *format, ts_buf *out,
+                   ts_error *err);
+
+/* Flaky lines a summary lists at most (one more line counts the rest). */
+#define TSD_RUN_FLAKY_LINES 100
+
+/*
+ * The flaky lines of meta's run (lib/flaky/ts_flaky, docs/rules.md "Repeats"),
+ * from its records: *out a new array of strings, sorted by name, at most
+ * TSD_RUN_FLAKY_LINES of them and a line saying how many more. Errors as
+ * tsd_run_render's.
+ */
+int tsd_run_flaky_lines(const ts_state *state, const tsd_run_meta *meta, struct json_object **out,
+                        ts_error *err);
+
+/* True when format is one run.report renders. */
+bool tsd_run_report_format_known(const char *format);
+
+/*
+ * run_methods — the run methods (docs/protocol.md) and the module
+ * (runs.h): run.open, run.join, run.close, run.summary, run.partial and
+ * run.report. run.report renders on the thread pool (run_report above)
+ * and answers one page of the text at a time, so a report of any size
+ * fits the frame limit; a summary's flaky lines are worked out there too
+ * when the run's records must be read for them.
+ */
+/* Bytes of report text in one run.report reply (less than any reply limit). */
+#define TSD_RUN_REPORT_PAGE (8u << 20)
 
 #endif
