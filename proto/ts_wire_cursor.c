@@ -1,5 +1,5 @@
 /*
- * ts_wire_cursor — reading msgpack in place (see ts_wire_cursor.h).
+ * ts_wire_cursor — reading msgpack in place (see ts_proto.h).
  */
 #include "proto/ts_proto.h"
 
@@ -140,7 +140,7 @@ int ts_wire_cursor_str(ts_wire_cursor *c, const char **s, size_t *len, ts_error 
         return rc;
     if (ts_wire_cursor_left(c) < n)
         return truncated(c, at, "a str", err);
-    if (!ts_wire_utf8_valid((const char *)c->p, (size_t)n))
+    if (!ts_utf8_valid((const char *)c->p, (size_t)n))
         return ts_error_set(err, -EINVAL, TS_ERR_BAD_REQUEST, "str at byte %zu is not valid UTF-8",
                             at);
     *s = (const char *)c->p;

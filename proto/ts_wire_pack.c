@@ -1,6 +1,6 @@
 /*
  * ts_wire_pack — json-c values -> msgpack with the protocol's rules (see
- * ts_wire.h): the encoding half of ts_wire.
+ * ts_proto.h): the encoding half of ts_wire.
  */
 #include "proto/ts_proto.h"
 
@@ -211,7 +211,7 @@ static int pack_string(ts_wire_writer *w, const char *s, size_t len, const char 
     ts_buf *b = w->out;
     unsigned char *p;
 
-    if (!all_ascii(s, len) && !ts_wire_utf8_valid(s, len))
+    if (!all_ascii(s, len) && !ts_utf8_valid(s, len))
         return string_refused(w, what, err);
     if (len >= 256 || w->rc != 0 || len + 2 >= b->cap - b->len || len + 2 > b->max - b->len)
         return string_slow(w, s, len, err);

@@ -4,7 +4,7 @@
  * distinct observations; the path segments of what varied. ts_flaky.c
  * analyses, ts_flaky_suggest.c finds and checks the rules,
  * ts_flaky_text.c writes lines, paths and JSON. Not for use outside
- * lib/ts_flaky*.
+ * lib/flaky/ts_flaky*.
  */
 #ifndef TS_FLAKY_INTERNAL_H
 #define TS_FLAKY_INTERNAL_H

@@ -81,6 +81,13 @@ int rr_rules_intern(ts_runreport *r, const struct json_object *obj, struct json_
 /* Release the rules r keeps. */
 void rr_rules_free(ts_runreport *r);
 
+/* Grow *arr (of *cap elements of size sz) to hold need elements:
+ * 0 or -ENOMEM. */
+int rr_grow(void *arr, size_t *cap, size_t need, size_t sz);
+
+/* Free a name and what it holds (NULL: nothing). */
+void rr_name_free(rr_name *n);
+
 /* The entry of name, created when create is set (NULL: out of memory, or
  * absent and not created). */
 rr_name *rr_name_get(ts_runreport *r, const char *name, bool create);
