@@ -1,5 +1,5 @@
 /*
- * ts_frame — frame headers and the incremental frame reader (see ts_frame.h).
+ * ts_frame — frame headers and the incremental frame reader (see ts_proto.h).
  */
 #include "proto/ts_proto.h"
 

@@ -1,5 +1,5 @@
 /*
- * ts_message — encoding and decoding protocol messages (see ts_message.h).
+ * ts_message — encoding and decoding protocol messages (see ts_proto.h).
  */
 #include "proto/ts_proto.h"
 

@@ -1,6 +1,6 @@
 /*
  * ts_paths — default socket path, store root resolution, socket addresses
- * (see ts_paths.h).
+ * (see ts_proto.h).
  */
 #include "proto/ts_proto.h"
 

@@ -362,8 +362,8 @@ int ts_wire_cursor_skip(ts_wire_cursor *c, int max_depth, ts_error *err);
 #define TS_PROTOCOL_VERSION 1
 #define TS_METHOD_MAX 64 /* longest method name accepted */
 
-/* Stable wire error codes beyond those of lib/ts_error.h, ts_frame.h and
- * ts_wire.h (the full list is in docs/protocol.md). */
+/* Stable wire error codes beyond those of lib/base/ts_base.h, ts_frame and
+ * ts_wire (the full list is in docs/protocol.md). */
 #define TS_ERR_HELLO_REQUIRED "hello_required"     /* first request was not hello */
 #define TS_ERR_VERSION_MISMATCH "version_mismatch" /* hello with another protocol */
 #define TS_ERR_UNKNOWN_METHOD "unknown_method"     /* no such method */
@@ -510,7 +510,7 @@ int ts_message_check_hello(const struct json_object *params, ts_error *err);
  *
  * The common reply, {"id": uint, "ok": true, "result": value} (keys in any
  * order, unknown keys skipped), is checked with the msgpack cursor
- * (ts_wire_cursor.h) and its result located as bytes inside the payload,
+ * (ts_proto.h) and its result located as bytes inside the payload,
  * for a caller that reads a few members of the result where they lie.
  *
  * This is a fast path, not a second envelope decoder: anything else (an

@@ -1,5 +1,5 @@
 /*
- * ts_reply_view — an ok reply read in place (see ts_reply_view.h).
+ * ts_reply_view — an ok reply read in place (see ts_proto.h).
  */
 #include "proto/ts_proto.h"
 

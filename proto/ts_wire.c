@@ -1,6 +1,6 @@
 /*
  * ts_wire — msgpack -> json-c conversion with the protocol's rules, and
- * UTF-8 helpers (see ts_wire.h; the encoding half is ts_wire_pack.c).
+ * UTF-8 helpers (see ts_proto.h; the encoding half is ts_wire_pack.c).
  */
 #include "proto/ts_proto.h"
 

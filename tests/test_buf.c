@@ -1,5 +1,5 @@
 /*
- * test_buf — the growable buffer and its sticky errors (lib/ts_buf.c), and
+ * test_buf — the growable buffer and its sticky errors (lib/base/ts_buf.c), and
  * the writers built on it: a report, a JSON document and a snapshot file
  * written into buffers of every small maximum are either whole and equal
  * to the unlimited output, or an error with nothing left to take.

@@ -1,6 +1,6 @@
 /*
  * test_check — the snapshot state machine, approval, trace import and the
- * racy-timestamp rule (lib/ts_check.c).
+ * racy-timestamp rule (lib/check/ts_check.c).
  *
  * Every row of docs/snapshots.md's state table is driven as the daemon
  * drives it (decide, read, decide, evaluate, decide), and every outcome

@@ -2,7 +2,7 @@
  * test_daemon_faults — toolscored under injected system-call failures
  * (LD_PRELOAD shims, tests/shim_*.c):
  * - shim_fsync: the directory fsync shared by a group of writes (group
- *   commit, lib/ts_store.c) fails with EIO. Every write of the group must be
+ *   commit, lib/store/ts_store.c) fails with EIO. Every write of the group must be
  *   answered "written but not durable", none acknowledged; the daemon stays
  *   up and serves the next write once the fault is cleared.
  * - shim_fsync, data mode: the fsync of the new files' data fails with EIO.

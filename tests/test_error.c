@@ -1,5 +1,5 @@
 /*
- * test_error — the error convention (lib/ts_error.h): codes, messages,
+ * test_error — the error convention (lib/base/ts_base.h): codes, messages,
  * prefixes, truncation, and messages that stay on one line whatever text
  * the caller formats into them.
  */

@@ -1,5 +1,5 @@
 /*
- * test_flaky — repeats as flakiness (lib/ts_flaky*): what varied between the
+ * test_flaky — repeats as flakiness (lib/flaky/ts_flaky*): what varied between the
  * observations of one name (a scalar, a nested key, array elements and
  * calls added or removed, a reordering), the suggested rules checked by
  * applying them, names that are not flaky (equal, or equal under the rules

@@ -1,5 +1,5 @@
 /*
- * test_html — the HTML report's renderer (lib/ts_html*): the escape of
+ * test_html — the HTML report's renderer (lib/html/ts_html*): the escape of
  * every context (HTML text, attributes, the JSON data island: "</script>",
  * "<!--", U+2028/2029), a report full of hostile strings rendered inert
  * (its values only as escaped text or inside the island, read back
@@ -341,7 +341,7 @@ START_TEST(flaky_names_from_repeats_or_the_section)
                      "f");
     ck_assert_ptr_nonnull(strstr(page, "<span class=\"n\">1</span> flaky"));
     ck_assert_int_eq(json_object_array_length(at(d, "repeats")), 2);
-    /* the report's own flaky section (lib/ts_flaky): "f" varied */
+    /* the report's own flaky section (lib/flaky/ts_flaky): "f" varied */
     ck_assert_int_eq(json_object_array_length(at(d, "flaky")), 1);
     ck_assert_str_eq(json_object_get_string(json_object_object_get(
                          json_object_array_get_idx(at(d, "flaky"), 0), "name")),

@@ -1,5 +1,5 @@
 /*
- * test_json — the strict reader and the Python-exact writer (lib/ts_json.c).
+ * test_json — the strict reader and the Python-exact writer (lib/json/ts_json.c).
  *
  * Reference outputs in tests/data/ were produced by CPython's json module and
  * repr(float): tests/data/doubles.txt (bits -> repr) and

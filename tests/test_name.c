@@ -1,5 +1,5 @@
 /*
- * test_name — snapshot names to file names (lib/ts_name.c).
+ * test_name — snapshot names to file names (lib/snapshot/ts_name.c).
  *
  * Expected file names are the reference tool's mapping (docs/snapshots.md),
  * including the two examples of docs/snapshots.md and the names of the reference

@@ -1,5 +1,5 @@
 /*
- * test_observation — the kept observation's file (lib/ts_observation.c):
+ * test_observation — the kept observation's file (lib/check/ts_observation.c):
  * what is written reads back the same, the calls id, and every file that is
  * not exactly an observation refused with a message naming the file and
  * what is wrong.

@@ -1,6 +1,6 @@
 /*
  * test_project — the default snapshot root found from the start directory
- * (lib/ts_project.c): the nearest existing root walking up, stopping at the
+ * (lib/store/ts_project.c): the nearest existing root walking up, stopping at the
  * repository root; none found, the repository root's, or the start
  * directory's outside a repository; and why, in words.
  */

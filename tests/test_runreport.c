@@ -1,5 +1,5 @@
 /*
- * test_runreport — run reports (lib/ts_runreport*): the JSON report and its
+ * test_runreport — run reports (lib/runreport/ts_runreport*): the JSON report and its
  * round trip, JUnit as CI reads it (validated with xmllint against the
  * JUnit schema in tests/data/junit.xsd), merging shards, duplicates and
  * orphans across them, repeats (distinct call lists, pass^k, pass@k, the

@@ -1,6 +1,6 @@
 /*
  * test_runreport_calls — the call lists a run report carries for its FAILED
- * checks (lib/ts_runreport_calls.c, the JSON report's "calls" and
+ * checks (lib/runreport/ts_runreport_calls.c, the JSON report's "calls" and
  * checks[].baseline_id): each distinct list once, given by an earlier check
  * or by the name's repeats, read back and merged to the same bytes, the
  * bounds (a list too long is named, not carried), and hostile "calls"

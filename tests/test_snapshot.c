@@ -1,5 +1,5 @@
 /*
- * test_snapshot — the snapshot model and file format (lib/ts_snapshot.c).
+ * test_snapshot — the snapshot model and file format (lib/snapshot/ts_snapshot.c).
  *
  * tests/data/compat/ holds files written by the reference tool; reading and
  * writing them back must give the same bytes.

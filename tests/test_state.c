@@ -1,5 +1,5 @@
 /*
- * test_state — the daemon's state directory (lib/ts_state.c): where it is,
+ * test_state — the daemon's state directory (lib/check/ts_state.c): where it is,
  * who may own it, whole-file replacement, store directories, listing,
  * removal, and the symbolic links and names it refuses.
  */

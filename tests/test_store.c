@@ -1,5 +1,5 @@
 /*
- * test_store — the snapshot root directory (lib/ts_store.c): absent roots,
+ * test_store — the snapshot root directory (lib/store/ts_store.c): absent roots,
  * durable saves, symbolic links, listing problems, temp-file cleanup, stamps,
  * failures half way through a save, and several threads at once.
  *

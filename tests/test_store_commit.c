@@ -1,6 +1,6 @@
 /*
  * test_store_commit — the group commit of a store's writes
- * (lib/ts_store_commit.c), watched from inside the process.
+ * (lib/store/ts_store_commit.c), watched from inside the process.
  *
  * This program defines fsync, syncfs, renameat, unlinkat and write itself
  * (the store's calls resolve to them; each makes the system call directly),

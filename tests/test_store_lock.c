@@ -1,5 +1,5 @@
 /*
- * test_store_lock — one store, one daemon (lib/ts_store_lock.c): where the
+ * test_store_lock — one store, one daemon (lib/store/ts_store_lock.c): where the
  * lock lives, a second holder refused with the first one's pid and socket,
  * no directory made unless asked, the file removed on release, and a lock
  * freed by the kernel when its holder dies.

@@ -1,5 +1,5 @@
 /*
- * test_wire_cursor — reading msgpack in place (proto/ts_wire_cursor.h) and
+ * test_wire_cursor — reading msgpack in place (proto/ts_proto.h) and
  * decoding a map with one member kept as bytes (ts_wire_decode_prefix_raw,
  * ts_message_decode_request_raw). The full decoder (ts_wire_decode) is the
  * reference: the cursor must find the same extent for every value it

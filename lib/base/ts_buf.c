@@ -1,6 +1,6 @@
 /*
  * ts_buf — growable byte buffer with a hard maximum and sticky errors (see
- * ts_buf.h).
+ * ts_base.h).
  */
 #include "lib/base/ts_base.h"
 

@@ -1,5 +1,5 @@
 /*
- * ts_error — filling the caller's error object (see ts_error.h).
+ * ts_error — filling the caller's error object (see ts_base.h).
  */
 #include "lib/base/ts_base.h"
 
@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Keep the "one line" promise of ts_error.h whatever the arguments held (a
+/* Keep the "one line" promise of ts_base.h whatever the arguments held (a
  * peer's map key, a snapshot name): control bytes become '?'. */
 static void one_line(char *s)
 {

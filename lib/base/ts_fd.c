@@ -1,5 +1,5 @@
 /*
- * ts_fd — writing to a file descriptor whole (see ts_fd.h).
+ * ts_fd — writing to a file descriptor whole (see ts_base.h).
  */
 #include "lib/base/ts_base.h"
 

@@ -1,5 +1,5 @@
 /*
- * ts_utf8 — the one UTF-8 decoder (see ts_utf8.h).
+ * ts_utf8 — the one UTF-8 decoder (see ts_base.h).
  */
 #include "lib/base/ts_base.h"
 

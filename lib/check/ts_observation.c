@@ -1,6 +1,6 @@
 /*
  * ts_observation — the kept observation's model and file (see
- * ts_observation.h).
+ * ts_check.h).
  */
 #include "lib/check/ts_check.h"
 

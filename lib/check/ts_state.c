@@ -1,5 +1,5 @@
 /*
- * ts_state — the daemon's state directory (see ts_state.h).
+ * ts_state — the daemon's state directory (see ts_check.h).
  */
 #include "lib/check/ts_check.h"
 

@@ -3,7 +3,7 @@
  * docs/internals/html.md): the JSON report read member by member (each
  * checked) into the compact form the page's script reads, with the
  * alignment of each FAILED check's baseline and observed calls worked out
- * here (lib/ts_align, the drift report's own), so the page pairs the calls
+ * here (lib/report/ts_align, the drift report's own), so the page pairs the calls
  * as the report does.
  */
 #include "ts_html_internal.h"

@@ -1,5 +1,5 @@
 /*
- * ts_align — lining up two call lists (see ts_align.h).
+ * ts_align — lining up two call lists (see ts_report.h).
  *
  * Two passes of difflib's SequenceMatcher (without junk): first over whole
  * calls (equal calls, equal ids: a call that did not change anchors the
@@ -12,7 +12,7 @@
  * j2len rows are arrays indexed by position, cleared entry by entry, so a
  * search costs the number of matching pairs it visits. Those visits are
  * counted against a budget (TS_ALIGN_BUDGET per pass); when it runs out
- * the lists are aligned the cheap way (see ts_align.h).
+ * the lists are aligned the cheap way (see ts_report.h).
  */
 #include "lib/report/ts_report.h"
 

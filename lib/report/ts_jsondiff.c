@@ -1,5 +1,5 @@
 /*
- * ts_jsondiff — the unified JSON diff of two call lists (see ts_jsondiff.h).
+ * ts_jsondiff — the unified JSON diff of two call lists (see ts_report.h).
  *
  * The two documents are never written whole. Following the call
  * alignment, the diff is a sequence of pieces: a run of calls whose text is

@@ -85,7 +85,7 @@ size_t ts_repr_width(const char *s, size_t len);
 size_t ts_repr_char_width(uint32_t cp);
 
 /* Append s[0..len), or when it is wider than width cells its first cells
- * and "…", width cells in all (lib/ts_repr_cut.c). */
+ * and "…", width cells in all (lib/report/ts_repr_cut.c). */
 int ts_repr_fit_end(const char *s, size_t len, size_t width, ts_buf *out);
 
 /* Append s[0..len), or when it is wider than width cells "…" and its last

@@ -1,6 +1,6 @@
 /*
  * ts_repr — Python repr() of JSON values and code-point text helpers
- * (see ts_repr.h).
+ * (see ts_report.h).
  *
  * Python's str.isprintable() depends on the whole Unicode database; this
  * module escapes the characters a tool call can realistically carry that

@@ -1,6 +1,6 @@
 /*
  * ts_repr_cut — fitting text into a number of terminal cells (see
- * ts_repr.h): cut at the end, in the middle, or around the part where two
+ * ts_report.h): cut at the end, in the middle, or around the part where two
  * texts differ. Cuts fall on code point boundaries and "…" (one cell) marks
  * each cut; a cut text never takes more cells than it was given.
  */

@@ -110,7 +110,7 @@ bool ts_rules_path_alive(const ts_rules_path_set *set, const ts_rules_state *sta
  * files (ts_rules.c builds it, ts_rules_parse.c locates its errors in the
  * text, ts_rules_apply.c removes and redacts, ts_rules_match.c relaxes,
  * ts_rules_order.c aligns, ts_rules_eval.c puts it together). Not for use
- * outside lib/ts_rules*.
+ * outside lib/rules/ts_rules*.
  */
 typedef enum ts_matcher_kind {
     TS_MATCHER_NONE, /* turned off ({"set": false}): plain comparison */

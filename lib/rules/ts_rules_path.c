@@ -1,6 +1,6 @@
 /*
  * ts_rules_path — parsing path patterns and walking them as one automaton
- * (ts_rules_path.h).
+ * (ts_rules_internal.h).
  *
  * Pattern i with n segments owns the n + 1 bits [base_i, base_i + n]: bit
  * base_i + k means "segments 0..k-1 matched so far", bit base_i + n is

@@ -1,5 +1,5 @@
 /*
- * ts_name — snapshot names to file names (see ts_name.h and
+ * ts_name — snapshot names to file names (see ts_snapshot.h and
  * docs/internals/store.md). The mapping is the reference tool's, so both read
  * and write the same files:
  *   stem = name with "::" -> "__", then each of / \ : [ ] < > | * ? " and

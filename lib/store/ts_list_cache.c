@@ -1,6 +1,6 @@
 /*
  * ts_list_cache — listing summaries kept between listings, validated by
- * their file's stamp (see ts_list_cache.h and docs/internals/list_cache.md).
+ * their file's stamp (see ts_store.h and docs/internals/list_cache.md).
  *
  * The kept summaries live in one block, one after another (8-byte aligned),
  * found by file name through an open-addressing table of 32-bit offsets

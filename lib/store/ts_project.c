@@ -1,6 +1,6 @@
 /*
  * ts_project — the default snapshot root found from the start directory
- * (see ts_project.h).
+ * (see ts_store.h).
  */
 #include "lib/store/ts_store.h"
 

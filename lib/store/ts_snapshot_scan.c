@@ -1,6 +1,6 @@
 /*
  * ts_snapshot_scan — a listing's members of a snapshot file in one pass
- * over its bytes (see ts_snapshot_scan.h).
+ * over its bytes (see ts_store.h).
  *
  * A recursive descent over RFC 8259 JSON that allocates nothing. Every rule
  * below is the parser's rule or stricter: the syntax of ts_json_parse

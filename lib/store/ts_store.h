@@ -232,7 +232,7 @@ typedef struct ts_store_summaries {
                     * (owned; freed with it) instead of being owned one by one */
 } ts_store_summaries;
 
-typedef struct ts_list_cache ts_list_cache; /* ts_list_cache.h */
+typedef struct ts_list_cache ts_list_cache; /* ts_store.h */
 
 /* Flags for ts_store_save / ts_store_remove. */
 #define TS_STORE_NO_DIRSYNC 0x1 /* caller will ts_store_sync() (batching) */
@@ -318,7 +318,7 @@ void ts_store_summaries_free(ts_store_summaries *summaries);
 
 /*
  * ts_store_list_summaries that takes the summary of each file whose stamp
- * did not change from cache (see ts_list_cache.h) instead of reading it, and
+ * did not change from cache (see ts_store.h) instead of reading it, and
  * leaves in cache what this listing saw. The result is the one
  * ts_store_list_summaries would give (the same items, problems and order).
  * cache NULL: exactly ts_store_list_summaries.
@@ -417,7 +417,7 @@ void ts_list_cache_free(ts_list_cache *cache);
 void ts_list_cache_get_stats(ts_list_cache *cache, ts_list_cache_stats *out);
 
 /*
- * A summary of the members m (see ts_snapshot_scan.h) read from file with
+ * A summary of the members m (see ts_store.h) read from file with
  * stamp (one allocation; free()). NULL when out of memory.
  */
 ts_list_summary *ts_list_summary_new(const ts_file_stamp *stamp, const char *file,

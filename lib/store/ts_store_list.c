@@ -1,7 +1,7 @@
 /*
  * ts_store_list — listing the snapshot root and cleaning stray temp files
  * (ts_store_list, ts_store_list_summaries[_cached], ts_store_cleanup_temp;
- * see ts_store.h, ts_list_cache.h and docs/internals/store.md).
+ * see ts_store.h, ts_store.h and docs/internals/store.md).
  */
 #include <dirent.h>
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * ts_store_lock — the single-daemon lock of a store (see ts_store_lock.h).
+ * ts_store_lock — the single-daemon lock of a store (see ts_store.h).
  */
 #include "lib/store/ts_store.h"
 

@@ -1,5 +1,5 @@
 /*
- * html_bench — the HTML report of a large run, made in-process (lib/ts_html),
+ * html_bench — the HTML report of a large run, made in-process (lib/html/ts_html),
  * for the browser half of the benchmark (tests/bench/html_bench.py).
  *
  *   html_bench [--checks N] [--failed F] [--repeat R] --out DIR

@@ -5,7 +5,7 @@
  * whose JSON form is a fixed point (it reads again and renders the same
  * bytes), whose JUnit holds no byte XML 1.0 forbids, and which is refused
  * when given a second time (its runs are in already), and whose HTML page
- * (lib/ts_html) holds its two script elements and no other markup the
+ * (lib/html/ts_html) holds its two script elements and no other markup the
  * report could have brought in.
  */
 #include <string.h>
