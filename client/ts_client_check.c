@@ -5,7 +5,7 @@
  * read in place (ts_client_check_outcome): the members of {outcome, name,
  * file, message, result: {score, passed, ...}|nil, report: str|nil}
  * (docs/protocol.md, "check") that ts_check_outcome holds, taken from the
- * reply's msgpack bytes with the cursor (ts_wire_cursor.h). Other members,
+ * reply's msgpack bytes with the cursor (ts_proto.h). Other members,
  * known or not, are skipped (their structure checked, their contents not).
  * A result of another shape is refused with "bad_reply", naming what was
  * wrong.
@@ -250,7 +250,7 @@ static int read_outcome(check_reader *r)
     return 0;
 }
 
-/* The members of the score result (lib/ts_score's table) an outcome holds;
+/* The members of the score result (lib/score/ts_score's table) an outcome holds;
  * the others are skipped. */
 static const size_t kept_members[] = {offsetof(ts_score_result, score),
                                       offsetof(ts_score_result, passed)};

@@ -134,11 +134,51 @@ int ts_client__call_packed(ts_client *c, const char *method, ts_client_params_pa
 int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
                             size_t max_frame, ts_error *err);
 
-/* Connecting (ts_client.c): a socket connected to c's path (c->fd), and
- * the hello on it; the monotonic clock in ms. */
+/*
+ * The stream (ts_client_stream.c): a socket connected to c's path (c->fd),
+ * and the hello on it; the monotonic clock in ms, and a coarse one read
+ * without a system call; whether c's descriptor is this process's (not
+ * inherited across fork); forgetting the connection (in a forked child,
+ * only the child's copy of the descriptor is closed).
+ */
 int ts_client__try_connect(ts_client *c, ts_error *err);
 int ts_client__hello(ts_client *c, ts_error *err);
 int64_t ts_client__now_ms(void);
+int64_t ts_client__coarse_ms(void);
+bool ts_client__owned(const ts_client *c);
+void ts_client__drop(ts_client *c);
+
+/* A typed call's reader of the result, and the id its reply must carry. */
+typedef struct result_reader {
+    ts_client_result_reader read;
+    void *arg;
+    uint64_t expect;
+} result_reader;
+
+/* What a request carries: params as a tree (plus key: value when key is
+ * set), or a packer writing them. */
+typedef struct request_body {
+    const struct json_object *params;
+    const char *key;
+    const struct json_object *value;
+    ts_client_params_packer pack;
+    const void *arg;
+} request_body;
+
+/* Encode one request into c's send buffer and write it (*id: its id). */
+int ts_client__send_request(ts_client *c, const char *method, const request_body *body,
+                            uint64_t *id, ts_error *err);
+
+/*
+ * Receive the next reply; maps an error reply to TS_CLIENT_EREMOTE. The
+ * result goes to *result as a tree, or with rd to rd's reader.
+ */
+int ts_client__receive_reply(ts_client *c, uint64_t *id, struct json_object **result,
+                             const result_reader *rd, int timeout_ms, ts_error *err);
+
+/* A reply for request got arrived while sent was awaited: the stream is
+ * dropped ("bad_reply"). */
+int ts_client__wrong_reply_id(ts_client *c, uint64_t got, uint64_t sent, ts_error *err);
 
 /*
  * Trust before talking (ts_client_trust.c). ts_client__trust_dir: the

@@ -9,8 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-const tsctl_command *tsctl_current;
-
 static const char common_help[] =
     "Common options:\n"
     "  --dir PATH      snapshot root (default $TOOLSCORE_DIR, else the nearest\n"
@@ -348,7 +346,7 @@ static const tsctl_command commands[] = {
 
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
-void tsctl_print_main_help(FILE *f)
+static void print_main_help(FILE *f)
 {
     size_t i;
 
@@ -367,12 +365,13 @@ void tsctl_print_main_help(FILE *f)
             common_help);
 }
 
-void tsctl_print_help(void)
+/* --help: cmd's help and the common options, or (cmd NULL) the main help. */
+static void print_help(const tsctl_command *cmd)
 {
-    if (tsctl_current != NULL)
-        printf("%s\n%s", tsctl_current->help, common_help);
+    if (cmd != NULL)
+        printf("%s\n%s", cmd->help, common_help);
     else
-        tsctl_print_main_help(stdout);
+        print_main_help(stdout);
 }
 
 static bool color_wanted(int fd)
@@ -471,7 +470,7 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
     if (strcmp(argv[0], "help") == 0) {
         /* `tsctl help [COMMAND...]` is `tsctl [COMMAND...] --help`. */
         if (argc == 1) {
-            tsctl_print_main_help(stdout);
+            print_main_help(stdout);
             *rc = TSCTL_EXIT_OK;
             return 0;
         }
@@ -516,17 +515,20 @@ int main(int argc, char **argv)
     ctx.color_err = color_wanted(STDERR_FILENO);
 
     first = tsctl_parse_leading(&ctx, argc, argv, &rc);
+    if (first < 0 && rc == TSCTL_HELP)
+        print_help(NULL);
     if (first < 0)
-        return rc;
+        return rc == TSCTL_HELP ? TSCTL_EXIT_OK : rc;
     used = resolve_command(&ctx, argc - first, argv + first, &cmd, &rc);
     if (used == 0)
         return rc;
-    tsctl_current = cmd;
     ctx.command = cmd->name;
     /* The command sees argv[0] = its (last) word, then its own arguments. */
     rc = cmd->run(&ctx, argc - first - used + 1, argv + first + used - 1);
     tsctl_disconnect(&ctx);
-    if (rc == TSCTL_DONE)
+    if (rc == TSCTL_HELP)
+        print_help(cmd);
+    if (rc == TSCTL_DONE || rc == TSCTL_HELP)
         rc = TSCTL_EXIT_OK;
     if (fflush(stdout) != 0 && rc == TSCTL_EXIT_OK) {
         fprintf(stderr, "tsctl %s: cannot write output\n", cmd->name);

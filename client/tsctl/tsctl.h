@@ -26,8 +26,12 @@
 #define TSCTL_EXIT_USAGE 2       /* bad usage or bad input */
 #define TSCTL_EXIT_UNREACHABLE 3 /* the daemon could not be reached or started */
 
-/* Returned by tsctl_parse when --help or --version was handled: exit 0. */
+/* Returned by tsctl_parse when --version was handled: exit 0. */
 #define TSCTL_DONE (-1)
+/* Returned by tsctl_parse when --help was asked for: the command returns
+ * it, and main (tsctl.c, which owns the help texts) prints the help of the
+ * command, then exits 0. */
+#define TSCTL_HELP (-2)
 
 struct ts_client;
 
@@ -79,7 +83,7 @@ typedef struct tsctl_command {
 /*
  * Parse argv (argv[0] is the command word) against opts (terminated by an
  * entry with a NULL name) plus the common options. Returns 0, TSCTL_DONE
- * (help or version printed), or TSCTL_EXIT_USAGE after printing a one-line
+ * (version printed), TSCTL_HELP (help asked for), or TSCTL_EXIT_USAGE after printing a one-line
  * reason. args->pos points into a static array valid until the next call.
  */
 int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts, int flags,
@@ -88,14 +92,9 @@ int tsctl_parse(tsctl_ctx *ctx, int argc, char **argv, const tsctl_option *opts,
 /*
  * The common options before the command word (argv[0] is "tsctl"): the
  * index of the command word, or -1 with *rc the exit status (0 after
- * --help or --version, TSCTL_EXIT_USAGE after printing why).
+ * --version, TSCTL_HELP for --help, TSCTL_EXIT_USAGE after printing why).
  */
 int tsctl_parse_leading(tsctl_ctx *ctx, int argc, char **argv, int *rc);
-
-/* --help: the running command's help and the common options, or the main
- * help (tsctl.c). */
-void tsctl_print_help(void);
-void tsctl_print_main_help(FILE *f);
 
 /* Parse a --weights value: inline JSON, or @FILE. 0 or TSCTL_EXIT_USAGE. */
 struct ts_weights;
@@ -263,7 +262,7 @@ struct json_object *tsctl_store_params(const tsctl_ctx *ctx);
 
 /*
  * The snapshot root this command uses, as given: --dir, else
- * $TOOLSCORE_DIR, else the project's (lib/ts_project: the nearest
+ * $TOOLSCORE_DIR, else the project's (lib/store/ts_project: the nearest
  * .toolscore/snapshots walking up from the current directory to the
  * repository root, ...; said relative, .toolscore/snapshots, when it is
  * under the current directory itself) into out; why it was chosen into
@@ -344,7 +343,7 @@ int tsctl_read_key(void);
  * ($PAGER when set and not empty, else tsctl's own pager). */
 void tsctl_page(const tsctl_ctx *ctx, const char *text);
 
-/* Run reports (tsctl_report.c). */
+/* Runs and run reports (tsctl_runs.c). */
 struct ts_runreport;
 struct ts_runreport_run;
 
@@ -388,8 +387,6 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv);
-int tsctl_record_trace(tsctl_ctx *ctx, const char *trace, const char *name, const char *format,
-                       bool update);
 int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_accept(tsctl_ctx *ctx, int argc, char **argv);
@@ -401,8 +398,5 @@ int tsctl_cmd_report_html(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_stop(tsctl_ctx *ctx, int argc, char **argv);
 int tsctl_cmd_rules_check(tsctl_ctx *ctx, int argc, char **argv);
-
-/* The help text of the running command (for tsctl_parse). */
-extern const tsctl_command *tsctl_current;
 
 #endif

@@ -107,13 +107,12 @@ static const tsctl_option *find_short(const tsctl_option *opts, char c)
 }
 
 /* Handle a common option; returns 1 when it matched, 0 when not, or an exit
- * code / TSCTL_DONE via *rc. */
+ * code / TSCTL_DONE (--version) / TSCTL_HELP (--help) via *rc. */
 static int common_option(tsctl_ctx *ctx, const char *name, size_t len, bool json_ok, int *rc)
 {
     *rc = 0;
     if ((len == 4 && strncmp(name, "help", 4) == 0)) {
-        tsctl_print_help();
-        *rc = TSCTL_DONE;
+        *rc = TSCTL_HELP; /* main prints it */
         return 1;
     }
     if (len == 7 && strncmp(name, "version", 7) == 0) {
@@ -270,8 +269,7 @@ int tsctl_parse_leading(tsctl_ctx *ctx, int argc, char **argv, int *rc)
         if (a[0] != '-' || strcmp(a, "-") == 0)
             return i;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            tsctl_print_main_help(stdout);
-            *rc = TSCTL_EXIT_OK;
+            *rc = TSCTL_HELP;
             return -1;
         }
         if (strncmp(a, "--", 2) != 0) {

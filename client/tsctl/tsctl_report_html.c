@@ -1,6 +1,6 @@
 /*
  * tsctl_report_html — `tsctl report html`: the HTML report of a run (one
- * self-contained page, lib/ts_html) written to a file. Of a run the daemon
+ * self-contained page, lib/html/ts_html) written to a file. Of a run the daemon
  * keeps (--run, else TOOLSCORE_RUN, else the last run tsctl closed on this
  * store): the daemon renders it (run.report, format "html"). Of the JSON
  * reports of CI shards (--from-reports): rendered here, without a daemon;

@@ -1,6 +1,6 @@
 /*
  * tsctl_rules — comparison rules on the command line (docs/rules.md):
- * reading a rules file for `--rules FILE`, and `tsctl rules check [FILE]`,
+ * `tsctl rules check [FILE]`,
  * which validates the project's (or a given) rules file and prints what
  * each pattern matches in the store's snapshots, and which snapshots still
  * hold a value a redact rule would hide. Runs in-process on lib/ (reading
@@ -16,22 +16,6 @@
 #include "lib/base/ts_base.h"
 #include "lib/rules/ts_rules.h"
 #include "lib/store/ts_store.h"
-
-int tsctl_read_rules(const tsctl_ctx *ctx, const char *path, ts_rules **out)
-{
-    ts_buf b;
-    ts_error err;
-    int rc = tsctl_read_file(ctx, path, TS_RULES_FILE_MAX, &b);
-
-    if (rc != 0)
-        return rc;
-    rc = ts_rules_parse(b.data ? b.data : "", b.len, strcmp(path, "-") == 0 ? "<stdin>" : path, out,
-                        &err);
-    ts_buf_free(&b);
-    if (rc < 0)
-        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s", err.message);
-    return 0;
-}
 
 static const char *const kind_names[] = {"ignore", "redact", "match"};
 

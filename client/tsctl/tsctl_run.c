@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "client/toolscore_client.h"
+#include "lib/extract/ts_extract.h"
 #include "proto/ts_proto.h"
 
 /* Run CMD with the run's environment; returns its exit status (128+signal
@@ -252,6 +253,59 @@ int tsctl_cmd_run(tsctl_ctx *ctx, int argc, char **argv)
     return run_command(ctx, args.rest, reports, false, false, !no_fail);
 }
 
+/* `tsctl record --from-trace FILE --name NAME [--format F] [--update]`. */
+static int record_trace(tsctl_ctx *ctx, const char *trace, const char *name, const char *format,
+                        bool update)
+{
+    struct json_object *doc = NULL;
+    struct json_object *calls = NULL;
+    struct json_object *reply = NULL;
+    char root[TS_PATHS_MAX];
+    ts_error err;
+    int rc;
+
+    rc = tsctl_check_format(ctx, format);
+    if (rc == 0)
+        rc = tsctl_store_root(ctx, root, sizeof(root));
+    if (rc == 0)
+        rc = tsctl_read_json(ctx, trace, &doc);
+    if (rc != 0)
+        return rc;
+    rc = ts_extract(doc, format, TS_EXTRACT_FILE, &calls, &err);
+    json_object_put(doc);
+    if (rc == 0) {
+        /* a recorded trace is a concrete observation: {"tool", "args"} only */
+        struct json_object *raw = calls;
+        rc = ts_extract_normalize(raw, &calls, &err);
+        json_object_put(raw);
+    }
+    if (rc < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s: %s", trace, err.message);
+    rc = tsctl_call_record(ctx, name, calls, "trace", update, TSCTL_CALL_QUIET, &reply);
+    if (rc != 0) {
+        if (strcmp(ctx->last_error.code, "exists") == 0)
+            return tsctl_fail(ctx, TSCTL_EXIT_FAILED,
+                              "snapshot '%s' already exists; use --update to overwrite it", name);
+        return tsctl_fail(ctx, rc, "%s", ctx->last_error.message);
+    }
+    if (ctx->json) {
+        rc = tsctl_print_json(ctx, reply);
+    } else if (strcmp(tsctl_str(reply, "outcome", ""), "UPDATED") == 0 &&
+               tsctl_get(reply, "written") != NULL && !tsctl_bool(reply, "written")) {
+        printf("snapshot '%s' unchanged: the calls of %s are already its approved ones: %s\n", name,
+               trace, tsctl_str(reply, "file", "?"));
+    } else if (strcmp(tsctl_str(reply, "outcome", ""), "UPDATED") == 0) {
+        printf("snapshot '%s' updated from %s (calls overwritten and approved): %s\n", name, trace,
+               tsctl_str(reply, "file", "?"));
+    } else {
+        printf("snapshot '%s' recorded from %s (pending approval): %s\n"
+               "Review it, then approve with `tsctl approve`.\n",
+               name, trace, tsctl_str(reply, "file", "?"));
+    }
+    json_object_put(reply);
+    return rc;
+}
+
 int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
 {
     const char *trace = NULL;
@@ -286,7 +340,7 @@ int tsctl_cmd_record(tsctl_ctx *ctx, int argc, char **argv)
     if (trace == NULL && (name != NULL || format != NULL))
         return tsctl_usage_error(ctx, "--name and --format only go with --from-trace");
     if (trace != NULL)
-        return tsctl_record_trace(ctx, trace, name, format, update);
+        return record_trace(ctx, trace, name, format, update);
     if (ctx->json)
         return tsctl_usage_error(ctx, "--json only goes with --from-trace");
     return run_command(ctx, args.rest, (const char *const[REPORTS]){NULL, NULL, NULL}, true, update,

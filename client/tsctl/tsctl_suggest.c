@@ -1,7 +1,7 @@
 /*
  * tsctl_suggest — `tsctl rules suggest [--run ID] [--write]` (docs/rules.md,
  * "Repeats"): the rules that would make a run's flaky names stable, learnt
- * from the run's own observations (lib/ts_flaky), printed as one rules
+ * from the run's own observations (lib/flaky/ts_flaky), printed as one rules
  * object and, with --write, merged into the project's config.json: its
  * other keys and values and their order kept, the file replaced whole
  * (temp file, fsync, rename), created when absent; a file that is not a

@@ -393,3 +393,19 @@ void tsctl_print_report(const tsctl_ctx *ctx, const struct json_object *expected
     ts_buf_free(&b);
     free(notes);
 }
+
+int tsctl_read_rules(const tsctl_ctx *ctx, const char *path, ts_rules **out)
+{
+    ts_buf b;
+    ts_error err;
+    int rc = tsctl_read_file(ctx, path, TS_RULES_FILE_MAX, &b);
+
+    if (rc != 0)
+        return rc;
+    rc = ts_rules_parse(b.data ? b.data : "", b.len, strcmp(path, "-") == 0 ? "<stdin>" : path, out,
+                        &err);
+    ts_buf_free(&b);
+    if (rc < 0)
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "%s", err.message);
+    return 0;
+}
