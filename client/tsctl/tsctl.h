@@ -1,11 +1,15 @@
 /*
- * tsctl — internal interface shared by the command line's files.
+ * client/tsctl — the command line over the client library (git's builtin/
+ * shape): the interface its files share.
  *
- * tsctl.c owns main, the command table, the common options and the option
- * parser; tsctl_util.c the helpers every command uses (reading JSON files,
- * colour, tables, ages, the daemon connection); each tsctl_<group>.c one
- * group of commands. Nothing here is a library: these functions print to
- * stdout/stderr and return tsctl exit codes.
+ * tsctl.c owns main and the table of commands with their help texts; each
+ * tsctl_<group>.c is one group of commands (tsctl_cmd_* entries) and calls
+ * only the helpers below it, never another command's file: tsctl_options.c
+ * (the option parser, the common options), tsctl_conn.c (the daemon
+ * connection, its errors as exit codes), tsctl_runs.c (what the commands
+ * about runs share), tsctl_util.c and tsctl_pager.c. Nothing here is a
+ * library: these functions print to stdout/stderr and return tsctl exit
+ * codes.
  */
 #ifndef TSCTL_H
 #define TSCTL_H
