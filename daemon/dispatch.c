@@ -19,6 +19,7 @@
 #include "params.h"
 #include "observations.h"
 #include "record.h"
+#include "save.h"
 #include "request.h"
 #include "review.h"
 #include "show.h"
@@ -351,6 +352,7 @@ static const struct {
     /* the observed calls, compared with the baseline's bytes first */
     {"check", tsd_check, ORDER_SELF, "actual"},
     {"record", tsd_record, ORDER_SELF, NULL},
+    {"save", tsd_save_method, ORDER_SELF, NULL},
     {"approve", tsd_approve, ORDER_SELF, NULL},
     {"list", tsd_list, ORDER_SELF, NULL},
     {"show", tsd_show, ORDER_SELF, NULL},

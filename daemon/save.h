@@ -1,7 +1,8 @@
 /*
  * save — writing a snapshot from a pool job, shared by check and record:
  * the file written durably (keeping an existing file's created_at), and the
- * error of a write that was placed but is not durable.
+ * error of a write that was placed but is not durable. Also the method
+ * "save": a snapshot sent whole by a client, written as given.
  */
 #ifndef TSD_SAVE_H
 #define TSD_SAVE_H
@@ -11,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "jobs.h"
+#include "server.h"
 #include "ts_error.h"
 #include "ts_store.h"
 
@@ -35,5 +37,15 @@ int tsd_save(ts_store *store, const char *name, struct json_object *calls, const
  * write is answered with that error, never acknowledged.
  */
 int tsd_save_not_durable(const tsd_job *job, const char *name, ts_error *err);
+
+/*
+ * save {store, snapshot} -> {name, file}: the snapshot object written as
+ * the file of snapshot.name, every member as given (read as a file's
+ * object is: ts_snapshot_from_json), durably, as a pool job keyed by that
+ * file (in arrival order with its checks); its kept observation goes.
+ * Answers through tsd_request_finish (TSD_ASYNC).
+ */
+int tsd_save_method(tsd_server *srv, tsd_request *req, const struct json_object *params,
+                    struct json_object **result, ts_error *err);
 
 #endif
