@@ -12,6 +12,8 @@ static PyObject *cls_error;
 static PyObject *cls_unavailable;
 static PyObject *cls_not_found;
 static PyObject *cls_invalid;
+static PyObject *cls_invalid_snapshot;
+PyObject *tspy_exc_not_json;
 
 int tspy_errors_init(void)
 {
@@ -20,12 +22,14 @@ int tspy_errors_init(void)
     if (mod == NULL)
         return -1;
     cls_error = PyObject_GetAttrString(mod, "ToolscoreError");
-    cls_unavailable = PyObject_GetAttrString(mod, "DaemonUnavailable");
-    cls_not_found = PyObject_GetAttrString(mod, "NotFound");
-    cls_invalid = PyObject_GetAttrString(mod, "InvalidInput");
+    cls_unavailable = PyObject_GetAttrString(mod, "DaemonUnavailableError");
+    cls_not_found = PyObject_GetAttrString(mod, "NotFoundError");
+    cls_invalid = PyObject_GetAttrString(mod, "InvalidInputError");
+    cls_invalid_snapshot = PyObject_GetAttrString(mod, "InvalidSnapshotError");
+    tspy_exc_not_json = PyObject_GetAttrString(mod, "NotJSONSerializableError");
     Py_DECREF(mod);
     if (cls_error == NULL || cls_unavailable == NULL || cls_not_found == NULL ||
-        cls_invalid == NULL)
+        cls_invalid == NULL || cls_invalid_snapshot == NULL || tspy_exc_not_json == NULL)
         return -1;
     return 0;
 }
@@ -60,6 +64,8 @@ PyObject *tspy_raise(const ts_error *err, const char *socket)
     } else {
         if (strcmp(err->code, "not_found") == 0)
             cls = cls_not_found;
+        else if (strcmp(err->code, "invalid_snapshot") == 0)
+            cls = cls_invalid_snapshot;
         else if (is_input_error(err->code))
             cls = cls_invalid;
         msg = PyUnicode_FromString(err->message);

@@ -343,6 +343,19 @@ static int op_rm(ts_client *c, void *arg, struct json_object **res, ts_error *er
     return ts_client_rm(c, a->store, a->name, res, err);
 }
 
+/* save: the snapshot converted beforehand (with the GIL). */
+typedef struct save_args {
+    const char *store;
+    const struct json_object *snapshot;
+} save_args;
+
+static int op_save(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const save_args *a = arg;
+
+    return ts_client_save(c, a->store, a->snapshot, res, err);
+}
+
 static int op_approve(ts_client *c, void *arg, struct json_object **res, ts_error *err)
 {
     const op_args *a = arg;
@@ -435,6 +448,23 @@ static PyObject *client_rm(tspy_client *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "ss:rm", &a.store, &a.name))
         return NULL;
     return run_op(self, op_rm, &a);
+}
+
+static PyObject *client_save(tspy_client *self, PyObject *args)
+{
+    save_args a = {0};
+    PyObject *snapshot;
+    struct json_object *j = NULL;
+    PyObject *out;
+
+    if (!PyArg_ParseTuple(args, "sO!:save", &a.store, &PyDict_Type, &snapshot))
+        return NULL;
+    if (tspy_to_json(snapshot, "snapshot", &j) < 0)
+        return NULL;
+    a.snapshot = j;
+    out = run_op(self, op_save, &a);
+    json_object_put(j);
+    return out;
 }
 
 /*
@@ -566,6 +596,9 @@ static PyMethodDef client_methods[] = {
      "list(store, *, pending=False) -> {snapshots, problems, total, next}"},
     {"show", (PyCFunction)client_show, METH_VARARGS, "show(store, name) -> {snapshot, file}"},
     {"rm", (PyCFunction)client_rm, METH_VARARGS, "rm(store, name) -> {name, file}"},
+    {"save", (PyCFunction)client_save, METH_VARARGS,
+     "save(store, snapshot) -> {name, file}: the snapshot (a dict of a snapshot file's members)\n"
+     "written as given"},
     {"approve", KW_METHOD(client_approve), METH_VARARGS | METH_KEYWORDS,
      "approve(store, names=None, *, all=False) -> {'approved': [...]}"},
     {"status", (PyCFunction)client_status, METH_NOARGS, "status() -> the daemon's status"},

@@ -165,7 +165,7 @@ def test_unreachable_daemon_is_a_test_error_naming_the_socket(
         r.assert_outcomes(errors=1, passed=1)
         out = r.stdout.str()
         assert sock in out
-        assert "DaemonUnavailable" in out
+        assert "toolscored.DaemonUnavailableError: " in out
         r.stdout.fnmatch_lines(["*ERROR*test_a.py::test_a*"])
 
 
