@@ -75,11 +75,14 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
  * socket), NotFoundError (a KeyError), InvalidSnapshotError and
  * InvalidInputError (ValueErrors) for a broken snapshot and the daemon's
  * input errors, else ToolscoreError; each with .code. Returns NULL.
- * tspy_exc_not_json is NotJSONSerializableError (a TypeError and a
- * ValueError), which tspy_to_json raises for a value of no JSON type.
+ * FormatError (an InvalidInputError and a TypeError) for "format".
+ * tspy_raise_format raises FormatError(message, "format") from the module
+ * itself. tspy_exc_not_json is NotJSONSerializableError (a TypeError and
+ * a ValueError), which tspy_to_json raises for a value of no JSON type.
  */
 extern PyObject *tspy_exc_not_json;
 int tspy_errors_init(void);
+PyObject *tspy_raise_format(const char *message);
 PyObject *tspy_raise(const ts_error *err, const char *socket);
 
 #endif

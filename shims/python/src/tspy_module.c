@@ -217,11 +217,9 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
         PyErr_Format(PyExc_ValueError, "width must be 0 to 65535 columns, not %d", width);
         return NULL;
     }
-    if (actual == Py_None) {
-        PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
-                                          "{\"tool\", \"args\"} calls");
-        return NULL;
-    }
+    if (actual == Py_None)
+        return tspy_raise_format("actual is None: pass the agent's response or a list of "
+                                 "{\"tool\", \"args\"} calls");
     if (weights != Py_None && !PyDict_Check(weights)) {
         PyErr_Format(PyExc_TypeError, "weights must be a dict or None, not '%s'",
                      Py_TYPE(weights)->tp_name);

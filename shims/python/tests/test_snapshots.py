@@ -340,10 +340,17 @@ def test_snapshot_check_hostile_input(tmp_path: Path) -> None:
     with pytest.raises(ValueError) as info:
         snapshot_check("n", [{"tool": "t", "args": {"d": datetime.date(2020, 1, 1)}}], store=store)
     assert isinstance(info.value, TypeError) and "actual[0]['args']['d']" in str(info.value)
-    with pytest.raises(ValueError, match="auto-detect"):
-        snapshot_check("n", {"weird": 1}, store=store)
-    with pytest.raises(ValueError, match="actual is None"):
-        snapshot_check("n", None, store=store)
+    # no shape the extraction reads: a TypeError as the reference's, and a ValueError
+    for actual, match in (({"weird": 1}, "auto-detect"), ("text", "auto-detect"),
+                          ([1, 2], "format"), (None, "actual is None")):
+        with pytest.raises(TypeError, match=match) as info:
+            snapshot_check("n", actual, store=store)
+        assert isinstance(info.value, toolscored.FormatError)
+        assert isinstance(info.value, ValueError) and info.value.code == "format"
+    # calls the reference would write and never read back are refused at once
+    for actual in ([{"tool": 5}], [{"tool": "a", "args": [1]}]):
+        with pytest.raises(toolscored.InvalidInputError, match=r"calls\[0\]"):
+            snapshot_check("n", actual, store=store)
     with pytest.raises(ValueError, match="min_score"):
         snapshot_check("n", CALLS, store=store, min_score=1.5)
     with pytest.raises(TypeError):

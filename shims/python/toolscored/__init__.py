@@ -10,7 +10,7 @@ automatically) and the programmatic API over the toolscored daemon,
 The C extension ``toolscored._native`` carries libtoolscore-client.
 """
 
-from ._errors import (DaemonUnavailable, DaemonUnavailableError, InvalidInput,
+from ._errors import (DaemonUnavailable, DaemonUnavailableError, FormatError, InvalidInput,
                       InvalidInputError, InvalidSnapshotError, NotFound, NotFoundError,
                       NotJSONSerializableError, SnapshotError, SnapshotMismatch,
                       SnapshotMismatchError, SnapshotMissingInCI, SnapshotMissingInCIError,
@@ -22,7 +22,7 @@ from .snapshots import Snapshot, SnapshotInfo, SnapshotStore, snapshot_check
 __version__ = "@VERSION@"
 
 __all__ = [
-    "DaemonUnavailableError", "EvaluationResult", "InvalidInputError", "InvalidSnapshotError",
+    "DaemonUnavailableError", "EvaluationResult", "FormatError", "InvalidInputError", "InvalidSnapshotError",
     "NotFoundError", "NotJSONSerializableError", "Snapshot", "SnapshotError", "SnapshotInfo",
     "SnapshotMismatchError", "SnapshotMissingInCIError", "SnapshotPendingInCIError",
     "SnapshotStore", "SnapshotWarning", "ToolScoreAssertionError", "ToolscoreError",

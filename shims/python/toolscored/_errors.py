@@ -44,6 +44,13 @@ class InvalidInputError(ToolscoreError, ValueError):
     weights or min_score, a value too large."""
 
 
+class FormatError(InvalidInputError, TypeError):
+    """The response given to a check is of no shape the extraction reads
+    (none detected, or not the format named), or is None. Both a
+    ``ValueError`` and the ``TypeError`` the reference's ``auto_extract``
+    raises."""
+
+
 class InvalidSnapshotError(ToolscoreError, ValueError):
     """A snapshot file that is not a snapshot (not JSON, the wrong shape),
     or a snapshot to save that could not be read back; the message names
@@ -96,7 +103,7 @@ class SnapshotWarning(UserWarning):
 
 
 for _cls in (ToolscoreError, DaemonUnavailableError, NotFoundError, InvalidInputError,
-             InvalidSnapshotError, NotJSONSerializableError, SnapshotError,
+             FormatError, InvalidSnapshotError, NotJSONSerializableError, SnapshotError,
              SnapshotMismatchError, SnapshotMissingInCIError, SnapshotPendingInCIError,
              SnapshotWarning):
     _cls.__module__ = "toolscored"  # shown as toolscored.SnapshotMismatchError
