@@ -283,9 +283,10 @@ def test_reference_plugin_is_detected(project: Project, monkeypatch: pytest.Monk
         def toolscore_snapshot():
             return lambda actual, **kw: "reference"
     """))
-    dist = site / "toolscore-1.8.1.dist-info"
+    # the reference's distribution is tool-scorer; its package and plugin, toolscore
+    dist = site / "tool_scorer-1.10.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toolscore\nVersion: 1.8.1\n")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tool-scorer\nVersion: 1.10.0\n")
     (dist / "entry_points.txt").write_text("[pytest11]\ntoolscore = toolscore.pytest_plugin\n")
     monkeypatch.setenv("PYTHONPATH", f"{os.environ['PYTHONPATH']}:{site}")
     project.pt.makepyfile(test_which="""

@@ -74,11 +74,12 @@ def _refuse_reference_plugin(pluginmanager: pytest.PytestPluginManager) -> None:
     if not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") and _importable("toolscore"):
         from importlib import metadata
         for dist in metadata.distributions():
-            dname = (dist.metadata["Name"] or "").lower().replace("_", "-")
-            if dname != "toolscore":
-                continue
             for ep in dist.entry_points:
+                # the plugin's module, whatever the distribution's name
+                # (tool-scorer's is toolscore.pytest_plugin)
+                module = ep.value.split(":")[0].strip()
                 if (ep.group == "pytest11" and ep.name not in names
+                        and (module == "toolscore" or module.startswith("toolscore."))
                         and not pluginmanager.is_blocked(ep.name)):
                     names.append(ep.name)
     names = [n for n in names if not pluginmanager.is_blocked(n)]
