@@ -267,6 +267,13 @@ def test_scores_of_the_same_drift(tmp_path: Path, monkeypatch: pytest.MonkeyPatc
         store.save(mod.Snapshot("pair", [{"tool": "search", "args": {"q": "a"}},
                                          {"tool": "search", "args": {"q": "b"}}], approved=True))
         scores[mod] = [mod.snapshot_check("s", a, store=store, min_score=0.0).score for a in same]
+        # calls with the members 1.10 keeps (result, id, ...) score on tool and args
+        store.save(mod.Snapshot("kept", [{"tool": "t", "args": {"q": 1}, "result": {"ok": True},
+                                          "id": "c1"}], approved=True))
+        store.save(mod.Snapshot("none", [], approved=True))
+        assert mod.snapshot_check("kept", [{"tool": "t", "args": {"q": 1}}],
+                                  store=store).score == pytest.approx(1.0)
+        assert mod.snapshot_check("none", [], store=store).score == pytest.approx(1.0)
         scores[mod].append(mod.snapshot_check("pair", [
             {"tool": "search", "args": {"q": "b"}}, {"tool": "search", "args": {"q": "a"}}],
             store=store, min_score=0.0).score)
