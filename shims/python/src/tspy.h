@@ -75,7 +75,8 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
  * socket), NotFoundError (a KeyError), InvalidSnapshotError and
  * InvalidInputError (ValueErrors) for a broken snapshot and the daemon's
  * input errors, else ToolscoreError; each with .code. Returns NULL.
- * FormatError (an InvalidInputError and a TypeError) for "format".
+ * FormatError (an InvalidInputError and a TypeError) for "format",
+ * StorageError (an OSError) for "io".
  * tspy_raise_format raises FormatError(message, "format") from the module
  * itself. tspy_exc_not_json is NotJSONSerializableError (a TypeError and
  * a ValueError), which tspy_to_json raises for a value of no JSON type.

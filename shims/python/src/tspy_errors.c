@@ -14,6 +14,7 @@ static PyObject *cls_not_found;
 static PyObject *cls_invalid;
 static PyObject *cls_invalid_snapshot;
 static PyObject *cls_format;
+static PyObject *cls_storage;
 PyObject *tspy_exc_not_json;
 
 int tspy_errors_init(void)
@@ -28,11 +29,12 @@ int tspy_errors_init(void)
     cls_invalid = PyObject_GetAttrString(mod, "InvalidInputError");
     cls_invalid_snapshot = PyObject_GetAttrString(mod, "InvalidSnapshotError");
     cls_format = PyObject_GetAttrString(mod, "FormatError");
+    cls_storage = PyObject_GetAttrString(mod, "StorageError");
     tspy_exc_not_json = PyObject_GetAttrString(mod, "NotJSONSerializableError");
     Py_DECREF(mod);
     if (cls_error == NULL || cls_unavailable == NULL || cls_not_found == NULL ||
         cls_invalid == NULL || cls_invalid_snapshot == NULL || cls_format == NULL ||
-        tspy_exc_not_json == NULL)
+        cls_storage == NULL || tspy_exc_not_json == NULL)
         return -1;
     return 0;
 }
@@ -91,6 +93,8 @@ PyObject *tspy_raise(const ts_error *err, const char *socket)
             cls = cls_invalid_snapshot;
         else if (strcmp(err->code, "format") == 0)
             cls = cls_format;
+        else if (strcmp(err->code, "io") == 0)
+            cls = cls_storage;
         else if (is_input_error(err->code))
             cls = cls_invalid;
         msg = PyUnicode_FromString(err->message);

@@ -173,6 +173,18 @@ def test_save_hostile_names_and_arguments(tmp_path: Path) -> None:
     assert len(entries(tmp_path)) == 9
 
 
+def test_a_root_that_is_a_file_is_an_os_error(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    store = SnapshotStore(tmp_path / "file")
+    for call in (lambda: store.save(Snapshot("a")), store.list, lambda: store.load("a"),
+                 lambda: snapshot_check("a", CALLS, store=store)):
+        with pytest.raises(OSError, match="Not a directory") as info:
+            call()
+        assert isinstance(info.value, toolscored.StorageError) and info.value.code == "io"
+        assert str(tmp_path / "file") in str(info.value)
+    assert (tmp_path / "file").read_text() == "x"
+
+
 # ---- names -------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", [

@@ -15,17 +15,18 @@ from ._errors import (DaemonUnavailable, DaemonUnavailableError, FormatError, In
                       NotJSONSerializableError, SnapshotError, SnapshotMismatch,
                       SnapshotMismatchError, SnapshotMissingInCI, SnapshotMissingInCIError,
                       SnapshotPendingInCI, SnapshotPendingInCIError, SnapshotWarning,
-                      ToolScoreAssertionError, ToolscoreError)
+                      StorageError, ToolScoreAssertionError, ToolscoreError)
 from .result import EvaluationResult
 from .snapshots import Snapshot, SnapshotInfo, SnapshotStore, snapshot_check
 
 __version__ = "@VERSION@"
 
 __all__ = [
-    "DaemonUnavailableError", "EvaluationResult", "FormatError", "InvalidInputError", "InvalidSnapshotError",
-    "NotFoundError", "NotJSONSerializableError", "Snapshot", "SnapshotError", "SnapshotInfo",
+    "DaemonUnavailableError", "EvaluationResult", "FormatError", "InvalidInputError",
+    "InvalidSnapshotError", "NotFoundError", "NotJSONSerializableError", "Snapshot", "SnapshotError", "SnapshotInfo",
     "SnapshotMismatchError", "SnapshotMissingInCIError", "SnapshotPendingInCIError",
-    "SnapshotStore", "SnapshotWarning", "ToolScoreAssertionError", "ToolscoreError",
+    "SnapshotStore", "SnapshotWarning", "StorageError", "ToolScoreAssertionError",
+    "ToolscoreError",
     "snapshot_check", "__version__",
     # the names of earlier versions (the same classes)
     "DaemonUnavailable", "InvalidInput", "NotFound", "SnapshotMismatch", "SnapshotMissingInCI",

@@ -58,6 +58,13 @@ class InvalidSnapshotError(ToolscoreError, ValueError):
     ``SnapshotStore.load`` raises for a corrupt file."""
 
 
+class StorageError(ToolscoreError, OSError):
+    """The daemon could not read or write the files it was asked about (a
+    system call failed: a root that is not a directory, a disk full, no
+    permission); the message names the path and the reason. An
+    ``OSError``, as the reference's file operations raise."""
+
+
 class NotJSONSerializableError(TypeError, ValueError):
     """A value that cannot be sent as JSON (the message names its type and
     where it is inside the value). Both a ``TypeError`` (what
@@ -103,9 +110,9 @@ class SnapshotWarning(UserWarning):
 
 
 for _cls in (ToolscoreError, DaemonUnavailableError, NotFoundError, InvalidInputError,
-             FormatError, InvalidSnapshotError, NotJSONSerializableError, SnapshotError,
-             SnapshotMismatchError, SnapshotMissingInCIError, SnapshotPendingInCIError,
-             SnapshotWarning):
+             FormatError, InvalidSnapshotError, StorageError, NotJSONSerializableError,
+             SnapshotError, SnapshotMismatchError, SnapshotMissingInCIError,
+             SnapshotPendingInCIError, SnapshotWarning):
     _cls.__module__ = "toolscored"  # shown as toolscored.SnapshotMismatchError
 del _cls
 

@@ -189,8 +189,8 @@ class SnapshotStore:
             if isinstance(e, ToolscoreError):
                 raise
             raise NotJSONSerializableError(
-                f"cannot save snapshot {snapshot.name!r}: its calls must be JSON-serializable: "
-                f"{e}") from e
+                f"cannot save snapshot {snapshot.name!r}: every value in it must be "
+                f"JSON-serializable: {e}") from e
         return Path(res["file"])
 
     def approve(self, name: Optional[str] = None, *names: str,
