@@ -304,6 +304,13 @@ void ts_record_args_init(ts_record_args *a);
 int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object **result,
                      ts_error *err);
 
+/* save -> {name, file}: snapshot (a JSON object with a snapshot file's
+ * members; borrowed, only read) written as the file of its "name", every
+ * member as given (docs/protocol.md, save); no extraction, no state
+ * machine. A member the daemon cannot read back is "invalid_snapshot". */
+int ts_client_save(ts_client *c, const char *store, const struct json_object *snapshot,
+                   struct json_object **result, ts_error *err);
+
 /* approve names[0..count) or, with all, every pending snapshot.
  * -> {approved: [{name, calls, created_at, updated_at}]}; any unknown name is
  * "not_found" and nothing is approved. */

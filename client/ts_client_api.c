@@ -54,6 +54,15 @@ static void put_required(params *p, const char *key, const char *value)
         put(p, key, json_object_new_string(value));
 }
 
+/* A snapshot name: required, but the empty name is a name. */
+static void put_name(params *p, const char *name)
+{
+    if (p->rc == 0 && name == NULL)
+        p->rc = ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'name' is required");
+    if (p->rc == 0)
+        put(p, "name", json_object_new_string(name));
+}
+
 /* An optional string: sent as given, or not at all when NULL. */
 static void put_optional(params *p, const char *key, const char *value)
 {
@@ -126,12 +135,25 @@ int ts_client_record(ts_client *c, const ts_record_args *a, struct json_object *
 
     params_start(&p, c, err);
     put_store(&p, a->store);
-    put_required(&p, "name", a->name);
+    put_name(&p, a->name);
     put_borrowed(&p, "calls", a->calls);
     put(&p, "source", json_object_new_string(a->source ? a->source : "trace"));
     put(&p, "format", json_object_new_string(a->format ? a->format : "auto"));
     put_bool(&p, "update", a->update);
     return params_call(c, &p, "record", result);
+}
+
+int ts_client_save(ts_client *c, const char *store, const struct json_object *snapshot,
+                   struct json_object **result, ts_error *err)
+{
+    params p;
+
+    params_start(&p, c, err);
+    put_store(&p, store);
+    if (p.rc == 0 && snapshot != NULL && !json_object_is_type(snapshot, json_type_object))
+        p.rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'snapshot' must be an object");
+    put_borrowed(&p, "snapshot", snapshot);
+    return params_call(c, &p, "save", result);
 }
 
 int ts_client_approve(ts_client *c, const char *store, const char *const *names, size_t count,
@@ -230,7 +252,7 @@ static int store_name_call(ts_client *c, const char *method, const char *store, 
 
     params_start(&p, c, err);
     put_store(&p, store);
-    put_required(&p, "name", name);
+    put_name(&p, name);
     return params_call(c, &p, method, result);
 }
 

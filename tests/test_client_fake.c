@@ -516,6 +516,7 @@ START_TEST(typed_helpers_send_documented_params)
     struct json_object *calls = json_tokener_parse("[{\"tool\": \"t\", \"args\": {}}]");
     struct json_object *weights = json_tokener_parse("{\"tool\": 2}");
     struct json_object *res = NULL;
+    struct json_object *snap;
     const char *names[] = {"a", "b"};
     char store[TS_PATHS_MAX], want[TS_PATHS_MAX];
     const fake_entry *e;
@@ -613,6 +614,20 @@ START_TEST(typed_helpers_send_documented_params)
     ck_assert_str_eq(json_object_get_string(fake_param(e, "source")), "trace");
     ck_assert(json_object_get_boolean(fake_param(e, "update")));
 
+    /* save: the snapshot object sent as it is, only read */
+    snap = json_tokener_parse("{\"name\": \"s\", \"approved\": true, \"calls\": []}");
+    ck_assert_int_eq(ts_client_save(c, store, snap, NULL, &err), 0);
+    e = fake_last(&f, "save");
+    ck_assert_str_eq(json_object_get_string(fake_param(e, "store")), want);
+    ck_assert_str_eq(json_object_to_json_string_ext(fake_param(e, "snapshot"), 0),
+                     json_object_to_json_string_ext(snap, 0));
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(snap, "approved")), 1);
+    ck_assert_int_eq(ts_client_save(c, store, NULL, NULL, &err), -EINVAL);
+    ck_assert_ptr_nonnull(strstr(err.message, "snapshot"));
+    ck_assert_int_eq(ts_client_save(c, store, calls, NULL, &err), -EINVAL);
+    ck_assert_str_eq(err.message, "'snapshot' must be an object");
+    json_object_put(snap);
+
     ck_assert_int_eq(ts_client_approve(c, store, names, 2, false, NULL, &err), 0);
     e = fake_last(&f, "approve");
     ck_assert_int_eq(json_object_array_length(fake_param(e, "names")), 2);
@@ -627,6 +642,13 @@ START_TEST(typed_helpers_send_documented_params)
     ck_assert_int_eq(ts_client_show(c, store, "flow", NULL, &err), 0);
     ck_assert_str_eq(json_object_get_string(fake_param(fake_last(&f, "show"), "name")), "flow");
     ck_assert_int_eq(ts_client_rm(c, store, "flow", NULL, &err), 0);
+    /* the empty name is a name; a missing one is refused before sending */
+    ck_assert_int_eq(ts_client_show(c, store, "", NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(fake_param(fake_last(&f, "show"), "name")), "");
+    ck_assert_int_eq(ts_client_rm(c, store, "", NULL, &err), 0);
+    ck_assert_str_eq(json_object_get_string(fake_param(fake_last(&f, "rm"), "name")), "");
+    ck_assert_int_eq(ts_client_show(c, store, NULL, NULL, &err), -EINVAL);
+    ck_assert_str_eq(err.message, "'name' is required");
     ck_assert_str_eq(json_object_get_string(fake_param(fake_last(&f, "rm"), "store")), want);
     ck_assert_int_eq(ts_client_run_open(c, store, "label", NULL, &err), 0);
     ck_assert_str_eq(json_object_get_string(fake_param(fake_last(&f, "run.open"), "label")),

@@ -6,7 +6,8 @@
  * version_mismatch message for any 64-bit version; list cursors as
  * positions (a retried page is the same page); replies nested deeper than
  * requests; the order of a request map's keys; decode errors before
- * hello_required; the empty snapshot name.
+ * hello_required; the empty snapshot name; save writing a snapshot as
+ * given, refusing what it could not read back, replacing the baseline.
  */
 #include <check.h>
 #include <msgpack.h>
@@ -622,6 +623,166 @@ START_TEST(empty_name_end_to_end)
 }
 END_TEST
 
+/* ---- save: a snapshot written as given ------------------------------- */
+
+/* The store lists total snapshots. */
+static void r_list_total(int total)
+{
+    struct json_object *r = ok_put("list", store_params(NULL));
+
+    ck_assert_int_eq(json_object_get_int(json_object_object_get(r, "total")), total);
+    json_object_put(r);
+}
+
+/* {"store", "snapshot": the JSON text snap} */
+static struct json_object *save_params(const char *snap)
+{
+    struct json_object *p = store_params(NULL);
+
+    json_object_object_add(p, "snapshot", tjson(snap));
+    return p;
+}
+
+START_TEST(save_writes_as_given)
+{
+    static const char given[] =
+        "{\"schema_version\": 1, \"name\": \"flows/é b\", \"created_at\": "
+        "\"2020-01-01T00:00:00+00:00\", \"updated_at\": \"2020-01-02T00:00:00.5+00:00\", "
+        "\"toolscore_version\": \"1.10.0\", \"approved\": true, \"source\": \"record\", "
+        "\"calls\": [{\"tool\": \"search\", \"args\": {\"q\": \"NYC\", \"n\": 1.0}}, "
+        "{\"tool\": \"any\", \"args\": null}], \"extra\": 1}";
+    static const char want[] = "{\n"
+                               "  \"schema_version\": 1,\n"
+                               "  \"name\": \"flows/é b\",\n"
+                               "  \"created_at\": \"2020-01-01T00:00:00+00:00\",\n"
+                               "  \"updated_at\": \"2020-01-02T00:00:00.5+00:00\",\n"
+                               "  \"toolscore_version\": \"1.10.0\",\n"
+                               "  \"approved\": true,\n"
+                               "  \"source\": \"record\",\n"
+                               "  \"calls\": [\n"
+                               "    {\n"
+                               "      \"tool\": \"search\",\n"
+                               "      \"args\": {\n"
+                               "        \"q\": \"NYC\",\n"
+                               "        \"n\": 1.0\n"
+                               "      }\n"
+                               "    },\n"
+                               "    {\n"
+                               "      \"tool\": \"any\",\n"
+                               "      \"args\": null\n"
+                               "    }\n"
+                               "  ]\n"
+                               "}\n";
+    const char *path = tdaemon_snapshot_path(tdaemon_fx.store, "flows/é b");
+    struct json_object *r;
+    char *text;
+
+    r = ok_put("save", save_params(given));
+    ck_assert_str_eq(tstr(r, "name"), "flows/é b");
+    ck_assert_str_eq(tstr(r, "file"), path);
+    json_object_put(r);
+    text = tdaemon_slurp(path);
+    ck_assert_str_eq(text, want); /* every member as given; unknown ones dropped */
+    free(text);
+    /* defaults for what is left out, as a file read with them missing */
+    r = ok_put("save", save_params("{\"name\": \"d\", \"calls\": []}"));
+    json_object_put(r);
+    r = ok_put("show", store_params("{\"name\": \"d\"}"));
+    ck_assert_str_eq(tstr(json_object_object_get(r, "snapshot"), "source"), "pytest");
+    ck_assert(!json_object_get_boolean(
+        json_object_object_get(json_object_object_get(r, "snapshot"), "approved")));
+    json_object_put(r);
+    /* the empty name is a name */
+    json_object_put(ok_put("save", save_params("{\"name\": \"\", \"calls\": []}")));
+    ck_assert(exists(tdaemon_snapshot_path(tdaemon_fx.store, "")));
+}
+END_TEST
+
+/* What the daemon could not read back is refused, and a refused save
+ * leaves the file there as it was. */
+START_TEST(save_refuses_what_it_cannot_read)
+{
+    static const struct {
+        const char *snapshot, *code;
+    } cases[] = {
+        {"[1]", "invalid_argument"},
+        {"{\"calls\": []}", "invalid_argument"},
+        {"{\"name\": 5, \"calls\": []}", "invalid_argument"},
+        {"{\"name\": \"a\\u0000b\", \"calls\": []}", "invalid_argument"},
+        {"{\"name\": \"g\"}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": {}}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": [{\"args\": {}}]}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": [{\"tool\": \"t\", \"args\": [1]}]}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": [], \"approved\": \"yes\"}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": [], \"schema_version\": 2}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": [], \"created_at\": 5}", "invalid_snapshot"},
+        {"{\"name\": \"g\", \"calls\": [], \"source\": null}", "invalid_snapshot"},
+    };
+    const char *path = tdaemon_snapshot_path(tdaemon_fx.store, "g");
+    const char *m;
+    char *before, *after;
+
+    json_object_put(ok_put("save", save_params("{\"name\": \"g\", \"approved\": true, "
+                                               "\"calls\": [{\"tool\": \"t\", \"args\": {}}]}")));
+    before = tdaemon_slurp(path);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        m = err_put("save", save_params(cases[i].snapshot), cases[i].code);
+        ck_assert_msg(m[0] != '\0', "%s", cases[i].snapshot);
+        if (strcmp(cases[i].code, "invalid_snapshot") == 0)
+            ck_assert_msg(strncmp(m, "snapshot 'g'", 12) == 0, "%s", m);
+    }
+    err_put("save", store_params(NULL), "invalid_argument");
+    err_put("save", store_params("{\"snapshot\": \"x\"}"), "invalid_argument");
+    /* a name over 4096 bytes; one whose file name would pass 255 bytes */
+    for (size_t i = 0; i < 2; i++) {
+        struct json_object *snap = tjson("{\"calls\": []}");
+        struct json_object *p = store_params(NULL);
+        char name[4200] = "";
+
+        for (size_t n = 0; n < (i == 0 ? 4097u : 100u); n++)
+            strcat(name, i == 0 ? "x" : "\xf0\x9f\x98\x80");
+        json_object_object_add(snap, "name", json_object_new_string(name));
+        json_object_object_add(p, "snapshot", snap);
+        m = err_put("save", p, i == 0 ? "too_large" : "invalid_argument");
+        ck_assert_msg(strstr(m, i == 0 ? "4096" : "255") != NULL, "%s", m);
+    }
+    after = tdaemon_slurp(path);
+    ck_assert_str_eq(after, before);
+    free(before);
+    free(after);
+    r_list_total(1);
+}
+END_TEST
+
+/* A save replaces the baseline: the next check compares with it (never a
+ * cached older one), and a kept observation of the old one is dropped. */
+START_TEST(save_replaces_the_baseline)
+{
+    static const char a[] = "[{\"tool\": \"a\", \"args\": {}}]";
+    static const char b[] = "[{\"tool\": \"b\", \"args\": {}}]";
+    struct json_object *r;
+
+    json_object_put(ok_put("save", save_params("{\"name\": \"s\", \"approved\": true, \"calls\": "
+                                               "[{\"tool\": \"a\", \"args\": {}}]}")));
+    ck_assert_str_eq(tdaemon_fx_outcome("s", a, NULL), "PASSED");
+    ck_assert_str_eq(tdaemon_fx_outcome("s", b, NULL), "FAILED");
+    r = ok_put("review", store_params(NULL));
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "items")), 1);
+    json_object_put(r);
+    json_object_put(ok_put("save", save_params("{\"name\": \"s\", \"approved\": true, \"calls\": "
+                                               "[{\"tool\": \"b\", \"args\": {}}]}")));
+    r = ok_put("review", store_params(NULL));
+    ck_assert_int_eq(json_object_array_length(json_object_object_get(r, "items")), 0);
+    json_object_put(r);
+    ck_assert_str_eq(tdaemon_fx_outcome("s", b, NULL), "PASSED");
+    ck_assert_str_eq(tdaemon_fx_outcome("s", a, NULL), "FAILED");
+    /* saved pending: the state machine sees a pending snapshot */
+    json_object_put(
+        ok_put("save", save_params("{\"name\": \"s\", \"approved\": false, \"calls\": []}")));
+    ck_assert_str_eq(tdaemon_fx_outcome("s", a, NULL), "PENDING");
+}
+END_TEST
+
 static Suite *contract_suite(void)
 {
     Suite *s = suite_create("daemon_contract");
@@ -638,6 +799,9 @@ static Suite *contract_suite(void)
     tcase_add_test(tc, decode_errors_before_hello_required);
     tcase_add_test(tc, list_cursor_is_a_position);
     tcase_add_test(tc, empty_name_end_to_end);
+    tcase_add_test(tc, save_writes_as_given);
+    tcase_add_test(tc, save_refuses_what_it_cannot_read);
+    tcase_add_test(tc, save_replaces_the_baseline);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -6,11 +6,13 @@
 # (its pytest11 entry point loads the plugin). Under a sanitizer build the
 # module is instrumented: the ASan runtime is preloaded into every Python
 # process (the interpreter is not instrumented; its own allocations are
-# not leak-checked).
+# not leak-checked). tests/test_python_compat.sh runs its differential tests
+# through this script with TSPY_PYTHON (a venv's interpreter) and
+# TSPY_TESTS (their directory below shims/python/tests).
 set -eu
 BUILD=${BUILD:-build}
 B=$(cd "$BUILD" && pwd)
-PY=/usr/bin/python3
+PY=${TSPY_PYTHON:-/usr/bin/python3}
 [ -x "$PY" ] || { echo "test_python: $PY is missing (Debian's python3)" >&2; exit 1; }
 "$PY" -c 'import pytest, xdist' 2>/dev/null ||
 	{ echo "test_python: python3-pytest and python3-pytest-xdist are needed (scripts/deps.sh test)" >&2; exit 1; }
@@ -30,4 +32,5 @@ unset PYTEST_ADDOPTS PYTEST_PLUGINS
 tmp=$(mktemp -d /tmp/tspy-tests.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 exec "$PY" -m pytest -q -p no:cacheprovider --basetemp="$tmp/base" \
-	-o cache_dir="$tmp/cache" "${TS_SOURCE_DIR:-.}/shims/python/tests" ${TS_PYTEST_ARGS:-}
+	-o cache_dir="$tmp/cache" "${TS_SOURCE_DIR:-.}/shims/python/tests${TSPY_TESTS:+/$TSPY_TESTS}" \
+	${TS_PYTEST_ARGS:-}

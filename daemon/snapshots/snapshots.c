@@ -214,10 +214,10 @@ static void snapshots_close(void *state)
  * list, show, rm, the review methods): the core runs none of them itself. */
 static const tsd_method snapshots_methods[] = {
     /* the observed calls, compared with the baseline's bytes first */
-    {"check", tsd_check, "actual"}, {"record", tsd_record, NULL},   {"approve", tsd_approve, NULL},
-    {"list", tsd_list, NULL},       {"show", tsd_show, NULL},       {"rm", tsd_rm, NULL},
-    {"review", tsd_review, NULL},   {"diff", tsd_diff, NULL},       {"accept", tsd_accept, NULL},
-    {"reject", tsd_reject, NULL},   {"orphans", tsd_orphans, NULL},
+    {"check", tsd_check, "actual"}, {"record", tsd_record, NULL}, {"save", tsd_save_method, NULL},
+    {"approve", tsd_approve, NULL}, {"list", tsd_list, NULL},     {"show", tsd_show, NULL},
+    {"rm", tsd_rm, NULL},           {"review", tsd_review, NULL}, {"diff", tsd_diff, NULL},
+    {"accept", tsd_accept, NULL},   {"reject", tsd_reject, NULL}, {"orphans", tsd_orphans, NULL},
 };
 
 const tsd_module tsd_snapshots_module = {

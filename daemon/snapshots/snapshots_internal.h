@@ -539,6 +539,16 @@ int tsd_record(void *state, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err);
 
 /*
+ * save {store, snapshot} -> {name, file}: the snapshot object written as
+ * the file of snapshot.name, every member as given (read as a file's
+ * object is: ts_snapshot_from_json), durably, as a pool job keyed by that
+ * file (in arrival order with its checks); its kept observation goes.
+ * Answers through tsd_request_finish (TSD_ASYNC).
+ */
+int tsd_save_method(void *state, tsd_request *req, const struct json_object *params,
+                    struct json_object **result, ts_error *err);
+
+/*
  * approve — method "approve": approving the snapshots named (every one must
  * exist, else nothing is approved) or every pending one, as one job of the
  * whole store (server.h): after every earlier check of the store, before

@@ -373,6 +373,24 @@ int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot
     return ts_snapshot_parse_ex(buf, len, what, out, NULL, err);
 }
 
+int ts_snapshot_from_json(const struct json_object *root, const char *what, ts_snapshot **out,
+                          ts_error *err)
+{
+    ts_snapshot *s = calloc(1, sizeof(*s));
+    int rc;
+
+    if (s == NULL)
+        return no_memory(err);
+    /* read only: snapshot_from_json takes a reference to calls, nothing else */
+    rc = snapshot_from_json((struct json_object *)root, what ? what : "snapshot", s, err);
+    if (rc < 0) {
+        ts_snapshot_free(s);
+        return rc;
+    }
+    *out = s;
+    return 0;
+}
+
 /* True when root has both timestamps as members (of whatever type). */
 static bool has_timestamps(struct json_object *root)
 {

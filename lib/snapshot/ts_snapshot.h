@@ -98,6 +98,15 @@ int ts_snapshot_parse(const char *buf, size_t len, const char *what, ts_snapshot
 int ts_snapshot_parse_ex(const char *buf, size_t len, const char *what, ts_snapshot **out,
                          bool *timestamps_given, ts_error *err);
 
+/*
+ * The snapshot a JSON object describes, read as ts_snapshot_parse reads a
+ * file's object (the same checks, defaults and "invalid_snapshot" errors,
+ * what naming it in messages); calls are shared with root (a reference is
+ * taken). For a snapshot sent whole by a client (the daemon's "save").
+ */
+int ts_snapshot_from_json(const struct json_object *root, const char *what, ts_snapshot **out,
+                          ts_error *err);
+
 /* Append the exact file bytes of s (pretty JSON + "\n") to out. */
 int ts_snapshot_serialize(const ts_snapshot *s, ts_buf *out, ts_error *err);
 

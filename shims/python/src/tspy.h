@@ -28,8 +28,8 @@
  * first (dict, list, tuple, str, int, float, bool, None), then their
  * subclasses as json.dumps treats them, then the objects agent SDKs return:
  * model_dump(mode="json"), to_dict(), to_json_dict(), dict(), dataclasses.
- * Returns 0, or -1 with a Python exception set: TypeError for a value of no
- * JSON type, ValueError for NaN/infinity, an integer outside -2**63 ..
+ * Returns 0, or -1 with a Python exception set: NotJSONSerializableError (a
+ * TypeError) for a value of no JSON type, ValueError for NaN/infinity, an integer outside -2**63 ..
  * 2**64-1, a cycle, a string that is not valid Unicode, a key with NUL, or
  * nesting past TSPY_MAX_DEPTH; each message names the type and the path of
  * the value inside obj (e.g. actual[0]['args']['conn']).
@@ -70,12 +70,20 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
 
 /*
  * The module's exception classes (from toolscored._errors), set by
- * tspy_errors_init. tspy_raise sets the one err calls for: DaemonUnavailable
- * for a connection failure (its message naming socket), NotFound,
- * InvalidInput (a ValueError) for the daemon's input errors, else
- * ToolscoreError; each with .code. Returns NULL.
+ * tspy_errors_init. tspy_raise sets the one err calls for:
+ * DaemonUnavailableError for a connection failure (its message naming
+ * socket), NotFoundError (a KeyError), InvalidSnapshotError and
+ * InvalidInputError (ValueErrors) for a broken snapshot and the daemon's
+ * input errors, else ToolscoreError; each with .code. Returns NULL.
+ * FormatError (an InvalidInputError and a TypeError) for "format",
+ * StorageError (an OSError) for "io".
+ * tspy_raise_format raises FormatError(message, "format") from the module
+ * itself. tspy_exc_not_json is NotJSONSerializableError (a TypeError and
+ * a ValueError), which tspy_to_json raises for a value of no JSON type.
  */
+extern PyObject *tspy_exc_not_json;
 int tspy_errors_init(void);
+PyObject *tspy_raise_format(const char *message);
 PyObject *tspy_raise(const ts_error *err, const char *socket);
 
 #endif

@@ -143,7 +143,7 @@ static int raise_at(const tspy_conv *cv, const tspy_path *p, PyObject *exc, PyOb
 static int raise_not_json(const tspy_conv *cv, const tspy_path *p, PyObject *obj)
 {
     return raise_at(
-        cv, p, PyExc_TypeError,
+        cv, p, tspy_exc_not_json,
         PyUnicode_FromFormat("a value of type '%s' cannot be sent as JSON", Py_TYPE(obj)->tp_name),
         ": it is not a JSON value (dict, list, tuple, str, int, float, bool, None) "
         "and has no model_dump(), to_dict(), to_json_dict() or dict() method, nor "
@@ -344,7 +344,7 @@ static int convert_key(const tspy_conv *cv, PyObject *key, const tspy_path *p, c
 
     if (!PyUnicode_Check(key))
         return raise_at(
-            cv, p, PyExc_TypeError,
+            cv, p, tspy_exc_not_json,
             PyUnicode_FromFormat("a dict key of type '%s' (%R)", Py_TYPE(key)->tp_name, key),
             ": JSON object keys must be str");
     *s = PyUnicode_AsUTF8AndSize(key, &len);
@@ -520,7 +520,7 @@ static int convert_slow(tspy_conv *cv, PyObject *obj, const tspy_path *p, struct
             return note_slow_path_error(cv, p, obj, "dataclasses.asdict");
     }
     if (!is_json_type(plain)) {
-        rc = raise_at(cv, p, PyExc_TypeError,
+        rc = raise_at(cv, p, tspy_exc_not_json,
                       PyUnicode_FromFormat("%s of a '%s' returned a '%s', not a JSON value", via,
                                            Py_TYPE(obj)->tp_name, Py_TYPE(plain)->tp_name),
                       "");

@@ -217,11 +217,9 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
         PyErr_Format(PyExc_ValueError, "width must be 0 to 65535 columns, not %d", width);
         return NULL;
     }
-    if (actual == Py_None) {
-        PyErr_SetString(PyExc_ValueError, "actual is None: pass the agent's response or a list of "
-                                          "{\"tool\", \"args\"} calls");
-        return NULL;
-    }
+    if (actual == Py_None)
+        return tspy_raise_format("actual is None: pass the agent's response or a list of "
+                                 "{\"tool\", \"args\"} calls");
     if (weights != Py_None && !PyDict_Check(weights)) {
         PyErr_Format(PyExc_TypeError, "weights must be a dict or None, not '%s'",
                      Py_TYPE(weights)->tp_name);
@@ -343,6 +341,19 @@ static int op_rm(ts_client *c, void *arg, struct json_object **res, ts_error *er
     return ts_client_rm(c, a->store, a->name, res, err);
 }
 
+/* save: the snapshot converted beforehand (with the GIL). */
+typedef struct save_args {
+    const char *store;
+    const struct json_object *snapshot;
+} save_args;
+
+static int op_save(ts_client *c, void *arg, struct json_object **res, ts_error *err)
+{
+    const save_args *a = arg;
+
+    return ts_client_save(c, a->store, a->snapshot, res, err);
+}
+
 static int op_approve(ts_client *c, void *arg, struct json_object **res, ts_error *err)
 {
     const op_args *a = arg;
@@ -435,6 +446,23 @@ static PyObject *client_rm(tspy_client *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "ss:rm", &a.store, &a.name))
         return NULL;
     return run_op(self, op_rm, &a);
+}
+
+static PyObject *client_save(tspy_client *self, PyObject *args)
+{
+    save_args a = {0};
+    PyObject *snapshot;
+    struct json_object *j = NULL;
+    PyObject *out;
+
+    if (!PyArg_ParseTuple(args, "sO!:save", &a.store, &PyDict_Type, &snapshot))
+        return NULL;
+    if (tspy_to_json(snapshot, "snapshot", &j) < 0)
+        return NULL;
+    a.snapshot = j;
+    out = run_op(self, op_save, &a);
+    json_object_put(j);
+    return out;
 }
 
 /*
@@ -566,6 +594,9 @@ static PyMethodDef client_methods[] = {
      "list(store, *, pending=False) -> {snapshots, problems, total, next}"},
     {"show", (PyCFunction)client_show, METH_VARARGS, "show(store, name) -> {snapshot, file}"},
     {"rm", (PyCFunction)client_rm, METH_VARARGS, "rm(store, name) -> {name, file}"},
+    {"save", (PyCFunction)client_save, METH_VARARGS,
+     "save(store, snapshot) -> {name, file}: the snapshot (a dict of a snapshot file's members)\n"
+     "written as given"},
     {"approve", KW_METHOD(client_approve), METH_VARARGS | METH_KEYWORDS,
      "approve(store, names=None, *, all=False) -> {'approved': [...]}"},
     {"status", (PyCFunction)client_status, METH_NOARGS, "status() -> the daemon's status"},

@@ -25,6 +25,10 @@ from toolscored import _native
 
 pytest_plugins = ["pytester"]
 
+# The differential tests against the reference tool (compat/) run under
+# tests/test_python_compat.sh, in a venv where the reference is installed.
+collect_ignore = [] if os.environ.get("TSPY_COMPAT") else ["compat"]
+
 BUILD = Path(os.environ.get("TS_BUILD_DIR", Path(__file__).resolve().parents[3] / "build"))
 DAEMON = BUILD / "toolscored"
 TSCTL = BUILD / "tsctl"

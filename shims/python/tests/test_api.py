@@ -24,32 +24,35 @@ def test_snapshot_check_and_store(tmp_path: Path) -> None:
     digest = hashlib.sha1(b"flow").hexdigest()[:8]
     assert store.path_for("flow") == tmp_path / "snaps" / f"flow-{digest}.json"
     assert store.path_for("flow").is_file()
-    (info,) = store.list()
+    (info,) = store.entries()
     assert (info.name, info.approved, info.calls) == ("flow", False, 1)
+    assert info.path == store.path_for("flow")
     assert [s.name for s in store.list(pending=True)] == ["flow"]
     snap = store.load("flow")
     assert snap.calls == calls and snap.approved is False and snap.source == "pytest"
     with pytest.warns(UserWarning, match="pending approval"):
         assert snapshot_check("flow", calls, store=store) is None
-    assert store.approve("flow") == ["flow"]
+    approved = store.approve("flow")
+    assert isinstance(approved, toolscored.Snapshot) and approved.approved
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         result = snapshot_check("flow", calls, store=str(store.root))
     assert isinstance(result, toolscored.EvaluationResult)
     assert result.passed and result.score > 0.999 and "score" in dir(result)
     assert result.to_dict()["grade"] == "A"
-    with pytest.raises(toolscored.SnapshotMismatch) as info:
+    with pytest.raises(toolscored.SnapshotMismatchError) as info:
         snapshot_check("flow", [{"tool": "other", "args": {}}], store=store)
     assert "Expected vs Actual Tool Calls" in str(info.value)
-    with pytest.raises(toolscored.SnapshotMissingInCI):
+    with pytest.raises(toolscored.SnapshotMissingInCIError):
         snapshot_check("new", calls, store=store, ci=True)
     assert not store.exists("new")
     with pytest.warns(UserWarning, match="updated"):
         snapshot_check("flow", [{"tool": "other", "args": {}}], store=store, update=True)
     assert store.load("flow").calls == [{"tool": "other", "args": {}}]
     assert store.delete("flow") == store.path_for("flow")
-    with pytest.raises(toolscored.NotFound):
-        store.load("flow")
+    assert store.load("flow") is None and store.delete("flow") is None
+    with pytest.raises(toolscored.NotFoundError):
+        store.delete("flow", missing_ok=False)
     with pytest.raises(LookupError):
         store.approve("nope")
 
@@ -73,7 +76,7 @@ def test_conversion_keeps_values_exact() -> None:
 def test_client_errors_name_the_socket(tmp_path: Path) -> None:
     sock = str(tmp_path / "none" / "x.sock")
     c = _native.Client(sock, autostart=False, connect_timeout_ms=50)
-    with pytest.raises(toolscored.DaemonUnavailable) as info:
+    with pytest.raises(toolscored.DaemonUnavailableError) as info:
         c.ping()
     assert sock in str(info.value) and info.value.code == "unavailable"
     assert isinstance(info.value, ConnectionError)

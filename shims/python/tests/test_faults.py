@@ -165,7 +165,7 @@ def test_unreachable_daemon_is_a_test_error_naming_the_socket(
         r.assert_outcomes(errors=1, passed=1)
         out = r.stdout.str()
         assert sock in out
-        assert "DaemonUnavailable" in out
+        assert "toolscored.DaemonUnavailableError: " in out
         r.stdout.fnmatch_lines(["*ERROR*test_a.py::test_a*"])
 
 
@@ -283,9 +283,10 @@ def test_reference_plugin_is_detected(project: Project, monkeypatch: pytest.Monk
         def toolscore_snapshot():
             return lambda actual, **kw: "reference"
     """))
-    dist = site / "toolscore-1.8.1.dist-info"
+    # the reference's distribution is tool-scorer; its package and plugin, toolscore
+    dist = site / "tool_scorer-1.10.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: toolscore\nVersion: 1.8.1\n")
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tool-scorer\nVersion: 1.10.0\n")
     (dist / "entry_points.txt").write_text("[pytest11]\ntoolscore = toolscore.pytest_plugin\n")
     monkeypatch.setenv("PYTHONPATH", f"{os.environ['PYTHONPATH']}:{site}")
     project.pt.makepyfile(test_which="""

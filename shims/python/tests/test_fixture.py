@@ -77,7 +77,7 @@ def test_drift_fails_with_the_report(project: Project) -> None:
     r.assert_outcomes(failed=1)
     out = r.stdout.str()
     r.stdout.fnmatch_lines([
-        "E   *toolscored.SnapshotMismatch: snapshot 'test_booking.py::test_books_a_flight' "
+        "E   *toolscored.SnapshotMismatchError: snapshot 'test_booking.py::test_books_a_flight' "
         "drifted from its approved baseline (score 0.70 < 1.00 required)",
         "E   *Expected vs Actual Tool Calls",
         "E   *search_flights(destination='NYC') | search_flights(destination='LA')*",
@@ -104,7 +104,7 @@ def test_failure_is_an_assertion_error_with_the_result(project: Project) -> None
             with pytest.raises(AssertionError) as info:
                 toolscore_snapshot([{"tool": "search_flights", "args": {"destination": "LA"}}])
             e = info.value
-            assert isinstance(e, toolscored.SnapshotMismatch)
+            assert isinstance(e, toolscored.SnapshotMismatchError)
             assert e.outcome == "FAILED" and e.file.endswith(".json")
             assert abs(e.result.score - 0.7) < 1e-9 and e.result.passed is False
             assert "Expected vs Actual Tool Calls" in str(e)
@@ -163,7 +163,7 @@ def test_ci_missing_fails_and_writes_nothing(project: Project, monkeypatch: pyte
     r = project.run()
     r.assert_outcomes(failed=1)
     r.stdout.fnmatch_lines([
-        "E   *toolscored.SnapshotMissingInCI: snapshot 'test_booking.py::test_books_a_flight' "
+        "E   *toolscored.SnapshotMissingInCIError: snapshot 'test_booking.py::test_books_a_flight' "
         "does not exist; snapshots cannot be created in CI. Run the test locally to record it, "
         "review it, then approve with `tsctl approve`."])
     assert not project.root.exists() or not list(project.root.iterdir())
@@ -178,7 +178,7 @@ def test_ci_pending_fails_and_changes_nothing(project: Project, monkeypatch: pyt
     r = project.run()
     r.assert_outcomes(failed=1)
     r.stdout.fnmatch_lines([
-        "E   *toolscored.SnapshotPendingInCI: snapshot 'test_booking.py::test_books_a_flight' is "
+        "E   *toolscored.SnapshotPendingInCIError: snapshot 'test_booking.py::test_books_a_flight' is "
         "pending approval; an unapproved snapshot cannot be used as a baseline in CI. Approve it "
         "locally with `tsctl approve`."])
     assert {p.name: p.read_bytes() for p in project.root.iterdir()} == before
@@ -314,12 +314,12 @@ def test_wrong_format_is_a_clear_error(project: Project) -> None:
         def test_fmt(toolscore_snapshot):
             with pytest.raises(ValueError) as e:
                 toolscore_snapshot({ANTHROPIC!r}, format="openai")
-            assert isinstance(e.value, toolscored.InvalidInput)
+            assert isinstance(e.value, toolscored.InvalidInputError)
             with pytest.raises(ValueError, match="min_score"):
                 toolscore_snapshot([], min_score=2.0)
             with pytest.raises(ValueError, match="rules: unknown key 'ignroe'") as e:
                 toolscore_snapshot([], rules={{"ignroe": ["*.args.id"]}})
-            assert isinstance(e.value, toolscored.InvalidInput)
+            assert isinstance(e.value, toolscored.InvalidInputError)
             with pytest.raises(TypeError, match="rules must be a dict"):
                 toolscore_snapshot([], rules=["*.args.id"])
     """)

@@ -1,25 +1,34 @@
 """toolscored: snapshot testing for AI-agent tool calls, from Python.
 
 The pytest plugin (the ``toolscore_snapshot`` fixture, loaded by pytest
-automatically) and a small API over the toolscored daemon, a drop-in for the
-reference tool's ``toolscore.snapshots``::
+automatically) and the programmatic API over the toolscored daemon,
+``toolscored.snapshots``, a drop-in for the reference tool's
+``toolscore.snapshots``::
 
     from toolscored import SnapshotStore, snapshot_check
 
 The C extension ``toolscored._native`` carries libtoolscore-client.
 """
 
-from ._errors import (DaemonUnavailable, InvalidInput, NotFound, SnapshotError,
-                      SnapshotMismatch, SnapshotMissingInCI, SnapshotPendingInCI,
-                      SnapshotWarning, ToolscoreError)
-from .api import Snapshot, SnapshotInfo, SnapshotStore, snapshot_check
+from ._errors import (DaemonUnavailable, DaemonUnavailableError, FormatError, InvalidInput,
+                      InvalidInputError, InvalidSnapshotError, NotFound, NotFoundError,
+                      NotJSONSerializableError, SnapshotError, SnapshotMismatch,
+                      SnapshotMismatchError, SnapshotMissingInCI, SnapshotMissingInCIError,
+                      SnapshotPendingInCI, SnapshotPendingInCIError, SnapshotWarning,
+                      StorageError, ToolScoreAssertionError, ToolscoreError)
 from .result import EvaluationResult
+from .snapshots import Snapshot, SnapshotInfo, SnapshotStore, snapshot_check
 
 __version__ = "@VERSION@"
 
 __all__ = [
-    "DaemonUnavailable", "EvaluationResult", "InvalidInput", "NotFound", "Snapshot",
-    "SnapshotError", "SnapshotInfo", "SnapshotMismatch", "SnapshotMissingInCI",
-    "SnapshotPendingInCI", "SnapshotStore", "SnapshotWarning", "ToolscoreError",
+    "DaemonUnavailableError", "EvaluationResult", "FormatError", "InvalidInputError",
+    "InvalidSnapshotError", "NotFoundError", "NotJSONSerializableError", "Snapshot", "SnapshotError", "SnapshotInfo",
+    "SnapshotMismatchError", "SnapshotMissingInCIError", "SnapshotPendingInCIError",
+    "SnapshotStore", "SnapshotWarning", "StorageError", "ToolScoreAssertionError",
+    "ToolscoreError",
     "snapshot_check", "__version__",
+    # the names of earlier versions (the same classes)
+    "DaemonUnavailable", "InvalidInput", "NotFound", "SnapshotMismatch", "SnapshotMissingInCI",
+    "SnapshotPendingInCI",
 ]

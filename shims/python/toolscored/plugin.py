@@ -25,7 +25,7 @@ from typing import Any, Dict, List, Mapping, Optional, Set
 import pytest
 
 from . import _native, _reports, api
-from ._errors import DaemonUnavailable, NotFound, ToolscoreError
+from ._errors import DaemonUnavailableError, NotFoundError, ToolscoreError
 from .result import EvaluationResult
 
 _STATE = pytest.StashKey["_Session"]()
@@ -74,11 +74,12 @@ def _refuse_reference_plugin(pluginmanager: pytest.PytestPluginManager) -> None:
     if not os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD") and _importable("toolscore"):
         from importlib import metadata
         for dist in metadata.distributions():
-            dname = (dist.metadata["Name"] or "").lower().replace("_", "-")
-            if dname != "toolscore":
-                continue
             for ep in dist.entry_points:
+                # the plugin's module, whatever the distribution's name
+                # (tool-scorer's is toolscore.pytest_plugin)
+                module = ep.value.split(":")[0].strip()
                 if (ep.group == "pytest11" and ep.name not in names
+                        and (module == "toolscore" or module.startswith("toolscore."))
                         and not pluginmanager.is_blocked(ep.name)):
                     names.append(ep.name)
     names = [n for n in names if not pluginmanager.is_blocked(n)]
@@ -176,7 +177,7 @@ class _Session:
         if not self.run_tried:
             try:
                 res = api.client().run_open(self.store, "pytest " + str(self.config.rootpath))
-            except DaemonUnavailable:
+            except DaemonUnavailableError:
                 raise
             except ToolscoreError as e:
                 self.run_tried = True
@@ -201,7 +202,7 @@ class _Session:
                   width=self.width, json_diff=self.json_diff)
         try:
             res = c.check(self.store, name, actual, run=run, **kw)
-        except NotFound:
+        except NotFoundError:
             if run is None:
                 raise
             # Only an unknown run is not_found for a check: the daemon
@@ -222,7 +223,7 @@ class _Session:
         if (self.orphans or self.reports) and not self.worker and not self.run_tried:
             try:
                 self.ensure_run()
-            except DaemonUnavailable as e:
+            except DaemonUnavailableError as e:
                 self.run_tried = True
                 self.run_error = str(e)
                 if self.orphans:
@@ -247,7 +248,7 @@ class _Session:
         starts, and its id handed to every worker."""
         try:
             self.ensure_run()
-        except DaemonUnavailable as e:
+        except DaemonUnavailableError as e:
             self.run_tried = True  # the workers will say why, test by test
             self.run_error = str(e)
         node.workerinput["toolscored_run"] = self.run
@@ -285,14 +286,14 @@ class _Session:
         if reasons and self.run is not None:
             try:
                 api.client().run_partial(self.run, reasons)
-            except NotFound:
+            except NotFoundError:
                 pass  # the run is gone; said below
             except ToolscoreError as e:
                 self.lines.append(f"toolscore: the run could not be marked partial: {e}")
         if self.run_owned and self.run is not None:
             try:
                 summary = api.client().run_close(self.run)
-            except NotFound:
+            except NotFoundError:
                 self.run_lost = True
             except ToolscoreError as e:
                 self.lines.append(f"toolscore: the run's summary could not be read: {e}")
@@ -386,7 +387,7 @@ class _Session:
                 try:
                     api.client().rm(self.store, n)
                     deleted.append(n)
-                except NotFound:
+                except NotFoundError:
                     pass
             self.lines.append(f"toolscore: deleted {len(deleted)} unused snapshot(s):")
             self.lines.extend(f"  {n}" for n in deleted)
@@ -471,7 +472,7 @@ class SnapshotFixture:
         -2, -3, ... for later unnamed calls in the test). Returns the
         EvaluationResult of a replayed approved baseline, None after a
         warning when the snapshot was created, is pending or was updated;
-        raises SnapshotMismatch (the drift report) or a CI error, both
+        raises SnapshotMismatchError (the drift report) or a CI error, both
         AssertionErrors."""
         __tracebackhide__ = True
         if name is None:
@@ -505,7 +506,7 @@ def toolscore_snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     outcome = yield
-    if call.excinfo is not None and call.excinfo.errisinstance(DaemonUnavailable):
+    if call.excinfo is not None and call.excinfo.errisinstance(DaemonUnavailableError):
         # Reported as an ERROR: the test could not run, it did not fail.
         outcome.get_result().toolscored_error = True
 
