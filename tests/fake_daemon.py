@@ -1,7 +1,8 @@
 """A fake toolscored for the trust tests (tests/test_trust_socket.sh).
 
 Usage: fake_daemon.py SOCKET LOG. Listens on SOCKET (mode 0777), appends to
-LOG "connection" for each connection and every byte received as hex, and
+LOG "connection" for each connection, every byte received as hex, and
+"closed" once the client closed it (so a test knows the log is whole), and
 answers like a daemon would: hello with protocol 1, any other request with
 a passing check (what the attacker of the review made `tsctl check` print).
 Prints "ready" once it listens. Standard library only.
@@ -48,6 +49,7 @@ def serve(conn, log):
         while True:
             data = conn.recv(65536)
             if not data:
+                f.write("closed\n")
                 return
             f.write(data.hex() + "\n")
             f.flush()

@@ -60,7 +60,7 @@ start() {
 	i=0
 	until "$TSCTL" --socket "$1" status >/dev/null 2>&1; do
 		i=$((i + 1))
-		[ $i -gt 250 ] && die "the daemon on $1 did not answer within 5 s"
+		[ $i -gt 1000 ] && die "the daemon on $1 did not answer within 20 s"
 		sleep 0.02
 	done
 }
@@ -89,7 +89,19 @@ store=$(cd "$STORE" && pwd -P)
 	>"$work/attack.out" 2>"$work/attack.err" &
 attack_pid=$!
 pids="$pids $attack_pid"
-sleep 1
+# The load joins once the attack is under way: its 400 trickling
+# connections (and the others) held by daemon a.
+connections_a() {
+	"$TSCTL" --socket "$A" status --json 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["connections"])' 2>/dev/null
+}
+i=0
+until [ "$(connections_a)" -ge 400 ] 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 400 ] && die "the attack's connections were not held within 20 s ($(connections_a) connections)"
+	kill -0 "$attack_pid" 2>/dev/null || die "attack exited: $(cat "$work/attack.err")"
+	sleep 0.05
+done
 # the legitimate load: new snapshots through both daemons (b's clients are
 # sent to a by store_busy), names of their own per daemon
 "$LOADGEN" --mode record --socket "$A" --store "$store" --prefix ra --calls "$work/calls.json" \

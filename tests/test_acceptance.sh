@@ -32,11 +32,7 @@ py() {
 check_py() {
 	same "$(py "$1")" "True" "$1"
 }
-wait_socket() {
-	i=0
-	while [ ! -S "$1" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-	[ -S "$1" ] || fail "no socket at $1"
-}
+wait_socket() { wait_until 20 "a socket at $1" socket_there "$1"; }
 
 start_daemon
 A="$WORK/a.json"
@@ -207,12 +203,9 @@ same "$STARTER_FAILS" "0" "every one of 16 auto-starting tsctl succeeded"
 t 0 "$TSCTL" --socket "$WORK/many/d.sock" status --json
 MANY_PID=$(json_get pid)
 EXTRA_PIDS="$EXTRA_PIDS $MANY_PID"
-# A daemon that lost the race may still be on its way out: give it 5 s.
-i=0
-while [ "$(pgrep -f -- "--socket $WORK/many/d.sock" | wc -l)" -gt 1 ] && [ $i -lt 100 ]; do
-	sleep 0.05
-	i=$((i + 1))
-done
+# A daemon that lost the race may still be on its way out: wait for it.
+one_daemon() { [ "$(pgrep -f -- "--socket $WORK/many/d.sock" | wc -l)" -le 1 ]; }
+wait_until 20 "the daemons that lost the race exiting" one_daemon
 same "$(pgrep -f -- "--socket $WORK/many/d.sock" | wc -l)" "1" "one daemon on the socket"
 t 0 "$TSCTL" --socket "$WORK/many/d.sock" stop
 
@@ -267,9 +260,15 @@ t 1 ts snapshots rm broken --yes
 
 # --- rm on a terminal: an empty answer and EOF decline; Y confirms -------------------
 if command -v script >/dev/null 2>&1; then
+	# rm_tty KEYS: tsctl snapshots rm on a terminal, KEYS typed once the
+	# question shows; the terminal's output in $OUT.
+	prompt_shown() { grep -qF '[y/N]' "$WORK/tty.out"; }
 	rm_tty() {
 		tc rmx --calls "$A" >/dev/null
-		OUT=$( (sleep 0.3; printf "$1") | script -qec "'$TSCTL' --socket '$SOCK' --dir '$STORE' snapshots rm rmx; echo EXIT=\$?" /dev/null | tr -d '\r')
+		: >"$WORK/tty.out"
+		(wait_until 20 "the question of rm on a terminal" prompt_shown && printf "$1") |
+			timeout 30 script -qec "'$TSCTL' --socket '$SOCK' --dir '$STORE' snapshots rm rmx; echo EXIT=\$?" /dev/null >"$WORK/tty.out"
+		OUT=$(tr -d '\r' <"$WORK/tty.out")
 	}
 	rm_tty '\n'
 	out_has "[y/N]" && out_has "Aborted." && out_has "EXIT=0"

@@ -287,7 +287,7 @@ START_TEST(real_daemon_out_of_descriptors)
         /* the daemon may not have seen the closes yet */
         ck_assert_msg(rc == TS_CLIENT_EREMOTE && strcmp(err.code, "busy") == 0, "%s: %s", err.code,
                       err.message);
-        ck_assert_int_lt(util_now_ms() - start, 3000);
+        ck_assert_msg(util_now_ms() - start < 20000, "still busy 20 s after the closes");
         usleep(20000);
     }
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
@@ -394,8 +394,9 @@ START_TEST(real_daemon_sixteen_autostarts_one_daemon)
         ck_assert_int_gt(pids[i], 0);
         ck_assert_int_eq(pids[i], pids[0]);
     }
-    /* the losers of the lock race are gone; one daemon serves the socket */
-    for (i = 0; i < 100 && util_daemons_on(d.socket, NULL) > 1; i++)
+    /* the losers of the lock race are gone (20 s at most); one daemon
+     * serves the socket */
+    for (i = 0; i < 400 && util_daemons_on(d.socket, NULL) > 1; i++)
         usleep(50000);
     ck_assert_int_eq(util_daemons_on(d.socket, &daemon_pid), 1);
     ck_assert_int_eq(daemon_pid, pids[0]);

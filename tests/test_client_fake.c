@@ -301,7 +301,7 @@ START_TEST(broken_connection_reconnects)
     /* a daemon that closed an idle connection (restart, idle timeout) is
      * noticed before the next request, which goes out on a new connection */
     ck_assert_int_eq(ts_client_call(c, "bye", NULL, NULL, &err), 0);
-    usleep(50000);
+    fake_wait_closed(&f, 2); /* "drop"'s connection, then this one */
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ck_assert_int_eq(f.nconn, 3);
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
@@ -384,6 +384,7 @@ START_TEST(unasked_frame_never_taken_as_reply)
     fake_start(&f);
     c = util_client_connect(f.sock);
     ck_assert_int_eq(ts_client_call(c, "stray", NULL, NULL, &err), 0);
+    fake_wait_strays(&f, 1);
     usleep(IDLE_LONG_US);
     ck_assert_int_eq(ts_client_ping(c, &err), 0);
     ck_assert_int_eq(f.nconn, 2);
@@ -391,7 +392,7 @@ START_TEST(unasked_frame_never_taken_as_reply)
     ck_assert_int_eq(conn, 1);
 
     ck_assert_int_eq(ts_client_call(c, "stray", NULL, NULL, &err), 0);
-    usleep(60000); /* the unasked frame has arrived */
+    fake_wait_strays(&f, 2); /* the unasked frame has arrived */
     rc = ts_client_call(c, "echo", NULL, &res, &err);
     if (rc == 0) {
         ck_assert_str_eq(json_object_get_string(json_object_object_get(res, "method")), "echo");

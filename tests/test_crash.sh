@@ -52,7 +52,7 @@ wait_ready() {
 	i=0
 	until "$TSCTL" status >/dev/null 2>&1; do
 		i=$((i + 1))
-		[ $i -gt 300 ] && { cat "$work/daemon.log" >&2; fail "the daemon did not answer within 6 s"; }
+		[ $i -gt 1000 ] && { cat "$work/daemon.log" >&2; fail "the daemon did not answer within 20 s"; }
 		kill -0 "$daemon_pid" 2>/dev/null || { cat "$work/daemon.log" >&2; fail "the daemon exited"; }
 		sleep 0.02
 	done
@@ -116,9 +116,29 @@ while [ $k -lt "$CLIENTS" ]; do
 	client_pids="$client_pids $!"
 done
 
+# within WHAT CMD...: run CMD every 20 ms until it succeeds; after 60 s the
+# test fails: "WHAT within 60 s".
+within() {
+	what=$1
+	shift
+	i=0
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -gt 3000 ] && fail "$what within 60 s"
+		sleep 0.02
+	done
+}
+# acks: the writes acknowledged so far; more_acks_than N / created_at_least N.
+acks() { cat "$work"/ack.* 2>/dev/null | wc -l; }
+more_acks_than() { [ "$(acks)" -gt "$1" ]; }
+created_at_least() { [ "$(cat "$work"/ack.* 2>/dev/null | grep -c '^created ')" -ge "$1" ]; }
+
+# Each round kills the daemon at a random moment while the clients write
+# (a write was acknowledged since it started), and restarts it.
 r=0
 while [ $r -lt "$ROUNDS" ]; do
 	r=$((r + 1))
+	within "round $r: no write acknowledged" more_acks_than "$(acks)"
 	sleep "$(rand_ms 150 900 $r)"
 	kill -9 "$daemon_pid" || fail "round $r: the daemon was not running"
 	wait "$daemon_pid" 2>/dev/null
@@ -126,7 +146,10 @@ while [ $r -lt "$ROUNDS" ]; do
 	start_daemon
 	wait_ready
 done
-sleep 0.5
+# The last daemon serves the clients too before they stop, until they
+# have created at least one snapshot each on average.
+within "after the last restart: no write acknowledged" more_acks_than "$(acks)"
+within "the clients made no progress: not $CLIENTS creations acknowledged" created_at_least "$CLIENTS"
 touch "$work/stop"
 for p in $client_pids; do wait "$p"; done
 client_pids=""

@@ -301,7 +301,7 @@ START_TEST(idle_timeout)
     usleep(900000);
     json_object_put(tdaemon_ok(fd, "ping", NULL));
     close(fd);
-    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, 5000), 0);
+    ck_assert_int_eq(tdaemon_wait(&tdaemon_fx, UTIL_WAIT_MS), 0);
     ck_assert(!path_exists(tdaemon_fx.socket));
     char *log = tdaemon_slurp(tdaemon_fx.log);
     ck_assert_ptr_nonnull(strstr(log, "idle timeout"));
@@ -438,8 +438,27 @@ START_TEST(notify_readiness)
 }
 END_TEST
 
+/* A file of lines and how many it must have. */
+typedef struct lines_wait {
+    const char *path;
+    int n;
+} lines_wait;
+
+static bool has_lines(void *arg)
+{
+    lines_wait *w = arg;
+    char *text = util_read_file_if_exists(w->path, NULL);
+    int lines = 0;
+
+    for (const char *p = text; p != NULL && *p != '\0'; p++)
+        lines += *p == '\n';
+    free(text);
+    return lines >= w->n;
+}
+
 /* Workers record snapshots and append each acknowledged name to a file;
- * the daemon is killed with SIGKILL mid-stream. After a restart every
+ * the daemon is killed with SIGKILL mid-stream (once 16 checks were
+ * acknowledged, the workers still writing). After a restart every
  * acknowledged snapshot reads back whole, and no file is torn. */
 START_TEST(kill9_keeps_acknowledged)
 {
@@ -480,7 +499,9 @@ START_TEST(kill9_keeps_acknowledged)
             }
         }
     }
-    usleep(400000);
+    lines_wait sixteen = {acked, 16};
+    ck_assert_msg(util_wait_for(has_lines, &sixteen, UTIL_WAIT_MS),
+                  "16 checks were not acknowledged within %d ms", UTIL_WAIT_MS);
     tdaemon_kill(&tdaemon_fx);
     for (int w = 0; w < 4; w++)
         waitpid(workers[w], NULL, 0);

@@ -8,6 +8,7 @@
 #include <check.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -496,21 +497,28 @@ START_TEST(record_list_show_rm)
 }
 END_TEST
 
-/* Fork n workers; each runs fn(i) on its own connection after a barrier. */
+/* Fork n workers; each runs fn(i) on its own connection after a barrier:
+ * every worker connects and says so on the ready pipe, and once all have,
+ * the go pipe closes and they start together. */
 static void run_workers(int n, void (*fn)(int index, int fd), int barrier_fd_unused)
 {
-    int go[2];
+    int go[2], ready[2];
     pid_t pids[64];
+    int connected = 0;
 
     (void)barrier_fd_unused;
-    ck_assert(pipe(go) == 0);
+    ck_assert(pipe(go) == 0 && pipe(ready) == 0);
     for (int i = 0; i < n; i++) {
         pids[i] = fork();
         ck_assert(pids[i] >= 0);
         if (pids[i] == 0) {
             char c;
             close(go[1]);
+            close(ready[0]);
             int fd = tdaemon_connect(tdaemon_fx.socket);
+            if (write(ready[1], "r", 1) != 1)
+                _exit(4);
+            close(ready[1]);
             if (read(go[0], &c, 1) != 0)
                 _exit(3);
             fn(i, fd);
@@ -518,7 +526,20 @@ static void run_workers(int n, void (*fn)(int index, int fd), int barrier_fd_unu
         }
     }
     close(go[0]);
-    usleep(200000); /* let every worker connect and block on the barrier */
+    close(ready[1]);
+    while (connected < n) {
+        struct pollfd p = {.fd = ready[0], .events = POLLIN};
+        char buf[64];
+        ssize_t got;
+
+        ck_assert_msg(poll(&p, 1, UTIL_WAIT_MS) == 1, "%d of %d workers connected within %d ms",
+                      connected, n, UTIL_WAIT_MS);
+        got = read(ready[0], buf, sizeof(buf));
+        ck_assert_msg(got > 0, "a worker ended before it connected (%d of %d connected)", connected,
+                      n);
+        connected += (int)got;
+    }
+    close(ready[0]);
     close(go[1]);
     for (int i = 0; i < n; i++) {
         int status;

@@ -25,8 +25,8 @@ fi
 "$bin/toolscored" --foreground --socket "$sock" --log-file "$tmp/log" >"$tmp/out" 2>&1 &
 pid=$!
 i=0
-while [ ! -S "$sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-[ -S "$sock" ] || { echo "FAIL: toolscored did not start: $(cat "$tmp/out")"; exit 1; }
+while [ ! -S "$sock" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+[ -S "$sock" ] || { echo "FAIL: toolscored did not start within 20 s: $(cat "$tmp/out")"; exit 1; }
 
 printf '[{"tool": "search", "args": {"q": "NYC"}}]\n' >"$tmp/a.json"
 printf '[{"tool": "search", "args": {"q": "LAX"}}]\n' >"$tmp/b.json"

@@ -49,7 +49,7 @@ daemon_pid=$!
 i=0
 until "$TSCTL" status >/dev/null 2>&1; do
 	i=$((i + 1))
-	[ $i -gt 500 ] && fail "the daemon did not answer within 10 s under strace"
+	[ $i -gt 1500 ] && fail "the daemon did not answer within 30 s under strace"
 	sleep 0.02
 done
 

@@ -53,7 +53,7 @@ start_daemon() {
 	i=0
 	until "$TSCTL" status >/dev/null 2>&1; do
 		i=$((i + 1))
-		[ $i -gt 250 ] && fail "the daemon did not answer within 5 s"
+		[ $i -gt 1000 ] && fail "the daemon did not answer within 20 s"
 		kill -0 "$daemon_pid" 2>/dev/null || fail "the daemon exited at start"
 		sleep 0.02
 	done
@@ -130,10 +130,17 @@ export TOOLSCORE_DIR="$work/store-fd"
 start_daemon 48
 expect_outcome CREATED base
 "$TSCTL" approve base >/dev/null 2>"$work/err" || fail "approve base: $(cat "$work/err")"
-"$LOADGEN" --mode hold --socket "$TOOLSCORE_SOCKET" --clients 100 --seconds 3 \
-	>"$work/hold.out" 2>"$work/hold.err" &
+# 100 connections held until $work/held is removed (60 s at most).
+"$LOADGEN" --mode hold --socket "$TOOLSCORE_SOCKET" --clients 100 --seconds 60 \
+	--ready "$work/held" >"$work/hold.out" 2>"$work/hold.err" &
 hold_pid=$!
-sleep 1
+i=0
+until [ -e "$work/held" ]; do
+	i=$((i + 1))
+	[ $i -gt 1000 ] && fail "fd limit: loadgen did not connect its 100 clients within 20 s"
+	kill -0 "$hold_pid" 2>/dev/null || fail "fd limit: loadgen exited: $(cat "$work/hold.err")"
+	sleep 0.02
+done
 # While the descriptors are used up, a new client is answered at once with
 # the daemon's "busy" reply naming the descriptor limit (not a reset, not a
 # timeout), and the daemon does not spin on its listening socket.
@@ -153,6 +160,7 @@ cpu=$(($(cpu_ticks) - cpu_before))
 note "fd limit: the daemon used $cpu clock ticks of CPU in the second out of descriptors"
 [ "$cpu" -lt 50 ] || fail "fd limit: the daemon used $cpu/100 s of CPU while out of descriptors (spinning)"
 alive "while the descriptors were used up"
+rm "$work/held"
 wait "$hold_pid"
 hold=$(cat "$work/hold.out")
 connect_errors=$(printf '%s\n' "$hold" | tr ' ' '\n' | sed -n 's/^connect_errors=//p')
@@ -265,7 +273,7 @@ daemon_pid=$!
 i=0
 until "$TSCTL" status >/dev/null 2>&1; do
 	i=$((i + 1))
-	[ $i -gt 250 ] && fail "read-only dir: the daemon did not answer within 5 s"
+	[ $i -gt 1000 ] && fail "read-only dir: the daemon did not answer within 20 s"
 	kill -0 "$daemon_pid" 2>/dev/null || fail "read-only dir: the daemon exited at start"
 	sleep 0.02
 done

@@ -42,11 +42,7 @@ listing() {
 fresh() {
 	"$TOOLSCORED" --socket "$WORK/f.sock" --foreground --log-level warn >"$WORK/fresh.log" 2>&1 &
 	FRESH_PID=$!
-	i=0
-	while [ ! -S "$WORK/f.sock" ] && [ $i -lt 100 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+	wait_until 20 "a fresh daemon listening on $WORK/f.sock" socket_there "$WORK/f.sock"
 	"$TSCTL" --socket "$WORK/f.sock" --dir "$STORE" snapshots list --json >"$1" 2>"$1.err" ||
 		fail "snapshots list on a fresh daemon failed: $(cat "$1.err")"
 	kill "$FRESH_PID"

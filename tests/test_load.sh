@@ -51,7 +51,7 @@ daemon_pid=$!
 i=0
 until "$TSCTL" status >/dev/null 2>&1; do
 	i=$((i + 1))
-	[ $i -gt 250 ] && fail "the daemon did not answer within 5 s"
+	[ $i -gt 1000 ] && fail "the daemon did not answer within 20 s"
 	sleep 0.02
 done
 printf '[{"tool": "search", "args": {"q": "load"}}, {"tool": "book", "args": {"id": 3}}]\n' \

@@ -23,7 +23,7 @@ for n in a1 a2 a3 b1 b2 c1 shared orphan1 orphan2; do
 done
 t 0 ts approve --all
 t 0 ts stop
-while [ -S "$SOCK" ]; do sleep 0.05; done
+wait_until 20 "the daemon removing its socket after stop" socket_gone "$SOCK"
 DAEMON_PID=""
 for m in 1 2 3; do cp -a "$STORE" "$WORK/store$m"; done
 
@@ -34,7 +34,7 @@ shard() {
 	shift
 	"$TOOLSCORED" --socket "$WORK/s$m.sock" --foreground --log-level warn >>"$WORK/d$m.log" 2>&1 &
 	PIDS="$PIDS $!"
-	while [ ! -S "$WORK/s$m.sock" ]; do sleep 0.05; done
+	wait_until 20 "shard $m's daemon listening" socket_there "$WORK/s$m.sock" || return 1
 	cat >"$WORK/shard$m.sh"
 	t "$@" "$TSCTL" --socket "$WORK/s$m.sock" --dir "$WORK/store$m" run \
 		--json-report "$WORK/shard$m.json" --junit "$WORK/shard$m.xml" -- sh "$WORK/shard$m.sh"

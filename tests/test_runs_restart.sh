@@ -27,7 +27,12 @@ TOOLSCORE_TEST=tests/test_x.py::test_before ck a --calls "$DATA/x1.json"
 TOOLSCORE_TEST=tests/test_x.py::test_before ck c --calls "$DATA/x2.json"
 TOOLSCORE_TEST=tests/test_x.py::test_before ck new1 --calls "$DATA/x1.json"
 kill -9 "$DAEMON_PID"
-while kill -0 "$DAEMON_PID" 2>/dev/null; do sleep 0.05; done
+i=0
+while kill -0 "$DAEMON_PID" 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 400 ] && { echo "suite: the daemon outlived kill -9 by 20 s" >&2; exit 1; }
+	sleep 0.05
+done
 # A crash in the middle of an append leaves a torn last line.
 printf '{"name": "torn", "outcome": "PASS' >>"$RUNS/$TOOLSCORE_RUN/checks.jsonl"
 # The next workers start a new daemon (the client library) and find the run.
@@ -68,7 +73,7 @@ grep -q torn "$RUNS/$RUN/checks.jsonl" && fail "torn line kept"
 
 # --- a closed run is read back by the next daemon ------------------------------------
 t 0 ts stop
-while [ -S "$SOCK" ]; do sleep 0.05; done
+wait_until 20 "the daemon removing its socket after stop" socket_gone "$SOCK"
 start_daemon
 t 0 ts orphans --run "$RUN"
 same "$OUT" "No orphaned snapshots." "every snapshot was checked"
@@ -80,7 +85,8 @@ same "$OUT" "extra" "the last run's orphans after a restart"
 # --- a graceful stop in the middle of a run --------------------------------------------
 t 0 ts run --no-fail-on-findings -- sh -c '
 	"$0" --socket "$SOCK" --dir "$STORE" check a --calls "$1" >/dev/null &&
-	"$0" --socket "$SOCK" stop >/dev/null && while [ -S "$SOCK" ]; do sleep 0.05; done &&
+	"$0" --socket "$SOCK" stop >/dev/null && i=0 &&
+	while [ -S "$SOCK" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done && [ ! -S "$SOCK" ] &&
 	"$0" --socket "$SOCK" --dir "$STORE" check b --calls "$1" >/dev/null' "$TSCTL" "$DATA/x1.json"
 same "$(printf '%s\n' "$OUT" | grep '^toolscore: [0-9]')" "toolscore: 2 passed" "summary across a stop"
 DAEMON_PID=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["pid"])' "$("$TSCTL" --socket "$SOCK" status --json)")
@@ -121,18 +127,18 @@ t 1 env TOOLSCORE_RUN="$PRUN" "$WORK/py" "$WORK/partial.py"
 
 # --- retention: --runs-keep and --runs-max-age ------------------------------------------
 t 0 ts stop
-while [ -S "$SOCK" ]; do sleep 0.05; done
+wait_until 20 "the daemon removing its socket after stop" socket_gone "$SOCK"
 start_daemon --runs-keep 2
 for i in 1 2 3; do t 0 ts run -- true; done
 same "$(ls "$RUNS" | wc -l | tr -d ' ')" "2" "--runs-keep 2 keeps two closed runs"
 t 1 ts orphans --run "$RUN" && err_has "no run '$RUN'"
 t 0 ts stop
-while [ -S "$SOCK" ]; do sleep 0.05; done
+wait_until 20 "the daemon removing its socket after stop" socket_gone "$SOCK"
 sleep 1.1
 start_daemon --runs-max-age 1s
 same "$(ls "$RUNS" | wc -l | tr -d ' ')" "0" "--runs-max-age drops old runs at start"
 t 0 ts stop
-while [ -S "$SOCK" ]; do sleep 0.05; done
+wait_until 20 "the daemon removing its socket after stop" socket_gone "$SOCK"
 DAEMON_PID=""
 
 # --- the state directory -------------------------------------------------------------

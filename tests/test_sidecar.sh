@@ -116,13 +116,13 @@ start_sidecar() {
 		$ENTRYPOINT >>"$WORK/sidecar.log" 2>&1 &
 	SIDECAR_PID=$!
 	i=0
-	while [ ! -S "$HOST_RUN/toolscored.sock" ] && [ $i -lt 100 ]; do
+	while [ ! -S "$HOST_RUN/toolscored.sock" ] && [ $i -lt 400 ]; do
 		kill -0 "$SIDECAR_PID" 2>/dev/null || break
 		sleep 0.05
 		i=$((i + 1))
 	done
 	[ -S "$HOST_RUN/toolscored.sock" ] || {
-		fail "the sidecar did not create its socket in the run volume"
+		fail "the sidecar did not create its socket in the run volume within 20 s"
 		cat "$WORK/sidecar.log" >&2
 		exit 1
 	}
@@ -130,6 +130,11 @@ start_sidecar() {
 stop_sidecar() {
 	[ -n "$SIDECAR_PID" ] && kill "$SIDECAR_PID" 2>/dev/null && wait "$SIDECAR_PID" 2>/dev/null
 	SIDECAR_PID=""
+}
+# sidecar_exited: for wait_until (a zombie counts: the shell reaps it later).
+sidecar_exited() {
+	! kill -0 "$SIDECAR_PID" 2>/dev/null ||
+		[ "$(sed 's/.*) //' "/proc/$SIDECAR_PID/stat" 2>/dev/null | cut -c1)" = Z ]
 }
 trap 'stop_sidecar; cleanup' EXIT
 
@@ -171,6 +176,8 @@ t 3 client_as $((SIDECAR_UID + 1)) sh -c "printf '%s' '$(calls x 1)' | tsctl che
 	err_has "owned by uid $SIDECAR_UID"
 
 # SIGTERM while clients write: every acknowledged snapshot is on disk, whole.
+# The signal goes once a first write was acknowledged (the writers still
+# have dozens to go), however long the machine takes to get there.
 for w in 1 2 3 4 5 6; do
 	(
 		for i in 1 2 3 4 5 6 7 8; do
@@ -179,8 +186,10 @@ for w in 1 2 3 4 5 6; do
 		done
 	) &
 done
-sleep 0.6
+a_write_acknowledged() { grep -qs '"outcome": "CREATED"' "$WORK"/w*-*.out; }
+wait_until 60 "a first write acknowledged by the sidecar" a_write_acknowledged
 kill -TERM "$SIDECAR_PID"
+wait_until 30 "the sidecar exiting after SIGTERM" sidecar_exited || kill -9 "$SIDECAR_PID"
 wait "$SIDECAR_PID"
 same "$?" "0" "the sidecar exits 0 on SIGTERM"
 SIDECAR_PID=""
@@ -211,14 +220,19 @@ calls r 2 >"$HOST_RUN/r2.json"
 cat >"$HOST_RUN/worker.sh" <<'WORKER'
 tsctl check r1 --calls /run/toolscore/r1.json >/dev/null
 touch /run/toolscore/phase1
-while [ ! -e /run/toolscore/phase2 ]; do sleep 0.05; done
+i=0
+while [ ! -e /run/toolscore/phase2 ]; do
+	i=$((i + 1))
+	[ $i -gt 1200 ] && { echo "worker: no restart of the sidecar within 60 s" >&2; exit 1; }
+	sleep 0.05
+done
 tsctl check r2 --calls /run/toolscore/r2.json >/dev/null
 WORKER
 chmod 0644 "$HOST_RUN/r1.json" "$HOST_RUN/r2.json" "$HOST_RUN/worker.sh"
 client tsctl run --no-fail-on-findings -- sh /run/toolscore/worker.sh >"$WORK/run.out" 2>&1 &
 RUNNER=$!
-i=0
-while [ ! -e "$HOST_RUN/phase1" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+phase1() { [ -e "$HOST_RUN/phase1" ]; }
+wait_until 60 "the run's first worker checking r1" phase1
 stop_sidecar
 start_sidecar
 touch "$HOST_RUN/phase2"

@@ -5,14 +5,15 @@
  * This program defines fsync, syncfs, renameat, unlinkat and write itself
  * (the store's calls resolve to them; each makes the system call directly),
  * so it can log every such call on one event clock, slow down the root's
- * fsyncs (so that writers pile up into commit rounds) and make a kind of
- * fsync fail. From the log each acknowledged change is checked the way a
- * crash would judge it: a save's temp file was fsynced after its last
- * write and before the rename, and the root was fsynced by a call that
- * started after the rename (or the unlink, or the ts_store_sync call) and
- * ended before the caller got its answer. syncfs is never a durable sync
- * of new files on every file system (docs/internals/store.md), so the
- * store must never call it: the wrapper counts the calls.
+ * fsyncs (so that writers pile up into commit rounds) or hold them until
+ * the test lets them go, and make a kind of fsync fail. From the log each
+ * acknowledged change is checked the way a crash would judge it: a save's
+ * temp file was fsynced after its last write and before the rename, and
+ * the root was fsynced by a call that started after the rename (or the
+ * unlink, or the ts_store_sync call) and ended before the caller got its
+ * answer. syncfs is never a durable sync of new files on every file system
+ * (docs/internals/store.md), so the store must never call it: the wrapper
+ * counts the calls.
  *
  * Each test works in its own fresh directory under $TMPDIR (or /tmp).
  */
@@ -54,6 +55,7 @@ static atomic_int event_count;
 static atomic_long event_clock;
 static atomic_bool tracing;      /* log the calls */
 static atomic_int dir_delay_us;  /* each fsync of a directory first sleeps this long */
+static atomic_bool dir_held;     /* ... and waits while this is set */
 static atomic_int failing;       /* FAIL_*: that kind of sync fails with EIO */
 static atomic_long syncfs_calls; /* every syncfs, logged or not */
 
@@ -106,6 +108,8 @@ int fsync(int fd)
     dir = S_ISDIR(st.st_mode);
     if (dir && atomic_load(&dir_delay_us) > 0)
         usleep((useconds_t)atomic_load(&dir_delay_us));
+    while (dir && atomic_load(&dir_held))
+        usleep(1000);
     if (fail_with_eio(dir ? FAIL_DIR_FSYNC : FAIL_FILE_FSYNC))
         return -1;
     start = tick();
@@ -179,6 +183,7 @@ static void setup(void)
     atomic_store(&tracing, false);
     atomic_store(&event_count, 0);
     atomic_store(&dir_delay_us, 0);
+    atomic_store(&dir_held, false);
     atomic_store(&failing, FAIL_NONE);
 }
 
@@ -512,11 +517,11 @@ static void *one_saver_main(void *arg)
     return NULL;
 }
 
-/* Wait (up to 10 s) until the store's commit state is running a round with
+/* Wait (up to 20 s) until the store's commit state is running a round with
  * want callers waiting for the next one. */
 static void wait_for_waiting(ts_store *store, int want)
 {
-    for (int tries = 0; tries < 10000; tries++) {
+    for (int tries = 0; tries < UTIL_WAIT_MS; tries++) {
         int n = 0;
         bool running;
 
@@ -534,8 +539,9 @@ static void wait_for_waiting(ts_store *store, int want)
 
 /*
  * Two saves of one file that end up in one round (the second starts once
- * the first waits): the file holds the later one, as if each had renamed
- * its own file in turn.
+ * the first waits, behind a round held at its root's fsync until both
+ * wait): the file holds the later one, as if each had renamed its own file
+ * in turn.
  */
 START_TEST(saves_of_one_file_in_one_round_keep_the_later)
 {
@@ -545,13 +551,14 @@ START_TEST(saves_of_one_file_in_one_round_keep_the_later)
     one_saver second = {.store = store, .name = "same", .calls = 2};
     pthread_t threads[3];
 
-    atomic_store(&dir_delay_us, 300000); /* each round takes 0.3 s */
+    atomic_store(&dir_held, true); /* the lead's round waits at the root's fsync */
     ck_assert_int_eq(pthread_create(&threads[0], NULL, one_saver_main, &lead), 0);
     wait_for_waiting(store, 0);
     ck_assert_int_eq(pthread_create(&threads[1], NULL, one_saver_main, &first), 0);
     wait_for_waiting(store, 1);
     ck_assert_int_eq(pthread_create(&threads[2], NULL, one_saver_main, &second), 0);
     wait_for_waiting(store, 2);
+    atomic_store(&dir_held, false);
     for (int i = 0; i < 3; i++)
         ck_assert_int_eq(pthread_join(threads[i], NULL), 0);
     ck_assert_msg(lead.rc == 0 && first.rc == 0 && second.rc == 0, "%s / %s / %s", lead.err.message,

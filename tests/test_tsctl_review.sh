@@ -16,10 +16,10 @@ trap stop_tmux EXIT
 # the review sessions come and go.
 tm new-session -d -s keep "sleep 600" || { echo "cannot start tmux" >&2; exit 1; }
 
-# Wait until the pane shows $1 (a fixed string); fails after ~10 s.
+# Wait until the pane shows $1 (a fixed string); fails after ~20 s.
 wait_pane() {
 	i=0
-	while [ $i -lt 200 ]; do
+	while [ $i -lt 400 ]; do
 		PANE=$(tm capture-pane -p -J -S -200 -t review 2>/dev/null)
 		case "$PANE" in *"$1"*) return 0 ;; esac
 		sleep 0.05

@@ -254,8 +254,7 @@ out_has "$FL"
 t 0 ts status --json
 AUTOPID=$(json_get pid)
 t 0 ts stop
-i=0
-while kill -0 "$AUTOPID" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-kill -0 "$AUTOPID" 2>/dev/null && fail "auto-started daemon $AUTOPID still running 5 s after stop"
+daemon_gone() { ! kill -0 "$AUTOPID" 2>/dev/null; }
+wait_until 20 "the auto-started daemon $AUTOPID exiting after stop" daemon_gone
 
 finish

@@ -114,12 +114,33 @@ for k in sys.argv[1].split("."):
 print(json.dumps(v) if not isinstance(v,str) else v)' "$1" 2>/dev/null
 }
 
+# wait_until SECONDS WHAT CMD...: run CMD every 50 ms until it succeeds;
+# after SECONDS without success the test fails saying WHAT did not happen
+# (return 1). The deadline only ends a test whose condition never comes: on
+# a loaded machine the condition comes late, and the test waits for it.
+wait_until() {
+	limit=$1
+	what=$2
+	shift 2
+	CHECKS=$((CHECKS + 1))
+	polls=$((limit * 20))
+	until "$@"; do
+		polls=$((polls - 1))
+		if [ "$polls" -le 0 ]; then
+			fail "$what: not within $limit s"
+			return 1
+		fi
+		sleep 0.05
+	done
+	return 0
+}
+
 # Start a daemon on $SOCK (foreground mode, in the background here).
 start_daemon() {
 	"$TOOLSCORED" --socket "$SOCK" --foreground --log-level warn "$@" >"$WORK/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	i=0
-	while [ ! -S "$SOCK" ] && [ $i -lt 100 ]; do
+	while [ ! -S "$SOCK" ] && [ $i -lt 400 ]; do
 		kill -0 "$DAEMON_PID" 2>/dev/null || break
 		sleep 0.05
 		i=$((i + 1))
@@ -132,6 +153,39 @@ start_daemon() {
 }
 
 ts() { "$TSCTL" --socket "$SOCK" --dir "$STORE" "$@"; }
+
+# socket_gone PATH / socket_there PATH: for wait_until.
+socket_gone() { [ ! -S "$1" ]; }
+socket_there() { [ -S "$1" ]; }
+
+# binaries_for UID...: the programs run as other uids are copies of tsctl
+# and toolscored in $WORK/bin (0755, removed with $WORK), since the build
+# directory may be closed to them (a checkout in a 0700 folder, or under
+# /root); TSCTL and TOOLSCORED name the copies from then on, and $WORK is
+# opened (0755) for those uids to enter. Each UID must be able to run
+# them: where it cannot (a TMPDIR that only its owner may enter), the test
+# says so in one line and exits 1, never passes without the checks.
+binaries_for() {
+	command -v setpriv >/dev/null 2>&1 || {
+		echo "$(basename "$0"): FAIL: the checks as another user need setpriv (util-linux), which is not installed" >&2
+		exit 1
+	}
+	chmod 755 "$WORK"
+	mkdir -p "$WORK/bin"
+	cp "$TSCTL" "$WORK/bin/tsctl"
+	cp "$TOOLSCORED" "$WORK/bin/toolscored"
+	chmod 755 "$WORK/bin" "$WORK/bin/tsctl" "$WORK/bin/toolscored"
+	TSCTL=$WORK/bin/tsctl
+	TOOLSCORED=$WORK/bin/toolscored
+	# (through env: setpriv itself execs with root's capabilities still
+	# held, so only a program it starts looks the path up as the uid)
+	for uid in "$@"; do
+		setpriv --reuid="$uid" --regid="$uid" --clear-groups env "$TSCTL" --version >/dev/null 2>&1 || {
+			echo "$(basename "$0"): FAIL: uid $uid cannot run $TSCTL: the checks as another user need a TMPDIR other users can enter (${TMPDIR:-/tmp})" >&2
+			exit 1
+		}
+	done
+}
 
 finish() {
 	if [ "$FAILURES" != 0 ]; then

@@ -358,6 +358,11 @@ static int fake_answer(fake *f, fake_conn *c, const ts_request *req)
     }
     fake_write(c->fd, &out);
     ts_buf_free(&out);
+    if (strcmp(req->method, "stray") == 0) {
+        pthread_mutex_lock(&f->mu);
+        f->nstray++;
+        pthread_mutex_unlock(&f->mu);
+    }
     return keep;
 }
 
@@ -526,21 +531,39 @@ int fake_count(fake *f, const char *method, int *last_conn)
     return n;
 }
 
-/* Wait until the server has closed n connections in all. */
+/* A counter of the fake server (read under its lock) and the value awaited. */
+typedef struct fake_count_wait {
+    fake *f;
+    const int *counter;
+    int n;
+} fake_count_wait;
+
+static bool fake_count_reached(void *arg)
+{
+    fake_count_wait *w = arg;
+    int now;
+
+    pthread_mutex_lock(&w->f->mu);
+    now = *w->counter;
+    pthread_mutex_unlock(&w->f->mu);
+    return now >= w->n;
+}
+
 void fake_wait_closed(fake *f, int n)
 {
-    int i;
+    fake_count_wait w = {f, &f->nclosed, n};
 
-    for (i = 0; i < 5000; i++) {
-        int closed;
-        pthread_mutex_lock(&f->mu);
-        closed = f->nclosed;
-        pthread_mutex_unlock(&f->mu);
-        if (closed >= n)
-            return;
-        usleep(1000);
-    }
-    ck_abort_msg("the fake server did not close %d connection(s)", n);
+    ck_assert_msg(util_wait_for(fake_count_reached, &w, UTIL_WAIT_MS),
+                  "the fake server did not close %d connection(s) within %d ms", n, UTIL_WAIT_MS);
+}
+
+void fake_wait_strays(fake *f, int n)
+{
+    fake_count_wait w = {f, &f->nstray, n};
+
+    ck_assert_msg(util_wait_for(fake_count_reached, &w, UTIL_WAIT_MS),
+                  "the fake server did not write %d unasked frame(s) within %d ms", n,
+                  UTIL_WAIT_MS);
 }
 
 ts_client *util_client_connect(const char *sock)

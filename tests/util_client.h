@@ -42,6 +42,7 @@ typedef struct fake {
     int nlog;
     int nconn;
     int nclosed; /* connections the server has closed */
+    int nstray;  /* unasked frames it has written (method "stray") */
 } fake;
 
 /* Start a fake server on sock (NULL: a fresh temporary directory) whose
@@ -55,8 +56,11 @@ const fake_entry *fake_last(fake *f, const char *method);
 /* How many requests of method the server saw, and on which connection the
  * last one came (-1: none). */
 int fake_count(fake *f, const char *method, int *last_conn);
-/* Wait until the server has closed n connections in all. */
+/* Wait (20 s at most) until the server has closed n connections in all. */
 void fake_wait_closed(fake *f, int n);
+/* Wait (20 s at most) until the server has written n unasked frames in all:
+ * the client's socket then holds the last one. */
+void fake_wait_strays(fake *f, int n);
 /* A logged request's param key (borrowed). */
 struct json_object *fake_param(const fake_entry *e, const char *key);
 
@@ -74,7 +78,7 @@ ts_client *util_autostart_client(const char *sock, ts_error *err, int *rc);
 /* How many processes serve sock (their command line mentions toolscored
  * and sock); one receives a pid of them. */
 int util_daemons_on(const char *sock, pid_t *one);
-/* Wait (5 s) until no daemon serves sock. */
+/* Wait (20 s) until no daemon serves sock. */
 void util_wait_no_daemon(const char *sock);
 /* Stop the daemon through c, close c and wait until no daemon serves sock. */
 void util_stop_and_close(ts_client *c, const char *sock);

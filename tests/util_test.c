@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "lib/base/ts_base.h"
 #include "lib/json/ts_json.h"
@@ -126,6 +128,26 @@ struct json_object *util_calls_of_letters(const char *s)
         json_object_array_add(list, c);
     }
     return list;
+}
+
+static long long monotonic_ms(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool util_wait_for(bool (*holds)(void *arg), void *arg, int timeout_ms)
+{
+    long long deadline = monotonic_ms() + timeout_ms;
+
+    while (!holds(arg)) {
+        if (monotonic_ms() > deadline)
+            return false;
+        usleep(5000);
+    }
+    return true;
 }
 
 unsigned util_next_random(unsigned *seed)

@@ -12,6 +12,7 @@
 #define UTIL_TEST_H
 
 #include <check.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -77,6 +78,16 @@ int util_count_entries(const char *dir, const char *prefix);
 /* A list of calls without arguments, one per character of s, each named by
  * its character: "abc" is [{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]. */
 struct json_object *util_calls_of_letters(const char *s);
+
+/*
+ * Waiting for a condition: poll holds(arg) every 5 ms until it returns true
+ * (then true) or timeout_ms passed (then false, for the test to fail saying
+ * what did not happen). UTIL_WAIT_MS is the usual deadline: it only ends a
+ * test whose condition never comes; on a loaded machine the condition
+ * comes late and the test waits for it.
+ */
+#define UTIL_WAIT_MS 20000
+bool util_wait_for(bool (*holds)(void *arg), void *arg, int timeout_ms);
 
 /* The next number (0..32767) of a small reproducible generator. */
 unsigned util_next_random(unsigned *seed);

@@ -72,7 +72,9 @@ static int seconds = 10;
 static size_t partial_bytes = (16u << 20) - 1;
 static pid_t daemon_pid;
 static atomic_bool stopping;
-static atomic_bool measuring; /* the attack is under way */
+static atomic_bool measuring;       /* the attack is under way */
+static atomic_bool probe_connected; /* the probe holds its connection */
+static atomic_bool placed;          /* every attacker connected, all but the slow said hello */
 static _Atomic long rss_peak_kb, conns_max;
 static _Atomic long status_ok, status_failed;
 static _Atomic uint64_t nonread_bytes;
@@ -257,6 +259,13 @@ static void *attackers_run(void *arg)
             if (a->kind == SLOW && writing)
                 attacker_write(a, now);
         }
+        if (!placed) {
+            bool all = true;
+
+            for (size_t i = 0; i < n && all; i++)
+                all = list[i].fd >= 0 && (list[i].kind == SLOW || list[i].said_hello);
+            placed = all;
+        }
         if (poll(pfd, n, 50) < 0 && errno != EINTR)
             break;
         now = bench_now_ns();
@@ -319,6 +328,7 @@ static void *probe_run(void *arg)
             if (measuring)
                 bench_lat_add(&probe_lat, bench_now_ns() - t0);
             t0 = bench_now_ns();
+            probe_connected = true;
         }
         rc = bench_conn_check(c, store, name, calls_json, "PASSED", err, sizeof(err));
         if (measuring) {
@@ -381,6 +391,19 @@ static void *rss_run(void *arg)
         usleep(20000);
     }
     return NULL;
+}
+
+/* Wait until *flag is set; gives up (the program dies saying why) after
+ * 20 s, a deadline only a daemon that does not serve reaches. */
+static void wait_for(atomic_bool *flag, const char *why)
+{
+    uint64_t deadline = bench_now_ns() + 20000000000ull;
+
+    while (!*flag) {
+        if (bench_now_ns() > deadline)
+            bench_die("%s within 20 s", why);
+        usleep(1000);
+    }
 }
 
 static char *slurp(const char *path)
@@ -498,12 +521,12 @@ int main(int argc, char **argv)
      * test worker would */
     if (probe) {
         pthread_create(&probe_t, NULL, probe_run, NULL);
-        usleep(200000);
+        wait_for(&probe_connected, "the probe did not connect");
     }
     pthread_create(&attackers_t, NULL, attackers_run, list);
     if (daemon_pid > 0)
         pthread_create(&rss_t, NULL, rss_run, NULL);
-    usleep(300000); /* let the attackers take their places */
+    wait_for(&placed, "the attackers did not take their places");
     measuring = true;
     if (status)
         pthread_create(&status_t, NULL, status_run, NULL);

@@ -7,7 +7,7 @@
  *   loadgen --mode check  --socket S --store DIR --name NAME --calls FILE ...
  *   loadgen --mode record --socket S --store DIR --prefix P --calls FILE --count K ...
  *   loadgen --mode mix    --socket S --store DIR --name NAME --prefix P --calls FILE ...
- *   loadgen --mode hold   --socket S --clients N --seconds T
+ *   loadgen --mode hold   --socket S --clients N --seconds T [--ready FILE]
  *
  * echo:   writes BYTES and reads BYTES back (the reference: echo_server).
  * check:  the check method on NAME with the calls of FILE (an approved
@@ -19,7 +19,10 @@
  *         PENDING after), 7 replay NAME (PASSED).
  * hold:   connects every client (a failed connection is an error, not
  *         fatal), holds the connections for T seconds, then asks for the
- *         status on each; ops counts the connections that did both.
+ *         status on each; ops counts the connections that did both. With
+ *         --ready FILE it creates FILE once every client has connected (or
+ *         been refused) and holds the connections until FILE is removed
+ *         (T seconds at most), so a test acts while they are held.
  *
  * Prints one line of key=value fields: mode clients ops errors seconds
  * ops_per_s p50_us p99_us max_us connect_errors, and for one client in
@@ -29,6 +32,8 @@
 #include <getopt.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +51,9 @@
  * request and its reply really are, framing included.
  */
 static _Atomic uint64_t bytes_sent, bytes_received;
+
+/* hold with --ready: set once the ready file was created. */
+static atomic_bool ready_made;
 
 ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
@@ -70,6 +78,7 @@ typedef struct options {
     const char *name;
     const char *prefix;
     const char *calls;
+    const char *ready; /* hold: created once connected, held while it exists */
     int clients;
     double seconds;
     long count;
@@ -146,13 +155,17 @@ static int mix_request(worker *w, long seq, char *err, size_t errsz)
     return bench_conn_check(w->conn, opt->store, opt->name, w->payload, "PASSED", err, errsz);
 }
 
-/* hold: the connection is open; wait, then one status request. */
+/* hold: the connection is open; wait (T seconds, or while the ready file
+ * exists), then one status request. */
 static void hold_connection(worker *w)
 {
     char err[512];
     uint64_t deadline = bench_now_ns() + (uint64_t)(w->opt->seconds * 1e9);
-    while (bench_now_ns() < deadline)
+    while (bench_now_ns() < deadline) {
+        if (w->opt->ready && atomic_load(&ready_made) && access(w->opt->ready, F_OK) != 0)
+            break;
         usleep(10000);
+    }
     if (bench_conn_status(w->conn, err, sizeof(err)) < 0) {
         note_error(w, err);
         return;
@@ -272,18 +285,26 @@ static void usage(void)
 {
     bench_die("usage: loadgen --mode echo|check|record|mix|hold --socket PATH [--clients N] "
               "[--seconds T | --count K] [--warmup K] [--size BYTES] [--store DIR] "
-              "[--name NAME] [--prefix P] [--calls FILE]");
+              "[--name NAME] [--prefix P] [--calls FILE] [--ready FILE]");
 }
 
 static void parse_options(int argc, char **argv, options *opt)
 {
     static const struct option longopts[] = {
-        {"mode", required_argument, NULL, 'm'},    {"socket", required_argument, NULL, 's'},
-        {"store", required_argument, NULL, 'd'},   {"name", required_argument, NULL, 'n'},
-        {"prefix", required_argument, NULL, 'p'},  {"calls", required_argument, NULL, 'c'},
-        {"clients", required_argument, NULL, 'C'}, {"seconds", required_argument, NULL, 'T'},
-        {"count", required_argument, NULL, 'K'},   {"warmup", required_argument, NULL, 'W'},
-        {"size", required_argument, NULL, 'S'},    {NULL, 0, NULL, 0}};
+        {"mode", required_argument, NULL, 'm'},
+        {"socket", required_argument, NULL, 's'},
+        {"store", required_argument, NULL, 'd'},
+        {"name", required_argument, NULL, 'n'},
+        {"prefix", required_argument, NULL, 'p'},
+        {"calls", required_argument, NULL, 'c'},
+        {"clients", required_argument, NULL, 'C'},
+        {"seconds", required_argument, NULL, 'T'},
+        {"count", required_argument, NULL, 'K'},
+        {"warmup", required_argument, NULL, 'W'},
+        {"size", required_argument, NULL, 'S'},
+        {"ready", required_argument, NULL, 'R'},
+        {NULL, 0, NULL, 0},
+    };
     *opt = (options){.clients = 1, .seconds = 2.0, .warmup = 20, .size = 512, .prefix = "rec"};
     int c;
     while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -320,6 +341,9 @@ static void parse_options(int argc, char **argv, options *opt)
             break;
         case 'S':
             opt->size = (size_t)atol(optarg);
+            break;
+        case 'R':
+            opt->ready = optarg;
             break;
         default:
             usage();
@@ -366,6 +390,13 @@ int main(int argc, char **argv)
             bench_die("pthread_create failed");
     }
     pthread_barrier_wait(&barrier);
+    if (opt.ready) {
+        FILE *f = fopen(opt.ready, "w");
+        if (!f)
+            bench_die("%s: %s", opt.ready, strerror(errno));
+        fclose(f);
+        atomic_store(&ready_made, true);
+    }
     uint64_t sent0 = bytes_sent, received0 = bytes_received;
     uint64_t start = bench_now_ns();
     for (int i = 0; i < opt.clients; i++)

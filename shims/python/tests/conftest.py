@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import textwrap
 import time
 from pathlib import Path
 from typing import Any, Dict, Iterator, List, Optional
@@ -34,6 +35,32 @@ DAEMON = BUILD / "toolscored"
 TSCTL = BUILD / "tsctl"
 
 
+# How long a test waits for a condition (a daemon answering, a process
+# gone): only a test whose condition never comes reaches it; on a loaded
+# machine the condition comes late and the test waits for it.
+WAIT_SECONDS = 20
+
+# Prepended to an inner test file that signals the daemon: wait_gone(pid)
+# returns once the process has exited (a zombie counts: the outer pytest,
+# its parent, collects it later) and fails after WAIT_SECONDS.
+WAIT_GONE = textwrap.dedent(f"""\
+    import time as _time
+
+    def wait_gone(pid):
+        end = _time.monotonic() + {WAIT_SECONDS}
+        while _time.monotonic() < end:
+            try:
+                with open(f"/proc/{{pid}}/stat") as stat:
+                    if stat.read().rsplit(")", 1)[1].split()[0] == "Z":
+                        return
+            except FileNotFoundError:
+                return
+            _time.sleep(0.01)
+        raise AssertionError(f"process {{pid}} still running {WAIT_SECONDS} s after the signal")
+
+    """)
+
+
 class Daemon:
     """One toolscored in the foreground on a socket in a 0700 directory."""
 
@@ -49,7 +76,8 @@ class Daemon:
                 [str(DAEMON), "--socket", self.socket, "--foreground", "--log-level", "warn"],
                 stdout=log, stderr=log, stdin=subprocess.DEVNULL)
         client = _native.Client(self.socket, autostart=False, connect_timeout_ms=100)
-        for _ in range(500):
+        deadline = time.monotonic() + WAIT_SECONDS
+        while time.monotonic() < deadline:
             try:
                 client.ping()
                 return self
@@ -57,7 +85,7 @@ class Daemon:
                 if self.proc.poll() is not None:
                     raise RuntimeError(f"toolscored exited: {self.log.read_text()}")
                 time.sleep(0.01)
-        raise RuntimeError("toolscored did not answer")
+        raise RuntimeError(f"toolscored did not answer on {self.socket} within {WAIT_SECONDS} s")
 
     @property
     def pid(self) -> int:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import DAEMON, Daemon, Project, summary_lines
+from conftest import DAEMON, WAIT_GONE, Daemon, Project, summary_lines
 
 
 def test_values_that_are_not_json_raise_naming_them(project: Project) -> None:
@@ -173,17 +173,17 @@ def test_daemon_killed_mid_session(project: Project, own_daemon: Daemon,
                                    monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLSCORE_SOCKET", own_daemon.socket)
     monkeypatch.setenv("TSPY_DAEMON_PID", str(own_daemon.pid))
-    project.pt.makepyfile(test_kill="""
-        import os, signal, time
+    project.pt.makepyfile(test_kill=WAIT_GONE + textwrap.dedent("""
+        import os, signal
         def test_1_before(toolscore_snapshot):
             toolscore_snapshot([{"tool": "t", "args": {}}])
         def test_2_kill():
             pid = int(os.environ["TSPY_DAEMON_PID"])
             os.kill(pid, signal.SIGKILL)
-            time.sleep(0.3)
+            wait_gone(pid)
         def test_3_after(toolscore_snapshot):
             toolscore_snapshot([{"tool": "t", "args": {}}])
-    """)
+    """))
     r = project.run()
     r.assert_outcomes(passed=2, errors=1)
     r.stdout.fnmatch_lines(["*ERROR*test_kill.py::test_3_after*"])
@@ -199,17 +199,18 @@ def test_daemon_restarted_mid_session(project: Project, own_daemon: Daemon,
     monkeypatch.setenv("TOOLSCORE_SOCKET", own_daemon.socket)
     monkeypatch.setenv("TSPY_DAEMON_PID", str(own_daemon.pid))
     monkeypatch.setenv("TOOLSCORED", str(DAEMON))
-    project.pt.makepyfile(test_restart="""
-        import os, signal, time
+    project.pt.makepyfile(test_restart=WAIT_GONE + textwrap.dedent("""
+        import os, signal
         def test_1_before(toolscore_snapshot):
             toolscore_snapshot([{"tool": "t", "args": {}}])
         def test_2_stop():
-            os.kill(int(os.environ["TSPY_DAEMON_PID"]), signal.SIGTERM)
-            time.sleep(0.5)
+            pid = int(os.environ["TSPY_DAEMON_PID"])
+            os.kill(pid, signal.SIGTERM)
+            wait_gone(pid)
         def test_3_after(toolscore_snapshot):
             toolscore_snapshot([{"tool": "t", "args": {}}])
             toolscore_snapshot([{"tool": "u", "args": {}}])
-    """)
+    """))
     r = project.run()
     r.assert_outcomes(passed=3, warnings=3)
     assert summary_lines(r) == ["toolscore: 3 snapshots created (pending approval)"]

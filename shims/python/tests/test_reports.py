@@ -13,11 +13,12 @@ import json
 import re
 import shutil
 import subprocess
+import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import TSCTL, Project, summary_lines
+from conftest import TSCTL, WAIT_GONE, Project, summary_lines
 
 XSD = Path(__file__).resolve().parents[3] / "tests" / "data" / "junit.xsd"
 
@@ -128,14 +129,15 @@ def test_a_daemon_gone_at_the_end_is_an_error_and_a_failed_session(
     monkeypatch.setenv("TSPY_DAEMON_PID", str(own_daemon.pid))
     out = project.path / "r.xml"
     out.write_text("<stale/>")
-    project.pt.makepyfile(test_r="""
-        import os, signal, time
+    project.pt.makepyfile(test_r=WAIT_GONE + textwrap.dedent("""
+        import os, signal
         def test_1(toolscore_snapshot):
             toolscore_snapshot([{"tool": "t", "args": {}}])
         def test_2_stop():
-            os.kill(int(os.environ["TSPY_DAEMON_PID"]), signal.SIGTERM)
-            time.sleep(0.5)
-    """)
+            pid = int(os.environ["TSPY_DAEMON_PID"])
+            os.kill(pid, signal.SIGTERM)
+            wait_gone(pid)
+    """))
     r = project.run("--toolscore-junit", str(out))
     r.assert_outcomes(passed=2, warnings=1)
     lines = summary_lines(r)
