@@ -31,6 +31,8 @@ static const fixture_case detected[] = {
     {"vercel_ai_ui_message_v4", "vercel-ai"},
     {"vercel_ai_full_stream", "vercel-ai"},
     {"vercel_ai_v4_stream", "vercel-ai"},
+    {"vercel_ai_v6_on_finish", "vercel-ai"},
+    {"vercel_ai_v6_on_finish_text", "vercel-ai"},
     {"openai_agents_js_result", "openai-agents-js"},
     {"openai_agents_js_history", "openai-agents-js"},
     {"openai_agents_js_interrupted", "openai-agents-js"},
@@ -123,6 +125,38 @@ START_TEST(test_dedup_by_id_only)
         "\"arguments\": \"{}\"}, {\"type\": \"hosted_tool_call\", \"id\": \"ws_1\", "
         "\"name\": \"web_search_call\"}]",
         NULL, "[{\"tool\": \"f\", \"args\": {}}, {\"tool\": \"web_search_call\", \"args\": {}}]");
+}
+END_TEST
+
+/* An onFinish event (v5+) repeats its last step at the top level (content,
+ * toolCalls): the steps come first, each call once, its first sighting's
+ * arguments kept. */
+START_TEST(test_on_finish_event)
+{
+    static const char *const event =
+        "{\"content\": [{\"type\": \"tool-call\", \"toolCallId\": \"b\", \"toolName\": \"g\", "
+        "\"input\": {\"y\": 9}}], \"toolCalls\": [{\"type\": \"tool-call\", \"toolCallId\": \"b\", "
+        "\"toolName\": \"g\", \"input\": {\"y\": 8}}], \"toolResults\": [], \"steps\": "
+        "[{\"content\": "
+        "[{\"type\": \"tool-call\", \"toolCallId\": \"a\", \"toolName\": \"f\", \"input\": {}}]}, "
+        "{\"content\": [{\"type\": \"tool-call\", \"toolCallId\": \"b\", \"toolName\": \"g\", "
+        "\"input\": {\"y\": 1}}]}]}";
+
+    assert_detects(event, "vercel-ai");
+    assert_extracts(event, NULL,
+                    "[{\"tool\": \"f\", \"args\": {}}, {\"tool\": \"g\", \"args\": {\"y\": 1}}]");
+    /* a last step of text only: still the event, not an Anthropic message */
+    assert_detects("{\"content\": [{\"type\": \"text\", \"text\": \"done\"}], \"toolCalls\": [], "
+                   "\"steps\": [{\"content\": [{\"type\": \"text\", \"text\": \"done\"}]}]}",
+                   "vercel-ai");
+    /* Mastra's result with steps stays Mastra's; a message without steps
+     * stays Anthropic's */
+    assert_detects(
+        "{\"content\": [{\"type\": \"text\"}], \"steps\": [{\"toolCalls\": [{\"type\": "
+        "\"tool-call\", \"payload\": {\"toolName\": \"f\"}}], \"finishReason\": \"stop\"}]}",
+        "mastra");
+    assert_detects("{\"content\": [{\"type\": \"text\", \"text\": \"hi\"}], \"steps\": []}",
+                   "anthropic");
 }
 END_TEST
 
@@ -302,6 +336,7 @@ static Suite *extract_js_suite(void)
     tcase_add_loop_test(tc, test_fixture_error, 0, sizeof(errors) / sizeof(errors[0]));
     suite_add_tcase(s, tc);
     tcase_add_test(tu, test_dedup_by_id_only);
+    tcase_add_test(tu, test_on_finish_event);
     tcase_add_test(tu, test_stream_assembly);
     tcase_add_test(tu, test_results_never_calls);
     tcase_add_test(tu, test_detection_keeps_earlier_formats);

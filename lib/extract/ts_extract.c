@@ -75,6 +75,8 @@ static const char *detect_object(const struct json_object *input)
         return "openai";
     if (ts_extract__vercel_message_applies(input))
         return "vercel-ai";
+    if (ts_extract__mastra_applies(input)) /* its result may hold a content array too */
+        return "mastra";
     if (ts_extract__anthropic_applies(input))
         return "anthropic";
     if (has_key(input, "candidates"))
@@ -89,8 +91,6 @@ static const char *detect_object(const struct json_object *input)
         return "openai-responses";
     if (ts_extract__mcp_applies(input))
         return "mcp";
-    if (ts_extract__mastra_applies(input))
-        return "mastra";
     if (ts_extract__vercel_ai_applies(input))
         return "vercel-ai";
     if (ts_extract__langgraph_message_applies(input))
