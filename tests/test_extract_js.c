@@ -35,6 +35,7 @@ static const fixture_case detected[] = {
     {"vercel_ai_v6_on_finish_text", "vercel-ai"},
     {"openai_agents_js_result", "openai-agents-js"},
     {"openai_agents_js_history", "openai-agents-js"},
+    {"openai_agents_js_history_no_calls", "openai-agents-js"},
     {"openai_agents_js_interrupted", "openai-agents-js"},
     {"openai_agents_js_stream_events", "openai-agents-js"},
     {"mastra_stream_chunks", "mastra"},
@@ -157,6 +158,36 @@ START_TEST(test_on_finish_event)
         "mastra");
     assert_detects("{\"content\": [{\"type\": \"text\", \"text\": \"hi\"}], \"steps\": []}",
                    "anthropic");
+}
+END_TEST
+
+/* An Agents JS history without calls gives []; a list that is not one
+ * stays undetected. */
+START_TEST(test_agents_js_history_without_calls)
+{
+    static const char *const answer =
+        "{\"type\": \"message\", \"role\": \"assistant\", \"status\": \"completed\", \"content\": "
+        "[{\"type\": \"output_text\", \"text\": \"Paris.\"}]}";
+    char text[512];
+
+    /* a reasoning model's history; an input item given without "type" */
+    snprintf(text, sizeof(text),
+             "[{\"role\": \"user\", \"content\": \"Capital of France?\"}, {\"type\": "
+             "\"reasoning\", \"id\": \"rs_1\", \"content\": []}, %s]",
+             answer);
+    assert_detects(text, "openai-agents-js");
+    assert_extracts(text, NULL, "[]");
+    /* a result object holding its history */
+    snprintf(text, sizeof(text), "{\"history\": [%s]}", answer);
+    assert_detects(text, "openai-agents-js");
+    assert_extracts(text, NULL, "[]");
+    /* no answer of the model, chat messages without "type", another item */
+    assert_detects("[{\"type\": \"message\", \"role\": \"user\", \"content\": \"hi\"}]", NULL);
+    assert_detects("[{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", "
+                   "\"content\": \"hello\"}]",
+                   NULL);
+    snprintf(text, sizeof(text), "[%s, {\"type\": \"computer_call\", \"id\": \"c\"}]", answer);
+    assert_detects(text, NULL);
 }
 END_TEST
 
@@ -337,6 +368,7 @@ static Suite *extract_js_suite(void)
     suite_add_tcase(s, tc);
     tcase_add_test(tu, test_dedup_by_id_only);
     tcase_add_test(tu, test_on_finish_event);
+    tcase_add_test(tu, test_agents_js_history_without_calls);
     tcase_add_test(tu, test_stream_assembly);
     tcase_add_test(tu, test_results_never_calls);
     tcase_add_test(tu, test_detection_keeps_earlier_formats);
