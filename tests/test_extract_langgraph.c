@@ -251,6 +251,12 @@ static const hostile_case hostile[] = {
      "\"args\": \"{}\"}]}, {}]], [[\"a:1\"], \"messages\", [{\"type\": \"ai\"}, {}]]]",
      "langgraph: message at index 1 is a [namespace, mode, chunk] tuple of a stream of several "
      "modes; record stream mode \"messages\" alone"},
+    /* a stream of several modes alone is known, and refused the same way */
+    {"[[[\"a:1\"], \"updates\", {\"agent\": {\"messages\": []}}], [[\"a:1\"], \"messages\", "
+     "[{\"type\": \"AIMessageChunk\", \"content\": \"x\"}, {}]]]",
+     "langgraph: message at index 0 is a [namespace, mode, chunk] tuple"},
+    {"[[\"messages\", [{\"type\": \"AIMessageChunk\", \"content\": \"x\"}, {}]]]",
+     "langgraph: message at index 0 is a [mode, chunk] tuple"},
     {"[[{\"type\": \"ai\", \"tool_calls\": [{\"name\": \"f\", \"args\": {}}]}, {}], [\"messages\", "
      "[{\"type\": \"ai\"}, {}]]]",
      "message at index 1 is a [mode, chunk] tuple"},

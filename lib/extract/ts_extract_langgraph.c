@@ -124,9 +124,32 @@ bool ts_extract__messages_have_tool_calls(const struct json_object *messages)
     return false;
 }
 
-/* A stream of mode "messages" even without calls: every element a
+/* A chunk of a stream of several modes (streamMode given as a list):
+ * [namespace, mode, chunk], or [mode, chunk] without subgraphs. */
+static bool modes_tuple(const struct json_object *element)
+{
+    static const char *const modes[] = {"messages", "updates", "values",     "custom",
+                                        "debug",    "tasks",   "checkpoints"};
+    const struct json_object *mode;
+    size_t k;
+
+    if (array_len(element) == 3 && is_array(array_at(element, 0)))
+        mode = array_at(element, 1);
+    else if (array_len(element) == 2)
+        mode = array_at(element, 0);
+    else
+        return false;
+    for (k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
+        if (is_type(mode, json_type_string) && strcmp(string_of(mode), modes[k]) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A stream of mode "messages", even without calls: every element a
  * [namespace, [message, metadata]] tuple, or a [message, metadata] pair
- * whose metadata names its graph node (langgraph_node). */
+ * whose metadata names its graph node (langgraph_node). A stream of several
+ * modes is one too: the walk refuses it, saying how to record one. */
 bool ts_extract__langgraph_stream_applies(const struct json_object *input)
 {
     size_t i;
@@ -137,9 +160,12 @@ bool ts_extract__langgraph_stream_applies(const struct json_object *input)
         const struct json_object *element = array_at(input, i);
         const struct json_object *msg = list_message(element);
 
-        if (!is_array(element) || msg == NULL)
+        if (!is_array(element))
             return false;
-        if (msg == array_at(element, 0) && !has_key(array_at(element, 1), "langgraph_node"))
+        if (msg == NULL && !modes_tuple(element))
+            return false;
+        if (msg != NULL && msg == array_at(element, 0) &&
+            !has_key(array_at(element, 1), "langgraph_node"))
             return false;
     }
     return true;
@@ -426,8 +452,7 @@ static int chunks(message_walk *w, const struct json_object *list,
 
 static int tuple_error(message_walk *w, const struct json_object *element)
 {
-    if ((array_len(element) == 3 && is_type(array_at(element, 1), json_type_string)) ||
-        (array_len(element) == 2 && is_type(array_at(element, 0), json_type_string)))
+    if (modes_tuple(element))
         return ts_extract__shape_error(
             w->col->ctx,
             "message at index %zu is a %s tuple of a stream of several modes; record stream mode "
