@@ -1,16 +1,28 @@
 """The pytest plugin's cost per check (make bench, part "python").
 
-Builds one suite of N tests, each replaying an approved 10-call snapshot
-through the toolscore_snapshot fixture, and runs it REPEAT times with the
-plugin and with a no-op fixture of the same name (the plugin disabled),
-alternating, under -n 0 and -n 8. The time measured is pytest's test loop
-(collection and interpreter start excluded; under xdist the controller's
-loop, workers included). Prints one result line per worker setting:
+One suite of N tests, each checking the same 10 calls (a JSON file) under
+the fixture name toolscore_snapshot, run in these forms:
 
-  workers=0 n=2000 plugin_s=... noop_s=... per_check_ms=... ratio=...
+- noop:   the fixture does nothing (the plugin disabled);
+- floor:  the fixture JSON-encodes the calls and makes one raw round trip
+          over a Unix socket to the C echo server (tests/bench/echo_server.c):
+          the least a check through a daemon can cost in Python;
+- plugin: toolscored's fixture, each test replaying its approved snapshot;
+- syrupy: the same tests with syrupy's ``assert snapshot == calls`` (when an
+          interpreter with syrupy is given).
 
-Usage: pytest_bench.py --build DIR --socket SOCK [--tests N] [--repeat R]
-(a daemon must answer on SOCK).
+Each form runs REPEAT times per worker setting, the forms alternating, and
+the minimum of each is kept (on a shared machine noise only ever adds).
+The time measured is pytest's test loop in the controlling process
+(interpreter start and collection excluded; under xdist the controller's
+loop, the workers' collection and tests included). Prints one line per
+worker setting:
+
+  workers=0 n=2000 noop_s=... floor_s=... plugin_s=... syrupy_s=...
+
+Usage: pytest_bench.py --build DIR --socket SOCK --echo SOCK --calls FILE
+       [--tests N] [--repeat R] [--workers "0 2 8"] [--syrupy-python PY]
+(a daemon must answer on --socket, the echo server on --echo).
 """
 
 from __future__ import annotations
@@ -18,11 +30,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from typing import Dict, List
 
 CONFTEST_TIMER = '''
 import json, os, time
@@ -43,72 +55,137 @@ def toolscore_snapshot():
     return lambda actual, **kw: None
 '''
 
+# The floor: what any check through a daemon pays at least in Python.
+FLOOR_FIXTURE = '''
+import socket
+
+_echo = None
+
+def _floor_check(actual, **kw):
+    global _echo
+    if _echo is None:
+        _echo = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        _echo.connect(os.environ["BENCH_ECHO"])
+    data = json.dumps(actual).encode()
+    _echo.sendall(data)
+    got = 0
+    while got < len(data):
+        chunk = _echo.recv(65536)
+        if not chunk:
+            raise RuntimeError("the echo server closed the connection")
+        got += len(chunk)
+
+@pytest.fixture
+def toolscore_snapshot():
+    return _floor_check
+'''
+
 TEST = '''
+import json, os
 import pytest
 
-def calls(i):
-    return [{"tool": f"tool_{k}", "args": {"query": f"step {k} of flow", "limit": k,
-             "options": {"exact": True, "region": "eu"}}} for k in range(10)]
+with open(os.environ["BENCH_CALLS"]) as f:
+    CALLS = json.load(f)
 
 @pytest.mark.parametrize("i", range(%d))
 def test_replay(toolscore_snapshot, i):
-    toolscore_snapshot(calls(i))
+    toolscore_snapshot(CALLS)
+'''
+
+SYRUPY_TEST = '''
+import json, os
+import pytest
+
+with open(os.environ["BENCH_CALLS"]) as f:
+    CALLS = json.load(f)
+
+@pytest.mark.parametrize("i", range(%d))
+def test_replay(snapshot, i):
+    assert snapshot == CALLS
 '''
 
 
-def run(project: str, env: dict, args: list) -> float:
+def run(python: str, project: str, env: dict, args: List[str]) -> float:
     out = os.path.join(project, "bench.json")
     env = dict(env, BENCH_OUT=out)
-    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    p = subprocess.run([python, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         "-p", "no:warnings", *args], cwd=project, env=env,
                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     if p.returncode != 0:
-        raise SystemExit(f"pytest_bench: pytest {' '.join(args)} failed:\n{p.stdout[-3000:]}")
+        raise SystemExit(f"pytest_bench: pytest {' '.join(args)} in {os.path.basename(project)} "
+                         f"failed:\n{p.stdout[-3000:]}")
     with open(out) as f:
         data = json.load(f)
     return data["seconds"]
+
+
+def make_project(base: str, name: str, fixture: str, test: str, n: int) -> str:
+    d = os.path.join(base, name)
+    os.makedirs(d)
+    with open(os.path.join(d, "conftest.py"), "w") as f:
+        f.write(CONFTEST_TIMER + fixture)
+    with open(os.path.join(d, "test_bench.py"), "w") as f:
+        f.write(test % n)
+    with open(os.path.join(d, "pytest.ini"), "w") as f:
+        f.write("[pytest]\n")
+    return d
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", required=True)
     ap.add_argument("--socket", required=True)
+    ap.add_argument("--echo", required=True)
+    ap.add_argument("--calls", required=True)
     ap.add_argument("--tests", type=int, default=2000)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--workers", default="0 2 8")
+    ap.add_argument("--syrupy-python", default="")
     o = ap.parse_args()
     base = tempfile.mkdtemp(prefix="tspy-bench-")
-    plugin_dir = os.path.join(base, "plugin")
-    noop_dir = os.path.join(base, "noop")
-    for d, extra in ((plugin_dir, ""), (noop_dir, NOOP_FIXTURE)):
-        os.makedirs(d)
-        with open(os.path.join(d, "conftest.py"), "w") as f:
-            f.write(CONFTEST_TIMER + extra)
-        with open(os.path.join(d, "test_bench.py"), "w") as f:
-            f.write(TEST % o.tests)
-        with open(os.path.join(d, "pytest.ini"), "w") as f:
-            f.write("[pytest]\n")
+    projects = {
+        "noop": make_project(base, "noop", NOOP_FIXTURE, TEST, o.tests),
+        "floor": make_project(base, "floor", FLOOR_FIXTURE, TEST, o.tests),
+        "plugin": make_project(base, "plugin", "", TEST, o.tests),
+    }
+    if o.syrupy_python:
+        projects["syrupy"] = make_project(base, "syrupy", "", SYRUPY_TEST, o.tests)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("CI", "TOOLSCORE_RUN", "TOOLSCORE_RECORD_UPDATE", "TOOLSCORE_DIR")}
+           if k not in ("CI", "TOOLSCORE_RUN", "TOOLSCORE_RECORD_UPDATE", "TOOLSCORE_DIR",
+                        "PYTEST_ADDOPTS")}
     env.update(PYTHONPATH=os.path.join(o.build, "python"), TOOLSCORE_SOCKET=o.socket,
-               TOOLSCORED="/bin/false", PYTHONDONTWRITEBYTECODE="1")
+               TOOLSCORED="/bin/false", PYTHONDONTWRITEBYTECODE="1",
+               BENCH_CALLS=os.path.abspath(o.calls), BENCH_ECHO=o.echo)
+    # Only the plugin's project loads our plugin.
+    off = dict(env, PYTEST_ADDOPTS="-p no:toolscored")
+    forms: Dict[str, tuple] = {
+        "noop": (sys.executable, off),
+        "floor": (sys.executable, off),
+        "plugin": (sys.executable, env),
+    }
+    if o.syrupy_python:
+        forms["syrupy"] = (o.syrupy_python, off)
+        run(o.syrupy_python, projects["syrupy"], off, ["--snapshot-update"])
     # Record the N baselines, approve them, and let them age past the
     # daemon's racy-timestamp margin (3 s), as a committed baseline is.
-    run(plugin_dir, env, ["-x"])
+    run(sys.executable, projects["plugin"], env, ["-x"])
     subprocess.run([os.path.join(o.build, "tsctl"), "--socket", o.socket, "approve", "--all",
-                    "--dir", os.path.join(plugin_dir, ".toolscore", "snapshots")],
+                    "--dir", os.path.join(projects["plugin"], ".toolscore", "snapshots")],
                    check=True, stdout=subprocess.DEVNULL)
     time.sleep(3.5)
-    noop_env = dict(env, PYTEST_ADDOPTS="-p no:toolscored")
-    for workers in ("0", "8"):
+    for workers in o.workers.split():
         args = ["-n", workers]
-        plugin, noop = [], []
-        run(plugin_dir, env, args)  # warm the page cache and the daemon's
+        # -n 0: every form; with workers, the plugin against the no-op.
+        names = list(forms) if workers == "0" else ["noop", "plugin"]
+        best: Dict[str, float] = {}
+        for name in names:  # warm the page cache and the daemon's
+            run(forms[name][0], projects[name], forms[name][1], args)
         for _ in range(o.repeat):
-            noop.append(run(noop_dir, noop_env, args))
-            plugin.append(run(plugin_dir, env, args))
-        p, n = statistics.median(plugin), statistics.median(noop)
-        print(f"workers={workers} n={o.tests} plugin_s={p:.4f} noop_s={n:.4f} "
-              f"per_check_ms={(p - n) * 1000 / o.tests:.4f} ratio={p / n:.4f}")
+            for name in names:
+                t = run(forms[name][0], projects[name], forms[name][1], args)
+                best[name] = min(best.get(name, t), t)
+        fields = " ".join(f"{k}_s={v:.4f}" for k, v in best.items())
+        print(f"workers={workers} n={o.tests} {fields}", flush=True)
     subprocess.run(["rm", "-rf", base])
 
 

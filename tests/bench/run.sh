@@ -14,8 +14,10 @@
 #   TS_BENCH_DIR        parent of the scratch directory (default $TMPDIR or
 #                       /tmp); its file system is the one measured
 #   TS_BENCH_OUT        also write the table (markdown) to this file
-#   TS_BENCH_PYTESTS    tests in the pytest plugin's suite (default 2000)
-#   TS_BENCH_NODE_N     replay tests per suite of the Node part (default 1000)
+#   TS_BENCH_SHIM_RUNS  runs of each suite of the python and node parts, the
+#                       forms alternating; the minimum is kept (default 7)
+#   TS_BENCH_PYTESTS    tests per suite of the python part (default 2000)
+#   TS_BENCH_NODE_N     tests per suite of the node part (default 2000)
 #   TS_BENCH_ONLY       the parts to run (default "replay record scale score
 #                       report html python node")
 set -u
@@ -27,6 +29,7 @@ SECS=${TS_BENCH_SECONDS:-3}
 SCALE=${TS_BENCH_SCALE:-"10000 100000"}
 RECORDS=${TS_BENCH_RECORDS:-4000}
 REPEAT=${TS_BENCH_REPEAT:-3}
+SHIM_RUNS=${TS_BENCH_SHIM_RUNS:-7}
 ONLY=${TS_BENCH_ONLY:-replay record scale score report html python node}
 
 for b in "$DAEMON" "$BIN/loadgen" "$BIN/echo_server" "$BIN/fsync_ref" \
@@ -104,6 +107,25 @@ stop_daemon() {
 	daemon_pid=""
 }
 
+# start_echo SOCKET: the echo server (the floor of a round trip), waited for.
+start_echo() {
+	"$BIN/echo_server" "$1" >"$work/echo.out" &
+	echo_pid=$!
+	i=0
+	until grep -q ready "$work/echo.out" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt 200 ] && { fail "echo server did not start"; return 1; }
+		sleep 0.01
+	done
+}
+
+stop_echo() {
+	[ -n "$echo_pid" ] || return 0
+	kill "$echo_pid" 2>/dev/null
+	wait "$echo_pid" 2>/dev/null
+	echo_pid=""
+}
+
 machine() {
 	fs=$(df -T "$work" | awk 'NR == 2 { print $2 " on " $1 }')
 	cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
@@ -134,14 +156,7 @@ bench_replay() {
 	"$BIN/gen_store" --print-calls 10 >"$work/calls10.json"
 	start_daemon "$sock" || return 1
 	echo_sock=$work/echo.sock
-	"$BIN/echo_server" "$echo_sock" >"$work/echo.out" &
-	echo_pid=$!
-	i=0
-	until grep -q ready "$work/echo.out" 2>/dev/null; do
-		i=$((i + 1))
-		[ $i -gt 200 ] && { fail "echo server did not start"; return 1; }
-		sleep 0.01
-	done
+	start_echo "$echo_sock" || return 1
 	# A snapshot changed in the last 3 s is read again by every check (the
 	# daemon's racy-timestamp rule); a baseline replayed in a test suite is
 	# older than that, so the snapshot is given that age first.
@@ -190,9 +205,7 @@ bench_replay() {
 	rules_8=$(median_run "$work/rules.runs")
 	plain_8=$(median_run "$work/plain.runs")
 	stop_daemon
-	kill "$echo_pid"
-	wait "$echo_pid" 2>/dev/null
-	echo_pid=""
+	stop_echo
 	resp=$(field "$check_1" resp_bytes)
 	for n in 1 8 32; do
 		eval "c=\$check_$n; e=\$echo_$n"
@@ -430,71 +443,163 @@ bench_html() {
 		"$(ratio "$filt" "$(field "$bout" static_filter_ms)")" "< 1000 ms" "$(yesno "$filt < 1000")"
 }
 
-# ---- the pytest plugin: N replay tests vs the same suite, no-op fixture ----
+# ---- the pytest plugin: N replay tests vs the floor, a no-op and syrupy ----
+# tests/bench/pytest_bench.py runs the forms alternating, SHIM_RUNS times
+# each, and keeps each one's minimum; the cost per check is a suite's test
+# loop less the no-op suite's, divided by N.
+SYRUPY=syrupy==4.9.1
+
+# bench_venv: an interpreter with syrupy (pinned, from PyPI, in a venv under
+# BUILD over Debian's python3 and its site packages), or nothing when PyPI
+# cannot be reached.
+bench_venv() {
+	venv=$(cd "$BUILD" && pwd)/bench-venv
+	if ! "$venv/bin/python" -c "import syrupy, importlib.metadata as m, sys
+sys.exit(m.version('syrupy') != '${SYRUPY#*==}')" 2>/dev/null; then
+		rm -rf "$venv"
+		/usr/bin/python3 -m venv --system-site-packages "$venv" >/dev/null 2>&1 &&
+			"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+				--timeout 20 --retries 1 "$SYRUPY" >"$work/venv.log" 2>&1 ||
+			{ rm -rf "$venv"; return 1; }
+	fi
+	echo "$venv/bin/python"
+}
+
 bench_python() {
 	py=/usr/bin/python3
+	n=${TS_BENCH_PYTESTS:-2000}
 	if ! "$py" -c 'import pytest, xdist' 2>/dev/null || ! ls "$BUILD"/python/toolscored/_native*.so >/dev/null 2>&1; then
 		fail "python: needs $py with pytest and xdist, and the built package ($BUILD/python)"
 		return 1
 	fi
+	syrupy_py=$(bench_venv) || syrupy_py=""
 	start_daemon "$work/py.sock" || return 1
+	start_echo "$work/py-echo.sock" || { stop_daemon; return 1; }
 	out=$("$py" tests/bench/pytest_bench.py --build "$(cd "$BUILD" && pwd)" --socket "$work/py.sock" \
-		--tests "${TS_BENCH_PYTESTS:-2000}" --repeat "$REPEAT") || { stop_daemon; fail "python: $out"; return 1; }
+		--echo "$work/py-echo.sock" --calls tests/bench/calls10.json --tests "$n" \
+		--repeat "$SHIM_RUNS" --workers "0 2 8" --syrupy-python "$syrupy_py")
+	rc=$?
 	stop_daemon
+	stop_echo
+	[ $rc = 0 ] || { fail "python: $out"; return 1; }
 	printf '%s\n' "$out" | while read -r line; do
 		w=$(field "$line" workers)
-		n=$(field "$line" n)
-		p=$(field "$line" plugin_s)
-		q=$(field "$line" noop_s)
-		per=$(field "$line" per_check_ms)
-		r=$(field "$line" ratio)
+		noop=$(field "$line" noop_s)
+		plugin=$(field "$line" plugin_s)
+		per=$(awk -v a="$plugin" -v z="$noop" -v n="$n" 'BEGIN { printf "%.1f", (a - z) * 1e6 / n }')
 		if [ "$w" = 0 ]; then
-			row "pytest plugin, -n 0: overhead per check, ms ($n replay tests, median of $REPEAT)" \
-				"$per (suite $p s)" "no-op fixture suite $q s" "$r" "< 0.1 ms" "$(yesno "$per < 0.1")"
+			floor=$(awk -v a="$(field "$line" floor_s)" -v z="$noop" -v n="$n" 'BEGIN { printf "%.1f", (a - z) * 1e6 / n }')
+			row "pytest -n 0, the Python floor: json.dumps + one raw socket round trip to the echo server, µs per check over a no-op ($n tests, min of $SHIM_RUNS)" \
+				"$floor" "no-op suite $noop s" "" "" ""
+			row "pytest -n 0, toolscored's fixture (replay), µs per check over a no-op" "$per" \
+				"floor $floor" "$(ratio "$per" "$floor")" "<= 1.25" "$(yesno "$(ratio "$per" "$floor" 4) <= 1.25")"
+			sy=$(field "$line" syrupy_s)
+			if [ -n "$sy" ]; then
+				syper=$(awk -v a="$sy" -v z="$noop" -v n="$n" 'BEGIN { printf "%.1f", (a - z) * 1e6 / n }')
+				row "pytest -n 0, ${SYRUPY%==*} ${SYRUPY#*==} (assert snapshot == calls), µs per check over a no-op" \
+					"$syper" "floor $floor" "$(ratio "$syper" "$floor")" "" ""
+			else
+				row "pytest -n 0, ${SYRUPY%==*}" "not measured (PyPI not reachable)" "" "" "" ""
+			fi
 		else
-			row "pytest plugin, -n $w: suite wall time, s ($n replay tests, median of $REPEAT)" \
-				"$p (per check $per ms)" "no-op fixture suite $q s" "$r" "<= 1.05" "$(yesno "$r <= 1.05")"
+			target=""
+			met=""
+			if [ "$w" = 2 ]; then
+				target="<= 1.10"
+				met=$(yesno "$(ratio "$plugin" "$noop" 4) <= 1.10")
+			fi
+			row "pytest -n $w, toolscored's fixture: the suite's wall time, s (per check $per µs)" \
+				"$plugin" "no-op suite $noop s" "$(ratio "$plugin" "$noop")" "$target" "$met"
 		fi
 	done
 }
 
-# ---- the Node package: a Vitest suite with the matcher vs a no-op ----------
-# One Vitest run, one worker: N replays of approved 10-call snapshots through
-# toMatchToolSnapshot, the same through toolSnapshot, and the same N tests
-# with a no-op; the difference of a suite's test time and the no-op's,
-# divided by N, is the cost per check.
+# ---- the Node package: Vitest and Jest suites vs the floor and a no-op ------
+# Each suite is one test file of N tests, run alone in one worker (Vitest's
+# single fork, Jest's --runInBand), the files alternating, SHIM_RUNS times
+# each; a suite's time is from before its first test to after its last
+# (tests/node/bench/times.cjs), the minimum kept. The cost per check is a
+# suite's time less the no-op suite's, divided by N.
 bench_node() {
-	n=${TS_BENCH_NODE_N:-1000}
-	vdir=tests/node/vitest-project
+	n=${TS_BENCH_NODE_N:-2000}
 	command -v node >/dev/null 2>&1 || { fail "node is missing"; return 1; }
 	scripts/node_deps.sh || { fail "npm ci failed"; return 1; }
-	sock=$work/node.sock
-	start_daemon "$sock" || return 1
-	vitest_bench() {
-		(cd "$vdir" && TOOLSCORE_SOCKET="$sock" TOOLSCORE_DIR="$work/node-store" TS_BENCH_NODE_N=$n \
-			./node_modules/.bin/vitest run --config bench/vitest.config.js "$@")
+	start_daemon "$work/node.sock" || return 1
+	start_echo "$work/node-echo.sock" || { stop_daemon; return 1; }
+	mkdir -p "$work/node-snaps"
+	top=$(pwd)
+	# node_suite RUNNER FILE [ARGS]: one suite, its time appended to
+	# $work/RUNNER.times.
+	node_suite() {
+		runner=$1
+		file=$2
+		shift 2
+		if [ "$runner" = vitest ]; then
+			set -- ./node_modules/.bin/vitest run --config bench/vitest.config.js "bench/$file" "$@"
+		else
+			set -- ./node_modules/.bin/jest --config bench/jest.config.js --runInBand "bench/$file" "$@"
+		fi
+		(cd "tests/node/$runner-project" && env -u CI -u TOOLSCORE_RUN -u TOOLSCORE_RECORD_UPDATE \
+			TOOLSCORE_SOCKET="$work/node.sock" TOOLSCORE_DIR="$work/node-store-$runner" \
+			TOOLSCORED=/bin/false TS_BENCH_NODE_N="$n" TS_BENCH_ECHO="$work/node-echo.sock" \
+			TS_BENCH_SNAPDIR="$work/node-snaps" TS_BENCH_CALLS="$top/tests/bench/calls10.json" \
+			TS_BENCH_TIMES="$work/$runner.times" "$@") >"$work/node-suite.log" 2>&1 ||
+			{ fail "node: $runner $file $* failed: $(tail -n 20 "$work/node-suite.log")"; return 1; }
 	}
-	vitest_bench matcher.test.js >/dev/null 2>&1 || { fail "node: recording failed"; stop_daemon; return 1; }
-	"$TSCTL" --socket "$sock" --dir "$work/node-store" approve --all >/dev/null || { fail "node: approve failed"; stop_daemon; return 1; }
-	vitest_bench --reporter=json --outputFile="$work/node.json" >/dev/null 2>&1 ||
-		{ fail "node: the measured run failed"; stop_daemon; return 1; }
+	vitest_forms="noop floor snapshot matcher api"
+	jest_forms="noop floor snapshot matcher"
+	ok=1
+	# Record: the snapshots of both runners, ours approved and left to age
+	# past the daemon's racy-timestamp margin (3 s); then one warm run each.
+	for f in matcher api; do node_suite vitest $f.test.js || ok=0; done
+	node_suite vitest snapshot.test.js -u || ok=0
+	node_suite jest matcher.test.js || ok=0
+	node_suite jest snapshot.test.js -u || ok=0
+	for runner in vitest jest; do
+		"$TSCTL" --socket "$work/node.sock" --dir "$work/node-store-$runner" approve --all >/dev/null ||
+			{ fail "node: approve failed"; ok=0; }
+	done
+	sleep 3.5
+	for f in $vitest_forms; do node_suite vitest $f.test.js || ok=0; done
+	for f in $jest_forms; do node_suite jest $f.test.js || ok=0; done
+	: >"$work/vitest.times"
+	: >"$work/jest.times"
+	r=0
+	while [ $ok = 1 ] && [ $r -lt "$SHIM_RUNS" ]; do
+		r=$((r + 1))
+		for f in $vitest_forms; do node_suite vitest $f.test.js || ok=0; done
+		for f in $jest_forms; do node_suite jest $f.test.js || ok=0; done
+	done
 	stop_daemon
-	line=$(node -e '
-		const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-		const sum = (f) => r.testResults.filter((t) => t.name.endsWith(f))
-			.flatMap((t) => t.assertionResults).reduce((a, t) => a + (t.duration ?? 0), 0);
-		const bad = r.numFailedTests;
-		console.log(`matcher=${sum("matcher.test.js")} api=${sum("api.test.js")} noop=${sum("noop.test.js")} failed=${bad}`);
-	' "$work/node.json") || { fail "node: cannot read the report"; return 1; }
-	[ "$(field "$line" failed)" = 0 ] || fail "node: replays failed in the measured run"
-	per=$(awk -v m="$(field "$line" matcher)" -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", (m - z) / n }')
-	ref=$(awk -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", z / n }')
-	row "Vitest: toMatchToolSnapshot, ms per check over a no-op ($n replays, 1 worker)" "$per" \
-		"no-op test $ref ms" "$(ratio "$(field "$line" matcher)" "$(field "$line" noop)" 1)" "< 0.2 ms" \
-		"$(yesno "$per < 0.2")"
-	api=$(awk -v m="$(field "$line" api)" -v z="$(field "$line" noop)" -v n="$n" 'BEGIN { printf "%.3f", (m - z) / n }')
-	row "Vitest: await toolSnapshot(...), ms per check over a no-op (same run)" "$api" \
-		"no-op test $ref ms" "$(ratio "$(field "$line" api)" "$(field "$line" noop)" 1)" "" ""
+	stop_echo
+	[ $ok = 1 ] || return 1
+	for runner in vitest jest; do
+		version=$(node -p "require('./tests/node/$runner-project/node_modules/$runner/package.json').version")
+		label=$(awk -v r="$runner" 'BEGIN { print toupper(substr(r, 1, 1)) substr(r, 2) }')
+		best() { awk -v f="$1" '$1 == f && (m == "" || $2 < m) { m = $2 } END { print m }' "$work/$runner.times"; }
+		noop=$(best noop)
+		per() { awk -v a="$(best "$1")" -v z="$noop" -v n="$n" 'BEGIN { printf "%.1f", (a - z) * 1000 / n }'; }
+		floor=$(per floor)
+		row "$label $version, one worker, the Node floor: JSON.stringify + one raw socket round trip + await, µs per check over a no-op ($n tests, min of $SHIM_RUNS)" \
+			"$floor" "no-op suite $(awk -v z="$noop" 'BEGIN { printf "%.0f", z }') ms" "" "" ""
+		v=$(per snapshot)
+		row "$label: expect(calls).toMatchSnapshot() ($label's own), µs per check over a no-op" "$v" \
+			"floor $floor" "$(ratio "$v" "$floor")" "" ""
+		m=$(per matcher)
+		target=""
+		met=""
+		if [ $runner = vitest ]; then
+			target="<= 1.5"
+			met=$(yesno "$(ratio "$m" "$floor" 4) <= 1.5")
+		fi
+		row "$label: await expect(calls).toMatchToolSnapshot(), µs per check over a no-op" "$m" \
+			"floor $floor" "$(ratio "$m" "$floor")" "$target" "$met"
+		if [ $runner = vitest ]; then
+			a=$(per api)
+			row "$label: await toolSnapshot(calls), µs per check over a no-op" "$a" \
+				"floor $floor" "$(ratio "$a" "$floor")" "" ""
+		fi
+	done
 }
 
 machine

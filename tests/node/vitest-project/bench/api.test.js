@@ -1,9 +1,11 @@
 // N replays of approved 10-call snapshots through toolSnapshot (no matcher).
 import { test } from 'vitest';
 import { toolSnapshot } from 'toolscored';
-import { N, calls } from './calls.js';
+import { N, calls, timed } from './common.js';
+
+timed('api');
 for (let i = 0; i < N; i++) {
   test(`replay ${i}`, async () => {
-    await toolSnapshot(calls, { name: `bench-${i}` });
+    await toolSnapshot(calls);
   });
 }

@@ -1,11 +1,11 @@
-// The reference: the same N tests with a no-op async check in place of the matcher.
-import { expect, test } from 'vitest';
-import { N, calls } from './calls.js';
+// The reference: N tests awaiting a no-op in place of a check.
+import { test } from 'vitest';
+import { N, calls, timed } from './common.js';
 
 const noop = async (value) => value;
-
+timed('noop');
 for (let i = 0; i < N; i++) {
   test(`replay ${i}`, async () => {
-    expect(await noop(calls)).toBe(calls);
+    await noop(calls);
   });
 }

@@ -1,5 +1,6 @@
 // The benchmark's Vitest configuration (tests/bench/run.sh, part "node"):
-// the two suites run one after the other in one worker.
+// one worker; Vitest's own snapshots go to $TS_BENCH_SNAPDIR, not here.
+import path from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -11,5 +12,8 @@ export default defineConfig({
     fileParallelism: false,
     pool: 'forks',
     poolOptions: { forks: { singleFork: true } },
+    resolveSnapshotPath: (testPath, ext) =>
+      path.join(process.env.TS_BENCH_SNAPDIR ?? path.join(path.dirname(testPath), '__snapshots__'),
+        `vitest-${path.basename(testPath)}${ext}`),
   },
 });

@@ -1,0 +1,9 @@
+// N replays of approved 10-call snapshots through toMatchToolSnapshot.
+const { N, calls } = require('../../bench/calls.cjs');
+require('../../bench/times.cjs').timeSuite('matcher', beforeAll, afterAll);
+
+for (let i = 0; i < N; i++) {
+  test(`replay ${i}`, async () => {
+    await expect(calls).toMatchToolSnapshot();
+  });
+}
