@@ -172,15 +172,15 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
  *
  * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, and
  * about TSD_SNAPCACHE_BYTES for the entries of every store together (a
- * budget the caches share: an entry weighs TSD_SNAPCACHE_PARSED_FACTOR
- * times its file, what the file takes parsed), the store's least recently
- * used dropped first; only small files are kept (the fast path's limit).
- * Owns its entries' snapshots.
+ * budget the caches share: an entry weighs what its calls take parsed,
+ * counted on its tree, its file's size and TSD_SNAPCACHE_ENTRY_EXTRA), the
+ * store's least recently used dropped first; only small files are kept
+ * (the fast path's limit). Owns its entries' snapshots.
  */
 #define TSD_SNAPCACHE_MAX 16384
 #define TSD_SNAPCACHE_BUCKETS 4096
 #define TSD_SNAPCACHE_BYTES (128u << 20)
-#define TSD_SNAPCACHE_PARSED_FACTOR 28
+#define TSD_SNAPCACHE_ENTRY_EXTRA 4096
 
 /* Bytes the caches sharing it hold together (loop thread only). */
 typedef struct tsd_snapcache_budget {
