@@ -1,9 +1,10 @@
-// N replays of approved 10-call snapshots through toMatchToolSnapshot.
+// N replays of approved 10-call snapshots through toMatchToolSnapshot (the
+// names are those of the other suites and runner: one store of N snapshots).
 const { N, calls } = require('../../bench/calls.cjs');
 require('../../bench/times.cjs').timeSuite('matcher', beforeAll, afterAll);
 
 for (let i = 0; i < N; i++) {
   test(`replay ${i}`, async () => {
-    await expect(calls).toMatchToolSnapshot();
+    await expect(calls).toMatchToolSnapshot({ name: `bench ${i}` });
   });
 }
