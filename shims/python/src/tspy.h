@@ -16,6 +16,7 @@
 #include <json-c/json.h>
 
 #include "client/toolscore_client.h"
+#include "lib/base/ts_base.h"
 
 /* Containers nested in one converted value: the wire allows 128 levels per
  * frame and a check's `actual` sits two levels deep (docs/protocol.md). */
@@ -36,9 +37,27 @@
  */
 int tspy_to_json(PyObject *obj, const char *root, struct json_object **out);
 
+/*
+ * Convert obj as tspy_to_json does, appending it to out as one msgpack
+ * value: the bytes the client library packs for the equal json-c value.
+ * Returns 0, or -1 with the exception set (out as it was before the call).
+ * tspy_to_json is this, decoded.
+ */
+int tspy_pack(PyObject *obj, const char *root, ts_buf *out);
+
 /* A new Python value for the json-c value v (NULL: None); NULL with an
  * exception set on failure. */
 PyObject *tspy_from_json(const struct json_object *v);
+
+/*
+ * A new Python value for the one msgpack value data[0..len) (a reply's
+ * result, as the client library hands it over): what tspy_from_json gives
+ * for the same value decoded to json-c (maps to dicts in their key order,
+ * 64-bit integers exact). A value the protocol refuses (bin, ext, a key
+ * that is not a str, invalid UTF-8, bytes cut short or left over, nesting
+ * past TS_WIRE_REPLY_MAX_DEPTH) is a ValueError naming the byte.
+ */
+PyObject *tspy_from_msgpack(const void *data, size_t len);
 
 /* What one check sends: strings borrowed (UTF-8), values borrowed. */
 typedef struct tspy_check_params {

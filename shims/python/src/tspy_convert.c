@@ -1,10 +1,14 @@
 /*
- * tspy_convert — Python values to the client library's json-c values
- * (tspy.h, tspy_to_json), modelled on CPython's Modules/_json.c: exact
- * built-in types first (no attribute lookups, no Python code run), then
- * subclasses the way json.dumps treats them, then the slow path for the
- * objects agent SDKs return (pydantic v2 model_dump(mode="json"),
- * to_dict(), to_json_dict(), pydantic v1 dict(), dataclasses.asdict).
+ * tspy_convert — Python values to the protocol's msgpack (tspy.h,
+ * tspy_pack), modelled on CPython's Modules/_json.c: exact built-in types
+ * first (no attribute lookups, no Python code run), then subclasses the
+ * way json.dumps treats them, then the slow path for the objects agent
+ * SDKs return (pydantic v2 model_dump(mode="json"), to_dict(),
+ * to_json_dict(), pydantic v1 dict(), dataclasses.asdict). The bytes are
+ * those the client library packs for the equal json-c value (integers and
+ * headers in their smallest form, floats as float 64), so that a replay's
+ * calls meet the daemon's cached bytes of its baseline; tspy_to_json gives
+ * the json-c value by decoding them.
  *
  * The path of the value being converted lives on the C stack as a chain of
  * tspy_path links, turned into text (actual[0]['args']['conn']) only when
@@ -14,14 +18,17 @@
  *
  * Reference counts: every borrowed item of a container is held (INCREF)
  * while it is converted, because the slow path runs Python code that may
- * change the container; json-c values are owned by the caller of
- * tspy_to_json from the moment they are returned.
+ * change the container; a container whose size changed meanwhile is
+ * refused (its count was written first).
  */
 #include "tspy.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+
+#include "lib/base/ts_base.h"
+#include "proto/ts_proto.h"
 
 /* One step from the root to the value being converted. */
 typedef struct tspy_path {
@@ -33,6 +40,7 @@ typedef struct tspy_path {
 
 typedef struct tspy_conv {
     const char *root;
+    ts_buf *out;
     PyObject *stack[TSPY_MAX_DEPTH + 1]; /* containers on the current path */
     int depth;
 } tspy_conv;
@@ -194,9 +202,81 @@ static int note_slow_path_error(const tspy_conv *cv, const tspy_path *p, PyObjec
     return -1;
 }
 
+/* ---- msgpack ---------------------------------------------------------- */
+
+/* The packing of proto/ts_wire_pack.c, byte for byte. A failed append
+ * (out of memory) sticks in the buffer and is raised at the end. */
+static void put_typed(ts_buf *b, unsigned char type, uint64_t v, size_t width)
+{
+    unsigned char t[9];
+
+    t[0] = type;
+    for (size_t i = 0; i < width; i++)
+        t[1 + i] = (unsigned char)(v >> (8 * (width - 1 - i)));
+    ts_buf_append(b, t, 1 + width);
+}
+
+static void put_uint(ts_buf *b, uint64_t u)
+{
+    if (u < 128)
+        ts_buf_appendc(b, (char)u);
+    else if (u < 256)
+        put_typed(b, 0xcc, u, 1);
+    else if (u < 65536)
+        put_typed(b, 0xcd, u, 2);
+    else if (u <= UINT32_MAX)
+        put_typed(b, 0xce, u, 4);
+    else
+        put_typed(b, 0xcf, u, 8);
+}
+
+static void put_int(ts_buf *b, int64_t i)
+{
+    if (i >= 0)
+        put_uint(b, (uint64_t)i);
+    else if (i >= -32)
+        ts_buf_appendc(b, (char)(unsigned char)(uint64_t)i);
+    else if (i >= INT8_MIN)
+        put_typed(b, 0xd0, (uint64_t)i, 1);
+    else if (i >= INT16_MIN)
+        put_typed(b, 0xd1, (uint64_t)i, 2);
+    else if (i >= INT32_MIN)
+        put_typed(b, 0xd2, (uint64_t)i, 4);
+    else
+        put_typed(b, 0xd3, (uint64_t)i, 8);
+}
+
+/* The smallest header of a str, array or map of n members. */
+static void put_header(ts_buf *b, size_t n, unsigned char fix, size_t fix_max, unsigned char t8,
+                       unsigned char t16, unsigned char t32)
+{
+    if (n <= fix_max)
+        ts_buf_appendc(b, (char)(fix | n));
+    else if (t8 != 0 && n < 256)
+        put_typed(b, t8, n, 1);
+    else if (n < 65536)
+        put_typed(b, t16, n, 2);
+    else
+        put_typed(b, t32, n, 4);
+}
+
+static void put_str(ts_buf *b, const char *s, size_t len)
+{
+    put_header(b, len, 0xa0, 31, 0xd9, 0xda, 0xdb);
+    ts_buf_append(b, s, len);
+}
+
+static void put_double(ts_buf *b, double d)
+{
+    uint64_t bits;
+
+    memcpy(&bits, &d, sizeof(bits));
+    put_typed(b, 0xcb, bits, 8);
+}
+
 /* ---- the walk ------------------------------------------------------- */
 
-static int convert(tspy_conv *cv, PyObject *obj, const tspy_path *p, struct json_object **out);
+static int convert(tspy_conv *cv, PyObject *obj, const tspy_path *p);
 
 /* Push a container (or slow-path object) onto the path; refuses a cycle
  * and nesting past the limit. */
@@ -225,8 +305,17 @@ static void leave(tspy_conv *cv)
     cv->depth--;
 }
 
-static int convert_string(const tspy_conv *cv, PyObject *obj, const tspy_path *p,
-                          struct json_object **out)
+/* A container whose size changed while its items were converted (slow-path
+ * code changed it): its count is written already. */
+static int raise_resized(const tspy_conv *cv, const tspy_path *p, PyObject *obj)
+{
+    return raise_at(cv, p, PyExc_RuntimeError,
+                    PyUnicode_FromFormat("a '%s' that changed size while it was converted",
+                                         Py_TYPE(obj)->tp_name),
+                    "");
+}
+
+static int convert_string(const tspy_conv *cv, PyObject *obj, const tspy_path *p)
 {
     Py_ssize_t len;
     const char *s = PyUnicode_AsUTF8AndSize(obj, &len);
@@ -242,16 +331,11 @@ static int convert_string(const tspy_conv *cv, PyObject *obj, const tspy_path *p
     if (len > INT32_MAX)
         return raise_at(cv, p, PyExc_ValueError, PyUnicode_FromFormat("a string of %zd bytes", len),
                         " is too long");
-    *out = json_object_new_string_len(s, (int)len);
-    if (*out == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    put_str(cv->out, s, (size_t)len);
     return 0;
 }
 
-static int convert_int(const tspy_conv *cv, PyObject *obj, const tspy_path *p,
-                       struct json_object **out)
+static int convert_int(const tspy_conv *cv, PyObject *obj, const tspy_path *p)
 {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
@@ -259,7 +343,7 @@ static int convert_int(const tspy_conv *cv, PyObject *obj, const tspy_path *p,
     if (overflow == 0) {
         if (v == -1 && PyErr_Occurred())
             return -1;
-        *out = json_object_new_int64(v);
+        put_int(cv->out, v);
     } else if (overflow > 0) {
         unsigned long long u = PyLong_AsUnsignedLongLong(obj);
 
@@ -268,19 +352,14 @@ static int convert_int(const tspy_conv *cv, PyObject *obj, const tspy_path *p,
                 return -1;
             return raise_int_range(cv, p, obj);
         }
-        *out = json_object_new_uint64(u);
+        put_uint(cv->out, u);
     } else {
         return raise_int_range(cv, p, obj);
-    }
-    if (*out == NULL) {
-        PyErr_NoMemory();
-        return -1;
     }
     return 0;
 }
 
-static int convert_float(const tspy_conv *cv, PyObject *obj, const tspy_path *p,
-                         struct json_object **out)
+static int convert_float(const tspy_conv *cv, PyObject *obj, const tspy_path *p)
 {
     double d = PyFloat_AsDouble(obj);
 
@@ -290,65 +369,52 @@ static int convert_float(const tspy_conv *cv, PyObject *obj, const tspy_path *p,
         return raise_at(cv, p, PyExc_ValueError,
                         PyUnicode_FromFormat("the float %R is not a JSON number", obj),
                         " (NaN and infinity cannot be stored in a snapshot)");
-    *out = json_object_new_double(d);
-    if (*out == NULL) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    put_double(cv->out, d);
     return 0;
 }
 
-/* Items of a list or tuple (exact or subclass) into a json-c array. */
-static int convert_sequence(tspy_conv *cv, PyObject *seq, const tspy_path *p,
-                            struct json_object **out)
+/* Items of a list or tuple (exact or subclass) as an array. */
+static int convert_sequence(tspy_conv *cv, PyObject *seq, const tspy_path *p)
 {
-    struct json_object *arr;
-    Py_ssize_t i;
+    Py_ssize_t i, n = PySequence_Fast_GET_SIZE(seq);
 
     if (enter(cv, seq, p) < 0)
         return -1;
-    arr = json_object_new_array_ext((int)Py_MIN(PySequence_Fast_GET_SIZE(seq), 1 << 20));
-    if (arr == NULL) {
-        leave(cv);
-        PyErr_NoMemory();
-        return -1;
-    }
-    /* The size is read again each step: slow-path code may shrink a list. */
-    for (i = 0; i < PySequence_Fast_GET_SIZE(seq); i++) {
-        PyObject *item = PySequence_Fast_GET_ITEM(seq, i);
-        struct json_object *v = NULL;
+    put_header(cv->out, (size_t)n, 0x90, 15, 0, 0xdc, 0xdd);
+    for (i = 0; i < n; i++) {
         tspy_path step = {p, NULL, i, NULL};
+        PyObject *item;
         int rc;
 
+        if (PySequence_Fast_GET_SIZE(seq) != n) { /* slow-path code changed it */
+            leave(cv);
+            return raise_resized(cv, p, seq);
+        }
+        item = PySequence_Fast_GET_ITEM(seq, i);
         Py_INCREF(item);
-        rc = convert(cv, item, &step, &v);
+        rc = convert(cv, item, &step);
         Py_DECREF(item);
-        if (rc < 0 || json_object_array_add(arr, v) < 0) {
-            if (rc == 0) {
-                json_object_put(v);
-                PyErr_NoMemory();
-            }
-            json_object_put(arr);
+        if (rc < 0) {
             leave(cv);
             return -1;
         }
     }
     leave(cv);
-    *out = arr;
-    return 0;
+    return PySequence_Fast_GET_SIZE(seq) == n ? 0 : raise_resized(cv, p, seq);
 }
 
-static int convert_key(const tspy_conv *cv, PyObject *key, const tspy_path *p, const char **s)
+static int convert_key(const tspy_conv *cv, PyObject *key, const tspy_path *p)
 {
     Py_ssize_t len;
+    const char *s;
 
     if (!PyUnicode_Check(key))
         return raise_at(
             cv, p, tspy_exc_not_json,
             PyUnicode_FromFormat("a dict key of type '%s' (%R)", Py_TYPE(key)->tp_name, key),
             ": JSON object keys must be str");
-    *s = PyUnicode_AsUTF8AndSize(key, &len);
-    if (*s == NULL) {
+    s = PyUnicode_AsUTF8AndSize(key, &len);
+    if (s == NULL) {
         if (!PyErr_ExceptionMatches(PyExc_UnicodeEncodeError))
             return -1;
         PyErr_Clear();
@@ -356,59 +422,49 @@ static int convert_key(const tspy_conv *cv, PyObject *key, const tspy_path *p, c
                         PyUnicode_FromString("a dict key that is not valid Unicode text"),
                         " (it holds a lone surrogate)");
     }
-    if ((size_t)len != strlen(*s))
+    if (memchr(s, '\0', (size_t)len) != NULL)
         return raise_at(cv, p, PyExc_ValueError,
                         PyUnicode_FromString("a dict key holding the character U+0000"),
                         " (object keys cannot hold NUL)");
+    put_str(cv->out, s, (size_t)len);
     return 0;
 }
 
-static int convert_dict(tspy_conv *cv, PyObject *dict, const tspy_path *p, struct json_object **out)
+static int convert_dict(tspy_conv *cv, PyObject *dict, const tspy_path *p)
 {
-    struct json_object *o;
+    Py_ssize_t n = PyDict_GET_SIZE(dict), done = 0;
     PyObject *key;
     PyObject *value;
     Py_ssize_t pos = 0;
 
     if (enter(cv, dict, p) < 0)
         return -1;
-    o = json_object_new_object();
-    if (o == NULL) {
-        leave(cv);
-        PyErr_NoMemory();
-        return -1;
-    }
+    put_header(cv->out, (size_t)n, 0x80, 15, 0, 0xde, 0xdf);
     /* PyDict_Next stays memory-safe if slow-path code changes the dict
      * (it bounds its position by the current table); key and value are
      * held while in use. */
     while (PyDict_Next(dict, &pos, &key, &value)) {
-        struct json_object *v = NULL;
         tspy_path step = {p, key, 0, NULL};
-        const char *k = NULL;
         int rc;
 
+        if (++done > n || PyDict_GET_SIZE(dict) != n) {
+            leave(cv);
+            return raise_resized(cv, p, dict);
+        }
         Py_INCREF(key);
         Py_INCREF(value);
-        rc = convert_key(cv, key, &step, &k);
+        rc = convert_key(cv, key, &step);
         if (rc == 0)
-            rc = convert(cv, value, &step, &v);
-        /* Distinct str keys have distinct UTF-8: the key is new. */
-        if (rc == 0 && json_object_object_add_ex(o, k, v, JSON_C_OBJECT_ADD_KEY_IS_NEW) < 0) {
-            json_object_put(v);
-            PyErr_NoMemory();
-            rc = -1;
-        }
+            rc = convert(cv, value, &step);
         Py_DECREF(key);
         Py_DECREF(value);
         if (rc < 0) {
-            json_object_put(o);
             leave(cv);
             return -1;
         }
     }
     leave(cv);
-    *out = o;
-    return 0;
+    return done == n && PyDict_GET_SIZE(dict) == n ? 0 : raise_resized(cv, p, dict);
 }
 
 /* The bound method attr of obj when it has one that is callable: 1 with a
@@ -475,7 +531,7 @@ static bool is_json_type(PyObject *obj)
  * (no second slow step there, so a method returning another such object
  * cannot loop); inside it, values take the slow path again.
  */
-static int convert_slow(tspy_conv *cv, PyObject *obj, const tspy_path *p, struct json_object **out)
+static int convert_slow(tspy_conv *cv, PyObject *obj, const tspy_path *p)
 {
     static const struct {
         PyObject **attr;
@@ -533,56 +589,57 @@ static int convert_slow(tspy_conv *cv, PyObject *obj, const tspy_path *p, struct
     if (rc == 0) {
         tspy_path step = {p, NULL, 0, via};
 
-        rc = convert(cv, plain, &step, out);
+        rc = convert(cv, plain, &step);
         leave(cv);
     }
     Py_DECREF(plain);
     return rc;
 }
 
-static int convert(tspy_conv *cv, PyObject *obj, const tspy_path *p, struct json_object **out)
+static int convert(tspy_conv *cv, PyObject *obj, const tspy_path *p)
 {
     PyTypeObject *t = Py_TYPE(obj);
 
-    *out = NULL;
     /* Exact types: the common case, no Python code runs. */
     if (t == &PyUnicode_Type)
-        return convert_string(cv, obj, p, out);
+        return convert_string(cv, obj, p);
     if (t == &PyDict_Type)
-        return convert_dict(cv, obj, p, out);
+        return convert_dict(cv, obj, p);
     if (t == &PyList_Type || t == &PyTuple_Type)
-        return convert_sequence(cv, obj, p, out);
-    if (obj == Py_None)
+        return convert_sequence(cv, obj, p);
+    if (obj == Py_None) {
+        ts_buf_appendc(cv->out, (char)0xc0);
         return 0;
+    }
     if (obj == Py_True || obj == Py_False) {
-        *out = json_object_new_boolean(obj == Py_True);
+        ts_buf_appendc(cv->out, (char)(obj == Py_True ? 0xc3 : 0xc2));
         return 0;
     }
     if (t == &PyLong_Type)
-        return convert_int(cv, obj, p, out);
+        return convert_int(cv, obj, p);
     if (t == &PyFloat_Type)
-        return convert_float(cv, obj, p, out);
+        return convert_float(cv, obj, p);
     /* Subclasses, as json.dumps reads them (a str Enum is its string, an
      * IntEnum its int, a namedtuple an array, an OrderedDict an object). */
     if (PyUnicode_Check(obj))
-        return convert_string(cv, obj, p, out);
+        return convert_string(cv, obj, p);
     if (PyLong_Check(obj))
-        return convert_int(cv, obj, p, out);
+        return convert_int(cv, obj, p);
     if (PyFloat_Check(obj))
-        return convert_float(cv, obj, p, out);
+        return convert_float(cv, obj, p);
     if (PyDict_Check(obj))
-        return convert_dict(cv, obj, p, out);
+        return convert_dict(cv, obj, p);
     if (PyList_Check(obj) || PyTuple_Check(obj))
-        return convert_sequence(cv, obj, p, out);
-    return convert_slow(cv, obj, p, out);
+        return convert_sequence(cv, obj, p);
+    return convert_slow(cv, obj, p);
 }
 
-int tspy_to_json(PyObject *obj, const char *root, struct json_object **out)
+int tspy_pack(PyObject *obj, const char *root, ts_buf *out)
 {
     tspy_conv *cv;
+    size_t mark = out->len;
     int rc;
 
-    *out = NULL;
     if (conv_init() < 0)
         return -1;
     cv = PyMem_Malloc(sizeof(*cv));
@@ -591,13 +648,38 @@ int tspy_to_json(PyObject *obj, const char *root, struct json_object **out)
         return -1;
     }
     cv->root = root;
+    cv->out = out;
     cv->depth = 0;
     if (Py_EnterRecursiveCall(" while converting a value to JSON") < 0) {
         PyMem_Free(cv);
         return -1;
     }
-    rc = convert(cv, obj, NULL, out);
+    rc = convert(cv, obj, NULL);
     Py_LeaveRecursiveCall();
     PyMem_Free(cv);
+    if (rc == 0 && ts_buf_error(out) < 0) {
+        PyErr_NoMemory();
+        rc = -1;
+    }
+    if (rc < 0 && out->data != NULL && out->len >= mark)
+        out->len = mark;
+    return rc;
+}
+
+int tspy_to_json(PyObject *obj, const char *root, struct json_object **out)
+{
+    ts_buf b;
+    ts_error err;
+    int rc;
+
+    *out = NULL;
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    rc = tspy_pack(obj, root, &b);
+    if (rc == 0 && ts_wire_decode(b.data, b.len, 0, out, &err) < 0) {
+        /* what tspy_pack writes decodes: only memory can fail here */
+        PyErr_Format(PyExc_MemoryError, "%s: %s", root, err.message);
+        rc = -1;
+    }
+    ts_buf_free(&b);
     return rc;
 }
