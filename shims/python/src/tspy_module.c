@@ -643,6 +643,36 @@ static PyObject *mod_to_json(PyObject *mod, PyObject *args)
     return out;
 }
 
+static PyObject *mod_from_msgpack(PyObject *mod, PyObject *args)
+{
+    Py_buffer data;
+    PyObject *out;
+
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "y*:from_msgpack", &data))
+        return NULL;
+    out = tspy_from_msgpack(data.buf, (size_t)data.len);
+    PyBuffer_Release(&data);
+    return out;
+}
+
+static PyObject *mod_to_msgpack(PyObject *mod, PyObject *args)
+{
+    PyObject *obj;
+    const char *root = "value";
+    ts_buf b;
+    PyObject *out = NULL;
+
+    (void)mod;
+    if (!PyArg_ParseTuple(args, "O|s:to_msgpack", &obj, &root))
+        return NULL;
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (tspy_pack(obj, root, &b) == 0)
+        out = PyBytes_FromStringAndSize(b.data, (Py_ssize_t)b.len);
+    ts_buf_free(&b);
+    return out;
+}
+
 static PyObject *raise_lib_error(const ts_error *err)
 {
     PyErr_SetString(PyExc_ValueError, err->message);
@@ -705,6 +735,11 @@ static PyMethodDef module_methods[] = {
      "snapshot_filename(name) -> the snapshot's file name in its root (<stem>-<sha1[:8]>.json)"},
     {"resolve_store", (PyCFunction)mod_resolve_store, METH_VARARGS,
      "resolve_store(path) -> the absolute, symlink-resolved root, as the daemon names it"},
+    {"to_msgpack", (PyCFunction)mod_to_msgpack, METH_VARARGS,
+     "to_msgpack(value, root='value') -> bytes: value as a check sends it (one msgpack value)"},
+    {"from_msgpack", (PyCFunction)mod_from_msgpack, METH_VARARGS,
+     "from_msgpack(data) -> the Python value of one msgpack value, as a check's result is read\n"
+     "(raises ValueError for what the protocol refuses)"},
     {"to_json", (PyCFunction)mod_to_json, METH_VARARGS,
      "to_json(value, root='value') -> the JSON value a check would send for value\n"
      "(raises TypeError/ValueError naming what cannot be converted)."},

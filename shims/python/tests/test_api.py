@@ -73,6 +73,59 @@ def test_conversion_keeps_values_exact() -> None:
     assert type(out["f"][0]) is float and type(out["i"][0]) is int
 
 
+def test_values_pack_as_the_client_library_packs_them() -> None:
+    v = {"i": [0, 127, 128, 255, 256, 65535, 65536, 2**32, -1, -32, -33, -129, -32769,
+               -2**31 - 1, 2**63 - 1, -2**63, 2**64 - 1],
+         "f": [0.5, -0.0, 1e308], "s": ["", "a" * 31, "b" * 32, "c" * 256, "d" * 65536, "é"],
+         "l": [list(range(15)), list(range(16)), list(range(65536))],
+         "m": [{str(k): k for k in range(15)}, {str(k): k for k in range(16)}],
+         "b": [True, False, None]}
+    data = _native.to_msgpack(v)
+    assert data[:1] == b"\x86"  # fixmap of 6
+    assert _native.from_msgpack(data) == v
+    for value, packed in [(127, b"\x7f"), (128, b"\xcc\x80"), (-33, b"\xd0\xdf"),
+                          (2**64 - 1, b"\xcf" + b"\xff" * 8), ("a" * 32, b"\xd9\x20" + b"a" * 32),
+                          (0.5, b"\xcb\x3f\xe0" + b"\x00" * 6), ([None] * 16, b"\xdc\x00\x10" + b"\xc0" * 16)]:
+        assert _native.to_msgpack(value) == packed, value
+
+
+def test_a_container_changed_while_converted_is_refused() -> None:
+    box: dict = {"a": 1}
+
+    class Grows:
+        def to_dict(self) -> dict:
+            box["later"] = 2
+            return {"x": 1}
+
+    box["g"] = Grows()
+    with pytest.raises(RuntimeError, match=r"a 'dict' that changed size while it was converted at actual"):
+        _native.to_msgpack(box, "actual")
+    items = [1]
+
+    class Shrinks:
+        def to_dict(self) -> dict:
+            items.clear()
+            return {}
+
+    items.append(Shrinks())
+    items.append(3)
+    with pytest.raises(RuntimeError, match=r"a 'list' that changed size"):
+        _native.to_json(items, "actual")
+
+
+def test_hostile_reply_values_are_refused() -> None:
+    for data, what in [(b"\xc4\x01x", "bin, ext"), (b"\xc1", "never-used"), (b"\x81\x01\x02", "not a string"),
+                       (b"\x82\xa1a\x01\xa1a\x02", "appears twice"), (b"\xa2\xff\xfe", "not valid UTF-8"),
+                       (b"\x92\x01", "longer than its bytes"), (b"\x93\x01\x02\x03"[:3], "longer than"), (b"\x92\x01\xcd\x01", "cut short"), (b"\x01\x02", "bytes after"),
+                       (b"\xdd\xff\xff\xff\xff", "longer than its bytes"),
+                       (b"\xcb\x7f\xf8" + b"\x00" * 6, "NaN"), (b"\x91" * 200 + b"\xc0", "too deep")]:
+        with pytest.raises(ValueError, match=what):
+            _native.from_msgpack(data)
+    assert _native.from_msgpack(b"\xcf" + b"\xff" * 8) == 2**64 - 1
+    assert _native.from_msgpack(b"\xd3\x80" + b"\x00" * 7) == -2**63
+    assert _native.from_msgpack(b"\xca\x3f\x80\x00\x00") == 1.0
+
+
 def test_client_errors_name_the_socket(tmp_path: Path) -> None:
     sock = str(tmp_path / "none" / "x.sock")
     c = _native.Client(sock, autostart=False, connect_timeout_ms=50)
