@@ -116,7 +116,8 @@ def test_a_container_changed_while_converted_is_refused() -> None:
 def test_hostile_reply_values_are_refused() -> None:
     for data, what in [(b"\xc4\x01x", "bin, ext"), (b"\xc1", "never-used"), (b"\x81\x01\x02", "not a string"),
                        (b"\x82\xa1a\x01\xa1a\x02", "appears twice"), (b"\xa2\xff\xfe", "not valid UTF-8"),
-                       (b"\x92\x01", "longer than its bytes"), (b"\x93\x01\x02\x03"[:3], "longer than"), (b"\x92\x01\xcd\x01", "cut short"), (b"\x01\x02", "bytes after"),
+                       (b"\x92\x01", "longer than its bytes"), (b"\x92\x01\xcd\x01", "cut short"),
+                       (b"\x01\x02", "bytes after"),
                        (b"\xdd\xff\xff\xff\xff", "longer than its bytes"),
                        (b"\xcb\x7f\xf8" + b"\x00" * 6, "NaN"), (b"\x91" * 200 + b"\xc0", "too deep")]:
         with pytest.raises(ValueError, match=what):
