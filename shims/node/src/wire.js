@@ -9,7 +9,14 @@
 
 const MAX_DEPTH = 136; // how deep a reply may nest
 
-class Writer {
+/** Bytes that already are one packed value (values.js, packValue): written as they are. */
+export class Packed {
+  constructor(bytes) {
+    this.bytes = bytes;
+  }
+}
+
+export class Writer {
   constructor() {
     this.buf = Buffer.allocUnsafe(8192);
     this.pos = 0;
@@ -48,6 +55,34 @@ class Writer {
       b.writeUInt32BE(n, this.pos);
       this.pos += 4;
     }
+  }
+
+  arrayHead(n) {
+    this.head(0x90, 15, 0, 0xdc, n);
+  }
+
+  mapHead(n) {
+    this.head(0x80, 15, 0, 0xde, n);
+  }
+
+  /**
+   * The map header written at start (headLen bytes, for more members)
+   * rewritten for n members, what follows it moved when its size changes.
+   */
+  fixMapHead(start, headLen, n) {
+    const end = this.pos;
+    this.pos = start;
+    this.mapHead(n);
+    const newLen = this.pos - start;
+    if (newLen !== headLen) this.buf.copyWithin(start + newLen, start + headLen, end);
+    this.pos = end - headLen + newLen;
+  }
+
+  /** The bytes written since start, as a new Buffer. */
+  take(start) {
+    const out = Buffer.allocUnsafe(this.pos - start);
+    this.buf.copy(out, 0, start, this.pos);
+    return out;
   }
 
   string(s) {
@@ -151,12 +186,15 @@ class Writer {
     }
     if (v === null || v === undefined) {
       this.byte(0xc0);
+    } else if (v instanceof Packed) {
+      this.reserve(v.bytes.length);
+      this.pos += v.bytes.copy(this.buf, this.pos);
     } else if (Array.isArray(v)) {
-      this.head(0x90, 15, 0, 0xdc, v.length);
+      this.arrayHead(v.length);
       for (let i = 0; i < v.length; i++) this.value(v[i]);
     } else {
       const keys = Object.keys(v);
-      this.head(0x80, 15, 0, 0xde, keys.length);
+      this.mapHead(keys.length);
       for (let i = 0; i < keys.length; i++) {
         this.string(keys[i]);
         this.value(v[keys[i]]);

@@ -79,3 +79,32 @@ test('what the protocol refuses is an error naming the byte', () => {
   ])
     assert.throws(() => decodeValue(Buffer.from(hex, 'hex')), what, hex);
 });
+
+test('packValue gives the bytes of toWire, packed, and its errors', async () => {
+  const { packValue } = await import('../src/values.js');
+  const bytes = (v) => encodeRequest(1, 'check', { actual: v }).subarray(4);
+  class Model {
+    constructor(n) {
+      this.n = n;
+      this.skip = undefined;
+    }
+    toJSON() {
+      return { kind: 'model', n: this.n, at: new Date(0) };
+    }
+  }
+  for (let i = 0; i < 1000; i++) {
+    const v = value(0);
+    const extra = { v, f() {}, u: undefined, s: Symbol('x'), m: new Model(i), list: [undefined, () => 1, 2 ** 40, -(2 ** 40)] };
+    // sixteen members of which one is absent: the header shrinks to a fixmap
+    const wide = Object.fromEntries(Array.from({ length: 16 }, (_, k) => [`k${k}`, k === 7 ? undefined : v]));
+    for (const x of [v, extra, wide])
+      assert.deepEqual(bytes(packValue(x, 'actual')), bytes(toWire(x, 'actual')));
+  }
+  const cyc = { a: [1] };
+  cyc.a.push(cyc);
+  for (const bad of [{ x: [1, NaN] }, cyc, { p: Promise.resolve(1) }, { m: new Map() }, { k: { 'a\u0000': 1 } }, 2n ** 64n, () => 1])
+    assert.throws(() => packValue(bad, 'actual'), (e) => {
+      assert.throws(() => toWire(bad, 'actual'), { message: e.message });
+      return e instanceof TypeError;
+    });
+});
