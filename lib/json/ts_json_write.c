@@ -142,10 +142,46 @@ static int decimal_format(const decimal *dec, bool negative, char *out)
     return (int)(p - out);
 }
 
+/*
+ * A value of at most three decimals (a score of 1.0 or 0.75, a duration to
+ * the microsecond), written from its integer of thousandths: when
+ * k / 1000 reads back as the value, that decimal of at most 15 digits is
+ * its shortest form (see shortest_decimal), and from 0.001 to 1e12 its
+ * layout is the fixed one. -1 for any other value.
+ */
+static int format_thousandths(double d, char *out)
+{
+    double a = fabs(d), t = a * 1000.0;
+    char *p = out;
+    long long k, whole;
+    int frac, digits = 3;
+
+    if (!(t >= 1.0 && t < 1e15) || t != floor(t) || t / 1000.0 != a)
+        return -1;
+    k = (long long)t;
+    whole = k / 1000;
+    frac = (int)(k % 1000);
+    if (signbit(d))
+        *p++ = '-';
+    p += sprintf(p, "%lld.", whole);
+    if (frac == 0) {
+        *p++ = '0';
+    } else {
+        while (frac % 10 == 0) {
+            frac /= 10;
+            digits--;
+        }
+        p += sprintf(p, "%0*d", digits, frac);
+    }
+    *p = '\0';
+    return (int)(p - out);
+}
+
 int ts_json_format_double(double d, char *out)
 {
     decimal dec;
     locale_t previous;
+    int n;
 
     if (!isfinite(d))
         return -EINVAL;
@@ -153,6 +189,9 @@ int ts_json_format_double(double d, char *out)
         strcpy(out, signbit(d) ? "-0.0" : "0.0");
         return (int)strlen(out);
     }
+    n = format_thousandths(d, out);
+    if (n > 0)
+        return n;
     previous = ts_json__c_locale_enter();
     shortest_decimal(fabs(d), &dec);
     ts_json__c_locale_leave(previous);
