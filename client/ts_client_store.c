@@ -2,7 +2,8 @@
  * ts_client_store — the store paths of one ts_client: a few recent
  * resolutions of the caller's store strings to the absolute,
  * symlink-resolved form requests carry (docs/protocol.md, "Stores"), each
- * reused only while two stat() calls prove it still holds.
+ * reused only while two stat() calls prove it still holds, or with none
+ * when the caller's string is its own resolution (below).
  *
  * Why the two stats suffice. An entry holds the caller's string S, its
  * resolution R (symlink-free when made) and the (st_dev, st_ino) of the
@@ -19,6 +20,14 @@
  * store under that key only while stat(key) still names the directory the
  * store holds open, and otherwise resolves the key again itself (daemon
  * stores.c): it never writes elsewhere than where the key leads.
+ *
+ * A string that is its own resolution (S is R, byte for byte: the shims
+ * resolve their root once and pass that) needs neither stat. Resolving S
+ * again gives S again while no component of it became a symbolic link, so
+ * what the client would send is S whatever the directory at S now is
+ * (replaced, removed, recreated): the daemon's stat of the key is the one
+ * that tells. A component turned into a symbolic link is the case the stats
+ * do not see either (below), and the same age limit covers it.
  *
  * Not covered, as without the cache: bind mounts (one directory reachable
  * under two symlink-free paths). Not covered by the stats: a directory on R
@@ -91,9 +100,11 @@ static bool slot_holds(const ts_client_store_slot *s, const char *store)
 
     if (age < 0 || age >= TS_CLIENT_STORE_MAX_AGE_MS)
         return false;
+    if (strcmp(store, s->resolved) == 0)
+        return true; /* its own resolution: see the header comment */
     if (!same_directory(store, s))
         return false;
-    return strcmp(store, s->resolved) == 0 || same_directory(s->resolved, s);
+    return same_directory(s->resolved, s);
 }
 
 /* The slot to fill for a new string: an empty one, else the least recently
