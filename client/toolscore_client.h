@@ -222,6 +222,18 @@ int ts_check_args_set_store(ts_check_args *a, const char *store); /* snapshot ro
 int ts_check_args_set_name(ts_check_args *a, const char *name);   /* "" is a name */
 /* The observed calls: a raw provider response or a calls list. */
 int ts_check_args_set_actual(ts_check_args *a, const struct json_object *actual);
+/*
+ * The observed calls as one msgpack value packed already (for a binding
+ * that converts its own values straight to msgpack), in place of a json-c
+ * value: data[0..len) is borrowed like a JSON value and sent as it is,
+ * after a check that it is exactly one value nested at most as deep as a
+ * request allows (else the check fails with "invalid_argument", sending
+ * nothing). Its bytes should be those ts_client_check would pack for the
+ * equal json-c value: a replay whose calls equal the baseline's byte for
+ * byte is answered without decoding them. NULL clears it; the last of the
+ * two setters called is the one in force.
+ */
+int ts_check_args_set_actual_packed(ts_check_args *a, const void *data, size_t len);
 /* "auto" or a format of docs/extraction.md; NULL: "auto". */
 int ts_check_args_set_format(ts_check_args *a, const char *format);
 int ts_check_args_set_min_score(ts_check_args *a, double min_score); /* in [0, 1] */
@@ -249,6 +261,19 @@ int ts_check_args_set_rules(ts_check_args *a, const struct json_object *rules);
 /* check -> {outcome, name, file, message, result|null, report|null} */
 int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **result,
                     ts_error *err);
+
+/*
+ * ts_client_check with the reply's result handed to read as its msgpack
+ * bytes data[0..len) (a map; valid during the call only), for a binding
+ * that reads it into its own values: the same request, returns and error
+ * codes, except that read's failure (a negative code, err filled) is the
+ * call's. The bytes are one complete value of the reply, as the daemon sent
+ * it; their contents are not checked.
+ */
+typedef int (*ts_client_result_bytes)(const unsigned char *data, size_t len, void *arg,
+                                      ts_error *err);
+int ts_client_check_bytes(ts_client *c, const ts_check_args *a, ts_client_result_bytes read,
+                          void *arg, ts_error *err);
 
 /*
  * What a check answered, read without building json-c values

@@ -121,8 +121,31 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
         pack_bool_member(w, "json_diff", false, err);
     if (a->rules != NULL)
         pack_value_member(w, "rules", a->rules, err);
-    pack_value_member(w, "actual", a->actual, err);
+    if (a->actual_packed != NULL) {
+        pack_key(w, "actual", err);
+        ts_wire_pack_packed(w, a->actual_packed, a->actual_packed_len, err);
+    } else {
+        pack_value_member(w, "actual", a->actual, err);
+    }
     return ts_wire_writer_error(w);
+}
+
+/* Packed calls must be one whole value that fits two levels down in a
+ * request (the envelope, the params). */
+static int check_packed_actual(const ts_check_args *a, ts_error *err)
+{
+    ts_wire_cursor cur;
+    ts_error why;
+
+    ts_wire_cursor_init(&cur, a->actual_packed, a->actual_packed_len);
+    if (ts_wire_cursor_skip(&cur, TS_WIRE_MAX_DEPTH - 2, &why) < 0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'actual' (packed) is not one msgpack value: %s", why.message);
+    if (ts_wire_cursor_left(&cur) != 0)
+        return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'actual' (packed) has %zu byte(s) after its value",
+                            ts_wire_cursor_left(&cur));
+    return 0;
 }
 
 int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, const char *store,
@@ -153,6 +176,8 @@ static int check_prepare(ts_client *c, const ts_check_args *a, char *store, size
         return rc;
     if (a->name == NULL) /* "" is a valid name */
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'name' is required");
+    if (a->actual_packed != NULL)
+        return check_packed_actual(a, err);
     if (a->actual == NULL)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT, "'actual' is required");
     return 0;
@@ -421,6 +446,18 @@ int ts_client_check(ts_client *c, const ts_check_args *a, struct json_object **r
     if (rc < 0)
         return rc;
     return ts_client__call_packed(c, "check", pack_check_params, &r, result, NULL, NULL, err);
+}
+
+int ts_client_check_bytes(ts_client *c, const ts_check_args *a, ts_client_result_bytes read,
+                          void *arg, ts_error *err)
+{
+    char store[TS_PATHS_MAX];
+    check_request r = {a, store};
+    int rc = check_prepare(c, a, store, sizeof(store), err);
+
+    if (rc < 0)
+        return rc;
+    return ts_client__call_packed(c, "check", pack_check_params, &r, NULL, read, arg, err);
 }
 
 int ts_client_check_outcome(ts_client *c, const ts_check_args *a, ts_check_outcome *out,

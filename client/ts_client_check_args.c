@@ -71,7 +71,17 @@ int ts_check_args_set_name(ts_check_args *a, const char *name)
 
 int ts_check_args_set_actual(ts_check_args *a, const struct json_object *actual)
 {
+    a->actual_packed = NULL;
+    a->actual_packed_len = 0;
     return set_value(&a->actual, actual);
+}
+
+int ts_check_args_set_actual_packed(ts_check_args *a, const void *data, size_t len)
+{
+    a->actual = NULL;
+    a->actual_packed = data;
+    a->actual_packed_len = data != NULL ? len : 0;
+    return 0;
 }
 
 int ts_check_args_set_format(ts_check_args *a, const char *format)

@@ -69,6 +69,8 @@ struct ts_client {
 struct ts_check_args {
     char *store, *name, *format, *run, *test; /* owned copies, or NULL */
     const struct json_object *actual;         /* borrowed, or NULL */
+    const void *actual_packed;                /* borrowed msgpack, in place of actual */
+    size_t actual_packed_len;
     const struct json_object *weights;
     const struct json_object *rules;
     double min_score;

@@ -576,6 +576,110 @@ START_TEST(real_daemon_check_outcome_matches_tree)
 }
 END_TEST
 
+/* ts_client_check_bytes hands over the result that ts_client_check gives
+ * as a tree, the calls sent packed or as a tree. */
+static int keep_result(const unsigned char *data, size_t len, void *arg, ts_error *err)
+{
+    ts_buf *b = arg;
+
+    (void)err;
+    ts_buf_reset(b);
+    return ts_buf_append(b, data, len);
+}
+
+static int refuse_result(const unsigned char *data, size_t len, void *arg, ts_error *err)
+{
+    (void)data;
+    (void)len;
+    (void)arg;
+    return ts_error_set(err, -EPROTO, "bad_reply", "not what the reader wanted");
+}
+
+static void bytes_agree(ts_client *c, ts_check_args *a, const struct json_object *calls,
+                        const char *outcome)
+{
+    ts_buf packed, got;
+    ts_error err;
+    struct json_object *tree = NULL;
+    struct json_object *decoded = NULL;
+
+    ts_buf_init(&packed, TS_BUF_UNLIMITED);
+    ts_buf_init(&got, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_wire_encode(calls, &packed, &err), 0);
+    ts_check_args_set_actual_packed(a, packed.data, packed.len);
+    ck_assert_int_eq(ts_client_check_bytes(c, a, keep_result, &got, &err), 0);
+    ck_assert_int_eq(ts_wire_decode(got.data, got.len, TS_WIRE_REPLY_MAX_DEPTH, &decoded, &err), 0);
+    ts_check_args_set_actual(a, calls);
+    ck_assert_int_eq(ts_client_check(c, a, &tree, &err), 0);
+    ck_assert_str_eq(json_object_get_string(json_object_object_get(decoded, "outcome")), outcome);
+    ck_assert_msg(json_object_equal(decoded, tree), "%s: the bytes read %s, the tree %s", outcome,
+                  json_object_to_json_string(decoded), json_object_to_json_string(tree));
+    json_object_put(decoded);
+    json_object_put(tree);
+    ts_buf_free(&packed);
+    ts_buf_free(&got);
+}
+
+START_TEST(real_daemon_check_bytes_match_tree)
+{
+    tdaemon d;
+    ts_client *c;
+    ts_error err;
+    ts_buf got;
+    ts_check_args *a = ts_check_args_new();
+    struct json_object *calls = json_tokener_parse("[{\"tool\": \"search\", \"args\": {\"q\": 1, "
+                                                   "\"f\": 0.5, \"big\": 18446744073709551615}}]");
+    struct json_object *other = json_tokener_parse("[{\"tool\": \"delete\", \"args\": {}}]");
+    static const struct {
+        const char *bytes;
+        size_t len;
+        const char *why;
+    } refused[] = {
+        {"\x91\xc0\xc0", 3, "byte(s) after its value"},
+        {"\x92\xc0", 2, "not one msgpack value"},
+        {"\xc1", 1, "not one msgpack value"},
+    };
+    char deep[200];
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, util_idle_args);
+    c = util_client_connect(d.socket);
+    ts_buf_init(&got, TS_BUF_UNLIMITED);
+    ts_check_args_set_store(a, d.store);
+    ts_check_args_set_name(a, "flow");
+    ts_check_args_set_actual(a, calls);
+    ck_assert_int_eq(ts_client_check(c, a, NULL, &err), 0); /* CREATED */
+    bytes_agree(c, a, calls, "PENDING");
+    ck_assert_int_eq(ts_client_approve(c, d.store, (const char *[]){"flow"}, 1, false, NULL, &err),
+                     0);
+    bytes_agree(c, a, calls, "PASSED");
+    bytes_agree(c, a, other, "FAILED");
+    /* what is not one value is refused before anything is sent */
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        ts_check_args_set_actual_packed(a, refused[i].bytes, refused[i].len);
+        ck_assert_int_eq(ts_client_check_bytes(c, a, keep_result, &got, &err), -EINVAL);
+        ck_assert_str_eq(err.code, "invalid_argument");
+        ck_assert_msg(strstr(err.message, refused[i].why) != NULL, "%s", err.message);
+    }
+    memset(deep, 0x91, sizeof(deep) - 1);
+    deep[sizeof(deep) - 1] = (char)0xc0;
+    ts_check_args_set_actual_packed(a, deep, sizeof(deep));
+    ck_assert_int_eq(ts_client_check_bytes(c, a, keep_result, &got, &err), -EINVAL);
+    /* the reader's failure is the call's; the connection still serves */
+    ts_check_args_set_actual(a, calls);
+    ck_assert_int_eq(ts_client_check_bytes(c, a, refuse_result, NULL, &err), -EPROTO);
+    ck_assert_str_eq(err.code, "bad_reply");
+    ck_assert_int_eq(ts_client_check_bytes(c, a, keep_result, &got, &err), 0);
+    ts_buf_free(&got);
+    ts_client_close(c);
+    tdaemon_stop_ok(&d);
+    tdaemon_cleanup(&d);
+    json_object_put(calls);
+    json_object_put(other);
+    ts_check_args_free(a);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("client_check");
@@ -588,6 +692,7 @@ int main(void)
     tcase_add_test(tc0, check_request_bytes_unchanged);
     suite_add_tcase(s, tc0);
     tcase_add_test(tc1, real_daemon_check_outcome_matches_tree);
+    tcase_add_test(tc1, real_daemon_check_bytes_match_tree);
     suite_add_tcase(s, tc1);
     return util_run_suite(s);
 }

@@ -63,7 +63,8 @@ PyObject *tspy_from_msgpack(const void *data, size_t len);
 typedef struct tspy_check_params {
     const char *store;
     const char *name;
-    const struct json_object *actual;
+    const void *actual; /* one msgpack value (tspy_pack) */
+    size_t actual_len;
     const char *format; /* NULL: "auto" */
     double min_score;
     const struct json_object *weights; /* NULL: defaults */
@@ -81,10 +82,12 @@ typedef struct tspy_check_params {
 
 /*
  * The check request on c (the client library's check API, its one caller
- * in this module): *result gets the reply's result object. Returns what
- * ts_client_check returns. Called WITHOUT the GIL.
+ * in this module), with a (kept by the caller between checks, so that its
+ * copies of strings that do not change are reused): result gets the
+ * msgpack bytes of the reply's result (for tspy_from_msgpack). Returns what
+ * ts_client_check_bytes returns. Called WITHOUT the GIL.
  */
-int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object **result,
+int tspy_check_call(ts_client *c, ts_check_args *a, const tspy_check_params *p, ts_buf *result,
                     ts_error *err);
 
 /*

@@ -6,18 +6,25 @@
  */
 #include "tspy.h"
 
-int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object **result,
+/* The result's bytes, copied: they are read into Python values once the
+ * GIL is held again. */
+static int keep_bytes(const unsigned char *data, size_t len, void *arg, ts_error *err)
+{
+    ts_buf *out = arg;
+
+    ts_buf_reset(out);
+    if (ts_buf_append(out, data, len) < 0)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    return 0;
+}
+
+int tspy_check_call(ts_client *c, ts_check_args *a, const tspy_check_params *p, ts_buf *result,
                     ts_error *err)
 {
-    ts_check_args *a = ts_check_args_new();
-    int rc;
-
-    if (a == NULL)
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     /* a setter's failure (out of memory) is kept and returned by the check */
     ts_check_args_set_store(a, p->store);
     ts_check_args_set_name(a, p->name);
-    ts_check_args_set_actual(a, p->actual);
+    ts_check_args_set_actual_packed(a, p->actual, p->actual_len);
     ts_check_args_set_format(a, p->format);
     ts_check_args_set_min_score(a, p->min_score);
     ts_check_args_set_weights(a, p->weights);
@@ -31,7 +38,5 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
     ts_check_args_set_rules(a, p->rules);
     ts_check_args_set_width(a, p->width);
     ts_check_args_set_json_diff(a, p->json_diff);
-    rc = ts_client_check(c, a, result, err);
-    ts_check_args_free(a);
-    return rc;
+    return ts_client_check_bytes(c, a, keep_bytes, result, err);
 }

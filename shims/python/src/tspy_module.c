@@ -12,6 +12,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,20 +31,36 @@ typedef struct tspy_client {
     char *client_name;
     bool autostart;
     int connect_timeout_ms;
-    pid_t pid; /* the process that made lock */
+    pid_t pid;              /* the process that made lock */
+    unsigned long fork_gen; /* fork_generation then */
     pthread_mutex_t lock;
+    ts_check_args *check_args; /* reused by every check, under lock */
 } tspy_client;
 
 /* One request: fn runs on the connection without the GIL. */
 typedef int (*tspy_op_fn)(ts_client *c, void *arg, struct json_object **res, ts_error *err);
 
+/* Bumped in every child made by fork() (a pthread_atfork child handler), so
+ * that a lock made before a fork is seen without a getpid() per request;
+ * when the handler could not be registered, pids are compared. */
+static atomic_ulong fork_generation;
+static bool forks_tracked;
+
+static void on_fork_child(void)
+{
+    atomic_fetch_add_explicit(&fork_generation, 1, memory_order_relaxed);
+}
+
 static void client_lock(tspy_client *self)
 {
+    unsigned long gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
+
     /* A forked child has one thread: a lock another thread held at the
      * fork is made anew instead of waited for. */
-    if (self->pid != getpid()) {
+    if (self->fork_gen != gen || (!forks_tracked && self->pid != getpid())) {
         pthread_mutex_init(&self->lock, NULL);
         self->pid = getpid();
+        self->fork_gen = gen;
     }
     pthread_mutex_lock(&self->lock);
 }
@@ -147,6 +164,7 @@ static PyObject *client_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     self->autostart = true;
     self->connect_timeout_ms = 5000;
     self->pid = getpid();
+    self->fork_gen = atomic_load_explicit(&fork_generation, memory_order_relaxed);
     pthread_mutex_init(&self->lock, NULL);
     return (PyObject *)self;
 }
@@ -154,6 +172,7 @@ static PyObject *client_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 static void client_dealloc(tspy_client *self)
 {
     ts_client_close(self->client);
+    ts_check_args_free(self->check_args);
     free(self->socket);
     free(self->client_name);
     pthread_mutex_destroy(&self->lock);
@@ -185,9 +204,21 @@ static PyObject *client_get_socket(tspy_client *self, void *closure)
 
 /* ---- check ---------------------------------------------------------- */
 
+/* A check: its arguments, and where the result's bytes go. */
+typedef struct check_op {
+    tspy_client *self;
+    const tspy_check_params *p;
+    ts_buf result;
+} check_op;
+
 static int op_check(ts_client *c, void *arg, struct json_object **res, ts_error *err)
 {
-    return tspy_check_call(c, arg, res, err);
+    check_op *op = arg;
+
+    *res = NULL;
+    if (op->self->check_args == NULL && (op->self->check_args = ts_check_args_new()) == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+    return tspy_check_call(c, op->self->check_args, op->p, &op->result, err);
 }
 
 static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
@@ -196,10 +227,11 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
                              "strict", "ci",    "update", "allow_pending", "run",       "test",
                              "color",  "rules", "width",  "json_diff",     NULL};
     tspy_check_params p;
+    check_op op;
     PyObject *actual;
     PyObject *weights = Py_None;
     PyObject *rules = Py_None;
-    struct json_object *jactual = NULL;
+    ts_buf packed;
     struct json_object *jweights = NULL;
     struct json_object *jrules = NULL;
     int strict = 0, ci = 0, update = 0, allow_pending = 0, color = 0, json_diff = 1;
@@ -230,15 +262,19 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
                      Py_TYPE(rules)->tp_name);
         return NULL;
     }
-    if (tspy_to_json(actual, "actual", &jactual) < 0)
+    ts_buf_init(&packed, TS_BUF_UNLIMITED);
+    if (tspy_pack(actual, "actual", &packed) < 0) {
+        ts_buf_free(&packed);
         return NULL;
+    }
     if ((weights != Py_None && tspy_to_json(weights, "weights", &jweights) < 0) ||
         (rules != Py_None && tspy_to_json(rules, "rules", &jrules) < 0)) {
-        json_object_put(jactual);
+        ts_buf_free(&packed);
         json_object_put(jweights);
         return NULL;
     }
-    p.actual = jactual;
+    p.actual = packed.data;
+    p.actual_len = packed.len;
     p.weights = jweights;
     p.rules = jrules;
     p.strict = strict;
@@ -248,8 +284,16 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
     p.color = color;
     p.width = (unsigned)width;
     p.json_diff = json_diff;
-    out = run_op(self, op_check, &p);
-    json_object_put(jactual);
+    op.self = self;
+    op.p = &p;
+    ts_buf_init(&op.result, TS_BUF_UNLIMITED);
+    out = run_op(self, op_check, &op);
+    if (out == Py_None) {
+        Py_DECREF(out);
+        out = tspy_from_msgpack(op.result.data, op.result.len);
+    }
+    ts_buf_free(&op.result);
+    ts_buf_free(&packed);
     json_object_put(jweights);
     json_object_put(jrules);
     return out;
@@ -762,6 +806,8 @@ PyMODINIT_FUNC PyInit__native(void)
 
     if (tspy_errors_init() < 0)
         return NULL;
+    if (!forks_tracked)
+        forks_tracked = pthread_atfork(NULL, NULL, on_fork_child) == 0;
     if (PyType_Ready(&client_type) < 0)
         return NULL;
     m = PyModule_Create(&native_module);
