@@ -20,7 +20,6 @@
 # Sources are found by wildcard: a new lib/*.c, proto/*.c, daemon/*.c,
 # client/ts_client*.c, client/tsctl*.c or tests/test_*.c needs no edit here.
 
-VERSION      := 0.1.0
 SONAME_MAJOR := 1
 PREFIX       ?= /usr/local
 BUILD        ?= build
@@ -56,10 +55,12 @@ ifneq ($(shell pkg-config --exists $(PKGS) check && echo yes),yes)
 $(error pkg-config does not find all of: $(PKGS) check; run scripts/deps.sh test (as root) or install their Debian -dev packages)
 endif
 
+include mk/version.mk
+
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
 	-Wno-missing-field-initializers
-CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -Ilib -Iproto -Iclient
+CPPFLAGS += -D_GNU_SOURCE -Ilib -Iproto -Iclient
 # pkg-config's flags, asked for once on first use (the flags record below):
 # in stage two only, after scripts/deps.sh; stage one never expands them.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
@@ -204,7 +205,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 
 # The Python package. Its objects see Python's headers; the module exports
 # only PyInit__native (the client library's symbols stay inside it).
-$(PY_C_OBJ): CPPFLAGS += -isystem $(PY_INCLUDE) -DTSPY_VERSION='"$(VERSION)"'
+$(PY_C_OBJ): CPPFLAGS += -isystem $(PY_INCLUDE)
 
 $(PY_MOD): $(PY_C_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 	@mkdir -p $(dir $@)
@@ -310,6 +311,9 @@ clean:
 # Keep test and bench objects (intermediates of pattern rules) so a second
 # make does not rebuild them.
 .SECONDARY:
+
+$(eval $(TS_VERSION_DEPS))
+include mk/dist.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

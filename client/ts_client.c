@@ -24,10 +24,7 @@
 
 #include "ts_message.h"
 #include "ts_reply_view.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
+#include "ts_version.h"
 
 #define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
 /* An idle connection is probed before a request only when its last reply
@@ -657,6 +654,42 @@ int ts_client__hello(ts_client *c, ts_error *err)
     return 0;
 }
 
+/* After hello: the daemon's build when it is another one than this
+ * library's and the daemon was started by a client (docs/packaging.md),
+ * else NULL. */
+const char *ts_client__replaceable(const ts_client *c)
+{
+    const char *theirs = ts_client_server_version(c);
+    struct json_object *auto_started = NULL;
+
+    if (theirs == NULL || strcmp(theirs, TS_VERSION) == 0 || c->server_info == NULL ||
+        !json_object_object_get_ex(c->server_info, "auto_started", &auto_started) ||
+        !json_object_is_type(auto_started, json_type_boolean) ||
+        !json_object_get_boolean(auto_started))
+        return NULL;
+    return theirs;
+}
+
+int ts_client__stop_if_idle(ts_client *c, ts_error *err)
+{
+    struct json_object *params = json_object_new_object();
+    request_body body = {params, NULL, NULL, NULL, NULL};
+    int rc;
+
+    if (params == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate stop");
+    json_object_object_add(params, "if_idle", json_object_new_boolean(1));
+    rc = send_request(c, "stop", &body, NULL, err);
+    json_object_put(params);
+    if (rc == 0)
+        rc = receive_reply(c, NULL, NULL, NULL, c->request_timeout_ms, err);
+    /* stopping (the daemon closes this connection) or broken: done; in use
+     * (an answer): the connection stays and serves this client */
+    if (rc != TS_CLIENT_EREMOTE)
+        drop_connection(c);
+    return rc;
+}
+
 /*
  * True when an idle connection was closed by the daemon (or holds bytes
  * nobody asked for): it cannot carry a new request. Not probed while the
@@ -828,6 +861,30 @@ const char *ts_client_socket_path(const ts_client *c)
 const struct json_object *ts_client_server_info(const ts_client *c)
 {
     return c->server_info;
+}
+
+const char *ts_client_version(void)
+{
+    return TS_VERSION;
+}
+
+const char *ts_client_server_version(const ts_client *c)
+{
+    struct json_object *v = NULL;
+    const char *s;
+
+    if (c == NULL || c->server_info == NULL)
+        return NULL;
+    if (json_object_object_get_ex(c->server_info, "version", &v) &&
+        json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0)
+        return json_object_get_string(v);
+    if (json_object_object_get_ex(c->server_info, "server", &v) &&
+        json_object_is_type(v, json_type_string)) {
+        s = json_object_get_string(v);
+        if (strncmp(s, "toolscored/", 11) == 0 && s[11] != '\0')
+            return s + 11;
+    }
+    return NULL;
 }
 
 static int client_send(ts_client *c, const char *method, const request_body *body, uint64_t *id,

@@ -155,6 +155,15 @@ int64_t ts_client__now_ms(void);
 int ts_client__trust_dir(const char *socket_path, ts_error *err);
 int ts_client__trust_peer(int fd, const char *socket_path, ts_error *err);
 
+/* After hello: the daemon's version when it is another build than this
+ * library's and was auto-started (a client may replace it), else NULL. */
+const char *ts_client__replaceable(const ts_client *c);
+
+/* Ask the daemon to stop if it is idle (stop {if_idle: true}): 0 when it
+ * stops (the connection is dropped), TS_CLIENT_EREMOTE ("in_use") when it
+ * serves others (the connection stays), another error when it broke. */
+int ts_client__stop_if_idle(ts_client *c, ts_error *err);
+
 /* Connect and hello, auto-starting the daemon if allowed and needed
  * (ts_client_connect.c). */
 int ts_client__establish(ts_client *c, ts_error *err);
@@ -171,9 +180,11 @@ int ts_client__store_path(ts_client *c, const char *store, char *out, size_t out
 void ts_client__stores_clear(ts_client *c);
 
 /*
- * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED, else
- * "toolscored" in the directory of /proc/self/exe, else on PATH. Writes its
- * path into out. -ENOENT with a message listing where it looked.
+ * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED (an
+ * error when it is no executable file), else the package's own daemon
+ * (ts_client_set_package_daemon; without one, "toolscored" in the directory
+ * of /proc/self/exe), else on PATH. Writes its path into out. -ENOENT with a
+ * message naming the three places and why each did not serve.
  */
 int ts_client_find_daemon(const char *explicit_path, char *out, size_t outsz, ts_error *err);
 

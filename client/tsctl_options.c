@@ -21,6 +21,7 @@
 #include "ts_extract.h"
 #include "ts_json.h"
 #include "ts_score.h"
+#include "ts_version.h"
 
 #define TSCTL_MAX_POS 256
 

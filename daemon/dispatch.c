@@ -4,6 +4,7 @@
  */
 #include "dispatch.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #include "run_methods.h"
 #include "ts_snapshot.h"
 #include "ts_store.h"
+#include "ts_version.h"
 
 typedef int (*method_fn)(tsd_server *srv, tsd_request *req, const struct json_object *params,
                          struct json_object **result, ts_error *err);
@@ -57,6 +59,9 @@ static int do_hello(tsd_server *srv, tsd_request *req, const struct json_object 
     json_object_object_add(*result, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(*result, "max_frame",
                            json_object_new_int64((int64_t)srv->options->max_frame));
+    json_object_object_add(*result, "version", json_object_new_string(TS_VERSION));
+    json_object_object_add(*result, "auto_started",
+                           json_object_new_boolean(srv->options->auto_started));
     return 0;
 }
 
@@ -81,6 +86,7 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
     (void)err;
     json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(o, "version", json_object_new_string(TS_VERSION));
+    json_object_object_add(o, "auto_started", json_object_new_boolean(srv->options->auto_started));
     json_object_object_add(o, "socket", json_object_new_string(srv->listener->path));
     json_object_object_add(
         o, "uptime_s",
@@ -104,12 +110,29 @@ static int do_status(tsd_server *srv, tsd_request *req, const struct json_object
     return 0;
 }
 
+/* stop's answer when if_idle is set and the daemon is in use. */
+#define TSD_ERR_IN_USE "in_use"
+
 static int do_stop(tsd_server *srv, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
-    (void)params;
-    (void)err;
-    tsd_info("stop requested by pid %ld", (long)req->conn->pid);
+    tsd_params p;
+    bool if_idle;
+
+    tsd_params_init(&p, params, err);
+    if_idle = tsd_params_bool(&p, "if_idle", false);
+    if (tsd_params_error(&p) < 0)
+        return tsd_params_error(&p);
+    /* idle: no run open, no other client connected (a client of another
+     * build replacing an auto-started daemon never stops one in use) */
+    if (if_idle && (srv->runs.open_count > 0 || srv->connection_count > 1))
+        return ts_error_set(err, -EBUSY, TSD_ERR_IN_USE,
+                            "not stopped: the daemon is in use (%zu run%s open, %zu other "
+                            "connection%s)",
+                            srv->runs.open_count, srv->runs.open_count == 1 ? "" : "s",
+                            srv->connection_count - 1, srv->connection_count == 2 ? "" : "s");
+    tsd_info("stop requested by pid %ld%s", (long)req->conn->pid,
+             if_idle ? " (if idle: a client of another build replaces this daemon)" : "");
     srv->stop_requested = true;
     *result = json_object_new_object();
     return 0;

@@ -17,12 +17,15 @@
 #include "ts_message.h"
 #include "ts_paths.h"
 #include "ts_state.h"
+#include "ts_version.h"
 
 /* Exit statuses (docs/toolscored.8). A client that auto-started a daemon
  * tells "another daemon already serves this socket" (it will answer) from a
  * real failure to start by the status. */
 #define TSD_EXIT_START_FAILED 1
 #define TSD_EXIT_ALREADY_RUNNING 3
+/* Set to "1" by the clients that start the daemon themselves. */
+#define TSD_AUTO_STARTED_ENV "TOOLSCORED_AUTO_STARTED"
 
 /* Open the listener: systemd's socket when one was passed, else our own. */
 static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
@@ -84,6 +87,9 @@ int main(int argc, char **argv)
         tsd_options_free(&opt);
         return 0;
     }
+    opt.auto_started =
+        getenv(TSD_AUTO_STARTED_ENV) != NULL && strcmp(getenv(TSD_AUTO_STARTED_ENV), "1") == 0;
+    unsetenv(TSD_AUTO_STARTED_ENV);
     signal(SIGPIPE, SIG_IGN);
     /* Blocks of 128 KiB and more always get a mapping of their own: glibc
      * would otherwise raise this threshold after the first big free and carve

@@ -47,6 +47,10 @@ typedef struct tsd_options {
     char *state_dir;        /* NULL: ts_state_default_path */
     size_t runs_keep;       /* closed runs kept */
     int64_t runs_max_age_s; /* runs closed or idle longer ago are dropped */
+    /* started by a client's auto-start (TOOLSCORED_AUTO_STARTED=1 in the
+     * environment, not an option): a client of another build may stop it
+     * when it is idle and start its own (docs/packaging.md) */
+    bool auto_started;
 } tsd_options;
 
 /*

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "request.h"
 #include "ts_buf.h"
+#include "ts_version.h"
 
 typedef struct reply_write {
     uv_write_t req;

@@ -20,10 +20,7 @@
 
 #include "ts_json.h"
 #include "ts_name.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0.0.0"
-#endif
+#include "ts_version.h"
 
 void ts_timestamp_now(char out[TS_TIMESTAMP_MAX])
 {

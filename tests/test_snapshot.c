@@ -13,6 +13,7 @@
 #include "ts_json.h"
 #include "ts_snapshot.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 static const char *const compat_files[] = {
     "floats_and_ints-75b53452.json",

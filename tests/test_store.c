@@ -24,6 +24,7 @@
 #include "ts_name.h"
 #include "ts_store.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 static char workdir[512];
 static char root[600];
