@@ -22,7 +22,7 @@ License: see the toolscored source
 Requires-Python: >=3.9
 Classifier: Framework :: Pytest
 META
-printf '[pytest11]\ntoolscored = toolscored.plugin\n' >"$dist/entry_points.txt"
+printf '[pytest11]\ntoolscored = toolscored._plugin_entry\n' >"$dist/entry_points.txt"
 printf 'toolscored\n' >"$dist/top_level.txt"
 printf 'make\n' >"$dist/INSTALLER"
 {

@@ -4,7 +4,10 @@ inner pytest loads the plugin through its pytest11 entry point, exactly as
 an installed package is loaded.
 
 TS_BUILD_DIR names the build whose daemon, tsctl and python/ site are
-tested (build/ or build-asan/).
+tested (build/ or build-asan/). Without it the installed package is tested
+(tests/test_dist_python.sh, in a virtualenv): its own bin/toolscored and
+bin/tsctl. TSPY_SERVED_LOG names a file that gets the executable of every
+daemon the fixtures start, read from /proc (also from xdist workers).
 """
 
 from __future__ import annotations
@@ -21,13 +24,16 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
-from toolscored import _native
+from toolscored import _native, _package
 
 pytest_plugins = ["pytester"]
 
-BUILD = Path(os.environ.get("TS_BUILD_DIR", Path(__file__).resolve().parents[3] / "build"))
-DAEMON = BUILD / "toolscored"
-TSCTL = BUILD / "tsctl"
+if os.environ.get("TS_BUILD_DIR"):
+    DAEMON = Path(os.environ["TS_BUILD_DIR"]) / "toolscored"
+    TSCTL = Path(os.environ["TS_BUILD_DIR"]) / "tsctl"
+else:
+    DAEMON = Path(_package.BIN_DIR) / "toolscored"
+    TSCTL = Path(_package.BIN_DIR) / "tsctl"
 
 
 class Daemon:
@@ -48,6 +54,9 @@ class Daemon:
         for _ in range(500):
             try:
                 client.ping()
+                if os.environ.get("TSPY_SERVED_LOG"):
+                    with open(os.environ["TSPY_SERVED_LOG"], "a") as f:
+                        f.write(os.path.realpath(f"/proc/{self.proc.pid}/exe") + "\n")
                 return self
             except Exception:
                 if self.proc.poll() is not None:

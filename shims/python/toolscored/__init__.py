@@ -6,16 +6,27 @@ reference tool's ``toolscore.snapshots``::
 
     from toolscored import SnapshotStore, snapshot_check
 
-The C extension ``toolscored._native`` carries libtoolscore-client.
+The C extension ``toolscored._native`` carries libtoolscore-client. When it
+does not load in this Python, importing the package still works (the
+console scripts and the pytest entry point say what is wrong in one line)
+and its API names raise ImportError with that line (_package.py).
 """
 
-from ._errors import (DaemonUnavailable, InvalidInput, NotFound, SnapshotError,
-                      SnapshotMismatch, SnapshotMissingInCI, SnapshotPendingInCI,
-                      SnapshotWarning, ToolscoreError)
-from .api import Snapshot, SnapshotInfo, SnapshotStore, snapshot_check
-from .result import EvaluationResult
+from typing import Any
 
-__version__ = "@VERSION@"
+from . import _package
+
+if _package.native_problem() is None:
+    from ._errors import (DaemonUnavailable, InvalidInput, NotFound, SnapshotError,
+                          SnapshotMismatch, SnapshotMissingInCI, SnapshotPendingInCI,
+                          SnapshotWarning, ToolscoreError)
+    from .api import Snapshot, SnapshotInfo, SnapshotStore, snapshot_check
+    from .result import EvaluationResult
+else:
+    def __getattr__(name: str) -> Any:
+        _package.missing(name, __all__)
+
+__version__ = _package.VERSION
 
 __all__ = [
     "DaemonUnavailable", "EvaluationResult", "InvalidInput", "NotFound", "Snapshot",
