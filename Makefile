@@ -9,6 +9,7 @@
 #   make format     clang-format every C file in place (.clang-format)
 #   make check-format  fail when a C file is not formatted (make check runs it)
 #   make install    PREFIX=/usr/local DESTDIR= (PYTHON_SITE= for the package)
+#   make dist       the pip and npm packages in dist/ (mk/dist.mk, docs/packaging.md)
 #
 # Every goal runs in two stages. The first installs the Debian packages the
 # goal needs (scripts/deps.sh) and then runs make again; only that second
@@ -30,11 +31,14 @@ OPTFLAGS     ?= -O2 -g
 
 # Goals that need the test tools (valgrind, clang, ...) besides the libraries.
 TEST_GOALS := check asan bench fuzz stress format check-format html-screenshot
+# Goals of make dist (mk/dist.mk): the libraries and Node, not the test tools.
+DIST_GOALS := dist dist-wheel dist-sdist dist-npm dist-exe
 
 ifeq ($(TS_DEPS_READY),)
 
 # Stage one: packages, then the same goals in a second make.
-DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,build)
+DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,$(if \
+	$(filter $(DIST_GOALS),$(MAKECMDGOALS)),dist,build))
 
 .PHONY: stage2 clean
 stage2:
@@ -47,12 +51,14 @@ stage2:
 Makefile scripts/deps.sh: ;
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-pip dist
 
 else
 
-ifneq ($(shell pkg-config --exists $(PKGS) check && echo yes),yes)
-$(error pkg-config does not find all of: $(PKGS) check; run scripts/deps.sh test (as root) or install their Debian -dev packages)
+# Check (the unit-test library) only for goals that build the tests.
+NEED_PKGS := $(PKGS) $(if $(filter-out $(DIST_GOALS),$(or $(MAKECMDGOALS),all)),check)
+ifneq ($(shell pkg-config --exists $(NEED_PKGS) && echo yes),yes)
+$(error pkg-config does not find all of: $(NEED_PKGS); run scripts/deps.sh test (as root) or install their Debian -dev packages)
 endif
 
 include mk/version.mk
@@ -306,7 +312,7 @@ check-format:
 		echo "check-format: $(words $(FORMAT_SRC)) C files formatted as .clang-format says"
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-pip dist
 
 # Keep test and bench objects (intermediates of pattern rules) so a second
 # make does not rebuild them.
