@@ -25,22 +25,8 @@ if git -C "$TS_SOURCE_DIR" rev-parse HEAD >/dev/null 2>&1 &&
 	esac
 fi
 
-# OTHER: a version of the same length that differs in its last character
-last=${VERSION#"${VERSION%?}"}
-case "$last" in 0) repl=1 ;; *) repl=0 ;; esac
-OTHER_VERSION="${VERSION%?}$repl"
-other_build() { # FILE: FILE's copy with the other version, as $WORK/other-FILE
-	python3 - "$1" "$WORK/other-$(basename "$1")" "$VERSION" "$OTHER_VERSION" <<'PY'
-import os, sys
-src, dst, old, new = sys.argv[1:]
-data = open(src, "rb").read()
-assert data.count(old.encode()) > 0, "no version string in " + src
-open(dst, "wb").write(data.replace(old.encode(), new.encode()))
-os.chmod(dst, 0o755)
-PY
-}
-other_build "$TOOLSCORED"
-other_build "$TSCTL"
+OTHER_VERSION=$(other_build "$TOOLSCORED" "$WORK/other-toolscored" "$VERSION")
+other_build "$TSCTL" "$WORK/other-tsctl" "$VERSION" >/dev/null
 OTHER="$WORK/other-toolscored"
 OTHER_TSCTL="$WORK/other-tsctl"
 t 0 "$OTHER" --version && same "$OUT" "toolscored $OTHER_VERSION" "the other build's version"

@@ -117,6 +117,9 @@ same "$OUT" "tsctl $VERSION" "npx tsctl --version"
 t 0 inp npx tsctl status
 out_lacks "another build"
 t 0 inp npx tsctl stop
+# a daemon of another build: replaced when a client started it and it is
+# idle, else used and said once
+another_build_round vitest "$PKGBIN/tsctl" "$PKGBIN/toolscored"
 
 # ---- bad input: one line naming what was tried -------------------------------
 has() {

@@ -84,6 +84,9 @@ t 0 sh -c "cd '$P' && PATH='$CLEAN_PATH' '$VENV/bin/pytest' -q"
 out_has "toolscore: 4 passed"
 t 0 ls "$P/.toolscore/snapshots"
 stop_autostarted "$VENV/bin/tsctl"
+# a daemon of another build: replaced when a client started it and it is
+# idle, else used and said once
+another_build_round pyt "$VENV/bin/tsctl" "$SITE/toolscored/bin/toolscored"
 
 # ---- bad installations: one line naming what was tried and what to do --------
 one_error_line() { # TEXT: the test's error is one line holding TEXT, no traceback
