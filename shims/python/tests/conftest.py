@@ -111,9 +111,12 @@ def own_daemon() -> Iterator[Daemon]:
     shutil.rmtree(d, ignore_errors=True)
 
 
+# (COLUMNS and LINES: xdist workers set them, and the drift report's width
+# follows COLUMNS; these tests may run under xdist themselves)
 _ENV_CLEARED = ("CI", "TOOLSCORE_RUN", "TOOLSCORE_RECORD_UPDATE", "TOOLSCORE_RECORD",
                 "TOOLSCORE_DIR", "TOOLSCORE_TEST", "PYTEST_ADDOPTS", "NO_COLOR",
-                "PY_COLORS", "FORCE_COLOR", "PYTEST_XDIST_AUTO_NUM_WORKERS")
+                "PY_COLORS", "FORCE_COLOR", "PYTEST_XDIST_AUTO_NUM_WORKERS", "COLUMNS",
+                "LINES")
 
 
 @pytest.fixture(autouse=True)
