@@ -121,11 +121,12 @@ dist-wheel: $(DIST_PY_MOD) $(DIST_DAEMON) $(DIST_TSCTL) $(PY_PKG_SRC) scripts/di
 	@$(PYTHON) scripts/dist/pypkg.py wheel $(DIST_DIR) $(VERSION) $(DIST_PY_PKG) \
 		$(DIST_PY_MOD) $(DIST_DAEMON) $(DIST_TSCTL)
 
-# The sdist: the files of the checkout the wheel is built from (git ls-files:
-# tracked, and new ones not ignored; an sdist makes no sdist), libuv's two
-# archives, PKG-INFO.
-DIST_SDIST_PATHS := Makefile VERSION README.md pyproject.toml mk scripts lib proto daemon \
-	client shims/python/src shims/python/toolscored shims/python/mkdistinfo.sh
+# The sdist: the files of the checkout the wheel is built from (git ls-files
+# of the directories of the Makefile's sources: tracked, and new ones not
+# ignored; an sdist makes no sdist), libuv's two archives, PKG-INFO.
+DIST_SDIST_PATHS := Makefile VERSION README.md pyproject.toml mk scripts \
+	$(sort $(dir $(LIB_SRC) $(PROTO_SRC) $(DAEMON_SRC) $(CLIENT_SRC) $(TSCTL_SRC) \
+	$(HTML_TEMPLATE) $(PY_C_SRC) $(PY_PKG_SRC))) shims/python/mkdistinfo.sh
 
 dist-sdist: $(LIBUV_TREE)/.stamp scripts/dist/pypkg.py dist-clean-old | dist-guard
 	@git rev-parse --show-toplevel >/dev/null 2>&1 || { \

@@ -101,13 +101,13 @@ mv "$SITE/toolscored/bin/toolscored" "$WORK/toolscored.moved"
 t 1 pyt -n 0 -k NYC
 one_error_line "toolscored not found: TOOLSCORED is not set, $SITE/toolscored/bin/toolscored does not exist, and PATH has no toolscored (reinstall"
 t 127 env PATH="$CLEAN_PATH" "$VENV/bin/toolscored" --version
-same "$ERR" "toolscored: $SITE/toolscored/bin/toolscored is missing (toolscored $VERSION); reinstall the package: pip install --force-reinstall toolscored" "the console script of a missing executable"
+same "$ERR" "toolscored: $SITE/toolscored/bin/toolscored is missing (toolscored $VERSION); reinstall the package: pip install --force-reinstall with the wheel or sdist it came from" "the console script of a missing executable"
 mv "$WORK/toolscored.moved" "$SITE/toolscored/bin/toolscored"
 chmod 644 "$SITE/toolscored/bin/toolscored" "$SITE/toolscored/bin/tsctl"
 t 1 pyt -n 0 -k NYC
 one_error_line "$SITE/toolscored/bin/toolscored is not executable (mode 0644), and PATH has no toolscored"
 t 126 env PATH="$CLEAN_PATH" "$VENV/bin/tsctl" status
-same "$ERR" "tsctl: $SITE/toolscored/bin/tsctl is not executable (toolscored $VERSION); reinstall the package: pip install --force-reinstall toolscored" "the console script of a non-executable tsctl"
+same "$ERR" "tsctl: $SITE/toolscored/bin/tsctl is not executable (toolscored $VERSION); reinstall the package: pip install --force-reinstall with the wheel or sdist it came from" "the console script of a non-executable tsctl"
 chmod 755 "$SITE/toolscored/bin/toolscored" "$SITE/toolscored/bin/tsctl"
 # a machine whose glibc is older than the wheel's manylinux tag says
 t 1 "$VENV_PY" -m pip install --no-index --target "$WORK/old-glibc" --platform manylinux2014_$(uname -m) \

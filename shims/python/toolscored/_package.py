@@ -89,7 +89,7 @@ def _exec(name: str) -> NoReturn:
         why = "is missing" if e.errno == errno.ENOENT else (
             "is not executable" if e.errno == errno.EACCES else f"cannot run: {e.strerror}")
         sys.stderr.write(f"{name}: {path} {why} (toolscored {VERSION}); reinstall the package: "
-                         "pip install --force-reinstall toolscored\n")
+                         "pip install --force-reinstall with the wheel or sdist it came from\n")
         sys.exit(127 if e.errno == errno.ENOENT else 126)
 
 
