@@ -34,6 +34,9 @@ done | sort -V | head -1 | cut -d' ' -f2)
 if [ -z "$PY" ]; then
 	echo "$NAME: no other CPython 3.9+ with its headers on this machine: the sdist is tested on /usr/bin/python3 $MAIN"
 	PY=/usr/bin/python3
+elif ! pypi_reachable; then
+	echo "$NAME: PyPI is not reachable: the sdist is tested on /usr/bin/python3 $MAIN, whose system pytest the venv can see"
+	PY=/usr/bin/python3
 fi
 echo "$NAME: $("$PY" -c 'import sys; print(sys.version.split()[0])') ($PY)"
 

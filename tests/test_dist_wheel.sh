@@ -79,9 +79,11 @@ out_has "toolscore: 3 passed, 1 failed"
 out_has "Expected vs Actual Tool Calls"
 out_has "destination: \"LA\" → \"SFO\""
 out_lacks "Traceback"
-# the venv's own pytest script, too
-t 0 sh -c "cd '$P' && PATH='$CLEAN_PATH' '$VENV/bin/pytest' -q"
-out_has "toolscore: 4 passed"
+# the venv's own pytest script, too (one with pytest installed in it)
+if [ -x "$VENV/bin/pytest" ]; then
+	t 0 sh -c "cd '$P' && PATH='$CLEAN_PATH' '$VENV/bin/pytest' -q"
+	out_has "toolscore: 4 passed"
+fi
 t 0 ls "$P/.toolscore/snapshots"
 stop_autostarted "$VENV/bin/tsctl"
 # a daemon of another build: replaced when a client started it and it is
