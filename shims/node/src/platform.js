@@ -18,14 +18,20 @@ export const PACKAGE_ROOT = fs.existsSync(path.join(here, '..', 'package.json'))
   ? path.resolve(here, '..')
   : path.resolve(here, '..', '..'); // dist/cjs/
 
+let platformName = null;
+
 /** The platform package for this machine, e.g. toolscored-linux-x64-gnu. */
 export function platformPackage() {
-  let libc = '';
-  if (process.platform === 'linux') {
-    const header = process.report?.getReport?.()?.header;
-    libc = header?.glibcVersionRuntime ? '-gnu' : '-musl';
+  if (platformName === null) {
+    let libc = '';
+    if (process.platform === 'linux') {
+      // glibc reports its version; musl does not (as detect-libc tells them apart)
+      const header = process.report?.getReport?.()?.header;
+      libc = header?.glibcVersionRuntime ? '-gnu' : '-musl';
+    }
+    platformName = `toolscored-${process.platform}-${process.arch}${libc}`;
   }
-  return `toolscored-${process.platform}-${process.arch}${libc}`;
+  return platformName;
 }
 
 /** {path} of the platform package's executable name, or {error} saying why not. */
