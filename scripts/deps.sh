@@ -7,7 +7,7 @@ set -eu
 want=${1:-build}
 pkgs="build-essential pkg-config libuv1-dev libjson-c-dev libmsgpack-dev check libmd-dev python3-dev"
 if [ "$want" = test ]; then
-	pkgs="$pkgs valgrind tmux systemd man-db clang clang-format libclang-rt-14-dev util-linux procps python3 python3-venv strace python3-pytest python3-pytest-xdist python3-pydantic libxml2-utils"
+	pkgs="$pkgs valgrind tmux systemd man-db clang clang-format libclang-rt-14-dev util-linux procps python3 python3-venv strace python3-pytest python3-pytest-xdist python3-pydantic libxml2-utils zsh"
 	# Headless Chromium for the HTML report's browser tests (tests/html/).
 	pkgs="$pkgs chromium"
 fi

@@ -75,14 +75,14 @@ cd "$WORK" || exit 1
 # --- every check outcome: exact messages, JSON types, exit codes ------------------
 tc() { env -u CI "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$@" --json; }
 t 0 tc n1 --calls "$A"
-check_py 'j == {"outcome": "CREATED", "name": "n1", "file": j["file"], "message": "snapshot '"'n1'"' created - review it, then approve with `tsctl approve`", "result": None, "report": None}'
+check_py 'j == {"outcome": "CREATED", "name": "n1", "file": j["file"], "message": "snapshot '"'n1'"' created: " + j["file"] + " - review it, then approve with `tsctl approve '"'n1'"'`", "result": None, "report": None}'
 check_py 'j["file"].startswith("/") and j["file"].endswith("/n1-'"$(printf n1 | sha1sum | cut -c1-8)"'.json")'
 t 0 tc n1 --calls "$A"
-check_py 'j["outcome"] == "PENDING" and j["message"] == "snapshot '"'n1'"' pending approval - run `tsctl approve` to use it as a baseline" and j["result"] is None and j["report"] is None'
+check_py 'j["outcome"] == "PENDING" and j["message"] == "snapshot '"'n1'"' pending approval - run `tsctl approve '"'n1'"'` to use it as a baseline" and j["result"] is None and j["report"] is None'
 t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check n1 --calls "$A" --json
-check_py 'j["outcome"] == "ERROR_PENDING_IN_CI" and j["message"] == "snapshot '"'n1'"' is pending approval; an unapproved snapshot cannot be used as a baseline in CI. Approve it locally with `tsctl approve`." and j["result"] is None and j["report"] is None'
+check_py 'j["outcome"] == "ERROR_PENDING_IN_CI" and j["message"] == "snapshot '"'n1'"' is pending approval; an unapproved snapshot cannot be used as a baseline in CI. Accept it locally with `tsctl accept '"'n1'"'` (or review everything with `tsctl review`)." and j["result"] is None and j["report"] is None'
 t 1 env CI=" " "$TSCTL" --socket "$SOCK" --dir "$STORE" check n2 --calls "$A" --json
-check_py 'j["outcome"] == "ERROR_MISSING_IN_CI" and j["message"] == "snapshot '"'n2'"' does not exist; snapshots cannot be created in CI. Run the test locally to record it, review it, then approve with `tsctl approve`." and j["result"] is None and j["report"] is None'
+check_py 'j["outcome"] == "ERROR_MISSING_IN_CI" and j["message"] == "snapshot '"'n2'"' does not exist; snapshots cannot be created in CI. Run the test locally to record it, then accept it with `tsctl accept '"'n2'"'` (or review everything with `tsctl review`)." and j["result"] is None and j["report"] is None'
 t 0 ts snapshots path n2
 [ -e "$OUT" ] && fail "CI=' ' (set, non-empty) wrote a snapshot"
 t 0 tc n1 --calls "$B" --update

@@ -334,7 +334,8 @@ static void refused(const char *method, struct json_object *p, const char *code)
     json_object_put(p);
 }
 
-/* diff reports what the check reported: the same options, rules and text */
+/* diff reports what the check reported: the same options, rules and text
+ * (the check's then ends with the commands that accept it and review all) */
 START_TEST(diff_is_the_checks_report)
 {
     struct json_object *p, *r, *d;
@@ -358,6 +359,12 @@ START_TEST(diff_is_the_checks_report)
     json_object_object_add(d, "name", json_object_new_string("ru"));
     json_object_object_add(d, "width", json_object_new_int(72));
     r = tdaemon_ok(conn, "diff", d);
+    /* the check's text is the same report, then the commands that end a failure */
+    ck_assert_uint_gt(strlen(checked), strlen(tstr(r, "report")));
+    ck_assert_str_eq(checked + strlen(tstr(r, "report")),
+                     "\nTo accept the observed calls:\n  tsctl accept 'ru'\n"
+                     "To review everything:\n  tsctl review\n");
+    checked[strlen(tstr(r, "report"))] = '\0';
     ck_assert_str_eq(tstr(r, "report"), checked);
     ck_assert(!member_bool(json_object_object_get(r, "result"), "passed"));
     json_object_put(r);

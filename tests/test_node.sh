@@ -74,7 +74,8 @@ rules_round() {
 # ---- Vitest ---------------------------------------------------------------
 t 0 vitest
 one_summary "toolscore: 6 snapshots created (pending approval)"
-all_has "snapshot 'tests/booking.test.js::booking > books a flight' created - review it, then approve with \`tsctl approve\`"
+all_has "snapshot 'tests/booking.test.js::booking > books a flight' created: $VSTORE/tests__booking.test.js__booking__>__books__a__flight-"
+all_has ".json - review it, then approve with \`tsctl approve 'tests/booking.test.js::booking > books a flight'\`"
 all_has "snapshot 'tests/booking.test.js::booking > two checks in one test-2' created"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
 out_has "tests/agents.test.js::refunds an order"

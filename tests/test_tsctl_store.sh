@@ -32,7 +32,7 @@ out_has '"requests_served"'
 
 # --- check: CREATED, PENDING, CI rules -------------------------------------------
 t 0 ts check "$FL" --calls "$DATA/trace_flights.json"
-out_has "CREATED" && out_has "snapshot '$FL' created - review it, then approve with \`tsctl approve\`"
+out_has "CREATED" && out_has "snapshot '$FL' created: " && out_has " - review it, then approve with \`tsctl approve '$FL'\`"
 t 0 ts snapshots path "$FL"
 FLFILE=$OUT
 [ -f "$FLFILE" ] || fail "check did not write $FLFILE"
@@ -41,7 +41,7 @@ same "$(json_get outcome)" "PENDING" "second check is pending"
 same "$(json_get result)" "null" "pending has no result"
 same "$(json_get report)" "null" "pending has no report"
 same "$(out_keys)" "file message name outcome report result" "check --json keys"
-out_has "pending approval - run \`tsctl approve\` to use it as a baseline"
+out_has "pending approval - run \`tsctl approve '$FL'\` to use it as a baseline"
 t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json" --json
 same "$(json_get outcome)" "ERROR_PENDING_IN_CI" "pending in CI"
 t 1 env CI=0 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"

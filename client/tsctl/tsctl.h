@@ -206,6 +206,10 @@ const char *tsctl_c(bool on, const char *code);
 #define TSCTL_DIM "\033[2m"
 #define TSCTL_RESET "\033[0m"
 
+/* Print "COMMAND 'NAME'" on f, the name quoted for a shell (lib/base's
+ * ts_shell_command): every command tsctl prints with a name in it. */
+void tsctl_print_command(FILE *f, const char *command, const char *name);
+
 /* Display width of a UTF-8 string in terminal cells (ts_repr_width). */
 size_t tsctl_width(const char *s);
 

@@ -299,8 +299,10 @@ static int record_trace(tsctl_ctx *ctx, const char *trace, const char *name, con
                tsctl_str(reply, "file", "?"));
     } else {
         printf("snapshot '%s' recorded from %s (pending approval): %s\n"
-               "Review it, then approve with `tsctl approve`.\n",
+               "Review it, then approve with `",
                name, trace, tsctl_str(reply, "file", "?"));
+        tsctl_print_command(stdout, "tsctl approve", name);
+        printf("`.\n");
     }
     json_object_put(reply);
     return rc;

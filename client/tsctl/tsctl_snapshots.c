@@ -371,10 +371,13 @@ static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
                    tsctl_bool(e, "observation")
                        ? "; its last check did not match: the calls it observed are kept"
                        : ".");
-        if (tsctl_bool(e, "observation"))
-            printf("  %s`tsctl accept %s`%s makes the calls observed last its baseline (`tsctl "
-                   "diff %s` shows them).\n",
-                   tsctl_c(c, TSCTL_BOLD), name, tsctl_c(c, TSCTL_RESET), name);
+        if (tsctl_bool(e, "observation")) {
+            printf("  %s`", tsctl_c(c, TSCTL_BOLD));
+            tsctl_print_command(stdout, "tsctl accept", name);
+            printf("`%s makes the calls observed last its baseline (`", tsctl_c(c, TSCTL_RESET));
+            tsctl_print_command(stdout, "tsctl diff", name);
+            printf("` shows them).\n");
+        }
     }
     json_object_put(changed);
     return rc;

@@ -184,6 +184,16 @@ const char *tsctl_c(bool on, const char *code)
     return on ? code : "";
 }
 
+void tsctl_print_command(FILE *f, const char *command, const char *name)
+{
+    ts_buf b;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (ts_shell_command(&b, command, name) == 0 && b.data != NULL)
+        fputs(b.data, f);
+    ts_buf_free(&b);
+}
+
 size_t tsctl_width(const char *s)
 {
     return ts_repr_width(s, strlen(s));

@@ -207,10 +207,11 @@ static int find_run(tsd_snapshots *sn, const char *id, ts_error *err)
 /* ---- the state machine ------------------------------------------------ */
 
 /* The state machine's input for rq, its rules and the observed calls. */
-static void check_input(const check_request *rq, const ts_rules *rules,
+static void check_input(const check_request *rq, const char *file, const ts_rules *rules,
                         const struct json_object *calls, ts_check_input *in)
 {
     ts_check_input_init(in, rq->name, &rq->score);
+    in->file = file;
     in->rules = rules;
     in->ci = rq->ci;
     in->update = rq->update;
@@ -274,6 +275,13 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
         ts_buf_init(&report, REPORT_MAX);
         if (rc == 0)
             rc = ts_report_drift(expected, actual, in->score, &ropt, &report, err);
+        /* the failure's text ends with the commands that accept it and review all */
+        if (rc == 0) {
+            ts_buf_appendc(&report, '\n');
+            rc = ts_check_next_steps(in, d, &report);
+            if (rc == -E2BIG)
+                ts_error_set(err, rc, TS_ERR_TOO_LARGE, "the drift report is too large");
+        }
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
         ts_buf_free(&report);
         free(notes);
@@ -526,7 +534,7 @@ static void check_work(tsd_job *job)
             rc = redact_calls(c, &c->err);
     }
     if (rc == 0) {
-        check_input(&c->rq, c->rules, c->calls, &in);
+        check_input(&c->rq, c->file, c->rules, c->calls, &in);
         ts_check_decide(&in, &c->out.decision);
     }
     if (rc == 0 && d->step == TS_CHECK_READ)
@@ -641,7 +649,7 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
     if (rc > 0)
         return false;
     if (rc == 0) {
-        check_input(&c->rq, c->rules, c->calls, &in);
+        check_input(&c->rq, c->file, c->rules, c->calls, &in);
         in.state = ts_check_state_of(snap);
         in.snapshot = snap;
         rc = settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out, &c->err);

@@ -27,8 +27,9 @@ def test_first_run_creates_warns_and_summarizes(project: Project) -> None:
     r = project.run("-s")
     r.assert_outcomes(passed=1, warnings=1)
     r.stdout.fnmatch_lines([
-        "*SnapshotWarning: snapshot 'test_booking.py::test_books_a_flight' created - review it, "
-        "then approve with `tsctl approve`*",
+        f"*SnapshotWarning: snapshot 'test_booking.py::test_books_a_flight' created: {project.root}/"
+        "test_booking.py__test_books_a_flight-*.json - review it, then approve with "
+        "`tsctl approve 'test_booking.py::test_books_a_flight'`*",
     ])
     assert "RESULT None" in r.stdout.str()
     assert summary_lines(r) == ["toolscore: 1 snapshot created (pending approval)"]
@@ -41,7 +42,8 @@ def test_first_run_creates_warns_and_summarizes(project: Project) -> None:
     r = project.run("-s")
     r.assert_outcomes(passed=1, warnings=1)
     r.stdout.fnmatch_lines(["*snapshot 'test_booking.py::test_books_a_flight' pending approval"
-                            " - run `tsctl approve` to use it as a baseline*"])
+                            " - run `tsctl approve 'test_booking.py::test_books_a_flight'` to use"
+                            " it as a baseline*"])
     assert summary_lines(r) == ["toolscore: 1 pending"]
 
 
@@ -165,7 +167,8 @@ def test_ci_missing_fails_and_writes_nothing(project: Project, monkeypatch: pyte
     r.stdout.fnmatch_lines([
         "E   *toolscored.SnapshotMissingInCIError: snapshot 'test_booking.py::test_books_a_flight' "
         "does not exist; snapshots cannot be created in CI. Run the test locally to record it, "
-        "review it, then approve with `tsctl approve`."])
+        "then accept it with `tsctl accept 'test_booking.py::test_books_a_flight'` (or review "
+        "everything with `tsctl review`)."])
     assert not project.root.exists() or not list(project.root.iterdir())
     assert summary_lines(r) == ["toolscore: 1 failed"]
 
@@ -179,8 +182,9 @@ def test_ci_pending_fails_and_changes_nothing(project: Project, monkeypatch: pyt
     r.assert_outcomes(failed=1)
     r.stdout.fnmatch_lines([
         "E   *toolscored.SnapshotPendingInCIError: snapshot 'test_booking.py::test_books_a_flight' is "
-        "pending approval; an unapproved snapshot cannot be used as a baseline in CI. Approve it "
-        "locally with `tsctl approve`."])
+        "pending approval; an unapproved snapshot cannot be used as a baseline in CI. Accept it "
+        "locally with `tsctl accept 'test_booking.py::test_books_a_flight'` (or review "
+        "everything with `tsctl review`)."])
     assert {p.name: p.read_bytes() for p in project.root.iterdir()} == before
 
 
