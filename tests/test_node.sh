@@ -74,7 +74,7 @@ rules_round() {
 # ---- Vitest ---------------------------------------------------------------
 t 0 vitest
 one_summary "toolscore: 6 snapshots created (pending approval)"
-all_has "snapshot 'tests/booking.test.js::booking > books a flight' created: $VSTORE/tests__booking.test.js__booking__>__books__a__flight-"
+all_has "snapshot 'tests/booking.test.js::booking > books a flight' created: $VSTORE/tests__booking.test.js__booking______books__a__flight-"
 all_has ".json - review it, then approve with \`tsctl approve 'tests/booking.test.js::booking > books a flight'\`"
 all_has "snapshot 'tests/booking.test.js::booking > two checks in one test-2' created"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
@@ -98,6 +98,33 @@ one_summary "toolscore: 5 passed, 1 failed"
 all_has "Expected vs Actual Tool Calls"
 all_has '  calls[0] searchFlights  args.to: "NYC" → "LA"'
 all_has "score 0.95 < 1.00 required"
+# the failure names the snapshot before its table and ends with the commands
+# that accept it and review everything; the accept command, pasted into bash
+# and then zsh, accepts exactly that snapshot (its name holds '>', which
+# unquoted redirects) and makes no file
+drifted="snapshot 'tests/booking.test.js::booking > books a flight' drifted from its approved baseline"
+named_first() {
+	CHECKS=$((CHECKS + 1))
+	printf '%s\n%s\n' "$OUT" "$ERR" | awk -v a="$1" -v b="$2" '
+		index($0, b) && !seen { exit 1 } index($0, a) { seen = 1 } END { exit !seen }' ||
+		fail "'$1' is not printed before '$2'"
+}
+named_first "$drifted" "Expected vs Actual Tool Calls"
+all_has "To review everything:"
+line=$(paste_line "$OUT$ERR" "To accept the observed calls:")
+same "$line" "tsctl accept 'tests/booking.test.js::booking > books a flight'" "the accept command"
+export TOOLSCORE_DIR="$VSTORE"
+paste_into bash "$line"
+same "$PASTE_RC" 0 "bash: $line"
+t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
+out_has '"to": "LA"'
+t 1 vitest tests/booking.test.js
+all_has "$drifted"
+paste_into zsh "$(paste_line "$OUT$ERR" "To accept the observed calls:")"
+same "$PASTE_RC" 0 "zsh: $line"
+t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
+out_has '"to": "NYC"'
+unset TOOLSCORE_DIR
 # CI: a snapshot never recorded is an error and nothing is written
 CI=1 AGENT_EXTRA=1 t 1 vitest
 all_has "snapshot 'tests/extra.test.js::a new test' does not exist; snapshots cannot be created in CI"
@@ -164,6 +191,9 @@ one_summary "toolscore: 6 passed"
 AGENT_DRIFT=1 t 1 jest
 one_summary "toolscore: 5 passed, 1 failed"
 all_has '  calls[0] lookupOrder  args.id: "A-1" → "B-2"'
+named_first "snapshot 'tests/orders.test.js::orders looks up an order' drifted" "Expected vs Actual Tool Calls"
+same "$(paste_line "$OUT$ERR" "To accept the observed calls:")" \
+	"tsctl accept 'tests/orders.test.js::orders looks up an order'" "Jest's accept command"
 AGENT_DRIFT=1 t 0 jest -u
 one_summary "toolscore: 6 updated"
 AGENT_DRIFT=1 t 0 jest
