@@ -44,9 +44,13 @@ printf '[{"tool": "search", "args": {"q": "LA"}}]\n' >"$B"
 mkdir "$WORK/proj"
 cd "$WORK/proj" || exit 1
 tp() { "$TSCTL" --socket "$SOCK" "$@"; }
-for cmd in "snapshots list" "snapshots list --pending --json" "approve --all"; do
+# a store that does not exist is not an empty one: where tsctl looked, and why
+for cmd in "snapshots list" "snapshots list --pending --json" "approve --all" "review --list" \
+	"accept --all" "orphans --run x"; do
 	# shellcheck disable=SC2086
-	t 0 tp $cmd
+	t 1 tp $cmd
+	out_lacks "No "
+	err_has "no snapshot store at $(pwd -P)/.toolscore/snapshots (none found and not in a repository: under the current directory)"
 done
 t 1 tp snapshots show nothing
 t 1 tp snapshots rm nothing --yes

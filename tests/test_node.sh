@@ -74,6 +74,7 @@ rules_round() {
 # ---- Vitest ---------------------------------------------------------------
 t 0 vitest
 one_summary "toolscore: 6 snapshots created (pending approval)"
+all_has "toolscore: snapshots in $VSTORE (\$TOOLSCORE_DIR; not created yet)"
 all_has "snapshot 'tests/booking.test.js::booking > books a flight' created: $VSTORE/tests__booking.test.js__booking______books__a__flight-"
 all_has ".json - review it, then approve with \`tsctl approve 'tests/booking.test.js::booking > books a flight'\`"
 all_has "snapshot 'tests/booking.test.js::booking > two checks in one test-2' created"
@@ -132,12 +133,20 @@ one_summary "toolscore: 6 passed, 1 failed"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
 out_lacks "a new test"
 # update mode: the environment, then vitest -u
+# (one test's calls changed: the other updates are unchanged, and say nothing)
 TOOLSCORE_RECORD_UPDATE=1 AGENT_DRIFT=1 t 0 vitest
-one_summary "toolscore: 6 updated"
+one_summary "toolscore: 1 updated, 5 unchanged"
+all_has "snapshot 'tests/booking.test.js::booking > books a flight' updated (calls overwritten and approved)"
+all_lacks() {
+	CHECKS=$((CHECKS + 1))
+	case "$OUT$ERR" in *"$1"*) fail "output has: $1" ;; esac
+}
+all_lacks "its calls are already the approved ones"
 AGENT_DRIFT=1 t 0 vitest
 one_summary "toolscore: 6 passed"
 t 0 vitest -u
-one_summary "toolscore: 6 updated"
+one_summary "toolscore: 1 updated, 5 unchanged"
+all_lacks "its calls are already the approved ones"
 t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
 out_has '"to": "NYC"'
 t 0 vitest
@@ -177,6 +186,7 @@ all_has "option rules must be a plain object of comparison rules (docs/rules.md)
 rm -f "$WORK/pids"
 PIDS_FILE="$WORK/pids" t 0 jest --maxWorkers=3
 one_summary "toolscore: 5 snapshots created (pending approval), 1 pending"
+all_has "toolscore: snapshots in $JSTORE (\$TOOLSCORE_DIR; not created yet)"
 all_has "toolscore: error: snapshot 'shared name' was claimed by more than one test: "
 all_has "tests/more.test.js::claims a shared name too"
 CHECKS=$((CHECKS + 1))
@@ -195,7 +205,8 @@ named_first "snapshot 'tests/orders.test.js::orders looks up an order' drifted" 
 same "$(paste_line "$OUT$ERR" "To accept the observed calls:")" \
 	"tsctl accept 'tests/orders.test.js::orders looks up an order'" "Jest's accept command"
 AGENT_DRIFT=1 t 0 jest -u
-one_summary "toolscore: 6 updated"
+one_summary "toolscore: 1 updated, 5 unchanged"
+all_lacks "its calls are already the approved ones"
 AGENT_DRIFT=1 t 0 jest
 one_summary "toolscore: 6 passed"
 # in CI, names claimed by two tests fail the run even when every check passed

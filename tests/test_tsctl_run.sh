@@ -192,6 +192,8 @@ t 0 env TOOLSCORE_RUN="$RUN" "$TSCTL" --socket "$SOCK" --dir "$STORE" orphans
 out_has "w2_b" && out_lacks "w1_a"
 t 0 ts orphans
 out_has "w2_b" && out_lacks "w1_a"
+t 1 "$TSCTL" --socket "$SOCK" --dir "$WORK/other" orphans && err_has "no snapshot store at $WORK/other (given with --dir)"
+mkdir "$WORK/other"
 t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/other" orphans && err_one_line && err_has "--run"
 t 0 ts orphans --delete --yes --run "$RUN"
 out_has "Deleted 26 orphaned snapshot(s)."

@@ -221,11 +221,36 @@ t 0 ts snapshots rm lc --yes
 t 1 ts snapshots show lc
 t 0 ts snapshots list --pending
 out_lacks "lc"
-mkdir -p "$WORK/empty"
+mkdir -p "$WORK/empty/none"
 t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/none" snapshots list
 same "$OUT" "No snapshots found." "empty store"
 t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/none" snapshots list --json
 same "$(out_compact)" "[]" "empty store json"
+# a store that does not exist is no empty store: where tsctl looked and why
+for cmd in "snapshots list" "snapshots list --json" "approve --all" "review --list" \
+	"accept --all" "reject --all" "snapshots show x" "diff x"; do
+	# shellcheck disable=SC2086
+	t 1 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/gone" $cmd
+	same "$OUT" "" "$cmd: stdout"
+	err_has "tsctl ${cmd% *}"
+	err_has ": no snapshot store at $WORK/empty/gone (given with --dir): no snapshot was recorded there"
+done
+t 0 env TOOLSCORE_DIR="$WORK/empty/gone" "$TSCTL" --socket "$SOCK" status
+out_has "snapshot root:    $WORK/empty/gone (\$TOOLSCORE_DIR)"
+out_has "store:            $WORK/empty/gone does not exist (no snapshot recorded there)"
+# in a monorepo, from the repository root: the stores of its projects
+mkdir -p "$WORK/mono/.git" "$WORK/mono/packages/a/.toolscore/snapshots" \
+	"$WORK/mono/packages/b/tests/.toolscore/snapshots" "$WORK/mono/node_modules/x/.toolscore/snapshots"
+here=$(pwd)
+cd "$WORK/mono" || exit 1
+t 1 "$TSCTL" --socket "$SOCK" approve --all
+cd "$here" || exit 1
+same "$OUT" "" "approve --all at a monorepo's root: stdout"
+same "$ERR" "tsctl approve: no snapshot store at $WORK/mono/.toolscore/snapshots (none found up to the repository root $WORK/mono, which holds .git): no snapshot was recorded there
+  snapshot stores below $WORK/mono:
+    packages/a/.toolscore/snapshots
+    packages/b/tests/.toolscore/snapshots
+  run tsctl in the project of the one you mean, or give --dir PATH" "approve --all at a monorepo's root"
 
 # --- unreadable files are reported, not fatal -------------------------------------------
 printf '{"broken": ' >"$STORE/broken-00000000.json"

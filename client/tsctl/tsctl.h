@@ -285,6 +285,16 @@ int tsctl_root_choice(const tsctl_ctx *ctx, char *out, size_t outsz, char *why, 
 int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
 
 /*
+ * For the commands that read or change what a store holds (snapshots list,
+ * show, rm, approve, accept, reject, diff, review, orphans): 0 when the
+ * snapshot root (tsctl_store_root) exists; else prints on stderr where it
+ * looked and why (tsctl_root_choice), the stores found below the directory
+ * the walk started from, and what to do, and returns TSCTL_EXIT_FAILED: a
+ * store that does not exist is never reported as an empty one.
+ */
+int tsctl_need_store(const tsctl_ctx *ctx);
+
+/*
  * One request to the daemon (connecting with autostart when not connected).
  * params is consumed. On success *result is a new reference (may be NULL for
  * an empty result) and 0 is returned. On failure the reason is printed

@@ -164,6 +164,9 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
                    tsctl_str(root, "why", "?"));
         if (check != NULL)
             print_store_check(ctx, check);
+        else if (root != NULL)
+            printf("  store:            %s does not exist (no snapshot recorded there)\n",
+                   tsctl_str(root, "path", "?"));
         print_exposed(ctx, tsctl_get(result, "stores_exposed"));
     }
     json_object_put(root);

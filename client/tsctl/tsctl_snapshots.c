@@ -159,6 +159,8 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 0, NULL);
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     rc = list_all(ctx, pending, &result);
@@ -237,6 +239,8 @@ int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
@@ -303,6 +307,8 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     if (!yes && !tsctl_interactive())
@@ -399,6 +405,8 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
     if (rc != 0)
         return rc;
     rc = tsctl_want_names_or_all(ctx, &args, all);
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);

@@ -76,6 +76,9 @@ typedef struct check_outcome {
     char *message;
     ts_score_result scored;   /* the scoring keys, when evaluated */
     char *report;             /* drift report, or NULL */
+    char *next_steps;         /* FAILED: the lines that end the reply's report (the
+                               * commands that accept it and review everything); the
+                               * run keeps the report alone, stored once per text */
     double score;             /* < 0 when not evaluated */
     ts_buf scored_packed;     /* scored already packed (the cache's self score), or empty */
     ts_rules_applied applied; /* what the rules did, when evaluated under rules */
@@ -275,14 +278,13 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
         ts_buf_init(&report, REPORT_MAX);
         if (rc == 0)
             rc = ts_report_drift(expected, actual, in->score, &ropt, &report, err);
-        /* the failure's text ends with the commands that accept it and review all */
-        if (rc == 0) {
-            ts_buf_appendc(&report, '\n');
-            rc = ts_check_next_steps(in, d, &report);
-            if (rc == -E2BIG)
-                ts_error_set(err, rc, TS_ERR_TOO_LARGE, "the drift report is too large");
-        }
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
+        /* the failure's text ends with the commands that accept it and review all */
+        ts_buf_init(&report, TS_BUF_UNLIMITED);
+        if (rc == 0 && ts_check_next_steps(in, d, &report) == 0 && report.len > 0)
+            out->next_steps = ts_buf_detach(&report, NULL);
+        if (rc == 0 && ts_buf_error(&report) < 0)
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
         ts_buf_free(&report);
         free(notes);
         if (rc == -ENOMEM && err != NULL && err->code[0] == '\0')
@@ -331,7 +333,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
                                 {"name", c->rq.name},
                                 {"file", c->file},
                                 {"message", out->message}};
-
+    int failed = 0;
     bool rules = out->rules_packed.len > 0 || out->applied.rules != NULL || c->rules != NULL;
 
     ts_wire_pack_map(w, rules ? 9 : 8, err);
@@ -347,10 +349,25 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
     else
         ts_message_pack_score_result(w, &out->scored, 2, err);
     ts_wire_pack_str(w, "report", 6, err);
-    if (out->report != NULL)
+    if (out->report != NULL && out->next_steps != NULL) {
+        ts_buf text;
+
+        ts_buf_init(&text, TS_BUF_UNLIMITED);
+        ts_buf_appends(&text, out->report);
+        ts_buf_appendc(&text, '\n');
+        ts_buf_appends(&text, out->next_steps);
+        if (ts_buf_error(&text) < 0) {
+            ts_wire_pack_nil(w, err);
+            failed = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        } else {
+            ts_wire_pack_str(w, text.data, text.len, err);
+        }
+        ts_buf_free(&text);
+    } else if (out->report != NULL) {
         ts_wire_pack_str(w, out->report, strlen(out->report), err);
-    else
+    } else {
         ts_wire_pack_nil(w, err);
+    }
     ts_wire_pack_str(w, "written", 7, err);
     ts_wire_pack_bool(w, out->written, err);
     ts_wire_pack_str(w, "kept", 4, err);
@@ -359,7 +376,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
         ts_wire_pack_str(w, "rules", 5, err);
         pack_rules(w, c, err);
     }
-    return ts_wire_writer_error(w);
+    return failed < 0 ? failed : ts_wire_writer_error(w);
 }
 
 static void check_free(check_job *c)
@@ -377,6 +394,7 @@ static void check_free(check_job *c)
     free(c->redacted);
     free(c->out.message);
     free(c->out.report);
+    free(c->out.next_steps);
     tsd_run_observation_free(&c->obs);
     free(c);
 }
@@ -426,6 +444,7 @@ static void check_done(tsd_job *job)
                                  c->rq.score.min_score,
                                  ms,
                                  c->out.message,
+                                 outcome == TS_CHECK_UPDATED && c->out.decision.unchanged,
                                  c->out.report,
                                  c->calls,
                                  failed ? c->baseline : NULL,
@@ -519,6 +538,35 @@ static int read_snapshot(check_job *c, ts_check_input *in, ts_snapshot **snap)
     return rc;
 }
 
+/* The check that made its store's root: its message names the other stores
+ * of the repository (a second store above or below one that exists, e.g.
+ * tests run from a subdirectory), once. Pool thread. */
+static void note_new_store(check_job *c)
+{
+    const char *root = ts_store_root(c->st->store);
+    ts_project_stores others;
+    ts_error err;
+    ts_buf b;
+
+    if (ts_project_other_stores(root, 3, &others, &err) < 0 || others.n == 0)
+        return;
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ts_buf_appendf(&b, "%s; warning: this made a second snapshot store in the repository, %s, "
+                       "beside ",
+                   c->out.message, root);
+    for (size_t i = 0; i < others.n; i++)
+        ts_buf_appendf(&b, "%s%s", i > 0 ? ", " : "", others.paths[i]);
+    if (others.more)
+        ts_buf_appends(&b, " and more");
+    tsd_info("store %s made; the repository has others, first %s", root, others.paths[0]);
+    if (ts_buf_error(&b) == 0) {
+        free(c->out.message);
+        c->out.message = ts_buf_detach(&b, NULL);
+    }
+    ts_buf_free(&b);
+    ts_project_stores_free(&others);
+}
+
 static void check_work(tsd_job *job)
 {
     check_job *c = (check_job *)job;
@@ -548,6 +596,8 @@ static void check_work(tsd_job *job)
         rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
                       &c->job, &c->err);
     c->out.written = rc == 0 && d->write;
+    if (c->out.written && ts_store_take_root_made(c->st->store))
+        note_new_store(c);
     if (rc == 0) {
         prepare_keep(c, snap, false);
         keep_files(c);

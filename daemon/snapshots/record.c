@@ -77,6 +77,8 @@ static void record_work(tsd_job *job)
     if (rc == 0)
         c->outcome = d.outcome;
     c->written = rc == 0 && d.write;
+    /* only a check says that it made its store (check.c, note_new_store) */
+    (void)ts_store_take_root_made(c->st->store);
     /* A file written (or one whose write failed after its rename): the
      * name's kept observation no longer applies. */
     if ((rc == 0 && d.keep == TS_CHECK_KEEP_DROP) || c->job.sync_rc < 0)

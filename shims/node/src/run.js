@@ -10,6 +10,7 @@
 // The drift report's width is measured here, where the terminal is, and
 // handed to the workers as TOOLSCORE_REPORT_WIDTH.
 
+import fs from 'node:fs';
 import { connection } from './client.js';
 import { ciFromEnv, envValue } from './env.js';
 import { discardReport, fetchReport, reportProblem, wantedReports, writeReport } from './reports.js';
@@ -17,11 +18,17 @@ import { storePath, terminalWidth } from './snapshot.js';
 
 const state = { run: null, opened: false, reports: [] };
 
-/** Open or join the run; root is the project root (Vitest's root, Jest's rootDir). */
-export async function openRun({ root = process.cwd(), label } = {}) {
+/**
+ * Open or join the run; root is the project root (Vitest's root, Jest's
+ * rootDir). Prints (print) where the run's snapshots are, as pytest's
+ * header does: a run from another root may use another store.
+ */
+export async function openRun({ root = process.cwd(), label, print = console.log } = {}) {
   if (envValue('TOOLSCORE_PROJECT_ROOT') === undefined) process.env.TOOLSCORE_PROJECT_ROOT = root;
+  const why = envValue('TOOLSCORE_DIR') !== undefined ? '$TOOLSCORE_DIR' : '.toolscore/snapshots of the project root';
   const store = storePath(envValue('TOOLSCORE_PROJECT_ROOT'));
   process.env.TOOLSCORE_DIR = store;
+  print(`toolscore: snapshots in ${store} (${why}${fs.existsSync(store) ? '' : '; not created yet'})`);
   state.reports = wantedReports();
   for (const r of state.reports) {
     const why = reportProblem(r.path);

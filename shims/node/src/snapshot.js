@@ -154,6 +154,8 @@ export async function settle(reply, test) {
     case 'CREATED':
     case 'PENDING':
     case 'UPDATED':
+      // an update that found the calls approved already changed nothing: no warning
+      if (reply.outcome === 'UPDATED' && reply.written === false) return null;
       console.warn(`toolscore: ${reply.message}`);
       if (test?.annotate) await test.annotate(reply.message);
       return null;

@@ -148,6 +148,28 @@ def test_update_rerecords_and_approves(project: Project, monkeypatch: pytest.Mon
     project.run().assert_outcomes(passed=1)
 
 
+def test_update_counts_unchanged_snapshots_as_unchanged(project: Project) -> None:
+    project.pt.makepyfile(test_booking=BOOKING, test_other="""
+        def test_other(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "weather", "args": {"city": "Oslo"}}])
+    """)
+    project.run()
+    project.approve_all()
+    before = {n: s["updated_at"] for n, s in project.files().items()}
+    # one snapshot's calls change, the other's do not: no warning for it
+    project.pt.makepyfile(test_booking=BOOKING.replace("NYC", "LA"))
+    r = project.run("--toolscore-update")
+    r.assert_outcomes(passed=2, warnings=1)
+    r.stdout.fnmatch_lines(["*snapshot 'test_booking.py::test_books_a_flight' updated*"])
+    assert "its calls are already the approved ones" not in r.stdout.str()
+    assert summary_lines(r) == ["toolscore: 1 updated, 1 unchanged"]
+    after = {n: s["updated_at"] for n, s in project.files().items()}
+    assert after["test_other.py::test_other"] == before["test_other.py::test_other"]
+    r = project.run("--toolscore-update", "-n", "2")
+    r.assert_outcomes(passed=2)
+    assert summary_lines(r) == ["toolscore: 2 unchanged"]
+
+
 @pytest.mark.parametrize("value", ["0", "false", "NO", ""])
 def test_update_env_false_values(project: Project, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     project.pt.makepyfile(test_booking=BOOKING)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Dict, List, Mapping, Optional, Set
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 import pytest
 
@@ -113,7 +113,7 @@ class _Session:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.worker = hasattr(config, "workerinput")
-        self.store = _store_root(config)
+        self.store, self.store_why = _store_root(config)
         self.ci = api.env_ci()
         self.update = bool(config.getoption("toolscore_update")) or api.env_update()
         self.allow_pending = bool(config.getoption("toolscore_allow_pending"))
@@ -215,6 +215,12 @@ class _Session:
         return res
 
     # ---- hooks of this session -------------------------------------------
+
+    def pytest_report_header(self, config: pytest.Config) -> List[str]:
+        """Where the snapshots are: the store this session checks against
+        (a run from another directory may pick another one)."""
+        there = "" if os.path.isdir(self.store) else "; not created yet"
+        return [f"toolscore: snapshots in {self.store} ({self.store_why}{there})"]
 
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # With --toolscore-orphans the run is wanted even if no test checks
@@ -406,16 +412,20 @@ def _named_after(name: str, nodeids: Set[str]) -> bool:
     return bool(sep) and suffix.isdigit() and base in nodeids
 
 
-def _store_root(config: pytest.Config) -> str:
+def _store_root(config: pytest.Config) -> Tuple[str, str]:
+    """The session's snapshot root (absolute, resolved) and why it is that one."""
     opt = config.getoption("toolscore_snapshot_dir")
     if opt:
         path = opt if os.path.isabs(opt) else os.path.join(str(config.rootpath), opt)
+        why = "--toolscore-snapshot-dir"
     elif os.environ.get("TOOLSCORE_DIR"):
         path = os.environ["TOOLSCORE_DIR"]  # tsctl run's root: relative to the cwd
+        why = "$TOOLSCORE_DIR"
     else:
         path = os.path.join(str(config.rootpath), api.DEFAULT_ROOT)
+        why = f"{api.DEFAULT_ROOT} of the rootdir"
     try:
-        return _native.resolve_store(path)
+        return _native.resolve_store(path), why
     except ValueError as e:
         raise pytest.UsageError(f"toolscored: snapshot directory {path!r}: {e}") from None
 
