@@ -5,7 +5,9 @@
 // replies as DaemonError, a broken connection failing
 // what was outstanding. Connecting starts the daemon when none answers and
 // retries with backoff until the connect budget is spent; after the daemon
-// went away (a restart, an idle exit) the next request connects again. The
+// went away (a restart, an idle exit) the next request connects again; after
+// a first failure to reach or start one, later requests fail at once with
+// its reason unless a daemon answers (none is started again). The
 // socket holds the event loop only while replies are awaited, and the
 // client's timers come from node:timers, out of reach of a test's fake
 // timers.
@@ -85,6 +87,9 @@ export class Connection {
     this.maxFrame = DEFAULT_MAX_FRAME;
     this.server = null;
     this.drained = null;
+    // why the daemon could not be reached or started the first time: later
+    // connects fail at once with it, unless a daemon answers (none started)
+    this.firstUnavailable = null;
     this.encoder = new Encoder({ useBigInt64: true });
     this.decoder = new Decoder({ useBigInt64: true });
   }
@@ -184,6 +189,38 @@ export class Connection {
   }
 
   async open() {
+    try {
+      const r = await (this.firstUnavailable === null ? this.reach() : this.reachAgain());
+      this.firstUnavailable = null;
+      return r;
+    } catch (err) {
+      if (err instanceof ConnectionError && err.code === 'unavailable' && this.firstUnavailable === null)
+        this.firstUnavailable = err;
+      throw err;
+    }
+  }
+
+  /** After a first failure: one try, starting nothing; its reason again when nothing answers. */
+  async reachAgain() {
+    try {
+      await this.dial();
+    } catch (err) {
+      if (!(err instanceof Error) || !['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(err.code)) {
+        if (err instanceof ToolscoreError) throw err;
+        throw this.unavailable(err.message, err);
+      }
+      const first = this.firstUnavailable;
+      throw new ConnectionError(
+        'unavailable',
+        `${first.message} (the first check of this process found no daemon; the later ones fail ` +
+          'at once, and use a daemon again as soon as one answers)',
+        this.socketPath,
+      );
+    }
+    return this.hello();
+  }
+
+  async reach() {
     const deadline = nowMs() + this.connectTimeoutMs;
     let started = null;
     let spawned = false;

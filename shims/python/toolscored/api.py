@@ -82,6 +82,18 @@ def client() -> "_native.Client":
     return c
 
 
+def answering() -> bool:
+    """Whether a daemon answers on this process's socket now (a ping on a
+    connection of its own, starting none: a refused or absent socket fails
+    at once)."""
+    socket = os.environ.get("TOOLSCORE_SOCKET") or None
+    try:
+        _native.Client(socket, autostart=False, connect_timeout_ms=0).ping()
+    except Exception:  # noqa: BLE001 - any failure means no daemon to use
+        return False
+    return True
+
+
 def default_root() -> str:
     """The snapshot root used when none is given: $TOOLSCORE_DIR, else the
     nearest ``.toolscore/snapshots`` walking up from the current directory

@@ -123,6 +123,9 @@ class _Session:
         self.run_tried = False
         self.run_error: Optional[str] = None
         self.run_lost = False
+        # Why the daemon could not be reached or started the first time: later
+        # checks fail at once with it, unless a daemon answers (none started).
+        self.unavailable: Optional[DaemonUnavailableError] = None
         self.color: Optional[bool] = None
         self.width = 0            # the drift report's width (0: the daemon's default)
         self.json_diff = api.env_json_diff()
@@ -136,6 +139,9 @@ class _Session:
             wi: Mapping[str, Any] = config.workerinput  # type: ignore[attr-defined]
             self.run = wi.get("toolscored_run")
             self.run_error = wi.get("toolscored_run_error")
+            if wi.get("toolscored_unavailable"):
+                self.unavailable = DaemonUnavailableError(wi["toolscored_unavailable"],
+                                                          "unavailable")
             self.color = bool(wi.get("toolscored_color", False))
             self.width = int(wi.get("toolscored_width", 0))
             self.run_tried = True
@@ -188,11 +194,44 @@ class _Session:
             self.run_owned = True
         return self.run
 
+    def note_unavailable(self, e: DaemonUnavailableError) -> None:
+        """Remember the first failure to reach or start the daemon."""
+        with self.lock:
+            if self.unavailable is None:
+                self.unavailable = e
+
+    def still_unavailable(self) -> None:
+        """After a first failure to reach or start the daemon, raise its
+        reason again at once, without starting one, unless a daemon answers
+        now (one started by hand or by another process): then it is used."""
+        __tracebackhide__ = True
+        first = self.unavailable
+        if first is None:
+            return
+        if api.answering():
+            with self.lock:
+                self.unavailable = None
+            return
+        raise DaemonUnavailableError(
+            f"{first} (the first check of this session found no daemon; the later ones "
+            "fail at once, and use a daemon again as soon as one answers)", first.code)
+
     def check(self, name: str, nodeid: str, actual: Any, min_score: float,
               weights: Optional[Mapping[str, float]], strict: bool, rules: Any,
               format: Optional[str]) -> Dict[str, Any]:
         __tracebackhide__ = True
         fmt = api.check_args(min_score, weights, rules, format)
+        self.still_unavailable()
+        try:
+            return self._check(name, nodeid, actual, min_score, weights, strict, rules, fmt)
+        except DaemonUnavailableError as e:
+            self.note_unavailable(e)
+            raise
+
+    def _check(self, name: str, nodeid: str, actual: Any, min_score: float,
+               weights: Optional[Mapping[str, float]], strict: bool, rules: Any,
+               fmt: Optional[str]) -> Dict[str, Any]:
+        __tracebackhide__ = True
         run = self.ensure_run()
         c = api.client()
         kw = dict(format=fmt, min_score=float(min_score), weights=weights, strict=bool(strict),
@@ -232,6 +271,7 @@ class _Session:
             except DaemonUnavailableError as e:
                 self.run_tried = True
                 self.run_error = str(e)
+                self.note_unavailable(e)
                 if self.orphans:
                     self.lines.append(
                         f"toolscore: --toolscore-orphans={self.orphans} skipped: {e}")
@@ -257,8 +297,11 @@ class _Session:
         except DaemonUnavailableError as e:
             self.run_tried = True  # the workers will say why, test by test
             self.run_error = str(e)
+            self.note_unavailable(e)
         node.workerinput["toolscored_run"] = self.run
         node.workerinput["toolscored_run_error"] = self.run_error
+        node.workerinput["toolscored_unavailable"] = (str(self.unavailable)
+                                                      if self.unavailable is not None else None)
         node.workerinput["toolscored_color"] = self.use_color()
         node.workerinput["toolscored_width"] = self.width
 
