@@ -71,6 +71,11 @@ err_has() {
 	printf '  stderr: %s\n' "$ERR" >&2
 	return 1
 }
+err_lacks() {
+	CHECKS=$((CHECKS + 1))
+	case "$ERR" in *"$1"*) fail "stderr has '$1'"; printf '  stderr: %s\n' "$ERR" >&2; return 1 ;; esac
+	return 0
+}
 out_lacks() {
 	CHECKS=$((CHECKS + 1))
 	case "$OUT" in *"$1"*) fail "stdout has '$1'"; printf '  stdout: %s\n' "$OUT" >&2; return 1 ;; esac

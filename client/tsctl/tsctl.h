@@ -206,6 +206,12 @@ const char *tsctl_c(bool on, const char *code);
 #define TSCTL_DIM "\033[2m"
 #define TSCTL_RESET "\033[0m"
 
+/* The candidate word[0..len) is most likely a misspelling of (a few
+ * letters inserted, removed, changed or swapped: 1 for words of up to 3
+ * letters, 2 up to 6, else 3), or NULL: what "did you mean" proposes. */
+const char *tsctl_did_you_mean(const char *word, size_t len, const char *const *candidates,
+                               size_t n);
+
 /* Print "COMMAND 'NAME'" on f, the name quoted for a shell (lib/base's
  * ts_shell_command): every command tsctl prints with a name in it. */
 void tsctl_print_command(FILE *f, const char *command, const char *name);
@@ -369,7 +375,13 @@ struct ts_runreport_run;
  * 0, or an exit code after printing which file was wrong and why. */
 int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, struct ts_runreport **out);
 
-/* Write data to path (created or truncated). 0, or an exit code. */
+/* Make the missing directories above the file path (mkdir -p, 0777 less
+ * the umask, as pytest's --junitxml does). 0, or TSCTL_EXIT_USAGE after
+ * printing why (one of them is a file, or cannot be made). */
+int tsctl_make_dirs_for(const tsctl_ctx *ctx, const char *path);
+
+/* Write data to path (created or truncated; its missing directories made
+ * first). 0, or an exit code. */
 int tsctl_write_file(const tsctl_ctx *ctx, const char *path, const char *data, size_t len);
 
 /* "run ID (label) on HOST, opened ..., closed ..., N checks, complete" (or

@@ -110,13 +110,16 @@ static size_t print_duplicates(const tsctl_ctx *ctx, const struct json_object *s
     return n;
 }
 
-/* A report file can be written: checked before the command runs. */
+/* A report file can be written (its missing directories made, as the
+ * pytest and Node options make them): checked before the command runs. */
 static int check_writable(const tsctl_ctx *ctx, const char *path)
 {
     int fd;
 
     if (path == NULL)
         return 0;
+    if (tsctl_make_dirs_for(ctx, path) != 0)
+        return TSCTL_EXIT_USAGE;
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (fd < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
