@@ -359,3 +359,33 @@ def test_after_a_first_failure_checks_fail_at_once_until_a_daemon_answers(
         assert len(project.files()) == 10
     finally:
         subprocess.run([str(TSCTL), "--socket", sock, "stop"], capture_output=True)
+
+
+def test_errors_of_checks_count_in_the_summary(project: Project) -> None:
+    """A check the daemon refused (no format found in the response) never
+    reaches the run; the session's summary still counts it, as pytest
+    counts the test, also across xdist workers."""
+    project.pt.makepyfile(test_mixed="""
+        import pytest
+        @pytest.mark.parametrize("i", range(3))
+        def test_ok(toolscore_snapshot, i):
+            toolscore_snapshot([{"tool": "t", "args": {"i": i}}])
+        def test_no_format(toolscore_snapshot):
+            toolscore_snapshot({"weird": 1})
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=3, failed=1)
+    assert summary_lines(r) == ["toolscore: 3 snapshots created (pending approval), 1 error"]
+    project.approve_all()
+    r = project.run("-n", "2")
+    r.assert_outcomes(passed=3, failed=1)
+    assert summary_lines(r) == ["toolscore: 3 passed, 1 error"]
+    project.pt.makepyfile(test_mixed="""
+        def test_no_format(toolscore_snapshot):
+            toolscore_snapshot({"weird": 1})
+        def test_none(toolscore_snapshot):
+            toolscore_snapshot(None)
+    """)
+    r = project.run()
+    r.assert_outcomes(failed=2)
+    assert summary_lines(r) == ["toolscore: 2 errors"]

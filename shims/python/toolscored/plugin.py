@@ -131,6 +131,7 @@ class _Session:
         self.json_diff = api.env_json_diff()
         self.reports: List[_reports.Report] = []
         self.checks = 0
+        self.errors = 0           # checks that raised a ToolscoreError (the daemon's or ours)
         self.partial: List[str] = _partial_from_options(config)
         self.not_passed: Set[str] = set()
         self.lines: List[str] = []
@@ -221,11 +222,15 @@ class _Session:
               format: Optional[str]) -> Dict[str, Any]:
         __tracebackhide__ = True
         fmt = api.check_args(min_score, weights, rules, format)
-        self.still_unavailable()
         try:
+            self.still_unavailable()
             return self._check(name, nodeid, actual, min_score, weights, strict, rules, fmt)
-        except DaemonUnavailableError as e:
-            self.note_unavailable(e)
+        except ToolscoreError as e:
+            # counted in the summary: the run never saw this check
+            with self.lock:
+                self.errors += 1
+            if isinstance(e, DaemonUnavailableError):
+                self.note_unavailable(e)
             raise
 
     def _check(self, name: str, nodeid: str, actual: Any, min_score: float,
@@ -310,13 +315,15 @@ class _Session:
         out = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
         if out:
             self.checks += out.get("checks", 0)
+            self.errors += out.get("errors", 0)
             self.run_lost = self.run_lost or out.get("run_lost", False)
             self.partial.extend(out.get("partial", []))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.worker:
             self.config.workeroutput[_WORKER_KEY] = {  # type: ignore[attr-defined]
-                "checks": self.checks, "run_lost": self.run_lost, "partial": self.partial}
+                "checks": self.checks, "errors": self.errors, "run_lost": self.run_lost,
+                "partial": self.partial}
         else:
             self.finish(session, exitstatus)
 
@@ -346,7 +353,9 @@ class _Session:
                 self.run_lost = True
             except ToolscoreError as e:
                 self.lines.append(f"toolscore: the run's summary could not be read: {e}")
-        elif self.run_error and self.checks:
+        elif self.run_error and (self.checks or self.errors):
+            if self.errors:
+                self.lines.append(f"toolscore: {_errors(self.errors)}")
             self.lines.append(f"toolscore: no summary for this session: {self.run_error}")
         if self.run_lost:
             self.lines.append("toolscore: the daemon restarted during the session and forgot "
@@ -361,8 +370,12 @@ class _Session:
                                      if self.run and not self.run_owned else
                                      "there is no complete run to compare with"))
             return
+        # the checks that raised an error never reached the run: counted here
         if summary.get("summary"):
-            self.lines.append(summary["summary"])
+            self.lines.append(summary["summary"]
+                              + (f", {_errors(self.errors)}" if self.errors else ""))
+        elif self.errors:
+            self.lines.append(f"toolscore: {_errors(self.errors)}")
         flaky = summary.get("flaky_lines") or []
         self.lines.extend(flaky)
         duplicates = summary.get("duplicates") or []
@@ -444,6 +457,10 @@ class _Session:
         self.lines.append(f"toolscore: {len(names)} unused snapshot(s) (no test checked them):")
         self.lines.extend(f"  {n}" for n in names)
         return mode == "fail"
+
+
+def _errors(n: int) -> str:
+    return f"{n} error" if n == 1 else f"{n} errors"
 
 
 def _named_after(name: str, nodeids: Set[str]) -> bool:
