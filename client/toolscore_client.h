@@ -234,6 +234,9 @@ int ts_check_args_set_update(ts_check_args *a, bool update); /* overwrite and ap
 int ts_check_args_set_allow_pending(ts_check_args *a, bool allow_pending);
 int ts_check_args_set_run(ts_check_args *a, const char *run);   /* run id to count it in */
 int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming the name */
+/* What makes the check ("tsctl", "vitest", ...: the snapshot file's source
+ * when it writes one); NULL: "pytest". */
+int ts_check_args_set_source(ts_check_args *a, const char *source);
 int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours in the report */
 /* The report's width in terminal columns (a caller passes its terminal's:
  * COLUMNS, else the tty's width, else 100); 0: the daemon's default (100);

@@ -109,7 +109,7 @@ same "$(json_get outcome)" "FAILED" "TOOLSCORE_RECORD_UPDATE=' No\\t' is falsy"
 # --- list --json types; approve table and --all -----------------------------------
 t 0 ts snapshots list --json
 check_py 'all(set(s) == {"name", "approved", "calls", "created_at", "updated_at", "source", "file"} and isinstance(s["approved"], bool) and type(s["calls"]) is int and s["file"].startswith("/") for s in j)'
-check_py '[(s["name"], s["approved"], s["calls"], s["source"]) for s in j] == [("n1", True, 2, "pytest")]'
+check_py '[(s["name"], s["approved"], s["calls"], s["source"]) for s in j] == [("n1", True, 2, "tsctl")]'
 TS_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\+00:00$'
 same "$(json_get 0.created_at | grep -Ec "$TS_RE")" "1" "created_at is ISO-8601 UTC with microseconds"
 same "$(json_get 0.updated_at | grep -Ec "$TS_RE")" "1" "updated_at is ISO-8601 UTC with microseconds"

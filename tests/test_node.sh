@@ -83,6 +83,9 @@ out_has "tests/agents.test.js::refunds an order"
 out_has "langgraph weather"
 t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
 out_has '"passengers": 2,'
+# labelled with what made them (the reference reads any source)
+t 0 "$TSCTL" --dir "$VSTORE" snapshots show "tests/booking.test.js::booking > books a flight" --json
+out_has '"source": "vitest"'
 out_has '"budget": 450.5'
 out_has '"to": "NYC"'
 t 0 vitest
@@ -180,7 +183,13 @@ CHECKS=$((CHECKS + 1))
 # ---- rules (Vitest): a volatile argument ignored passes ----
 rules_round vitest "$VSTORE"
 all_has "rules: unknown key 'ignroe'"
+# a DaemonError points at the test's line, not only at the client's socket code
+all_has "tests/rules.test.js:15:"
 all_has "option rules must be a plain object of comparison rules (docs/rules.md), not an array"
+# an object with toolCalls that detection does not take: what to pass
+FORMAT_TEST=1 t 1 vitest tests/format.test.js
+all_has "give the format 'vercel-ai' (format: 'vercel-ai'"
+all_has "tests/format.test.js:6:"
 
 # ---- Jest ----------------------------------------------------------------
 rm -f "$WORK/pids"
@@ -194,6 +203,8 @@ workers=$(sort -u "$WORK/pids" | wc -l)
 [ "$workers" -ge 2 ] || fail "the Jest run used $workers worker process(es), wanted several"
 t 0 "$TSCTL" --dir "$JSTORE" snapshots list
 out_has "tests/orders.test.js::orders looks up an order"
+t 0 "$TSCTL" --dir "$JSTORE" snapshots show "tests/orders.test.js::orders looks up an order" --json
+out_has '"source": "jest"'
 out_has "tests/weather.test.js::weather twice-2"
 t 0 "$TSCTL" --dir "$JSTORE" approve --all
 t 0 jest
@@ -221,11 +232,19 @@ report_ok j 6
 t 0 grep -q "tests/orders.test.js::orders looks up an order" "$WORK/j.html"
 rules_round jest "$JSTORE"
 all_has "rules: 'order' must be one of strict, unordered, superset, subset (got 'sideways')"
+all_has "tests/rules.test.js:13:"
 
 # ---- the daemon out of reach ----------------------------------------------
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 vitest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
 all_has "TOOLSCORED=$WORK/no-such-daemon is not an executable file"
+# the first line after Vitest's banner is the reason (not "No test files found")
+CHECKS=$((CHECKS + 1))
+(cd "$VDIR" && TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" \
+	TOOLSCORE_DIR="$VSTORE" ./node_modules/.bin/vitest run >"$WORK/both" 2>&1)
+first=$(grep -v '^ *$' "$WORK/both" | grep -v '^ *RUN ' | head -1)
+same "$first" "toolscore: error: toolscored is not reachable at $WORK/nowhere/toolscored.sock: no socket (no daemon is running); TOOLSCORED=$WORK/no-such-daemon is not an executable file" \
+	"Vitest's first line without a daemon"
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 jest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
 

@@ -37,6 +37,8 @@ out_lacks "Approved 1 snapshot(s)"
 t 0 ts approve six --json
 same "$(json_get 0.changed)" "false" "approve --json: changed"
 same "$(json_get 0.observation)" "true" "approve --json: an observation is kept"
+t 0 ts snapshots show six --json
+same "$(json_get source)" "tsctl" "a snapshot made by tsctl check says so"
 t 1 ts approve six nosuch && err_has "no snapshot named 'nosuch'"
 
 # --- diff ------------------------------------------------------------------------------

@@ -8,15 +8,21 @@
 FL="tests/test_flights.py::test_books_a_flight"
 start_daemon
 
-# Compare a file with a reference file except created_at/updated_at/version.
+# Compare a file with a reference file except created_at/updated_at/version
+# (and source, with a third argument: the source FILE must have).
 same_file() {
 	CHECKS=$((CHECKS + 1))
 	if ! [ -f "$1" ]; then
 		fail "missing file $1"
 		return 1
 	fi
-	sed -E '/^  "(created_at|updated_at|toolscore_version)": /d' "$1" >"$WORK/a.cmp"
-	sed -E '/^  "(created_at|updated_at|toolscore_version)": /d' "$2" >"$WORK/b.cmp"
+	skip="created_at|updated_at|toolscore_version"
+	if [ $# -ge 3 ]; then
+		skip="$skip|source"
+		grep -q "^  \"source\": \"$3\",\$" "$1" || fail "$1: source is not $3"
+	fi
+	sed -E "/^  \"($skip)\": /d" "$1" >"$WORK/a.cmp"
+	sed -E "/^  \"($skip)\": /d" "$2" >"$WORK/b.cmp"
 	if ! cmp -s "$WORK/a.cmp" "$WORK/b.cmp"; then
 		fail "$1 differs from $2"
 		diff "$WORK/a.cmp" "$WORK/b.cmp" >&2
@@ -62,7 +68,7 @@ t 1 ts approve "$FL" no_such_name && err_has "no_such_name"
 t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"
 t 0 ts approve "$FL"
 out_has "Name" && out_has "Calls" && out_has "Age" && out_has "today" && out_has "Approved 1 snapshot(s)."
-same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json" tsctl
 # Ages: snapshots written behind the daemon's back, created 1 and 5 days ago.
 for age in 1 5; do
 	t 0 ts snapshots path "aged_$age"
@@ -123,7 +129,7 @@ t 0 ts check "$FL" --calls "$DATA/flights_drift.json"
 out_has "PASSED"
 t 0 ts check "$FL" --calls "$DATA/trace_flights.json" --update
 out_has "UPDATED"
-same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json" tsctl
 t 0 sh -c "\"$TSCTL\" --socket \"$SOCK\" --dir \"$STORE\" check '$FL' --calls - < \"$DATA/trace_flights.json\""
 out_has "PASSED"
 

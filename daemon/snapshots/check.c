@@ -62,6 +62,7 @@ typedef struct check_request {
     const char *format;
     const char *run;
     const char *test;
+    const char *source;         /* the written snapshot's source ("pytest" when not given) */
     struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
     ts_rules *rules;            /* the "rules" param compiled, or NULL */
     ts_score_options score;
@@ -144,6 +145,12 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     rq->json_diff = tsd_params_bool(&p, "json_diff", true);
     rq->run = tsd_params_string(&p, "run", false);
     rq->test = tsd_params_string(&p, "test", false);
+    rq->source = tsd_params_string(&p, "source", false);
+    if (rq->source == NULL)
+        rq->source = "pytest";
+    else if (tsd_params_error(&p) == 0 && !ts_snapshot_source_known(rq->source))
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "'source' must be one of " TS_SNAPSHOT_SOURCES));
     rules = tsd_params_object(&p, "rules");
     if (rules != NULL && tsd_params_error(&p) == 0)
         tsd_params_fail(&p, ts_rules_from_json(rules, "rules", &rq->rules, err));
@@ -486,6 +493,10 @@ static void prepare_keep(check_job *c, const ts_snapshot *snap, bool on_loop)
             c->rq.name, calls, ts_check_outcome_name(c->out.decision.outcome), snap->calls,
             c->rq.run, c->rq.test, &c->rq.score,
             c->rules != NULL ? ts_rules_object(c->rules) : NULL, &c->keep, &c->keep_err);
+    /* accepting it later writes the source of the check that observed it */
+    if (c->keep_rc == 0 && strcmp(c->rq.source, "pytest") != 0 &&
+        (c->keep->source = strdup(c->rq.source)) == NULL)
+        c->keep_rc = ts_error_set(&c->keep_err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     json_object_put(calls);
 }
 
@@ -593,7 +604,7 @@ static void check_work(tsd_job *job)
     if (rc == 0 && d->write)
         rc = tsd_store_lock_for_write(&c->sn->stores, c->st, &c->busy, &c->err);
     if (rc == 0 && d->write)
-        rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
+        rc = tsd_save(c->st->store, c->rq.name, c->calls, c->rq.source, d->approved, d->may_exist,
                       &c->job, &c->err);
     c->out.written = rc == 0 && d->write;
     if (c->out.written && ts_store_take_root_made(c->st->store))

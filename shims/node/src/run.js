@@ -16,19 +16,33 @@ import { ciFromEnv, envValue } from './env.js';
 import { discardReport, fetchReport, reportProblem, wantedReports, writeReport } from './reports.js';
 import { storePath, terminalWidth } from './snapshot.js';
 
-const state = { run: null, opened: false, reports: [] };
+const state = { run: null, opened: false, reports: [], where: '' };
 
 /**
  * Open or join the run; root is the project root (Vitest's root, Jest's
  * rootDir). Prints (print) where the run's snapshots are, as pytest's
- * header does: a run from another root may use another store.
+ * header does: a run from another root may use another store. When the run
+ * cannot be opened (no daemon, a report file that cannot be written), the
+ * reason is printed first (printError), before the runner's own account of
+ * a failed global setup (Vitest's "No test files found"), then thrown.
  */
-export async function openRun({ root = process.cwd(), label, print = console.log } = {}) {
+export async function openRun({ root = process.cwd(), label, print = console.log, printError = console.error } = {}) {
+  try {
+    const run = await open(root, label);
+    print(state.where);
+    return run;
+  } catch (err) {
+    printError(`toolscore: error: ${String(err?.message ?? err).replace(/^toolscored: /, '')}`);
+    throw err;
+  }
+}
+
+async function open(root, label) {
   if (envValue('TOOLSCORE_PROJECT_ROOT') === undefined) process.env.TOOLSCORE_PROJECT_ROOT = root;
   const why = envValue('TOOLSCORE_DIR') !== undefined ? '$TOOLSCORE_DIR' : '.toolscore/snapshots of the project root';
   const store = storePath(envValue('TOOLSCORE_PROJECT_ROOT'));
   process.env.TOOLSCORE_DIR = store;
-  print(`toolscore: snapshots in ${store} (${why}${fs.existsSync(store) ? '' : '; not created yet'})`);
+  state.where = `toolscore: snapshots in ${store} (${why}${fs.existsSync(store) ? '' : '; not created yet'})`;
   state.reports = wantedReports();
   for (const r of state.reports) {
     const why = reportProblem(r.path);
