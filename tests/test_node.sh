@@ -203,9 +203,9 @@ workers=$(sort -u "$WORK/pids" | wc -l)
 [ "$workers" -ge 2 ] || fail "the Jest run used $workers worker process(es), wanted several"
 t 0 "$TSCTL" --dir "$JSTORE" snapshots list
 out_has "tests/orders.test.js::orders looks up an order"
+out_has "tests/weather.test.js::weather twice-2"
 t 0 "$TSCTL" --dir "$JSTORE" snapshots show "tests/orders.test.js::orders looks up an order" --json
 out_has '"source": "jest"'
-out_has "tests/weather.test.js::weather twice-2"
 t 0 "$TSCTL" --dir "$JSTORE" approve --all
 t 0 jest
 one_summary "toolscore: 6 passed"
