@@ -256,3 +256,21 @@ paste_into() {
 	fail "pasting into $1 made files: $stray (line: $2)"
 	return 1
 }
+
+# other_build FILE DEST VERSION: DEST is FILE (an executable of this build)
+# with its version string VERSION rewritten in place to one of the same
+# length that differs in its last character, printed: "another build" for
+# the tests of docs/packaging.md, speaking the same protocol.
+other_build() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+src, dst, old = sys.argv[1:]
+new = old[:-1] + ("1" if old[-1] == "0" else "0")
+data = open(src, "rb").read()
+assert data.count(old.encode()) > 0, "no version string in " + src
+open(dst, "wb").write(data.replace(old.encode(), new.encode()))
+os.chmod(dst, 0o755)
+print(new)
+PY
+}
+

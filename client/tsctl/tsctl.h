@@ -52,6 +52,7 @@ typedef struct tsctl_ctx {
     ts_error last_error;      /* the last failed request's error (tsctl_call) */
     bool unreachable;         /* the last failure was the daemon not answering */
     bool no_json_diff;        /* --no-json-diff (check, record, run, eval) */
+    bool build_noted;         /* a daemon of another build was said (or status shows it) */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */

@@ -13,8 +13,10 @@
 import fs from 'node:fs';
 import { connection } from './client.js';
 import { ciFromEnv, envValue } from './env.js';
+import { ConnectionError } from './errors.js';
 import { discardReport, fetchReport, reportProblem, wantedReports, writeReport } from './reports.js';
 import { storePath, terminalWidth } from './snapshot.js';
+import { VERSION } from './version.js';
 
 const state = { run: null, opened: false, reports: [], where: '' };
 
@@ -24,7 +26,10 @@ const state = { run: null, opened: false, reports: [], where: '' };
  * header does: a run from another root may use another store. When the run
  * cannot be opened (no daemon, a report file that cannot be written), the
  * reason is printed first (printError), before the runner's own account of
- * a failed global setup (Vitest's "No test files found"), then thrown.
+ * a failed global setup (Vitest's "No test files found"), then thrown; a
+ * daemon that cannot be reached or started is the one line of its error:
+ * the runners print a global setup's error with its stack, whose frames
+ * (this package's) say nothing to the user.
  */
 export async function openRun({ root = process.cwd(), label, print = console.log, printError = console.error } = {}) {
   try {
@@ -33,6 +38,7 @@ export async function openRun({ root = process.cwd(), label, print = console.log
     return run;
   } catch (err) {
     printError(`toolscore: error: ${String(err?.message ?? err).replace(/^toolscored: /, '')}`);
+    if (err instanceof ConnectionError) err.stack = `${err.name}: ${err.message}`;
     throw err;
   }
 }
@@ -53,6 +59,7 @@ async function open(root, label) {
   const joined = envValue('TOOLSCORE_RUN');
   if (joined !== undefined) {
     await connection().request('run.join', { run: joined });
+    noteOtherBuild();
     state.run = joined;
     state.opened = false;
     return joined;
@@ -60,10 +67,22 @@ async function open(root, label) {
   const params = { store };
   if (label !== undefined) params.label = label;
   const { run } = await connection().request('run.open', params);
+  noteOtherBuild();
   process.env.TOOLSCORE_RUN = run;
   state.run = run;
   state.opened = true;
   return run;
+}
+
+/** Said once per run, by the global setup: the daemon is another build
+ * than this package (one a client started and that was idle was replaced
+ * already; docs/packaging.md). */
+function noteOtherBuild() {
+  const c = connection();
+  if (VERSION !== null && c.serverVersion !== null && c.serverVersion !== VERSION)
+    process.stderr.write(
+      `toolscore: note: the daemon at ${c.socketPath} is toolscored ${c.serverVersion}, this package is ${VERSION} (another build; \`tsctl stop\` lets the next run start this package's daemon)\n`,
+    );
 }
 
 /** The lines printed for a run's summary (run.close's result). */

@@ -1,14 +1,14 @@
 // The client against a fake server: the bytes of docs/protocol.md's
 // example, framing in any chunking, pipelining, error replies, a
 // connection-level error, a broken connection, bad replies, version
-// mismatch, auto-start failures.
+// mismatch, auto-start failures, where the daemon is found.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Decoder } from '@msgpack/msgpack';
-import { Connection } from '../src/connection.js';
+import { Connection, findDaemon } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
 import { fakeServer, frame, helloOk, tempDir } from './helpers.js';
 
@@ -294,4 +294,17 @@ test('store_busy: the request and the connection go to the daemon holding the st
   c.close();
   await a.close();
   await b.close();
+});
+
+test('findDaemon: $TOOLSCORED, then the platform package, then PATH; the error names the three', () => {
+  const dir = tempDir();
+  const none = findDaemon({ PATH: `${dir}/empty` });
+  assert.match(
+    none.error,
+    /^toolscored not found: TOOLSCORED is not set, the platform package toolscored-\S+ is not installed \(.*\), and PATH has no toolscored \(reinstall toolscored, or set TOOLSCORED to a toolscored executable\)$/,
+  );
+  fs.writeFileSync(`${dir}/toolscored`, '#!/bin/sh\n', { mode: 0o755 });
+  assert.deepEqual(findDaemon({ PATH: `${dir}/empty:${dir}` }), { path: `${dir}/toolscored` });
+  const bad = findDaemon({ TOOLSCORED: `${dir}/nope`, PATH: dir });
+  assert.match(bad.error, /^TOOLSCORED=.*\/nope is not an executable file \(point it at a toolscored executable/);
 });
