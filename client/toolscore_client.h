@@ -157,6 +157,16 @@ void ts_client_close(ts_client *c);
 /* The socket path this client uses. */
 const char *ts_client_socket_path(const ts_client *c);
 
+/*
+ * When this client started a daemon because none answered its socket, and
+ * that daemon answered store_busy (another daemon, on another socket,
+ * holds the store: a mistyped socket path), the socket it started one on;
+ * NULL otherwise. The daemon started there was asked to stop (it had
+ * nothing else to do), and the connection went to the store's daemon
+ * (ts_client_socket_path): worth saying to the user, who named the first.
+ */
+const char *ts_client_started_elsewhere(const ts_client *c);
+
 /* The daemon's hello result ({protocol, server, pid, max_frame, version,
  * auto_started}) of the current connection; borrowed, valid until the next
  * call on c. */

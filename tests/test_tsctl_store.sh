@@ -263,6 +263,17 @@ printf '{"broken": ' >"$STORE/broken-00000000.json"
 t 0 ts snapshots list
 err_has "broken-00000000.json"
 
+# --- a mistyped --socket: a daemon is started there, the store's daemon answers -------------
+TYPO="$WORK/typo/toolscored.sock"
+t 0 "$TSCTL" --socket "$TYPO" --dir "$STORE" snapshots list
+out_has "$FL"
+err_has "tsctl: note: no daemon answered at $TYPO, so one was started there; but the store is served by the daemon at $SOCK, which answered instead, and the one started was stopped (a mistyped --socket or TOOLSCORE_SOCKET?)"
+wait_until 20 "the daemon started on the mistyped socket stopping" socket_gone "$TYPO"
+# an ordinary start says nothing of the kind
+t 0 "$TSCTL" --socket "$TYPO" --dir "$WORK/typo-store" check x --calls "$DATA/x1.json"
+err_lacks "mistyped"
+t 0 "$TSCTL" --socket "$TYPO" stop
+
 # --- exit 3: no daemon ------------------------------------------------------------------
 NOSOCK="$WORK/nodaemon/none.sock"
 for cmd in "status" "stop" "snapshots list" "approve --all" "snapshots show x" \
@@ -284,8 +295,25 @@ t 0 ts snapshots list
 out_has "$FL"
 t 0 ts status --json
 AUTOPID=$(json_get pid)
+same "$(json_get auto_started)/$(json_get idle_timeout_s)" "true/900.0" "an auto-started daemon's idle exit"
+t 0 ts status
+out_has "idle exit:        after 15m 0s"
 t 0 ts stop
 daemon_gone() { ! kill -0 "$AUTOPID" 2>/dev/null; }
 wait_until 20 "the auto-started daemon $AUTOPID exiting after stop" daemon_gone
+# one a client starts exits once no client is connected for TOOLSCORED_IDLE_TIMEOUT
+t 0 env TOOLSCORED_IDLE_TIMEOUT=0.5 "$TSCTL" --socket "$SOCK" --dir "$STORE" snapshots list
+wait_until 20 "the auto-started daemon exiting after 0.5 s without a client" socket_gone "$SOCK"
+t 3 env TOOLSCORED_IDLE_TIMEOUT=soon "$TSCTL" --socket "$SOCK" --dir "$STORE" snapshots list
+err_has "TOOLSCORED_IDLE_TIMEOUT: not a number of seconds (0 to 31536000): 'soon'"
+# one started by hand stays (the variable is for auto-started ones), unless told
+export TOOLSCORED_IDLE_TIMEOUT=0.5
+start_daemon
+unset TOOLSCORED_IDLE_TIMEOUT
+t 0 ts status --json
+same "$(json_get auto_started)/$(json_get idle_timeout_s)" "false/0.0" "a daemon started by hand stays"
+t 0 ts status
+out_has "idle exit:        never (started by hand or by systemd)"
+t 0 ts stop
 
 finish

@@ -228,6 +228,14 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 
 void tsctl_disconnect(tsctl_ctx *ctx)
 {
+    const char *started = ctx->client != NULL ? ts_client_started_elsewhere(ctx->client) : NULL;
+
+    if (started != NULL)
+        fprintf(stderr,
+                "tsctl: note: no daemon answered at %s, so one was started there; but the store "
+                "is served by the daemon at %s, which answered instead, and the one started was "
+                "stopped (a mistyped --socket or TOOLSCORE_SOCKET?)\n",
+                started, ts_client_socket_path(ctx->client));
     ts_client_close(ctx->client);
     ctx->client = NULL;
 }
