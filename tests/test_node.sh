@@ -234,6 +234,13 @@ rules_round jest "$JSTORE"
 all_has "rules: 'order' must be one of strict, unordered, superset, subset (got 'sideways')"
 all_has "tests/rules.test.js:13:"
 
+# ---- a mistyped TOOLSCORE_SOCKET: a daemon started there, the store's answers --
+mkdir -m 700 "$WORK/typo"
+TOOLSCORE_SOCKET="$WORK/typo/toolscored.sock" TOOLSCORED="$TS_BUILD_DIR/toolscored" t 0 vitest tests/booking.test.js
+all_has "toolscore: note: no daemon answered at $WORK/typo/toolscored.sock, so one was started there; but the store is served by the daemon at $SOCK, which answered instead, and the one started was stopped (a mistyped TOOLSCORE_SOCKET?)"
+one_summary "toolscore: 3 passed"
+wait_until 20 "the daemon started on the mistyped socket stopping" socket_gone "$WORK/typo/toolscored.sock"
+
 # ---- the daemon out of reach ----------------------------------------------
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 vitest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"

@@ -138,10 +138,33 @@ export class Connection {
   /** Go to the daemon at socketPath once the replies outstanding here are in. */
   async moveTo(socketPath) {
     if (this.socketPath !== socketPath) {
+      const from = this.socketPath;
       this.socketPath = socketPath;
-      this.moved = this.whenIdle().then(() => this.drop());
+      this.moved = this.whenIdle()
+        .then(() => this.leaveStarted(from, socketPath))
+        .then(() => this.drop());
     }
     await this.moved;
+  }
+
+  /**
+   * Leaving the daemon this connection started (none answered `from`: a
+   * mistyped socket) for the one holding the store: it serves nothing, so
+   * it is asked to stop, and the user is told once.
+   */
+  async leaveStarted(from, to) {
+    if (this.startedOn === undefined || this.startedOn !== from || this.socket === null) return;
+    this.startedOn = undefined;
+    try {
+      await this.send('stop', { if_idle: true });
+    } catch {
+      /* stopping, or gone already */
+    }
+    console.warn(
+      `toolscore: note: no daemon answered at ${from}, so one was started there; but the store ` +
+        `is served by the daemon at ${to}, which answered instead, and the one started was ` +
+        'stopped (a mistyped TOOLSCORE_SOCKET?)',
+    );
   }
 
   whenIdle() {
@@ -244,7 +267,10 @@ export class Connection {
       try {
         await this.dial();
         await this.hello();
-        if (!(await this.replaceOtherBuild())) return;
+        if (!(await this.replaceOtherBuild())) {
+          if (spawned) this.startedOn = this.socketPath;
+          return;
+        }
         started = null; // it stops: start this build's daemon
         continue;
       } catch (err) {

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 import textwrap
 from pathlib import Path
 
@@ -392,3 +393,31 @@ def test_errors_of_checks_count_in_the_summary(project: Project) -> None:
     r = project.run()
     r.assert_outcomes(failed=2)
     assert summary_lines(r) == ["toolscore: 2 errors"]
+
+
+def test_a_mistyped_socket_says_what_happened(project: Project, daemon: Daemon,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    """TOOLSCORE_SOCKET names no daemon: one is started there, but the store
+    belongs to the daemon on the right socket, which answers; the one
+    started is stopped and the session says so."""
+    project.pt.makepyfile(test_a="""
+        def test_a(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+    """)
+    project.run().assert_outcomes(passed=1)  # the store is the fixture daemon's now
+    typo_dir = tmp_path / "typo"
+    typo_dir.mkdir(mode=0o700)
+    typo = typo_dir / "toolscored.sock"
+    monkeypatch.setenv("TOOLSCORE_SOCKET", str(typo))
+    monkeypatch.setenv("TOOLSCORED", str(DAEMON))
+    r = project.run()
+    r.assert_outcomes(passed=1, warnings=1)
+    assert summary_lines(r)[-1] == (
+        f"toolscore: note: no daemon answered at {typo}, so one was started there; but the "
+        f"store is served by the daemon at {daemon.socket}, which answered instead, and the one "
+        "started was stopped (a mistyped TOOLSCORE_SOCKET?)")
+    end = time.monotonic() + 20
+    while typo.exists():
+        assert time.monotonic() < end, "the daemon started on the mistyped socket still runs"
+        time.sleep(0.01)

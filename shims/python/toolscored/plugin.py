@@ -341,6 +341,13 @@ class _Session:
             self.finish(session, exitstatus)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        c = api.client()
+        if c.started_elsewhere is not None:
+            self.lines.append(
+                f"toolscore: note: no daemon answered at {c.started_elsewhere}, so one was "
+                f"started there; but the store is served by the daemon at {c.socket_path}, "
+                "which answered instead, and the one started was stopped (a mistyped "
+                "TOOLSCORE_SOCKET?)")
         for line in self.lines:
             terminalreporter.write_line(line)
 
