@@ -239,6 +239,10 @@ mkdir -m 700 "$WORK/typo"
 TOOLSCORE_SOCKET="$WORK/typo/toolscored.sock" TOOLSCORED="$TS_BUILD_DIR/toolscored" t 0 vitest tests/booking.test.js
 all_has "toolscore: note: no daemon answered at $WORK/typo/toolscored.sock, so one was started there; but the store is served by the daemon at $SOCK, which answered instead, and the one started was stopped (a mistyped TOOLSCORE_SOCKET?)"
 one_summary "toolscore: 3 passed"
+# said once, by the global setup: its workers went to the store's daemon
+CHECKS=$((CHECKS + 1))
+[ "$(printf '%s\n%s\n' "$OUT" "$ERR" | grep -c 'a mistyped TOOLSCORE_SOCKET')" = 1 ] ||
+	fail "the note is not printed once"
 wait_until 20 "the daemon started on the mistyped socket stopping" socket_gone "$WORK/typo/toolscored.sock"
 
 # ---- the daemon out of reach ----------------------------------------------
@@ -250,8 +254,10 @@ CHECKS=$((CHECKS + 1))
 (cd "$VDIR" && TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" \
 	TOOLSCORE_DIR="$VSTORE" ./node_modules/.bin/vitest run >"$WORK/both" 2>&1)
 first=$(grep -v '^ *$' "$WORK/both" | grep -v '^ *RUN ' | head -1)
-same "$first" "toolscore: error: toolscored is not reachable at $WORK/nowhere/toolscored.sock: no socket (no daemon is running); TOOLSCORED=$WORK/no-such-daemon is not an executable file" \
-	"Vitest's first line without a daemon"
+case "$first" in
+"toolscore: error: toolscored is not reachable at $WORK/nowhere/toolscored.sock: no socket (no daemon is running); TOOLSCORED=$WORK/no-such-daemon is not an executable file"*) ;;
+*) fail "Vitest's first line without a daemon: $first" ;;
+esac
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 jest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
 

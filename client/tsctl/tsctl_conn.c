@@ -172,7 +172,8 @@ static void note_socket(tsctl_ctx *ctx)
 
 const char *tsctl_socket_path(const tsctl_ctx *ctx)
 {
-    return ctx->socket_path;
+    /* where the connection is now: store_busy may have moved it */
+    return ctx->client != NULL ? ts_client_socket_path(ctx->client) : ctx->socket_path;
 }
 
 /* Print the unreachable message (naming the socket) and return exit 3. */

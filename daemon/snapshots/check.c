@@ -842,6 +842,17 @@ int tsd_check(void *state, tsd_request *req, const struct json_object *params,
     rc = parse_check(params, tsd_request_raw(req, &raw_len) != NULL, &c->rq, err);
     if (rc == 0)
         rc = find_run(sn, c->rq.run, err);
+    /* a run unknown here, of a store another daemon holds: the run is that
+     * daemon's (a client sent to it by store_busy, whose workers started
+     * here first): store_busy sends the check there, run and all */
+    if (rc == -ENOENT) {
+        ts_error busy;
+
+        if (find_store(c, &busy) < 0 && strcmp(busy.code, TS_ERR_STORE_BUSY) == 0) {
+            *err = busy;
+            rc = -EBUSY;
+        }
+    }
     if (rc == 0)
         rc = try_loop(c, err);
     if (rc > 0)

@@ -68,6 +68,9 @@ async function open(root, label) {
   if (label !== undefined) params.label = label;
   const { run } = await connection().request('run.open', params);
   noteOtherBuild();
+  // the workers go straight to the daemon that opened the run (store_busy
+  // may have sent this connection to another socket)
+  process.env.TOOLSCORE_SOCKET = connection().socketPath;
   process.env.TOOLSCORE_RUN = run;
   state.run = run;
   state.opened = true;

@@ -421,3 +421,9 @@ def test_a_mistyped_socket_says_what_happened(project: Project, daemon: Daemon,
     while typo.exists():
         assert time.monotonic() < end, "the daemon started on the mistyped socket still runs"
         time.sleep(0.01)
+    # under xdist the workers go where the controller's run is: one summary
+    r = project.run("-n", "2")
+    r.assert_outcomes(passed=1, warnings=1)
+    lines = summary_lines(r)
+    assert lines[0] == "toolscore: 1 pending", lines
+    assert "a mistyped TOOLSCORE_SOCKET" in lines[-1]

@@ -140,6 +140,10 @@ class _Session:
             wi: Mapping[str, Any] = config.workerinput  # type: ignore[attr-defined]
             self.run = wi.get("toolscored_run")
             self.run_error = wi.get("toolscored_run_error")
+            if wi.get("toolscored_socket"):
+                # the daemon the controller's run is on (store_busy may have
+                # sent it to another socket than TOOLSCORE_SOCKET says)
+                os.environ["TOOLSCORE_SOCKET"] = wi["toolscored_socket"]
             if wi.get("toolscored_unavailable"):
                 self.unavailable = DaemonUnavailableError(wi["toolscored_unavailable"],
                                                           "unavailable")
@@ -318,6 +322,8 @@ class _Session:
             self.note_unavailable(e)
         node.workerinput["toolscored_run"] = self.run
         node.workerinput["toolscored_run_error"] = self.run_error
+        node.workerinput["toolscored_socket"] = (api.client().socket_path
+                                                 if self.run is not None else None)
         node.workerinput["toolscored_unavailable"] = (str(self.unavailable)
                                                       if self.unavailable is not None else None)
         node.workerinput["toolscored_color"] = self.use_color()
