@@ -274,7 +274,7 @@ int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming
 /* What makes the check ("tsctl", "vitest", ...: the snapshot file's source
  * when it writes one); NULL: "pytest". */
 int ts_check_args_set_source(ts_check_args *a, const char *source);
-int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours in the report */
+int ts_check_args_set_color(ts_check_args *a, bool color); /* ANSI colours in the report */
 /* The report's width in terminal columns (a caller passes its terminal's:
  * COLUMNS, else the tty's width, else 100); 0: the daemon's default (100);
  * more than TS_CHECK_WIDTH_MAX is sent as that. */

@@ -91,8 +91,8 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
                  {"allow_pending", a->allow_pending}};
     size_t n = 3 + format_given(a) + min_score_given(a) + (a->weights != NULL) + a->strict + a->ci +
                a->update + a->allow_pending + (a->run != NULL) + (a->test != NULL) +
-               (a->source != NULL) + a->color +
-               (a->width != 0) + a->no_json_diff + (a->rules != NULL);
+               (a->source != NULL) + a->color + (a->width != 0) + a->no_json_diff +
+               (a->rules != NULL);
 
     ts_wire_pack_map(w, n, err);
     pack_string_member(w, "store", r->store, err);

@@ -73,7 +73,7 @@ struct ts_client {
 /* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */
 struct ts_check_args {
     char *store, *name, *format, *run, *test, *source; /* owned copies, or NULL */
-    const struct json_object *actual;         /* borrowed, or NULL */
+    const struct json_object *actual;                  /* borrowed, or NULL */
     const struct json_object *weights;
     const struct json_object *rules;
     double min_score;

@@ -103,8 +103,8 @@ START_TEST(missing_locally_creates_unapproved)
     ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP); /* an observation of a removed file is stale */
     ck_assert_int_eq(reads, 1);
     ck_assert_int_eq(evals, 0);
-    ck_assert_str_eq(msg,
-                     "snapshot 't::a' created - review it, then approve with `tsctl approve 't::a'`");
+    ck_assert_str_eq(
+        msg, "snapshot 't::a' created - review it, then approve with `tsctl approve 't::a'`");
     free(msg);
     json_object_put(calls);
 }

@@ -264,7 +264,8 @@ START_TEST(other_stores_of_the_repository)
     /* a store made under tests/: the repository's, above it, and one below */
     snprintf(root, sizeof(root), "%s/repo/tests/.toolscore/snapshots", tmp);
     ck_assert_int_eq(ts_project_other_stores(root, 10, &s, &err), 0);
-    ck_assert_str_eq(rel_list(&s), "repo/.toolscore/snapshots,repo/tests/unit/.toolscore/snapshots");
+    ck_assert_str_eq(rel_list(&s),
+                     "repo/.toolscore/snapshots,repo/tests/unit/.toolscore/snapshots");
     ts_project_stores_free(&s);
     /* the repository's own: every store below it */
     snprintf(root, sizeof(root), "%s/repo/.toolscore/snapshots", tmp);

@@ -292,8 +292,12 @@ START_TEST(unchanged_updates)
 {
     ts_runreport *r = ts_runreport_new();
     ts_runreport *back = ts_runreport_new();
-    ts_runreport_check chk = {.name = "same", .outcome = "UPDATED", .score = -1,
-                              .min_score = 1.0, .message = "m", .unchanged = true};
+    ts_runreport_check chk = {.name = "same",
+                              .outcome = "UPDATED",
+                              .score = -1,
+                              .min_score = 1.0,
+                              .message = "m",
+                              .unchanged = true};
     struct json_object *o;
     char *text, *again, *bad;
     ts_error err;

@@ -65,11 +65,11 @@ int tsctl_make_dirs_for(const tsctl_ctx *ctx, const char *path)
             continue;
         dir[i] = '\0';
         if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: cannot create %s: %s",
-                              path, dir, strerror(errno));
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: cannot create %s: %s", path,
+                              dir, strerror(errno));
         if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
-            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s is not a directory",
-                              path, dir);
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s is not a directory", path,
+                              dir);
         if (i < len)
             dir[i] = '/';
     }

@@ -640,9 +640,8 @@ static int reload_line(const tsd_run_line *l, void *arg, ts_error *err)
     tsd_run *run = arg;
 
     if (run_count(run, l->name, l->test, l->outcome, l->unchanged, id_value(l->calls_id),
-                  l->calls != NULL,
-                  id_value(l->report_id), l->report != NULL, id_value(l->baseline_id),
-                  l->baseline != NULL) < 0 ||
+                  l->calls != NULL, id_value(l->report_id), l->report != NULL,
+                  id_value(l->baseline_id), l->baseline != NULL) < 0 ||
         (l->rules != NULL && tsd_run_reports_add(run, id_value(l->rules_id)) < 0))
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;

@@ -562,8 +562,9 @@ static void note_new_store(check_job *c)
     if (ts_project_other_stores(root, 3, &others, &err) < 0 || others.n == 0)
         return;
     ts_buf_init(&b, TS_BUF_UNLIMITED);
-    ts_buf_appendf(&b, "%s; warning: this made a second snapshot store in the repository, %s, "
-                       "beside ",
+    ts_buf_appendf(&b,
+                   "%s; warning: this made a second snapshot store in the repository, %s, "
+                   "beside ",
                    c->out.message, root);
     for (size_t i = 0; i < others.n; i++)
         ts_buf_appendf(&b, "%s%s", i > 0 ? ", " : "", others.paths[i]);

@@ -121,10 +121,9 @@ static const char *param_source(tsd_params *p)
     if (tsd_params_error(p) < 0 || source == NULL)
         return "trace";
     if (!ts_snapshot_source_known(source))
-        tsd_params_fail(p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                        "'source' must be one of " TS_SNAPSHOT_SOURCES
-                                        ", got \"%s\"",
-                                        source));
+        tsd_params_fail(
+            p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'source' must be one of " TS_SNAPSHOT_SOURCES ", got \"%s\"", source));
     return source;
 }
 

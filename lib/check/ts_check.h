@@ -178,7 +178,7 @@ typedef struct ts_observation {
     char *run;                                /* owned, or NULL */
     char *test;                               /* owned, or NULL */
     char *source; /* owned: the check's source (ts_snapshot_source_known), NULL: "pytest" */
-    ts_score_options options;                 /* the check's min_score, strict, weights */
+    ts_score_options options;  /* the check's min_score, strict, weights */
     struct json_object *rules; /* owned: the rules in force (ts_rules_object), or NULL */
     struct json_object *calls; /* owned reference: the observed calls */
 } ts_observation;

@@ -112,7 +112,7 @@ static int no_memory(ts_error *err)
 
 bool ts_snapshot_source_known(const char *source)
 {
-    static const char *const known[] = {"pytest", "vitest", "jest", "node",
+    static const char *const known[] = {"pytest", "vitest", "jest",  "node",
                                         "tsctl",  "trace",  "record"};
 
     for (size_t i = 0; source != NULL && i < sizeof(known) / sizeof(known[0]); i++) {
