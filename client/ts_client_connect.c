@@ -151,6 +151,7 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
     int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
     bool started = false; /* a daemon we started may still answer */
     bool spawned = false; /* we started one at all */
+    bool lost = false;    /* ours lost the start to another daemon */
     bool died = false;
     bool replaced = false;
     int waited;
@@ -169,7 +170,7 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
                 replaced = true; /* once: the next daemon is what we can start */
                 continue;
             }
-            if (rc == 0 && spawned)
+            if (rc == 0 && spawned && !lost)
                 snprintf(c->started_on, sizeof(c->started_on), "%s", c->socket_path);
             if (rc == 0)
                 return 0;
@@ -198,8 +199,10 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
         died = waited == DAEMON_DIED;
         if (died)
             break;
-        if (waited == DAEMON_LOST_START)
+        if (waited == DAEMON_LOST_START) {
             started = false; /* start one again if the holder goes away */
+            lost = true;
+        }
         backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
     }
     if (start_rc < 0)

@@ -173,7 +173,9 @@ same "$(py '[s["approved"] for s in j if s["name"] in ("r1", "r2", "r3", "r4")]'
 	"approvals survive concurrent checks"
 
 # --- auto-start without TOOLSCORED: the daemon beside tsctl ----------------------------
-t 0 env -u TOOLSCORED PATH=/usr/bin:/bin "$TSCTL" --socket "$WORK/beside.sock" --dir "$STORE" snapshots list --json
+# (a store of its own: one another daemon holds would send tsctl there, and
+# stop the daemon it started, test_tsctl_store.sh)
+t 0 env -u TOOLSCORED PATH=/usr/bin:/bin "$TSCTL" --socket "$WORK/beside.sock" --dir "$WORK/beside-store" check b1 --calls "$A" --json
 t 0 "$TSCTL" --socket "$WORK/beside.sock" status --json
 BESIDE_PID=$(json_get pid)
 EXTRA_PIDS="$EXTRA_PIDS $BESIDE_PID"
@@ -193,11 +195,13 @@ t 0 ts snapshots list --json
 same "$(py '[s["name"] for s in j if s["name"].startswith("ctl")] == ["ctl\x1b[31mred\tx"]')" "True" "--json keeps the name as it is"
 
 # --- 16 tsctl processes auto-starting at once end with one daemon --------------------
+# (a store of their own: one another daemon holds sends them there)
 mkdir -m 700 "$WORK/many"
+mkdir "$WORK/many-store"
 STARTERS=""
 i=0
 while [ $i -lt 16 ]; do
-	"$TSCTL" --socket "$WORK/many/d.sock" --dir "$STORE" snapshots list --json >"$WORK/many/out.$i" 2>&1 &
+	"$TSCTL" --socket "$WORK/many/d.sock" --dir "$WORK/many-store" snapshots list --json >"$WORK/many/out.$i" 2>&1 &
 	STARTERS="$STARTERS $!"
 	i=$((i + 1))
 done
@@ -342,8 +346,8 @@ err_one_line && err_has "$WORK/open/x.sock" && err_has "0777"
 [ -e "$WORK/open/x.sock" ] && fail "a daemon started in a refused directory"
 
 # --- TOOLSCORE_SOCKET: auto-start there; --socket beats it -------------------------------
-t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --dir "$STORE" snapshots list
-out_has "n1"
+t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --dir "$WORK/env-store" check e1 --calls "$A"
+out_has "CREATED"
 t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" status --json
 check_py 'j["socket"] == "'"$WORK/env.sock"'" and type(j["pid"]) is int and isinstance(j["version"], str) and all(type(j[k]) is int for k in ["stores_open", "requests_served", "runs_open"])'
 t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --socket "$SOCK" status --json

@@ -13,7 +13,7 @@ from typing import List
 
 import pytest
 
-from conftest import BUILD, Project, summary_lines
+from conftest import TSCTL, Project, summary_lines
 
 HOSTILE = "weather > out.txt; it's $HOME `id` [Oslo] !! * ✈"
 
@@ -51,7 +51,7 @@ def paste(shell: str, line: str, tmp: Path, store: Path) -> None:
     home.mkdir(parents=True)
     (home / ".zshrc").write_text("")
     env = dict(os.environ, HOME=str(home), HISTFILE="/dev/null", TOOLSCORE_DIR=str(store),
-               PATH=f"{BUILD}:{os.environ['PATH']}")
+               PATH=f"{TSCTL.parent}:{os.environ['PATH']}")
     r = subprocess.run([shell, "-i"], input=line + "\n", text=True, cwd=where, env=env,
                        capture_output=True)
     assert r.returncode == 0, f"{shell}: {line}\n{r.stdout}\n{r.stderr}"
