@@ -131,7 +131,7 @@ class _Session:
         self.json_diff = api.env_json_diff()
         self.reports: List[_reports.Report] = []
         self.checks = 0
-        self.errors = 0           # checks that raised a ToolscoreError (the daemon's or ours)
+        self.errors = 0           # tests that a ToolscoreError failed (the controller counts)
         self.partial: List[str] = _partial_from_options(config)
         self.not_passed: Set[str] = set()
         self.lines: List[str] = []
@@ -242,12 +242,8 @@ class _Session:
         try:
             self.still_unavailable()
             return self._check(name, nodeid, actual, min_score, weights, strict, rules, fmt)
-        except ToolscoreError as e:
-            # counted in the summary: the run never saw this check
-            with self.lock:
-                self.errors += 1
-            if isinstance(e, DaemonUnavailableError):
-                self.note_unavailable(e)
+        except DaemonUnavailableError as e:
+            self.note_unavailable(e)
             raise
 
     def _check(self, name: str, nodeid: str, actual: Any, min_score: float,
@@ -301,6 +297,10 @@ class _Session:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed or (report.skipped and report.when != "teardown"):
             self.not_passed.add(report.nodeid)
+        # a test a ToolscoreError failed (its check never reached the run):
+        # counted in the summary, as pytest counts it (workers' reports too)
+        if report.failed and getattr(report, "toolscored_check_error", False):
+            self.errors += 1
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -334,15 +334,13 @@ class _Session:
         out = getattr(node, "workeroutput", {}).get(_WORKER_KEY)
         if out:
             self.checks += out.get("checks", 0)
-            self.errors += out.get("errors", 0)
             self.run_lost = self.run_lost or out.get("run_lost", False)
             self.partial.extend(out.get("partial", []))
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.worker:
             self.config.workeroutput[_WORKER_KEY] = {  # type: ignore[attr-defined]
-                "checks": self.checks, "errors": self.errors, "run_lost": self.run_lost,
-                "partial": self.partial}
+                "checks": self.checks, "run_lost": self.run_lost, "partial": self.partial}
         else:
             self.finish(session, exitstatus)
 
@@ -602,6 +600,8 @@ def toolscore_snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     outcome = yield
+    if call.excinfo is not None and call.excinfo.errisinstance(ToolscoreError):
+        outcome.get_result().toolscored_check_error = True
     if call.excinfo is not None and call.excinfo.errisinstance(DaemonUnavailableError):
         # Reported as an ERROR: the test could not run, it did not fail.
         outcome.get_result().toolscored_error = True
