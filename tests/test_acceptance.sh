@@ -360,6 +360,9 @@ XSOCK="$WORK/xdg/toolscore/toolscored.sock"
 env -u TOOLSCORE_SOCKET XDG_RUNTIME_DIR="$WORK/xdg" "$TOOLSCORED" --foreground --log-level error >"$WORK/xdg.out" 2>&1 &
 EXTRA_PIDS="$EXTRA_PIDS $!"
 wait_socket "$XSOCK"
+# (the socket is bound a moment before the line is written: wait for the line)
+announced() { [ -s "$WORK/xdg.out" ]; }
+wait_until 20 "--foreground announcing the socket" announced
 same "$(cat "$WORK/xdg.out")" "toolscored: listening on $XSOCK" "--foreground announces the socket"
 same "$(stat -c %a "$WORK/xdg/toolscore")" "700" "socket directory mode"
 same "$(stat -c %a "$XSOCK")" "600" "socket mode"
