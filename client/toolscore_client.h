@@ -157,6 +157,16 @@ void ts_client_close(ts_client *c);
 /* The socket path this client uses. */
 const char *ts_client_socket_path(const ts_client *c);
 
+/*
+ * When this client started a daemon because none answered its socket, and
+ * that daemon answered store_busy (another daemon, on another socket,
+ * holds the store: a mistyped socket path), the socket it started one on;
+ * NULL otherwise. The daemon started there was asked to stop (it had
+ * nothing else to do), and the connection went to the store's daemon
+ * (ts_client_socket_path): worth saying to the user, who named the first.
+ */
+const char *ts_client_started_elsewhere(const ts_client *c);
+
 /* The daemon's hello result ({protocol, server, pid, max_frame, version,
  * auto_started}) of the current connection; borrowed, valid until the next
  * call on c. */
@@ -261,7 +271,10 @@ int ts_check_args_set_update(ts_check_args *a, bool update); /* overwrite and ap
 int ts_check_args_set_allow_pending(ts_check_args *a, bool allow_pending);
 int ts_check_args_set_run(ts_check_args *a, const char *run);   /* run id to count it in */
 int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming the name */
-int ts_check_args_set_color(ts_check_args *a, bool color);      /* ANSI colours in the report */
+/* What makes the check ("tsctl", "vitest", ...: the snapshot file's source
+ * when it writes one); NULL: "pytest". */
+int ts_check_args_set_source(ts_check_args *a, const char *source);
+int ts_check_args_set_color(ts_check_args *a, bool color); /* ANSI colours in the report */
 /* The report's width in terminal columns (a caller passes its terminal's:
  * COLUMNS, else the tty's width, else 100); 0: the daemon's default (100);
  * more than TS_CHECK_WIDTH_MAX is sent as that. */

@@ -109,10 +109,7 @@ static const char *replaceable(const ts_client *c)
     return theirs;
 }
 
-/* Ask the daemon to stop if it is idle (stop {if_idle: true}): 0 when it
- * stops (the connection is dropped), TS_CLIENT_EREMOTE ("in_use") when it
- * serves others (the connection stays), another error when it broke. */
-static int stop_if_idle(ts_client *c, ts_error *err)
+int ts_client__stop_if_idle(ts_client *c, ts_error *err)
 {
     struct json_object *params = json_object_new_object();
     request_body body = {params, NULL, NULL, NULL, NULL};
@@ -141,7 +138,7 @@ static bool replace_other_build(ts_client *c)
 
     if (!c->autostart || replaceable(c) == NULL)
         return false;
-    return stop_if_idle(c, &ignored) == 0;
+    return ts_client__stop_if_idle(c, &ignored) == 0;
 }
 
 /*
@@ -154,6 +151,7 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
     int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
     bool started = false; /* a daemon we started may still answer */
     bool spawned = false; /* we started one at all */
+    bool lost = false;    /* ours lost the start to another daemon */
     bool died = false;
     bool replaced = false;
     int waited;
@@ -172,6 +170,8 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
                 replaced = true; /* once: the next daemon is what we can start */
                 continue;
             }
+            if (rc == 0 && spawned && !lost)
+                snprintf(c->started_on, sizeof(c->started_on), "%s", c->socket_path);
             if (rc == 0)
                 return 0;
             /* a daemon that is stopping or just went away: try again */
@@ -199,8 +199,10 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
         died = waited == DAEMON_DIED;
         if (died)
             break;
-        if (waited == DAEMON_LOST_START)
+        if (waited == DAEMON_LOST_START) {
             started = false; /* start one again if the holder goes away */
+            lost = true;
+        }
         backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
     }
     if (start_rc < 0)

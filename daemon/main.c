@@ -89,8 +89,12 @@ int main(int argc, char **argv)
         tsd_options_free(&opt);
         return 0;
     }
-    opt.auto_started =
-        getenv(TSD_AUTO_STARTED_ENV) != NULL && strcmp(getenv(TSD_AUTO_STARTED_ENV), "1") == 0;
+    if (getenv(TSD_AUTO_STARTED_ENV) != NULL && strcmp(getenv(TSD_AUTO_STARTED_ENV), "1") == 0 &&
+        tsd_options_auto_started(&opt, getenv(TSD_IDLE_TIMEOUT_ENV), &err) < 0) {
+        fprintf(stderr, "toolscored: %s\n", err.message);
+        tsd_options_free(&opt);
+        return 2;
+    }
     unsetenv(TSD_AUTO_STARTED_ENV);
     signal(SIGPIPE, SIG_IGN);
     /* Blocks of 128 KiB and more always get a mapping of their own: glibc

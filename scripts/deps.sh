@@ -11,6 +11,8 @@ if [ "$want" = test ]; then
 	pkgs="$pkgs valgrind tmux systemd man-db clang clang-format libclang-rt-14-dev util-linux procps python3 strace python3-pytest python3-pytest-xdist python3-pydantic libxml2-utils"
 	# The package tests' virtualenvs (tests/test_dist_python.sh).
 	pkgs="$pkgs python3-venv"
+	# The printed commands pasted into zsh as into bash (tests/test_paste.sh).
+	pkgs="$pkgs zsh"
 	# Headless Chromium for the HTML report's browser tests (tests/html/).
 	pkgs="$pkgs chromium"
 fi

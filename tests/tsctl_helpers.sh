@@ -71,6 +71,11 @@ err_has() {
 	printf '  stderr: %s\n' "$ERR" >&2
 	return 1
 }
+err_lacks() {
+	CHECKS=$((CHECKS + 1))
+	case "$ERR" in *"$1"*) fail "stderr has '$1'"; printf '  stderr: %s\n' "$ERR" >&2; return 1 ;; esac
+	return 0
+}
 out_lacks() {
 	CHECKS=$((CHECKS + 1))
 	case "$OUT" in *"$1"*) fail "stdout has '$1'"; printf '  stdout: %s\n' "$OUT" >&2; return 1 ;; esac
@@ -222,6 +227,34 @@ make_py() {
 exec env PYTHONPATH="$TS_BUILD_DIR/python" PYTHONDONTWRITEBYTECODE=1 $preload python3 "\$@"
 PY
 	chmod +x "$WORK/py"
+}
+
+# paste_line SHELL TEXT LABEL: the line of TEXT that follows a line ending
+# in LABEL (the command a failure prints under "To accept the observed
+# calls:"), from its "tsctl " on (a runner's prefix, pytest's "E   ", cut).
+paste_line() {
+	printf '%s\n' "$1" | awk -v label="$2" 'found { i = index($0, "tsctl "); if (i) print substr($0, i); exit }
+		{ n = length(label); if (n && substr($0, length($0) - n + 1) == label) found = 1 }'
+}
+
+# paste_into SHELL LINE: LINE typed (pasted) into an interactive SHELL (bash
+# -i or zsh -i: history expansion on), in an empty directory, with tsctl on
+# PATH and TOOLSCORE_SOCKET / TOOLSCORE_DIR as exported by the caller. The
+# shell's status is $PASTE_RC; a file the line made in the directory (a
+# redirection, a glob, an injection) fails the check.
+paste_into() {
+	CHECKS=$((CHECKS + 1))
+	rm -rf "$WORK/paste" "$WORK/home"
+	mkdir "$WORK/paste" "$WORK/home"
+	: >"$WORK/home/.zshrc"
+	(cd "$WORK/paste" && printf '%s\n' "$2" |
+		env HOME="$WORK/home" HISTFILE=/dev/null PATH="$TS_BUILD_DIR:$PATH" "$1" -i \
+			>"$WORK/paste.out" 2>&1)
+	PASTE_RC=$?
+	stray=$(ls -A "$WORK/paste")
+	[ -z "$stray" ] && return 0
+	fail "pasting into $1 made files: $stray (line: $2)"
+	return 1
 }
 
 # other_build FILE DEST VERSION: DEST is FILE (an executable of this build)

@@ -101,6 +101,48 @@ int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
     return 0;
 }
 
+/* path said relative to the current directory when it is below it. */
+static const char *below_cwd(const char *path, const char *cwd)
+{
+    size_t n = strlen(cwd);
+
+    if (strcmp(cwd, "/") != 0 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+int tsctl_need_store(const tsctl_ctx *ctx)
+{
+    char dir[TS_PATHS_MAX], root[TS_PATHS_MAX], why[TS_PATHS_MAX + 128];
+    ts_project_stores others = {0};
+    ts_project_root found;
+    struct stat st;
+    ts_error err;
+    int rc = tsctl_root_choice(ctx, dir, sizeof(dir), why, sizeof(why));
+
+    if (rc == 0)
+        rc = tsctl_store_root(ctx, root, sizeof(root));
+    if (rc != 0 || stat(root, &st) == 0)
+        return rc;
+    fprintf(stderr, "tsctl %s: no snapshot store at %s (%s): no snapshot was recorded there\n",
+            ctx->command, root, why);
+    /* where the walk began (no --dir, no TOOLSCORE_DIR): stores below it */
+    if (ctx->dir == NULL && ctx->dir_env == NULL && ts_project_find_root(NULL, &found, &err) == 0 &&
+        ts_project_stores_below(found.base, 8, &others, &err) == 0 && others.n > 0) {
+        fprintf(stderr, "  snapshot stores below %s:\n", found.base);
+        for (size_t i = 0; i < others.n; i++)
+            fprintf(stderr, "    %s\n", below_cwd(others.paths[i], found.start));
+        if (others.more)
+            fprintf(stderr, "    ... (more)\n");
+        fprintf(stderr, "  run tsctl in the project of the one you mean, or give --dir PATH\n");
+    } else {
+        fprintf(stderr, "  run tsctl in the project whose tests record snapshots, or give "
+                        "--dir PATH\n");
+    }
+    ts_project_stores_free(&others);
+    return TSCTL_EXIT_FAILED;
+}
+
 struct json_object *tsctl_store_params(const tsctl_ctx *ctx)
 {
     char root[TS_PATHS_MAX];
@@ -130,7 +172,8 @@ static void note_socket(tsctl_ctx *ctx)
 
 const char *tsctl_socket_path(const tsctl_ctx *ctx)
 {
-    return ctx->socket_path;
+    /* where the connection is now: store_busy may have moved it */
+    return ctx->client != NULL ? ts_client_socket_path(ctx->client) : ctx->socket_path;
 }
 
 /* Print the unreachable message (naming the socket) and return exit 3. */
@@ -186,6 +229,14 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 
 void tsctl_disconnect(tsctl_ctx *ctx)
 {
+    const char *started = ctx->client != NULL ? ts_client_started_elsewhere(ctx->client) : NULL;
+
+    if (started != NULL)
+        fprintf(stderr,
+                "tsctl: note: no daemon answered at %s, so one was started there; but the store "
+                "is served by the daemon at %s, which answered instead, and the one started was "
+                "stopped (a mistyped --socket or TOOLSCORE_SOCKET?)\n",
+                started, ts_client_socket_path(ctx->client));
     ts_client_close(ctx->client);
     ctx->client = NULL;
 }

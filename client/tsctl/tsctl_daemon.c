@@ -163,6 +163,17 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
         printf("  socket:           %s\n", tsctl_str(result, "socket", tsctl_socket_path(ctx)));
         printf("  uptime:           ");
         print_uptime(tsctl_int(result, "uptime_s", 0));
+        if (tsctl_get(result, "idle_timeout_s") != NULL) {
+            long long idle = tsctl_int(result, "idle_timeout_s", 0);
+
+            printf("  idle exit:        ");
+            if (idle > 0) {
+                printf("after ");
+                print_uptime(idle);
+            } else {
+                printf("never (started by hand or by systemd)\n");
+            }
+        }
         printf("  stores open:      %lld\n", tsctl_int(result, "stores_open", 0));
         printf("  requests served:  %lld\n", tsctl_int(result, "requests_served", 0));
         printf("  runs open:        %lld\n", tsctl_int(result, "runs_open", 0));
@@ -172,6 +183,9 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
                    tsctl_str(root, "why", "?"));
         if (check != NULL)
             print_store_check(ctx, check);
+        else if (root != NULL)
+            printf("  store:            %s does not exist (no snapshot recorded there)\n",
+                   tsctl_str(root, "path", "?"));
         print_exposed(ctx, tsctl_get(result, "stores_exposed"));
     }
     json_object_put(root);

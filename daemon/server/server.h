@@ -83,6 +83,10 @@ void tsd_log(tsd_log_level level, const char *fmt, ...) __attribute__((format(pr
 #define TSD_DEFAULT_FRAME_TIMEOUT_MS 30000
 #define TSD_DEFAULT_RUNS_KEEP 100
 #define TSD_DEFAULT_RUNS_MAX_AGE_S (7 * 86400)
+/* An auto-started daemon's idle timeout unless --idle-timeout or
+ * TSD_IDLE_TIMEOUT_ENV says otherwise: 15 minutes. */
+#define TSD_DEFAULT_AUTO_IDLE_TIMEOUT_MS (15 * 60 * 1000)
+#define TSD_IDLE_TIMEOUT_ENV "TOOLSCORED_IDLE_TIMEOUT"
 
 typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
 
@@ -92,6 +96,7 @@ typedef struct tsd_options {
     char *store_root;  /* NULL: any store; else the one absolute root served */
     bool foreground;
     uint64_t idle_timeout_ms; /* 0: never */
+    bool idle_timeout_given;  /* --idle-timeout was on the command line */
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
@@ -114,6 +119,18 @@ typedef struct tsd_options {
  */
 int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err);
 void tsd_options_free(tsd_options *opt);
+
+/*
+ * A daemon a client started (TOOLSCORED_AUTO_STARTED=1): marks opt so, and
+ * unless --idle-timeout was given, sets its idle timeout from env (the
+ * value of TOOLSCORED_IDLE_TIMEOUT, seconds; NULL or "": 15 minutes), so
+ * that a daemon nobody started by hand exits once unused and an old build
+ * does not serve on after an upgrade. A daemon started otherwise (systemd,
+ * `make run`, --foreground) keeps its --idle-timeout, by default never.
+ * "invalid_argument" naming the variable for a value that is no number of
+ * seconds.
+ */
+int tsd_options_auto_started(tsd_options *opt, const char *env, ts_error *err);
 
 /* The --help text. */
 const char *tsd_options_usage(void);

@@ -68,6 +68,8 @@ static int do_status(void *state, tsd_request *req, const struct json_object *pa
     json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(o, "version", json_object_new_string(TS_VERSION));
     json_object_object_add(o, "auto_started", json_object_new_boolean(srv->options->auto_started));
+    json_object_object_add(o, "idle_timeout_s",
+                           json_object_new_double((double)srv->options->idle_timeout_ms / 1000.0));
     json_object_object_add(o, "socket", json_object_new_string(srv->listener->path));
     json_object_object_add(
         o, "uptime_s",

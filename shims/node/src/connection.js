@@ -5,7 +5,9 @@
 // replies as DaemonError, a broken connection failing
 // what was outstanding. Connecting starts the daemon when none answers and
 // retries with backoff until the connect budget is spent; after the daemon
-// went away (a restart, an idle exit) the next request connects again. The
+// went away (a restart, an idle exit) the next request connects again; after
+// a first failure to reach or start one, later requests fail at once with
+// its reason unless a daemon answers (none is started again). The
 // socket holds the event loop only while replies are awaited, and the
 // client's timers come from node:timers, out of reach of a test's fake
 // timers.
@@ -99,6 +101,9 @@ export class Connection {
     this.serverAutoStarted = false; // a client started it (hello's auto_started)
     this.replaced = false; // a daemon of another build was replaced once
     this.drained = null;
+    // why the daemon could not be reached or started the first time: later
+    // connects fail at once with it, unless a daemon answers (none started)
+    this.firstUnavailable = null;
     this.encoder = new Encoder({ useBigInt64: true });
     this.decoder = new Decoder({ useBigInt64: true });
   }
@@ -133,10 +138,33 @@ export class Connection {
   /** Go to the daemon at socketPath once the replies outstanding here are in. */
   async moveTo(socketPath) {
     if (this.socketPath !== socketPath) {
+      const from = this.socketPath;
       this.socketPath = socketPath;
-      this.moved = this.whenIdle().then(() => this.drop());
+      this.moved = this.whenIdle()
+        .then(() => this.leaveStarted(from, socketPath))
+        .then(() => this.drop());
     }
     await this.moved;
+  }
+
+  /**
+   * Leaving the daemon this connection started (none answered `from`: a
+   * mistyped socket) for the one holding the store: it serves nothing, so
+   * it is asked to stop, and the user is told once.
+   */
+  async leaveStarted(from, to) {
+    if (this.startedOn === undefined || this.startedOn !== from || this.socket === null) return;
+    this.startedOn = undefined;
+    try {
+      await this.send('stop', { if_idle: true });
+    } catch {
+      /* stopping, or gone already */
+    }
+    console.warn(
+      `toolscore: note: no daemon answered at ${from}, so one was started there; but the store ` +
+        `is served by the daemon at ${to}, which answered instead, and the one started was ` +
+        'stopped (a mistyped TOOLSCORE_SOCKET?)',
+    );
   }
 
   whenIdle() {
@@ -198,6 +226,38 @@ export class Connection {
   }
 
   async open() {
+    try {
+      const r = await (this.firstUnavailable === null ? this.reach() : this.reachAgain());
+      this.firstUnavailable = null;
+      return r;
+    } catch (err) {
+      if (err instanceof ConnectionError && err.code === 'unavailable' && this.firstUnavailable === null)
+        this.firstUnavailable = err;
+      throw err;
+    }
+  }
+
+  /** After a first failure: one try, starting nothing; its reason again when nothing answers. */
+  async reachAgain() {
+    try {
+      await this.dial();
+    } catch (err) {
+      if (!(err instanceof Error) || !['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(err.code)) {
+        if (err instanceof ToolscoreError) throw err;
+        throw this.unavailable(err.message, err);
+      }
+      const first = this.firstUnavailable;
+      throw new ConnectionError(
+        'unavailable',
+        `${first.message} (the first check of this process found no daemon; the later ones fail ` +
+          'at once, and use a daemon again as soon as one answers)',
+        this.socketPath,
+      );
+    }
+    return this.hello();
+  }
+
+  async reach() {
     const deadline = nowMs() + this.connectTimeoutMs;
     let started = null;
     let spawned = false;
@@ -207,7 +267,10 @@ export class Connection {
       try {
         await this.dial();
         await this.hello();
-        if (!(await this.replaceOtherBuild())) return;
+        if (!(await this.replaceOtherBuild())) {
+          if (spawned) this.startedOn = this.socketPath;
+          return;
+        }
         started = null; // it stops: start this build's daemon
         continue;
       } catch (err) {

@@ -4,8 +4,10 @@
 // mismatch, auto-start failures, where the daemon is found.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
+import { Decoder } from '@msgpack/msgpack';
 import { Connection, findDaemon } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
 import { fakeServer, frame, helloOk, tempDir } from './helpers.js';
@@ -128,6 +130,48 @@ test('no daemon: the error names the socket and the reason', async () => {
   } finally {
     if (saved === undefined) delete process.env.TOOLSCORED;
     else process.env.TOOLSCORED = saved;
+  }
+});
+
+test('after a first failure to start the daemon, later requests fail at once until one answers', async () => {
+  const dir = tempDir();
+  const socketPath = `${dir}/d.sock`;
+  const starts = `${dir}/starts`;
+  const fake = `${dir}/fake-toolscored`;
+  fs.writeFileSync(fake, `#!/bin/sh\necho start >>'${starts}'\necho 'cannot open the store' >&2\nexit 1\n`, { mode: 0o755 });
+  const saved = process.env.TOOLSCORED;
+  process.env.TOOLSCORED = fake;
+  let server = null;
+  try {
+    const c = new Connection({ socketPath, connectTimeoutMs: 5000 });
+    await assert.rejects(c.request('ping'), (e) => e.code === 'unavailable' && /exited with status 1: cannot open the store/.test(e.message));
+    for (let i = 0; i < 5; i++)
+      await assert.rejects(c.request('ping'), (e) =>
+        e instanceof ConnectionError && e.code === 'unavailable' &&
+        /cannot open the store/.test(e.message) && /the later ones fail at once/.test(e.message));
+    assert.equal(fs.readFileSync(starts, 'utf8'), 'start\n'); // one start in all
+    // a daemon that comes back is used again
+    server = net.createServer((sock) => {
+      let buf = Buffer.alloc(0);
+      sock.on('data', (d) => {
+        buf = Buffer.concat([buf, d]);
+        while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
+          const n = buf.readUInt32BE(0);
+          const req = new Decoder({ useBigInt64: true }).decode(buf.subarray(4, 4 + n));
+          buf = buf.subarray(4 + n);
+          sock.write(frame(req.method === 'hello' ? helloOk(req) : { id: req.id, ok: true, result: { pong: true } }));
+        }
+      });
+      sock.on('error', () => {});
+    });
+    await new Promise((r) => server.listen(socketPath, r));
+    assert.deepEqual(await c.request('ping'), { pong: true });
+    c.close();
+  } finally {
+    if (server !== null) await new Promise((r) => server.close(r));
+    if (saved === undefined) delete process.env.TOOLSCORED;
+    else process.env.TOOLSCORED = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 

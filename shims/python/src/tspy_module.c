@@ -620,10 +620,30 @@ static PyObject *client_get_server_version(tspy_client *self, void *closure)
     return PyUnicode_FromString(version);
 }
 
+static PyObject *client_get_started_elsewhere(tspy_client *self, void *closure)
+{
+    char path[TS_PATHS_MAX] = "";
+    const char *v;
+
+    (void)closure;
+    client_lock(self);
+    v = self->client != NULL ? ts_client_started_elsewhere(self->client) : NULL;
+    if (v != NULL)
+        snprintf(path, sizeof(path), "%s", v);
+    pthread_mutex_unlock(&self->lock);
+    if (path[0] == '\0')
+        Py_RETURN_NONE;
+    return PyUnicode_DecodeFSDefault(path);
+}
+
 static PyGetSetDef client_getset[] = {
     {"socket_path", (getter)client_get_socket, NULL, "the socket this client talks to", NULL},
     {"server_version", (getter)client_get_server_version, NULL,
      "the connected daemon's version (None before the first request, or when it did not say)",
+     NULL},
+    {"started_elsewhere", (getter)client_get_started_elsewhere, NULL,
+     "the socket this client started a daemon on before the store's daemon, on another socket, "
+     "answered instead (a mistyped socket; the one started was stopped), or None",
      NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };

@@ -200,5 +200,7 @@ def project(pytester: pytest.Pytester) -> Project:
 
 
 def summary_lines(result: pytest.RunResult) -> List[str]:
-    """The toolscore lines of a run's output."""
-    return [line for line in result.outlines if line.startswith("toolscore:")]
+    """The toolscore lines of a run's output after its header (which says
+    where the snapshots are, test_where.py)."""
+    return [line for line in result.outlines
+            if line.startswith("toolscore:") and not line.startswith("toolscore: snapshots in ")]
