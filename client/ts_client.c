@@ -25,10 +25,7 @@
 #include <unistd.h>
 
 #include "proto/ts_proto.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
+#include "ts_version.h"
 
 /* An idle connection is probed before a request only when its last reply
  * is older than this; a younger one relies on the send failing. */
@@ -248,6 +245,11 @@ const char *ts_client_socket_path(const ts_client *c)
     return c->socket_path;
 }
 
+const char *ts_client_started_elsewhere(const ts_client *c)
+{
+    return c->left_started ? c->started_on : NULL;
+}
+
 const struct json_object *ts_client_server_info(const ts_client *c)
 {
     return c->server_info;
@@ -331,6 +333,14 @@ static int follow_redirect(ts_client *c, ts_error *err)
     int rc;
 
     snprintf(previous, sizeof(previous), "%s", c->socket_path);
+    /* the daemon this client started (a mistyped socket): it serves nothing
+     * but redirects, so it is asked to stop, and the caller may say so */
+    if (c->started_on[0] != '\0' && strcmp(c->started_on, previous) == 0 && c->fd >= 0) {
+        ts_error ignored;
+
+        (void)ts_client__stop_if_idle(c, &ignored);
+        c->left_started = true;
+    }
     snprintf(c->socket_path, sizeof(c->socket_path), "%s", c->redirect);
     c->redirect[0] = '\0';
     ts_client__drop(c);

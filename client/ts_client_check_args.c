@@ -27,6 +27,7 @@ void ts_check_args_free(ts_check_args *a)
     free(a->format);
     free(a->run);
     free(a->test);
+    free(a->source);
     free(a);
 }
 
@@ -137,6 +138,11 @@ int ts_check_args_set_run(ts_check_args *a, const char *run)
 int ts_check_args_set_test(ts_check_args *a, const char *test)
 {
     return set_string(a, &a->test, test);
+}
+
+int ts_check_args_set_source(ts_check_args *a, const char *source)
+{
+    return set_string(a, &a->source, source);
 }
 
 int ts_check_args_set_color(ts_check_args *a, bool color)

@@ -60,6 +60,11 @@ struct ts_client {
     /* store_busy: the socket of the daemon holding the store, as the last
      * such reply named it ("" when none); the connection moves there */
     char redirect[TS_PATHS_MAX];
+    /* the socket this client started a daemon on ("" none), and whether the
+     * connection then left it for the daemon holding the store (that one
+     * was asked to stop: ts_client_started_elsewhere) */
+    char started_on[TS_PATHS_MAX];
+    bool left_started;
 
     ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
     uint64_t stores_tick;
@@ -67,9 +72,9 @@ struct ts_client {
 
 /* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */
 struct ts_check_args {
-    char *store, *name, *format, *run, *test; /* owned copies, or NULL */
-    const struct json_object *actual;         /* borrowed, or NULL */
-    const void *actual_packed;                /* borrowed msgpack, in place of actual */
+    char *store, *name, *format, *run, *test, *source; /* owned copies, or NULL */
+    const struct json_object *actual;                  /* borrowed, or NULL */
+    const void *actual_packed; /* borrowed msgpack, in place of actual */
     size_t actual_packed_len;
     const struct json_object *weights;
     const struct json_object *rules;
@@ -145,6 +150,11 @@ int ts_client__encode_check(ts_buf *out, uint64_t id, const ts_check_args *a, co
  */
 int ts_client__try_connect(ts_client *c, ts_error *err);
 int ts_client__hello(ts_client *c, ts_error *err);
+
+/* stop {if_idle: true} on the current connection: 0 when the daemon stops
+ * (the connection is dropped), TS_CLIENT_EREMOTE ("in_use") when it serves
+ * others (the connection stays), another error when it broke. */
+int ts_client__stop_if_idle(ts_client *c, ts_error *err);
 int64_t ts_client__now_ms(void);
 int64_t ts_client__coarse_ms(void);
 bool ts_client__owned(const ts_client *c);
@@ -211,9 +221,11 @@ int ts_client__store_path(ts_client *c, const char *store, char *out, size_t out
 void ts_client__stores_clear(ts_client *c);
 
 /*
- * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED, else
- * "toolscored" in the directory of /proc/self/exe, else on PATH. Writes its
- * path into out. -ENOENT with a message listing where it looked.
+ * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED (an
+ * error when it is no executable file), else the package's own daemon
+ * (ts_client_set_package_daemon; without one, "toolscored" in the directory
+ * of /proc/self/exe), else on PATH. Writes its path into out. -ENOENT with a
+ * message naming the three places and why each did not serve.
  */
 int ts_client_find_daemon(const char *explicit_path, char *out, size_t outsz, ts_error *err);
 

@@ -44,9 +44,13 @@ printf '[{"tool": "search", "args": {"q": "LA"}}]\n' >"$B"
 mkdir "$WORK/proj"
 cd "$WORK/proj" || exit 1
 tp() { "$TSCTL" --socket "$SOCK" "$@"; }
-for cmd in "snapshots list" "snapshots list --pending --json" "approve --all"; do
+# a store that does not exist is not an empty one: where tsctl looked, and why
+for cmd in "snapshots list" "snapshots list --pending --json" "approve --all" "review --list" \
+	"accept --all" "orphans --run x"; do
 	# shellcheck disable=SC2086
-	t 0 tp $cmd
+	t 1 tp $cmd
+	out_lacks "No "
+	err_has "no snapshot store at $(pwd -P)/.toolscore/snapshots (none found and not in a repository: under the current directory)"
 done
 t 1 tp snapshots show nothing
 t 1 tp snapshots rm nothing --yes
@@ -75,14 +79,14 @@ cd "$WORK" || exit 1
 # --- every check outcome: exact messages, JSON types, exit codes ------------------
 tc() { env -u CI "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$@" --json; }
 t 0 tc n1 --calls "$A"
-check_py 'j == {"outcome": "CREATED", "name": "n1", "file": j["file"], "message": "snapshot '"'n1'"' created - review it, then approve with `tsctl approve`", "result": None, "report": None}'
+check_py 'j == {"outcome": "CREATED", "name": "n1", "file": j["file"], "message": "snapshot '"'n1'"' created: " + j["file"] + " - review it, then approve with `tsctl approve '"'n1'"'`", "result": None, "report": None}'
 check_py 'j["file"].startswith("/") and j["file"].endswith("/n1-'"$(printf n1 | sha1sum | cut -c1-8)"'.json")'
 t 0 tc n1 --calls "$A"
-check_py 'j["outcome"] == "PENDING" and j["message"] == "snapshot '"'n1'"' pending approval - run `tsctl approve` to use it as a baseline" and j["result"] is None and j["report"] is None'
+check_py 'j["outcome"] == "PENDING" and j["message"] == "snapshot '"'n1'"' pending approval - run `tsctl approve '"'n1'"'` to use it as a baseline" and j["result"] is None and j["report"] is None'
 t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check n1 --calls "$A" --json
-check_py 'j["outcome"] == "ERROR_PENDING_IN_CI" and j["message"] == "snapshot '"'n1'"' is pending approval; an unapproved snapshot cannot be used as a baseline in CI. Approve it locally with `tsctl approve`." and j["result"] is None and j["report"] is None'
+check_py 'j["outcome"] == "ERROR_PENDING_IN_CI" and j["message"] == "snapshot '"'n1'"' is pending approval; an unapproved snapshot cannot be used as a baseline in CI. Accept it locally with `tsctl accept '"'n1'"'` (or review everything with `tsctl review`)." and j["result"] is None and j["report"] is None'
 t 1 env CI=" " "$TSCTL" --socket "$SOCK" --dir "$STORE" check n2 --calls "$A" --json
-check_py 'j["outcome"] == "ERROR_MISSING_IN_CI" and j["message"] == "snapshot '"'n2'"' does not exist; snapshots cannot be created in CI. Run the test locally to record it, review it, then approve with `tsctl approve`." and j["result"] is None and j["report"] is None'
+check_py 'j["outcome"] == "ERROR_MISSING_IN_CI" and j["message"] == "snapshot '"'n2'"' does not exist; snapshots cannot be created in CI. Run the test locally to record it, then accept it with `tsctl accept '"'n2'"'` (or review everything with `tsctl review`)." and j["result"] is None and j["report"] is None'
 t 0 ts snapshots path n2
 [ -e "$OUT" ] && fail "CI=' ' (set, non-empty) wrote a snapshot"
 t 0 tc n1 --calls "$B" --update
@@ -105,7 +109,7 @@ same "$(json_get outcome)" "FAILED" "TOOLSCORE_RECORD_UPDATE=' No\\t' is falsy"
 # --- list --json types; approve table and --all -----------------------------------
 t 0 ts snapshots list --json
 check_py 'all(set(s) == {"name", "approved", "calls", "created_at", "updated_at", "source", "file"} and isinstance(s["approved"], bool) and type(s["calls"]) is int and s["file"].startswith("/") for s in j)'
-check_py '[(s["name"], s["approved"], s["calls"], s["source"]) for s in j] == [("n1", True, 2, "pytest")]'
+check_py '[(s["name"], s["approved"], s["calls"], s["source"]) for s in j] == [("n1", True, 2, "tsctl")]'
 TS_RE='^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{6}\+00:00$'
 same "$(json_get 0.created_at | grep -Ec "$TS_RE")" "1" "created_at is ISO-8601 UTC with microseconds"
 same "$(json_get 0.updated_at | grep -Ec "$TS_RE")" "1" "updated_at is ISO-8601 UTC with microseconds"
@@ -169,7 +173,9 @@ same "$(py '[s["approved"] for s in j if s["name"] in ("r1", "r2", "r3", "r4")]'
 	"approvals survive concurrent checks"
 
 # --- auto-start without TOOLSCORED: the daemon beside tsctl ----------------------------
-t 0 env -u TOOLSCORED PATH=/usr/bin:/bin "$TSCTL" --socket "$WORK/beside.sock" --dir "$STORE" snapshots list --json
+# (a store of its own: one another daemon holds would send tsctl there, and
+# stop the daemon it started, test_tsctl_store.sh)
+t 0 env -u TOOLSCORED PATH=/usr/bin:/bin "$TSCTL" --socket "$WORK/beside.sock" --dir "$WORK/beside-store" check b1 --calls "$A" --json
 t 0 "$TSCTL" --socket "$WORK/beside.sock" status --json
 BESIDE_PID=$(json_get pid)
 EXTRA_PIDS="$EXTRA_PIDS $BESIDE_PID"
@@ -189,11 +195,13 @@ t 0 ts snapshots list --json
 same "$(py '[s["name"] for s in j if s["name"].startswith("ctl")] == ["ctl\x1b[31mred\tx"]')" "True" "--json keeps the name as it is"
 
 # --- 16 tsctl processes auto-starting at once end with one daemon --------------------
+# (a store of their own: one another daemon holds sends them there)
 mkdir -m 700 "$WORK/many"
+mkdir "$WORK/many-store"
 STARTERS=""
 i=0
 while [ $i -lt 16 ]; do
-	"$TSCTL" --socket "$WORK/many/d.sock" --dir "$STORE" snapshots list --json >"$WORK/many/out.$i" 2>&1 &
+	"$TSCTL" --socket "$WORK/many/d.sock" --dir "$WORK/many-store" snapshots list --json >"$WORK/many/out.$i" 2>&1 &
 	STARTERS="$STARTERS $!"
 	i=$((i + 1))
 done
@@ -338,8 +346,8 @@ err_one_line && err_has "$WORK/open/x.sock" && err_has "0777"
 [ -e "$WORK/open/x.sock" ] && fail "a daemon started in a refused directory"
 
 # --- TOOLSCORE_SOCKET: auto-start there; --socket beats it -------------------------------
-t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --dir "$STORE" snapshots list
-out_has "n1"
+t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --dir "$WORK/env-store" check e1 --calls "$A"
+out_has "CREATED"
 t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" status --json
 check_py 'j["socket"] == "'"$WORK/env.sock"'" and type(j["pid"]) is int and isinstance(j["version"], str) and all(type(j[k]) is int for k in ["stores_open", "requests_served", "runs_open"])'
 t 0 env TOOLSCORE_SOCKET="$WORK/env.sock" "$TSCTL" --socket "$SOCK" status --json
@@ -352,6 +360,9 @@ XSOCK="$WORK/xdg/toolscore/toolscored.sock"
 env -u TOOLSCORE_SOCKET XDG_RUNTIME_DIR="$WORK/xdg" "$TOOLSCORED" --foreground --log-level error >"$WORK/xdg.out" 2>&1 &
 EXTRA_PIDS="$EXTRA_PIDS $!"
 wait_socket "$XSOCK"
+# (the socket is bound a moment before the line is written: wait for the line)
+announced() { [ -s "$WORK/xdg.out" ]; }
+wait_until 20 "--foreground announcing the socket" announced
 same "$(cat "$WORK/xdg.out")" "toolscored: listening on $XSOCK" "--foreground announces the socket"
 same "$(stat -c %a "$WORK/xdg/toolscore")" "700" "socket directory mode"
 same "$(stat -c %a "$XSOCK")" "600" "socket mode"

@@ -15,6 +15,7 @@ fail() {
 [ -x "$bin/tsctl" ] || fail "$bin/tsctl is not built"
 export TOOLSCORE_SOCKET="$tmp/run/d.sock"
 export TOOLSCORE_DIR="$tmp/snaps"
+mkdir "$TOOLSCORE_DIR" # a store to list (one that does not exist is refused before any daemon)
 unset CI TOOLSCORE_RUN TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE
 
 # run_tsctl DAEMON: tsctl snapshots list with TOOLSCORED=DAEMON; sets rc, ms, err.

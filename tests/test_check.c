@@ -103,7 +103,8 @@ START_TEST(missing_locally_creates_unapproved)
     ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP); /* an observation of a removed file is stale */
     ck_assert_int_eq(reads, 1);
     ck_assert_int_eq(evals, 0);
-    ck_assert_str_eq(msg, "snapshot 't::a' created - review it, then approve with `tsctl approve`");
+    ck_assert_str_eq(
+        msg, "snapshot 't::a' created - review it, then approve with `tsctl approve 't::a'`");
     free(msg);
     json_object_put(calls);
 }
@@ -121,8 +122,8 @@ START_TEST(missing_in_ci_writes_nothing)
     ck_assert(!d.evaluated);
     ck_assert_int_eq(d.keep, TS_CHECK_KEEP_NONE);
     ck_assert_str_eq(msg, "snapshot 't::a' does not exist; snapshots cannot be created in CI. Run "
-                          "the test locally to record it, review it, then approve with `tsctl "
-                          "approve`.");
+                          "the test locally to record it, then accept it with `tsctl accept "
+                          "'t::a'` (or review everything with `tsctl review`).");
     free(msg);
     json_object_put(calls);
 }
@@ -159,7 +160,7 @@ START_TEST(pending_is_never_evaluated)
     ck_assert(d.differs);
     ck_assert_int_eq(d.keep, TS_CHECK_KEEP_WRITE);
     ck_assert_str_eq(msg, "snapshot 'p' pending approval; the calls observed now differ from the "
-                          "recording - `tsctl accept p` records them");
+                          "recording - `tsctl accept 'p'` records them");
     free(msg);
     d = run_check("p", (flags){.ci = true, .allow_pending = true}, snap, calls, &msg, &reads,
                   &evals);
@@ -171,7 +172,8 @@ START_TEST(pending_is_never_evaluated)
     ck_assert_int_eq(evals, 0);
     ck_assert_int_eq(d.keep, TS_CHECK_KEEP_NONE); /* CI keeps nothing for review */
     ck_assert_str_eq(msg, "snapshot 'p' is pending approval; an unapproved snapshot cannot be used "
-                          "as a baseline in CI. Approve it locally with `tsctl approve`.");
+                          "as a baseline in CI. Accept it locally with `tsctl accept 'p'` (or "
+                          "review everything with `tsctl review`).");
     free(msg);
     json_object_put(calls);
     ts_snapshot_free(snap);
@@ -209,6 +211,61 @@ START_TEST(approved_passes_or_fails_by_score)
         free(msg);
     }
     json_object_put(same);
+    json_object_put(other);
+    ts_snapshot_free(snap);
+}
+END_TEST
+
+/* The commands in messages and a failure's last lines name the snapshot
+ * quoted for a shell (lib/base's ts_shell); CREATED names its file. */
+START_TEST(commands_name_the_snapshot_quoted)
+{
+    const char *name = "t.py::it's [Oslo] > x";
+    ts_snapshot *snap = snapshot_of(name, "ab", true);
+    struct json_object *other = util_calls_of_letters("ba");
+    ts_score_options opt;
+    ts_score_result score;
+    ts_check_input in;
+    ts_check_decision d;
+    ts_buf b;
+    char *msg;
+
+    ts_score_options_default(&opt);
+    ts_check_input_init(&in, name, &opt);
+    in.file = "/p/.toolscore/snapshots/x.json";
+    in.calls = other;
+    in.state = TS_CHECK_MISSING;
+    ts_check_decide(&in, &d);
+    msg = ts_check_message(&in, &d);
+    ck_assert_str_eq(msg, "snapshot 't.py::it's [Oslo] > x' created: "
+                          "/p/.toolscore/snapshots/x.json - review it, then approve with "
+                          "`tsctl approve 't.py::it'\\''s [Oslo] > x'`");
+    free(msg);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_check_next_steps(&in, &d, &b), 0);
+    ck_assert_uint_eq(b.len, 0); /* only a failure ends with them */
+
+    in.state = TS_CHECK_APPROVED;
+    in.snapshot = snap;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(ts_check_evaluate(&in, &score, NULL, NULL), 0);
+    in.score = &score;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(d.outcome, TS_CHECK_FAILED);
+    ck_assert_int_eq(ts_check_next_steps(&in, &d, &b), 0);
+    ck_assert_str_eq(b.data, "To accept the observed calls:\n"
+                             "  tsctl accept 't.py::it'\\''s [Oslo] > x'\n"
+                             "To review everything:\n"
+                             "  tsctl review\n");
+    ts_buf_reset(&b);
+    in.ci = true;
+    ck_assert_int_eq(ts_check_next_steps(&in, &d, &b), 0);
+    ck_assert_str_eq(b.data, "Run the test locally, then accept with:\n"
+                             "  tsctl accept 't.py::it'\\''s [Oslo] > x'\n"
+                             "To review everything:\n"
+                             "  tsctl review\n");
+    ts_buf_free(&b);
+    ts_score_result_free(&score);
     json_object_put(other);
     ts_snapshot_free(snap);
 }
@@ -285,8 +342,8 @@ START_TEST(pending_with_the_recorded_calls_drops_the_observation)
     assert_outcome(d, TS_CHECK_PENDING, "PENDING");
     ck_assert(!d.differs);
     ck_assert_int_eq(d.keep, TS_CHECK_KEEP_DROP);
-    ck_assert_str_eq(msg,
-                     "snapshot 'p' pending approval - run `tsctl approve` to use it as a baseline");
+    ck_assert_str_eq(
+        msg, "snapshot 'p' pending approval - run `tsctl approve 'p'` to use it as a baseline");
     free(msg);
     d = run_check("p", (flags){.ci = true}, snap, same, &msg, &reads, &evals);
     ck_assert(!d.differs);
@@ -577,6 +634,7 @@ int main(void)
     tcase_add_test(tc, missing_in_ci_with_allow_pending_creates);
     tcase_add_test(tc, pending_is_never_evaluated);
     tcase_add_test(tc, approved_passes_or_fails_by_score);
+    tcase_add_test(tc, commands_name_the_snapshot_quoted);
     tcase_add_test(tc, update_reads_then_overwrites);
     tcase_add_test(tc, update_of_approved_calls_writes_nothing);
     tcase_add_test(tc, pending_with_the_recorded_calls_drops_the_observation);

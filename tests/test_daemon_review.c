@@ -334,7 +334,8 @@ static void refused(const char *method, struct json_object *p, const char *code)
     json_object_put(p);
 }
 
-/* diff reports what the check reported: the same options, rules and text */
+/* diff reports what the check reported: the same options, rules and text
+ * (the check's then ends with the commands that accept it and review all) */
 START_TEST(diff_is_the_checks_report)
 {
     struct json_object *p, *r, *d;
@@ -358,6 +359,12 @@ START_TEST(diff_is_the_checks_report)
     json_object_object_add(d, "name", json_object_new_string("ru"));
     json_object_object_add(d, "width", json_object_new_int(72));
     r = tdaemon_ok(conn, "diff", d);
+    /* the check's text is the same report, then the commands that end a failure */
+    ck_assert_uint_gt(strlen(checked), strlen(tstr(r, "report")));
+    ck_assert_str_eq(checked + strlen(tstr(r, "report")),
+                     "\nTo accept the observed calls:\n  tsctl accept 'ru'\n"
+                     "To review everything:\n  tsctl review\n");
+    checked[strlen(tstr(r, "report"))] = '\0';
     ck_assert_str_eq(tstr(r, "report"), checked);
     ck_assert(!member_bool(json_object_object_get(r, "result"), "passed"));
     json_object_put(r);
@@ -365,6 +372,57 @@ START_TEST(diff_is_the_checks_report)
     tdaemon_err(conn, "diff", d, "invalid_argument");
     json_object_put(d);
     free(checked);
+    stop();
+}
+END_TEST
+
+/* The source of name's snapshot file, as written. */
+static char *file_source(const char *name)
+{
+    struct json_object *o = json_object_from_file(tdaemon_snapshot_path(tdaemon_fx.store, name));
+    char *out;
+
+    ck_assert_ptr_nonnull(o);
+    out = strdup(tstr(o, "source"));
+    json_object_put(o);
+    return out;
+}
+
+/* A check's source is the snapshot's: written by CREATED and UPDATED, kept
+ * with an observation and written by accepting it; unknown ones refused. */
+START_TEST(the_source_of_a_check)
+{
+    struct json_object *p;
+    char *src;
+
+    start();
+    p = check_params("s", CALLS_A, false);
+    json_object_object_add(p, "source", json_object_new_string("vitest"));
+    json_object_put(tdaemon_ok(conn, "check", p));
+    json_object_put(p);
+    src = file_source("s");
+    ck_assert_str_eq(src, "vitest");
+    free(src);
+    call_ok("approve", names_params("s"));
+    p = check_params("s", CALLS_B, false);
+    json_object_object_add(p, "source", json_object_new_string("jest"));
+    json_object_put(tdaemon_ok(conn, "check", p));
+    json_object_put(p);
+    call_ok("accept", names_params("s"));
+    src = file_source("s");
+    ck_assert_str_eq(src, "jest");
+    free(src);
+    /* without one: pytest, as the reference writes it */
+    check("s", CALLS_A, true, "UPDATED", true, false);
+    src = file_source("s");
+    ck_assert_str_eq(src, "pytest");
+    free(src);
+    p = check_params("t", CALLS_A, false);
+    json_object_object_add(p, "source", json_object_new_string("mocha"));
+    refused("check", p, "invalid_argument");
+    p = check_params("t", CALLS_A, false);
+    json_object_object_add(p, "source", json_object_new_int(3));
+    refused("check", p, "invalid_argument");
     stop();
 }
 END_TEST
@@ -442,6 +500,7 @@ int main(void)
     tcase_add_test(tc, too_large_is_not_kept);
     tcase_add_test(tc, diff_is_the_checks_report);
     tcase_add_test(tc, bad_params);
+    tcase_add_test(tc, the_source_of_a_check);
     tcase_add_test(tc, state_dir_refused_at_start);
     suite_add_tcase(s, tc);
     return util_run_suite(s);

@@ -21,6 +21,7 @@
 #include "lib/report/ts_report.h"
 #include "util_daemon.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 #define CALLS_A                                                                                    \
     "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}, {\"tool\": \"book\", \"args\": "         \
@@ -115,9 +116,17 @@ START_TEST(local_rows)
 {
     struct json_object *r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_A, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
-    ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' created - review it, "
-                                         "then approve with `tsctl approve`");
     ck_assert_str_eq(tstr(r, "file"), snapshot_file("tests/a.py::test_one"));
+    {
+        char want[PATH_MAX + 200];
+
+        /* CREATED names the file it wrote */
+        snprintf(want, sizeof(want),
+                 "snapshot 'tests/a.py::test_one' created: %s - review it, then approve with "
+                 "`tsctl approve 'tests/a.py::test_one'`",
+                 snapshot_file("tests/a.py::test_one"));
+        ck_assert_str_eq(tstr(r, "message"), want);
+    }
     json_object_put(r);
     ts_snapshot *s = read_snapshot("tests/a.py::test_one");
     ck_assert(!s->approved);
@@ -128,14 +137,15 @@ START_TEST(local_rows)
     r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_A, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
     ck_assert_str_eq(tstr(r, "message"), "snapshot 'tests/a.py::test_one' pending approval - "
-                                         "run `tsctl approve` to use it as a baseline");
+                                         "run `tsctl approve 'tests/a.py::test_one'` to use it "
+                                         "as a baseline");
     json_object_put(r);
     /* other calls than the recording: PENDING warns, and they are kept */
     r = check(tdaemon_fx_conn, "tests/a.py::test_one", CALLS_B, NULL);
     ck_assert_str_eq(tstr(r, "outcome"), "PENDING");
     ck_assert_str_eq(tstr(r, "message"),
                      "snapshot 'tests/a.py::test_one' pending approval; the calls observed now "
-                     "differ from the recording - `tsctl accept tests/a.py::test_one` records "
+                     "differ from the recording - `tsctl accept 'tests/a.py::test_one'` records "
                      "them");
     ck_assert(json_object_get_boolean(json_object_object_get(r, "kept")));
     ck_assert(!json_object_get_boolean(json_object_object_get(r, "written")));
@@ -214,7 +224,8 @@ START_TEST(ci_rows)
     ck_assert_str_eq(tstr(r, "outcome"), "ERROR_MISSING_IN_CI");
     ck_assert_str_eq(tstr(r, "message"),
                      "snapshot 'n' does not exist; snapshots cannot be created in CI. Run the "
-                     "test locally to record it, review it, then approve with `tsctl approve`.");
+                     "test locally to record it, then accept it with `tsctl accept 'n'` (or "
+                     "review everything with `tsctl review`).");
     json_object_put(r);
     ck_assert_msg(!file_exists("n"), "a file was written in CI");
     struct stat st;
@@ -225,7 +236,8 @@ START_TEST(ci_rows)
     ck_assert_str_eq(tstr(r, "outcome"), "ERROR_PENDING_IN_CI");
     ck_assert_str_eq(tstr(r, "message"),
                      "snapshot 'n' is pending approval; an unapproved snapshot cannot be used "
-                     "as a baseline in CI. Approve it locally with `tsctl approve`.");
+                     "as a baseline in CI. Accept it locally with `tsctl accept 'n'` (or review "
+                     "everything with `tsctl review`).");
     json_object_put(r);
 
     /* allow_pending: the missing and pending rows behave as locally */

@@ -181,6 +181,26 @@ START_TEST(test_spec_examples)
 }
 END_TEST
 
+/* An object with toolCalls that detection does not take: the error says
+ * what it most likely is and how to say so; other objects get no such hint. */
+START_TEST(test_undetected_tool_calls_suggest_vercel_ai)
+{
+    struct json_object *obj = parse_text("{\"toolCalls\": [{\"name\": \"a\"}], \"x\": 1}");
+    struct json_object *other = parse_text("{\"calls\": 1}");
+    struct json_object *calls = NULL;
+    ts_error err;
+
+    extract_fails(obj, NULL, TS_EXTRACT_RESPONSE,
+                  "; it has \"toolCalls\": if it is a Vercel AI SDK result, give the format "
+                  "'vercel-ai' (format: 'vercel-ai', format=\"vercel-ai\", --format vercel-ai)");
+    extract_fails(obj, NULL, TS_EXTRACT_FILE, "give the format 'vercel-ai'");
+    ck_assert_int_lt(ts_extract(other, NULL, TS_EXTRACT_RESPONSE, &calls, &err), 0);
+    ck_assert_ptr_null(strstr(err.message, "vercel-ai'"));
+    json_object_put(obj);
+    json_object_put(other);
+}
+END_TEST
+
 START_TEST(test_cannot_detect_messages)
 {
     struct json_object *obj = parse_text("{\"foo\": 1}");
@@ -615,6 +635,7 @@ static Suite *extract_suite(void)
     suite_add_tcase(s, tc);
     tcase_add_test(tu, test_spec_examples);
     tcase_add_test(tu, test_cannot_detect_messages);
+    tcase_add_test(tu, test_undetected_tool_calls_suggest_vercel_ai);
     tcase_add_test(tu, test_format_names);
     tcase_add_test(tu, test_detection_order);
     tcase_add_test(tu, test_undetected_shapes);

@@ -74,13 +74,18 @@ rules_round() {
 # ---- Vitest ---------------------------------------------------------------
 t 0 vitest
 one_summary "toolscore: 6 snapshots created (pending approval)"
-all_has "snapshot 'tests/booking.test.js::booking > books a flight' created - review it, then approve with \`tsctl approve\`"
+all_has "toolscore: snapshots in $VSTORE (\$TOOLSCORE_DIR; not created yet)"
+all_has "snapshot 'tests/booking.test.js::booking > books a flight' created: $VSTORE/tests__booking.test.js__booking______books__a__flight-"
+all_has ".json - review it, then approve with \`tsctl approve 'tests/booking.test.js::booking > books a flight'\`"
 all_has "snapshot 'tests/booking.test.js::booking > two checks in one test-2' created"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
 out_has "tests/agents.test.js::refunds an order"
 out_has "langgraph weather"
 t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
 out_has '"passengers": 2,'
+# labelled with what made them (the reference reads any source)
+t 0 "$TSCTL" --dir "$VSTORE" snapshots show "tests/booking.test.js::booking > books a flight" --json
+out_has '"source": "vitest"'
 out_has '"budget": 450.5'
 out_has '"to": "NYC"'
 t 0 vitest
@@ -97,6 +102,33 @@ one_summary "toolscore: 5 passed, 1 failed"
 all_has "Expected vs Actual Tool Calls"
 all_has '  calls[0] searchFlights  args.to: "NYC" → "LA"'
 all_has "score 0.95 < 1.00 required"
+# the failure names the snapshot before its table and ends with the commands
+# that accept it and review everything; the accept command, pasted into bash
+# and then zsh, accepts exactly that snapshot (its name holds '>', which
+# unquoted redirects) and makes no file
+drifted="snapshot 'tests/booking.test.js::booking > books a flight' drifted from its approved baseline"
+named_first() {
+	CHECKS=$((CHECKS + 1))
+	printf '%s\n%s\n' "$OUT" "$ERR" | awk -v a="$1" -v b="$2" '
+		index($0, b) && !seen { exit 1 } index($0, a) { seen = 1 } END { exit !seen }' ||
+		fail "'$1' is not printed before '$2'"
+}
+named_first "$drifted" "Expected vs Actual Tool Calls"
+all_has "To review everything:"
+line=$(paste_line "$OUT$ERR" "To accept the observed calls:")
+same "$line" "tsctl accept 'tests/booking.test.js::booking > books a flight'" "the accept command"
+export TOOLSCORE_DIR="$VSTORE"
+paste_into bash "$line"
+same "$PASTE_RC" 0 "bash: $line"
+t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
+out_has '"to": "LA"'
+t 1 vitest tests/booking.test.js
+all_has "$drifted"
+paste_into zsh "$(paste_line "$OUT$ERR" "To accept the observed calls:")"
+same "$PASTE_RC" 0 "zsh: $line"
+t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
+out_has '"to": "NYC"'
+unset TOOLSCORE_DIR
 # CI: a snapshot never recorded is an error and nothing is written
 CI=1 AGENT_EXTRA=1 t 1 vitest
 all_has "snapshot 'tests/extra.test.js::a new test' does not exist; snapshots cannot be created in CI"
@@ -104,12 +136,20 @@ one_summary "toolscore: 6 passed, 1 failed"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
 out_lacks "a new test"
 # update mode: the environment, then vitest -u
+# (one test's calls changed: the other updates are unchanged, and say nothing)
 TOOLSCORE_RECORD_UPDATE=1 AGENT_DRIFT=1 t 0 vitest
-one_summary "toolscore: 6 updated"
+one_summary "toolscore: 1 updated, 5 unchanged"
+all_has "snapshot 'tests/booking.test.js::booking > books a flight' updated (calls overwritten and approved)"
+all_lacks() {
+	CHECKS=$((CHECKS + 1))
+	case "$OUT$ERR" in *"$1"*) fail "output has: $1" ;; esac
+}
+all_lacks "its calls are already the approved ones"
 AGENT_DRIFT=1 t 0 vitest
 one_summary "toolscore: 6 passed"
 t 0 vitest -u
-one_summary "toolscore: 6 updated"
+one_summary "toolscore: 1 updated, 5 unchanged"
+all_lacks "its calls are already the approved ones"
 t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
 out_has '"to": "NYC"'
 t 0 vitest
@@ -143,12 +183,19 @@ CHECKS=$((CHECKS + 1))
 # ---- rules (Vitest): a volatile argument ignored passes ----
 rules_round vitest "$VSTORE"
 all_has "rules: unknown key 'ignroe'"
+# a DaemonError points at the test's line, not only at the client's socket code
+all_has "tests/rules.test.js:15:"
 all_has "option rules must be a plain object of comparison rules (docs/rules.md), not an array"
+# an object with toolCalls that detection does not take: what to pass
+FORMAT_TEST=1 t 1 vitest tests/format.test.js
+all_has "give the format 'vercel-ai' (format: 'vercel-ai'"
+all_has "tests/format.test.js:6:"
 
 # ---- Jest ----------------------------------------------------------------
 rm -f "$WORK/pids"
 PIDS_FILE="$WORK/pids" t 0 jest --maxWorkers=3
 one_summary "toolscore: 5 snapshots created (pending approval), 1 pending"
+all_has "toolscore: snapshots in $JSTORE (\$TOOLSCORE_DIR; not created yet)"
 all_has "toolscore: error: snapshot 'shared name' was claimed by more than one test: "
 all_has "tests/more.test.js::claims a shared name too"
 CHECKS=$((CHECKS + 1))
@@ -157,14 +204,20 @@ workers=$(sort -u "$WORK/pids" | wc -l)
 t 0 "$TSCTL" --dir "$JSTORE" snapshots list
 out_has "tests/orders.test.js::orders looks up an order"
 out_has "tests/weather.test.js::weather twice-2"
+t 0 "$TSCTL" --dir "$JSTORE" snapshots show "tests/orders.test.js::orders looks up an order" --json
+out_has '"source": "jest"'
 t 0 "$TSCTL" --dir "$JSTORE" approve --all
 t 0 jest
 one_summary "toolscore: 6 passed"
 AGENT_DRIFT=1 t 1 jest
 one_summary "toolscore: 5 passed, 1 failed"
 all_has '  calls[0] lookupOrder  args.id: "A-1" → "B-2"'
+named_first "snapshot 'tests/orders.test.js::orders looks up an order' drifted" "Expected vs Actual Tool Calls"
+same "$(paste_line "$OUT$ERR" "To accept the observed calls:")" \
+	"tsctl accept 'tests/orders.test.js::orders looks up an order'" "Jest's accept command"
 AGENT_DRIFT=1 t 0 jest -u
-one_summary "toolscore: 6 updated"
+one_summary "toolscore: 1 updated, 5 unchanged"
+all_lacks "its calls are already the approved ones"
 AGENT_DRIFT=1 t 0 jest
 one_summary "toolscore: 6 passed"
 # in CI, names claimed by two tests fail the run even when every check passed
@@ -179,11 +232,32 @@ report_ok j 6
 t 0 grep -q "tests/orders.test.js::orders looks up an order" "$WORK/j.html"
 rules_round jest "$JSTORE"
 all_has "rules: 'order' must be one of strict, unordered, superset, subset (got 'sideways')"
+all_has "tests/rules.test.js:13:"
+
+# ---- a mistyped TOOLSCORE_SOCKET: a daemon started there, the store's answers --
+mkdir -m 700 "$WORK/typo"
+TOOLSCORE_SOCKET="$WORK/typo/toolscored.sock" TOOLSCORED="$TS_BUILD_DIR/toolscored" t 0 vitest tests/booking.test.js
+all_has "toolscore: note: no daemon answered at $WORK/typo/toolscored.sock, so one was started there; but the store is served by the daemon at $SOCK, which answered instead, and the one started was stopped (a mistyped TOOLSCORE_SOCKET?)"
+one_summary "toolscore: 3 passed"
+# said once, by the global setup: its workers went to the store's daemon
+CHECKS=$((CHECKS + 1))
+[ "$(printf '%s\n%s\n' "$OUT" "$ERR" | grep -c 'a mistyped TOOLSCORE_SOCKET')" = 1 ] ||
+	fail "the note is not printed once"
+wait_until 20 "the daemon started on the mistyped socket stopping" socket_gone "$WORK/typo/toolscored.sock"
 
 # ---- the daemon out of reach ----------------------------------------------
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 vitest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
 all_has "TOOLSCORED=$WORK/no-such-daemon is not an executable file"
+# the first line after Vitest's banner is the reason (not "No test files found")
+CHECKS=$((CHECKS + 1))
+(cd "$VDIR" && TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" \
+	TOOLSCORE_DIR="$VSTORE" ./node_modules/.bin/vitest run >"$WORK/both" 2>&1)
+first=$(grep -v '^ *$' "$WORK/both" | grep -v '^ *RUN ' | head -1)
+case "$first" in
+"toolscore: error: toolscored is not reachable at $WORK/nowhere/toolscored.sock: no socket (no daemon is running); TOOLSCORED=$WORK/no-such-daemon is not an executable file"*) ;;
+*) fail "Vitest's first line without a daemon: $first" ;;
+esac
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 jest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
 

@@ -203,6 +203,89 @@ START_TEST(bad_starts_are_refused)
 }
 END_TEST
 
+/* The paths of s relative to tmp, joined with ",". */
+static const char *rel_list(const ts_project_stores *s)
+{
+    static char out[4096];
+    size_t n = strlen(tmp), used = 0;
+
+    out[0] = '\0';
+    for (size_t i = 0; i < s->n; i++) {
+        ck_assert_msg(strncmp(s->paths[i], tmp, n) == 0, "%s outside %s", s->paths[i], tmp);
+        used += (size_t)snprintf(out + used, sizeof(out) - used, "%s%s", i ? "," : "",
+                                 s->paths[i] + n + 1);
+    }
+    return out;
+}
+
+START_TEST(stores_below_a_directory)
+{
+    ts_project_stores s;
+    ts_error err;
+    char root[PATH_MAX];
+
+    dir("mono/.git");
+    dir("mono/.toolscore/snapshots"); /* the directory's own: left out */
+    dir("mono/packages/a/.toolscore/snapshots");
+    dir("mono/packages/b/tests/.toolscore/snapshots");
+    dir("mono/node_modules/dep/.toolscore/snapshots"); /* never searched */
+    dir("mono/.hidden/x/.toolscore/snapshots");        /* nor hidden directories */
+    dir("mono/vendor/other/.git");                     /* nor another repository */
+    dir("mono/vendor/other/.toolscore/snapshots");
+    dir("mono/deep/1/2/3/4/5/6/7/.toolscore/snapshots"); /* past the depth */
+    snprintf(root, sizeof(root), "%s/mono/link", tmp);
+    ck_assert_int_eq(symlink(dir("mono/packages/a"), root), 0); /* links never followed */
+    ck_assert_int_eq(ts_project_stores_below(dir("mono"), 10, &s, &err), 0);
+    ck_assert_str_eq(rel_list(&s), "mono/packages/a/.toolscore/snapshots,"
+                                   "mono/packages/b/tests/.toolscore/snapshots");
+    ck_assert(!s.more);
+    ts_project_stores_free(&s);
+    ck_assert_int_eq(ts_project_stores_below(dir("mono"), 1, &s, &err), 0);
+    ck_assert_uint_eq(s.n, 1);
+    ck_assert(s.more);
+    ts_project_stores_free(&s);
+    ck_assert_int_eq(ts_project_stores_below(dir("mono/packages/b/tests"), 10, &s, &err), 0);
+    ck_assert_uint_eq(s.n, 0);
+    ts_project_stores_free(&s);
+}
+END_TEST
+
+START_TEST(other_stores_of_the_repository)
+{
+    ts_project_stores s;
+    ts_error err;
+    char root[PATH_MAX];
+
+    dir("repo/.git");
+    dir("repo/.toolscore/snapshots");
+    dir("repo/tests/.toolscore/snapshots");
+    dir("repo/tests/unit/.toolscore/snapshots");
+    dir("repo/other/.toolscore/snapshots"); /* a sibling project: not above nor below */
+    /* a store made under tests/: the repository's, above it, and one below */
+    snprintf(root, sizeof(root), "%s/repo/tests/.toolscore/snapshots", tmp);
+    ck_assert_int_eq(ts_project_other_stores(root, 10, &s, &err), 0);
+    ck_assert_str_eq(rel_list(&s),
+                     "repo/.toolscore/snapshots,repo/tests/unit/.toolscore/snapshots");
+    ts_project_stores_free(&s);
+    /* the repository's own: every store below it */
+    snprintf(root, sizeof(root), "%s/repo/.toolscore/snapshots", tmp);
+    ck_assert_int_eq(ts_project_other_stores(root, 10, &s, &err), 0);
+    ck_assert_str_eq(rel_list(&s), "repo/other/.toolscore/snapshots,"
+                                   "repo/tests/.toolscore/snapshots,"
+                                   "repo/tests/unit/.toolscore/snapshots");
+    ts_project_stores_free(&s);
+    /* outside a repository, or a root of another shape: nothing to say */
+    dir("loose/.toolscore/snapshots");
+    dir("loose/sub/.toolscore/snapshots");
+    snprintf(root, sizeof(root), "%s/loose/.toolscore/snapshots", tmp);
+    ck_assert_int_eq(ts_project_other_stores(root, 10, &s, &err), 0);
+    ck_assert_uint_eq(s.n, 0);
+    snprintf(root, sizeof(root), "%s/repo/custom-root", tmp);
+    ck_assert_int_eq(ts_project_other_stores(root, 10, &s, &err), 0);
+    ck_assert_uint_eq(s.n, 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("project");
@@ -217,6 +300,8 @@ int main(void)
     tcase_add_test(tc, descriptions_say_why);
     tcase_add_test(tc, start_defaults_to_the_current_directory);
     tcase_add_test(tc, bad_starts_are_refused);
+    tcase_add_test(tc, stores_below_a_directory);
+    tcase_add_test(tc, other_stores_of_the_repository);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }

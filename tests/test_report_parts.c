@@ -219,6 +219,11 @@ START_TEST(summary_line)
     assert_summary((ts_summary_counts){0, 0, 0, 0, 2, 3}, "toolscore: 5 failed");
     assert_summary((ts_summary_counts){0, 0, 0, 0, 0, 1}, "toolscore: 1 failed");
     assert_summary((ts_summary_counts){0, 1, 0, 0, 0, 0}, "toolscore: 1 updated");
+    /* updates whose calls were approved already: unchanged, not updated */
+    assert_summary((ts_summary_counts){.updated = 2, .unchanged = 1},
+                   "toolscore: 1 updated, 1 unchanged");
+    assert_summary((ts_summary_counts){.updated = 8, .unchanged = 8, .passed = 1},
+                   "toolscore: 8 unchanged, 1 passed");
     assert_summary((ts_summary_counts){-1, 0, 0, 0, 0, 0}, "");
 }
 END_TEST

@@ -32,11 +32,13 @@ t 0 ts approve six && out_has "'six' is already approved." && out_lacks "Approve
 t 1 ts check six --calls "$B" && out_has "FAILED"
 t 0 ts approve six
 out_has "'six' is already approved"
-out_has '`tsctl accept six`'
+out_has "\`tsctl accept 'six'\`"
 out_lacks "Approved 1 snapshot(s)"
 t 0 ts approve six --json
 same "$(json_get 0.changed)" "false" "approve --json: changed"
 same "$(json_get 0.observation)" "true" "approve --json: an observation is kept"
+t 0 ts snapshots show six --json
+same "$(json_get source)" "tsctl" "a snapshot made by tsctl check says so"
 t 1 ts approve six nosuch && err_has "no snapshot named 'nosuch'"
 
 # --- diff ------------------------------------------------------------------------------
@@ -57,7 +59,7 @@ t 0 ts check p --calls "$A" && out_has "CREATED"
 t 0 ts check p --calls "$A" && out_has "PENDING" && out_lacks "differ"
 t 1 ts diff p && err_has "no check observed other calls"
 t 0 ts check p --calls "$B"
-out_has "snapshot 'p' pending approval; the calls observed now differ from the recording - \`tsctl accept p\` records them"
+out_has "snapshot 'p' pending approval; the calls observed now differ from the recording - \`tsctl accept 'p'\` records them"
 t 0 ts check p --calls "$B" --json
 same "$(json_get outcome)" "PENDING" "pending-differs outcome"
 t 0 ts snapshots show p --json

@@ -286,6 +286,59 @@ START_TEST(json_report_fields_and_round_trip)
 }
 END_TEST
 
+/* Updates that wrote nothing: counted as unchanged (part of updated), marked
+ * on the check, read back and merged; a count above updated is refused. */
+START_TEST(unchanged_updates)
+{
+    ts_runreport *r = ts_runreport_new();
+    ts_runreport *back = ts_runreport_new();
+    ts_runreport_check chk = {.name = "same",
+                              .outcome = "UPDATED",
+                              .score = -1,
+                              .min_score = 1.0,
+                              .message = "m",
+                              .unchanged = true};
+    struct json_object *o;
+    char *text, *again, *bad;
+    ts_error err;
+    ts_buf b;
+
+    add_run(r, "run1", "pytest", false, NULL);
+    add_check(r, "changed", NULL, "UPDATED", 1, "[]");
+    ck_assert_msg(ts_runreport_add_check(r, &chk, &err) == 0, "%s", err.message);
+    text = render_json(r);
+    o = parse(text);
+    ck_assert_str_eq(json_object_get_string(path(o, "summary")),
+                     "toolscore: 1 updated, 1 unchanged");
+    ck_assert_int_eq(json_object_get_int(path(path(o, "counts"), "updated")), 2);
+    ck_assert_int_eq(json_object_get_int(path(path(o, "counts"), "unchanged")), 1);
+    ck_assert(json_object_get_boolean(
+        path(json_object_array_get_idx(path(o, "checks"), 1), "unchanged")));
+    ck_assert(!json_object_object_get_ex(json_object_array_get_idx(path(o, "checks"), 0),
+                                         "unchanged", NULL));
+    ck_assert_msg(ts_runreport_add_json(back, text, strlen(text), &err) == 0, "%s", err.message);
+    again = render_json(back);
+    ck_assert_str_eq(again, text);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_runreport_summary(back, &b), 0);
+    ck_assert_str_eq(b.data, "toolscore: 1 updated, 1 unchanged");
+    ts_buf_free(&b);
+    /* more unchanged than updated: not a report */
+    bad = strdup(text);
+    memcpy(strstr(bad, "\"unchanged\": 1"), "\"unchanged\": 3", 14);
+    ts_runreport_free(back);
+    back = ts_runreport_new();
+    ck_assert_int_eq(ts_runreport_add_json(back, bad, strlen(bad), &err), -EINVAL);
+    ck_assert_msg(strstr(err.message, "unchanged counts updates") != NULL, "%s", err.message);
+    free(bad);
+    free(again);
+    free(text);
+    json_object_put(o);
+    ts_runreport_free(back);
+    ts_runreport_free(r);
+}
+END_TEST
+
 /* Three shards, as three CI machines' daemons would report them. */
 static char *shard(int i)
 {
@@ -655,6 +708,7 @@ int main(void)
     tcase_add_test(tc, junit_outcomes);
     tcase_add_test(tc, junit_escapes_hostile_text);
     tcase_add_test(tc, json_report_fields_and_round_trip);
+    tcase_add_test(tc, unchanged_updates);
     tcase_add_test(tc, merge_three_shards);
     tcase_add_test(tc, repeats_of_one_name);
     tcase_add_test(tc, repeats_keep_the_first_hundred_lists);

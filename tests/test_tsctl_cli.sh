@@ -27,7 +27,18 @@ t 2 "$TSCTL" report && err_one_line && err_has "missing subcommand (merge, html)
 t 2 "$TSCTL" help frob && err_one_line && err_has "frob"
 t 0 "$TSCTL" eval --version && out_has "tsctl "
 t 2 "$TSCTL" && err_one_line && err_has "missing command"
-t 2 "$TSCTL" frobnicate && err_one_line && err_has "unknown command 'frobnicate'"
+t 2 "$TSCTL" frobnicate && err_one_line && err_has "unknown command 'frobnicate'" && err_lacks "did you mean"
+# a misspelt command, subcommand or option: what was meant, on the same line
+for typo in "aprove:approve" "reveiw:review" "stauts:status" "snapshot:snapshots" \
+	"list:snapshots list" "acept:accept"; do
+	t 2 "$TSCTL" "${typo%%:*}" && err_one_line &&
+		err_has "unknown command '${typo%%:*}'; did you mean '${typo#*:}'?"
+done
+t 2 "$TSCTL" snapshots lsit && err_one_line && err_has "unknown subcommand 'lsit'; did you mean 'list'?"
+t 2 "$TSCTL" report mrege && err_one_line && err_has "unknown subcommand 'mrege'; did you mean 'merge'?"
+t 2 "$TSCTL" run --jnuit x.xml -- true && err_one_line && err_has "unknown option '--jnuit'; did you mean '--junit'?"
+t 2 "$TSCTL" approve --al && err_one_line && err_has "did you mean '--all'?"
+t 2 "$TSCTL" status --frobnicate && err_one_line && err_lacks "did you mean"
 t 2 "$TSCTL" snapshots && err_one_line
 t 2 "$TSCTL" snapshots frob && err_one_line && err_has "unknown subcommand 'frob'"
 t 2 "$TSCTL" --bogus status && err_one_line

@@ -157,7 +157,15 @@ t 127 ts run -- "$WORK/no-such-command" && err_has "no-such-command"
 t 2 ts run && err_one_line
 t 2 ts run -- && err_one_line
 t 2 ts run true && err_one_line
-t 2 ts run --junit "$WORK/nodir/x.xml" -- touch "$WORK/ran" && err_one_line && err_has "nodir"
+# missing folders are made, as pytest's --junitxml and the plugin's options make them
+t 0 ts run --junit "$WORK/nodir/x.xml" --json-report "$WORK/nodir/deeper/x.json" \
+	--html "$WORK/made/x.html" -- true
+t 0 xmllint --noout --schema "$TS_SOURCE_DIR/tests/data/junit.xsd" "$WORK/nodir/x.xml"
+t 0 grep -q '"format": "toolscore-run-report"' "$WORK/nodir/deeper/x.json"
+t 0 grep -qi "^<!doctype html" "$WORK/made/x.html"
+: >"$WORK/afile"
+t 2 ts run --junit "$WORK/afile/x.xml" -- touch "$WORK/ran" && err_one_line &&
+	err_has "cannot write $WORK/afile/x.xml: $WORK/afile is not a directory"
 [ -e "$WORK/ran" ] && fail "run started CMD although its report file cannot be written"
 t 2 ts run --junit && err_one_line
 # A report that cannot be written whole fails the run with one line.
@@ -166,7 +174,7 @@ if [ -w /dev/full ]; then
 	t 1 ts run --json-report /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
 	t 1 ts run --html /dev/full -- true && err_one_line && err_has "cannot write /dev/full"
 fi
-t 2 ts run --html "$WORK/nodir/x.html" -- true && err_one_line && err_has "nodir"
+t 2 ts run --html "$WORK/afile/sub/x.html" -- true && err_one_line && err_has "$WORK/afile is not a directory"
 
 # --- record -- CMD ------------------------------------------------------------------------
 t 0 ts record -- sh -c 'test "$TOOLSCORE_RECORD" = 1 && test -z "${TOOLSCORE_RECORD_UPDATE:-}" && test -n "$TOOLSCORE_RUN"'
@@ -192,6 +200,8 @@ t 0 env TOOLSCORE_RUN="$RUN" "$TSCTL" --socket "$SOCK" --dir "$STORE" orphans
 out_has "w2_b" && out_lacks "w1_a"
 t 0 ts orphans
 out_has "w2_b" && out_lacks "w1_a"
+t 1 "$TSCTL" --socket "$SOCK" --dir "$WORK/other" orphans && err_has "no snapshot store at $WORK/other (given with --dir)"
+mkdir "$WORK/other"
 t 2 "$TSCTL" --socket "$SOCK" --dir "$WORK/other" orphans && err_one_line && err_has "--run"
 t 0 ts orphans --delete --yes --run "$RUN"
 out_has "Deleted 26 orphaned snapshot(s)."

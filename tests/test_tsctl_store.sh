@@ -8,15 +8,21 @@
 FL="tests/test_flights.py::test_books_a_flight"
 start_daemon
 
-# Compare a file with a reference file except created_at/updated_at/version.
+# Compare a file with a reference file except created_at/updated_at/version
+# (and source, with a third argument: the source FILE must have).
 same_file() {
 	CHECKS=$((CHECKS + 1))
 	if ! [ -f "$1" ]; then
 		fail "missing file $1"
 		return 1
 	fi
-	sed -E '/^  "(created_at|updated_at|toolscore_version)": /d' "$1" >"$WORK/a.cmp"
-	sed -E '/^  "(created_at|updated_at|toolscore_version)": /d' "$2" >"$WORK/b.cmp"
+	skip="created_at|updated_at|toolscore_version"
+	if [ $# -ge 3 ]; then
+		skip="$skip|source"
+		grep -q "^  \"source\": \"$3\",\$" "$1" || fail "$1: source is not $3"
+	fi
+	sed -E "/^  \"($skip)\": /d" "$1" >"$WORK/a.cmp"
+	sed -E "/^  \"($skip)\": /d" "$2" >"$WORK/b.cmp"
 	if ! cmp -s "$WORK/a.cmp" "$WORK/b.cmp"; then
 		fail "$1 differs from $2"
 		diff "$WORK/a.cmp" "$WORK/b.cmp" >&2
@@ -32,7 +38,7 @@ out_has '"requests_served"'
 
 # --- check: CREATED, PENDING, CI rules -------------------------------------------
 t 0 ts check "$FL" --calls "$DATA/trace_flights.json"
-out_has "CREATED" && out_has "snapshot '$FL' created - review it, then approve with \`tsctl approve\`"
+out_has "CREATED" && out_has "snapshot '$FL' created: " && out_has " - review it, then approve with \`tsctl approve '$FL'\`"
 t 0 ts snapshots path "$FL"
 FLFILE=$OUT
 [ -f "$FLFILE" ] || fail "check did not write $FLFILE"
@@ -41,7 +47,7 @@ same "$(json_get outcome)" "PENDING" "second check is pending"
 same "$(json_get result)" "null" "pending has no result"
 same "$(json_get report)" "null" "pending has no report"
 same "$(out_keys)" "file message name outcome report result" "check --json keys"
-out_has "pending approval - run \`tsctl approve\` to use it as a baseline"
+out_has "pending approval - run \`tsctl approve '$FL'\` to use it as a baseline"
 t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json" --json
 same "$(json_get outcome)" "ERROR_PENDING_IN_CI" "pending in CI"
 t 1 env CI=0 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"
@@ -62,7 +68,7 @@ t 1 ts approve "$FL" no_such_name && err_has "no_such_name"
 t 1 env CI=1 "$TSCTL" --socket "$SOCK" --dir "$STORE" check "$FL" --calls "$DATA/trace_flights.json"
 t 0 ts approve "$FL"
 out_has "Name" && out_has "Calls" && out_has "Age" && out_has "today" && out_has "Approved 1 snapshot(s)."
-same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json" tsctl
 # Ages: snapshots written behind the daemon's back, created 1 and 5 days ago.
 for age in 1 5; do
 	t 0 ts snapshots path "aged_$age"
@@ -123,7 +129,7 @@ t 0 ts check "$FL" --calls "$DATA/flights_drift.json"
 out_has "PASSED"
 t 0 ts check "$FL" --calls "$DATA/trace_flights.json" --update
 out_has "UPDATED"
-same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json"
+same_file "$FLFILE" "$COMPAT/tests__test_flights.py__test_books_a_flight-a17e174d.json" tsctl
 t 0 sh -c "\"$TSCTL\" --socket \"$SOCK\" --dir \"$STORE\" check '$FL' --calls - < \"$DATA/trace_flights.json\""
 out_has "PASSED"
 
@@ -221,16 +227,52 @@ t 0 ts snapshots rm lc --yes
 t 1 ts snapshots show lc
 t 0 ts snapshots list --pending
 out_lacks "lc"
-mkdir -p "$WORK/empty"
+mkdir -p "$WORK/empty/none"
 t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/none" snapshots list
 same "$OUT" "No snapshots found." "empty store"
 t 0 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/none" snapshots list --json
 same "$(out_compact)" "[]" "empty store json"
+# a store that does not exist is no empty store: where tsctl looked and why
+for cmd in "snapshots list" "snapshots list --json" "approve --all" "review --list" \
+	"accept --all" "reject --all" "snapshots show x" "diff x"; do
+	# shellcheck disable=SC2086
+	t 1 "$TSCTL" --socket "$SOCK" --dir "$WORK/empty/gone" $cmd
+	same "$OUT" "" "$cmd: stdout"
+	err_has "tsctl ${cmd% *}"
+	err_has ": no snapshot store at $WORK/empty/gone (given with --dir): no snapshot was recorded there"
+done
+t 0 env TOOLSCORE_DIR="$WORK/empty/gone" "$TSCTL" --socket "$SOCK" status
+out_has "snapshot root:    $WORK/empty/gone (\$TOOLSCORE_DIR)"
+out_has "store:            $WORK/empty/gone does not exist (no snapshot recorded there)"
+# in a monorepo, from the repository root: the stores of its projects
+mkdir -p "$WORK/mono/.git" "$WORK/mono/packages/a/.toolscore/snapshots" \
+	"$WORK/mono/packages/b/tests/.toolscore/snapshots" "$WORK/mono/node_modules/x/.toolscore/snapshots"
+here=$(pwd)
+cd "$WORK/mono" || exit 1
+t 1 "$TSCTL" --socket "$SOCK" approve --all
+cd "$here" || exit 1
+same "$OUT" "" "approve --all at a monorepo's root: stdout"
+same "$ERR" "tsctl approve: no snapshot store at $WORK/mono/.toolscore/snapshots (none found up to the repository root $WORK/mono, which holds .git): no snapshot was recorded there
+  snapshot stores below $WORK/mono:
+    packages/a/.toolscore/snapshots
+    packages/b/tests/.toolscore/snapshots
+  run tsctl in the project of the one you mean, or give --dir PATH" "approve --all at a monorepo's root"
 
 # --- unreadable files are reported, not fatal -------------------------------------------
 printf '{"broken": ' >"$STORE/broken-00000000.json"
 t 0 ts snapshots list
 err_has "broken-00000000.json"
+
+# --- a mistyped --socket: a daemon is started there, the store's daemon answers -------------
+TYPO="$WORK/typo/toolscored.sock"
+t 0 "$TSCTL" --socket "$TYPO" --dir "$STORE" snapshots list
+out_has "$FL"
+err_has "tsctl: note: no daemon answered at $TYPO, so one was started there; but the store is served by the daemon at $SOCK, which answered instead, and the one started was stopped (a mistyped --socket or TOOLSCORE_SOCKET?)"
+wait_until 20 "the daemon started on the mistyped socket stopping" socket_gone "$TYPO"
+# an ordinary start says nothing of the kind
+t 0 "$TSCTL" --socket "$TYPO" --dir "$WORK/typo-store" check x --calls "$DATA/x1.json"
+err_lacks "mistyped"
+t 0 "$TSCTL" --socket "$TYPO" stop
 
 # --- exit 3: no daemon ------------------------------------------------------------------
 NOSOCK="$WORK/nodaemon/none.sock"
@@ -253,8 +295,25 @@ t 0 ts snapshots list
 out_has "$FL"
 t 0 ts status --json
 AUTOPID=$(json_get pid)
+same "$(json_get auto_started)/$(json_get idle_timeout_s)" "true/900.0" "an auto-started daemon's idle exit"
+t 0 ts status
+out_has "idle exit:        after 15m 0s"
 t 0 ts stop
 daemon_gone() { ! kill -0 "$AUTOPID" 2>/dev/null; }
 wait_until 20 "the auto-started daemon $AUTOPID exiting after stop" daemon_gone
+# one a client starts exits once no client is connected for TOOLSCORED_IDLE_TIMEOUT
+t 0 env TOOLSCORED_IDLE_TIMEOUT=0.5 "$TSCTL" --socket "$SOCK" --dir "$STORE" snapshots list
+wait_until 20 "the auto-started daemon exiting after 0.5 s without a client" socket_gone "$SOCK"
+t 3 env TOOLSCORED_IDLE_TIMEOUT=soon "$TSCTL" --socket "$SOCK" --dir "$STORE" snapshots list
+err_has "TOOLSCORED_IDLE_TIMEOUT: not a number of seconds (0 to 31536000): 'soon'"
+# one started by hand stays (the variable is for auto-started ones), unless told
+export TOOLSCORED_IDLE_TIMEOUT=0.5
+start_daemon
+unset TOOLSCORED_IDLE_TIMEOUT
+t 0 ts status --json
+same "$(json_get auto_started)/$(json_get idle_timeout_s)" "false/0.0" "a daemon started by hand stays"
+t 0 ts status
+out_has "idle exit:        never (started by hand or by systemd)"
+t 0 ts stop
 
 finish

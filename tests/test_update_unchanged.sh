@@ -45,13 +45,17 @@ same "$(fingerprint)" "$BEFORE" "--update with unchanged calls changes no byte, 
 
 # TOOLSCORE_RECORD_UPDATE, as `tsctl record --update -- CMD` sets it for CMD
 export N STORE SOCK WORK TSCTL
-t 0 ts record --update -- sh -c '
-	i=1
-	while [ $i -le $N ]; do
-		"$TSCTL" --socket "$SOCK" --dir "$STORE" check "n$i" --calls "$WORK/calls/$i.json" >/dev/null || exit 1
-		i=$((i + 1))
-	done'
-out_has "toolscore: $N updated"
+record_all() {
+	t 0 ts record --update -- sh -c '
+		i=1
+		while [ $i -le $N ]; do
+			"$TSCTL" --socket "$SOCK" --dir "$STORE" check "n$i" --calls "$WORK/calls/$i.json" >/dev/null || exit 1
+			i=$((i + 1))
+		done'
+}
+record_all
+# counted as unchanged, not as updated
+same "$(printf '%s\n' "$OUT" | grep '^toolscore: ')" "toolscore: $N unchanged" "the summary of an update run that changed nothing"
 same "$(fingerprint)" "$BEFORE" "record --update with unchanged calls changes nothing"
 same "$(stat -c '%Y %y' "$STORE")" "$DIR_BEFORE" "the store directory is untouched (no temp files, no renames)"
 
@@ -63,6 +67,10 @@ same "$(printf '%s\n' "$BEFORE" | grep -v '/n7-')" "$(printf '%s\n' "$AFTER" | g
 [ "$(printf '%s\n' "$BEFORE" | grep '/n7-')" != "$(printf '%s\n' "$AFTER" | grep '/n7-')" ] || fail "the changed snapshot was not rewritten"
 t 0 ts snapshots show n7 --json
 same "$(json_get calls.0.args.q)" "other" "the changed calls are written"
+# an update run with one change: 1 updated, the rest unchanged
+printf '[{"tool": "search", "args": {"q": "changed"}}]\n' >"$WORK/calls/9.json"
+record_all
+same "$(printf '%s\n' "$OUT" | grep '^toolscore: ')" "toolscore: 1 updated, $((N - 1)) unchanged" "the summary of an update run with one change"
 
 # an update of the same calls with int 1 where the file has 1.5: a change
 printf '[{"tool": "search", "args": {"q": "q8", "n": 8, "f": 1}}, {"tool": "book", "args": {}}]\n' >"$WORK/calls/8.json"

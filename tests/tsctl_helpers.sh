@@ -71,6 +71,11 @@ err_has() {
 	printf '  stderr: %s\n' "$ERR" >&2
 	return 1
 }
+err_lacks() {
+	CHECKS=$((CHECKS + 1))
+	case "$ERR" in *"$1"*) fail "stderr has '$1'"; printf '  stderr: %s\n' "$ERR" >&2; return 1 ;; esac
+	return 0
+}
 out_lacks() {
 	CHECKS=$((CHECKS + 1))
 	case "$OUT" in *"$1"*) fail "stdout has '$1'"; printf '  stdout: %s\n' "$OUT" >&2; return 1 ;; esac
@@ -223,3 +228,49 @@ exec env PYTHONPATH="$TS_BUILD_DIR/python" PYTHONDONTWRITEBYTECODE=1 $preload py
 PY
 	chmod +x "$WORK/py"
 }
+
+# paste_line SHELL TEXT LABEL: the line of TEXT that follows a line ending
+# in LABEL (the command a failure prints under "To accept the observed
+# calls:"), from its "tsctl " on (a runner's prefix, pytest's "E   ", cut).
+paste_line() {
+	printf '%s\n' "$1" | awk -v label="$2" 'found { i = index($0, "tsctl "); if (i) print substr($0, i); exit }
+		{ n = length(label); if (n && substr($0, length($0) - n + 1) == label) found = 1 }'
+}
+
+# paste_into SHELL LINE: LINE typed (pasted) into an interactive SHELL (bash
+# -i or zsh -i: history expansion on), in an empty directory, with tsctl on
+# PATH and TOOLSCORE_SOCKET / TOOLSCORE_DIR as exported by the caller. The
+# shell's status is $PASTE_RC; a file the line made in the directory (a
+# redirection, a glob, an injection) fails the check.
+paste_into() {
+	CHECKS=$((CHECKS + 1))
+	rm -rf "$WORK/paste" "$WORK/home"
+	mkdir "$WORK/paste" "$WORK/home"
+	: >"$WORK/home/.zshrc"
+	(cd "$WORK/paste" && printf '%s\n' "$2" |
+		env HOME="$WORK/home" HISTFILE=/dev/null PATH="$TS_BUILD_DIR:$PATH" "$1" -i \
+			>"$WORK/paste.out" 2>&1)
+	PASTE_RC=$?
+	stray=$(ls -A "$WORK/paste")
+	[ -z "$stray" ] && return 0
+	fail "pasting into $1 made files: $stray (line: $2)"
+	return 1
+}
+
+# other_build FILE DEST VERSION: DEST is FILE (an executable of this build)
+# with its version string VERSION rewritten in place to one of the same
+# length that differs in its last character, printed: "another build" for
+# the tests of docs/packaging.md, speaking the same protocol.
+other_build() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+src, dst, old = sys.argv[1:]
+new = old[:-1] + ("1" if old[-1] == "0" else "0")
+data = open(src, "rb").read()
+assert data.count(old.encode()) > 0, "no version string in " + src
+open(dst, "wb").write(data.replace(old.encode(), new.encode()))
+os.chmod(dst, 0o755)
+print(new)
+PY
+}
+

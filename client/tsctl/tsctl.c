@@ -438,6 +438,55 @@ static int group_help(const char *word)
     return TSCTL_EXIT_OK;
 }
 
+/* "unknown command 'W'", with "; did you mean 'X'?" for a misspelt command
+ * word, a group's subcommand given alone ("list": "snapshots list"), or
+ * (group non-NULL) a misspelt subcommand of group. */
+static int unknown_command(tsctl_ctx *ctx, const char *group, const char *word)
+{
+    static char words[NCOMMANDS + 1][32];
+    const char *list[NCOMMANDS + 1];
+    const char *guess = NULL;
+    char full[64];
+    size_t glen = group != NULL ? strlen(group) : 0;
+    size_t n = 0;
+
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const char *name = commands[i].name;
+        const char *space = strchr(name, ' ');
+        size_t k;
+
+        if (group != NULL) { /* the group's subcommands */
+            if (strncmp(name, group, glen) == 0 && name[glen] == ' ')
+                snprintf(words[n++], sizeof(words[0]), "%s", name + glen + 1);
+            continue;
+        }
+        if (space != NULL && strcmp(space + 1, word) == 0) { /* "list" for "snapshots list" */
+            snprintf(full, sizeof(full), "%s", name);
+            guess = full;
+        }
+        /* the command's first word, once */
+        snprintf(words[n], sizeof(words[0]), "%.*s",
+                 (int)(space != NULL ? (size_t)(space - name) : strlen(name)), name);
+        for (k = 0; k < n && strcmp(words[k], words[n]) != 0; k++)
+            ;
+        if (k == n)
+            n++;
+    }
+    if (group == NULL)
+        snprintf(words[n++], sizeof(words[0]), "help");
+    for (size_t i = 0; i < n; i++)
+        list[i] = words[i];
+    if (guess == NULL)
+        guess = tsctl_did_you_mean(word, strlen(word), list, n);
+    if (group != NULL)
+        ctx->command = group;
+    if (guess != NULL)
+        return tsctl_usage_error(ctx, "unknown %s '%s'; did you mean '%s'?",
+                                 group != NULL ? "subcommand" : "command", word, guess);
+    return tsctl_usage_error(ctx, "unknown %s '%s'", group != NULL ? "subcommand" : "command",
+                             word);
+}
+
 /* Resolve "GROUP SUB" (snapshots list, report merge) or a single command word at argv[0]; returns
  * the number of words consumed (0 on error, after printing the reason). */
 static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_command **out,
@@ -461,8 +510,7 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
         snprintf(name, sizeof(name), "%s %s", argv[0], argv[1]);
         *out = find_command(name);
         if (*out == NULL) {
-            ctx->command = argv[0];
-            *rc = tsctl_usage_error(ctx, "unknown subcommand '%s'", argv[1]);
+            *rc = unknown_command(ctx, argv[0], argv[1]);
             return 0;
         }
         return 2;
@@ -491,7 +539,7 @@ static int resolve_command(tsctl_ctx *ctx, int argc, char **argv, const tsctl_co
     }
     *out = find_command(argv[0]);
     if (*out == NULL) {
-        *rc = tsctl_usage_error(ctx, "unknown command '%s'", argv[0]);
+        *rc = unknown_command(ctx, NULL, argv[0]);
         return 0;
     }
     return 1;

@@ -52,6 +52,7 @@ typedef struct tsctl_ctx {
     ts_error last_error;      /* the last failed request's error (tsctl_call) */
     bool unreachable;         /* the last failure was the daemon not answering */
     bool no_json_diff;        /* --no-json-diff (check, record, run, eval) */
+    bool build_noted;         /* a daemon of another build was said (or status shows it) */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */
@@ -206,6 +207,16 @@ const char *tsctl_c(bool on, const char *code);
 #define TSCTL_DIM "\033[2m"
 #define TSCTL_RESET "\033[0m"
 
+/* The candidate word[0..len) is most likely a misspelling of (a few
+ * letters inserted, removed, changed or swapped: 1 for words of up to 3
+ * letters, 2 up to 6, else 3), or NULL: what "did you mean" proposes. */
+const char *tsctl_did_you_mean(const char *word, size_t len, const char *const *candidates,
+                               size_t n);
+
+/* Print "COMMAND 'NAME'" on f, the name quoted for a shell (lib/base's
+ * ts_shell_command): every command tsctl prints with a name in it. */
+void tsctl_print_command(FILE *f, const char *command, const char *name);
+
 /* Display width of a UTF-8 string in terminal cells (ts_repr_width). */
 size_t tsctl_width(const char *s);
 
@@ -279,6 +290,16 @@ int tsctl_root_choice(const tsctl_ctx *ctx, char *out, size_t outsz, char *why, 
  * out (TS_PATHS_MAX bytes). 0, or TSCTL_EXIT_USAGE after printing the
  * reason. */
 int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz);
+
+/*
+ * For the commands that read or change what a store holds (snapshots list,
+ * show, rm, approve, accept, reject, diff, review, orphans): 0 when the
+ * snapshot root (tsctl_store_root) exists; else prints on stderr where it
+ * looked and why (tsctl_root_choice), the stores found below the directory
+ * the walk started from, and what to do, and returns TSCTL_EXIT_FAILED: a
+ * store that does not exist is never reported as an empty one.
+ */
+int tsctl_need_store(const tsctl_ctx *ctx);
 
 /*
  * One request to the daemon (connecting with autostart when not connected).
@@ -355,7 +376,13 @@ struct ts_runreport_run;
  * 0, or an exit code after printing which file was wrong and why. */
 int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, struct ts_runreport **out);
 
-/* Write data to path (created or truncated). 0, or an exit code. */
+/* Make the missing directories above the file path (mkdir -p, 0777 less
+ * the umask, as pytest's --junitxml does). 0, or TSCTL_EXIT_USAGE after
+ * printing why (one of them is a file, or cannot be made). */
+int tsctl_make_dirs_for(const tsctl_ctx *ctx, const char *path);
+
+/* Write data to path (created or truncated; its missing directories made
+ * first). 0, or an exit code. */
 int tsctl_write_file(const tsctl_ctx *ctx, const char *path, const char *data, size_t len);
 
 /* "run ID (label) on HOST, opened ..., closed ..., N checks, complete" (or

@@ -126,7 +126,9 @@ static int decide(tsctl_ctx *ctx, int argc, char **argv, const char *method)
         return rc;
     if (run != NULL && !all)
         return tsctl_usage_error(ctx, "--run goes with --all");
-    rc = tsctl_call_decide(ctx, method, args.pos, args.npos, all, run, &result);
+    rc = tsctl_need_store(ctx);
+    if (rc == 0)
+        rc = tsctl_call_decide(ctx, method, args.pos, args.npos, all, run, &result);
     if (rc != 0)
         return rc;
     list = tsctl_get(result, accept ? "accepted" : "rejected");
@@ -176,6 +178,8 @@ int tsctl_cmd_diff(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     params = tsctl_store_params(ctx);

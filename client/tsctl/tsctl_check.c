@@ -138,6 +138,7 @@ int tsctl_cmd_check(tsctl_ctx *ctx, int argc, char **argv)
         ts_check_args_set_allow_pending(a, allow_pending);
         ts_check_args_set_run(a, run && run[0] ? run : NULL);
         ts_check_args_set_test(a, test && test[0] ? test : NULL);
+        ts_check_args_set_source(a, "tsctl");
         ts_check_args_set_color(a, ctx->color_out && !ctx->json);
         ts_check_args_set_width(a, tsctl_report_width());
         ts_check_args_set_json_diff(a, tsctl_json_diff_wanted(ctx));

@@ -17,6 +17,7 @@
 #include "lib/snapshot/ts_snapshot.h"
 #include "proto/ts_proto.h"
 #include "lib/store/ts_store.h"
+#include "ts_version.h"
 
 bool tsctl_interactive(void)
 {
@@ -100,6 +101,48 @@ int tsctl_store_root(const tsctl_ctx *ctx, char *out, size_t outsz)
     return 0;
 }
 
+/* path said relative to the current directory when it is below it. */
+static const char *below_cwd(const char *path, const char *cwd)
+{
+    size_t n = strlen(cwd);
+
+    if (strcmp(cwd, "/") != 0 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+        return path + n + 1;
+    return path;
+}
+
+int tsctl_need_store(const tsctl_ctx *ctx)
+{
+    char dir[TS_PATHS_MAX], root[TS_PATHS_MAX], why[TS_PATHS_MAX + 128];
+    ts_project_stores others = {0};
+    ts_project_root found;
+    struct stat st;
+    ts_error err;
+    int rc = tsctl_root_choice(ctx, dir, sizeof(dir), why, sizeof(why));
+
+    if (rc == 0)
+        rc = tsctl_store_root(ctx, root, sizeof(root));
+    if (rc != 0 || stat(root, &st) == 0)
+        return rc;
+    fprintf(stderr, "tsctl %s: no snapshot store at %s (%s): no snapshot was recorded there\n",
+            ctx->command, root, why);
+    /* where the walk began (no --dir, no TOOLSCORE_DIR): stores below it */
+    if (ctx->dir == NULL && ctx->dir_env == NULL && ts_project_find_root(NULL, &found, &err) == 0 &&
+        ts_project_stores_below(found.base, 8, &others, &err) == 0 && others.n > 0) {
+        fprintf(stderr, "  snapshot stores below %s:\n", found.base);
+        for (size_t i = 0; i < others.n; i++)
+            fprintf(stderr, "    %s\n", below_cwd(others.paths[i], found.start));
+        if (others.more)
+            fprintf(stderr, "    ... (more)\n");
+        fprintf(stderr, "  run tsctl in the project of the one you mean, or give --dir PATH\n");
+    } else {
+        fprintf(stderr, "  run tsctl in the project whose tests record snapshots, or give "
+                        "--dir PATH\n");
+    }
+    ts_project_stores_free(&others);
+    return TSCTL_EXIT_FAILED;
+}
+
 struct json_object *tsctl_store_params(const tsctl_ctx *ctx)
 {
     char root[TS_PATHS_MAX];
@@ -129,7 +172,8 @@ static void note_socket(tsctl_ctx *ctx)
 
 const char *tsctl_socket_path(const tsctl_ctx *ctx)
 {
-    return ctx->socket_path;
+    /* where the connection is now: store_busy may have moved it */
+    return ctx->client != NULL ? ts_client_socket_path(ctx->client) : ctx->socket_path;
 }
 
 /* Print the unreachable message (naming the socket) and return exit 3. */
@@ -144,6 +188,22 @@ static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
     if (!quiet)
         tsctl_fail(ctx, TSCTL_EXIT_UNREACHABLE, "%s", ctx->last_error.message);
     return TSCTL_EXIT_UNREACHABLE;
+}
+
+/* Say once that the daemon is another build than this tsctl (one a client
+ * started and that was idle was replaced already: docs/packaging.md). */
+static void note_other_build(tsctl_ctx *ctx)
+{
+    const char *theirs = ts_client_server_version(ctx->client);
+
+    if (ctx->build_noted || theirs == NULL || strcmp(theirs, TS_VERSION) == 0)
+        return;
+    ctx->build_noted = true;
+    fprintf(stderr,
+            "%snote:%s the daemon at %s is toolscored %s, this tsctl is %s (another build; "
+            "`tsctl stop` lets the next command start this build's)\n",
+            tsctl_c(ctx->color_err, TSCTL_YELLOW), tsctl_c(ctx->color_err, TSCTL_RESET),
+            ctx->socket_path, theirs, TS_VERSION);
 }
 
 static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
@@ -163,11 +223,20 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
         return unreachable(ctx, &err, quiet);
     }
     note_socket(ctx);
+    note_other_build(ctx);
     return 0;
 }
 
 void tsctl_disconnect(tsctl_ctx *ctx)
 {
+    const char *started = ctx->client != NULL ? ts_client_started_elsewhere(ctx->client) : NULL;
+
+    if (started != NULL)
+        fprintf(stderr,
+                "tsctl: note: no daemon answered at %s, so one was started there; but the store "
+                "is served by the daemon at %s, which answered instead, and the one started was "
+                "stopped (a mistyped --socket or TOOLSCORE_SOCKET?)\n",
+                started, ts_client_socket_path(ctx->client));
     ts_client_close(ctx->client);
     ctx->client = NULL;
 }

@@ -21,6 +21,7 @@
 #include "lib/extract/ts_extract.h"
 #include "lib/json/ts_json.h"
 #include "lib/score/ts_score.h"
+#include "ts_version.h"
 
 #define TSCTL_MAX_POS 256
 
@@ -141,6 +142,26 @@ static const char **common_value_slot(tsctl_ctx *ctx, const char *name, size_t l
     return NULL;
 }
 
+/* "unknown option '--W'", with "; did you mean '--X'?" for a misspelt one
+ * of the command's or the common options. */
+static int unknown_long(tsctl_ctx *ctx, const char *arg, size_t len, const tsctl_option *opts,
+                        bool json_ok)
+{
+    const char *names[64] = {"dir", "socket", "help", "version"};
+    size_t n = 4;
+    const char *guess;
+
+    if (json_ok)
+        names[n++] = "json";
+    for (size_t k = 0; opts != NULL && opts[k].name != NULL && n < 64; k++)
+        names[n++] = opts[k].name;
+    guess = tsctl_did_you_mean(arg, len, names, n);
+    if (guess != NULL)
+        return tsctl_usage_error(ctx, "unknown option '--%.*s'; did you mean '--%s'?", (int)len,
+                                 arg, guess);
+    return tsctl_usage_error(ctx, "unknown option '--%.*s'", (int)len, arg);
+}
+
 static int parse_long(tsctl_ctx *ctx, int argc, char **argv, int *i, const tsctl_option *opts,
                       bool json_ok)
 {
@@ -162,7 +183,7 @@ static int parse_long(tsctl_ctx *ctx, int argc, char **argv, int *i, const tsctl
     } else {
         slot = common_value_slot(ctx, arg, len);
         if (slot == NULL)
-            return tsctl_usage_error(ctx, "unknown option '--%.*s'", (int)len, arg);
+            return unknown_long(ctx, arg, len, opts, json_ok);
     }
     if (flag != NULL) {
         if (eq != NULL)

@@ -171,6 +171,8 @@ int tsctl_cmd_orphans(tsctl_ctx *ctx, int argc, char **argv)
     if (rc != 0)
         return rc;
     rc = tsctl_want_run_or_reports(ctx, &args, run, from_reports);
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     if (delete_them && !yes)

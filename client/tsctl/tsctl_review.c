@@ -264,6 +264,9 @@ int tsctl_cmd_review(tsctl_ctx *ctx, int argc, char **argv)
         return rc;
     if (ctx->json && !list)
         return tsctl_usage_error(ctx, "--json goes with --list");
+    rc = tsctl_need_store(ctx);
+    if (rc != 0)
+        return rc;
     params = tsctl_store_params(ctx);
     if (params == NULL)
         return TSCTL_EXIT_USAGE;

@@ -110,13 +110,16 @@ static size_t print_duplicates(const tsctl_ctx *ctx, const struct json_object *s
     return n;
 }
 
-/* A report file can be written: checked before the command runs. */
+/* A report file can be written (its missing directories made, as the
+ * pytest and Node options make them): checked before the command runs. */
 static int check_writable(const tsctl_ctx *ctx, const char *path)
 {
     int fd;
 
     if (path == NULL)
         return 0;
+    if (tsctl_make_dirs_for(ctx, path) != 0)
+        return TSCTL_EXIT_USAGE;
     fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     if (fd < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
@@ -299,8 +302,10 @@ static int record_trace(tsctl_ctx *ctx, const char *trace, const char *name, con
                tsctl_str(reply, "file", "?"));
     } else {
         printf("snapshot '%s' recorded from %s (pending approval): %s\n"
-               "Review it, then approve with `tsctl approve`.\n",
+               "Review it, then approve with `",
                name, trace, tsctl_str(reply, "file", "?"));
+        tsctl_print_command(stdout, "tsctl approve", name);
+        printf("`.\n");
     }
     json_object_put(reply);
     return rc;

@@ -10,7 +10,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,11 +46,45 @@ int tsctl_reports_load(const tsctl_ctx *ctx, char *const *paths, int n, ts_runre
     return 0;
 }
 
+int tsctl_make_dirs_for(const tsctl_ctx *ctx, const char *path)
+{
+    char dir[PATH_MAX];
+    struct stat st;
+    size_t len;
+
+    if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+        return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: path too long", path);
+    len = strlen(dir);
+    while (len > 0 && dir[len - 1] != '/') /* the directory part, "" for none */
+        len--;
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    dir[len] = '\0';
+    for (size_t i = 1; i <= len; i++) {
+        if (dir[i] != '/' && dir[i] != '\0')
+            continue;
+        dir[i] = '\0';
+        if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: cannot create %s: %s", path,
+                              dir, strerror(errno));
+        if (stat(dir, &st) == 0 && !S_ISDIR(st.st_mode))
+            return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s is not a directory", path,
+                              dir);
+        if (i < len)
+            dir[i] = '/';
+    }
+    return 0;
+}
+
 int tsctl_write_file(const tsctl_ctx *ctx, const char *path, const char *data, size_t len)
 {
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd;
     size_t done = 0;
+    int rc = tsctl_make_dirs_for(ctx, path);
 
+    if (rc != 0)
+        return rc;
+    fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0)
         return tsctl_fail(ctx, TSCTL_EXIT_USAGE, "cannot write %s: %s", path, strerror(errno));
     while (done < len) {

@@ -159,6 +159,8 @@ int tsctl_cmd_snapshots_list(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 0, NULL);
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     rc = list_all(ctx, pending, &result);
@@ -237,6 +239,8 @@ int tsctl_cmd_snapshots_show(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, NULL, TSCTL_PARSE_JSON, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     rc = tsctl_call_name(ctx, "show", args.pos[0], 0, &result);
@@ -303,6 +307,8 @@ int tsctl_cmd_snapshots_rm(tsctl_ctx *ctx, int argc, char **argv)
     rc = tsctl_parse(ctx, argc, argv, opts, 0, &args);
     if (rc == 0)
         rc = tsctl_want_args(ctx, &args, 1, "one NAME");
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     if (!yes && !tsctl_interactive())
@@ -371,10 +377,13 @@ static int print_approved(const tsctl_ctx *ctx, const struct json_object *list)
                    tsctl_bool(e, "observation")
                        ? "; its last check did not match: the calls it observed are kept"
                        : ".");
-        if (tsctl_bool(e, "observation"))
-            printf("  %s`tsctl accept %s`%s makes the calls observed last its baseline (`tsctl "
-                   "diff %s` shows them).\n",
-                   tsctl_c(c, TSCTL_BOLD), name, tsctl_c(c, TSCTL_RESET), name);
+        if (tsctl_bool(e, "observation")) {
+            printf("  %s`", tsctl_c(c, TSCTL_BOLD));
+            tsctl_print_command(stdout, "tsctl accept", name);
+            printf("`%s makes the calls observed last its baseline (`", tsctl_c(c, TSCTL_RESET));
+            tsctl_print_command(stdout, "tsctl diff", name);
+            printf("` shows them).\n");
+        }
     }
     json_object_put(changed);
     return rc;
@@ -396,6 +405,8 @@ int tsctl_cmd_approve(tsctl_ctx *ctx, int argc, char **argv)
     if (rc != 0)
         return rc;
     rc = tsctl_want_names_or_all(ctx, &args, all);
+    if (rc == 0)
+        rc = tsctl_need_store(ctx);
     if (rc != 0)
         return rc;
     rc = tsctl_call_approve(ctx, args.pos, args.npos, all, &result);

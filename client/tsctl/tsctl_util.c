@@ -184,6 +184,74 @@ const char *tsctl_c(bool on, const char *code)
     return on ? code : "";
 }
 
+/* The optimal string alignment distance of a[0..la) and b (adjacent
+ * transpositions count one), or max + 1 once it is past max. */
+static size_t edit_distance(const char *a, size_t la, const char *b, size_t max)
+{
+    size_t lb = strlen(b);
+    size_t rows[3][65];
+    size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
+
+    if (la > 64 || lb > 64)
+        return max + 1;
+    for (size_t j = 0; j <= lb; j++)
+        prev[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t best = cur[0] = i;
+
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cost = a[i - 1] != b[j - 1];
+            size_t d = prev[j - 1] + cost;
+
+            if (prev[j] + 1 < d)
+                d = prev[j] + 1;
+            if (cur[j - 1] + 1 < d)
+                d = cur[j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                prev2[j - 2] + 1 < d)
+                d = prev2[j - 2] + 1;
+            cur[j] = d;
+            best = d < best ? d : best;
+        }
+        if (best > max)
+            return max + 1;
+        size_t *t = prev2;
+        prev2 = prev;
+        prev = cur;
+        cur = t;
+    }
+    return prev[lb];
+}
+
+const char *tsctl_did_you_mean(const char *word, size_t len, const char *const *candidates,
+                               size_t n)
+{
+    /* as cargo and git do: a few edits, fewer for a short word */
+    size_t max = len <= 3 ? 1 : len <= 6 ? 2 : 3;
+    const char *best = NULL;
+    size_t best_d = max + 1;
+
+    for (size_t i = 0; i < n; i++) {
+        size_t d = edit_distance(word, len, candidates[i], max);
+
+        if (d < best_d) {
+            best = candidates[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+void tsctl_print_command(FILE *f, const char *command, const char *name)
+{
+    ts_buf b;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (ts_shell_command(&b, command, name) == 0 && b.data != NULL)
+        fputs(b.data, f);
+    ts_buf_free(&b);
+}
+
 size_t tsctl_width(const char *s)
 {
     return ts_repr_width(s, strlen(s));

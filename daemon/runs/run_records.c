@@ -114,6 +114,7 @@ int tsd_run_meta_write(int dir, const tsd_run_meta *m, ts_error *err)
 
         json_object_object_add(c, "created", json_object_new_int64(m->counts.created));
         json_object_object_add(c, "updated", json_object_new_int64(m->counts.updated));
+        json_object_object_add(c, "unchanged", json_object_new_int64(m->counts.unchanged));
         json_object_object_add(c, "pending", json_object_new_int64(m->counts.pending));
         json_object_object_add(c, "passed", json_object_new_int64(m->counts.passed));
         json_object_object_add(c, "failed", json_object_new_int64(m->counts.failed));
@@ -188,6 +189,13 @@ static int meta_counts(struct json_object *o, tsd_run_meta *m, ts_error *err)
             json_object_get_int64(v) < 0)
             return meta_bad(err, "a count is missing or not a count");
         *slots[i] = json_object_get_int64(v);
+    }
+    /* of updated; run.json of earlier versions has none */
+    if (json_object_object_get_ex(c, "unchanged", &v)) {
+        if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0 ||
+            json_object_get_int64(v) > m->counts.updated)
+            return meta_bad(err, "\"unchanged\" is not a count of updated");
+        m->counts.unchanged = json_object_get_int64(v);
     }
     if (!json_object_object_get_ex(o, "checks", &v) || !json_object_is_type(v, json_type_int))
         return meta_bad(err, "\"checks\" missing");
@@ -383,6 +391,10 @@ int tsd_run_line_encode(const tsd_run_line *l, ts_buf *out, ts_error *err)
     string_or_null(out, l->test);
     key(out, "outcome", false);
     string_or_null(out, l->outcome);
+    if (l->unchanged) {
+        key(out, "unchanged", false);
+        ts_buf_appends(out, "true");
+    }
     key(out, "score", false);
     number_or_null(out, l->score);
     key(out, "min_score", false);
@@ -462,7 +474,7 @@ static bool id_ok(const char *id)
 static bool line_decode(struct json_object *o, tsd_run_line *l)
 {
     struct json_object *calls = NULL, *rules = NULL;
-    struct json_object *baseline = NULL;
+    struct json_object *baseline = NULL, *unchanged = NULL;
 
     memset(l, 0, sizeof(*l));
     if (!json_object_is_type(o, json_type_object) || !line_string(o, "name", &l->name) ||
@@ -473,6 +485,11 @@ static bool line_decode(struct json_object *o, tsd_run_line *l)
         !line_string(o, "rules_id", &l->rules_id) || !line_number(o, "score", &l->score) ||
         !line_number(o, "min_score", &l->min_score) || !line_number(o, "ms", &l->duration_ms))
         return false;
+    if (json_object_object_get_ex(o, "unchanged", &unchanged)) {
+        if (!json_object_is_type(unchanged, json_type_boolean))
+            return false;
+        l->unchanged = json_object_get_boolean(unchanged);
+    }
     if (l->name == NULL || ts_runreport_outcome_of(l->outcome) < 0 || !id_ok(l->report_id) ||
         !id_ok(l->calls_id) || !id_ok(l->baseline_id) || !id_ok(l->rules_id) ||
         (l->report != NULL && l->report_id == NULL))

@@ -162,6 +162,7 @@ static int add_line(const tsd_run_line *l, void *arg, ts_error *err)
     c.name = l->name;
     c.test = l->test;
     c.outcome = l->outcome;
+    c.unchanged = l->unchanged;
     c.score = l->score;
     c.min_score = l->min_score;
     c.duration_ms = l->duration_ms;

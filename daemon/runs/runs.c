@@ -56,26 +56,28 @@ static uint64_t id_value(const char *hex)
     return v != 0 ? v : 1;
 }
 
-static void count_outcome(ts_summary_counts *c, const char *outcome)
+static void count_outcome(ts_summary_counts *c, const char *outcome, bool unchanged)
 {
-    if (strcmp(outcome, "CREATED") == 0)
+    if (strcmp(outcome, "CREATED") == 0) {
         c->created++;
-    else if (strcmp(outcome, "UPDATED") == 0)
+    } else if (strcmp(outcome, "UPDATED") == 0) {
         c->updated++;
-    else if (strcmp(outcome, "PENDING") == 0)
+        c->unchanged += unchanged;
+    } else if (strcmp(outcome, "PENDING") == 0) {
         c->pending++;
-    else if (strcmp(outcome, "PASSED") == 0)
+    } else if (strcmp(outcome, "PASSED") == 0) {
         c->passed++;
-    else if (strcmp(outcome, "FAILED") == 0)
+    } else if (strcmp(outcome, "FAILED") == 0) {
         c->failed++;
-    else
+    } else {
         c->errors++;
+    }
 }
 
 /* Count one check in memory (a new one, or one read back). */
 static int run_count(tsd_run *run, const char *name, const char *test, const char *outcome,
-                     uint64_t calls_id, bool calls_kept, uint64_t report_id, bool report_kept,
-                     uint64_t baseline_id, bool baseline_kept)
+                     bool unchanged, uint64_t calls_id, bool calls_kept, uint64_t report_id,
+                     bool report_kept, uint64_t baseline_id, bool baseline_kept)
 {
     tsd_run_name *n = tsd_run_name_get(run, name);
 
@@ -89,7 +91,7 @@ static int run_count(tsd_run *run, const char *name, const char *test, const cha
     if (baseline_id != 0 && baseline_kept && tsd_run_reports_add(run, baseline_id) < 0)
         return -ENOMEM;
     n->last_failed = strcmp(outcome, "FAILED") == 0;
-    count_outcome(&run->counts, outcome);
+    count_outcome(&run->counts, outcome, unchanged);
     run->checks++;
     return 0;
 }
@@ -345,6 +347,7 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     l.name = c->name;
     l.test = c->test;
     l.outcome = c->outcome;
+    l.unchanged = c->unchanged;
     l.score = c->score;
     l.min_score = c->min_score;
     /* to the microsecond: its shortest decimal form is then short to find */
@@ -378,8 +381,8 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
         written = wrc == 0;
     }
     ts_buf_free(&line);
-    if (rc == 0 && run_count(run, c->name, c->test, c->outcome, calls_id, keep_calls, report_id,
-                             keep_report, baseline_id, keep_baseline) < 0)
+    if (rc == 0 && run_count(run, c->name, c->test, c->outcome, c->unchanged, calls_id, keep_calls,
+                             report_id, keep_report, baseline_id, keep_baseline) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (rc == 0 && keep_rules && written && tsd_run_reports_add(run, rules_id) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -636,9 +639,9 @@ static int reload_line(const tsd_run_line *l, void *arg, ts_error *err)
 {
     tsd_run *run = arg;
 
-    if (run_count(run, l->name, l->test, l->outcome, id_value(l->calls_id), l->calls != NULL,
-                  id_value(l->report_id), l->report != NULL, id_value(l->baseline_id),
-                  l->baseline != NULL) < 0 ||
+    if (run_count(run, l->name, l->test, l->outcome, l->unchanged, id_value(l->calls_id),
+                  l->calls != NULL, id_value(l->report_id), l->report != NULL,
+                  id_value(l->baseline_id), l->baseline != NULL) < 0 ||
         (l->rules != NULL && tsd_run_reports_add(run, id_value(l->rules_id)) < 0))
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     return 0;

@@ -177,8 +177,9 @@ typedef struct tsd_run_check {
     double min_score;
     double duration_ms;
     const char *message;
-    const char *report;                 /* NULL: none */
-    const struct json_object *calls;    /* the observed calls, NULL: none */
+    bool unchanged;                  /* UPDATED with the calls approved already (nothing written) */
+    const char *report;              /* NULL: none */
+    const struct json_object *calls; /* the observed calls, NULL: none */
     const struct json_object *baseline; /* FAILED: the baseline compared with, else NULL */
     const struct json_object *rules;    /* the rules object compared with, NULL: none */
 } tsd_run_check;

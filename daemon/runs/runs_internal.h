@@ -80,6 +80,7 @@ int tsd_run_meta_read(int dir, tsd_run_meta *m, ts_error *err);
 /* One check as a line holds it. */
 typedef struct tsd_run_line {
     const char *name, *test, *outcome, *message;
+    bool unchanged;                       /* UPDATED that wrote nothing ("unchanged": true) */
     double score, min_score, duration_ms; /* score, min_score < 0: none */
     const char *report_id;                /* NULL: none */
     const char *report;                   /* the text when this line holds it */

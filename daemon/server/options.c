@@ -18,7 +18,9 @@ static const char usage_text[] =
     "                       toolscored.sock, or /tmp/toolscore-UID/toolscored.sock)\n"
     "  --store DIR          serve only the snapshot root DIR; refuse others\n"
     "  --foreground         log to stderr and print the socket path when ready\n"
-    "  --idle-timeout S     exit after S seconds without a client (0: never)\n"
+    "  --idle-timeout S     exit after S seconds without a client (0: never; the\n"
+    "                       default, but for a daemon a client started: 900, or\n"
+    "                       $TOOLSCORED_IDLE_TIMEOUT)\n"
     "  --log-level LEVEL    debug, info (default), warn or error\n"
     "  --log-file FILE      append the log to FILE\n"
     "  --max-frame BYTES    largest request frame accepted (default 16777216)\n"
@@ -74,6 +76,18 @@ static int parse_seconds_of(const char *option, double min, const char *value, u
 static int parse_seconds(const char *value, uint64_t *ms, ts_error *err)
 {
     return parse_seconds_of("--idle-timeout", 0, value, ms, err);
+}
+
+int tsd_options_auto_started(tsd_options *opt, const char *env, ts_error *err)
+{
+    opt->auto_started = true;
+    if (opt->idle_timeout_given)
+        return 0;
+    if (env == NULL || env[0] == '\0') {
+        opt->idle_timeout_ms = TSD_DEFAULT_AUTO_IDLE_TIMEOUT_MS;
+        return 0;
+    }
+    return parse_seconds_of(TSD_IDLE_TIMEOUT_ENV, 0, env, &opt->idle_timeout_ms, err);
 }
 
 static int parse_frame(const char *value, size_t *out, ts_error *err)
@@ -246,6 +260,7 @@ static int parse_one(int argc, char **argv, int *i, tsd_options *opt, ts_error *
         case 1:
             return parse_store(value, &opt->store_root, err);
         case 2:
+            opt->idle_timeout_given = true;
             return parse_seconds(value, &opt->idle_timeout_ms, err);
         case 3:
             if (tsd_log_level_parse(value, &opt->log_level) < 0)

@@ -83,6 +83,10 @@ void tsd_log(tsd_log_level level, const char *fmt, ...) __attribute__((format(pr
 #define TSD_DEFAULT_FRAME_TIMEOUT_MS 30000
 #define TSD_DEFAULT_RUNS_KEEP 100
 #define TSD_DEFAULT_RUNS_MAX_AGE_S (7 * 86400)
+/* An auto-started daemon's idle timeout unless --idle-timeout or
+ * TSD_IDLE_TIMEOUT_ENV says otherwise: 15 minutes. */
+#define TSD_DEFAULT_AUTO_IDLE_TIMEOUT_MS (15 * 60 * 1000)
+#define TSD_IDLE_TIMEOUT_ENV "TOOLSCORED_IDLE_TIMEOUT"
 
 typedef enum tsd_action { TSD_RUN = 0, TSD_HELP, TSD_VERSION } tsd_action;
 
@@ -92,6 +96,7 @@ typedef struct tsd_options {
     char *store_root;  /* NULL: any store; else the one absolute root served */
     bool foreground;
     uint64_t idle_timeout_ms; /* 0: never */
+    bool idle_timeout_given;  /* --idle-timeout was on the command line */
     tsd_log_level log_level;
     char *log_file; /* NULL: stderr with --foreground, else nowhere */
     size_t max_frame;
@@ -101,6 +106,10 @@ typedef struct tsd_options {
     char *state_dir;        /* NULL: ts_state_default_path */
     size_t runs_keep;       /* closed runs kept */
     int64_t runs_max_age_s; /* runs closed or idle longer ago are dropped */
+    /* started by a client's auto-start (TOOLSCORED_AUTO_STARTED=1 in the
+     * environment, not an option): a client of another build may stop it
+     * when it is idle and start its own (docs/packaging.md) */
+    bool auto_started;
 } tsd_options;
 
 /*
@@ -110,6 +119,18 @@ typedef struct tsd_options {
  */
 int tsd_options_parse(int argc, char **argv, tsd_options *opt, ts_error *err);
 void tsd_options_free(tsd_options *opt);
+
+/*
+ * A daemon a client started (TOOLSCORED_AUTO_STARTED=1): marks opt so, and
+ * unless --idle-timeout was given, sets its idle timeout from env (the
+ * value of TOOLSCORED_IDLE_TIMEOUT, seconds; NULL or "": 15 minutes), so
+ * that a daemon nobody started by hand exits once unused and an old build
+ * does not serve on after an upgrade. A daemon started otherwise (systemd,
+ * `make run`, --foreground) keeps its --idle-timeout, by default never.
+ * "invalid_argument" naming the variable for a value that is no number of
+ * seconds.
+ */
+int tsd_options_auto_started(tsd_options *opt, const char *env, ts_error *err);
 
 /* The --help text. */
 const char *tsd_options_usage(void);
@@ -412,6 +433,9 @@ typedef struct tsd_module {
     size_t (*memory)(void *state);
     /* Add the module's members to status's result o. */
     void (*status)(void *state, struct json_object *o);
+    /* What keeps the daemon in use besides connections (open runs): stop
+     * {if_idle} refuses while any module says more than 0. */
+    size_t (*in_use)(void *state);
     /* For a store_busy error: the socket of the daemon that holds the
      * store, when the module knows it (the reply's "socket"), or NULL. */
     const char *(*busy_socket)(void *state);

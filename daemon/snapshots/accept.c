@@ -143,7 +143,8 @@ static int accept_write(decide_job *d, tsd_queue_item *item, ts_check_accept_act
         rc = ts_snapshot_set_calls(snap, item->obs->calls, &d->err);
         if (rc == 0)
             rc = ts_snapshot_approve(snap, &d->err);
-        source = rc == 0 ? strdup("pytest") : NULL;
+        /* the source of the check that observed the calls */
+        source = rc == 0 ? strdup(item->obs->source != NULL ? item->obs->source : "pytest") : NULL;
         if (rc == 0 && source == NULL)
             rc = ts_error_set(&d->err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
         if (rc == 0) {

@@ -62,6 +62,7 @@ typedef struct check_request {
     const char *format;
     const char *run;
     const char *test;
+    const char *source;         /* the written snapshot's source ("pytest" when not given) */
     struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
     ts_rules *rules;            /* the "rules" param compiled, or NULL */
     ts_score_options score;
@@ -76,6 +77,9 @@ typedef struct check_outcome {
     char *message;
     ts_score_result scored;   /* the scoring keys, when evaluated */
     char *report;             /* drift report, or NULL */
+    char *next_steps;         /* FAILED: the lines that end the reply's report (the
+                               * commands that accept it and review everything); the
+                               * run keeps the report alone, stored once per text */
     double score;             /* < 0 when not evaluated */
     ts_buf scored_packed;     /* scored already packed (the cache's self score), or empty */
     ts_rules_applied applied; /* what the rules did, when evaluated under rules */
@@ -141,6 +145,12 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     rq->json_diff = tsd_params_bool(&p, "json_diff", true);
     rq->run = tsd_params_string(&p, "run", false);
     rq->test = tsd_params_string(&p, "test", false);
+    rq->source = tsd_params_string(&p, "source", false);
+    if (rq->source == NULL)
+        rq->source = "pytest";
+    else if (tsd_params_error(&p) == 0 && !ts_snapshot_source_known(rq->source))
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "'source' must be one of " TS_SNAPSHOT_SOURCES));
     rules = tsd_params_object(&p, "rules");
     if (rules != NULL && tsd_params_error(&p) == 0)
         tsd_params_fail(&p, ts_rules_from_json(rules, "rules", &rq->rules, err));
@@ -207,10 +217,11 @@ static int find_run(tsd_snapshots *sn, const char *id, ts_error *err)
 /* ---- the state machine ------------------------------------------------ */
 
 /* The state machine's input for rq, its rules and the observed calls. */
-static void check_input(const check_request *rq, const ts_rules *rules,
+static void check_input(const check_request *rq, const char *file, const ts_rules *rules,
                         const struct json_object *calls, ts_check_input *in)
 {
     ts_check_input_init(in, rq->name, &rq->score);
+    in->file = file;
     in->rules = rules;
     in->ci = rq->ci;
     in->update = rq->update;
@@ -275,6 +286,12 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
         if (rc == 0)
             rc = ts_report_drift(expected, actual, in->score, &ropt, &report, err);
         out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
+        /* the failure's text ends with the commands that accept it and review all */
+        ts_buf_init(&report, TS_BUF_UNLIMITED);
+        if (rc == 0 && ts_check_next_steps(in, d, &report) == 0 && report.len > 0)
+            out->next_steps = ts_buf_detach(&report, NULL);
+        if (rc == 0 && ts_buf_error(&report) < 0)
+            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
         ts_buf_free(&report);
         free(notes);
         if (rc == -ENOMEM && err != NULL && err->code[0] == '\0')
@@ -323,7 +340,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
                                 {"name", c->rq.name},
                                 {"file", c->file},
                                 {"message", out->message}};
-
+    int failed = 0;
     bool rules = out->rules_packed.len > 0 || out->applied.rules != NULL || c->rules != NULL;
 
     ts_wire_pack_map(w, rules ? 9 : 8, err);
@@ -339,10 +356,25 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
     else
         ts_message_pack_score_result(w, &out->scored, 2, err);
     ts_wire_pack_str(w, "report", 6, err);
-    if (out->report != NULL)
+    if (out->report != NULL && out->next_steps != NULL) {
+        ts_buf text;
+
+        ts_buf_init(&text, TS_BUF_UNLIMITED);
+        ts_buf_appends(&text, out->report);
+        ts_buf_appendc(&text, '\n');
+        ts_buf_appends(&text, out->next_steps);
+        if (ts_buf_error(&text) < 0) {
+            ts_wire_pack_nil(w, err);
+            failed = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+        } else {
+            ts_wire_pack_str(w, text.data, text.len, err);
+        }
+        ts_buf_free(&text);
+    } else if (out->report != NULL) {
         ts_wire_pack_str(w, out->report, strlen(out->report), err);
-    else
+    } else {
         ts_wire_pack_nil(w, err);
+    }
     ts_wire_pack_str(w, "written", 7, err);
     ts_wire_pack_bool(w, out->written, err);
     ts_wire_pack_str(w, "kept", 4, err);
@@ -351,7 +383,7 @@ static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
         ts_wire_pack_str(w, "rules", 5, err);
         pack_rules(w, c, err);
     }
-    return ts_wire_writer_error(w);
+    return failed < 0 ? failed : ts_wire_writer_error(w);
 }
 
 static void check_free(check_job *c)
@@ -369,6 +401,7 @@ static void check_free(check_job *c)
     free(c->redacted);
     free(c->out.message);
     free(c->out.report);
+    free(c->out.next_steps);
     tsd_run_observation_free(&c->obs);
     free(c);
 }
@@ -418,6 +451,7 @@ static void check_done(tsd_job *job)
                                  c->rq.score.min_score,
                                  ms,
                                  c->out.message,
+                                 outcome == TS_CHECK_UPDATED && c->out.decision.unchanged,
                                  c->out.report,
                                  c->calls,
                                  failed ? c->baseline : NULL,
@@ -459,6 +493,10 @@ static void prepare_keep(check_job *c, const ts_snapshot *snap, bool on_loop)
             c->rq.name, calls, ts_check_outcome_name(c->out.decision.outcome), snap->calls,
             c->rq.run, c->rq.test, &c->rq.score,
             c->rules != NULL ? ts_rules_object(c->rules) : NULL, &c->keep, &c->keep_err);
+    /* accepting it later writes the source of the check that observed it */
+    if (c->keep_rc == 0 && strcmp(c->rq.source, "pytest") != 0 &&
+        (c->keep->source = strdup(c->rq.source)) == NULL)
+        c->keep_rc = ts_error_set(&c->keep_err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     json_object_put(calls);
 }
 
@@ -511,6 +549,36 @@ static int read_snapshot(check_job *c, ts_check_input *in, ts_snapshot **snap)
     return rc;
 }
 
+/* The check that made its store's root: its message names the other stores
+ * of the repository (a second store above or below one that exists, e.g.
+ * tests run from a subdirectory), once. Pool thread. */
+static void note_new_store(check_job *c)
+{
+    const char *root = ts_store_root(c->st->store);
+    ts_project_stores others;
+    ts_error err;
+    ts_buf b;
+
+    if (ts_project_other_stores(root, 3, &others, &err) < 0 || others.n == 0)
+        return;
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ts_buf_appendf(&b,
+                   "%s; warning: this made a second snapshot store in the repository, %s, "
+                   "beside ",
+                   c->out.message, root);
+    for (size_t i = 0; i < others.n; i++)
+        ts_buf_appendf(&b, "%s%s", i > 0 ? ", " : "", others.paths[i]);
+    if (others.more)
+        ts_buf_appends(&b, " and more");
+    tsd_info("store %s made; the repository has others, first %s", root, others.paths[0]);
+    if (ts_buf_error(&b) == 0) {
+        free(c->out.message);
+        c->out.message = ts_buf_detach(&b, NULL);
+    }
+    ts_buf_free(&b);
+    ts_project_stores_free(&others);
+}
+
 static void check_work(tsd_job *job)
 {
     check_job *c = (check_job *)job;
@@ -526,7 +594,7 @@ static void check_work(tsd_job *job)
             rc = redact_calls(c, &c->err);
     }
     if (rc == 0) {
-        check_input(&c->rq, c->rules, c->calls, &in);
+        check_input(&c->rq, c->file, c->rules, c->calls, &in);
         ts_check_decide(&in, &c->out.decision);
     }
     if (rc == 0 && d->step == TS_CHECK_READ)
@@ -537,9 +605,11 @@ static void check_work(tsd_job *job)
     if (rc == 0 && d->write)
         rc = tsd_store_lock_for_write(&c->sn->stores, c->st, &c->busy, &c->err);
     if (rc == 0 && d->write)
-        rc = tsd_save(c->st->store, c->rq.name, c->calls, "pytest", d->approved, d->may_exist,
+        rc = tsd_save(c->st->store, c->rq.name, c->calls, c->rq.source, d->approved, d->may_exist,
                       &c->job, &c->err);
     c->out.written = rc == 0 && d->write;
+    if (c->out.written && ts_store_take_root_made(c->st->store))
+        note_new_store(c);
     if (rc == 0) {
         prepare_keep(c, snap, false);
         keep_files(c);
@@ -641,7 +711,7 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
     if (rc > 0)
         return false;
     if (rc == 0) {
-        check_input(&c->rq, c->rules, c->calls, &in);
+        check_input(&c->rq, c->file, c->rules, c->calls, &in);
         in.state = ts_check_state_of(snap);
         in.snapshot = snap;
         rc = settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out, &c->err);
@@ -773,6 +843,17 @@ int tsd_check(void *state, tsd_request *req, const struct json_object *params,
     rc = parse_check(params, tsd_request_raw(req, &raw_len) != NULL, &c->rq, err);
     if (rc == 0)
         rc = find_run(sn, c->rq.run, err);
+    /* a run unknown here, of a store another daemon holds: the run is that
+     * daemon's (a client sent to it by store_busy, whose workers started
+     * here first): store_busy sends the check there, run and all */
+    if (rc == -ENOENT) {
+        ts_error busy;
+
+        if (find_store(c, &busy) < 0 && strcmp(busy.code, TS_ERR_STORE_BUSY) == 0) {
+            *err = busy;
+            rc = -EBUSY;
+        }
+    }
     if (rc == 0)
         rc = try_loop(c, err);
     if (rc > 0)

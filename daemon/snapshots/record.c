@@ -77,6 +77,8 @@ static void record_work(tsd_job *job)
     if (rc == 0)
         c->outcome = d.outcome;
     c->written = rc == 0 && d.write;
+    /* only a check says that it made its store (check.c, note_new_store) */
+    (void)ts_store_take_root_made(c->st->store);
     /* A file written (or one whose write failed after its rename): the
      * name's kept observation no longer applies. */
     if ((rc == 0 && d.keep == TS_CHECK_KEEP_DROP) || c->job.sync_rc < 0)
@@ -118,12 +120,10 @@ static const char *param_source(tsd_params *p)
 
     if (tsd_params_error(p) < 0 || source == NULL)
         return "trace";
-    if (strcmp(source, "trace") != 0 && strcmp(source, "pytest") != 0 &&
-        strcmp(source, "record") != 0)
-        tsd_params_fail(p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                        "'source' must be \"trace\", \"pytest\" or \"record\", "
-                                        "got \"%s\"",
-                                        source));
+    if (!ts_snapshot_source_known(source))
+        tsd_params_fail(
+            p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'source' must be one of " TS_SNAPSHOT_SOURCES ", got \"%s\"", source));
     return source;
 }
 

@@ -98,6 +98,8 @@ static void save_work(tsd_job *job)
             rc = 0;
         }
     }
+    /* only a check says that it made its store (check.c, note_new_store) */
+    (void)ts_store_take_root_made(j->st->store);
     /* a file written: the observation kept against the old one is stale */
     if (rc == 0)
         j->dropped = tsd_obs_remove(&j->st->obs, tsd_obs_file_of(j->file), NULL) > 0;

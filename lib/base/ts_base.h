@@ -2,8 +2,9 @@
  * lib/base — the conventions every module of toolscored shares, and nothing
  * else: one error convention (ts_error: 0 or a negative errno-style code,
  * with a stable code and a message), one growable buffer whose errors stick
- * (ts_buf), one definition of valid UTF-8 (ts_utf8) and one whole-write loop
- * for file descriptors (ts_fd). Depends on nothing of ours; every other
+ * (ts_buf), one definition of valid UTF-8 (ts_utf8), one whole-write loop
+ * for file descriptors (ts_fd) and one way to quote a word for a shell
+ * (ts_shell). Depends on nothing of ours; every other
  * folder may include it. Nothing here prints, exits or aborts.
  */
 #ifndef TS_BASE_H
@@ -156,5 +157,27 @@ bool ts_utf8_valid(const char *s, size_t len);
  * O_APPEND). 0, or -errno of the write that failed (part may be written).
  */
 int ts_fd_write_all(int fd, const void *data, size_t len);
+
+/*
+ * ts_shell — a word quoted for a POSIX shell: every command toolscored
+ * prints with a snapshot name in it (`tsctl accept 'NAME'`) is built here,
+ * so that pasting it into bash or zsh, interactive or not, runs exactly
+ * that command with exactly that name, whatever it holds (spaces, ; > |,
+ * quotes, $, globs like [Oslo], ! for history expansion, non-ASCII).
+ *
+ * The word is always quoted: 'tests/a.py::test[x]', a quote as 'it'\''s'.
+ * A word holding a character that does not show as itself on a terminal
+ * (a control character such as a newline, DEL, C1 controls, zero-width and
+ * bidirectional format characters) or bytes that are not UTF-8 is written
+ * as $'...' instead (bash, zsh, ksh, POSIX.1-2024): $'a\nb', each such
+ * byte as \xHH, so the text printed stays on one line and copies whole.
+ */
+/* Append s[0..len) quoted. 0, or out's error. */
+int ts_shell_quote(ts_buf *out, const char *s, size_t len);
+
+/* Append "COMMAND 'WORD'" (command as it is, word quoted; "COMMAND --
+ * '-WORD'" when the word starts with '-', which tsctl would read as an
+ * option). 0, or out's error. */
+int ts_shell_command(ts_buf *out, const char *command, const char *word);
 
 #endif

@@ -5,7 +5,6 @@
 #include "lib/check/ts_check.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -140,67 +139,106 @@ int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_a
     return rc;
 }
 
-static char *message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* A new string (NULL when out of memory). */
-static char *message(const char *fmt, ...)
-{
-    char *out = NULL;
-    va_list ap;
-    int n;
-
-    va_start(ap, fmt);
-    n = vasprintf(&out, fmt, ap);
-    va_end(ap);
-    return n < 0 ? NULL : out;
-}
-
-char *ts_check_message(const ts_check_input *in, const ts_check_decision *d)
+/* The decided check's message into b (the commands in it name the snapshot
+ * quoted for a shell, lib/base's ts_shell). 0, -ENOMEM, or 1 when there is
+ * no message. */
+static int write_message(const ts_check_input *in, const ts_check_decision *d, ts_buf *b)
 {
     const char *n = in->name;
 
-    if (d->step != TS_CHECK_DONE)
-        return NULL;
     switch (d->outcome) {
     case TS_CHECK_CREATED:
-        return message("snapshot '%s' created - review it, then approve with `tsctl approve`", n);
+        ts_buf_appendf(b, "snapshot '%s' created", n);
+        if (in->file != NULL)
+            ts_buf_appendf(b, ": %s", in->file);
+        ts_buf_appends(b, " - review it, then approve with `");
+        ts_shell_command(b, "tsctl approve", n);
+        ts_buf_appends(b, "`");
+        break;
     case TS_CHECK_UPDATED:
         if (d->unchanged)
-            return message("snapshot '%s' unchanged (its calls are already the approved ones)", n);
-        return message("snapshot '%s' updated (calls overwritten and approved)", n);
+            ts_buf_appendf(b, "snapshot '%s' unchanged (its calls are already the approved ones)",
+                           n);
+        else
+            ts_buf_appendf(b, "snapshot '%s' updated (calls overwritten and approved)", n);
+        break;
     case TS_CHECK_PENDING:
-        if (d->differs)
-            return message("snapshot '%s' pending approval; the calls observed now differ from "
-                           "the recording - `tsctl accept %s` records them",
-                           n, n);
-        return message(
-            "snapshot '%s' pending approval - run `tsctl approve` to use it as a baseline", n);
+        if (d->differs) {
+            ts_buf_appendf(b,
+                           "snapshot '%s' pending approval; the calls observed now differ from "
+                           "the recording - `",
+                           n);
+            ts_shell_command(b, "tsctl accept", n);
+            ts_buf_appends(b, "` records them");
+        } else {
+            ts_buf_appendf(b, "snapshot '%s' pending approval - run `", n);
+            ts_shell_command(b, "tsctl approve", n);
+            ts_buf_appends(b, "` to use it as a baseline");
+        }
+        break;
     case TS_CHECK_ERROR_MISSING_IN_CI:
-        return message("snapshot '%s' does not exist; snapshots cannot be created in CI. Run the "
-                       "test locally to record it, review it, then approve with `tsctl approve`.",
+        ts_buf_appendf(b,
+                       "snapshot '%s' does not exist; snapshots cannot be created in CI. Run the "
+                       "test locally to record it, then accept it with `",
                        n);
+        ts_shell_command(b, "tsctl accept", n);
+        ts_buf_appends(b, "` (or review everything with `tsctl review`).");
+        break;
     case TS_CHECK_ERROR_PENDING_IN_CI:
-        return message("snapshot '%s' is pending approval; an unapproved snapshot cannot be used "
-                       "as a baseline in CI. Approve it locally with `tsctl approve`.",
+        ts_buf_appendf(b,
+                       "snapshot '%s' is pending approval; an unapproved snapshot cannot be used "
+                       "as a baseline in CI. Accept it locally with `",
                        n);
+        ts_shell_command(b, "tsctl accept", n);
+        ts_buf_appends(b, "` (or review everything with `tsctl review`).");
+        break;
     case TS_CHECK_PASSED:
         if (in->score == NULL)
-            return NULL;
-        return message("snapshot '%s' matches its approved baseline (score %.2f)", n,
+            return 1;
+        ts_buf_appendf(b, "snapshot '%s' matches its approved baseline (score %.2f)", n,
                        in->score->score);
+        break;
     case TS_CHECK_FAILED:
         if (in->score == NULL)
-            return NULL;
+            return 1;
         /* as many digits as keep a failing score below the threshold */
-        return message("snapshot '%s' drifted from its approved baseline "
+        ts_buf_appendf(b,
+                       "snapshot '%s' drifted from its approved baseline "
                        "(score %.*f < %.*f required)",
                        n, ts_report_score_decimals(in->score->score, in->score->min_score, false),
                        in->score->score, ts_report_threshold_decimals(in->score->min_score),
                        in->score->min_score);
-    case TS_CHECK_NO_OUTCOME:
         break;
+    case TS_CHECK_NO_OUTCOME:
+        return 1;
     }
-    return NULL;
+    return ts_buf_error(b);
+}
+
+char *ts_check_message(const ts_check_input *in, const ts_check_decision *d)
+{
+    ts_buf b;
+
+    if (d->step != TS_CHECK_DONE)
+        return NULL;
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (write_message(in, d, &b) != 0 || b.data == NULL) {
+        ts_buf_free(&b);
+        return NULL;
+    }
+    return ts_buf_detach(&b, NULL);
+}
+
+int ts_check_next_steps(const ts_check_input *in, const ts_check_decision *d, ts_buf *out)
+{
+    if (d->step != TS_CHECK_DONE || d->outcome != TS_CHECK_FAILED)
+        return 0;
+    /* labels of at most 40 columns, the report's narrowest width */
+    ts_buf_appends(out, in->ci ? "Run the test locally, then accept with:\n  "
+                               : "To accept the observed calls:\n  ");
+    ts_shell_command(out, "tsctl accept", in->name);
+    ts_buf_appends(out, "\nTo review everything:\n  tsctl review\n");
+    return ts_buf_error(out);
 }
 
 const char *ts_check_outcome_name(ts_check_outcome outcome)

@@ -177,7 +177,8 @@ typedef struct ts_observation {
     char observed_at[TS_TIMESTAMP_MAX];       /* ts_timestamp_now() when it was kept */
     char *run;                                /* owned, or NULL */
     char *test;                               /* owned, or NULL */
-    ts_score_options options;                 /* the check's min_score, strict, weights */
+    char *source; /* owned: the check's source (ts_snapshot_source_known), NULL: "pytest" */
+    ts_score_options options;  /* the check's min_score, strict, weights */
     struct json_object *rules; /* owned: the rules in force (ts_rules_object), or NULL */
     struct json_object *calls; /* owned reference: the observed calls */
 } ts_observation;
@@ -280,6 +281,7 @@ typedef enum ts_check_keep {
 
 typedef struct ts_check_input {
     const char *name;                /* the snapshot's name (messages) */
+    const char *file;                /* its file, named by CREATED's message (NULL: not named) */
     const ts_score_options *options; /* how calls are scored (ts_check_evaluate) */
     bool ci;                         /* the caller runs in CI */
     bool update;                     /* overwrite and approve (--update) */
@@ -351,9 +353,25 @@ int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_a
 
 /*
  * The one-line message of a decided check (the name in single quotes), a
- * new string the caller frees; NULL when out of memory or not DONE.
+ * new string the caller frees; NULL when out of memory or not DONE. The
+ * commands it gives name the snapshot quoted for a shell (ts_shell_command):
+ * CREATED `tsctl approve 'N'` (and in->file, when set, as the file written),
+ * PENDING `tsctl approve 'N'` or `tsctl accept 'N'`, the CI refusals
+ * `tsctl accept 'N'` and `tsctl review`.
  */
 char *ts_check_message(const ts_check_input *in, const ts_check_decision *d);
+
+/*
+ * The lines that end a FAILED check's text, after its drift report: the
+ * command that accepts the observed calls as the baseline (`tsctl accept
+ * 'N'`, quoted for a shell; in CI, after running the test locally) and the
+ * one that reviews everything (`tsctl review`), each on a line of its own
+ * so that it copies whole, under a label of at most 40 columns (the
+ * report's narrowest width; a command is never cut, as a single
+ * unbreakable word of the report is not). Appends nothing for other
+ * outcomes. 0, or out's error.
+ */
+int ts_check_next_steps(const ts_check_input *in, const ts_check_decision *d, ts_buf *out);
 
 /* "CREATED", "PASSED", ...: the outcome as the protocol spells it ("" for
  * TS_CHECK_NO_OUTCOME). */

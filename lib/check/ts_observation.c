@@ -23,6 +23,8 @@ static const char *const members[] = {
     "observation", "name",      "outcome", "baseline", "observed_at", "run",
     "test",        "min_score", "strict",  "weights",  "rules",       "calls",
 };
+/* Written after "test" when not NULL; absent in files of earlier versions. */
+#define SOURCE_MEMBER "source"
 #define MEMBER_COUNT (sizeof(members) / sizeof(members[0]))
 
 static const char *const weight_names[4] = {"selection_accuracy", "argument_f1",
@@ -80,6 +82,7 @@ void ts_observation_free(ts_observation *o)
     free(o->name);
     free(o->run);
     free(o->test);
+    free(o->source);
     json_object_put(o->rules);
     json_object_put(o->calls);
     free(o);
@@ -154,8 +157,11 @@ static struct json_object *to_json(const ts_observation *o)
     values[9] = weights;
     values[10] = json_object_get(o->rules);
     values[11] = json_object_get(o->calls);
-    for (size_t i = 0; i < MEMBER_COUNT; i++)
+    for (size_t i = 0; i < MEMBER_COUNT; i++) {
         json_object_object_add(obj, members[i], values[i]);
+        if (i == 6 && o->source != NULL)
+            json_object_object_add(obj, SOURCE_MEMBER, json_object_new_string(o->source));
+    }
     return obj;
 }
 
@@ -350,6 +356,11 @@ int ts_observation_parse(const char *buf, size_t len, const char *what, ts_obser
     fixed_string(&r, "observed_at", o->observed_at, sizeof(o->observed_at));
     o->run = label(&r, "run");
     o->test = label(&r, "test");
+    if (r.rc == 0 && json_object_object_get_ex(root, SOURCE_MEMBER, &v)) {
+        o->source = label(&r, SOURCE_MEMBER);
+        if (r.rc == 0 && !ts_snapshot_source_known(o->source))
+            bad(&r, "unknown source ", o->source);
+    }
     read_options(&r, &o->options);
     v = member(&r, "rules", json_type_object, true);
     if (v != NULL) {

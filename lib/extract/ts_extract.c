@@ -142,6 +142,17 @@ const char *ts_extract_format_list(void)
     return "auto, " DETECTABLE_LIST ", langchain, custom";
 }
 
+/* What an undetected object most likely is, said after the error: an
+ * object with toolCalls is a Vercel AI SDK result whose shape detection does
+ * not take (a version or a serialization it does not know). */
+static const char *undetected_hint(const struct json_object *input)
+{
+    if (is_object(input) && has_key(input, "toolCalls"))
+        return "; it has \"toolCalls\": if it is a Vercel AI SDK result, give the format "
+               "'vercel-ai' (format: 'vercel-ai', format=\"vercel-ai\", --format vercel-ai)";
+    return "";
+}
+
 static int undetected_error(const struct json_object *input, ts_extract_origin origin,
                             ts_error *err)
 {
@@ -149,13 +160,13 @@ static int undetected_error(const struct json_object *input, ts_extract_origin o
         return ts_error_set(
             err, -EINVAL, TS_ERR_FORMAT,
             "cannot auto-detect the format of %s (supported formats: " DETECTABLE_LIST
-            ", langchain, custom); for another shape of trace file use --format "
+            ", langchain, custom)%s; for another shape of trace file use --format "
             "custom or --format langchain",
-            ts_extract__kind_name(input));
+            ts_extract__kind_name(input), undetected_hint(input));
     return ts_error_set(err, -EINVAL, TS_ERR_FORMAT,
                         "cannot auto-detect the format of %s (supported formats: " DETECTABLE_LIST
-                        ")",
-                        ts_extract__kind_name(input));
+                        ")%s",
+                        ts_extract__kind_name(input), undetected_hint(input));
 }
 
 /* "unknown format 'x'": the caller's text, cut and with control bytes

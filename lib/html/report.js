@@ -152,10 +152,6 @@
 
   /* ---- a check's details ---------------------------------------------- */
 
-  function shellQuote(s) {
-    return /^[A-Za-z0-9_\/.:@%+=,-]+$/.test(s) ? s : "'" + s.replace(/'/g, "'\\''") + "'";
-  }
-
   function copyText(text, button) {
     function done(ok) {
       button.textContent = ok ? 'copied' : 'select and copy';
@@ -193,8 +189,8 @@
     if (run && isStr(run.id) && arr(D.runs).length > 1) facts.push('run ' + run.id);
     box.appendChild(el('div', 'muted', facts.join(' · ')));
     if (d && isStr(d[0]) && d[0]) box.appendChild(el('p', 'message', d[0]));
-    if (o === 4) {
-      var cmd = 'tsctl accept ' + shellQuote(name);
+    if (o === 4 && d && isStr(d[6])) {
+      var cmd = d[6]; /* quoted for a shell where the page is made */
       var acc = el('div', 'accept');
       acc.appendChild(el('span', 'muted', 'To accept the new calls:'));
       acc.appendChild(el('code', 'cmd', cmd));

@@ -189,9 +189,22 @@ static struct json_object *number(double d)
     return json_object_new_double(round(d * 1000.0) / 1000.0);
 }
 
+/* `tsctl accept 'NAME'`, the name quoted for a shell (lib/base's ts_shell). */
+static struct json_object *accept_command(const char *name)
+{
+    struct json_object *s = NULL;
+    ts_buf b;
+
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    if (ts_shell_command(&b, "tsctl accept", name) == 0 && b.data != NULL)
+        s = json_object_new_string_len(b.data, (int)b.len);
+    ts_buf_free(&b);
+    return s;
+}
+
 /* One check: its row [name, test, outcome, score, ms, run, detail] and,
  * unless it PASSED, its detail [message, report, calls_id, baseline_id,
- * alignment, min_score]. */
+ * alignment, min_score, accept command (FAILED)]. */
 static int island_check(const struct json_object *c, const char *where, const char *const *runs,
                         size_t nruns, const struct json_object *calls, struct json_object *rows,
                         struct json_object *details, tsh_counts *counts, ts_error *err)
@@ -251,7 +264,7 @@ static int island_check(const struct json_object *c, const char *where, const ch
     if (o == 3) { /* PASSED: nothing more to show */
         json_object_array_add(row, json_object_new_int(-1));
     } else {
-        struct json_object *d = json_object_new_array_ext(6);
+        struct json_object *d = json_object_new_array_ext(7);
         bool failed = o == 4;
 
         json_object_array_add(row, json_object_new_int((int)json_object_array_length(details)));
@@ -264,6 +277,7 @@ static int island_check(const struct json_object *c, const char *where, const ch
         json_object_array_add(
             d, failed ? alignment(carried(calls, baseline_id), carried(calls, calls_id)) : NULL);
         json_object_array_add(d, min != NULL ? number(json_object_get_double(min)) : NULL);
+        json_object_array_add(d, failed ? accept_command(json_object_get_string(name)) : NULL);
         json_object_array_add(details, d);
     }
     json_object_array_add(rows, row);

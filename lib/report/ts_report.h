@@ -200,13 +200,16 @@ int ts_report_threshold_decimals(double min_score);
 
 typedef struct ts_summary_counts {
     int64_t created, updated, pending, passed, failed;
-    int64_t errors; /* ERROR_MISSING_IN_CI / ERROR_PENDING_IN_CI, counted as failed */
+    int64_t errors;    /* ERROR_MISSING_IN_CI / ERROR_PENDING_IN_CI, counted as failed */
+    int64_t unchanged; /* of updated: an update whose calls were already the approved
+                        * ones (nothing written), said as "unchanged" */
 } ts_summary_counts;
 
 /*
  * Append the summary line ("toolscore: 2 snapshots created (pending
- * approval), 1 updated, 5 passed") without a newline; appends nothing when
- * all counts are zero.
+ * approval), 1 updated, 1 unchanged, 5 passed": "updated" counts the
+ * updates that wrote, "unchanged" those that found the calls approved
+ * already) without a newline; appends nothing when all counts are zero.
  */
 int ts_report_summary(const ts_summary_counts *c, ts_buf *out);
 

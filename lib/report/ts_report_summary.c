@@ -1,6 +1,7 @@
 /*
  * ts_report_summary — the one-line end-of-run summary (see ts_report.h):
- * "toolscore: 2 snapshots created (pending approval), 1 updated, 5 passed".
+ * "toolscore: 2 snapshots created (pending approval), 1 updated, 1 unchanged,
+ * 5 passed".
  */
 #include <inttypes.h>
 
@@ -22,7 +23,8 @@ int ts_report_summary(const ts_summary_counts *c, ts_buf *out)
     summary_part(out, &first, c->created,
                  c->created == 1 ? "snapshot created (pending approval)"
                                  : "snapshots created (pending approval)");
-    summary_part(out, &first, c->updated, "updated");
+    summary_part(out, &first, c->updated - c->unchanged, "updated");
+    summary_part(out, &first, c->unchanged, "unchanged");
     summary_part(out, &first, c->pending, "pending");
     summary_part(out, &first, c->passed, "passed");
     summary_part(out, &first, (c->failed > 0 ? c->failed : 0) + (c->errors > 0 ? c->errors : 0),

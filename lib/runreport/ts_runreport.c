@@ -167,7 +167,7 @@ size_t *rr_sorted_names(const ts_runreport *r)
 
 /* ---- checks ---------------------------------------------------------- */
 
-void rr_count(ts_summary_counts *c, ts_runreport_outcome o)
+void rr_count(ts_summary_counts *c, ts_runreport_outcome o, bool unchanged)
 {
     switch (o) {
     case TS_RUNREPORT_CREATED:
@@ -175,6 +175,7 @@ void rr_count(ts_summary_counts *c, ts_runreport_outcome o)
         break;
     case TS_RUNREPORT_UPDATED:
         c->updated++;
+        c->unchanged += unchanged;
         break;
     case TS_RUNREPORT_PENDING:
         c->pending++;
@@ -194,6 +195,7 @@ void rr_counts_add(ts_summary_counts *a, const ts_summary_counts *b)
 {
     a->created += b->created;
     a->updated += b->updated;
+    a->unchanged += b->unchanged;
     a->pending += b->pending;
     a->passed += b->passed;
     a->failed += b->failed;
@@ -216,6 +218,7 @@ int rr_list_check(ts_runreport *r, size_t run, const ts_runreport_check *c, ts_r
     memset(dst, 0, sizeof(*dst));
     dst->run = run;
     dst->outcome = o;
+    dst->unchanged = c->unchanged && o == TS_RUNREPORT_UPDATED;
     dst->score = c->score < 0 ? -1 : c->score;
     dst->min_score = c->min_score < 0 ? -1 : c->min_score;
     dst->duration_ms = c->duration_ms < 0 ? 0 : c->duration_ms;
@@ -302,8 +305,8 @@ int ts_runreport_add_check(ts_runreport *r, const ts_runreport_check *c, ts_erro
     if (r->nchecks > listed && rr_calls_of_check(r, &r->checks[r->nchecks - 1], c->calls,
                                                  baseline_id ? c->baseline : NULL, false) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    rr_count(&r->counts, (ts_runreport_outcome)o);
-    rr_count(&r->runs[run].counts, (ts_runreport_outcome)o);
+    rr_count(&r->counts, (ts_runreport_outcome)o, c->unchanged);
+    rr_count(&r->runs[run].counts, (ts_runreport_outcome)o, c->unchanged);
     r->runs[run].checks++;
     r->counted++;
     return 0;

@@ -98,6 +98,7 @@ typedef struct ts_runreport_check {
     double duration_ms;  /* measured by the daemon */
     const char *message; /* the one-line outcome text */
     const char *report;  /* the drift report, NULL: none */
+    bool unchanged;      /* UPDATED with the calls approved already: nothing written */
     /* The observed calls: their id (ts_runreport_calls_id) and/or the calls.
      * With calls and no id the id is computed; with an id and no calls the
      * observation counts but its list is not known; with neither the check

@@ -21,6 +21,7 @@ typedef struct rr_run {
 typedef struct rr_check {
     size_t run; /* index into runs */
     ts_runreport_outcome outcome;
+    bool unchanged; /* UPDATED, nothing written */
     double score, min_score, duration_ms;
     char *name, *test, *message, *report;
     char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1];    /* "" when no observation */
@@ -101,8 +102,8 @@ int rr_name_claim(rr_name *n, const char *test);
 int rr_name_observe(rr_name *n, ts_runreport_outcome o, const char *id,
                     const struct json_object *calls, int64_t count);
 
-/* Count one check of outcome o in c. */
-void rr_count(ts_summary_counts *c, ts_runreport_outcome o);
+/* Count one check of outcome o in c (unchanged: an UPDATED that wrote nothing). */
+void rr_count(ts_summary_counts *c, ts_runreport_outcome o, bool unchanged);
 
 /* Add the counts b to a. */
 void rr_counts_add(ts_summary_counts *a, const ts_summary_counts *b);

@@ -38,6 +38,7 @@ struct json_object *ts_runreport_counts_json(const ts_summary_counts *c, int64_t
 
     json_object_object_add(o, "created", json_object_new_int64(c->created));
     json_object_object_add(o, "updated", json_object_new_int64(c->updated));
+    json_object_object_add(o, "unchanged", json_object_new_int64(c->unchanged));
     json_object_object_add(o, "pending", json_object_new_int64(c->pending));
     json_object_object_add(o, "passed", json_object_new_int64(c->passed));
     /* The summary line counts CI refusals as failures; so do the counts. */
@@ -106,6 +107,8 @@ static struct json_object *check_json(const ts_runreport *r, const rr_check *c)
     json_object_object_add(o, "duration_ms", json_object_new_double(c->duration_ms));
     json_object_object_add(o, "message", json_object_new_string(c->message));
     json_object_object_add(o, "report", str_or_null(c->report));
+    if (c->unchanged)
+        json_object_object_add(o, "unchanged", json_object_new_boolean(true));
     json_object_object_add(o, "calls_id",
                            c->calls_id[0] ? json_object_new_string(c->calls_id) : NULL);
     json_object_object_add(o, "baseline_id",
@@ -365,8 +368,13 @@ static int read_counts(const struct json_object *obj, const char *where, ts_summ
         rc = member_count(o, "errors", path, &c->errors, err);
     if (rc == 0)
         rc = member_count(o, "checks", path, &checks, err);
+    /* of updated (reports of earlier versions have none) */
+    if (rc == 0 && json_object_object_get_ex(o, "unchanged", NULL))
+        rc = member_count(o, "unchanged", path, &c->unchanged, err);
     if (rc < 0)
         return rc;
+    if (c->unchanged > c->updated)
+        return bad(err, path, "unchanged counts updates, so it cannot be above updated");
     if (failed < c->errors)
         return bad(err, path, "failed counts the CI errors too, so it cannot be below errors");
     c->failed = failed - c->errors;
@@ -452,6 +460,10 @@ static int read_check(ts_runreport *st, const struct json_object *o, const char 
         rc = member_str(o, "calls_id", NULLABLE, where, &c.calls_id, err);
     if (rc == 0)
         rc = member_str(o, "baseline_id", NULLABLE, where, &c.baseline_id, err);
+    if (rc == 0 && json_object_object_get_ex(o, "unchanged", NULL)) {
+        rc = member(o, "unchanged", json_type_boolean, REQ, where, &v, err);
+        c.unchanged = rc == 0 && json_object_get_boolean(v);
+    }
     if (rc < 0)
         return rc;
     c.score = c.min_score = -1;

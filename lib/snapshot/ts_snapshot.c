@@ -19,10 +19,7 @@
 #include <time.h>
 
 #include "lib/json/ts_json.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0.0.0"
-#endif
+#include "ts_version.h"
 
 void ts_timestamp_now(char out[TS_TIMESTAMP_MAX])
 {
@@ -111,6 +108,18 @@ void ts_snapshot_free(ts_snapshot *s)
 static int no_memory(ts_error *err)
 {
     return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
+}
+
+bool ts_snapshot_source_known(const char *source)
+{
+    static const char *const known[] = {"pytest", "vitest", "jest",  "node",
+                                        "tsctl",  "trace",  "record"};
+
+    for (size_t i = 0; source != NULL && i < sizeof(known) / sizeof(known[0]); i++) {
+        if (strcmp(source, known[i]) == 0)
+            return true;
+    }
+    return false;
 }
 
 int ts_snapshot_new(const char *name, struct json_object *calls, const char *source,

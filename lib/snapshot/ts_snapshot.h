@@ -66,9 +66,22 @@ typedef struct ts_snapshot {
     char updated_at[TS_TIMESTAMP_MAX];
     char *toolscore_version; /* owned */
     bool approved;
-    char *source;              /* owned: "pytest", "trace" or "record" */
+    char *source;              /* owned: what made it (ts_snapshot_source_known), or any
+                                * string a file holds */
     struct json_object *calls; /* owned reference: an array of call objects */
 } ts_snapshot;
+
+/*
+ * The sources this product writes, what made a snapshot: "pytest" (the
+ * pytest plugin and the Python API, and the default), "vitest", "jest" and
+ * "node" (the Node package under each runner, or outside one), "tsctl"
+ * (`tsctl check`), "trace" (`tsctl record --from-trace`) and "record" (the
+ * reference's `toolscore record`). The reference reads any string there,
+ * so every one of them leaves a file it reads; reading takes any string of
+ * up to TS_SNAPSHOT_MAX_META_BYTES bytes.
+ */
+#define TS_SNAPSHOT_SOURCES "pytest, vitest, jest, node, tsctl, trace, record"
+bool ts_snapshot_source_known(const char *source);
 
 /*
  * A new snapshot named name with calls (a reference is taken: the caller keeps

@@ -43,8 +43,9 @@ int ts_store__no_memory(ts_error *err)
     return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }
 
-/* Create path and its missing parents (mkdir -p). */
-static int mkdir_parents(const char *path, ts_error *err)
+/* Create path and its missing parents (mkdir -p); *made_last: this call
+ * made path itself. */
+static int mkdir_parents(const char *path, bool *made_last, ts_error *err)
 {
     char *copy = strdup(path);
     size_t len;
@@ -61,8 +62,12 @@ static int mkdir_parents(const char *path, ts_error *err)
         copy[i] = '\0';
         /* 0755 minus the umask: a store others can write is no baseline
          * (ts_store_exposure) */
-        if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-            rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
+        if (mkdir(copy, 0755) < 0) {
+            if (errno != EEXIST)
+                rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
+        } else if (i == len) {
+            *made_last = true;
+        }
         if (i < len)
             copy[i] = '/';
     }
@@ -76,8 +81,11 @@ static int open_root(ts_store *store, bool create, int *fd, ts_error *err)
     int opened = open(store->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
     if (opened < 0 && errno == ENOENT && create) {
-        int rc = mkdir_parents(store->root, err);
+        bool made = false;
+        int rc = mkdir_parents(store->root, &made, err);
 
+        if (made)
+            atomic_store(&store->root_made, true);
         if (rc < 0)
             return rc;
         opened = open(store->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -209,6 +217,7 @@ int ts_store_open(const char *root, ts_store **out, ts_error *err)
         return ts_store__no_memory(err);
     store->root = strdup(root);
     atomic_init(&store->held, NULL);
+    atomic_init(&store->root_made, false);
     pthread_mutex_init(&store->sync_lock, NULL);
     if (store->root == NULL) {
         free(store);
@@ -242,6 +251,11 @@ void ts_store_close(ts_store *store)
 const char *ts_store_root(const ts_store *store)
 {
     return store->root;
+}
+
+bool ts_store_take_root_made(ts_store *store)
+{
+    return atomic_exchange(&store->root_made, false);
 }
 
 int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err)

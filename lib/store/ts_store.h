@@ -138,6 +138,45 @@ int ts_project_find_root(const char *start, ts_project_root *out, ts_error *err)
 const char *ts_project_describe(const ts_project_root *r, char *out, size_t outsz);
 
 /*
+ * Other snapshot stores a person may have meant: the `.toolscore/snapshots`
+ * directories found by a bounded search, so that a command that finds no
+ * store, or a check that creates a second one, can name them.
+ *
+ * Below a directory: its subtree breadth first, at most
+ * TS_PROJECT_SEARCH_DEPTH levels and TS_PROJECT_SEARCH_DIRS directories,
+ * passing over symbolic links, directories whose name starts with '.' and
+ * node_modules, and not entering another repository (a directory holding
+ * .git). Above a root: each directory from the parent of the root's project
+ * directory up to the repository root. Only opendir/readdir/lstat calls;
+ * nothing is created. Paths are absolute, nearest first; at most max of
+ * them (more says there were more, or the search stopped at its bounds).
+ */
+#define TS_PROJECT_SEARCH_DEPTH 6
+#define TS_PROJECT_SEARCH_DIRS 4000
+
+typedef struct ts_project_stores {
+    char **paths; /* absolute roots, malloc'ed */
+    size_t n;
+    bool more; /* some were left out (max, or the search's bounds) */
+} ts_project_stores;
+
+/* The stores below dir (absolute), dir's own left out, into *out
+ * (ts_project_stores_free). -ENOMEM only; a directory that cannot be read
+ * is passed over. */
+int ts_project_stores_below(const char *dir, size_t max, ts_project_stores *out, ts_error *err);
+
+/*
+ * The other stores of the repository holding root (an absolute store root
+ * `<project>/.toolscore/snapshots`): those above it up to the repository
+ * root, then those below its project directory. None for a root that is not
+ * `<project>/.toolscore/snapshots` or not inside a repository (there is no
+ * "same project" to speak of). -ENOMEM only.
+ */
+int ts_project_other_stores(const char *root, size_t max, ts_project_stores *out, ts_error *err);
+
+void ts_project_stores_free(ts_project_stores *s);
+
+/*
  * ts_snapshot_scan — what a listing needs of a snapshot file (name, source,
  * timestamps, approved, number of calls), read straight from the file's
  * bytes in one pass without building a JSON tree.
@@ -247,6 +286,11 @@ typedef struct ts_list_cache ts_list_cache; /* ts_store.h */
 int ts_store_open(const char *root, ts_store **out, ts_error *err);
 void ts_store_close(ts_store *store);
 const char *ts_store_root(const ts_store *store);
+
+/* True once after a write of this store made its root directory (the
+ * first caller after it gets true, every later one false): the check that
+ * created a store, which the daemon tells about other stores nearby. */
+bool ts_store_take_root_made(ts_store *store);
 
 /*
  * True when the store holds its root open and that directory is the one with

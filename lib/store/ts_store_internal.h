@@ -44,6 +44,7 @@ struct ts_store {
     /* NULL while the root does not exist (or is not open yet); published once
      * with a compare-and-swap, never replaced, freed by ts_store_close. */
     _Atomic(ts_store_root_handle *) held;
+    atomic_bool root_made; /* a write made the root directory (ts_store_take_root_made) */
     /* Commit rounds of the held root (ts_store_commit.c): one round runs
      * while the next one's waiters gather. */
     pthread_mutex_t sync_lock;

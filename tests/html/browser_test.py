@@ -18,6 +18,7 @@ html-screenshot copies it to docs/html-report.png).
 """
 import json
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -120,9 +121,11 @@ with Browser() as b:
     check = [c for c in checks if c["name"] == sel_name and c["outcome"] == "FAILED"][0]
     expect(check["report"].splitlines()[0] in details, "the drift report is not in the details")
     cmd = p.eval("document.querySelector('#list > li.sel .cmd').textContent")
-    quoted = "'" + sel_name.replace("'", "'\\''") + "'"
-    expect(cmd in ("tsctl accept " + sel_name, "tsctl accept " + quoted),
-           "accept command %r for %r" % (cmd, sel_name))
+    # the command pasted into a shell names exactly the check's snapshot
+    expect(cmd.startswith("tsctl accept "), "accept command %r" % cmd)
+    echoed = subprocess.run(["bash", "-c", "printf %s " + cmd[len("tsctl accept "):]],
+                            capture_output=True, text=True, check=True).stdout
+    expect(echoed == sel_name, "accept command %r names %r, not %r" % (cmd, echoed, sel_name))
     expect(p.eval("document.querySelectorAll('#list > li.sel .ln.diff').length") > 0,
            "no differing line marked")
     paths = p.eval("Array.from(document.querySelectorAll('#list > li.sel .paths li')).map(function(e){return e.textContent})")

@@ -9,12 +9,17 @@ import { defaultSocketPath } from './paths.js';
 
 const SLOT = Symbol.for('toolscored.connection');
 
-/** The connection of this process for the socket in effect (made on first use). */
+/**
+ * The connection of this process for the socket in effect (made on first
+ * use). It is found by the socket it was made for: store_busy may have sent
+ * it to another daemon's socket since, where it stays.
+ */
 export function connection() {
   const socketPath = defaultSocketPath();
   let c = net[SLOT];
-  if (!c || c.socketPath !== socketPath || c.pid !== process.pid) {
+  if (!c || c.madeFor !== socketPath || c.pid !== process.pid) {
     c = new Connection({ socketPath });
+    c.madeFor = socketPath;
     net[SLOT] = c;
   }
   return c;

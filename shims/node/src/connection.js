@@ -5,7 +5,9 @@
 // replies as DaemonError, a broken connection failing
 // what was outstanding. Connecting starts the daemon when none answers and
 // retries with backoff until the connect budget is spent; after the daemon
-// went away (a restart, an idle exit) the next request connects again. The
+// went away (a restart, an idle exit) the next request connects again; after
+// a first failure to reach or start one, later requests fail at once with
+// its reason unless a daemon answers (none is started again). The
 // socket holds the event loop only while replies are awaited, and the
 // client's timers come from node:timers, out of reach of a test's fake
 // timers.
@@ -19,6 +21,7 @@ import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
 import { defaultSocketPath } from './paths.js';
+import { onPath, packagedExecutable } from './platform.js';
 import { trustedTarget } from './trust.js';
 import { fromWire } from './values.js';
 import { VERSION } from './version.js';
@@ -36,7 +39,11 @@ function sleep(ms) {
   return new Promise((resolve) => timer(resolve, ms));
 }
 
-/** The executable for auto-start: $TOOLSCORED, else toolscored on PATH. */
+/**
+ * The executable for auto-start: $TOOLSCORED (an error when it is not an
+ * executable file), else the platform package's toolscored, else toolscored
+ * on PATH; when none serves, the error names the three.
+ */
 export function findDaemon(env = process.env) {
   const explicit = envValue('TOOLSCORED', env);
   if (explicit !== undefined) {
@@ -44,20 +51,26 @@ export function findDaemon(env = process.env) {
       fs.accessSync(explicit, fs.constants.X_OK);
       return { path: explicit };
     } catch {
-      return { error: `TOOLSCORED=${explicit} is not an executable file` };
+      return {
+        error: `TOOLSCORED=${explicit} is not an executable file (point it at a toolscored executable, or unset it to use the platform package's or the one on PATH)`,
+      };
     }
   }
-  for (const dir of (env.PATH ?? '').split(':')) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, 'toolscored');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return { path: candidate };
-    } catch {
-      /* next */
-    }
-  }
-  return { error: 'toolscored not found (looked at $TOOLSCORED and on PATH)' };
+  const packaged = packagedExecutable('toolscored');
+  if (packaged.path) return packaged;
+  const found = onPath('toolscored', env);
+  if (found !== null) return { path: found };
+  return {
+    error: `toolscored not found: TOOLSCORED is not set, ${packaged.error}, and PATH has no toolscored (reinstall toolscored, or set TOOLSCORED to a toolscored executable)`,
+  };
+}
+
+/** The daemon's version from its hello reply (version, or toolscored/VERSION), or null. */
+function serverVersion(r) {
+  if (typeof r.version === 'string' && r.version !== '') return r.version;
+  if (typeof r.server === 'string' && r.server.startsWith('toolscored/') && r.server.length > 11)
+    return r.server.slice(11);
+  return null;
 }
 
 export class Connection {
@@ -72,7 +85,7 @@ export class Connection {
     this.socketPath = options.socketPath ?? defaultSocketPath();
     this.autoStart = options.autoStart ?? true;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
-    this.clientName = options.client ?? `toolscored-node/${VERSION}`;
+    this.clientName = options.client ?? `toolscored-node/${VERSION ?? 'source'}`;
     this.pid = process.pid;
     this.socket = null;
     this.ready = null;
@@ -84,7 +97,13 @@ export class Connection {
     this.buffered = 0;
     this.maxFrame = DEFAULT_MAX_FRAME;
     this.server = null;
+    this.serverVersion = null; // the daemon's version, from hello
+    this.serverAutoStarted = false; // a client started it (hello's auto_started)
+    this.replaced = false; // a daemon of another build was replaced once
     this.drained = null;
+    // why the daemon could not be reached or started the first time: later
+    // connects fail at once with it, unless a daemon answers (none started)
+    this.firstUnavailable = null;
     this.encoder = new Encoder({ useBigInt64: true });
     this.decoder = new Decoder({ useBigInt64: true });
   }
@@ -119,10 +138,33 @@ export class Connection {
   /** Go to the daemon at socketPath once the replies outstanding here are in. */
   async moveTo(socketPath) {
     if (this.socketPath !== socketPath) {
+      const from = this.socketPath;
       this.socketPath = socketPath;
-      this.moved = this.whenIdle().then(() => this.drop());
+      this.moved = this.whenIdle()
+        .then(() => this.leaveStarted(from, socketPath))
+        .then(() => this.drop());
     }
     await this.moved;
+  }
+
+  /**
+   * Leaving the daemon this connection started (none answered `from`: a
+   * mistyped socket) for the one holding the store: it serves nothing, so
+   * it is asked to stop, and the user is told once.
+   */
+  async leaveStarted(from, to) {
+    if (this.startedOn === undefined || this.startedOn !== from || this.socket === null) return;
+    this.startedOn = undefined;
+    try {
+      await this.send('stop', { if_idle: true });
+    } catch {
+      /* stopping, or gone already */
+    }
+    console.warn(
+      `toolscore: note: no daemon answered at ${from}, so one was started there; but the store ` +
+        `is served by the daemon at ${to}, which answered instead, and the one started was ` +
+        'stopped (a mistyped TOOLSCORE_SOCKET?)',
+    );
   }
 
   whenIdle() {
@@ -184,6 +226,38 @@ export class Connection {
   }
 
   async open() {
+    try {
+      const r = await (this.firstUnavailable === null ? this.reach() : this.reachAgain());
+      this.firstUnavailable = null;
+      return r;
+    } catch (err) {
+      if (err instanceof ConnectionError && err.code === 'unavailable' && this.firstUnavailable === null)
+        this.firstUnavailable = err;
+      throw err;
+    }
+  }
+
+  /** After a first failure: one try, starting nothing; its reason again when nothing answers. */
+  async reachAgain() {
+    try {
+      await this.dial();
+    } catch (err) {
+      if (!(err instanceof Error) || !['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(err.code)) {
+        if (err instanceof ToolscoreError) throw err;
+        throw this.unavailable(err.message, err);
+      }
+      const first = this.firstUnavailable;
+      throw new ConnectionError(
+        'unavailable',
+        `${first.message} (the first check of this process found no daemon; the later ones fail ` +
+          'at once, and use a daemon again as soon as one answers)',
+        this.socketPath,
+      );
+    }
+    return this.hello();
+  }
+
+  async reach() {
     const deadline = nowMs() + this.connectTimeoutMs;
     let started = null;
     let spawned = false;
@@ -192,7 +266,13 @@ export class Connection {
       let reason;
       try {
         await this.dial();
-        return await this.hello();
+        await this.hello();
+        if (!(await this.replaceOtherBuild())) {
+          if (spawned) this.startedOn = this.socketPath;
+          return;
+        }
+        started = null; // it stops: start this build's daemon
+        continue;
       } catch (err) {
         if (!(err instanceof Error) || !['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(err.code)) {
           if (err instanceof ToolscoreError) throw err;
@@ -221,6 +301,26 @@ export class Connection {
     }
   }
 
+  /**
+   * Connected to a daemon of another build that a client started: ask it to
+   * stop if it is idle (no run open, no other client), so that this
+   * package's daemon starts in its place (docs/packaging.md). True when it
+   * stops; a daemon in use answers in_use and is used as it is.
+   */
+  async replaceOtherBuild() {
+    if (this.replaced || !this.autoStart || VERSION === null || !this.serverAutoStarted ||
+        this.serverVersion === null || this.serverVersion === VERSION)
+      return false;
+    this.replaced = true;
+    try {
+      await this.send('stop', { if_idle: true });
+    } catch {
+      return false;
+    }
+    this.drop();
+    return true;
+  }
+
   spawnDaemon() {
     const found = findDaemon();
     if (found.error) return { error: found.error };
@@ -230,6 +330,8 @@ export class Connection {
       child = spawn(found.path, ['--socket', this.socketPath], {
         detached: true,
         stdio: ['ignore', 'ignore', 'pipe'],
+        // a client of another build may replace it while it is idle
+        env: { ...process.env, TOOLSCORED_AUTO_STARTED: '1' },
       });
     } catch (err) {
       return { error: `cannot start ${found.path}: ${err.message}` };
@@ -299,6 +401,8 @@ export class Connection {
       throw this.fail(new ConnectionError('bad_reply', 'hello reply without protocol 1', this.socketPath));
     if (Number.isSafeInteger(r.max_frame) && r.max_frame > 0) this.maxFrame = r.max_frame;
     this.server = r.server;
+    this.serverVersion = serverVersion(r);
+    this.serverAutoStarted = r.auto_started === true;
     if (this.child) {
       this.child.stderr.destroy();
       this.child = null;

@@ -39,12 +39,13 @@ export class ConnectionError extends ToolscoreError {
 
 /**
  * A check that did not pass: `code` is the outcome (`FAILED`,
- * `ERROR_MISSING_IN_CI`, `ERROR_PENDING_IN_CI`), the message the drift report
- * or the CI rule's text.
+ * `ERROR_MISSING_IN_CI`, `ERROR_PENDING_IN_CI`); the message is the
+ * daemon's one line naming the snapshot, then for FAILED the drift report,
+ * which ends with the commands that accept the calls and review everything.
  */
 export class SnapshotError extends ToolscoreError {
   constructor(reply) {
-    super(reply.outcome, reply.outcome === 'FAILED' && reply.report ? reply.report : reply.message);
+    super(reply.outcome, reply.outcome === 'FAILED' && reply.report ? `${reply.message}\n\n${reply.report}` : reply.message);
     this.name = 'SnapshotError';
     this.outcome = reply.outcome;
     this.snapshotName = reply.name;

@@ -5,12 +5,13 @@
 // response of no known format) are thrown, so the test errors with them.
 
 import { SnapshotError } from './errors.js';
-import { check, checkParams, settle } from './snapshot.js';
+import { callSite, check, checkParams, settle } from './snapshot.js';
 
 export async function toMatchToolSnapshot(received, options = {}) {
   if (this?.isNot) throw new Error('toMatchToolSnapshot cannot be used with .not');
+  const site = callSite(toMatchToolSnapshot);
   const { params, test } = checkParams(received, options, this);
-  const reply = await check(params);
+  const reply = await check(params, site);
   try {
     await settle(reply, test);
   } catch (err) {

@@ -10,18 +10,45 @@
 // The drift report's width is measured here, where the terminal is, and
 // handed to the workers as TOOLSCORE_REPORT_WIDTH.
 
+import fs from 'node:fs';
 import { connection } from './client.js';
 import { ciFromEnv, envValue } from './env.js';
+import { ConnectionError } from './errors.js';
 import { discardReport, fetchReport, reportProblem, wantedReports, writeReport } from './reports.js';
 import { storePath, terminalWidth } from './snapshot.js';
+import { VERSION } from './version.js';
 
-const state = { run: null, opened: false, reports: [] };
+const state = { run: null, opened: false, reports: [], where: '' };
 
-/** Open or join the run; root is the project root (Vitest's root, Jest's rootDir). */
-export async function openRun({ root = process.cwd(), label } = {}) {
+/**
+ * Open or join the run; root is the project root (Vitest's root, Jest's
+ * rootDir). Prints (print) where the run's snapshots are, as pytest's
+ * header does: a run from another root may use another store. When the run
+ * cannot be opened (no daemon, a report file that cannot be written), the
+ * reason is printed first (printError), before the runner's own account of
+ * a failed global setup (Vitest's "No test files found"), then thrown; a
+ * daemon that cannot be reached or started is the one line of its error:
+ * the runners print a global setup's error with its stack, whose frames
+ * (this package's) say nothing to the user.
+ */
+export async function openRun({ root = process.cwd(), label, print = console.log, printError = console.error } = {}) {
+  try {
+    const run = await open(root, label);
+    print(state.where);
+    return run;
+  } catch (err) {
+    printError(`toolscore: error: ${String(err?.message ?? err).replace(/^toolscored: /, '')}`);
+    if (err instanceof ConnectionError) err.stack = `${err.name}: ${err.message}`;
+    throw err;
+  }
+}
+
+async function open(root, label) {
   if (envValue('TOOLSCORE_PROJECT_ROOT') === undefined) process.env.TOOLSCORE_PROJECT_ROOT = root;
+  const why = envValue('TOOLSCORE_DIR') !== undefined ? '$TOOLSCORE_DIR' : '.toolscore/snapshots of the project root';
   const store = storePath(envValue('TOOLSCORE_PROJECT_ROOT'));
   process.env.TOOLSCORE_DIR = store;
+  state.where = `toolscore: snapshots in ${store} (${why}${fs.existsSync(store) ? '' : '; not created yet'})`;
   state.reports = wantedReports();
   for (const r of state.reports) {
     const why = reportProblem(r.path);
@@ -32,6 +59,7 @@ export async function openRun({ root = process.cwd(), label } = {}) {
   const joined = envValue('TOOLSCORE_RUN');
   if (joined !== undefined) {
     await connection().request('run.join', { run: joined });
+    noteOtherBuild();
     state.run = joined;
     state.opened = false;
     return joined;
@@ -39,10 +67,25 @@ export async function openRun({ root = process.cwd(), label } = {}) {
   const params = { store };
   if (label !== undefined) params.label = label;
   const { run } = await connection().request('run.open', params);
+  noteOtherBuild();
+  // the workers go straight to the daemon that opened the run (store_busy
+  // may have sent this connection to another socket)
+  process.env.TOOLSCORE_SOCKET = connection().socketPath;
   process.env.TOOLSCORE_RUN = run;
   state.run = run;
   state.opened = true;
   return run;
+}
+
+/** Said once per run, by the global setup: the daemon is another build
+ * than this package (one a client started and that was idle was replaced
+ * already; docs/packaging.md). */
+function noteOtherBuild() {
+  const c = connection();
+  if (VERSION !== null && c.serverVersion !== null && c.serverVersion !== VERSION)
+    process.stderr.write(
+      `toolscore: note: the daemon at ${c.socketPath} is toolscored ${c.serverVersion}, this package is ${VERSION} (another build; \`tsctl stop\` lets the next run start this package's daemon)\n`,
+    );
 }
 
 /** The lines printed for a run's summary (run.close's result). */

@@ -10,6 +10,11 @@ export function registerRunner(name, expect) {
   runner.expect = expect;
 }
 
+/** What makes the checks, the snapshot's source: the runner, else "node". */
+export function runnerName() {
+  return runner.name ?? 'node';
+}
+
 export function setTestContext(context) {
   runner.context = context;
 }

@@ -12,7 +12,7 @@ import { connection } from './client.js';
 import { ciFromEnv, envValue, truthy, updateFromEnv } from './env.js';
 import { DaemonError, SnapshotError, ToolscoreError } from './errors.js';
 import { resolveStore } from './paths.js';
-import { currentTest } from './runner.js';
+import { currentTest, runnerName } from './runner.js';
 import { toWire } from './values.js';
 
 const counts = new Map();
@@ -145,6 +145,7 @@ export function checkParams(actual, options = {}, state) {
   const run = envValue('TOOLSCORE_RUN');
   if (run !== undefined && !lostRuns.has(run)) params.run = run;
   if (id !== undefined) params.test = id;
+  params.source = runnerName();
   return { params, test };
 }
 
@@ -154,6 +155,8 @@ export async function settle(reply, test) {
     case 'CREATED':
     case 'PENDING':
     case 'UPDATED':
+      // an update that found the calls approved already changed nothing: no warning
+      if (reply.outcome === 'UPDATED' && reply.written === false) return null;
       console.warn(`toolscore: ${reply.message}`);
       if (test?.annotate) await test.annotate(reply.message);
       return null;
@@ -170,7 +173,31 @@ export async function settle(reply, test) {
  * without the run, and later ones too, with one warning, so the tests still
  * run while the lost run's summary stays incomplete.
  */
-export async function check(params) {
+export async function check(params, site) {
+  try {
+    return await request(params);
+  } catch (err) {
+    // an error answered later (a DaemonError, a ConnectionError) gets the
+    // caller's stack, so the runner points at the test's line rather than
+    // at the socket's data handler (duck-typed: under Jest the connection's
+    // error classes may come from another module registry)
+    if (typeof site?.stack === 'string' && typeof err?.stack === 'string' && typeof err.code === 'string') {
+      const frames = site.stack.split('\n').slice(1).join('\n');
+      err.stack = `${err.name}: ${err.message}\n${frames}`;
+    }
+    throw err;
+  }
+}
+
+/** The stack of fn's caller, taken before any await (for check). */
+export function callSite(fn) {
+  const site = {};
+  if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(site, fn);
+  else site.stack = new Error().stack;
+  return site;
+}
+
+async function request(params) {
   try {
     return await connection().request('check', params);
   } catch (err) {
@@ -193,7 +220,8 @@ export async function check(params) {
  * DaemonError (e.g. code "format") or a ConnectionError ("unavailable").
  */
 export async function toolSnapshot(actual, options = {}) {
+  const site = callSite(toolSnapshot);
   const { params, test } = checkParams(actual, options);
-  const reply = await check(params);
+  const reply = await check(params, site);
   return settle(reply, test);
 }

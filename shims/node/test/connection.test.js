@@ -1,12 +1,14 @@
 // The client against a fake server: the bytes of docs/protocol.md's
 // example, framing in any chunking, pipelining, error replies, a
 // connection-level error, a broken connection, bad replies, version
-// mismatch, auto-start failures.
+// mismatch, auto-start failures, where the daemon is found.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Connection } from '../src/connection.js';
+import { Decoder } from '@msgpack/msgpack';
+import { Connection, findDaemon } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
 import { fakeServer, frame, helloOk, tempDir } from './helpers.js';
 
@@ -131,6 +133,48 @@ test('no daemon: the error names the socket and the reason', async () => {
   }
 });
 
+test('after a first failure to start the daemon, later requests fail at once until one answers', async () => {
+  const dir = tempDir();
+  const socketPath = `${dir}/d.sock`;
+  const starts = `${dir}/starts`;
+  const fake = `${dir}/fake-toolscored`;
+  fs.writeFileSync(fake, `#!/bin/sh\necho start >>'${starts}'\necho 'cannot open the store' >&2\nexit 1\n`, { mode: 0o755 });
+  const saved = process.env.TOOLSCORED;
+  process.env.TOOLSCORED = fake;
+  let server = null;
+  try {
+    const c = new Connection({ socketPath, connectTimeoutMs: 5000 });
+    await assert.rejects(c.request('ping'), (e) => e.code === 'unavailable' && /exited with status 1: cannot open the store/.test(e.message));
+    for (let i = 0; i < 5; i++)
+      await assert.rejects(c.request('ping'), (e) =>
+        e instanceof ConnectionError && e.code === 'unavailable' &&
+        /cannot open the store/.test(e.message) && /the later ones fail at once/.test(e.message));
+    assert.equal(fs.readFileSync(starts, 'utf8'), 'start\n'); // one start in all
+    // a daemon that comes back is used again
+    server = net.createServer((sock) => {
+      let buf = Buffer.alloc(0);
+      sock.on('data', (d) => {
+        buf = Buffer.concat([buf, d]);
+        while (buf.length >= 4 && buf.length >= 4 + buf.readUInt32BE(0)) {
+          const n = buf.readUInt32BE(0);
+          const req = new Decoder({ useBigInt64: true }).decode(buf.subarray(4, 4 + n));
+          buf = buf.subarray(4 + n);
+          sock.write(frame(req.method === 'hello' ? helloOk(req) : { id: req.id, ok: true, result: { pong: true } }));
+        }
+      });
+      sock.on('error', () => {});
+    });
+    await new Promise((r) => server.listen(socketPath, r));
+    assert.deepEqual(await c.request('ping'), { pong: true });
+    c.close();
+  } finally {
+    if (server !== null) await new Promise((r) => server.close(r));
+    if (saved === undefined) delete process.env.TOOLSCORED;
+    else process.env.TOOLSCORED = saved;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('a request over the announced max_frame is refused locally', async () => {
   const srv = await fakeServer((req, conn) => conn.reply(helloOk(req, { max_frame: 64 })));
   const c = new Connection({ socketPath: srv.socketPath, autoStart: false });
@@ -250,4 +294,17 @@ test('store_busy: the request and the connection go to the daemon holding the st
   c.close();
   await a.close();
   await b.close();
+});
+
+test('findDaemon: $TOOLSCORED, then the platform package, then PATH; the error names the three', () => {
+  const dir = tempDir();
+  const none = findDaemon({ PATH: `${dir}/empty` });
+  assert.match(
+    none.error,
+    /^toolscored not found: TOOLSCORED is not set, the platform package toolscored-\S+ is not installed \(.*\), and PATH has no toolscored \(reinstall toolscored, or set TOOLSCORED to a toolscored executable\)$/,
+  );
+  fs.writeFileSync(`${dir}/toolscored`, '#!/bin/sh\n', { mode: 0o755 });
+  assert.deepEqual(findDaemon({ PATH: `${dir}/empty:${dir}` }), { path: `${dir}/toolscored` });
+  const bad = findDaemon({ TOOLSCORED: `${dir}/nope`, PATH: dir });
+  assert.match(bad.error, /^TOOLSCORED=.*\/nope is not an executable file \(point it at a toolscored executable/);
 });

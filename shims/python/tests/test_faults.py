@@ -5,12 +5,14 @@ threads sharing the connection, and the reference's plugin installed too."""
 from __future__ import annotations
 
 import os
+import subprocess
+import time
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from conftest import DAEMON, WAIT_GONE, Daemon, Project, summary_lines
+from conftest import DAEMON, TSCTL, WAIT_GONE, Daemon, Project, summary_lines
 
 
 def test_values_that_are_not_json_raise_naming_them(project: Project) -> None:
@@ -70,7 +72,9 @@ def test_values_that_are_not_json_raise_naming_them(project: Project) -> None:
                     raise RuntimeError("cannot dump")
             with pytest.raises(RuntimeError, match="cannot dump") as info:
                 toolscore_snapshot({"x": [Broken()]})
-            assert "actual['x'][0]" in "".join(getattr(info.value, "__notes__", []))
+            # where it happened: a PEP 678 note, on Pythons that have them (3.11+)
+            if hasattr(info.value, "add_note"):
+                assert "actual['x'][0]" in "".join(info.value.__notes__)
             class Loop:
                 def to_dict(self):
                     return {"me": self}
@@ -289,7 +293,8 @@ def test_reference_plugin_is_detected(project: Project, monkeypatch: pytest.Monk
     dist.mkdir()
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: tool-scorer\nVersion: 1.10.0\n")
     (dist / "entry_points.txt").write_text("[pytest11]\ntoolscore = toolscore.pytest_plugin\n")
-    monkeypatch.setenv("PYTHONPATH", f"{os.environ['PYTHONPATH']}:{site}")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
+        p for p in (os.environ.get("PYTHONPATH"), str(site)) if p))
     project.pt.makepyfile(test_which="""
         def test_which(toolscore_snapshot):
             print("WHICH", toolscore_snapshot([{"tool": "t", "args": {}}]))
@@ -304,3 +309,121 @@ def test_reference_plugin_is_detected(project: Project, monkeypatch: pytest.Monk
     r = project.run("-p", "no:toolscored", "-s")
     r.assert_outcomes(passed=1)
     assert "WHICH reference" in r.stdout.str()
+
+
+def test_after_a_first_failure_checks_fail_at_once_until_a_daemon_answers(
+        project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The daemon cannot be started: the first check tries (and says why),
+    every later one fails at once with the same reason, starting nothing;
+    a daemon that comes back mid-session is used again."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir(mode=0o700)
+    sock = str(run_dir / "toolscored.sock")
+    starts = tmp_path / "starts"
+    fake = tmp_path / "fake-toolscored"
+    fake.write_text(f"#!/bin/sh\necho start >>'{starts}'\necho 'cannot open the store' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("TOOLSCORE_SOCKET", sock)
+    monkeypatch.setenv("TOOLSCORED", str(fake))
+    monkeypatch.setenv("TSPY_REAL_DAEMON", str(DAEMON))
+    project.pt.makepyfile(test_many="""
+        import pytest
+        @pytest.mark.parametrize("i", range(30))
+        def test_check(toolscore_snapshot, i):
+            toolscore_snapshot([{"tool": "t", "args": {"i": i}}])
+    """)
+    for args in ((), ("-n", "2")):
+        starts.unlink(missing_ok=True)
+        r = project.run(*args)
+        r.assert_outcomes(errors=30)
+        # one start attempt for the whole session, its reason in every error
+        assert starts.read_text().count("start") == 1, args
+        out = r.stdout.str()
+        assert out.count("cannot open the store") >= 30
+        assert out.count("the later ones fail at once") >= 29
+    # a daemon that comes back is used again: the tenth test starts one by hand
+    project.pt.makepyfile(test_many=WAIT_GONE + textwrap.dedent("""
+        import os, subprocess, time, pytest
+        @pytest.mark.parametrize("i", range(20))
+        def test_check(toolscore_snapshot, i):
+            if i == 10:
+                subprocess.Popen([os.environ["TSPY_REAL_DAEMON"], "--socket",
+                                  os.environ["TOOLSCORE_SOCKET"], "--log-level", "warn"])
+                end = time.monotonic() + 20
+                while not os.path.exists(os.environ["TOOLSCORE_SOCKET"]):
+                    assert time.monotonic() < end, "the daemon did not start"
+                    time.sleep(0.01)
+            toolscore_snapshot([{"tool": "t", "args": {"i": i}}])
+    """))
+    starts.unlink(missing_ok=True)
+    try:
+        r = project.run()
+        r.assert_outcomes(errors=10, passed=10)
+        assert starts.read_text().count("start") == 1
+        assert len(project.files()) == 10
+    finally:
+        subprocess.run([str(TSCTL), "--socket", sock, "stop"], capture_output=True)
+
+
+def test_errors_of_checks_count_in_the_summary(project: Project) -> None:
+    """A check the daemon refused (no format found in the response) never
+    reaches the run; the session's summary still counts it, as pytest
+    counts the test, also across xdist workers."""
+    project.pt.makepyfile(test_mixed="""
+        import pytest
+        @pytest.mark.parametrize("i", range(3))
+        def test_ok(toolscore_snapshot, i):
+            toolscore_snapshot([{"tool": "t", "args": {"i": i}}])
+        def test_no_format(toolscore_snapshot):
+            toolscore_snapshot({"weird": 1})
+    """)
+    r = project.run()
+    r.assert_outcomes(passed=3, failed=1)
+    assert summary_lines(r) == ["toolscore: 3 snapshots created (pending approval), 1 error"]
+    project.approve_all()
+    r = project.run("-n", "2")
+    r.assert_outcomes(passed=3, failed=1)
+    assert summary_lines(r) == ["toolscore: 3 passed, 1 error"]
+    project.pt.makepyfile(test_mixed="""
+        def test_no_format(toolscore_snapshot):
+            toolscore_snapshot({"weird": 1})
+        def test_none(toolscore_snapshot):
+            toolscore_snapshot(None)
+    """)
+    r = project.run()
+    r.assert_outcomes(failed=2)
+    assert summary_lines(r) == ["toolscore: 2 errors"]
+
+
+def test_a_mistyped_socket_says_what_happened(project: Project, daemon: Daemon,
+                                              monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:
+    """TOOLSCORE_SOCKET names no daemon: one is started there, but the store
+    belongs to the daemon on the right socket, which answers; the one
+    started is stopped and the session says so."""
+    project.pt.makepyfile(test_a="""
+        def test_a(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+    """)
+    project.run().assert_outcomes(passed=1)  # the store is the fixture daemon's now
+    typo_dir = tmp_path / "typo"
+    typo_dir.mkdir(mode=0o700)
+    typo = typo_dir / "toolscored.sock"
+    monkeypatch.setenv("TOOLSCORE_SOCKET", str(typo))
+    monkeypatch.setenv("TOOLSCORED", str(DAEMON))
+    r = project.run()
+    r.assert_outcomes(passed=1, warnings=1)
+    assert summary_lines(r)[-1] == (
+        f"toolscore: note: no daemon answered at {typo}, so one was started there; but the "
+        f"store is served by the daemon at {daemon.socket}, which answered instead, and the one "
+        "started was stopped (a mistyped TOOLSCORE_SOCKET?)")
+    end = time.monotonic() + 20
+    while typo.exists():
+        assert time.monotonic() < end, "the daemon started on the mistyped socket still runs"
+        time.sleep(0.01)
+    # under xdist the workers go where the controller's run is: one summary
+    r = project.run("-n", "2")
+    r.assert_outcomes(passed=1, warnings=1)
+    lines = summary_lines(r)
+    assert lines[0] == "toolscore: 1 pending", lines
+    assert "a mistyped TOOLSCORE_SOCKET" in lines[-1]

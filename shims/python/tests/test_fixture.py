@@ -27,8 +27,9 @@ def test_first_run_creates_warns_and_summarizes(project: Project) -> None:
     r = project.run("-s")
     r.assert_outcomes(passed=1, warnings=1)
     r.stdout.fnmatch_lines([
-        "*SnapshotWarning: snapshot 'test_booking.py::test_books_a_flight' created - review it, "
-        "then approve with `tsctl approve`*",
+        f"*SnapshotWarning: snapshot 'test_booking.py::test_books_a_flight' created: {project.root}/"
+        "test_booking.py__test_books_a_flight-*.json - review it, then approve with "
+        "`tsctl approve 'test_booking.py::test_books_a_flight'`*",
     ])
     assert "RESULT None" in r.stdout.str()
     assert summary_lines(r) == ["toolscore: 1 snapshot created (pending approval)"]
@@ -41,7 +42,8 @@ def test_first_run_creates_warns_and_summarizes(project: Project) -> None:
     r = project.run("-s")
     r.assert_outcomes(passed=1, warnings=1)
     r.stdout.fnmatch_lines(["*snapshot 'test_booking.py::test_books_a_flight' pending approval"
-                            " - run `tsctl approve` to use it as a baseline*"])
+                            " - run `tsctl approve 'test_booking.py::test_books_a_flight'` to use"
+                            " it as a baseline*"])
     assert summary_lines(r) == ["toolscore: 1 pending"]
 
 
@@ -146,6 +148,28 @@ def test_update_rerecords_and_approves(project: Project, monkeypatch: pytest.Mon
     project.run().assert_outcomes(passed=1)
 
 
+def test_update_counts_unchanged_snapshots_as_unchanged(project: Project) -> None:
+    project.pt.makepyfile(test_booking=BOOKING, test_other="""
+        def test_other(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "weather", "args": {"city": "Oslo"}}])
+    """)
+    project.run()
+    project.approve_all()
+    before = {n: s["updated_at"] for n, s in project.files().items()}
+    # one snapshot's calls change, the other's do not: no warning for it
+    project.pt.makepyfile(test_booking=BOOKING.replace("NYC", "LA"))
+    r = project.run("--toolscore-update")
+    r.assert_outcomes(passed=2, warnings=1)
+    r.stdout.fnmatch_lines(["*snapshot 'test_booking.py::test_books_a_flight' updated*"])
+    assert "its calls are already the approved ones" not in r.stdout.str()
+    assert summary_lines(r) == ["toolscore: 1 updated, 1 unchanged"]
+    after = {n: s["updated_at"] for n, s in project.files().items()}
+    assert after["test_other.py::test_other"] == before["test_other.py::test_other"]
+    r = project.run("--toolscore-update", "-n", "2")
+    r.assert_outcomes(passed=2)
+    assert summary_lines(r) == ["toolscore: 2 unchanged"]
+
+
 @pytest.mark.parametrize("value", ["0", "false", "NO", ""])
 def test_update_env_false_values(project: Project, monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     project.pt.makepyfile(test_booking=BOOKING)
@@ -165,7 +189,8 @@ def test_ci_missing_fails_and_writes_nothing(project: Project, monkeypatch: pyte
     r.stdout.fnmatch_lines([
         "E   *toolscored.SnapshotMissingInCIError: snapshot 'test_booking.py::test_books_a_flight' "
         "does not exist; snapshots cannot be created in CI. Run the test locally to record it, "
-        "review it, then approve with `tsctl approve`."])
+        "then accept it with `tsctl accept 'test_booking.py::test_books_a_flight'` (or review "
+        "everything with `tsctl review`)."])
     assert not project.root.exists() or not list(project.root.iterdir())
     assert summary_lines(r) == ["toolscore: 1 failed"]
 
@@ -179,8 +204,9 @@ def test_ci_pending_fails_and_changes_nothing(project: Project, monkeypatch: pyt
     r.assert_outcomes(failed=1)
     r.stdout.fnmatch_lines([
         "E   *toolscored.SnapshotPendingInCIError: snapshot 'test_booking.py::test_books_a_flight' is "
-        "pending approval; an unapproved snapshot cannot be used as a baseline in CI. Approve it "
-        "locally with `tsctl approve`."])
+        "pending approval; an unapproved snapshot cannot be used as a baseline in CI. Accept it "
+        "locally with `tsctl accept 'test_booking.py::test_books_a_flight'` (or review "
+        "everything with `tsctl review`)."])
     assert {p.name: p.read_bytes() for p in project.root.iterdir()} == before
 
 

@@ -82,6 +82,18 @@ def client() -> "_native.Client":
     return c
 
 
+def answering() -> bool:
+    """Whether a daemon answers on this process's socket now (a ping on a
+    connection of its own, starting none: a refused or absent socket fails
+    at once)."""
+    socket = os.environ.get("TOOLSCORE_SOCKET") or None
+    try:
+        _native.Client(socket, autostart=False, connect_timeout_ms=0).ping()
+    except Exception:  # noqa: BLE001 - any failure means no daemon to use
+        return False
+    return True
+
+
 def default_root() -> str:
     """The snapshot root used when none is given: $TOOLSCORE_DIR, else the
     nearest ``.toolscore/snapshots`` walking up from the current directory
@@ -93,13 +105,16 @@ def default_root() -> str:
 
 def _outcome_to_python(res: Dict[str, Any], stacklevel: int) -> Optional[EvaluationResult]:
     """The fixture's answer for a check result: the EvaluationResult of a
-    PASSED replay, None (and a warning) for CREATED/PENDING/UPDATED, an
+    PASSED replay, None (and a warning) for CREATED/PENDING/UPDATED (no
+    warning for an update that found its calls approved already), an
     AssertionError subclass for FAILED and the CI errors."""
     __tracebackhide__ = True
     outcome = res["outcome"]
     if outcome == "PASSED":
         return EvaluationResult(res["result"], report=res.get("report"), name=res["name"],
                                 file=res["file"], outcome=outcome, message=res["message"])
+    if outcome == "UPDATED" and res.get("written") is False:
+        return None  # the calls were the approved ones already: nothing changed
     if outcome in ("CREATED", "PENDING", "UPDATED"):
         warnings.warn(SnapshotWarning(res["message"]), stacklevel=stacklevel + 1)
         return None

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Dict, List, Mapping, Optional, Set
+from typing import Any, Dict, List, Mapping, Optional, Set, Tuple
 
 import pytest
 
@@ -113,7 +113,7 @@ class _Session:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.worker = hasattr(config, "workerinput")
-        self.store = _store_root(config)
+        self.store, self.store_why = _store_root(config)
         self.ci = api.env_ci()
         self.update = bool(config.getoption("toolscore_update")) or api.env_update()
         self.allow_pending = bool(config.getoption("toolscore_allow_pending"))
@@ -123,11 +123,15 @@ class _Session:
         self.run_tried = False
         self.run_error: Optional[str] = None
         self.run_lost = False
+        # Why the daemon could not be reached or started the first time: later
+        # checks fail at once with it, unless a daemon answers (none started).
+        self.unavailable: Optional[DaemonUnavailableError] = None
         self.color: Optional[bool] = None
         self.width = 0            # the drift report's width (0: the daemon's default)
         self.json_diff = api.env_json_diff()
         self.reports: List[_reports.Report] = []
         self.checks = 0
+        self.errors = 0           # tests that a ToolscoreError failed (the controller counts)
         self.partial: List[str] = _partial_from_options(config)
         self.not_passed: Set[str] = set()
         self.lines: List[str] = []
@@ -136,6 +140,13 @@ class _Session:
             wi: Mapping[str, Any] = config.workerinput  # type: ignore[attr-defined]
             self.run = wi.get("toolscored_run")
             self.run_error = wi.get("toolscored_run_error")
+            if wi.get("toolscored_socket"):
+                # the daemon the controller's run is on (store_busy may have
+                # sent it to another socket than TOOLSCORE_SOCKET says)
+                os.environ["TOOLSCORE_SOCKET"] = wi["toolscored_socket"]
+            if wi.get("toolscored_unavailable"):
+                self.unavailable = DaemonUnavailableError(wi["toolscored_unavailable"],
+                                                          "unavailable")
             self.color = bool(wi.get("toolscored_color", False))
             self.width = int(wi.get("toolscored_width", 0))
             self.run_tried = True
@@ -186,13 +197,59 @@ class _Session:
             self.run_tried = True
             self.run = res["run"]
             self.run_owned = True
+            self._note_other_build()
         return self.run
+
+    def note_unavailable(self, e: DaemonUnavailableError) -> None:
+        """Remember the first failure to reach or start the daemon."""
+        with self.lock:
+            if self.unavailable is None:
+                self.unavailable = e
+
+    def still_unavailable(self) -> None:
+        """After a first failure to reach or start the daemon, raise its
+        reason again at once, without starting one, unless a daemon answers
+        now (one started by hand or by another process): then it is used."""
+        __tracebackhide__ = True
+        first = self.unavailable
+        if first is None:
+            return
+        if api.answering():
+            with self.lock:
+                self.unavailable = None
+            return
+        raise DaemonUnavailableError(
+            f"{first} (the first check of this session found no daemon; the later ones "
+            "fail at once, and use a daemon again as soon as one answers)", first.code)
+
+    def _note_other_build(self) -> None:
+        """Said once, by the controller: the daemon is another build than
+        this package (one the package's client started and that was idle
+        was replaced already; docs/packaging.md)."""
+        c = api.client()
+        theirs = c.server_version
+        if theirs is not None and theirs != _native.__version__:
+            self.lines.append(
+                f"toolscore: note: the daemon at {c.socket_path} is toolscored {theirs}, this "
+                f"package is {_native.__version__} (another build; `tsctl stop` lets the next "
+                "session start this package's daemon)")
 
     def check(self, name: str, nodeid: str, actual: Any, min_score: float,
               weights: Optional[Mapping[str, float]], strict: bool, rules: Any,
               format: Optional[str]) -> Dict[str, Any]:
         __tracebackhide__ = True
         fmt = api.check_args(min_score, weights, rules, format)
+        try:
+            self.still_unavailable()
+            return self._check(name, nodeid, actual, min_score, weights, strict, rules, fmt)
+        except DaemonUnavailableError as e:
+            self.note_unavailable(e)
+            raise
+
+    def _check(self, name: str, nodeid: str, actual: Any, min_score: float,
+               weights: Optional[Mapping[str, float]], strict: bool, rules: Any,
+               fmt: Optional[str]) -> Dict[str, Any]:
+        __tracebackhide__ = True
         run = self.ensure_run()
         c = api.client()
         kw = dict(format=fmt, min_score=float(min_score), weights=weights, strict=bool(strict),
@@ -216,6 +273,12 @@ class _Session:
 
     # ---- hooks of this session -------------------------------------------
 
+    def pytest_report_header(self, config: pytest.Config) -> List[str]:
+        """Where the snapshots are: the store this session checks against
+        (a run from another directory may pick another one)."""
+        there = "" if os.path.isdir(self.store) else "; not created yet"
+        return [f"toolscore: snapshots in {self.store} ({self.store_why}{there})"]
+
     def pytest_sessionstart(self, session: pytest.Session) -> None:
         # With --toolscore-orphans the run is wanted even if no test checks
         # a snapshot any more (then every snapshot is unused); with a report
@@ -226,6 +289,7 @@ class _Session:
             except DaemonUnavailableError as e:
                 self.run_tried = True
                 self.run_error = str(e)
+                self.note_unavailable(e)
                 if self.orphans:
                     self.lines.append(
                         f"toolscore: --toolscore-orphans={self.orphans} skipped: {e}")
@@ -233,6 +297,10 @@ class _Session:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.failed or (report.skipped and report.when != "teardown"):
             self.not_passed.add(report.nodeid)
+        # a test a ToolscoreError failed (its check never reached the run):
+        # counted in the summary, as pytest counts it (workers' reports too)
+        if report.failed and getattr(report, "toolscored_check_error", False):
+            self.errors += 1
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -251,8 +319,13 @@ class _Session:
         except DaemonUnavailableError as e:
             self.run_tried = True  # the workers will say why, test by test
             self.run_error = str(e)
+            self.note_unavailable(e)
         node.workerinput["toolscored_run"] = self.run
         node.workerinput["toolscored_run_error"] = self.run_error
+        node.workerinput["toolscored_socket"] = (api.client().socket_path
+                                                 if self.run is not None else None)
+        node.workerinput["toolscored_unavailable"] = (str(self.unavailable)
+                                                      if self.unavailable is not None else None)
         node.workerinput["toolscored_color"] = self.use_color()
         node.workerinput["toolscored_width"] = self.width
 
@@ -272,6 +345,13 @@ class _Session:
             self.finish(session, exitstatus)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        c = api.client()
+        if c.started_elsewhere is not None:
+            self.lines.append(
+                f"toolscore: note: no daemon answered at {c.started_elsewhere}, so one was "
+                f"started there; but the store is served by the daemon at {c.socket_path}, "
+                "which answered instead, and the one started was stopped (a mistyped "
+                "TOOLSCORE_SOCKET?)")
         for line in self.lines:
             terminalreporter.write_line(line)
 
@@ -297,7 +377,9 @@ class _Session:
                 self.run_lost = True
             except ToolscoreError as e:
                 self.lines.append(f"toolscore: the run's summary could not be read: {e}")
-        elif self.run_error and self.checks:
+        elif self.run_error and (self.checks or self.errors):
+            if self.errors:
+                self.lines.append(f"toolscore: {_errors(self.errors)}")
             self.lines.append(f"toolscore: no summary for this session: {self.run_error}")
         if self.run_lost:
             self.lines.append("toolscore: the daemon restarted during the session and forgot "
@@ -312,8 +394,12 @@ class _Session:
                                      if self.run and not self.run_owned else
                                      "there is no complete run to compare with"))
             return
+        # the checks that raised an error never reached the run: counted here
         if summary.get("summary"):
-            self.lines.append(summary["summary"])
+            self.lines.append(summary["summary"]
+                              + (f", {_errors(self.errors)}" if self.errors else ""))
+        elif self.errors:
+            self.lines.append(f"toolscore: {_errors(self.errors)}")
         flaky = summary.get("flaky_lines") or []
         self.lines.extend(flaky)
         duplicates = summary.get("duplicates") or []
@@ -397,6 +483,10 @@ class _Session:
         return mode == "fail"
 
 
+def _errors(n: int) -> str:
+    return f"{n} error" if n == 1 else f"{n} errors"
+
+
 def _named_after(name: str, nodeids: Set[str]) -> bool:
     """True when name is a default snapshot name of one of nodeids (the id
     itself or the id with -2, -3, ...)."""
@@ -406,16 +496,20 @@ def _named_after(name: str, nodeids: Set[str]) -> bool:
     return bool(sep) and suffix.isdigit() and base in nodeids
 
 
-def _store_root(config: pytest.Config) -> str:
+def _store_root(config: pytest.Config) -> Tuple[str, str]:
+    """The session's snapshot root (absolute, resolved) and why it is that one."""
     opt = config.getoption("toolscore_snapshot_dir")
     if opt:
         path = opt if os.path.isabs(opt) else os.path.join(str(config.rootpath), opt)
+        why = "--toolscore-snapshot-dir"
     elif os.environ.get("TOOLSCORE_DIR"):
         path = os.environ["TOOLSCORE_DIR"]  # tsctl run's root: relative to the cwd
+        why = "$TOOLSCORE_DIR"
     else:
         path = os.path.join(str(config.rootpath), api.DEFAULT_ROOT)
+        why = f"{api.DEFAULT_ROOT} of the rootdir"
     try:
-        return _native.resolve_store(path)
+        return _native.resolve_store(path), why
     except ValueError as e:
         raise pytest.UsageError(f"toolscored: snapshot directory {path!r}: {e}") from None
 
@@ -506,6 +600,8 @@ def toolscore_snapshot(request: pytest.FixtureRequest) -> SnapshotFixture:
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
     outcome = yield
+    if call.excinfo is not None and call.excinfo.errisinstance(ToolscoreError):
+        outcome.get_result().toolscored_check_error = True
     if call.excinfo is not None and call.excinfo.errisinstance(DaemonUnavailableError):
         # Reported as an ERROR: the test could not run, it did not fail.
         outcome.get_result().toolscored_error = True

@@ -95,6 +95,28 @@ def test_files_written_by_either_are_read_by_the_other(tmp_path: Path) -> None:
     assert [c.tool for c in gold] == ["search_flights", "book_flight"]
 
 
+def test_every_source_we_write_is_read_by_the_reference(tmp_path: Path) -> None:
+    """Snapshots are labelled with what made them (a Vitest or Jest check,
+    tsctl, a trace): the reference reads each such file, source and all."""
+    store = ours.SnapshotStore(tmp_path)
+    sources = ["pytest", "vitest", "jest", "node", "tsctl", "trace", "record"]
+    for src in sources:
+        store.save(ours.Snapshot(f"by {src}", [{"tool": "t", "args": {"s": src}}], source=src))
+    calls = tmp_path.parent / "calls.json"
+    calls.write_text('[{"tool": "t", "args": {"s": "tsctl check"}}]')
+    subprocess.run([str(TSCTL), "--dir", str(tmp_path), "check", "from tsctl", "--calls",
+                    str(calls)], check=True, capture_output=True)
+    reader = ref.SnapshotStore(tmp_path)
+    assert {s.name: s.source for s in reader.list()} == dict(
+        [(f"by {src}", src) for src in sources] + [("from tsctl", "tsctl")])
+    assert reader.load("from tsctl").calls == [{"tool": "t", "args": {"s": "tsctl check"}}]
+    listed = subprocess.run([str(REF_CLI), "snapshots", "list", "--dir", str(tmp_path)],
+                            capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    for src in ("vitest", "jest", "tsctl"):
+        assert src in listed.stdout
+
+
 def test_approve_and_delete_across_tools(tmp_path: Path) -> None:
     ref_store, our_store = ref.SnapshotStore(tmp_path), ours.SnapshotStore(tmp_path)
     our_store.save(ours.Snapshot("a", [{"tool": "t", "args": {}}]))
