@@ -17,14 +17,13 @@ import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { setTimeout as timer } from 'node:timers';
-import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
 import { defaultSocketPath } from './paths.js';
 import { onPath, packagedExecutable } from './platform.js';
 import { trustedTarget } from './trust.js';
-import { fromWire } from './values.js';
 import { VERSION } from './version.js';
+import { decodeValue, encodeRequest } from './wire.js';
 
 export const PROTOCOL = 1;
 const DEFAULT_MAX_FRAME = 16 * 1024 * 1024;
@@ -104,8 +103,6 @@ export class Connection {
     // why the daemon could not be reached or started the first time: later
     // connects fail at once with it, unless a daemon answers (none started)
     this.firstUnavailable = null;
-    this.encoder = new Encoder({ useBigInt64: true });
-    this.decoder = new Decoder({ useBigInt64: true });
   }
 
   /**
@@ -416,29 +413,24 @@ export class Connection {
         new ConnectionError('disconnected', `not connected to toolscored at ${this.socketPath}`, this.socketPath),
       );
     const id = this.nextId++;
-    let payload;
+    let frame;
     try {
-      payload = this.encoder.encode({ id, method, params });
+      frame = encodeRequest(id, method, params);
     } catch (err) {
       return Promise.reject(new ToolscoreError('invalid_argument', `cannot encode ${method}: ${err.message}`));
     }
-    if (payload.byteLength > this.maxFrame)
+    if (frame.length - 4 > this.maxFrame)
       return Promise.reject(
         new ToolscoreError(
           'too_large',
-          `${method} request of ${payload.byteLength} bytes is over the daemon's maximum frame of ${this.maxFrame} bytes`,
+          `${method} request of ${frame.length - 4} bytes is over the daemon's maximum frame of ${this.maxFrame} bytes`,
         ),
       );
-    const header = Buffer.allocUnsafe(4);
-    header.writeUInt32BE(payload.byteLength, 0);
     const idle = this.pending.size === 0;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, method, idle });
       sock.ref();
-      sock.cork();
-      sock.write(header);
-      const flowing = sock.write(payload);
-      sock.uncork();
+      const flowing = sock.write(frame); // the header and payload: one write
       if (!flowing && this.drained === null) {
         this.drained = new Promise((done) => {
           const go = () => {
@@ -469,7 +461,7 @@ export class Connection {
       const payload = this.take(n);
       let msg;
       try {
-        msg = this.decoder.decode(payload);
+        msg = decodeValue(payload);
       } catch (err) {
         this.fail(new ConnectionError('bad_reply', `undecodable reply: ${err.message}`, this.socketPath));
         return;
@@ -534,7 +526,7 @@ export class Connection {
     if (this.pending.size === 0) this.socket?.unref();
     if (error) p.reject(new DaemonError(error[0], error[1], p.method, error[2]));
     else if (!('result' in msg)) p.reject(new ConnectionError('bad_reply', `ok reply to ${p.method} without result`, this.socketPath));
-    else p.resolve(fromWire(msg.result));
+    else p.resolve(msg.result); // 64-bit integers in the safe range are numbers already
     this.settled();
     return true;
   }

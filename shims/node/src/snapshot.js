@@ -13,7 +13,7 @@ import { ciFromEnv, envValue, truthy, updateFromEnv } from './env.js';
 import { DaemonError, SnapshotError, ToolscoreError } from './errors.js';
 import { resolveStore } from './paths.js';
 import { currentTest, runnerName } from './runner.js';
-import { toWire } from './values.js';
+import { packValue, toWire } from './values.js';
 
 const counts = new Map();
 const stores = new Map();
@@ -131,7 +131,7 @@ export function checkParams(actual, options = {}, state) {
   const root = projectRoot();
   const id = testId(test, root);
   const name = options.name ?? defaultName(id);
-  const params = { store: storePath(root), name, actual: toWire(actual, 'actual') };
+  const params = { store: storePath(root), name, actual: packValue(actual, 'actual') };
   if (options.format !== undefined && options.format !== 'auto') params.format = options.format;
   if (options.minScore !== undefined && options.minScore !== 1) params.min_score = options.minScore;
   if (options.weights !== undefined && options.weights !== null) params.weights = toWire(options.weights, 'weights');

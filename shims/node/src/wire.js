@@ -9,10 +9,16 @@
 
 const MAX_DEPTH = 136; // how deep a reply may nest
 
+// Marks a Packed by a registered symbol, not its class: Jest gives each
+// test file a registry of its own, and the worker's one connection (whose
+// encoder meets the value) comes from the first.
+const PACKED = Symbol.for('toolscored.packed');
+
 /** Bytes that already are one packed value (values.js, packValue): written as they are. */
 export class Packed {
   constructor(bytes) {
     this.bytes = bytes;
+    this[PACKED] = true;
   }
 }
 
@@ -186,7 +192,7 @@ export class Writer {
     }
     if (v === null || v === undefined) {
       this.byte(0xc0);
-    } else if (v instanceof Packed) {
+    } else if (v[PACKED] === true) {
       this.reserve(v.bytes.length);
       this.pos += v.bytes.copy(this.buf, this.pos);
     } else if (Array.isArray(v)) {

@@ -108,3 +108,10 @@ test('packValue gives the bytes of toWire, packed, and its errors', async () => 
       return e instanceof TypeError;
     });
 });
+
+test('a Packed from another copy of the module is written as it is (Jest registries)', async () => {
+  const other = await import('../src/wire.js?another-registry');
+  const bytes = Buffer.from([0x91, 0x01]);
+  const frame = encodeRequest(1, 'check', { actual: new other.Packed(bytes) });
+  assert.deepEqual(frame.subarray(-9), Buffer.concat([Buffer.from('\xa6actual', 'latin1'), bytes]));
+});
