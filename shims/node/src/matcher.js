@@ -13,7 +13,7 @@ export async function toMatchToolSnapshot(received, options = {}) {
   const { params, test } = checkParams(received, options, this);
   const reply = await check(params, site);
   try {
-    await settle(reply, test);
+    await settle(reply, test, false);
   } catch (err) {
     if (err instanceof SnapshotError) return { pass: false, message: () => err.message };
     throw err;

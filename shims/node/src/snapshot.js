@@ -149,8 +149,12 @@ export function checkParams(actual, options = {}, state) {
   return { params, test };
 }
 
-/** The outcome of a check reply: null, the scores, or a thrown SnapshotError. */
-export async function settle(reply, test) {
+/**
+ * The outcome of a check reply: null, the scores (true instead when scores
+ * is false: a matcher, which has no use for them), or a thrown
+ * SnapshotError.
+ */
+export async function settle(reply, test, scores = true) {
   switch (reply.outcome) {
     case 'CREATED':
     case 'PENDING':
@@ -161,6 +165,7 @@ export async function settle(reply, test) {
       if (test?.annotate) await test.annotate(reply.message);
       return null;
     case 'PASSED':
+      if (!scores) return true;
       return { outcome: reply.outcome, name: reply.name, file: reply.file, ...(reply.result ?? {}) };
     default:
       throw new SnapshotError(reply);
@@ -180,7 +185,14 @@ export async function check(params, site) {
     // an error answered later (a DaemonError, a ConnectionError) gets the
     // caller's stack, so the runner points at the test's line rather than
     // at the socket's data handler (duck-typed: under Jest the connection's
-    // error classes may come from another module registry)
+    // error classes may come from another module registry). Without a site
+    // taken before the await, the stack here: its async frames lead back
+    // through every await to the test's (nothing is spent on a check that
+    // succeeds).
+    if (site === undefined) {
+      site = {};
+      Error.captureStackTrace(site, check);
+    }
     if (typeof site?.stack === 'string' && typeof err?.stack === 'string' && typeof err.code === 'string') {
       const frames = site.stack.split('\n').slice(1).join('\n');
       err.stack = `${err.name}: ${err.message}\n${frames}`;
@@ -189,11 +201,19 @@ export async function check(params, site) {
   }
 }
 
-/** The stack of fn's caller, taken before any await (for check). */
+/**
+ * The stack of fn's caller, taken before any await (for check), for a
+ * caller that is not awaited through async functions (a matcher: the runner
+ * chains it with then). A few frames reach the test's; fewer frames, less
+ * work on every check.
+ */
 export function callSite(fn) {
   const site = {};
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 12;
   if (typeof Error.captureStackTrace === 'function') Error.captureStackTrace(site, fn);
   else site.stack = new Error().stack;
+  Error.stackTraceLimit = limit;
   return site;
 }
 
@@ -220,8 +240,7 @@ async function request(params) {
  * DaemonError (e.g. code "format") or a ConnectionError ("unavailable").
  */
 export async function toolSnapshot(actual, options = {}) {
-  const site = callSite(toolSnapshot);
   const { params, test } = checkParams(actual, options);
-  const reply = await check(params, site);
+  const reply = await check(params);
   return settle(reply, test);
 }
