@@ -88,6 +88,7 @@ export class Connection {
     this.pid = process.pid;
     this.socket = null;
     this.ready = null;
+    this.opened = null; // this.ready once it resolved: connected, past hello
     this.nextId = 1;
     this.pending = new Map();
     this.idleWaiters = [];
@@ -183,7 +184,17 @@ export class Connection {
     if (sock !== null) sock.destroy();
   }
 
-  async attempt(method, params) {
+  attempt(method, params) {
+    // the usual case, with no turn of the event loop: connected and past
+    // hello, not moving to another daemon, not held back, the socket open
+    const sock = this.socket;
+    if (this.ready !== null && this.opened === this.ready && this.moved === null && this.drained === null &&
+        sock !== null && !sock.readableEnded && !sock.destroyed)
+      return this.send(method, params);
+    return this.attemptSlow(method, params);
+  }
+
+  async attemptSlow(method, params) {
     // an idle connection the daemon closed while this process was busy:
     // when its end was read already, go to a new connection at once (else
     // the write fails with EPIPE, which request() retries)
@@ -200,10 +211,16 @@ export class Connection {
   /** Connect and say hello (once; again after the connection was lost). */
   connect() {
     if (this.ready === null) {
-      this.ready = this.open().catch((err) => {
-        this.ready = null;
-        throw err;
-      });
+      const ready = this.open().then(
+        () => {
+          if (this.ready === ready) this.opened = ready; // attempt's usual case from now on
+        },
+        (err) => {
+          if (this.ready === ready) this.ready = null;
+          throw err;
+        },
+      );
+      this.ready = ready;
     }
     return this.ready;
   }

@@ -17,6 +17,7 @@ import { packValue, toWire } from './values.js';
 
 const counts = new Map();
 const stores = new Map();
+const files = new Map(); // "<root>\0<test file>" -> the file relative to the root
 const lostRuns = new Set();
 
 /** Forget every -2, -3 counter. */
@@ -50,9 +51,22 @@ export function storePath(root = projectRoot()) {
 /** The test's id: "<file relative to the root>::<full test name>". */
 export function testId(test, root = projectRoot()) {
   if (test.testName === undefined && test.testPath === undefined) return undefined;
-  const file = test.testPath ? path.relative(root, test.testPath).split(path.sep).join('/') : '';
+  const file = test.testPath ? relativeFile(root, test.testPath) : '';
   const name = test.testName ?? '';
   return file && name ? `${file}::${name}` : file || name;
+}
+
+/** testPath relative to root with / separators, remembered (a test file's
+ * tests ask for it once each, before the test and at its checks). */
+function relativeFile(root, testPath) {
+  const key = `${root}\0${testPath}`;
+  let file = files.get(key);
+  if (file === undefined) {
+    if (files.size >= 4096) files.clear();
+    file = path.relative(root, testPath).split(path.sep).join('/');
+    files.set(key, file);
+  }
+  return file;
 }
 
 function defaultName(id) {
@@ -180,8 +194,16 @@ export async function settle(reply, test, scores = true) {
  */
 export async function check(params, site) {
   try {
-    return await request(params);
-  } catch (err) {
+    return await connection().request('check', params);
+  } catch (first) {
+    let err = first;
+    if (err instanceof DaemonError && err.code === 'not_found' && params.run !== undefined) {
+      try {
+        return await checkLost(params);
+      } catch (again) {
+        err = again;
+      }
+    }
     // an error answered later (a DaemonError, a ConnectionError) gets the
     // caller's stack, so the runner points at the test's line rather than
     // at the socket's data handler (duck-typed: under Jest the connection's
@@ -201,6 +223,18 @@ export async function check(params, site) {
   }
 }
 
+/** The check sent again without its run, which the daemon no longer knows. */
+async function checkLost(params) {
+  lostRuns.add(params.run);
+  console.warn(
+    `toolscore: warning: the daemon no longer knows run ${params.run} (it restarted?); ` +
+      'later checks of this worker are not counted in its summary',
+  );
+  const rest = { ...params };
+  delete rest.run;
+  return connection().request('check', rest);
+}
+
 /**
  * The stack of fn's caller, taken before any await (for check), for a
  * caller that is not awaited through async functions (a matcher: the runner
@@ -215,22 +249,6 @@ export function callSite(fn) {
   else site.stack = new Error().stack;
   Error.stackTraceLimit = limit;
   return site;
-}
-
-async function request(params) {
-  try {
-    return await connection().request('check', params);
-  } catch (err) {
-    if (!(err instanceof DaemonError) || err.code !== 'not_found' || params.run === undefined) throw err;
-    lostRuns.add(params.run);
-    console.warn(
-      `toolscore: warning: the daemon no longer knows run ${params.run} (it restarted?); ` +
-        'later checks of this worker are not counted in its summary',
-    );
-    const rest = { ...params };
-    delete rest.run;
-    return connection().request('check', rest);
-  }
 }
 
 /**
