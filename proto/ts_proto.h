@@ -338,6 +338,18 @@ int ts_wire_cursor_nil(ts_wire_cursor *c, ts_error *err);
 int ts_wire_cursor_skip(ts_wire_cursor *c, int max_depth, ts_error *err);
 
 /*
+ * The price of decoding data[0..len) (one value) with ts_wire_decode: the
+ * bytes of heap its json-c tree takes (lib/json's prices: an empty map is
+ * 784 bytes, so a 4 MB frame of them is 3 GB), found by one walk that
+ * allocates nothing, for a caller that refuses what its memory cannot
+ * hold before decoding. *cost is set also on an error: the price of what
+ * was walked, which bounds what a decode builds before it fails at the
+ * same place. Errors as ts_wire_cursor_skip's; bytes after the value are
+ * not looked at.
+ */
+int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_error *err);
+
+/*
  * ts_message — requests and replies of the toolscored protocol.
  *
  * Encodes a request, an ok reply or an error reply as one complete frame
