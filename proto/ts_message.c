@@ -477,6 +477,48 @@ int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_ra
     return 0;
 }
 
+bool ts_message_peek_id(const void *payload, size_t len, uint64_t *id)
+{
+    ts_wire_cursor c;
+    uint32_t count;
+
+    ts_wire_cursor_init(&c, payload, len);
+    if (ts_wire_cursor_map(&c, &count, NULL) < 0)
+        return false;
+    for (uint32_t i = 0; i < count && i < 3; i++) {
+        const char *key;
+        size_t klen;
+        unsigned char b;
+
+        if (ts_wire_cursor_str(&c, &key, &klen, NULL) < 0)
+            return false;
+        if (klen != 2 || memcmp(key, "id", 2) != 0) {
+            if (ts_wire_cursor_skip(&c, 0, NULL) < 0)
+                return false;
+            continue;
+        }
+        if (ts_wire_cursor_left(&c) == 0)
+            return false;
+        b = *c.p;
+        if (b <= 0x7f) {
+            *id = b;
+            return true;
+        }
+        if (b < 0xcc || b > 0xcf)
+            return false;
+        size_t n = (size_t)1 << (b - 0xcc);
+        uint64_t v = 0;
+
+        if (ts_wire_cursor_left(&c) < 1 + n)
+            return false;
+        for (size_t k = 1; k <= n; k++)
+            v = (v << 8) | c.p[k];
+        *id = v;
+        return true;
+    }
+    return false;
+}
+
 void ts_request_free(ts_request *req)
 {
     free(req->method);

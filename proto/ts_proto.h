@@ -492,6 +492,15 @@ int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_ra
                                   ts_request *req, ts_error *err);
 
 /*
+ * The id of a request payload without decoding it: true with *id when the
+ * map's "id" member (among its first three, values skipped in place) is an
+ * unsigned int. For a request refused before it is decoded (one whose
+ * values the daemon's memory cannot hold), so that it is still answered
+ * with its id.
+ */
+bool ts_message_peek_id(const void *payload, size_t len, uint64_t *id);
+
+/*
  * Decode req's raw member (the payload it was decoded from must still be
  * there) and add it to params under its key: the value and the errors a
  * full ts_message_decode_request gives for it. Nothing to do (0) when the

@@ -183,6 +183,7 @@ static void pause_reading(tsd_conn *conn)
     if (conn->paused)
         return;
     conn->paused = true;
+    conn->paused_ms = tsd_server_now_ms(conn->server);
     conn->server->budget.paused++;
     conn->server->budget.pauses++;
     uv_read_stop((uv_stream_t *)&conn->handle);
@@ -261,6 +262,9 @@ static void resume_reading(tsd_conn *conn)
 
     conn->paused = false;
     conn->server->budget.paused--;
+    /* a frame's deadline counts only the time it was read */
+    if (conn->frame_started_ms != 0)
+        conn->frame_started_ms += tsd_server_now_ms(conn->server) - conn->paused_ms;
     tsd_debug("connection %llu resumed", (unsigned long long)conn->id);
     conn->pending = NULL;
     conn->pending_len = 0;
@@ -280,6 +284,7 @@ static void account(tsd_conn *conn)
 
     srv->budget.held = srv->budget.held - conn->held + now;
     conn->held = now;
+    tsd_budget_publish(&srv->budget);
     if (conn->feeding || conn->closing)
         return;
     if (conn->paused && !tsd_conn_should_wait(srv, conn, true))

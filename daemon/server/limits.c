@@ -64,6 +64,14 @@ tsd_slot tsd_limits_admit(tsd_server *srv, tsd_conn *newcomer)
     return TSD_SLOT_NONE;
 }
 
+/* conn holds a request the daemon has not read for TSD_BUDGET_WAIT_MS
+ * because it is over its memory budget. */
+static bool waits_for_budget(const tsd_server *srv, const tsd_conn *c, uint64_t now)
+{
+    return c->paused && (c->frame_started_ms != 0 || c->pending_len > 0) &&
+           now - c->paused_ms >= TSD_BUDGET_WAIT_MS && tsd_conn_waits_for_budget(srv, c);
+}
+
 void tsd_limits_enforce(tsd_server *srv, uint64_t now)
 {
     uint64_t hello_ms = srv->options->hello_timeout_ms;
@@ -77,10 +85,24 @@ void tsd_limits_enforce(tsd_server *srv, uint64_t now)
             snprintf(why, sizeof(why), "no hello within %llu ms of connecting",
                      (unsigned long long)hello_ms);
             close_for(c, why);
-        } else if (c->frame_started_ms != 0 && now - c->frame_started_ms >= frame_ms) {
+        } else if (c->frame_started_ms != 0 && !c->paused &&
+                   now - c->frame_started_ms >= frame_ms) {
             snprintf(why, sizeof(why), "a frame left incomplete for %llu ms",
                      (unsigned long long)frame_ms);
             close_for(c, why);
+        } else if (waits_for_budget(srv, c, now)) {
+            char busy[400];
+            const tsd_budget *b = &srv->budget;
+
+            snprintf(busy, sizeof(busy),
+                     "the daemon is over its memory budget (%zu MiB resident, %zu MiB held, "
+                     "--memory-budget %zu MiB) and has not read this connection's request for "
+                     "%d ms: it was not executed; send it again once the daemon has room",
+                     b->rss >> 20, (b->held + b->modules_held + tsd_budget_values(b)) >> 20,
+                     b->limit >> 20, TSD_BUDGET_WAIT_MS);
+            tsd_warn("connection %llu (pid %ld) closed: %s", (unsigned long long)c->id,
+                     (long)c->pid, busy);
+            tsd_conn_kill(c, TS_ERR_BUSY, busy);
         } else if (c->reserved && idle_for(c, now) >= TSD_RESERVED_IDLE_MS) {
             snprintf(why, sizeof(why), "idle for %d ms in a slot kept for status and stop",
                      TSD_RESERVED_IDLE_MS);
@@ -105,9 +127,12 @@ bool tsd_limits_method_allowed(const tsd_conn *conn, const char *method, char *w
     return false;
 }
 
-void tsd_status_limits(const tsd_server *srv, struct json_object *o)
+void tsd_status_limits(const tsd_server *srv, size_t own, struct json_object *o)
 {
     const tsd_budget *b = &srv->budget;
+    size_t values = tsd_budget_values(b);
+
+    values -= own < values ? own : values; /* the status request's own */
     size_t reserved = 0;
 
     for (const tsd_conn *c = srv->conns; c != NULL; c = c->next)
@@ -116,6 +141,8 @@ void tsd_status_limits(const tsd_server *srv, struct json_object *o)
     json_object_object_add(o, "connections_paused", json_object_new_int64((int64_t)b->paused));
     json_object_object_add(o, "memory_budget", json_object_new_int64((int64_t)b->limit));
     json_object_object_add(o, "memory_held",
-                           json_object_new_int64((int64_t)(b->held + b->modules_held)));
+                           json_object_new_int64((int64_t)(b->held + b->modules_held + values)));
+    json_object_object_add(o, "memory_values", json_object_new_int64((int64_t)values));
+    json_object_object_add(o, "memory_refused", json_object_new_int64((int64_t)b->refused));
     json_object_object_add(o, "memory_resident", json_object_new_int64((int64_t)b->rss));
 }

@@ -171,11 +171,14 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
  * back by more than the margin.
  *
  * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, and
- * about TSD_SNAPCACHE_BYTES for the entries of every store together (a
- * budget the caches share: an entry weighs TSD_SNAPCACHE_PARSED_FACTOR
- * times its file, what the file takes parsed), the store's least recently
- * used dropped first; only small files are kept (the fast path's limit).
- * Owns its entries' snapshots.
+ * about TSD_SNAPCACHE_BYTES (an eighth of a smaller --memory-budget) for
+ * the entries of every store together (a budget the caches share: an
+ * entry weighs TSD_SNAPCACHE_PARSED_FACTOR times its file, or twice the
+ * price of its values when that is more: the parsed calls, their packed
+ * bytes and self score), the store's least recently used dropped first;
+ * only small files are kept (the fast path's limit). An entry's values
+ * are counted there, not in the memory budget's values (the read's
+ * charge is given back once it is kept). Owns its entries' snapshots.
  */
 #define TSD_SNAPCACHE_MAX 16384
 #define TSD_SNAPCACHE_BUCKETS 4096
@@ -184,7 +187,8 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
 
 /* Bytes the caches sharing it hold together (loop thread only). */
 typedef struct tsd_snapcache_budget {
-    size_t used; /* at most TSD_SNAPCACHE_BYTES */
+    size_t used; /* at most max */
+    size_t max;  /* TSD_SNAPCACHE_BYTES, or an eighth of a smaller memory budget */
 } tsd_snapcache_budget;
 
 typedef struct tsd_snapcache_entry tsd_snapcache_entry;
@@ -320,6 +324,8 @@ typedef struct tsd_stores {
     size_t count;
     ts_list_budget list_budget;       /* shared by every store's list_cache */
     tsd_snapcache_budget snap_budget; /* shared by every store's cache */
+    ts_store_gate gate;               /* every store's parses priced against the memory budget */
+    size_t caches_max;                /* an eighth of the memory budget: each cache's most */
 } tsd_stores;
 
 /*

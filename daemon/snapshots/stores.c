@@ -323,6 +323,8 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     atomic_init(&st->lock, lock);
     pthread_mutex_init(&st->lock_mutex, NULL);
     rc = ts_store_open(key, &st->store, err);
+    if (rc == 0)
+        ts_store_set_gate(st->store, &stores->gate);
     if (rc == 0 && tsd_rulescache_init(&st->rules, key) < 0) {
         ts_store_close(st->store);
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -355,7 +357,8 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
     if (st->list_cache != NULL)
         return st->list_cache;
     if (stores->list_budget.max == 0)
-        stores->list_budget.max = TSD_LIST_CACHE_BYTES;
+        stores->list_budget.max =
+            stores->caches_max < TSD_LIST_CACHE_BYTES ? stores->caches_max : TSD_LIST_CACHE_BYTES;
     if (ts_list_cache_new(&stores->list_budget, TS_CHECK_RACY_NS, &st->list_cache) < 0)
         st->list_cache = NULL;
     return st->list_cache;

@@ -68,7 +68,16 @@ typedef struct ts_snapshot {
     bool approved;
     char *source;              /* owned: "pytest", "trace" or "record" */
     struct json_object *calls; /* owned reference: an array of call objects */
+    /* What reading it took from its reader's memory budget (lib/store's
+     * gate), given back through give(give_arg, charge) when it is freed;
+     * 0 when nothing was taken. Copies carry none. */
+    size_t charge;
+    void (*give)(void *arg, size_t bytes);
+    void *give_arg;
 } ts_snapshot;
+
+/* Give back s's charge now (its memory is counted elsewhere from now). */
+void ts_snapshot_uncharge(ts_snapshot *s);
 
 /*
  * A new snapshot named name with calls (a reference is taken: the caller keeps

@@ -350,16 +350,50 @@ static int read_file(int dirfd, const char *file, const char *path, size_t small
     return rc;
 }
 
+void ts_store_set_gate(ts_store *store, const ts_store_gate *gate)
+{
+    if (gate != NULL)
+        store->gate = *gate;
+    else
+        memset(&store->gate, 0, sizeof(store->gate));
+}
+
+int ts_store__parse(const ts_store *store, const ts_buf *data, const char *path, ts_snapshot **out,
+                    bool *timestamps_given, ts_error *err)
+{
+    const char *text = data->data ? data->data : "";
+    const ts_store_gate *gate = &store->gate;
+    size_t price = 0;
+    int rc;
+
+    if (gate->take != NULL) {
+        price = ts_json_price(text, data->len);
+        rc = gate->take(gate->arg, price, path, err);
+        if (rc < 0)
+            return rc;
+    }
+    rc = ts_snapshot_parse_ex(text, data->len, path, out, timestamps_given, err);
+    if (rc < 0 || gate->take == NULL) {
+        if (gate->give != NULL)
+            gate->give(gate->arg, price);
+        return rc;
+    }
+    (*out)->charge = price;
+    (*out)->give = gate->give;
+    (*out)->give_arg = gate->arg;
+    return 0;
+}
+
 /* Read and parse dirfd/file (at most small_max bytes, else -EFBIG). */
-static int load_file_max(int dirfd, const char *file, const char *path, size_t small_max,
-                         ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
+static int load_file_max(const ts_store *store, int dirfd, const char *file, const char *path,
+                         size_t small_max, ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
 {
     ts_buf data;
     int rc = read_file(dirfd, file, path, small_max, &data, stamp, err);
 
     if (rc < 0)
         return rc;
-    rc = ts_snapshot_parse(data.data ? data.data : "", data.len, path, out, err);
+    rc = ts_store__parse(store, &data, path, out, NULL, err);
     ts_buf_free(&data);
     return rc;
 }
@@ -368,13 +402,6 @@ int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *o
                         ts_file_stamp *stamp, ts_error *err)
 {
     return read_file(dirfd, file, path, SIZE_MAX, out, stamp, err);
-}
-
-/* Read and parse dirfd/file; path names it in messages. */
-int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
-                        ts_file_stamp *stamp, ts_error *err)
-{
-    return load_file_max(dirfd, file, path, SIZE_MAX, out, stamp, err);
 }
 
 /* The error of a name that has no snapshot file. */
@@ -409,7 +436,7 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
     int rc;
 
     ts_store__join_path(store, file, path, sizeof(path));
-    rc = load_file_max(dirfd, file, path, small_max, &s, stamp, err);
+    rc = load_file_max(store, dirfd, file, path, small_max, &s, stamp, err);
     if (rc == -ENOENT)
         return no_snapshot(err, name);
     if (rc < 0)

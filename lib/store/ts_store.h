@@ -255,6 +255,23 @@ const char *ts_store_root(const ts_store *store);
  */
 bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino);
 
+/*
+ * A gate on what parsing the store's files may take: before a file is
+ * parsed, take(arg, bytes, path, err) is asked for its price (what its
+ * values will take, lib/json ts_json_price); a refusal (< 0, err filled)
+ * is the read's error and nothing is parsed. A snapshot handed back holds
+ * the price (its charge, given back through give when it is freed); one
+ * the store frees itself (a listing's) gives it back at once. Set once,
+ * before the store is used from other threads; NULL: no gate.
+ */
+typedef struct ts_store_gate {
+    int (*take)(void *arg, size_t bytes, const char *path, ts_error *err);
+    void (*give)(void *arg, size_t bytes);
+    void *arg;
+} ts_store_gate;
+
+void ts_store_set_gate(ts_store *store, const ts_store_gate *gate);
+
 /* The file path (root + "/" + file name) for name into out. */
 int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err);
 
