@@ -232,6 +232,19 @@ static void feed(tsd_conn *conn, const char *p, size_t len)
         rc = ts_frame_reader_feed(&conn->reader, p, len, &used, &err);
         p += used;
         len -= used;
+        if (rc >= 0 && conn->reserved && conn->reader.header_len == TS_FRAME_HEADER_SIZE &&
+            conn->reader.need > TSD_RESERVED_FRAME_MAX) {
+            char why[200];
+
+            snprintf(why, sizeof(why),
+                     "a frame of %zu bytes in a slot kept for status and stop (at most %u: "
+                     "all %d connection slots are taken)",
+                     conn->reader.need, TSD_RESERVED_FRAME_MAX, TSD_MAX_CONNECTIONS);
+            tsd_warn("connection %llu (pid %ld) closed: %s", (unsigned long long)conn->id,
+                     (long)conn->pid, why);
+            tsd_conn_kill(conn, TS_ERR_LIMIT, why);
+            break;
+        }
         if (rc < 0) {
             tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
                      err.message);

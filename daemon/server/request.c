@@ -223,6 +223,8 @@ static void complete(tsd_request *r, int rc, const ts_error *err)
         r->close_after = true;
     if (r->method != NULL) {
         srv->requests_served++;
+        if (r->conn != NULL && strcmp(r->method, "hello") != 0)
+            r->conn->served = true;
         if (ms >= TSD_SLOW_REQUEST_MS)
             tsd_warn("slow request: %s took %llu ms (pid %ld)", r->method, (unsigned long long)ms,
                      r->conn ? (long)r->conn->pid : 0L);

@@ -230,20 +230,28 @@ void tsd_budget_sample(tsd_budget *b, size_t modules_held);
  * Slots: TSD_MAX_CONNECTIONS connections, plus TSD_RESERVED_SLOTS kept for
  * an operator. A newcomer that finds the general slots full takes a
  * reserved one, where only hello, ping, status and stop are served
- * (anything else: "limit"); a reserved connection is closed once it has
- * been idle (nothing unanswered, no frame arriving) for
- * TSD_RESERVED_IDLE_MS, and a newcomer that finds the reserved slots full
- * too evicts the one idle longest, if it has been idle
- * TSD_EVICT_AFTER_MS. So connections flooding in hold the general slots
- * at most until their hello deadline, never the reserved ones against a
- * `tsctl status` or `tsctl stop`; a newcomer is refused ("limit") only
- * while all reserved slots are busy answering.
+ * (anything else: "limit") and a slot is lent for one short exchange:
+ * frames of at most TSD_RESERVED_FRAME_MAX bytes, hello and each frame
+ * complete within TSD_RESERVED_FRAME_MS, closed once idle for
+ * TSD_RESERVED_IDLE_MS. A newcomer that finds the reserved slots full too
+ * takes the place of one that has had its turn or is holding it up, in
+ * this order: one answered (a request other than hello, nothing
+ * unanswered), then one with a frame under way (an operator's client
+ * writes each frame whole) or without hello TSD_EVICT_GRACE_MS after it
+ * connected, then one idle that long after hello (the oldest first
+ * within each). So idle connections, half frames, ping spam and reconnect
+ * loops cannot keep `tsctl status` or `tsctl stop` out: a newcomer never
+ * evicts a connection whose request is being answered, nor one within
+ * TSD_EVICT_GRACE_MS of connecting or of its hello's answer, and is
+ * refused ("limit") only when all eight are such.
  */
-#define TSD_MAX_CONNECTIONS 512   /* general connection slots */
-#define TSD_RESERVED_SLOTS 8      /* more, for status and stop */
-#define TSD_RESERVED_IDLE_MS 1000 /* a reserved slot idle this long is closed */
-#define TSD_EVICT_AFTER_MS 50     /* ... and may be taken by a newcomer */
-#define TSD_LIMITS_TICK_MS 100    /* deadlines are checked this often */
+#define TSD_MAX_CONNECTIONS 512           /* general connection slots */
+#define TSD_RESERVED_SLOTS 8              /* more, for status and stop */
+#define TSD_RESERVED_IDLE_MS 1000         /* a reserved slot idle this long is closed */
+#define TSD_RESERVED_FRAME_MS 500         /* hello, and each frame, within this */
+#define TSD_RESERVED_FRAME_MAX (4u << 10) /* largest frame in a reserved slot */
+#define TSD_EVICT_GRACE_MS 5   /* a reserved slot's newcomer has this long to say hello, ... */
+#define TSD_LIMITS_TICK_MS 100 /* deadlines are checked this often */
 
 struct tsd_conn;
 struct tsd_server;
@@ -305,6 +313,7 @@ struct tsd_conn {
     bool hello_done;
     bool closing;               /* no more reading; close once writes drain */
     bool reserved;              /* in a slot kept for status and stop (limits) */
+    bool served;                /* a request other than hello was answered (limits) */
     bool paused;                /* not read for now: back-pressure (budget) */
     uint64_t paused_ms;         /* since then (loop clock) */
     bool feeding;               /* frames are being fed (no re-entry) */
