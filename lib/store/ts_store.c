@@ -427,6 +427,64 @@ static int open_named(ts_store *store, const char *name, char *file, int *dirfd,
     return rc;
 }
 
+/*
+ * The error of a file (path, named file in the root) that holds the
+ * snapshot held where name was asked for, refusing doing (e.g. "removing
+ * it"): "collision" when held's file name is this one too, else
+ * "invalid_snapshot".
+ */
+static int name_mismatch(const char *path, const char *file, const char *held, const char *name,
+                         const char *doing, ts_error *err)
+{
+    char held_file[TS_FILENAME_MAX];
+    ts_error ignored;
+
+    if (ts_name_to_filename(held, strlen(held), held_file, sizeof(held_file), &ignored) == 0 &&
+        strcmp(held_file, file) == 0)
+        return ts_error_set(err, -EEXIST, TS_ERR_COLLISION,
+                            "%s holds snapshot '%.300s', and '%.300s' maps to the same file name "
+                            "(the same stem and 8 hex digits of SHA-1, as the reference tool "
+                            "names files): the two names collide; %s refused, '%.300s' is kept "
+                            "(rename one of the two snapshots)",
+                            path, held, name, doing, held);
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT,
+                        "%s: holds snapshot '%.300s', not '%.300s'; %s refused", path, held, name,
+                        doing);
+}
+
+/*
+ * Before dirfd/file is replaced or removed for name (doing says which):
+ * 0 when it is absent, holds name or no readable snapshot; else the
+ * mismatch's error (ts_store.h, "collision").
+ */
+static int holds_name(const ts_store *store, int dirfd, const char *file, const char *path,
+                      const char *name, const char *doing, ts_error *err)
+{
+    char held[TS_NAME_MAX_BYTES + 1];
+    ts_snapshot_scan m;
+    ts_snapshot *s = NULL;
+    ts_error ignored;
+    ts_buf data;
+    int rc = read_file(dirfd, file, path, SIZE_MAX, &data, NULL, &ignored);
+
+    if (rc < 0)
+        return 0; /* absent, or nothing readable to keep */
+    if (ts_snapshot_scan_summary(data.data ? data.data : "", data.len, &m) &&
+        m.name_len <= TS_NAME_MAX_BYTES) {
+        memcpy(held, m.name, m.name_len);
+        held[m.name_len] = '\0';
+        rc = 1;
+    } else if (ts_store__parse(store, &data, path, &s, NULL, &ignored) == 0) {
+        snprintf(held, sizeof(held), "%s", s->name);
+        ts_snapshot_free(s);
+        rc = 1;
+    }
+    ts_buf_free(&data);
+    if (rc != 1 || strcmp(held, name) == 0)
+        return 0;
+    return name_mismatch(path, file, held, name, doing, err);
+}
+
 /* Load name from the root dirfd (see ts_store_load). */
 static int load_in(ts_store *store, int dirfd, const char *name, const char *file, size_t small_max,
                    ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
@@ -442,8 +500,7 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
     if (rc < 0)
         return rc;
     if (strcmp(s->name, name) != 0) {
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT,
-                          "%s: holds snapshot '%s', not '%s'", path, s->name, name);
+        rc = name_mismatch(path, file, s->name, name, "reading it", err);
         ts_snapshot_free(s);
         return rc;
     }
@@ -573,8 +630,8 @@ static int create_temp(int dirfd, const char *file, const char *path, char *temp
 
 /* Temp file, fsynced, renamed into place (*placed), the root fsynced
  * (unless TS_STORE_NO_DIRSYNC): the durable part of ts_store_save. */
-static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
-                   bool *placed, ts_error *err)
+static int save_in(ts_store *store, int dirfd, const char *file, const char *name,
+                   const ts_buf *data, int flags, bool *placed, ts_error *err)
 {
     char temp[TS_STORE_FILE_NAME_LIMIT + 1];
     char path[PATH_MAX];
@@ -583,6 +640,9 @@ static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *d
     int rc;
 
     ts_store__join_path(store, file, path, sizeof(path));
+    rc = holds_name(store, dirfd, file, path, name, "replacing it", err);
+    if (rc < 0)
+        return rc;
     rc = create_temp(dirfd, file, path, temp, sizeof(temp), &fd, err);
     if (rc < 0)
         return rc;
@@ -623,7 +683,7 @@ int ts_store_save_placed(ts_store *store, const ts_snapshot *s, int flags, bool 
     if (rc == 0)
         rc = ts_store__dir(store, true, &dirfd, err);
     if (rc == 0) {
-        rc = save_in(store, dirfd, file, &data, flags, placed, err);
+        rc = save_in(store, dirfd, file, s->name, &data, flags, placed, err);
         ts_store__dir_release(store, dirfd);
     }
     ts_buf_free(&data);
@@ -647,6 +707,11 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
     if (rc < 0)
         return rc;
     ts_store__join_path(store, file, path, sizeof(path));
+    rc = holds_name(store, dirfd, file, path, name, "removing it", err);
+    if (rc < 0) {
+        ts_store__dir_release(store, dirfd);
+        return rc;
+    }
     if (unlinkat(dirfd, file, 0) < 0) {
         if (errno == ENOENT)
             rc = no_snapshot(err, name);

@@ -308,6 +308,18 @@ int ts_store_save_placed(ts_store *store, const ts_snapshot *s, int flags, bool 
 int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err);
 
 /*
+ * File names keep 32 bits of the name's SHA-1 (the reference tool's
+ * scheme), so two names can map to one file name. A file is never
+ * removed or replaced, nor read, for a name it does not hold: saves,
+ * removals and loads look at the name inside an existing file first and
+ * refuse with "collision" (-EEXIST) when it holds another name that maps
+ * to the same file name, naming both, or with "invalid_snapshot" when it
+ * holds a name that maps elsewhere. A file that holds no readable snapshot
+ * may be replaced or removed.
+ */
+#define TS_ERR_COLLISION "collision"
+
+/*
  * fsync the root directory (after saves made with TS_STORE_NO_DIRSYNC):
  * returns once an fsync of the root that started after the call began has
  * returned, with that fsync's result; concurrent callers (and concurrent
