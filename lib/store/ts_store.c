@@ -43,31 +43,79 @@ int ts_store__no_memory(ts_error *err)
     return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }
 
-/* Create path and its missing parents (mkdir -p). */
-static int mkdir_parents(const char *path, ts_error *err)
+/* fsync the directory at path[0..len) (NUL at len); 0 or -errno. */
+static int fsync_dir_at(char *path, size_t len)
 {
-    char *copy = strdup(path);
-    size_t len;
+    char keep = path[len];
+    int fd;
     int rc = 0;
 
-    if (copy == NULL)
-        return ts_store__no_memory(err);
-    len = strlen(copy);
-    while (len > 1 && copy[len - 1] == '/')
-        copy[--len] = '\0';
+    path[len] = '\0';
+    fd = open(len > 0 ? path : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) < 0)
+        rc = -errno;
+    if (fd >= 0)
+        close(fd);
+    path[len] = keep;
+    return rc;
+}
+
+int ts_store__make_dirs(const char *path, char *failed, size_t failedsz)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    size_t made[64];
+    size_t nmade = 0;
+    int rc = 0;
+
+    if (len >= sizeof(buf))
+        return -ENAMETOOLONG;
+    memcpy(buf, path, len + 1);
+    while (len > 1 && buf[len - 1] == '/')
+        buf[--len] = '\0';
     for (size_t i = 1; i <= len && rc == 0; i++) {
-        if (copy[i] != '/' && copy[i] != '\0')
+        if (buf[i] != '/' && buf[i] != '\0')
             continue;
-        copy[i] = '\0';
+        buf[i] = '\0';
         /* 0755 minus the umask: a store others can write is no baseline
          * (ts_store_exposure) */
-        if (mkdir(copy, 0755) < 0 && errno != EEXIST)
-            rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
+        if (mkdir(buf, 0755) == 0) {
+            if (nmade < sizeof(made) / sizeof(made[0]))
+                made[nmade++] = i;
+        } else if (errno != EEXIST) {
+            rc = -errno;
+            snprintf(failed, failedsz, "%s", buf);
+        }
         if (i < len)
-            copy[i] = '/';
+            buf[i] = '/';
     }
-    free(copy);
+    /* a new directory is there after a power loss only once the directory
+     * holding its entry is synced: each new one's parent */
+    for (size_t k = 0; k < nmade && rc == 0; k++) {
+        size_t slash = made[k];
+
+        while (slash > 0 && buf[slash - 1] != '/')
+            slash--;
+        if (slash > 0)
+            slash--; /* the parent: up to its last slash */
+        rc = fsync_dir_at(buf, slash);
+        if (rc < 0)
+            snprintf(failed, failedsz, "%.*s", (int)(slash > 0 ? slash : 1), slash > 0 ? buf : "/");
+    }
     return rc;
+}
+
+/* Create path and its missing parents (mkdir -p), durably. */
+static int mkdir_parents(const char *path, ts_error *err)
+{
+    char failed[PATH_MAX];
+    int rc = ts_store__make_dirs(path, failed, sizeof(failed));
+
+    if (rc == -ENAMETOOLONG && failed[0] == '\0')
+        return ts_store__sys_error(err, rc, path, "cannot create directory");
+    if (rc < 0)
+        return ts_store__sys_error(err, rc, failed, "cannot create directory");
+    return 0;
 }
 
 /* Open the root by its path (making it first with create). */

@@ -95,6 +95,14 @@ int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *o
 
 /* "<path>: <what>: <strerror(-rc)>" with code "io"; returns rc. */
 int ts_store__sys_error(ts_error *err, int rc, const char *path, const char *what);
+
+/*
+ * mkdir -p path (0755 minus the umask for the parts it makes), then fsync
+ * the parent of every directory it made, so that they survive a power loss
+ * as the files written in them do. 0 or -errno, with the path that failed
+ * in failed.
+ */
+int ts_store__make_dirs(const char *path, char *failed, size_t failedsz);
 int ts_store__no_memory(ts_error *err);
 
 #endif
