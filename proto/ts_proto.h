@@ -393,6 +393,7 @@ typedef struct ts_request {
      * (valid as long as the payload is) */
     ts_wire_raw_member raw;
     const unsigned char *raw_data;
+    size_t raw_base; /* where raw_data starts in the payload (for messages) */
 } ts_request;
 
 typedef struct ts_reply {

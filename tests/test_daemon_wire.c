@@ -279,6 +279,8 @@ END_TEST
 
 /* Values nested deeper than 128 levels: "limit", for that request only
  * (packed by hand: the client library refuses to encode them). */
+static int deep_levels_; /* levels of the request built_deep packs, its own map the first */
+
 static void build_deep(msgpack_packer *pk)
 {
     msgpack_pack_map(pk, 3);
@@ -289,7 +291,7 @@ static void build_deep(msgpack_packer *pk)
     key(pk, "params");
     msgpack_pack_map(pk, 1);
     key(pk, "deep");
-    for (int i = 0; i < 200; i++)
+    for (int i = 2; i < deep_levels_; i++)
         msgpack_pack_array(pk, 1);
     msgpack_pack_nil(pk);
 }
@@ -299,13 +301,25 @@ START_TEST(nesting_limit)
     int fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *reply = NULL, *error = NULL, *id = NULL;
 
+    /* 128 levels are accepted; 129 are refused, the message saying 128 */
+    deep_levels_ = 128;
     pack_and_send(fd, build_deep);
     ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
-    ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
-    ck_assert_str_eq(tstr(error, "code"), "limit");
-    ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
-    ck_assert_int_eq(json_object_get_int64(id), 77);
+    ck_assert(json_object_get_boolean(json_object_object_get(reply, "ok")));
     json_object_put(reply);
+    for (int levels = 129; levels <= 200; levels += 71) {
+        deep_levels_ = levels;
+        pack_and_send(fd, build_deep);
+        ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+        ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
+        ck_assert_str_eq(tstr(error, "code"), "limit");
+        ck_assert_msg(strstr(tstr(error, "message"), "request nested deeper than 128 levels") !=
+                          NULL,
+                      "%s", tstr(error, "message"));
+        ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
+        ck_assert_int_eq(json_object_get_int64(id), 77);
+        json_object_put(reply);
+    }
     json_object_put(tdaemon_ok(fd, "ping", NULL));
     close(fd);
     bystander_still_served();

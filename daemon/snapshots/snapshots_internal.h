@@ -315,6 +315,15 @@ typedef struct tsd_store {
     struct tsd_store *next;
 } tsd_store;
 
+/* Roots whose "cannot open" was logged lately (stores.c, log_open_failure). */
+#define TSD_STORES_LOG_SLOTS 16
+#define TSD_STORES_LOG_EVERY_MS 60000
+typedef struct tsd_store_log_slot {
+    uint64_t hash;      /* of the root's key; 0: unused */
+    uint64_t logged_ms; /* monotonic clock of its last line */
+    uint64_t left_out;  /* failures not logged since */
+} tsd_store_log_slot;
+
 typedef struct tsd_stores {
     const char *pinned;    /* borrowed: --store, or NULL */
     const ts_state *state; /* borrowed: the state directory (kept observations) */
@@ -326,6 +335,7 @@ typedef struct tsd_stores {
     tsd_snapcache_budget snap_budget; /* shared by every store's cache */
     ts_store_gate gate;               /* every store's parses priced against the memory budget */
     size_t caches_max;                /* an eighth of the memory budget: each cache's most */
+    tsd_store_log_slot open_failures[TSD_STORES_LOG_SLOTS];
 } tsd_stores;
 
 /*
