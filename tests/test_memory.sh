@@ -188,7 +188,13 @@ start --memory-budget 64M
 "$ATTACK" --socket "$TOOLSCORE_SOCKET" --partial 8 --partial-bytes 8388608 --seconds 8 \
 	>"$work/attack.out" 2>"$work/attack.err" &
 attack_pid=$!
-sleep 2
+# the stalled frames hold the connections' share of the budget
+i=0
+until [ "$(status_value memory_held 2>/dev/null)" -gt $((32 << 20)) ] 2>/dev/null; do
+	i=$((i + 1))
+	[ $i -gt 200 ] && { fail "D: the stalled frames did not fill the budget within 10 s"; break; }
+	sleep 0.05
+done
 $CLIENT large "$TOOLSCORE_SOCKET" "$store" victim 2000000 >"$work/victim.out" 2>&1
 echo "test_memory: D: a 2 MB check among 8 stalled 8 MiB frames: $(cat "$work/victim.out")"
 wait "$attack_pid" || fail "D: the attack failed: $(cat "$work/attack.err")"
