@@ -8,6 +8,8 @@ Usage:
       times that once decoded.
   memory_client.py large SOCKET STORE NAME BYTES
       a check of NAME whose one call has a string argument of BYTES bytes.
+  memory_client.py call SOCKET METHOD PARAMS_JSON
+      any request, its params given as JSON.
 Prints one line: seconds=S id=ID code=CODE message=MESSAGE (code "ok" for
 an ok reply; id "nil" for a connection-level error; code "closed" when the
 connection ended without a reply). Standard library only.
@@ -107,13 +109,19 @@ def read_reply(s):
 
 def main():
     kind, path, store = sys.argv[1], sys.argv[2], sys.argv[3]
-    if kind == "bomb":
+    method, params = "check", None
+    if kind == "call":
+        import json
+        method, params = sys.argv[3], json.loads(sys.argv[4])
+    elif kind == "bomb":
         byte, count = bytes.fromhex(sys.argv[4]), int(sys.argv[5])
         name = "bomb"
         actual = b"\xdd" + struct.pack(">I", count) + byte * count
     else:
         name, size = sys.argv[4], int(sys.argv[5])
         actual = [{"tool": "upload", "args": {"data": "x" * size}}]
+    if params is None:
+        params = {"store": store, "name": name, "actual": actual}
     s = socket.socket(socket.AF_UNIX)
     s.settimeout(60)
     s.connect(path)
@@ -121,8 +129,7 @@ def main():
     read_reply(s)
     start = time.monotonic()
     try:
-        s.sendall(frame({"id": 7, "method": "check",
-                         "params": {"store": store, "name": name, "actual": actual}}))
+        s.sendall(frame({"id": 7, "method": method, "params": params}))
     except OSError:
         pass  # the daemon may answer and close before it read everything
     try:
@@ -135,7 +142,7 @@ def main():
         return
     rid = reply.get("id")
     if reply.get("ok"):
-        code, message = "ok", reply["result"].get("outcome", "")
+        code, message = "ok", str(reply["result"].get("outcome", ""))
     else:
         code, message = reply["error"]["code"], reply["error"]["message"]
     print("seconds=%.3f id=%s code=%s message=%s" % (seconds, "nil" if rid is None else rid, code,

@@ -3,7 +3,8 @@
 # SHA-1, as the reference tool's do; a pair is found by brute force in a
 # third of a second): no operation removes, replaces or reads one name's
 # file for the other. check, check --update, record --from-trace --update,
-# approve, accept, rm and the save of a whole snapshot (the Python API) of
+# approve, accept, rm and save (the method behind the Python API's
+# SnapshotStore.save) of
 # the other name are each refused with "collision", the message naming
 # both names; the file keeps its bytes throughout; once the first
 # snapshot is removed under its own name, the other gets the file.
@@ -88,13 +89,11 @@ refused "approve" "$TSCTL" approve "$Bn"
 refused "accept" "$TSCTL" accept "$Bn"
 refused "rm" "$TSCTL" snapshots rm --yes "$Bn"
 refused "show" "$TSCTL" snapshots show "$Bn"
-refused "save" env PYTHONPATH="$B/python" python3 -c '
-import sys
-from toolscored import _native
-c = _native.Client(sys.argv[1], autostart=False)
-c.save(sys.argv[2], {"name": sys.argv[3], "calls": [{"tool": "book", "args": {}}], "source": "pytest"})
-' "$TOOLSCORE_SOCKET" "$(cd "$TOOLSCORE_DIR" && pwd -P)" "$Bn"
-grep -q "collision" "$work/out" || fail "save: the code is not collision: $(cat "$work/out")"
+# save: a whole snapshot sent (SnapshotStore.save), by a raw client
+params=$(python3 -c 'import json, sys; print(json.dumps({"store": sys.argv[1], "snapshot": {"name": sys.argv[2], "calls": [{"tool": "book", "args": {}}], "source": "pytest"}}))' \
+	"$(cd "$TOOLSCORE_DIR" && pwd -P)" "$Bn")
+refused "save" sh -c 'python3 "$1" call "$2" save "$3" | tee /dev/stderr | grep -q "code=collision" && exit 1' sh \
+	"${TS_SOURCE_DIR:-.}/tests/memory_client.py" "$TOOLSCORE_SOCKET" "$params"
 
 # under its own name the file goes, and then the other name may have it
 "$TSCTL" snapshots rm --yes "$A" >"$work/out" 2>&1 || fail "rm '$A': $(cat "$work/out")"
