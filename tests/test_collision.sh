@@ -4,9 +4,8 @@
 # third of a second): no operation removes, replaces or reads one name's
 # file for the other. check, check --update, record --from-trace --update,
 # approve, accept, rm and save (the method behind the Python API's
-# SnapshotStore.save) of
-# the other name are each refused with "collision", the message naming
-# both names; the file keeps its bytes throughout; once the first
+# SnapshotStore.save) of the other name are each refused with "collision",
+# the message naming both names; the file keeps its bytes throughout; once the first
 # snapshot is removed under its own name, the other gets the file.
 set -u
 B=${TS_BUILD_DIR:-$(pwd)/build}
