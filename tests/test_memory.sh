@@ -9,8 +9,8 @@
 #      succeeds (its time printed).
 #   B. a 3 MB snapshot file of small values (about a gigabyte parsed) is
 #      refused the same way by show and by check; the daemon goes on.
-#   C. a default daemon: check, approve, check of a 700 KB calls file of
-#      small values (120 MB parsed), three times: every step succeeds, and
+#   C. a default daemon: check, approve, check of a 1 MB calls file of
+#      small values (170 MB parsed), three times: every step succeeds, and
 #      then the daemon holds nothing and its resident size comes back under
 #      64 MiB (what is freed is given back: two heaps, malloc_trim).
 #   D. over its budget (other clients' stalled frames), the daemon does not
@@ -171,7 +171,7 @@ stop
 
 # --- C: check, approve, check of small values, a default daemon --------------------------
 start
-calls "$work/small.json" 700000 small
+calls "$work/small.json" 1000000 small
 for round in 1 2 3; do
 	"$TSCTL" check small --calls "$work/small.json" >"$work/check.out" 2>&1 ||
 		fail "C: round $round: check: $(cat "$work/check.out")"
