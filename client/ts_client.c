@@ -214,16 +214,6 @@ static int configure_timeouts(ts_client *c, int option, ts_error *err)
     return 0;
 }
 
-int ts_client__timeout_for(const ts_client *c, const char *method)
-{
-    static const char *const short_methods[] = {"hello", "ping", "status", "stop"};
-
-    for (size_t i = 0; i < sizeof(short_methods) / sizeof(short_methods[0]); i++)
-        if (strcmp(method, short_methods[i]) == 0)
-            return c->short_timeout_ms;
-    return c->long_timeout_ms;
-}
-
 static int configure(ts_client *c, const ts_client_options *o, ts_error *err)
 {
     char path[TS_PATHS_MAX];

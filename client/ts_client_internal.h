@@ -67,7 +67,8 @@ struct ts_client {
     uint64_t stores_tick;
 };
 
-/* The deadline of a reply to method (ms; 0: none): ts_client.c. */
+/* The deadline of a reply to method (ms; 0: none; the fields ts_client.c
+ * set from the options): ts_client_stream.c. */
 int ts_client__timeout_for(const ts_client *c, const char *method);
 
 /* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */

@@ -261,6 +261,16 @@ static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
     return 0;
 }
 
+int ts_client__timeout_for(const ts_client *c, const char *method)
+{
+    static const char *const short_methods[] = {"hello", "ping", "status", "stop"};
+
+    for (size_t i = 0; i < sizeof(short_methods) / sizeof(short_methods[0]); i++)
+        if (strcmp(method, short_methods[i]) == 0)
+            return c->short_timeout_ms;
+    return c->long_timeout_ms;
+}
+
 /* The daemon's pid: from its hello, else from the lock file beside its
  * socket (SOCKET.lock, which it writes its pid into); 0 when neither says. */
 static long daemon_pid(const ts_client *c)

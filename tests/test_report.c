@@ -504,45 +504,6 @@ END_TEST
  * ["..."] in paths (the old path_key wrote a NUL past a smaller buffer
  * after -E2BIG), one not UTF-8, deep paths, and calls added and missing.
  */
-/* A JSON diff that does not fit what is left of the report's buffer is
- * left out, a line saying so in its place; the rest of the report is the
- * whole report's. */
-START_TEST(report_json_diff_left_out_when_too_large)
-{
-    struct json_object *g = json_object_new_array(), *t = json_object_new_array();
-    ts_score_result r;
-    ts_buf full, out;
-    ts_error err;
-    const char *cut;
-
-    for (int i = 0; i < 150; i++) {
-        char text[64];
-
-        snprintf(text, sizeof(text), "{\"tool\": \"t\", \"args\": {\"n\": %d}}", i);
-        json_object_array_add(g, util_json_c_parse(text));
-        snprintf(text, sizeof(text), "{\"tool\": \"t\", \"args\": {\"n\": %d}}", i + 1000);
-        json_object_array_add(t, util_json_c_parse(text));
-    }
-    ck_assert_int_eq(ts_evaluate(g, t, NULL, &r, &err), 0);
-    ts_buf_init(&full, TS_BUF_UNLIMITED);
-    ck_assert_int_eq(ts_report_drift(g, t, &r, NULL, &full, &err), 0);
-    cut = strstr(full.data, "\n- expected\n+ actual\n");
-    ck_assert_ptr_nonnull(cut);
-    /* room for everything but the diff, and the note */
-    ts_buf_init(&out, (size_t)(cut - full.data) + 4096 + 1000);
-    ck_assert_int_eq(ts_report_drift(g, t, &r, NULL, &out, &err), 0);
-    ck_assert_ptr_nonnull(strstr(out.data, "(the JSON diff of the two call lists is left out"));
-    ck_assert_ptr_null(strstr(out.data, "+ actual"));
-    ck_assert_int_eq(strncmp(out.data, full.data, (size_t)(cut - full.data)), 0);
-    ck_assert(out.data[out.len - 1] == '\n');
-    ts_buf_free(&out);
-    ts_buf_free(&full);
-    ts_score_result_free(&r);
-    json_object_put(g);
-    json_object_put(t);
-}
-END_TEST
-
 START_TEST(report_small_maxima_whole_or_failed)
 {
     struct json_object *g = util_json_c_parse(
@@ -619,7 +580,6 @@ static Suite *report_suite(void)
     tcase_add_test(tc, report_garbage_is_refused_cleanly);
     tcase_add_test(tc, report_rejects_bad_input);
     tcase_add_test(tc, report_small_maxima_whole_or_failed);
-    tcase_add_test(tc, report_json_diff_left_out_when_too_large);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -177,11 +177,11 @@ void ts_report_options_default(ts_report_options *opt);
  * differences cut with a count). opt NULL: the defaults.
  *
  * The one entry point every caller uses (the daemon's check reply, tsctl
- * eval, diff and accept). A JSON diff that would pass out's maximum is
- * left out, a line saying so in its place (the rest of the report is
- * bounded whatever the input). Errors: an invalid list ("invalid_calls",
- * as scoring says it), out's maximum passed all the same ("too_large":
- * out is left failed and empty, as ts_buf leaves it), no memory.
+ * eval, diff and accept). Errors: an invalid list ("invalid_calls", as
+ * scoring says it), out's maximum passed ("too_large": out is left failed
+ * and empty, as ts_buf leaves it), no memory. A value too long for the
+ * report (past TS_REPORT_VALUE_MAX) is shown cut, saying its size: its
+ * own limit is not the report's.
  */
 int ts_report_drift(const struct json_object *expected, const struct json_object *actual,
                     const ts_score_result *r, const ts_report_options *opt, ts_buf *out,
