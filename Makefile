@@ -9,6 +9,7 @@
 #   make format     clang-format every C file in place (.clang-format)
 #   make check-format  fail when a C file is not formatted (make check runs it)
 #   make install    PREFIX=/usr/local DESTDIR= (PYTHON_SITE= for the package)
+#   make dist       the pip and npm packages in dist/ (mk/dist.mk, docs/packaging.md)
 #
 # Every goal runs in two stages. The first installs the Debian packages the
 # goal needs (scripts/deps.sh) and then runs make again; only that second
@@ -22,7 +23,6 @@
 # tests/test_*.c needs no edit here. Includes name a header by its path from
 # the repository root (-I.), e.g. "lib/json/ts_json.h".
 
-VERSION      := 0.1.0
 SONAME_MAJOR := 1
 PREFIX       ?= /usr/local
 BUILD        ?= build
@@ -33,11 +33,14 @@ OPTFLAGS     ?= -O2 -g
 
 # Goals that need the test tools (valgrind, clang, ...) besides the libraries.
 TEST_GOALS := check asan bench fuzz stress format check-format html-screenshot
+# Goals of make dist (mk/dist.mk): the libraries and Node, not the test tools.
+DIST_GOALS := dist dist-wheel dist-sdist dist-npm dist-exe
 
 ifeq ($(TS_DEPS_READY),)
 
 # Stage one: packages, then the same goals in a second make.
-DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,build)
+DEPS_SET := $(if $(filter $(TEST_GOALS),$(or $(MAKECMDGOALS),all)),test,$(if \
+	$(filter $(DIST_GOALS),$(MAKECMDGOALS)),dist,build))
 
 .PHONY: stage2 clean
 stage2:
@@ -50,18 +53,22 @@ stage2:
 Makefile scripts/deps.sh: ;
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-pip dist
 
 else
 
-ifneq ($(shell pkg-config --exists $(PKGS) check && echo yes),yes)
-$(error pkg-config does not find all of: $(PKGS) check; run scripts/deps.sh test (as root) or install their Debian -dev packages)
+# Check (the unit-test library) only for goals that build the tests.
+NEED_PKGS := $(PKGS) $(if $(filter-out $(DIST_GOALS),$(or $(MAKECMDGOALS),all)),check)
+ifneq ($(shell pkg-config --exists $(NEED_PKGS) && echo yes),yes)
+$(error pkg-config does not find all of: $(NEED_PKGS); run scripts/deps.sh test (as root) or install their Debian -dev packages)
 endif
+
+include mk/version.mk
 
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	-Wmissing-prototypes -Wpointer-arith -Wformat=2 -Wvla \
 	-Wno-missing-field-initializers
-CPPFLAGS += -D_GNU_SOURCE -DTS_VERSION='"$(VERSION)"' -I.
+CPPFLAGS += -D_GNU_SOURCE -I.
 # pkg-config's flags, asked for once on first use (the flags record below):
 # in stage two only, after scripts/deps.sh; stage one never expands them.
 PKG_CFLAGS = $(eval PKG_CFLAGS := $$(shell pkg-config --cflags $(PKGS)))$(PKG_CFLAGS)
@@ -206,7 +213,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(TESTUTIL_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 
 # The Python package. Its objects see Python's headers; the module exports
 # only PyInit__native (the client library's symbols stay inside it).
-$(PY_C_OBJ): CPPFLAGS += -isystem $(PY_INCLUDE) -DTSPY_VERSION='"$(VERSION)"'
+$(PY_C_OBJ): CPPFLAGS += -isystem $(PY_INCLUDE)
 
 $(PY_MOD): $(PY_C_OBJ) $(LIBCLIENT) $(FLAGS_MK)
 	@mkdir -p $(dir $@)
@@ -307,11 +314,14 @@ check-format:
 		echo "check-format: $(words $(FORMAT_SRC)) C files formatted as .clang-format says"
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz build-pip dist
 
 # Keep test and bench objects (intermediates of pattern rules) so a second
 # make does not rebuild them.
 .SECONDARY:
+
+$(eval $(TS_VERSION_DEPS))
+include mk/dist.mk
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

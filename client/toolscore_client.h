@@ -30,9 +30,16 @@
  * `--socket PATH` and retries with backoff until opt.connect_timeout_ms.
  * Many processes doing this at once end with one daemon (the daemon's lock
  * makes the others exit; every client just keeps retrying). The daemon
- * binary is opt.daemon_path, else $TOOLSCORED, else "toolscored" beside the
- * running executable, else "toolscored" on PATH. After connecting, the
- * library sends hello and checks the protocol version.
+ * binary is opt.daemon_path, else $TOOLSCORED (an error when it is no
+ * executable file), else the package's own daemon (see
+ * ts_client_set_package_daemon; by default "toolscored" beside the running
+ * executable), else "toolscored" on PATH; when none serves, the error names
+ * the three. After connecting, the library sends hello and checks the
+ * protocol version. A daemon of another build than this library's that a
+ * client auto-started and that is idle (no run open, no other client) is
+ * stopped and this build's started in its place; any other daemon of
+ * another build is used as it is (ts_client_server_version tells, for the
+ * caller to say so).
  *
  * Threads and fork: a ts_client is one connection; use one per thread (no
  * two threads may use the same ts_client at once; distinct ones are
@@ -117,7 +124,7 @@ typedef struct ts_client_options {
     const char *socket_path;        /* NULL: $TOOLSCORE_SOCKET, else the default path */
     const char *client_name;        /* hello "client", e.g. "tsctl/0.1.0"; NULL: library name */
     bool autostart;                 /* start toolscored when none answers (default true) */
-    const char *daemon_path;        /* NULL: $TOOLSCORED, beside the executable, PATH */
+    const char *daemon_path;        /* NULL: $TOOLSCORED, the package's daemon, PATH */
     const char *const *daemon_args; /* extra arguments after --socket PATH, NULL-ended */
     int connect_timeout_ms;         /* connect + autostart budget, until a socket accepts (5000) */
     /* longest wait for one reply, hello's too. 0 (the default): each
@@ -165,9 +172,29 @@ void ts_client_close(ts_client *c);
 /* The socket path this client uses. */
 const char *ts_client_socket_path(const ts_client *c);
 
-/* The daemon's hello result ({protocol, server, pid, max_frame}) of the
- * current connection; borrowed, valid until the next call on c. */
+/* The daemon's hello result ({protocol, server, pid, max_frame, version,
+ * auto_started}) of the current connection; borrowed, valid until the next
+ * call on c. */
 const struct json_object *ts_client_server_info(const ts_client *c);
+
+/* This library's version (its build: docs/packaging.md). */
+const char *ts_client_version(void);
+
+/* The version of the daemon c is connected to, from hello ("version", or
+ * an older daemon's "server" toolscored/VERSION); NULL when it did not say.
+ * Borrowed, valid until the next call on c. Another build than
+ * ts_client_version() is worth telling the user once. */
+const char *ts_client_server_version(const ts_client *c);
+
+/*
+ * The daemon the program's package ships (a language package's own
+ * executable), looked for after $TOOLSCORED and before PATH when this
+ * process auto-starts one; NULL: "toolscored" beside the running executable
+ * (the default). For the whole process: call it before connecting, from one
+ * thread. -ENAMETOOLONG for a path of 4096 bytes or more (the
+ * default stays).
+ */
+int ts_client_set_package_daemon(const char *path);
 
 /*
  * Send one request and wait for its reply. params may be NULL ({}) and must

@@ -25,10 +25,7 @@
 #include <unistd.h>
 
 #include "proto/ts_proto.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0"
-#endif
+#include "ts_version.h"
 
 /* An idle connection is probed before a request only when its last reply
  * is older than this; a younger one relies on the send failing. */

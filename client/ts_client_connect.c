@@ -72,20 +72,76 @@ static int autostart(ts_client *c, char *daemon, size_t daemonsz, ts_client_spaw
     return rc;
 }
 
-/* Wait before the next connect attempt; true when the daemon we started
- * exited for good meanwhile (why says how). One that found another daemon
- * already serving the socket is no failure: that one will answer. */
-static bool wait_or_daemon_died(ts_client_spawn *sp, int ms, ts_error *why)
+enum { WAITED, DAEMON_DIED, DAEMON_LOST_START };
+
+/* Wait before the next connect attempt. DAEMON_DIED when the daemon we
+ * started exited for good meanwhile (why says how); DAEMON_LOST_START when
+ * it found another daemon holding the socket's lock: no failure, that one
+ * answers (or, stopping, goes away, and a daemon is started again). */
+static int wait_for_daemon(ts_client_spawn *sp, int ms, ts_error *why)
 {
     int status = 0;
 
     if (sp->report_fd < 0) {
         sleep_ms(ms);
-        return false;
+        return WAITED;
     }
     if (ts_client_spawn_poll(sp, ms, &status, why) == 0)
+        return WAITED;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == TS_CLIENT_DAEMON_EXIT_RUNNING)
+        return DAEMON_LOST_START;
+    return DAEMON_DIED;
+}
+
+/* After hello: the daemon's build when it is another one than this
+ * library's and the daemon was started by a client (docs/packaging.md),
+ * else NULL. */
+static const char *replaceable(const ts_client *c)
+{
+    const char *theirs = ts_client_server_version(c);
+    struct json_object *auto_started = NULL;
+
+    if (theirs == NULL || strcmp(theirs, ts_client_version()) == 0 || c->server_info == NULL ||
+        !json_object_object_get_ex(c->server_info, "auto_started", &auto_started) ||
+        !json_object_is_type(auto_started, json_type_boolean) ||
+        !json_object_get_boolean(auto_started))
+        return NULL;
+    return theirs;
+}
+
+/* Ask the daemon to stop if it is idle (stop {if_idle: true}): 0 when it
+ * stops (the connection is dropped), TS_CLIENT_EREMOTE ("in_use") when it
+ * serves others (the connection stays), another error when it broke. */
+static int stop_if_idle(ts_client *c, ts_error *err)
+{
+    struct json_object *params = json_object_new_object();
+    request_body body = {params, NULL, NULL, NULL, NULL};
+    int rc;
+
+    if (params == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate stop");
+    json_object_object_add(params, "if_idle", json_object_new_boolean(1));
+    rc = ts_client__send_request(c, "stop", &body, NULL, err);
+    json_object_put(params);
+    if (rc == 0)
+        rc = ts_client__receive_reply(c, NULL, NULL, NULL, c->request_timeout_ms, err);
+    /* stopping (the daemon closes this connection) or broken: done; in use
+     * (an answer): the connection stays and serves this client */
+    if (rc != TS_CLIENT_EREMOTE)
+        ts_client__drop(c);
+    return rc;
+}
+
+/* Connected to an auto-started daemon of another build: ask it to stop if
+ * idle, so that this client's build starts in its place (docs/packaging.md).
+ * True when it stops (the connection is gone: connect again). */
+static bool replace_other_build(ts_client *c)
+{
+    ts_error ignored;
+
+    if (!c->autostart || replaceable(c) == NULL)
         return false;
-    return !(WIFEXITED(status) && WEXITSTATUS(status) == TS_CLIENT_DAEMON_EXIT_RUNNING);
+    return stop_if_idle(c, &ignored) == 0;
 }
 
 /*
@@ -96,8 +152,11 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
 {
     int64_t deadline = ts_client__now_ms() + c->connect_timeout_ms;
     int backoff = TS_CLIENT_BACKOFF_FIRST_MS;
-    bool started = false;
+    bool started = false; /* a daemon we started may still answer */
+    bool spawned = false; /* we started one at all */
     bool died = false;
+    bool replaced = false;
+    int waited;
     char daemon[TS_PATHS_MAX];
     ts_error why;
     ts_error last;
@@ -109,6 +168,10 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
         rc = ts_client__try_connect(c, &last);
         if (rc == 0) {
             rc = ts_client__hello(c, &last);
+            if (rc == 0 && !replaced && replace_other_build(c)) {
+                replaced = true; /* once: the next daemon is what we can start */
+                continue;
+            }
             if (rc == 0)
                 return 0;
             /* a daemon that is stopping or just went away: try again */
@@ -123,7 +186,7 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
                 *err = last;
             return rc;
         } else if (!started && c->autostart) {
-            started = true;
+            started = spawned = true;
             start_rc = autostart(c, daemon, sizeof(daemon), sp, &why);
             if (start_rc < 0)
                 break;
@@ -132,9 +195,12 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
         }
         if (ts_client__now_ms() >= deadline)
             break;
-        died = wait_or_daemon_died(sp, backoff, &why);
+        waited = wait_for_daemon(sp, backoff, &why);
+        died = waited == DAEMON_DIED;
         if (died)
             break;
+        if (waited == DAEMON_LOST_START)
+            started = false; /* start one again if the holder goes away */
         backoff = backoff * 2 > TS_CLIENT_BACKOFF_MAX_MS ? TS_CLIENT_BACKOFF_MAX_MS : backoff * 2;
     }
     if (start_rc < 0)
@@ -143,7 +209,7 @@ static int connect_loop(ts_client *c, ts_client_spawn *sp, ts_error *err)
     if (died)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE, "%s; started %s, but %s",
                             last.message, daemon, why.message);
-    if (started)
+    if (spawned)
         return ts_error_set(err, rc, TS_CLIENT_ERR_UNAVAILABLE,
                             "%s (started %s, which did not answer within %d ms; "
                             "`%s --socket %s --foreground` shows why)",

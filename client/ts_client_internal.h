@@ -215,9 +215,11 @@ int ts_client__store_path(ts_client *c, const char *store, char *out, size_t out
 void ts_client__stores_clear(ts_client *c);
 
 /*
- * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED, else
- * "toolscored" in the directory of /proc/self/exe, else on PATH. Writes its
- * path into out. -ENOENT with a message listing where it looked.
+ * Find the daemon binary: explicit (if not NULL), else $TOOLSCORED (an
+ * error when it is no executable file), else the package's own daemon
+ * (ts_client_set_package_daemon; without one, "toolscored" in the directory
+ * of /proc/self/exe), else on PATH. Writes its path into out. -ENOENT with a
+ * message naming the three places and why each did not serve.
  */
 int ts_client_find_daemon(const char *explicit_path, char *out, size_t outsz, ts_error *err);
 

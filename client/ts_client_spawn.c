@@ -27,10 +27,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #define TS_CLIENT_DAEMON_NAME "toolscored"
+/* In the environment of a daemon a client started (docs/packaging.md): a
+ * client of another build may replace it while it is idle. */
+#define TS_CLIENT_AUTO_STARTED "TOOLSCORED_AUTO_STARTED"
 #define TS_CLIENT_MAX_ARGS 64
 
 static int executable(const char *path)
@@ -48,14 +52,38 @@ static int copy_path(const char *path, char *out, size_t outsz, ts_error *err)
     return 0;
 }
 
-/* "toolscored" in the directory of the running executable. */
-static int beside_executable(char *out, size_t outsz)
+/* The daemon a package ships beside this library (ts_client_set_package_daemon),
+ * or "" for toolscored beside the running executable. */
+static char package_daemon[TS_PATHS_MAX];
+
+int ts_client_set_package_daemon(const char *path)
+{
+    int n;
+
+    if (path == NULL) {
+        package_daemon[0] = '\0';
+        return 0;
+    }
+    n = snprintf(package_daemon, sizeof(package_daemon), "%s", path);
+    if (n <= 0 || (size_t)n >= sizeof(package_daemon)) {
+        package_daemon[0] = '\0';
+        return -ENAMETOOLONG;
+    }
+    return 0;
+}
+
+/* The package's own daemon into out: the one set, else "toolscored" in the
+ * directory of the running executable. 0 when there is no such path. */
+static int package_candidate(char *out, size_t outsz)
 {
     char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+    ssize_t n;
     char *slash;
     int len;
 
+    if (package_daemon[0] != '\0')
+        return copy_path(package_daemon, out, outsz, NULL) == 0;
+    n = readlink("/proc/self/exe", self, sizeof(self) - 1);
     if (n <= 0)
         return 0;
     self[n] = '\0';
@@ -64,7 +92,21 @@ static int beside_executable(char *out, size_t outsz)
         return 0;
     *slash = '\0';
     len = snprintf(out, outsz, "%s/%s", self, TS_CLIENT_DAEMON_NAME);
-    return len > 0 && (size_t)len < outsz && executable(out);
+    return len > 0 && (size_t)len < outsz;
+}
+
+/* Why path cannot be started, for the error naming every place looked at. */
+static void unusable(const char *path, char *why, size_t whysz)
+{
+    struct stat st;
+
+    if (stat(path, &st) < 0)
+        snprintf(why, whysz, "%s %s", path, errno == ENOENT ? "does not exist" : strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        snprintf(why, whysz, "%s is not a file", path);
+    else
+        snprintf(why, whysz, "%s is not executable (mode %04o)", path,
+                 (unsigned)(st.st_mode & 07777));
 }
 
 static int on_path(char *out, size_t outsz)
@@ -90,6 +132,8 @@ static int on_path(char *out, size_t outsz)
 int ts_client_find_daemon(const char *explicit_path, char *out, size_t outsz, ts_error *err)
 {
     const char *env = getenv("TOOLSCORED");
+    char package[TS_PATHS_MAX];
+    char why[TS_PATHS_MAX + 64];
 
     if (explicit_path != NULL && explicit_path[0] != '\0') {
         if (!executable(explicit_path))
@@ -97,17 +141,30 @@ int ts_client_find_daemon(const char *explicit_path, char *out, size_t outsz, ts
                                 "daemon %s is not an executable file", explicit_path);
         return copy_path(explicit_path, out, outsz, err);
     }
+    /* $TOOLSCORED names the daemon: one that does not work is an error, not
+     * a reason to look elsewhere */
     if (env != NULL && env[0] != '\0') {
         if (!executable(env))
             return ts_error_set(err, -ENOENT, TS_CLIENT_ERR_UNAVAILABLE,
-                                "TOOLSCORED=%s is not an executable file", env);
+                                "TOOLSCORED=%s is not an executable file (point it at a "
+                                "toolscored executable, or unset it to use the package's own "
+                                "or the one on PATH)",
+                                env);
         return copy_path(env, out, outsz, err);
     }
-    if (beside_executable(out, outsz) || on_path(out, outsz))
+    snprintf(why, sizeof(why), "no package daemon");
+    if (package_candidate(package, sizeof(package))) {
+        if (executable(package))
+            return copy_path(package, out, outsz, err);
+        unusable(package, why, sizeof(why));
+    }
+    if (on_path(out, outsz))
         return 0;
     return ts_error_set(err, -ENOENT, TS_CLIENT_ERR_UNAVAILABLE,
-                        "toolscored not found (looked at $TOOLSCORED, beside this program and "
-                        "on PATH)");
+                        "toolscored not found: TOOLSCORED is not set, %s, and PATH has no "
+                        "toolscored (reinstall the package that brought this client, or set "
+                        "TOOLSCORED to a toolscored executable)",
+                        why);
 }
 
 /* Mark every descriptor from 3 up close-on-exec (the report pipe is
@@ -127,8 +184,8 @@ static void child_cloexec_all(void)
 }
 
 /* In the daemon process: set up and exec; report errno through exec_fd. */
-static void child_exec(const char *daemon, char *const *argv, int devnull, int stderr_fd,
-                       int exec_fd)
+static void child_exec(const char *daemon, char *const *argv, char *const *envp, int devnull,
+                       int stderr_fd, int exec_fd)
 {
     sigset_t none;
     int e;
@@ -145,7 +202,7 @@ static void child_exec(const char *daemon, char *const *argv, int devnull, int s
     child_cloexec_all();
     if (chdir("/") < 0)
         goto fail;
-    execv(daemon, argv);
+    execve(daemon, argv, envp);
 fail:
     e = errno;
     if (write(exec_fd, &e, sizeof(e)) < 0)
@@ -224,7 +281,8 @@ static int above_stdio(int fd)
 /* The watcher process: start the daemon, report its exec, watch it. It
  * holds none of our caller's descriptors (a pipe of the caller's must not
  * stay open because of it). */
-static void run_watcher(const char *daemon, char *const *argv, int devnull, int report_fd)
+static void run_watcher(const char *daemon, char *const *argv, char *const *envp, int devnull,
+                        int report_fd)
 {
     int exec_pipe[2];
     int err_pipe[2];
@@ -252,7 +310,7 @@ static void run_watcher(const char *daemon, char *const *argv, int devnull, int 
         close(exec_pipe[0]);
         close(err_pipe[0]);
         close(report_fd);
-        child_exec(daemon, argv, devnull, err_pipe[1], exec_pipe[1]);
+        child_exec(daemon, argv, envp, devnull, err_pipe[1], exec_pipe[1]);
     }
     close(exec_pipe[1]);
     close(err_pipe[1]);
@@ -292,6 +350,30 @@ static int build_argv(const char *daemon, const char *socket_path, const char *c
     return 0;
 }
 
+/* The daemon's environment: ours without TOOLSCORED_AUTO_STARTED, then
+ * TOOLSCORED_AUTO_STARTED=1 (built before fork: the children may only call
+ * async-signal-safe functions). Free the array, not its strings. */
+static char **daemon_environment(void)
+{
+    extern char **environ;
+    static char marked[] = TS_CLIENT_AUTO_STARTED "=1";
+    size_t n = 0;
+    size_t i;
+    char **envp;
+
+    while (environ != NULL && environ[n] != NULL)
+        n++;
+    envp = calloc(n + 2, sizeof(*envp));
+    if (envp == NULL)
+        return NULL;
+    n = 0;
+    for (i = 0; environ != NULL && environ[i] != NULL; i++)
+        if (strncmp(environ[i], TS_CLIENT_AUTO_STARTED "=", sizeof(TS_CLIENT_AUTO_STARTED)) != 0)
+            envp[n++] = environ[i];
+    envp[n] = marked;
+    return envp;
+}
+
 /* Read one report; 1 when one arrived, 0 at end of stream, -errno. */
 static int read_report(int fd, ts_client_spawn_report *r)
 {
@@ -322,24 +404,32 @@ int ts_client_spawn_daemon(const char *daemon, const char *socket_path, const ch
     int report[2];
     int devnull;
     pid_t pid;
+    char **envp;
     int rc = build_argv(daemon, socket_path, extra, argv, err);
 
     ts_client_spawn_init(sp);
     if (rc < 0)
         return rc;
+    envp = daemon_environment();
+    if (envp == NULL)
+        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-    if (devnull < 0)
+    if (devnull < 0) {
+        free(envp);
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot open /dev/null: %s", strerror(errno));
+    }
     if (pipe2(report, O_CLOEXEC) < 0) {
         rc = ts_error_set(err, -errno, TS_ERR_IO, "pipe: %s", strerror(errno));
         close(devnull);
+        free(envp);
         return rc;
     }
     pid = fork();
     if (pid == 0) {
         close(report[0]);
-        run_watcher(daemon, argv, devnull, report[1]);
+        run_watcher(daemon, argv, envp, devnull, report[1]);
     }
+    free(envp);
     close(report[1]);
     close(devnull);
     if (pid < 0) {

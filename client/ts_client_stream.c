@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "proto/ts_proto.h"
+#include "ts_version.h"
 
 #define TS_CLIENT_CLOSE_REASON_MS 100 /* reading the reply of a daemon that hung up */
 
@@ -650,4 +651,28 @@ int ts_client__hello(ts_client *c, ts_error *err)
         c->server_max_frame = (size_t)json_object_get_int64(max);
     c->server_info = result;
     return 0;
+}
+
+const char *ts_client_version(void)
+{
+    return TS_VERSION;
+}
+
+const char *ts_client_server_version(const ts_client *c)
+{
+    struct json_object *v = NULL;
+    const char *s;
+
+    if (c == NULL || c->server_info == NULL)
+        return NULL;
+    if (json_object_object_get_ex(c->server_info, "version", &v) &&
+        json_object_is_type(v, json_type_string) && json_object_get_string_len(v) > 0)
+        return json_object_get_string(v);
+    if (json_object_object_get_ex(c->server_info, "server", &v) &&
+        json_object_is_type(v, json_type_string)) {
+        s = json_object_get_string(v);
+        if (strncmp(s, "toolscored/", 11) == 0 && s[11] != '\0')
+            return s + 11;
+    }
+    return NULL;
 }

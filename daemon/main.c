@@ -15,6 +15,7 @@
 #include "daemon/snapshots/snapshots.h"
 #include "lib/check/ts_check.h"
 #include "proto/ts_proto.h"
+#include "ts_version.h"
 
 /* What the daemon serves besides the server's own methods, in the order
  * they are opened (the store methods record their checks in runs). */
@@ -25,6 +26,8 @@ static const tsd_module *const modules[] = {&tsd_runs_module, &tsd_snapshots_mod
  * real failure to start by the status. */
 #define TSD_EXIT_START_FAILED 1
 #define TSD_EXIT_ALREADY_RUNNING 3
+/* Set to "1" by the clients that start the daemon themselves. */
+#define TSD_AUTO_STARTED_ENV "TOOLSCORED_AUTO_STARTED"
 
 /* Open the listener: systemd's socket when one was passed, else our own. */
 static int open_listener(const tsd_options *opt, tsd_listener *l, ts_error *err)
@@ -86,6 +89,9 @@ int main(int argc, char **argv)
         tsd_options_free(&opt);
         return 0;
     }
+    opt.auto_started =
+        getenv(TSD_AUTO_STARTED_ENV) != NULL && strcmp(getenv(TSD_AUTO_STARTED_ENV), "1") == 0;
+    unsetenv(TSD_AUTO_STARTED_ENV);
     signal(SIGPIPE, SIG_IGN);
     /* Blocks of 128 KiB and more always get a mapping of their own: glibc
      * would otherwise raise this threshold after the first big free and carve

@@ -2,7 +2,8 @@
  * test_client_daemon — libtoolscore-client against the real toolscored
  * ($TS_BUILD_DIR/toolscored): auto-start and calls, a daemon restarted right
  * after a reply, version mismatch, listing pages, a small frame limit, the
- * socket found from the environment, one client per thread.
+ * daemon found from the environment, the package or PATH, the build's
+ * version and stop if idle, one client per thread.
  */
 #include <check.h>
 #include <dirent.h>
@@ -343,6 +344,124 @@ START_TEST(real_daemon_found_by_env_and_path)
 }
 END_TEST
 
+/* Without $TOOLSCORED the package's own daemon comes before PATH; when
+ * neither serves, the error names the three places and why each failed. */
+START_TEST(real_daemon_found_in_the_package)
+{
+    char *path = strdup(getenv("PATH") ? getenv("PATH") : "/usr/bin:/bin");
+    char pkg[600];
+    tdaemon d;
+    ts_client_options o;
+    ts_client *c = NULL;
+    ts_error err;
+    pid_t pid = 0;
+    int fd;
+
+    tdaemon_prepare(&d);
+    unsetenv("TOOLSCORED");
+    setenv("PATH", "/nonexistent", 1);
+    ck_assert_int_eq(ts_client_set_package_daemon(tdaemon_binary()), 0);
+    ts_client_options_init(&o);
+    o.socket_path = d.socket;
+    o.daemon_args = util_idle_args;
+    o.connect_timeout_ms = 10000;
+    ck_assert_msg(ts_client_connect(&o, &c, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(util_daemons_on(d.socket, &pid), 1);
+    util_stop_and_close(c, d.socket);
+
+    /* the package's daemon is missing, then not executable */
+    snprintf(pkg, sizeof(pkg), "%s/pkg-toolscored", d.dir);
+    ck_assert_int_eq(ts_client_set_package_daemon(pkg), 0);
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_str_eq(err.code, "unavailable");
+    ck_assert_msg(strstr(err.message, "TOOLSCORED is not set, ") != NULL, "%s", err.message);
+    ck_assert_msg(strstr(err.message, pkg) != NULL, "%s", err.message);
+    ck_assert_msg(strstr(err.message, " does not exist, and PATH has no toolscored") != NULL, "%s",
+                  err.message);
+    fd = open(pkg, O_WRONLY | O_CREAT | O_EXCL, 0644);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_msg(strstr(err.message, " is not executable (mode 0644), and PATH has no") != NULL,
+                  "%s", err.message);
+
+    /* $TOOLSCORED that does not work is an error, not a reason to look on */
+    setenv("TOOLSCORED", pkg, 1);
+    ck_assert_int_eq(ts_client_set_package_daemon(tdaemon_binary()), 0);
+    ck_assert_int_lt(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_msg(strstr(err.message, "is not an executable file (point it at a toolscored") !=
+                      NULL,
+                  "%s", err.message);
+    unsetenv("TOOLSCORED");
+    ck_assert_int_eq(ts_client_set_package_daemon(NULL), 0);
+    setenv("PATH", path, 1);
+    free(path);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
+/* hello and status say the daemon's version and whether a client started
+ * it; stop {if_idle} stops only a daemon with no run open and no other
+ * client. */
+START_TEST(real_daemon_version_and_stop_if_idle)
+{
+    tdaemon d;
+    ts_client *c1;
+    ts_client *c2;
+    ts_client *c = NULL;
+    ts_error err;
+    struct json_object *params = json_object_new_object();
+    struct json_object *res = NULL;
+    struct json_object *v = NULL;
+    char run[128];
+    int rc;
+
+    tdaemon_prepare(&d);
+    tdaemon_start(&d, NULL);
+    c1 = util_client_connect(d.socket);
+    ck_assert_str_eq(ts_client_server_version(c1), ts_client_version());
+    ck_assert(json_object_object_get_ex(ts_client_server_info(c1), "auto_started", &v));
+    ck_assert(!json_object_get_boolean(v));
+    c2 = util_client_connect(d.socket);
+    json_object_object_add(params, "if_idle", json_object_new_boolean(1));
+    ck_assert_int_eq(ts_client_call(c1, "stop", params, NULL, &err), TS_CLIENT_EREMOTE);
+    ck_assert_str_eq(err.code, "in_use");
+    ck_assert_msg(strstr(err.message, "(0 runs open, 1 other connection)") != NULL, "%s",
+                  err.message);
+    ts_client_close(c2);
+    /* a run open keeps it too (the closed connection may take a moment to
+     * be counted out) */
+    ck_assert_int_eq(ts_client_run_open(c1, d.store, "t", &res, &err), 0);
+    snprintf(run, sizeof(run), "%s", json_object_get_string(json_object_object_get(res, "run")));
+    json_object_put(res);
+    for (int i = 0; i < 500; i++) {
+        rc = ts_client_call(c1, "stop", params, NULL, &err);
+        if (rc == TS_CLIENT_EREMOTE && strstr(err.message, "1 run open, 0 other") != NULL)
+            break;
+        usleep(10000);
+    }
+    ck_assert_msg(strstr(err.message, "(1 run open, 0 other connections)") != NULL, "%s",
+                  err.message);
+    ck_assert_int_eq(ts_client_run_close(c1, run, &res, &err), 0);
+    json_object_put(res);
+    ck_assert_int_eq(ts_client_call(c1, "stop", params, NULL, &err), 0);
+    ck_assert_int_eq(tdaemon_wait(&d, 10000), 0);
+    ts_client_close(c1);
+    json_object_put(params);
+    tdaemon_cleanup(&d);
+
+    /* a daemon a client started says so */
+    tdaemon_prepare(&d);
+    c = util_autostart_client(d.socket, &err, &rc);
+    ck_assert_msg(rc == 0, "%s", err.message);
+    ck_assert(json_object_object_get_ex(ts_client_server_info(c), "auto_started", &v));
+    ck_assert(json_object_get_boolean(v));
+    ck_assert_str_eq(ts_client_server_version(c), ts_client_version());
+    util_stop_and_close(c, d.socket);
+    tdaemon_cleanup(&d);
+}
+END_TEST
+
 /* One client per thread: eight threads connecting (the first ones racing to
  * auto-start the daemon) and calling at the same time do not disturb each
  * other. */
@@ -438,6 +557,8 @@ int main(void)
     tcase_add_test(tc0, real_daemon_small_max_frame);
     tcase_add_test(tc0, real_daemon_long_pipelined_batch);
     tcase_add_test(tc0, real_daemon_found_by_env_and_path);
+    tcase_add_test(tc0, real_daemon_found_in_the_package);
+    tcase_add_test(tc0, real_daemon_version_and_stop_if_idle);
     tcase_add_test(tc0, real_daemon_one_client_per_thread);
     suite_add_tcase(s, tc0);
     return util_run_suite(s);

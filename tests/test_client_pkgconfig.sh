@@ -30,8 +30,8 @@ ln -s $SO "$tmp/lib/libtoolscore-client.so" || fail "symlink"
 sed "s|^prefix=.*|prefix=$tmp|" "$B/toolscore-client.pc" >"$tmp/lib/pkgconfig/toolscore-client.pc"
 export PKG_CONFIG_PATH="$tmp/lib/pkgconfig"
 pkg-config --exists toolscore-client || fail "pkg-config does not find toolscore-client"
-[ "$(pkg-config --modversion toolscore-client)" = "$(sed -n 's/^VERSION *:= *//p' "$S/Makefile")" ] ||
-	fail "pkg-config version differs from the Makefile's"
+[ "$(pkg-config --modversion toolscore-client)" = "$(sed -n 's/^#define TS_VERSION "\(.*\)".*/\1/p' "$B/gen/ts_version.h")" ] ||
+	fail "pkg-config version differs from the build's (mk/version.mk)"
 
 # A sanitizer build (make asan) has instrumented libraries: programs linking
 # them need the same runtime.

@@ -23,6 +23,7 @@
 #include "lib/snapshot/ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 static bool path_exists(const char *path)
 {

@@ -21,6 +21,7 @@
 #include "lib/report/ts_report.h"
 #include "util_daemon.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 #define CALLS_A                                                                                    \
     "[{\"tool\": \"search\", \"args\": {\"q\": \"NYC\"}}, {\"tool\": \"book\", \"args\": "         \

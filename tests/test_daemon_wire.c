@@ -22,6 +22,7 @@
 #include "proto/ts_proto.h"
 #include "util_daemon.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 static void bystander_still_served(void)
 {

@@ -31,8 +31,11 @@ static const fixture_case detected[] = {
     {"vercel_ai_ui_message_v4", "vercel-ai"},
     {"vercel_ai_full_stream", "vercel-ai"},
     {"vercel_ai_v4_stream", "vercel-ai"},
+    {"vercel_ai_v6_on_finish", "vercel-ai"},
+    {"vercel_ai_v6_on_finish_text", "vercel-ai"},
     {"openai_agents_js_result", "openai-agents-js"},
     {"openai_agents_js_history", "openai-agents-js"},
+    {"openai_agents_js_history_no_calls", "openai-agents-js"},
     {"openai_agents_js_interrupted", "openai-agents-js"},
     {"openai_agents_js_stream_events", "openai-agents-js"},
     {"mastra_stream_chunks", "mastra"},
@@ -123,6 +126,68 @@ START_TEST(test_dedup_by_id_only)
         "\"arguments\": \"{}\"}, {\"type\": \"hosted_tool_call\", \"id\": \"ws_1\", "
         "\"name\": \"web_search_call\"}]",
         NULL, "[{\"tool\": \"f\", \"args\": {}}, {\"tool\": \"web_search_call\", \"args\": {}}]");
+}
+END_TEST
+
+/* An onFinish event (v5+) repeats its last step at the top level (content,
+ * toolCalls): the steps come first, each call once, its first sighting's
+ * arguments kept. */
+START_TEST(test_on_finish_event)
+{
+    static const char *const event =
+        "{\"content\": [{\"type\": \"tool-call\", \"toolCallId\": \"b\", \"toolName\": \"g\", "
+        "\"input\": {\"y\": 9}}], \"toolCalls\": [{\"type\": \"tool-call\", \"toolCallId\": \"b\", "
+        "\"toolName\": \"g\", \"input\": {\"y\": 8}}], \"toolResults\": [], \"steps\": "
+        "[{\"content\": "
+        "[{\"type\": \"tool-call\", \"toolCallId\": \"a\", \"toolName\": \"f\", \"input\": {}}]}, "
+        "{\"content\": [{\"type\": \"tool-call\", \"toolCallId\": \"b\", \"toolName\": \"g\", "
+        "\"input\": {\"y\": 1}}]}]}";
+
+    assert_detects(event, "vercel-ai");
+    assert_extracts(event, NULL,
+                    "[{\"tool\": \"f\", \"args\": {}}, {\"tool\": \"g\", \"args\": {\"y\": 1}}]");
+    /* a last step of text only: still the event, not an Anthropic message */
+    assert_detects("{\"content\": [{\"type\": \"text\", \"text\": \"done\"}], \"toolCalls\": [], "
+                   "\"steps\": [{\"content\": [{\"type\": \"text\", \"text\": \"done\"}]}]}",
+                   "vercel-ai");
+    /* Mastra's result with steps stays Mastra's; a message without steps
+     * stays Anthropic's */
+    assert_detects(
+        "{\"content\": [{\"type\": \"text\"}], \"steps\": [{\"toolCalls\": [{\"type\": "
+        "\"tool-call\", \"payload\": {\"toolName\": \"f\"}}], \"finishReason\": \"stop\"}]}",
+        "mastra");
+    assert_detects("{\"content\": [{\"type\": \"text\", \"text\": \"hi\"}], \"steps\": []}",
+                   "anthropic");
+}
+END_TEST
+
+/* An Agents JS history without calls gives []; a list that is not one
+ * stays undetected. */
+START_TEST(test_agents_js_history_without_calls)
+{
+    static const char *const answer =
+        "{\"type\": \"message\", \"role\": \"assistant\", \"status\": \"completed\", \"content\": "
+        "[{\"type\": \"output_text\", \"text\": \"Paris.\"}]}";
+    char text[512];
+
+    /* a reasoning model's history; an input item given without "type" */
+    snprintf(text, sizeof(text),
+             "[{\"role\": \"user\", \"content\": \"Capital of France?\"}, {\"type\": "
+             "\"reasoning\", \"id\": \"rs_1\", \"content\": []}, %s]",
+             answer);
+    assert_detects(text, "openai-agents-js");
+    assert_extracts(text, NULL, "[]");
+    /* a result object holding its history */
+    snprintf(text, sizeof(text), "{\"history\": [%s]}", answer);
+    assert_detects(text, "openai-agents-js");
+    assert_extracts(text, NULL, "[]");
+    /* no answer of the model, chat messages without "type", another item */
+    assert_detects("[{\"type\": \"message\", \"role\": \"user\", \"content\": \"hi\"}]", NULL);
+    assert_detects("[{\"role\": \"user\", \"content\": \"hi\"}, {\"role\": \"assistant\", "
+                   "\"content\": \"hello\"}]",
+                   NULL);
+    snprintf(text, sizeof(text), "[%s, {\"type\": \"computer_call\", \"id\": \"c\"}]", answer);
+    assert_detects(text, NULL);
 }
 END_TEST
 
@@ -302,6 +367,8 @@ static Suite *extract_js_suite(void)
     tcase_add_loop_test(tc, test_fixture_error, 0, sizeof(errors) / sizeof(errors[0]));
     suite_add_tcase(s, tc);
     tcase_add_test(tu, test_dedup_by_id_only);
+    tcase_add_test(tu, test_on_finish_event);
+    tcase_add_test(tu, test_agents_js_history_without_calls);
     tcase_add_test(tu, test_stream_assembly);
     tcase_add_test(tu, test_results_never_calls);
     tcase_add_test(tu, test_detection_keeps_earlier_formats);

@@ -13,6 +13,7 @@
 #include "lib/json/ts_json.h"
 #include "lib/snapshot/ts_snapshot.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 static const char *const compat_files[] = {
     "floats_and_ints-75b53452.json",

@@ -24,6 +24,7 @@
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 #include "util_test.h"
+#include "ts_version.h"
 
 static char workdir[512];
 static char root[600];

@@ -80,7 +80,7 @@ out_has "CREATED"
 
 # --- another user: needs root and setpriv -----------------------------------------------
 if [ "$(id -u)" != 0 ]; then
-	echo "test_trust_socket: skipped the cross-user attacks: they need root (to become two other users)" >&2
+	fail "the cross-user attacks need root (to become two other users): run make check as root"
 	finish
 fi
 ATTACKER=65534

@@ -53,7 +53,7 @@ out_lacks "other users can plant"
 
 # --- another user's placeholder (root only) ---------------------------------------
 if [ "$(id -u)" != 0 ]; then
-	echo "test_trust_store: skipped the cross-user placeholder attack: it needs root (to become two other users)" >&2
+	fail "the cross-user placeholder attack needs root (to become two other users): run make check as root"
 	finish
 fi
 ATTACKER=65534

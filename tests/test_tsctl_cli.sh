@@ -152,6 +152,22 @@ t 2 "$TSCTL" extract "$DATA/unknown_shape.json" && err_one_line && err_has "cann
 t 2 "$TSCTL" extract --format bogus "$DATA/openai_search.json" && err_one_line && err_has "unknown format"
 t 2 "$TSCTL" extract --format gemini "$DATA/openai_search.json" && err_one_line && err_has "gemini"
 t 2 "$TSCTL" extract --format langchain - </dev/null && err_one_line
+# the TypeScript SDKs' shapes (tests/data/extract, test_extract_js and
+# test_extract_langgraph hold the rules), detected from the file
+XDATA="$TS_SOURCE_DIR/tests/data/extract"
+for f in langgraph_js_thread_state langgraph_js_stream_subgraphs openai_agents_js_history_no_calls \
+	vercel_ai_v6_on_finish vercel_ai_v6_on_finish_text; do
+	t 0 "$TSCTL" extract "$XDATA/$f.json"
+	same "$(out_compact)" "$(python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))))' \
+		"$XDATA/$f.expected.json")" "extract $f"
+done
+t 0 "$TSCTL" extract --format langgraph "$XDATA/langgraph_js_stream_subgraphs.json"
+out_has '"search_hotels"'
+printf '%s' '[[["a:1"], "messages", [{"type": "AIMessageChunk", "tool_call_chunks": [{"name": "f"}]}, {}]]]' >"$WORK/modes.json"
+t 2 "$TSCTL" extract --format langgraph "$WORK/modes.json" && err_one_line &&
+	err_has "message at index 0 is a [namespace, mode, chunk] tuple"
+printf '%s' '[[["a:1"], [{"type": "AIMessageChunk", "id": "m", "tool_call_chunks": [{"name": "f", "args": 5, "index": 0}]}, {}]]]' >"$WORK/frag.json"
+t 2 "$TSCTL" extract "$WORK/frag.json" && err_one_line && err_has "tool_call_chunks[0].args is a number"
 
 # --- the man page renders and covers every command; bash completion ----------------
 if command -v man >/dev/null 2>&1; then

@@ -223,3 +223,21 @@ exec env PYTHONPATH="$TS_BUILD_DIR/python" PYTHONDONTWRITEBYTECODE=1 $preload py
 PY
 	chmod +x "$WORK/py"
 }
+
+# other_build FILE DEST VERSION: DEST is FILE (an executable of this build)
+# with its version string VERSION rewritten in place to one of the same
+# length that differs in its last character, printed: "another build" for
+# the tests of docs/packaging.md, speaking the same protocol.
+other_build() {
+	python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+src, dst, old = sys.argv[1:]
+new = old[:-1] + ("1" if old[-1] == "0" else "0")
+data = open(src, "rb").read()
+assert data.count(old.encode()) > 0, "no version string in " + src
+open(dst, "wb").write(data.replace(old.encode(), new.encode()))
+os.chmod(dst, 0o755)
+print(new)
+PY
+}
+

@@ -54,6 +54,7 @@ typedef struct tsctl_ctx {
     bool timed_out;           /* a request's deadline passed: later ones fail at once */
     ts_error timeout_error;   /* ... with this */
     bool no_json_diff;        /* --no-json-diff (check, record, run, eval) */
+    bool build_noted;         /* a daemon of another build was said (or status shows it) */
 } tsctl_ctx;
 
 /* One option a command accepts besides the common ones. */

@@ -17,6 +17,7 @@
 #include "lib/snapshot/ts_snapshot.h"
 #include "proto/ts_proto.h"
 #include "lib/store/ts_store.h"
+#include "ts_version.h"
 
 bool tsctl_interactive(void)
 {
@@ -152,6 +153,22 @@ static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
     return TSCTL_EXIT_UNREACHABLE;
 }
 
+/* Say once that the daemon is another build than this tsctl (one a client
+ * started and that was idle was replaced already: docs/packaging.md). */
+static void note_other_build(tsctl_ctx *ctx)
+{
+    const char *theirs = ts_client_server_version(ctx->client);
+
+    if (ctx->build_noted || theirs == NULL || strcmp(theirs, TS_VERSION) == 0)
+        return;
+    ctx->build_noted = true;
+    fprintf(stderr,
+            "%snote:%s the daemon at %s is toolscored %s, this tsctl is %s (another build; "
+            "`tsctl stop` lets the next command start this build's)\n",
+            tsctl_c(ctx->color_err, TSCTL_YELLOW), tsctl_c(ctx->color_err, TSCTL_RESET),
+            ctx->socket_path, theirs, TS_VERSION);
+}
+
 static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 {
     ts_client_options opt;
@@ -171,6 +188,7 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
         return unreachable(ctx, &err, quiet);
     }
     note_socket(ctx);
+    note_other_build(ctx);
     return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include "client/toolscore_client.h"
 #include "proto/ts_proto.h"
+#include "ts_version.h"
 
 static void print_uptime(long long s)
 {
@@ -133,6 +134,7 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
         rc = tsctl_want_args(ctx, &args, 0, NULL);
     if (rc != 0)
         return rc;
+    ctx->build_noted = true; /* status shows both versions itself */
     /* the store first, so that the daemon has it open when it says which
      * open stores other users can write */
     check = store_check(ctx);
@@ -143,6 +145,7 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
     }
     root = root_choice(ctx);
     if (ctx->json) {
+        json_object_object_add(result, "client_version", json_object_new_string(TS_VERSION));
         json_object_object_add(result, "store_check", check);
         json_object_object_add(result, "root", root);
         check = NULL;
@@ -151,7 +154,12 @@ int tsctl_cmd_status(tsctl_ctx *ctx, int argc, char **argv)
     } else {
         printf("%s●%s toolscored is running\n", tsctl_c(c, TSCTL_GREEN), tsctl_c(c, TSCTL_RESET));
         printf("  pid:              %lld\n", tsctl_int(result, "pid", 0));
-        printf("  version:          %s\n", tsctl_str(result, "version", "?"));
+        printf("  version:          %s%s\n", tsctl_str(result, "version", "?"),
+               tsctl_bool(result, "auto_started") ? " (started by a client)" : "");
+        if (strcmp(tsctl_str(result, "version", "?"), TS_VERSION) != 0)
+            printf("  %stsctl version:%s    %s (another build: `tsctl stop` lets the next command "
+                   "start this build's daemon)\n",
+                   tsctl_c(c, TSCTL_YELLOW), tsctl_c(c, TSCTL_RESET), TS_VERSION);
         printf("  socket:           %s\n", tsctl_str(result, "socket", tsctl_socket_path(ctx)));
         printf("  uptime:           ");
         print_uptime(tsctl_int(result, "uptime_s", 0));

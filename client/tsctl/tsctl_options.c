@@ -21,6 +21,7 @@
 #include "lib/extract/ts_extract.h"
 #include "lib/json/ts_json.h"
 #include "lib/score/ts_score.h"
+#include "ts_version.h"
 
 #define TSCTL_MAX_POS 256
 

@@ -396,6 +396,14 @@ static void runs_status(void *state, struct json_object *o)
     json_object_object_add(o, "runs_memory", json_object_new_int64((int64_t)tsd_runs_memory(runs)));
 }
 
+/* Open runs keep the daemon in use (stop {if_idle}). */
+static size_t runs_in_use(void *state)
+{
+    const tsd_runs *runs = state;
+
+    return runs->open_count;
+}
+
 static void runs_close(void *state)
 {
     tsd_runs_free(state);
@@ -415,5 +423,6 @@ const tsd_module tsd_runs_module = {
     .open = runs_open,
     .memory = runs_memory,
     .status = runs_status,
+    .in_use = runs_in_use,
     .close = runs_close,
 };

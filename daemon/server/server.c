@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "lib/base/ts_base.h"
+#include "ts_version.h"
 
 #define TSD_MMAP_THRESHOLD (1u << 20)
 #define TSD_ARENAS 2 /* malloc heaps (M_ARENA_MAX) */

@@ -101,6 +101,10 @@ typedef struct tsd_options {
     char *state_dir;        /* NULL: ts_state_default_path */
     size_t runs_keep;       /* closed runs kept */
     int64_t runs_max_age_s; /* runs closed or idle longer ago are dropped */
+    /* started by a client's auto-start (TOOLSCORED_AUTO_STARTED=1 in the
+     * environment, not an option): a client of another build may stop it
+     * when it is idle and start its own (docs/packaging.md) */
+    bool auto_started;
 } tsd_options;
 
 /*
@@ -412,6 +416,9 @@ typedef struct tsd_module {
     size_t (*memory)(void *state);
     /* Add the module's members to status's result o. */
     void (*status)(void *state, struct json_object *o);
+    /* What keeps the daemon in use besides connections (open runs): stop
+     * {if_idle} refuses while any module says more than 0. */
+    size_t (*in_use)(void *state);
     /* For a store_busy error: the socket of the daemon that holds the
      * store, when the module knows it (the reply's "socket"), or NULL. */
     const char *(*busy_socket)(void *state);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/base/ts_base.h"
+#include "ts_version.h"
 
 static int do_hello(void *state, tsd_request *req, const struct json_object *params,
                     struct json_object **result, ts_error *err)
@@ -38,6 +39,9 @@ static int do_hello(void *state, tsd_request *req, const struct json_object *par
     json_object_object_add(*result, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(*result, "max_frame",
                            json_object_new_int64((int64_t)srv->options->max_frame));
+    json_object_object_add(*result, "version", json_object_new_string(TS_VERSION));
+    json_object_object_add(*result, "auto_started",
+                           json_object_new_boolean(srv->options->auto_started));
     return 0;
 }
 
@@ -63,6 +67,7 @@ static int do_status(void *state, tsd_request *req, const struct json_object *pa
     (void)err;
     json_object_object_add(o, "pid", json_object_new_int64((int64_t)getpid()));
     json_object_object_add(o, "version", json_object_new_string(TS_VERSION));
+    json_object_object_add(o, "auto_started", json_object_new_boolean(srv->options->auto_started));
     json_object_object_add(o, "socket", json_object_new_string(srv->listener->path));
     json_object_object_add(
         o, "uptime_s",
@@ -81,14 +86,44 @@ static int do_status(void *state, tsd_request *req, const struct json_object *pa
     return 0;
 }
 
+/* stop's answer when if_idle is set and the daemon is in use. */
+#define TSD_ERR_IN_USE "in_use"
+
+/* What the modules say keeps the daemon in use (open runs). */
+static size_t modules_in_use(const tsd_server *srv)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < srv->module_count; i++)
+        if (srv->modules[i]->in_use != NULL)
+            n += srv->modules[i]->in_use(srv->module_states[i]);
+    return n;
+}
+
 static int do_stop(void *state, tsd_request *req, const struct json_object *params,
                    struct json_object **result, ts_error *err)
 {
     tsd_server *srv = state;
+    size_t in_use = 0;
+    tsd_params p;
+    bool if_idle;
 
-    (void)params;
-    (void)err;
-    tsd_info("stop requested by pid %ld", (long)req->conn->pid);
+    tsd_params_init(&p, params, err);
+    if_idle = tsd_params_bool(&p, "if_idle", false);
+    if (tsd_params_error(&p) < 0)
+        return tsd_params_error(&p);
+    /* idle: no run open, no other client connected (a client of another
+     * build replacing an auto-started daemon never stops one in use) */
+    if (if_idle)
+        in_use = modules_in_use(srv);
+    if (if_idle && (in_use > 0 || srv->connection_count > 1))
+        return ts_error_set(err, -EBUSY, TSD_ERR_IN_USE,
+                            "not stopped: the daemon is in use (%zu run%s open, %zu other "
+                            "connection%s)",
+                            in_use, in_use == 1 ? "" : "s", srv->connection_count - 1,
+                            srv->connection_count == 2 ? "" : "s");
+    tsd_info("stop requested by pid %ld%s", (long)req->conn->pid,
+             if_idle ? " (if idle: a client of another build replaces this daemon)" : "");
     srv->stop_requested = true;
     *result = json_object_new_object();
     return 0;

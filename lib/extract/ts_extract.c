@@ -3,10 +3,10 @@
  *
  * Owns the format table (names, file-only flags, walkers), the order of
  * auto-detection and the public API. The walkers live in
- * ts_extract_providers.c, ts_extract_frameworks.c and, for the TypeScript
- * SDKs, ts_extract_js.c and ts_extract_agents_js.c; the shared call and
- * argument rules in ts_extract_args.c and ts_extract_collect.c (see
- * ts_extract_internal.h).
+ * ts_extract_providers.c, ts_extract_frameworks.c, ts_extract_langgraph.c
+ * and, for the TypeScript SDKs, ts_extract_js.c and ts_extract_agents_js.c;
+ * the shared call and argument rules in ts_extract_args.c and
+ * ts_extract_collect.c (see ts_extract_internal.h).
  *
  * Walkers check the shape they rely on: the top-level key that makes the
  * format, and the JSON type of every container they descend into. A missing
@@ -75,6 +75,8 @@ static const char *detect_object(const struct json_object *input)
         return "openai";
     if (ts_extract__vercel_message_applies(input))
         return "vercel-ai";
+    if (ts_extract__mastra_applies(input)) /* its result may hold a content array too */
+        return "mastra";
     if (ts_extract__anthropic_applies(input))
         return "anthropic";
     if (has_key(input, "candidates"))
@@ -89,8 +91,6 @@ static const char *detect_object(const struct json_object *input)
         return "openai-responses";
     if (ts_extract__mcp_applies(input))
         return "mcp";
-    if (ts_extract__mastra_applies(input))
-        return "mastra";
     if (ts_extract__vercel_ai_applies(input))
         return "vercel-ai";
     if (ts_extract__langgraph_message_applies(input))
@@ -104,7 +104,7 @@ static const char *detect_array(const struct json_object *input)
         return "calls";
     if (ts_extract__claude_agent_sdk_applies(input))
         return "claude-agent-sdk";
-    if (ts_extract__messages_have_tool_calls(input))
+    if (ts_extract__messages_have_tool_calls(input) || ts_extract__langgraph_stream_applies(input))
         return "langgraph";
     if (ts_extract__openai_agents_js_applies(input))
         return "openai-agents-js";

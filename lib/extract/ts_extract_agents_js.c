@@ -8,7 +8,7 @@
  * holds each call in several places (generatedItems, modelResponses[].output,
  * lastProcessedResponse, interruptions): each call id counts once
  * (ts_extract_collect.c). Results of calls (function_call_result, tool
- * outputs) are never calls.
+ * outputs) are never calls; a history of messages only gives [].
  */
 #include "ts_extract_internal.h"
 
@@ -206,17 +206,41 @@ static bool list_applies(const struct json_object *list)
     return false;
 }
 
+/* A history without calls: messages (an item given as input may have no
+ * "type") and reasoning items only, some of them a message the model
+ * answered with. */
+static bool messages_only(const struct json_object *list)
+{
+    bool answered = false;
+    size_t i;
+
+    if (!is_array(list))
+        return false;
+    for (i = 0; i < array_len(list); i++) {
+        const struct json_object *it = array_at(list, i);
+
+        if (member_is(it, "type", "reasoning"))
+            continue;
+        if (!is_type(member(it, "role"), json_type_string) ||
+            (has_key(it, "type") && !member_is(it, "type", "message")))
+            return false;
+        answered =
+            answered || (member_is(it, "type", "message") && member_is(it, "role", "assistant"));
+    }
+    return answered;
+}
+
 bool ts_extract__openai_agents_js_applies(const struct json_object *input)
 {
     struct json_object *state = member(input, "state");
 
     if (is_array(input))
-        return list_applies(input);
+        return list_applies(input) || messages_only(input);
     if (is_array(member(input, "generatedItems")) || is_array(member(input, "newItems")) ||
         is_array(member(input, "modelResponses")) || is_array(member(input, "rawResponses")))
         return true;
     if (is_object(state) &&
         (is_array(member(state, "generatedItems")) || is_array(member(state, "modelResponses"))))
         return true;
-    return is_array(member(input, "history")) && list_applies(member(input, "history"));
+    return list_applies(member(input, "history")) || messages_only(member(input, "history"));
 }

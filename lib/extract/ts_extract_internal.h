@@ -3,8 +3,8 @@
  * for other modules): the walk context, small json-c accessors, call
  * building and argument normalization (ts_extract_args.c), and each format's
  * walker and detection rule (ts_extract_providers.c, ts_extract_frameworks.c,
- * ts_extract_js.c, ts_extract_agents_js.c), and the collector of calls seen
- * in several places (ts_extract_collect.c).
+ * ts_extract_langgraph.c, ts_extract_js.c, ts_extract_agents_js.c), and the
+ * collector of calls seen in several places (ts_extract_collect.c).
  * ts_extract.c owns the format table, detection order and the public API.
  */
 #ifndef TS_EXTRACT_INTERNAL_H
@@ -142,7 +142,8 @@ typedef struct extract_collect {
     extract_ctx *ctx;
     extract_pending *items;
     size_t len, cap;
-    struct json_object *ids; /* id -> index into items */
+    struct json_object *ids;   /* id -> index into items */
+    struct json_object *slots; /* streamed place -> index into items (NULL until one) */
 } extract_collect;
 
 int ts_extract__collect_init(extract_collect *c, extract_ctx *ctx);
@@ -164,6 +165,20 @@ int ts_extract__collect_delta(extract_collect *c, const struct json_object *id,
                               const struct json_object *name_part,
                               const struct json_object *args_part);
 
+/*
+ * A streamed fragment at a place of one message (LangChain's
+ * tool_call_chunks; slot: a one-line text naming the message id and the
+ * fragment's index, e.g. "index 0 of message 'msg_1'"): it continues the
+ * call streamed at that place, unless it names another call id (then it
+ * starts that call there); an id fragments arrive for at another place is
+ * an error naming both places, where naming the fragment ("message at
+ * index 3: tool_call_chunks[0]").
+ */
+int ts_extract__collect_slot_delta(extract_collect *c, const char *slot,
+                                   const struct json_object *id,
+                                   const struct json_object *name_part,
+                                   const struct json_object *args_part, const char *where);
+
 /* Append the collected calls to ctx->calls: fragments are parsed as one
  * JSON text (arguments rule of ts_extract__args_from_value). */
 int ts_extract__collect_finish(extract_collect *c);
@@ -181,18 +196,21 @@ bool ts_extract__anthropic_applies(const struct json_object *input);
 bool ts_extract__claude_agent_sdk_applies(const struct json_object *input);
 bool ts_extract__openai_responses_applies(const struct json_object *input);
 
-/* ts_extract_frameworks.c (langgraph also reads LangChain's serialized
- * messages and streamed message chunks) */
+/* ts_extract_frameworks.c */
 int ts_extract__walk_calls(extract_ctx *ctx, const struct json_object *input);
-int ts_extract__walk_langgraph(extract_ctx *ctx, const struct json_object *input);
 int ts_extract__walk_pydantic_ai(extract_ctx *ctx, const struct json_object *input);
 int ts_extract__walk_mcp(extract_ctx *ctx, const struct json_object *input);
 int ts_extract__walk_langchain(extract_ctx *ctx, const struct json_object *input);
 int ts_extract__walk_custom(extract_ctx *ctx, const struct json_object *input);
-bool ts_extract__messages_have_tool_calls(const struct json_object *messages);
-bool ts_extract__langgraph_state_applies(const struct json_object *input);
 bool ts_extract__pydantic_ai_applies(const struct json_object *input);
 bool ts_extract__mcp_applies(const struct json_object *input);
+
+/* ts_extract_langgraph.c: LangGraph states, thread states, message lists
+ * and streams, also in LangChain's serialized form */
+int ts_extract__walk_langgraph(extract_ctx *ctx, const struct json_object *input);
+bool ts_extract__messages_have_tool_calls(const struct json_object *messages);
+bool ts_extract__langgraph_stream_applies(const struct json_object *input);
+bool ts_extract__langgraph_state_applies(const struct json_object *input);
 bool ts_extract__langgraph_message_applies(const struct json_object *input);
 
 /* ts_extract_js.c: the Vercel AI SDK and Mastra */

@@ -207,8 +207,10 @@ static int model_messages(js_walk *w, const struct json_object *messages, const 
 
 /* ---- steps and results ------------------------------------------------------ */
 
-/* One step or a whole result: content (v5+), the steps, response
- * messages (of a result), then the top-level toolCalls. */
+/* One step or a whole result: the steps (of a result), its own content
+ * (v5+; an onFinish event repeats the last step's there), response
+ * messages (of a result), then the top-level toolCalls (the last step's
+ * again). The steps come first: they are the whole record, in order. */
 static int result_object(js_walk *w, const struct json_object *obj, const char *where, int depth)
 {
     struct json_object *steps = member(obj, "steps");
@@ -219,11 +221,7 @@ static int result_object(js_walk *w, const struct json_object *obj, const char *
 
     if (is_ui_message(obj))
         return ui_message(w, obj, where);
-    if (has_key(obj, "content") && is_array(member(obj, "content"))) {
-        path_at(path, sizeof(path), "%scontent", where);
-        rc = content_parts(w, member(obj, "content"), path);
-    }
-    if (rc == 0 && steps != NULL && depth == 0) {
+    if (steps != NULL && depth == 0) {
         if (!is_array(steps))
             return not_array(w, "\"steps\"", steps);
         for (i = 0; i < array_len(steps) && rc == 0; i++) {
@@ -232,6 +230,10 @@ static int result_object(js_walk *w, const struct json_object *obj, const char *
             path_at(path, sizeof(path), "steps[%zu].", i);
             rc = result_object(w, array_at(steps, i), path, depth + 1);
         }
+    }
+    if (rc == 0 && has_key(obj, "content") && is_array(member(obj, "content"))) {
+        path_at(path, sizeof(path), "%scontent", where);
+        rc = content_parts(w, member(obj, "content"), path);
     }
     /* a step's response messages repeat earlier steps' calls: a step (v5+
      * content, v4 stepType) is read from its own calls only */
@@ -388,9 +390,13 @@ static bool parts_have_type(const struct json_object *parts, const char *type)
     return false;
 }
 
+static bool steps_apply(const struct json_object *steps, bool payload);
+
 /* A model message or v5+ step: "content" holds a tool-call part with a
- * toolName (never an Anthropic tool_use block). Checked before the
- * anthropic rule, which would read such an object as holding no call. */
+ * toolName (never an Anthropic tool_use block); or an onFinish event of
+ * v5+, whose "content" (the last step's, maybe text only) sits beside its
+ * "steps" (Mastra's own results excepted). Checked before the anthropic
+ * rule, which would read such an object as holding no call. */
 bool ts_extract__vercel_message_applies(const struct json_object *input)
 {
     struct json_object *content = member(input, "content");
@@ -398,6 +404,8 @@ bool ts_extract__vercel_message_applies(const struct json_object *input)
 
     if (!is_array(content) || parts_have_type(content, "tool_use"))
         return false;
+    if (steps_apply(member(input, "steps"), false) && !ts_extract__mastra_applies(input))
+        return true;
     for (i = 0; i < array_len(content); i++) {
         const struct json_object *part = array_at(content, i);
 

@@ -19,10 +19,7 @@
 #include <time.h>
 
 #include "lib/json/ts_json.h"
-
-#ifndef TS_VERSION
-#define TS_VERSION "0.0.0"
-#endif
+#include "ts_version.h"
 
 void ts_timestamp_now(char out[TS_TIMESTAMP_MAX])
 {

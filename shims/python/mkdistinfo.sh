@@ -8,6 +8,10 @@ set -eu
 site=$1
 version=$2
 dist=$site/toolscored-$version.dist-info
+# one .dist-info only: another version's would register the plugin twice
+for old in "$site"/toolscored-*.dist-info; do
+	[ "$old" = "$dist" ] || rm -rf "$old"
+done
 mkdir -p "$dist"
 cat >"$dist/METADATA" <<META
 Metadata-Version: 2.1
@@ -15,10 +19,10 @@ Name: toolscored
 Version: $version
 Summary: Snapshot testing for AI-agent tool calls: the pytest plugin and client of toolscored
 License: see the toolscored source
-Requires-Python: >=3.8
+Requires-Python: >=3.9
 Classifier: Framework :: Pytest
 META
-printf '[pytest11]\ntoolscored = toolscored.plugin\n' >"$dist/entry_points.txt"
+printf '[pytest11]\ntoolscored = toolscored._plugin_entry\n' >"$dist/entry_points.txt"
 printf 'toolscored\n' >"$dist/top_level.txt"
 printf 'make\n' >"$dist/INSTALLER"
 {

@@ -18,11 +18,15 @@ JOBS=${FUZZ_JOBS:-1}
 CC=${FUZZ_CC:-clang}
 MAX_LEN=${FUZZ_MAX_LEN:-16384}
 CFLAGS="-std=c11 -g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined \
--fno-sanitize-recover=all -D_GNU_SOURCE -DTS_VERSION=\"0.1.0\" -DTS_FUZZ_MAIN \
--I. -Itests/fuzz $(pkg-config --cflags json-c msgpack libmd 2>/dev/null)"
+-fno-sanitize-recover=all -D_GNU_SOURCE -DTS_FUZZ_MAIN \
+-I$OUT/gen -I. -Itests/fuzz $(pkg-config --cflags json-c msgpack libmd 2>/dev/null)"
 LIBS="$(pkg-config --libs json-c msgpack libmd 2>/dev/null) -lm"
 
-mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/crashes"
+mkdir -p "$OUT/obj" "$OUT/corpus" "$OUT/crashes" "$OUT/gen"
+# TS_VERSION, as the Makefile writes it (mk/version.mk)
+version=$(sh scripts/dist/version.sh) || exit 1
+want="#define TS_VERSION \"$version\" /* written by tests/fuzz/run.sh */"
+[ "$(cat "$OUT/gen/ts_version.h" 2>/dev/null)" = "$want" ] || echo "$want" >"$OUT/gen/ts_version.h"
 # lib/ and proto/ once, as objects (the fuzzer runtime is linked only into
 # the harness binaries; -fsanitize=fuzzer-no-link instruments the rest).
 OBJCFLAGS=$(echo "$CFLAGS" | sed 's/-fsanitize=fuzzer,/-fsanitize=fuzzer-no-link,/')
@@ -30,7 +34,7 @@ objs=""
 for src in $(find lib proto -name '*.c' | sort); do
 	[ -f "$src" ] || continue
 	obj="$OUT/obj/$(echo "$src" | tr / _ | sed 's/\.c$/.o/')"
-	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ -n "$(find lib proto -name '*.h' -newer "$obj" 2>/dev/null)" ]; then
+	if [ ! -f "$obj" ] || [ "$src" -nt "$obj" ] || [ "$OUT/gen/ts_version.h" -nt "$obj" ] || [ -n "$(find lib proto -name '*.h' -newer "$obj" 2>/dev/null)" ]; then
 		# shellcheck disable=SC2086
 		$CC $OBJCFLAGS -c "$src" -o "$obj" || { echo "fuzz: cannot compile $src"; exit 1; }
 	fi

@@ -23,6 +23,7 @@ import { Decoder, Encoder } from '@msgpack/msgpack';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
 import { defaultSocketPath } from './paths.js';
+import { onPath, packagedExecutable } from './platform.js';
 import { trustedTarget } from './trust.js';
 import { fromWire } from './values.js';
 import { VERSION } from './version.js';
@@ -76,7 +77,11 @@ function sleep(ms) {
   return new Promise((resolve) => timer(resolve, ms));
 }
 
-/** The executable for auto-start: $TOOLSCORED, else toolscored on PATH. */
+/**
+ * The executable for auto-start: $TOOLSCORED (an error when it is not an
+ * executable file), else the platform package's toolscored, else toolscored
+ * on PATH; when none serves, the error names the three.
+ */
 export function findDaemon(env = process.env) {
   const explicit = envValue('TOOLSCORED', env);
   if (explicit !== undefined) {
@@ -84,20 +89,26 @@ export function findDaemon(env = process.env) {
       fs.accessSync(explicit, fs.constants.X_OK);
       return { path: explicit };
     } catch {
-      return { error: `TOOLSCORED=${explicit} is not an executable file` };
+      return {
+        error: `TOOLSCORED=${explicit} is not an executable file (point it at a toolscored executable, or unset it to use the platform package's or the one on PATH)`,
+      };
     }
   }
-  for (const dir of (env.PATH ?? '').split(':')) {
-    if (dir === '') continue;
-    const candidate = path.join(dir, 'toolscored');
-    try {
-      fs.accessSync(candidate, fs.constants.X_OK);
-      return { path: candidate };
-    } catch {
-      /* next */
-    }
-  }
-  return { error: 'toolscored not found (looked at $TOOLSCORED and on PATH)' };
+  const packaged = packagedExecutable('toolscored');
+  if (packaged.path) return packaged;
+  const found = onPath('toolscored', env);
+  if (found !== null) return { path: found };
+  return {
+    error: `toolscored not found: TOOLSCORED is not set, ${packaged.error}, and PATH has no toolscored (reinstall toolscored, or set TOOLSCORED to a toolscored executable)`,
+  };
+}
+
+/** The daemon's version from its hello reply (version, or toolscored/VERSION), or null. */
+function serverVersion(r) {
+  if (typeof r.version === 'string' && r.version !== '') return r.version;
+  if (typeof r.server === 'string' && r.server.startsWith('toolscored/') && r.server.length > 11)
+    return r.server.slice(11);
+  return null;
 }
 
 export class Connection {
@@ -118,7 +129,7 @@ export class Connection {
     this.timeoutMs = options.timeoutMs;
     this.deadlines = null;
     this.serverPid = 0;
-    this.clientName = options.client ?? `toolscored-node/${VERSION}`;
+    this.clientName = options.client ?? `toolscored-node/${VERSION ?? 'source'}`;
     this.pid = process.pid;
     this.socket = null;
     this.ready = null;
@@ -130,6 +141,9 @@ export class Connection {
     this.buffered = 0;
     this.maxFrame = DEFAULT_MAX_FRAME;
     this.server = null;
+    this.serverVersion = null; // the daemon's version, from hello
+    this.serverAutoStarted = false; // a client started it (hello's auto_started)
+    this.replaced = false; // a daemon of another build was replaced once
     this.drained = null;
     this.encoder = new Encoder({ useBigInt64: true });
     this.decoder = new Decoder({ useBigInt64: true });
@@ -238,7 +252,10 @@ export class Connection {
       let reason;
       try {
         await this.dial();
-        return await this.hello();
+        await this.hello();
+        if (!(await this.replaceOtherBuild())) return;
+        started = null; // it stops: start this build's daemon
+        continue;
       } catch (err) {
         if (!(err instanceof Error) || !['ENOENT', 'ECONNREFUSED', 'EAGAIN'].includes(err.code)) {
           if (err instanceof ToolscoreError) throw err;
@@ -267,6 +284,26 @@ export class Connection {
     }
   }
 
+  /**
+   * Connected to a daemon of another build that a client started: ask it to
+   * stop if it is idle (no run open, no other client), so that this
+   * package's daemon starts in its place (docs/packaging.md). True when it
+   * stops; a daemon in use answers in_use and is used as it is.
+   */
+  async replaceOtherBuild() {
+    if (this.replaced || !this.autoStart || VERSION === null || !this.serverAutoStarted ||
+        this.serverVersion === null || this.serverVersion === VERSION)
+      return false;
+    this.replaced = true;
+    try {
+      await this.send('stop', { if_idle: true });
+    } catch {
+      return false;
+    }
+    this.drop();
+    return true;
+  }
+
   spawnDaemon() {
     const found = findDaemon();
     if (found.error) return { error: found.error };
@@ -276,6 +313,8 @@ export class Connection {
       child = spawn(found.path, ['--socket', this.socketPath], {
         detached: true,
         stdio: ['ignore', 'ignore', 'pipe'],
+        // a client of another build may replace it while it is idle
+        env: { ...process.env, TOOLSCORED_AUTO_STARTED: '1' },
       });
     } catch (err) {
       return { error: `cannot start ${found.path}: ${err.message}` };
@@ -347,6 +386,8 @@ export class Connection {
     if (Number.isSafeInteger(r.max_frame) && r.max_frame > 0) this.maxFrame = r.max_frame;
     this.server = r.server;
     this.serverPid = Number.isSafeInteger(r.pid) ? r.pid : 0;
+    this.serverVersion = serverVersion(r);
+    this.serverAutoStarted = r.auto_started === true;
     if (this.child) {
       this.child.stderr.destroy();
       this.child = null;

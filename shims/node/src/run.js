@@ -12,13 +12,29 @@
 
 import { connection } from './client.js';
 import { ciFromEnv, envValue } from './env.js';
+import { ConnectionError } from './errors.js';
 import { discardReport, fetchReport, reportProblem, wantedReports, writeReport } from './reports.js';
 import { storePath, terminalWidth } from './snapshot.js';
+import { VERSION } from './version.js';
 
 const state = { run: null, opened: false, reports: [] };
 
-/** Open or join the run; root is the project root (Vitest's root, Jest's rootDir). */
-export async function openRun({ root = process.cwd(), label } = {}) {
+/**
+ * Open or join the run; root is the project root (Vitest's root, Jest's
+ * rootDir). A daemon that cannot be reached or started is the one line of
+ * its error: the runners print a global setup's error with its stack, whose
+ * frames (this package's) say nothing to the user.
+ */
+export async function openRun(options = {}) {
+  try {
+    return await openOrJoin(options);
+  } catch (err) {
+    if (err instanceof ConnectionError) err.stack = `${err.name}: ${err.message}`;
+    throw err;
+  }
+}
+
+async function openOrJoin({ root = process.cwd(), label } = {}) {
   if (envValue('TOOLSCORE_PROJECT_ROOT') === undefined) process.env.TOOLSCORE_PROJECT_ROOT = root;
   const store = storePath(envValue('TOOLSCORE_PROJECT_ROOT'));
   process.env.TOOLSCORE_DIR = store;
@@ -32,6 +48,7 @@ export async function openRun({ root = process.cwd(), label } = {}) {
   const joined = envValue('TOOLSCORE_RUN');
   if (joined !== undefined) {
     await connection().request('run.join', { run: joined });
+    noteOtherBuild();
     state.run = joined;
     state.opened = false;
     return joined;
@@ -39,10 +56,22 @@ export async function openRun({ root = process.cwd(), label } = {}) {
   const params = { store };
   if (label !== undefined) params.label = label;
   const { run } = await connection().request('run.open', params);
+  noteOtherBuild();
   process.env.TOOLSCORE_RUN = run;
   state.run = run;
   state.opened = true;
   return run;
+}
+
+/** Said once per run, by the global setup: the daemon is another build
+ * than this package (one a client started and that was idle was replaced
+ * already; docs/packaging.md). */
+function noteOtherBuild() {
+  const c = connection();
+  if (VERSION !== null && c.serverVersion !== null && c.serverVersion !== VERSION)
+    process.stderr.write(
+      `toolscore: note: the daemon at ${c.socketPath} is toolscored ${c.serverVersion}, this package is ${VERSION} (another build; \`tsctl stop\` lets the next run start this package's daemon)\n`,
+    );
 }
 
 /** The lines printed for a run's summary (run.close's result). */

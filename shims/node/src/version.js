@@ -1,2 +1,4 @@
-// The package's version (sent in hello as toolscored-node/<version>).
-export const VERSION = '0.1.0';
+// The build this package belongs to (docs/packaging.md): make dist writes
+// the version into the copy it packs. In the source tree it is null: no
+// build, so neither the platform package nor the daemon is compared with it.
+export const VERSION = null;

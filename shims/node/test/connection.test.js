@@ -1,12 +1,12 @@
 // The client against a fake server: the bytes of docs/protocol.md's
 // example, framing in any chunking, pipelining, error replies, a
 // connection-level error, a broken connection, bad replies, version
-// mismatch, auto-start failures.
+// mismatch, auto-start failures, where the daemon is found.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { Connection, deadlinesFromEnv } from '../src/connection.js';
+import { Connection, deadlinesFromEnv, findDaemon } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
 import { fakeServer, frame, helloOk, tempDir } from './helpers.js';
 
@@ -293,4 +293,17 @@ test('deadlines: 10 s for hello, ping, status and stop, 60 s for the rest, TOOLS
   const c = new Connection({ socketPath: '/nowhere/s.sock', autoStart: false });
   assert.equal(c.deadlineFor('status'), 10000);
   assert.equal(c.deadlineFor('check'), 60000);
+});
+
+test('findDaemon: $TOOLSCORED, then the platform package, then PATH; the error names the three', () => {
+  const dir = tempDir();
+  const none = findDaemon({ PATH: `${dir}/empty` });
+  assert.match(
+    none.error,
+    /^toolscored not found: TOOLSCORED is not set, the platform package toolscored-\S+ is not installed \(.*\), and PATH has no toolscored \(reinstall toolscored, or set TOOLSCORED to a toolscored executable\)$/,
+  );
+  fs.writeFileSync(`${dir}/toolscored`, '#!/bin/sh\n', { mode: 0o755 });
+  assert.deepEqual(findDaemon({ PATH: `${dir}/empty:${dir}` }), { path: `${dir}/toolscored` });
+  const bad = findDaemon({ TOOLSCORED: `${dir}/nope`, PATH: dir });
+  assert.match(bad.error, /^TOOLSCORED=.*\/nope is not an executable file \(point it at a toolscored executable/);
 });

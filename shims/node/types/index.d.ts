@@ -85,14 +85,18 @@ export interface ConnectionOptions {
 export class Connection {
   constructor(options?: ConnectionOptions);
   readonly socketPath: string;
+  /** The daemon's version, from hello (null before connecting, or when it did not say). */
+  readonly serverVersion: string | null;
   request(method: string, params?: Record<string, unknown>): Promise<any>;
   connect(): Promise<void>;
   close(): void;
 }
 export const PROTOCOL: 1;
-export const VERSION: string;
+/** This package's build (docs/packaging.md); null in the source tree. */
+export const VERSION: string | null;
 /** This worker's connection. */
 export function connection(): Connection;
+/** The daemon for auto-start: $TOOLSCORED, the platform package's, PATH. */
 export function findDaemon(env?: Record<string, string | undefined>): { path?: string; error?: string };
 export function defaultSocketPath(env?: Record<string, string | undefined>): string;
 export function resolveStore(root: string, base?: string): string;

@@ -10,6 +10,7 @@
  */
 #include "tspy.h"
 
+#include <dlfcn.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,10 +20,7 @@
 #include "lib/snapshot/ts_snapshot.h"
 #include "proto/ts_proto.h"
 #include "lib/store/ts_store.h"
-
-#ifndef TSPY_VERSION
-#define TSPY_VERSION "0.0.0"
-#endif
+#include "ts_version.h"
 
 typedef struct tspy_client {
     PyObject_HEAD ts_client *client;
@@ -110,7 +108,7 @@ static int client_init(tspy_client *self, PyObject *args, PyObject *kwds)
 {
     static char *kwlist[] = {"socket", "autostart", "connect_timeout_ms", "client_name", NULL};
     const char *socket = NULL;
-    const char *name = "toolscored-python/" TSPY_VERSION;
+    const char *name = "toolscored-python/" TS_VERSION;
     int autostart = 1;
     int timeout = 5000;
 
@@ -606,8 +604,27 @@ static PyMethodDef client_methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
+static PyObject *client_get_server_version(tspy_client *self, void *closure)
+{
+    char version[256] = "";
+    const char *v;
+
+    (void)closure;
+    client_lock(self);
+    v = self->client != NULL ? ts_client_server_version(self->client) : NULL;
+    if (v != NULL)
+        snprintf(version, sizeof(version), "%s", v);
+    pthread_mutex_unlock(&self->lock);
+    if (version[0] == '\0')
+        Py_RETURN_NONE;
+    return PyUnicode_FromString(version);
+}
+
 static PyGetSetDef client_getset[] = {
     {"socket_path", (getter)client_get_socket, NULL, "the socket this client talks to", NULL},
+    {"server_version", (getter)client_get_server_version, NULL,
+     "the connected daemon's version (None before the first request, or when it did not say)",
+     NULL},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -721,10 +738,33 @@ static struct PyModuleDef native_module = {
 
 PyMODINIT_FUNC PyInit__native(void);
 
+/* The daemon this package ships, bin/toolscored in this module's directory
+ * (docs/pytest.md): auto-start looks there after $TOOLSCORED, before PATH. */
+static void set_package_daemon(void)
+{
+    char dir[PATH_MAX];
+    char path[PATH_MAX];
+    Dl_info info;
+    char *slash;
+    int n;
+
+    if (dladdr((void *)PyInit__native, &info) == 0 || info.dli_fname == NULL ||
+        realpath(info.dli_fname, dir) == NULL)
+        return;
+    slash = strrchr(dir, '/');
+    if (slash == NULL)
+        return;
+    *slash = '\0';
+    n = snprintf(path, sizeof(path), "%s/bin/toolscored", dir);
+    if (n > 0 && (size_t)n < sizeof(path))
+        ts_client_set_package_daemon(path);
+}
+
 PyMODINIT_FUNC PyInit__native(void)
 {
     PyObject *m;
 
+    set_package_daemon();
     if (tspy_errors_init() < 0)
         return NULL;
     if (PyType_Ready(&client_type) < 0)
@@ -734,7 +774,7 @@ PyMODINIT_FUNC PyInit__native(void)
         return NULL;
     Py_INCREF(&client_type);
     if (PyModule_AddObject(m, "Client", (PyObject *)&client_type) < 0 ||
-        PyModule_AddStringConstant(m, "__version__", TSPY_VERSION) < 0 ||
+        PyModule_AddStringConstant(m, "__version__", TS_VERSION) < 0 ||
         PyModule_AddIntConstant(m, "MAX_DEPTH", TSPY_MAX_DEPTH) < 0) {
         Py_DECREF(&client_type);
         Py_DECREF(m);

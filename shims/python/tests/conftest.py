@@ -4,7 +4,10 @@ inner pytest loads the plugin through its pytest11 entry point, exactly as
 an installed package is loaded.
 
 TS_BUILD_DIR names the build whose daemon, tsctl and python/ site are
-tested (build/ or build-asan/).
+tested (build/ or build-asan/). Without it the installed package is tested
+(tests/test_dist_python.sh, in a virtualenv): its own bin/toolscored and
+bin/tsctl. TSPY_SERVED_LOG names a file that gets the executable of every
+daemon the fixtures start, read from /proc (also from xdist workers).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, Dict, Iterator, List, Optional
 
 import pytest
 
-from toolscored import _native
+from toolscored import _native, _package
 
 pytest_plugins = ["pytester"]
 
@@ -30,9 +33,12 @@ pytest_plugins = ["pytester"]
 # tests/test_python_compat.sh, in a venv where the reference is installed.
 collect_ignore = [] if os.environ.get("TSPY_COMPAT") else ["compat"]
 
-BUILD = Path(os.environ.get("TS_BUILD_DIR", Path(__file__).resolve().parents[3] / "build"))
-DAEMON = BUILD / "toolscored"
-TSCTL = BUILD / "tsctl"
+if os.environ.get("TS_BUILD_DIR"):
+    DAEMON = Path(os.environ["TS_BUILD_DIR"]) / "toolscored"
+    TSCTL = Path(os.environ["TS_BUILD_DIR"]) / "tsctl"
+else:
+    DAEMON = Path(_package.BIN_DIR) / "toolscored"
+    TSCTL = Path(_package.BIN_DIR) / "tsctl"
 
 
 # How long a test waits for a condition (a daemon answering, a process
@@ -80,6 +86,9 @@ class Daemon:
         while time.monotonic() < deadline:
             try:
                 client.ping()
+                if os.environ.get("TSPY_SERVED_LOG"):
+                    with open(os.environ["TSPY_SERVED_LOG"], "a") as f:
+                        f.write(os.path.realpath(f"/proc/{self.proc.pid}/exe") + "\n")
                 return self
             except Exception:
                 if self.proc.poll() is not None:
@@ -134,9 +143,12 @@ def own_daemon() -> Iterator[Daemon]:
     shutil.rmtree(d, ignore_errors=True)
 
 
+# (COLUMNS and LINES: xdist workers set them, and the drift report's width
+# follows COLUMNS; these tests may run under xdist themselves)
 _ENV_CLEARED = ("CI", "TOOLSCORE_RUN", "TOOLSCORE_RECORD_UPDATE", "TOOLSCORE_RECORD",
                 "TOOLSCORE_DIR", "TOOLSCORE_TEST", "PYTEST_ADDOPTS", "NO_COLOR",
-                "PY_COLORS", "FORCE_COLOR", "PYTEST_XDIST_AUTO_NUM_WORKERS")
+                "PY_COLORS", "FORCE_COLOR", "PYTEST_XDIST_AUTO_NUM_WORKERS", "COLUMNS",
+                "LINES")
 
 
 @pytest.fixture(autouse=True)

@@ -13,6 +13,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
@@ -90,7 +91,7 @@ def test_paths_are_relative_to_the_invocation_directory(project: Project) -> Non
     project.pt.makepyfile(test_r=TESTS)
     sub = project.path / "sub"
     sub.mkdir()
-    r = subprocess.run(["/usr/bin/python3", "-m", "pytest", "-q", "-p", "no:cacheprovider",
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                         str(project.path), "--toolscore-junit", "reports/j.xml"],
                        cwd=sub, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
@@ -153,7 +154,7 @@ def test_a_run_joined_from_tsctl_run_is_reported_as_it_stands(project: Project,
     project.pt.makepyfile(test_r=TESTS)
     d = project.path
     cmd = [str(TSCTL), "--socket", daemon.socket, "run", "--dir", str(project.root),
-           "--junit", str(d / "tsctl.xml"), "--", "/usr/bin/python3", "-m", "pytest", "-q",
+           "--junit", str(d / "tsctl.xml"), "--", sys.executable, "-m", "pytest", "-q",
            "-p", "no:cacheprovider", "-n", "2", *_report_args(d)]
     r = subprocess.run(cmd, cwd=d, capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -6,6 +6,7 @@ joining a run opened by tsctl run."""
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 
@@ -77,7 +78,7 @@ def test_duplicate_claims_across_workers(project: Project, monkeypatch: pytest.M
 def test_joins_a_run_opened_by_tsctl_run(project: Project, daemon) -> None:
     many_tests(project, 3)
     cmd = [str(TSCTL), "--socket", daemon.socket, "run", "--dir", str(project.root), "--",
-           "/usr/bin/python3", "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"]
+           sys.executable, "-m", "pytest", "-n", "2", "-q", "-p", "no:cacheprovider"]
     p = subprocess.run(cmd, cwd=project.path, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stdout + p.stderr
     lines = [line for line in p.stdout.splitlines() if line.startswith("toolscore:")]

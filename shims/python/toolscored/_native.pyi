@@ -12,6 +12,7 @@ def default_root() -> Tuple[str, str]: ...
 
 class Client:
     socket_path: Optional[str]
+    server_version: Optional[str]
     def __init__(self, socket: Optional[str] = ..., *, autostart: bool = ...,
                  connect_timeout_ms: int = ..., client_name: Optional[str] = ...) -> None: ...
     def check(self, store: str, name: str, actual: Any, *, format: Optional[str] = ...,

@@ -186,7 +186,20 @@ class _Session:
             self.run_tried = True
             self.run = res["run"]
             self.run_owned = True
+            self._note_other_build()
         return self.run
+
+    def _note_other_build(self) -> None:
+        """Said once, by the controller: the daemon is another build than
+        this package (one the package's client started and that was idle
+        was replaced already; docs/packaging.md)."""
+        c = api.client()
+        theirs = c.server_version
+        if theirs is not None and theirs != _native.__version__:
+            self.lines.append(
+                f"toolscore: note: the daemon at {c.socket_path} is toolscored {theirs}, this "
+                f"package is {_native.__version__} (another build; `tsctl stop` lets the next "
+                "session start this package's daemon)")
 
     def check(self, name: str, nodeid: str, actual: Any, min_score: float,
               weights: Optional[Mapping[str, float]], strict: bool, rules: Any,

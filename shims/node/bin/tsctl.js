@@ -1,0 +1,4 @@
+#!/usr/bin/env node
+import { run } from './run.js';
+
+run('tsctl');
