@@ -129,11 +129,15 @@ static void drop(tsd_snapcache *c, tsd_snapcache_entry *e)
 static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapshot *snap,
                  const ts_file_stamp *stamp, int64_t read_ns, size_t max_bytes)
 {
+    size_t parsed = (size_t)stamp->size * TSD_SNAPCACHE_PARSED_FACTOR;
     size_t weight = sizeof(tsd_snapcache_entry) + 2 * strlen(path) +
-                    (size_t)stamp->size * TSD_SNAPCACHE_PARSED_FACTOR;
-    size_t max = c->budget != NULL ? TSD_SNAPCACHE_BYTES : 0;
+                    (parsed > 2 * snap->charge ? parsed : 2 * snap->charge);
+    size_t max =
+        c->budget != NULL ? (c->budget->max > 0 ? c->budget->max : TSD_SNAPCACHE_BYTES) : 0;
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e;
+
+    ts_snapshot_uncharge(snap); /* counted here from now on */
 
     while (c->lru_tail != NULL &&
            (c->count >= TSD_SNAPCACHE_MAX || (max > 0 && c->budget->used + weight > max)))
