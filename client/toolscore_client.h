@@ -104,7 +104,7 @@ extern "C" {
 
 #define TS_CLIENT_ERR_UNAVAILABLE "unavailable"   /* no daemon answered or could be started */
 #define TS_CLIENT_ERR_DISCONNECTED "disconnected" /* the connection broke mid-exchange */
-#define TS_CLIENT_ERR_TIMEOUT "timeout"           /* no reply within request_timeout_ms */
+#define TS_CLIENT_ERR_TIMEOUT "timeout"           /* no reply within the request's deadline */
 #define TS_CLIENT_ERR_BAD_REPLY "bad_reply"       /* the daemon sent something unreadable */
 /* the socket is not the user's: its directory belongs to another user or
  * is open to others, or the daemon runs as another uid (nothing was sent) */
@@ -127,13 +127,28 @@ typedef struct ts_client_options {
     const char *daemon_path;        /* NULL: $TOOLSCORED, the package's daemon, PATH */
     const char *const *daemon_args; /* extra arguments after --socket PATH, NULL-ended */
     int connect_timeout_ms;         /* connect + autostart budget, until a socket accepts (5000) */
-    int request_timeout_ms;         /* longest wait for one reply, hello's too; 0: none (default) */
-    size_t max_frame;               /* largest frame before hello tells the daemon's (16 MiB) */
-    int protocol;                   /* protocol announced in hello (default TS_CLIENT_PROTOCOL) */
+    /* longest wait for one reply, hello's too. 0 (the default): each
+     * request's own deadline, TS_CLIENT_SHORT_TIMEOUT_MS for hello, ping,
+     * status and stop, TS_CLIENT_LONG_TIMEOUT_MS for the rest, or the
+     * seconds $TOOLSCORE_TIMEOUT says for every request (0 there: none);
+     * TS_CLIENT_NO_TIMEOUT: wait for ever */
+    int request_timeout_ms;
+    size_t max_frame; /* largest frame before hello tells the daemon's (16 MiB) */
+    int protocol;     /* protocol announced in hello (default TS_CLIENT_PROTOCOL) */
 } ts_client_options;
 
 /* Fill o with the defaults above. */
 void ts_client_options_init(ts_client_options *o);
+
+/*
+ * Request deadlines: a daemon that stops answering (stopped, hung,
+ * swamped) fails a request with "timeout" instead of hanging its caller;
+ * the message names the daemon (socket, pid) and what to do. The
+ * connection is dropped (a late reply would be taken for the next one's).
+ */
+#define TS_CLIENT_SHORT_TIMEOUT_MS 10000 /* hello, ping, status, stop */
+#define TS_CLIENT_LONG_TIMEOUT_MS 60000  /* every other request */
+#define TS_CLIENT_NO_TIMEOUT (-1)        /* request_timeout_ms: wait for ever */
 
 /*
  * The socket path a connect with socket_path NULL would use ($TOOLSCORE_SOCKET

@@ -150,6 +150,67 @@ static int absolute_socket_path(const char *path, char *out, size_t outsz, ts_er
     return 0;
 }
 
+/* Seconds as "12", "2.5" or "0.25" (no locale, no sign, no exponent)
+ * into *ms; false for anything else or past a day. */
+static bool parse_seconds(const char *s, int *ms)
+{
+    long long whole = 0;
+    long long frac = 0;
+    int digits = 0;
+    int frac_digits = 0;
+
+    while (*s == ' ' || *s == '\t')
+        s++;
+    for (; *s >= '0' && *s <= '9'; s++, digits++)
+        if ((whole = whole * 10 + (*s - '0')) > 86400)
+            return false;
+    if (*s == '.') {
+        for (s++; *s >= '0' && *s <= '9'; s++, frac_digits++)
+            if (frac_digits < 3)
+                frac = frac * 10 + (*s - '0');
+        digits += frac_digits;
+    }
+    while (*s == ' ' || *s == '\t' || *s == '\n')
+        s++;
+    if (*s != '\0' || digits == 0)
+        return false;
+    for (int i = frac_digits < 3 ? frac_digits : 3; i < 3; i++)
+        frac *= 10;
+    *ms = (int)(whole * 1000 + frac);
+    if (*ms == 0 && (whole > 0 || frac > 0))
+        *ms = 1;
+    return true;
+}
+
+/* The request deadlines (toolscore_client.h): the option, else
+ * $TOOLSCORE_TIMEOUT, else each request's own. */
+static int configure_timeouts(ts_client *c, int option, ts_error *err)
+{
+    const char *env = getenv("TOOLSCORE_TIMEOUT");
+    int ms;
+
+    if (option == TS_CLIENT_NO_TIMEOUT || option > 0) {
+        ms = option > 0 ? option : 0;
+    } else if (env != NULL && env[0] != '\0') {
+        if (!parse_seconds(env, &ms)) {
+            char shown[64];
+
+            ts_wire_excerpt(env, shown, sizeof(shown));
+            return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                "TOOLSCORE_TIMEOUT is '%s': a number of seconds up to 86400 was "
+                                "expected, e.g. 30 or 2.5 (0: no deadline)",
+                                shown);
+        }
+    } else {
+        c->short_timeout_ms = TS_CLIENT_SHORT_TIMEOUT_MS;
+        c->long_timeout_ms = TS_CLIENT_LONG_TIMEOUT_MS;
+        return 0;
+    }
+    c->short_timeout_ms = ms;
+    c->long_timeout_ms = ms;
+    return 0;
+}
+
 static int configure(ts_client *c, const ts_client_options *o, ts_error *err)
 {
     char path[TS_PATHS_MAX];
@@ -174,7 +235,9 @@ static int configure(ts_client *c, const ts_client_options *o, ts_error *err)
     c->autostart = o->autostart;
     c->connect_timeout_ms =
         o->connect_timeout_ms > 0 ? o->connect_timeout_ms : TS_CLIENT_DEFAULT_CONNECT_MS;
-    c->request_timeout_ms = o->request_timeout_ms > 0 ? o->request_timeout_ms : 0;
+    rc = configure_timeouts(c, o->request_timeout_ms, err);
+    if (rc < 0)
+        return rc;
     c->local_max_frame = o->max_frame ? o->max_frame : TS_FRAME_DEFAULT_MAX;
     if (c->local_max_frame > TS_FRAME_LIMIT_MAX)
         c->local_max_frame = TS_FRAME_LIMIT_MAX;
@@ -303,7 +366,8 @@ int ts_client_receive(ts_client *c, uint64_t *id, struct json_object **result, t
     if (c->fd < 0 || c->in_flight == 0)
         return ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                             "no request is waiting for a reply on this connection");
-    rc = ts_client__receive_reply(c, id, result, NULL, c->request_timeout_ms, err);
+    snprintf(c->awaiting, sizeof(c->awaiting), "a pipelined request");
+    rc = ts_client__receive_reply(c, id, result, NULL, c->long_timeout_ms, err);
     /* store_busy named the daemon holding the store: the next connection
      * goes there, once this one has nothing outstanding */
     if (c->redirect[0] != '\0' && c->in_flight == 0) {
@@ -409,7 +473,8 @@ static int call_once(ts_client *c, const char *method, const request_body *body,
         return rc;
     if (rd != NULL)
         rd->expect = sent;
-    rc = ts_client__receive_reply(c, &got, result, rd, c->request_timeout_ms, err);
+    snprintf(c->awaiting, sizeof(c->awaiting), "%s", method);
+    rc = ts_client__receive_reply(c, &got, result, rd, ts_client__timeout_for(c, method), err);
     if (rc == 0 && rd == NULL && got != sent) {
         if (result != NULL) {
             json_object_put(*result);

@@ -120,8 +120,10 @@ int ts_client__stop_if_idle(ts_client *c, ts_error *err)
     json_object_object_add(params, "if_idle", json_object_new_boolean(1));
     rc = ts_client__send_request(c, "stop", &body, NULL, err);
     json_object_put(params);
-    if (rc == 0)
-        rc = ts_client__receive_reply(c, NULL, NULL, NULL, c->request_timeout_ms, err);
+    if (rc == 0) {
+        snprintf(c->awaiting, sizeof(c->awaiting), "stop");
+        rc = ts_client__receive_reply(c, NULL, NULL, NULL, ts_client__timeout_for(c, "stop"), err);
+    }
     /* stopping (the daemon closes this connection) or broken: done; in use
      * (an answer): the connection stays and serves this client */
     if (rc != TS_CLIENT_EREMOTE)

@@ -34,7 +34,9 @@ struct ts_client {
     char *daemon_path;  /* owned copy of the option, or NULL */
     char **daemon_args; /* owned NULL-ended copy, or NULL */
     int connect_timeout_ms;
-    int request_timeout_ms;
+    int short_timeout_ms; /* the deadline of hello, ping, status, stop; 0: none */
+    int long_timeout_ms;  /* of every other request; 0: none */
+    char awaiting[32];    /* the method whose reply is awaited (for a timeout's message) */
     size_t local_max_frame;
     int protocol;
 
@@ -69,6 +71,10 @@ struct ts_client {
     ts_client_store_slot stores[TS_CLIENT_STORE_SLOTS];
     uint64_t stores_tick;
 };
+
+/* The deadline of a reply to method (ms; 0: none; the fields ts_client.c
+ * set from the options): ts_client_stream.c. */
+int ts_client__timeout_for(const ts_client *c, const char *method);
 
 /* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */
 struct ts_check_args {

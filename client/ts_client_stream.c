@@ -8,6 +8,7 @@
 #include "ts_client_internal.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -261,7 +262,72 @@ static int write_all(ts_client *c, const char *data, size_t len, ts_error *err)
     return 0;
 }
 
-/* Wait until fd is readable, within request_timeout_ms (0: forever). */
+int ts_client__timeout_for(const ts_client *c, const char *method)
+{
+    static const char *const short_methods[] = {"hello", "ping", "status", "stop"};
+
+    for (size_t i = 0; i < sizeof(short_methods) / sizeof(short_methods[0]); i++)
+        if (strcmp(method, short_methods[i]) == 0)
+            return c->short_timeout_ms;
+    return c->long_timeout_ms;
+}
+
+/* The daemon's pid: from its hello, else from the lock file beside its
+ * socket (SOCKET.lock, which it writes its pid into); 0 when neither says. */
+static long daemon_pid(const ts_client *c)
+{
+    struct json_object *pid = NULL;
+    char path[TS_PATHS_MAX + 8];
+    char text[32];
+    long v = 0;
+    ssize_t n;
+    int fd;
+
+    if (c->server_info != NULL && json_object_object_get_ex(c->server_info, "pid", &pid) &&
+        json_object_is_type(pid, json_type_int))
+        return (long)json_object_get_int64(pid);
+    if (snprintf(path, sizeof(path), "%s.lock", c->socket_path) >= (int)sizeof(path))
+        return 0;
+    fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0)
+        return 0;
+    n = read(fd, text, sizeof(text) - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    text[n] = '\0';
+    for (char *p = text; *p >= '0' && *p <= '9' && v < 100000000; p++)
+        v = v * 10 + (*p - '0');
+    return v;
+}
+
+/* The error of a reply that did not come within timeout_ms: it names the
+ * daemon and says what to do (docs/protocol.md, "Deadlines"). */
+static int timed_out(ts_client *c, int timeout_ms, ts_error *err)
+{
+    long pid = daemon_pid(c);
+    char who[64] = "";
+    char kill_hint[48] = "";
+    char secs[32];
+
+    if (timeout_ms % 1000 == 0)
+        snprintf(secs, sizeof(secs), "%d s", timeout_ms / 1000);
+    else
+        snprintf(secs, sizeof(secs), "%d.%03d s", timeout_ms / 1000, timeout_ms % 1000);
+    if (pid > 0) {
+        snprintf(who, sizeof(who), "pid %ld, ", pid);
+        snprintf(kill_hint, sizeof(kill_hint), ", or kill %ld", pid);
+    }
+    return ts_error_set(err, -ETIMEDOUT, TS_CLIENT_ERR_TIMEOUT,
+                        "toolscored (%ssocket %s) did not answer %s within %s: it may be "
+                        "stopped (SIGSTOP), hung or overloaded; look at it with `tsctl status` "
+                        "and its log, restart it (`tsctl stop`%s), or set TOOLSCORE_TIMEOUT to "
+                        "the seconds to wait (0: no deadline)",
+                        who, c->socket_path, c->awaiting[0] ? c->awaiting : "a request", secs,
+                        kill_hint);
+}
+
+/* Wait until fd is readable, within timeout_ms (0: forever). */
 static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
 {
     struct pollfd p = {c->fd, POLLIN, 0};
@@ -278,10 +344,9 @@ static int wait_readable(ts_client *c, int timeout_ms, ts_error *err)
         if (rc > 0)
             return 0;
         if (rc == 0) {
+            rc = timed_out(c, timeout_ms, err); /* before the drop forgets the daemon's pid */
             ts_client__drop(c);
-            return ts_error_set(err, -ETIMEDOUT, TS_CLIENT_ERR_TIMEOUT,
-                                "no reply from the daemon at %s within %d ms", c->socket_path,
-                                timeout_ms);
+            return rc;
         }
         if (errno != EINTR) {
             rc = -errno;
@@ -562,7 +627,7 @@ int ts_client__hello(ts_client *c, ts_error *err)
     struct json_object *max = NULL;
     /* hello waits like any request: a daemon busy with many clients may
      * take longer than the connect budget to reach a new connection */
-    int timeout = c->request_timeout_ms;
+    int timeout = ts_client__timeout_for(c, "hello");
     request_body body = {params, NULL, NULL, NULL, NULL};
     int rc;
 
@@ -573,6 +638,7 @@ int ts_client__hello(ts_client *c, ts_error *err)
     json_object_object_add(params, "pid", json_object_new_int64((int64_t)getpid()));
     rc = ts_client__send_request(c, "hello", &body, NULL, err);
     json_object_put(params);
+    snprintf(c->awaiting, sizeof(c->awaiting), "hello");
     if (rc == 0)
         rc = ts_client__receive_reply(c, NULL, &result, NULL, timeout, err);
     if (rc < 0) {

@@ -365,6 +365,30 @@ static int request_field(ts_request *req, const char *key, struct json_object *v
                         "unknown request key \"%s\" (allowed: id, method, params)", shown);
 }
 
+/*
+ * A depth error of a value decoded under the envelope (the member decoders
+ * count from the member), said in the request's terms: its own map is the
+ * first of its TS_WIRE_MAX_DEPTH levels, and bytes count from the payload
+ * (base: where the member's bytes start). Other errors pass as they are.
+ */
+static int request_depth_error(ts_error *err, int rc, size_t base)
+{
+    const char *at;
+    unsigned long long n;
+
+    if (rc != -E2BIG || err == NULL || strcmp(err->code, TS_ERR_LIMIT) != 0)
+        return rc;
+    at = strstr(err->message, " at byte ");
+    if (at != NULL && sscanf(at, " at byte %llu", &n) == 1)
+        return ts_error_set(err, rc, TS_ERR_LIMIT,
+                            "request nested deeper than %d levels (its own map is the first) at "
+                            "byte %llu",
+                            TS_WIRE_MAX_DEPTH, n + (unsigned long long)base);
+    return ts_error_set(err, rc, TS_ERR_LIMIT,
+                        "request nested deeper than %d levels (its own map is the first)",
+                        TS_WIRE_MAX_DEPTH);
+}
+
 /* Decode one key/value pair of the envelope at payload[*pos..len). */
 static int request_pair(ts_request *req, const unsigned char *payload, size_t len, size_t *pos,
                         unsigned *seen, ts_message_raw_choice choose, ts_error *err)
@@ -392,10 +416,14 @@ static int request_pair(ts_request *req, const unsigned char *payload, size_t le
     }
     rc = ts_wire_decode_prefix_raw(payload + *pos, len - *pos, TS_WIRE_MAX_DEPTH - 1, raw, &value,
                                    &used, err);
-    if (rc < 0)
+    if (rc < 0) {
+        rc = request_depth_error(err, rc, *pos);
         goto out;
-    if (raw != NULL)
+    }
+    if (raw != NULL) {
         req->raw_data = payload + *pos;
+        req->raw_base = *pos;
+    }
     *pos += used;
     rc = request_field(req, json_object_get_string(key), value, seen, err);
 out:
@@ -418,7 +446,7 @@ int ts_message_expand_raw(const ts_request *req, struct json_object *params, ts_
         return 0;
     rc = ts_wire_decode_member(req->raw_data, &req->raw, TS_WIRE_MAX_DEPTH - 1, &value, err);
     if (rc < 0)
-        return rc;
+        return request_depth_error(err, rc, req->raw_base);
     if (json_object_object_add(params, req->raw.key, value) < 0) {
         json_object_put(value);
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot grow a map");
@@ -475,6 +503,48 @@ int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_ra
             return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "cannot allocate params");
     }
     return 0;
+}
+
+bool ts_message_peek_id(const void *payload, size_t len, uint64_t *id)
+{
+    ts_wire_cursor c;
+    uint32_t count;
+
+    ts_wire_cursor_init(&c, payload, len);
+    if (ts_wire_cursor_map(&c, &count, NULL) < 0)
+        return false;
+    for (uint32_t i = 0; i < count && i < 3; i++) {
+        const char *key;
+        size_t klen;
+        unsigned char b;
+
+        if (ts_wire_cursor_str(&c, &key, &klen, NULL) < 0)
+            return false;
+        if (klen != 2 || memcmp(key, "id", 2) != 0) {
+            if (ts_wire_cursor_skip(&c, 0, NULL) < 0)
+                return false;
+            continue;
+        }
+        if (ts_wire_cursor_left(&c) == 0)
+            return false;
+        b = *c.p;
+        if (b <= 0x7f) {
+            *id = b;
+            return true;
+        }
+        if (b < 0xcc || b > 0xcf)
+            return false;
+        size_t n = (size_t)1 << (b - 0xcc);
+        uint64_t v = 0;
+
+        if (ts_wire_cursor_left(&c) < 1 + n)
+            return false;
+        for (size_t k = 1; k <= n; k++)
+            v = (v << 8) | c.p[k];
+        *id = v;
+        return true;
+    }
+    return false;
 }
 
 void ts_request_free(ts_request *req)

@@ -338,6 +338,18 @@ int ts_wire_cursor_nil(ts_wire_cursor *c, ts_error *err);
 int ts_wire_cursor_skip(ts_wire_cursor *c, int max_depth, ts_error *err);
 
 /*
+ * The price of decoding data[0..len) (one value) with ts_wire_decode: the
+ * bytes of heap its json-c tree takes (lib/json's prices: an empty map is
+ * 784 bytes, so a 4 MB frame of them is 3 GB), found by one walk that
+ * allocates nothing, for a caller that refuses what its memory cannot
+ * hold before decoding. *cost is set also on an error: the price of what
+ * was walked, which bounds what a decode builds before it fails at the
+ * same place. Errors as ts_wire_cursor_skip's; bytes after the value are
+ * not looked at.
+ */
+int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_error *err);
+
+/*
  * ts_message — requests and replies of the toolscored protocol.
  *
  * Encodes a request, an ok reply or an error reply as one complete frame
@@ -381,6 +393,7 @@ typedef struct ts_request {
      * (valid as long as the payload is) */
     ts_wire_raw_member raw;
     const unsigned char *raw_data;
+    size_t raw_base; /* where raw_data starts in the payload (for messages) */
 } ts_request;
 
 typedef struct ts_reply {
@@ -478,6 +491,15 @@ typedef const char *(*ts_message_raw_choice)(const char *method);
  */
 int ts_message_decode_request_raw(const void *payload, size_t len, ts_message_raw_choice choose,
                                   ts_request *req, ts_error *err);
+
+/*
+ * The id of a request payload without decoding it: true with *id when the
+ * map's "id" member (among its first three, values skipped in place) is an
+ * unsigned int. For a request refused before it is decoded (one whose
+ * values the daemon's memory cannot hold), so that it is still answered
+ * with its id.
+ */
+bool ts_message_peek_id(const void *payload, size_t len, uint64_t *id);
 
 /*
  * Decode req's raw member (the payload it was decoded from must still be

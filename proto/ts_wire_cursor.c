@@ -3,6 +3,8 @@
  */
 #include "proto/ts_proto.h"
 
+#include "lib/json/ts_json.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -351,5 +353,87 @@ int ts_wire_cursor_skip(ts_wire_cursor *c, int max_depth, ts_error *err)
         if (ts_wire_cursor_left(c) < (size_t)size)
             return truncated(c, at, "a value", err);
         c->p += size;
+    }
+}
+
+/*
+ * What ts_wire_decode builds for one value, priced by the walk of
+ * ts_wire_cursor_skip: each map, array, str and scalar at what json-c
+ * allocates for it (lib/json's prices), a str in a key's place as a key.
+ */
+int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_error *err)
+{
+    uint64_t pending[TS_WIRE_MAX_DEPTH + 1];
+    bool map[TS_WIRE_MAX_DEPTH + 1];
+    ts_wire_cursor cur;
+    ts_wire_cursor *c = &cur;
+    int depth = 0;
+
+    ts_wire_cursor_init(c, data, len);
+    *cost = 0;
+    if (max_depth <= 0 || max_depth > TS_WIRE_MAX_DEPTH)
+        max_depth = TS_WIRE_MAX_DEPTH;
+    pending[0] = 1;
+    map[0] = false;
+    for (;;) {
+        size_t at = ts_wire_cursor_offset(c);
+        uint32_t count = 0;
+        bool key;
+        unsigned char b;
+        int rc;
+
+        while (pending[depth] == 0) {
+            if (depth == 0)
+                return 0;
+            depth--;
+        }
+        /* in a map, keys come at even counts left (2n, 2n-2, ...) */
+        key = map[depth] && pending[depth] % 2 == 0;
+        pending[depth]--;
+        if (c->p >= c->end)
+            return truncated(c, at, "a value", err);
+        b = *c->p;
+        if (b <= 0x7f || b >= 0xe0) {
+            c->p++;
+            *cost += TS_JSON_COST_SCALAR;
+            continue;
+        }
+        if (b <= 0x9f || (b >= 0xdc && b <= 0xdf)) {
+            bool is_map = b <= 0x8f || b >= 0xde;
+            rc = container(c, is_map ? TS_WIRE_KIND_MAP : TS_WIRE_KIND_ARRAY, &count, err);
+            if (rc < 0)
+                return rc;
+            if (depth + 1 > max_depth)
+                return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
+                                    "value nested deeper than %d levels at byte %zu", max_depth,
+                                    at);
+            pending[++depth] = is_map ? 2 * (uint64_t)count : count;
+            map[depth] = is_map;
+            if (pending[depth] > ts_wire_cursor_left(c))
+                return truncated(c, at, is_map ? "a map" : "an array", err);
+            *cost += is_map ? ts_json_cost_object(count) : ts_json_cost_array_sized(count);
+            continue;
+        }
+        if (b == 0xc0) {
+            c->p++; /* json-c's null is no allocation */
+            continue;
+        }
+        if (b <= 0xbf || (b >= 0xd9 && b <= 0xdb)) {
+            uint64_t n;
+
+            c->p++;
+            rc = str_length(c, b, &n, err);
+            if (rc < 0)
+                return rc;
+            if (ts_wire_cursor_left(c) < n)
+                return truncated(c, at, "a str", err);
+            c->p += n;
+            *cost += key ? ts_json_cost_key((size_t)n) : ts_json_cost_string((size_t)n);
+            continue;
+        }
+        rc = ts_wire_cursor_skip(c, 1, err);
+        if (rc < 0)
+            return rc;
+        *cost += TS_JSON_COST_SCALAR;
     }
 }

@@ -3,7 +3,8 @@
 # a second daemon on another socket for the same store, 4 clients that
 # never read their replies, 400 connections trickling their hello, 16
 # connections stalling 16 MiB frames, a loop asking for a 29 MiB snapshot
-# (show), while a legitimate load creates snapshots through both daemons
+# (show) and sending 4 MB frames of empty maps (3 GB once decoded: refused
+# by their price), while a legitimate load creates snapshots through both daemons
 # and a normal client replays a baseline. Nothing may be lost: every
 # CREATED acknowledged is a file, exactly once, no request of the load
 # fails, the normal client sees no error and a p99 under 50 ms, `status`
@@ -112,9 +113,23 @@ load_a=$!
 load_b=$!
 pids="$pids $load_a $load_b"
 shows=0
+bombs=0
+unread=0
 until ! kill -0 "$load_a" 2>/dev/null; do
 	ts snapshots show big >/dev/null 2>&1
 	shows=$((shows + 1))
+	# a 4 MB frame of empty maps (3 GB decoded): refused by its price, or
+	# not read at all while the stalled frames hold the connections' share
+	# (busy, naming the budget); never decoded
+	python3 "${TS_SOURCE_DIR:-.}/tests/memory_client.py" bomb "$A" "$store" 80 4194304 \
+		>"$work/bomb.out" 2>&1
+	if grep -q "code=too_large" "$work/bomb.out"; then
+		bombs=$((bombs + 1))
+	elif grep -q "code=busy.*over its memory budget" "$work/bomb.out"; then
+		unread=$((unread + 1))
+	else
+		fail "a memory bomb got: $(cat "$work/bomb.out")"
+	fi
 	sleep 1
 done
 wait "$load_a" || fail "the load through a failed: $(cat "$work/load_a.err")"
@@ -125,7 +140,7 @@ field() { tr ' ' '\n' <"$1" | sed -n "s/^$2=//p" | head -1; }
 echo "stress_attacks: attack: $(cat "$work/attack.out")"
 echo "stress_attacks: load through a: $(cat "$work/load_a.out")"
 echo "stress_attacks: load through b: $(cat "$work/load_b.out")"
-echo "stress_attacks: $shows shows of the 29 MiB snapshot"
+echo "stress_attacks: $shows shows of the 29 MiB snapshot; 4 MB frames of empty maps: $bombs refused by their price, $unread not read (busy: the budget held by the stalled frames)"
 at_most() { [ -n "$2" ] && [ "${2%%.*}" -le "$3" ] || fail "$1: $2, wanted at most $3"; }
 at_least() { [ -n "$2" ] && [ "${2%%.*}" -ge "$3" ] || fail "$1: $2, wanted at least $3"; }
 at_most "the normal client's errors" "$(field "$work/attack.out" probe_errors)" 0

@@ -458,6 +458,57 @@ START_TEST(request_timeout)
 }
 END_TEST
 
+/* The default deadlines, overridden by TOOLSCORE_TIMEOUT (seconds): a reply
+ * that does not come fails with "timeout", naming the daemon (socket, pid
+ * from its hello), the request and what to do; a value that is no number
+ * of seconds is refused at connect, naming the variable. */
+START_TEST(request_deadline_from_the_environment)
+{
+    fake f;
+    ts_client_options o;
+    ts_client *c;
+    ts_error err;
+    char want[4400];
+    int64_t start;
+
+    fake_start(&f);
+    ts_client_options_init(&o);
+    o.socket_path = f.sock;
+    o.autostart = false;
+    setenv("TOOLSCORE_TIMEOUT", "0.3", 1);
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), 0);
+    start = util_now_ms();
+    ck_assert_int_eq(ts_client_call(c, "hang", NULL, NULL, &err), -ETIMEDOUT);
+    ck_assert_str_eq(err.code, "timeout");
+    ck_assert_int_ge(util_now_ms() - start, 250);
+    ck_assert_int_lt(util_now_ms() - start, 3000);
+    snprintf(want, sizeof(want),
+             "toolscored (pid %ld, socket %s) did not answer hang within 0.300 s", (long)getpid(),
+             f.sock);
+    ck_assert_msg(strstr(err.message, want) != NULL, "%s", err.message);
+    ck_assert_ptr_nonnull(strstr(err.message, "TOOLSCORE_TIMEOUT"));
+    ck_assert(ts_client_error_is_connection(&err));
+    ck_assert_int_eq(ts_client_ping(c, &err), 0); /* a fresh connection */
+    ts_client_close(c);
+    for (size_t i = 0; i < 4; i++) {
+        static const char *const bad[] = {"soon", "-1", "1e3", "90000"};
+
+        setenv("TOOLSCORE_TIMEOUT", bad[i], 1);
+        ck_assert_int_eq(ts_client_connect(&o, &c, &err), -EINVAL);
+        ck_assert_str_eq(err.code, "invalid_argument");
+        ck_assert_ptr_nonnull(strstr(err.message, "TOOLSCORE_TIMEOUT is '"));
+    }
+    /* the option wins over the environment */
+    o.request_timeout_ms = 200;
+    ck_assert_int_eq(ts_client_connect(&o, &c, &err), 0);
+    ck_assert_int_eq(ts_client_call(c, "hang", NULL, NULL, &err), -ETIMEDOUT);
+    ck_assert_ptr_nonnull(strstr(err.message, "within 0.200 s"));
+    ts_client_close(c);
+    unsetenv("TOOLSCORE_TIMEOUT");
+    fake_stop(&f);
+}
+END_TEST
+
 START_TEST(request_over_server_max_frame)
 {
     fake f;
@@ -803,6 +854,7 @@ int main(void)
     tcase_add_test(tc0, unasked_frame_never_taken_as_reply);
     tcase_add_test(tc0, bad_replies);
     tcase_add_test(tc0, request_timeout);
+    tcase_add_test(tc0, request_deadline_from_the_environment);
     tcase_add_test(tc0, request_over_server_max_frame);
     tcase_add_test(tc0, long_socket_path);
     tcase_add_test(tc0, typed_helpers_send_documented_params);

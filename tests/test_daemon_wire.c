@@ -280,6 +280,8 @@ END_TEST
 
 /* Values nested deeper than 128 levels: "limit", for that request only
  * (packed by hand: the client library refuses to encode them). */
+static int deep_levels_; /* levels of the request built_deep packs, its own map the first */
+
 static void build_deep(msgpack_packer *pk)
 {
     msgpack_pack_map(pk, 3);
@@ -290,7 +292,7 @@ static void build_deep(msgpack_packer *pk)
     key(pk, "params");
     msgpack_pack_map(pk, 1);
     key(pk, "deep");
-    for (int i = 0; i < 200; i++)
+    for (int i = 2; i < deep_levels_; i++)
         msgpack_pack_array(pk, 1);
     msgpack_pack_nil(pk);
 }
@@ -300,13 +302,25 @@ START_TEST(nesting_limit)
     int fd = tdaemon_connect(tdaemon_fx.socket);
     struct json_object *reply = NULL, *error = NULL, *id = NULL;
 
+    /* 128 levels are accepted; 129 are refused, the message saying 128 */
+    deep_levels_ = 128;
     pack_and_send(fd, build_deep);
     ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
-    ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
-    ck_assert_str_eq(tstr(error, "code"), "limit");
-    ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
-    ck_assert_int_eq(json_object_get_int64(id), 77);
+    ck_assert(json_object_get_boolean(json_object_object_get(reply, "ok")));
     json_object_put(reply);
+    for (int levels = 129; levels <= 200; levels += 71) {
+        deep_levels_ = levels;
+        pack_and_send(fd, build_deep);
+        ck_assert(tdaemon_read(fd, &reply, 5000) == 0);
+        ck_assert(json_object_object_get_ex(reply, "error", &error) && error != NULL);
+        ck_assert_str_eq(tstr(error, "code"), "limit");
+        ck_assert_msg(strstr(tstr(error, "message"), "request nested deeper than 128 levels") !=
+                          NULL,
+                      "%s", tstr(error, "message"));
+        ck_assert(json_object_object_get_ex(reply, "id", &id) && id != NULL);
+        ck_assert_int_eq(json_object_get_int64(id), 77);
+        json_object_put(reply);
+    }
     json_object_put(tdaemon_ok(fd, "ping", NULL));
     close(fd);
     bystander_still_served();
@@ -655,11 +669,6 @@ START_TEST(connection_limit)
     ck_assert_msg(util_wait_for(reserved_all_taken, NULL, UTIL_WAIT_MS),
                   "the 8 reserved slots were not all taken within %d ms", UTIL_WAIT_MS);
     ck_assert_int_eq(status_int("connections"), 520);
-    /* A reserved connection may be taken by a newcomer once idle for 50 ms
-     * (TSD_EVICT_AFTER_MS): these are idle for 200 ms and more, longer
-     * than reserved[0] will be after its requests below, however slow the
-     * machine. */
-    usleep(200000);
     /* a reserved slot serves status, not a store request */
     ck_assert(raw_hello(reserved[0]));
     tdaemon_send(reserved[0], 2, "status", NULL);
@@ -675,16 +684,35 @@ START_TEST(connection_limit)
     ck_assert_ptr_nonnull(strstr(tstr(error, "message"), "kept for status and stop"));
     json_object_put(r);
     /* every slot taken: a newcomer's status is answered, in the place of
-     * the reserved connection idle longest */
+     * the one that had its answers (its grace of 5 ms after its last one
+     * past: TSD_EVICT_GRACE_MS), before those that never said hello */
+    usleep(20000);
     fd = tdaemon_connect_raw(tdaemon_fx.socket);
     ck_assert(raw_hello(fd));
     tdaemon_send(fd, 2, "status", NULL);
     ck_assert(tdaemon_read(fd, &r, 5000) == 0);
     ck_assert(json_object_get_boolean(json_object_object_get(r, "ok")));
     json_object_put(r);
+    ck_assert(tdaemon_closed(reserved[0], 5000));
+    /* a reserved slot takes small frames only (hello, ping, status, stop):
+     * one announcing 8 KiB is refused at its header */
+    {
+        unsigned char big[4 + 100] = {0, 0, 0x20, 0};
+
+        memset(big + 4, 0xc0, 100);
+        ck_assert_int_eq(tdaemon_send_raw(fd, big, sizeof(big)), 0);
+        ck_assert(tdaemon_read(fd, &r, 5000) == 0);
+        ck_assert(json_object_object_get_ex(r, "error", &error));
+        ck_assert_str_eq(tstr(error, "code"), "limit");
+        ck_assert_ptr_nonnull(strstr(tstr(error, "message"), "slot kept for status and stop"));
+        json_object_put(r);
+        ck_assert(tdaemon_closed(fd, 5000));
+    }
+    /* in a reserved slot hello is due within 500 ms (TSD_RESERVED_FRAME_MS):
+     * the others, which never said it, are let go */
     for (int i = 1; i < 8; i++)
-        closed += tdaemon_closed(reserved[i], 100);
-    ck_assert_int_eq(closed, 1);
+        closed += tdaemon_closed(reserved[i], 5000);
+    ck_assert_int_eq(closed, 7);
     /* the general slots were never touched */
     for (int i = 0; i < 511; i++)
         ck_assert(!tdaemon_closed(general[i], 1));

@@ -9,8 +9,9 @@
 #   - the rename finished before the reply was sent;
 #   - a fsync of the store directory started after the rename finished and
 #     finished before the reply was sent.
-# A kill -9 test cannot see a missing fsync (the page cache survives a
-# process crash); this one can.
+# And a new store root's directories: each one's parent fsynced before the
+# first CREATED reply. A kill -9 test cannot see a missing fsync (the page
+# cache survives a process crash); this one can.
 set -u
 B=${TS_BUILD_DIR:-$(pwd)/build}
 DAEMON=$B/toolscored
@@ -119,5 +120,60 @@ END {
 rc=$?
 tail -1 "$work/verdict" | sed 's/^/test_durability: /'
 [ $rc = 0 ] || { head -10 "$work/verdict" >&2; fail "a write was acknowledged before it was durable"; }
+
+# A new store root: every directory made for it (the project's directories,
+# .toolscore, the root) has its parent fsynced after it was made and before
+# the CREATED reply, so the snapshot's path survives a power loss too.
+fresh="$work/fresh/a/b/.toolscore/snapshots"
+strace -ff -ttt -T -y -s 100000 -o "$work/trace2" -e trace=mkdir,mkdirat,fsync,write,writev,sendmsg,sendto \
+	"$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
+	>"$work/daemon.log" 2>&1 &
+daemon_pid=$!
+i=0
+until "$TSCTL" status >/dev/null 2>&1; do
+	i=$((i + 1))
+	[ $i -gt 1500 ] && fail "the daemon did not answer within 30 s under strace"
+	sleep 0.02
+done
+"$TSCTL" --dir "$fresh" check first --calls "$work/calls.json" >"$work/out" 2>&1 ||
+	fail "the first check of a new root: $(cat "$work/out")"
+grep -q CREATED "$work/out" || fail "the first check of a new root: $(cat "$work/out")"
+"$TSCTL" stop >/dev/null 2>&1
+wait "$daemon_pid"
+daemon_pid=""
+awk -v fresh="$work/fresh" '
+function dur(line) { match(line, /<[0-9.]+>$/); return substr(line, RSTART + 1, RLENGTH - 2) + 0 }
+{
+	start = $1 + 0
+	end = start + dur($0)
+	if ($2 ~ /^mkdir\("/ && $0 ~ / = 0 </) {
+		match($0, /"[^"]*"/)
+		path = substr($0, RSTART + 1, RLENGTH - 2)
+		if (index(path, fresh) == 1) print "mkdir", start, end, path
+	} else if ($2 ~ /^fsync\(/ && match($2, /<[^>]*>/)) {
+		print "fsync", start, end, substr($2, RSTART + 1, RLENGTH - 2)
+	} else if ($2 ~ /^(write|writev|sendmsg|sendto)\([0-9]+<socket:/ && $0 ~ /CREATED/) {
+		print "ack", start, start, "-"
+	}
+}' "$work"/trace2.* | sort -n -k2 >"$work/events2"
+awk '
+$1 == "mkdir" { nm++; ms[nm] = $3; mp[nm] = $4 }
+$1 == "fsync" { nf++; fs[nf] = $2; fe[nf] = $3; fp[nf] = $4 }
+$1 == "ack" && !acked { acked = 1; at = $2 }
+END {
+	if (!acked) { print "no CREATED reply in the trace"; exit 1 }
+	bad = 0
+	for (m = 1; m <= nm; m++) {
+		parent = mp[m]; sub(/\/[^\/]*$/, "", parent); if (parent == "") parent = "/"
+		ok = 0
+		for (f = 1; f <= nf; f++) if (fp[f] == parent && fs[f] >= ms[m] && fe[f] <= at) ok = 1
+		if (!ok) { printf "%s made, but %s not fsynced before the reply\n", mp[m], parent; bad++ }
+	}
+	printf "checked %d new directories of a new root\n", nm
+	exit bad > 0 || nm < 4
+}' "$work/events2" >"$work/verdict2"
+rc=$?
+tail -1 "$work/verdict2" | sed 's/^/test_durability: /'
+[ $rc = 0 ] || { cat "$work/verdict2" >&2; fail "a new root's directory was not durable before the reply"; }
 echo "test_durability: ok"
 exit 0

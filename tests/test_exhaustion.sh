@@ -293,6 +293,28 @@ expect_outcome CREATED ro_dir_new
 "$TSCTL" approve pend >/dev/null 2>"$work/err" || fail "writable again: approve: $(cat "$work/err")"
 expect_outcome PASSED pend
 store_consistent "$TOOLSCORE_DIR" "read-only dir"
+
+# ---- D: a store root that cannot be opened: every request refused with the
+# reason, the log saying it once, not once a request ------------------------
+# (a project's snapshot root that is a file: tsctl refuses such a root
+# itself, a raw client sends it as the store)
+mkdir -p "$work/proj/.toolscore"
+[ -n "$as_user" ] && chown nobody "$work/proj/.toolscore"
+notdir="$work/proj/.toolscore/snapshots"
+echo "a file" >"$notdir"
+n=0
+while [ $n -lt 20 ]; do
+	n=$((n + 1))
+	python3 "${TS_SOURCE_DIR:-.}/tests/memory_client.py" large "$TOOLSCORE_SOCKET" "$notdir" "nope$n" 10 \
+		>"$work/out" 2>&1
+	grep -q "code=ok\|code=closed" "$work/out" && fail "root is a file: $(cat "$work/out")"
+done
+note "root is a file: the 20th check -> $(cat "$work/out")"
+grep "cannot open store $notdir" "$work/daemon.log" | sed 's/^/test_exhaustion: root is a file: logged: /'
+lines=$(grep -c "cannot open store $notdir" "$work/daemon.log")
+note "root is a file: 20 checks refused, $lines log line(s)"
+[ "$lines" = 1 ] || fail "root is a file: $lines log lines for 20 refused checks (wanted 1)"
+alive "after a root that cannot be opened"
 stop_daemon
 note "ok"
 exit 0

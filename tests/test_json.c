@@ -418,6 +418,103 @@ START_TEST(garbage_never_crashes)
 }
 END_TEST
 
+/* ---- prices -------------------------------------------------------------- */
+
+#if !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+
+/* Bytes of heap in use now (glibc: every arena's chunks, mapped ones too;
+ * this test process has one thread, so one arena). */
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 m = mallinfo2();
+
+    return m.uordblks + m.hblkhd;
+}
+#endif
+
+/* "[" item "," item ... "]" with n items. */
+static char *repeat_text(const char *item, size_t n, size_t *len)
+{
+    size_t il = strlen(item);
+    char *buf = malloc(n * (il + 1) + 3);
+    char *p = buf;
+
+    ck_assert_ptr_nonnull(buf);
+    *p++ = '[';
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            *p++ = ',';
+        memcpy(p, item, il);
+        p += il;
+    }
+    *p++ = ']';
+    *p = '\0';
+    *len = (size_t)(p - buf);
+    return buf;
+}
+
+/*
+ * The price of a text is what parsing it really takes, measured: never
+ * less, and not much more. Shapes from the cheapest per byte to the
+ * dearest: the budget relies on the price of the worst.
+ */
+START_TEST(prices_hold_to_the_measurement)
+{
+    static const char *const items[] = {
+        "{}",
+        "[]",
+        "0",
+        "null",
+        "true",
+        "-12345678901",
+        "1.5",
+        "\"\"",
+        "\"a short string\"",
+        "\"a string of more than twenty-three bytes, escaped \\\" and \\u00e9\"",
+        "{\"a\": 1}",
+        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"j\":10,\"k\":"
+        "11,"
+        "\"l\":12}",
+        "{\"tool\": \"search\", \"args\": {\"query\": \"flights to Lisbon\", \"page\": 2, "
+        "\"filters\": {\"tags\": [\"x\", \"y\"], \"max\": 1.25}}}",
+        "[[[[[[[[[[0]]]]]]]]]]",
+        "{\"key number one that is long\": {\"key number two that is long\": []}}",
+    };
+
+    for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+        size_t len;
+        char *text = repeat_text(items[i], 20000, &len);
+        size_t price = ts_json_price(text, len);
+        struct json_object *v = NULL;
+        ts_error err;
+
+#if !defined(__SANITIZE_ADDRESS__)
+        size_t before = heap_in_use();
+        ck_assert_int_eq(ts_json_parse(text, len, 0, &v, &err), 0);
+        size_t used = heap_in_use() - before;
+
+        ck_assert_msg(price >= used, "%s x 20000: priced %zu, takes %zu", items[i], price, used);
+        ck_assert_msg(price <= used + used / 4 + 4096, "%s x 20000: priced %zu, takes only %zu",
+                      items[i], price, used);
+#else
+        /* the sanitizer's allocator is not glibc's: the price is only sane */
+        ck_assert_int_eq(ts_json_parse(text, len, 0, &v, &err), 0);
+        ck_assert_uint_ge(price, len);
+#endif
+        json_object_put(v);
+        free(text);
+    }
+    /* an empty object costs its table: "{}" prices at about 800 bytes, a megabyte
+     * of them at over a quarter of a gigabyte */
+    ck_assert_uint_eq(ts_json_price("{}", 2), ts_json_cost_object(0));
+    ck_assert_uint_ge(ts_json_cost_object(0), 784);
+    /* broken and truncated texts get a price too */
+    ck_assert_uint_ge(ts_json_price("[{}, {\"a\": [1, 2", 17), 2 * 784);
+    ck_assert_uint_eq(ts_json_price("", 0), 0);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("json");
@@ -439,6 +536,7 @@ int main(void)
     tcase_add_test(tc, copy_and_get_string);
     tcase_add_test(tc, utf8_validation);
     tcase_add_test(tc, garbage_never_crashes);
+    tcase_add_test(tc, prices_hold_to_the_measurement);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }

@@ -5,7 +5,8 @@
 # package-lock.json files) against a real daemon: record, approve with tsctl,
 # replay, drift failing with the report, update mode (TOOLSCORE_RECORD_UPDATE,
 # vitest -u, jest -u), CI rules, several workers with one summary line,
-# duplicate claims, an unreachable daemon, a daemon restarted mid-suite
+# duplicate claims, an unreachable daemon, a daemon stopped (SIGSTOP) or
+# restarted mid-suite
 # (the run outlives it); the report files (TOOLSCORE_JUNIT: valid against
 # tests/data/junit.xsd, TOOLSCORE_JSON_REPORT, TOOLSCORE_HTML: one
 # self-contained page), checked before the tests and not left stale when
@@ -260,6 +261,17 @@ case "$first" in
 esac
 TOOLSCORE_SOCKET="$WORK/nowhere/toolscored.sock" TOOLSCORED="$WORK/no-such-daemon" t 1 jest
 all_has "toolscored is not reachable at $WORK/nowhere/toolscored.sock"
+
+# ---- a daemon that stops answering mid-suite (SIGSTOP): the check errors at
+# its deadline, naming the daemon, and the suite ends -------------------------
+started_at=$(date +%s)
+STOP_CMD="kill -STOP $DAEMON_PID" TOOLSCORE_TIMEOUT=2 t 1 vitest tests/stopped.test.js
+kill -CONT "$DAEMON_PID"
+all_has "toolscored (pid $DAEMON_PID, socket $SOCK) did not answer check within 2 s"
+all_has "TOOLSCORE_TIMEOUT"
+all_has "3 passed"
+CHECKS=$((CHECKS + 1))
+[ $(($(date +%s) - started_at)) -lt 60 ] || fail "the suite with a stopped daemon took $(($(date +%s) - started_at)) s"
 
 # ---- a daemon restarted mid-suite (stopped; the next check starts one, which
 # reads the run back from its state directory: one summary for both checks) --

@@ -941,6 +941,103 @@ static void frame_payload(const ts_buf *frame, const unsigned char **payload, si
     *payload = (const unsigned char *)frame->data + 4;
 }
 
+#if !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+
+static size_t heap_in_use(void)
+{
+    struct mallinfo2 m = mallinfo2();
+
+    return m.uordblks + m.hblkhd;
+}
+#endif
+
+/* The price of a msgpack value is what decoding it really takes, measured
+ * (never less, not much more), whatever its shape; a broken value is
+ * priced up to where it breaks. */
+START_TEST(wire_price_holds_to_the_measurement)
+{
+    static const char *const items[] = {
+        "{}",
+        "[]",
+        "0",
+        "null",
+        "true",
+        "-12345678901",
+        "1.5",
+        "\"\"",
+        "\"a short string\"",
+        "\"a string of more than twenty-three bytes\"",
+        "{\"a\": 1}",
+        "{\"a\":1,\"b\":2,\"c\":3,\"d\":4,\"e\":5,\"f\":6,\"g\":7,\"h\":8,\"i\":9,\"j\":10,\"k\":"
+        "11,"
+        "\"l\":12}",
+        "{\"tool\": \"search\", \"args\": {\"query\": \"flights\", \"page\": 2, \"filters\": "
+        "{\"tags\": [\"x\", \"y\"], \"max\": 1.25}}}",
+        "[[[[[[[[[[0]]]]]]]]]]",
+        "[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16]"};
+
+    for (size_t i = 0; i < sizeof(items) / sizeof(items[0]); i++) {
+        struct json_object *item = util_json_c_parse(items[i]);
+        struct json_object *list = json_object_new_array();
+        struct json_object *v = NULL;
+        size_t price = 0;
+        ts_error err;
+        ts_buf b;
+
+        for (int n = 0; n < 20000; n++)
+            json_object_array_add(list, json_object_get(item));
+        encode_ok(list, &b);
+        json_object_put(list);
+        json_object_put(item);
+        ck_assert_int_eq(ts_wire_price(b.data, b.len, 0, &price, &err), 0);
+#if !defined(__SANITIZE_ADDRESS__)
+        size_t before = heap_in_use();
+        ck_assert_int_eq(ts_wire_decode(b.data, b.len, 0, &v, &err), 0);
+        size_t used = heap_in_use() - before;
+
+        ck_assert_msg(price >= used, "%s x 20000: priced %zu, takes %zu", items[i], price, used);
+        ck_assert_msg(price <= used + used / 4 + 4096, "%s x 20000: priced %zu, takes only %zu",
+                      items[i], price, used);
+#else
+        ck_assert_int_eq(ts_wire_decode(b.data, b.len, 0, &v, &err), 0);
+        ck_assert_uint_ge(price, b.len);
+#endif
+        json_object_put(v);
+        ts_buf_free(&b);
+    }
+
+    /* 4 MB of empty maps: 3 GB once decoded, priced without allocating */
+    size_t n = 4u << 20;
+    unsigned char *bomb = malloc(n + 5);
+    size_t price = 0;
+    ts_error err;
+
+    ck_assert_ptr_nonnull(bomb);
+    bomb[0] = 0xdd;
+    bomb[1] = (unsigned char)(n >> 24);
+    bomb[2] = (unsigned char)(n >> 16);
+    bomb[3] = (unsigned char)(n >> 8);
+    bomb[4] = (unsigned char)n;
+    memset(bomb + 5, 0x80, n);
+    ck_assert_int_eq(ts_wire_price(bomb, n + 5, 0, &price, &err), 0);
+    ck_assert_uint_ge(price, (size_t)n * 784);
+    /* broken half way: an error, and the price of what came before, which
+     * a decode would have built before it failed there */
+    bomb[5 + n / 2] = 0xc1;
+    ck_assert_int_eq(ts_wire_price(bomb, n + 5, 0, &price, &err), -EBADMSG);
+    ck_assert_str_eq(err.code, "bad_frame");
+    ck_assert_uint_ge(price, (size_t)(n / 2) * 784);
+    ck_assert_uint_lt(price, (size_t)n * 784);
+    /* too deep: the decoder's limit and message */
+    memset(bomb, 0x91, 129);
+    bomb[129] = 0x01;
+    ck_assert_int_eq(ts_wire_price(bomb, 130, 0, &price, &err), -E2BIG);
+    ck_assert_str_eq(err.code, "limit");
+    free(bomb);
+}
+END_TEST
+
 START_TEST(message_request_round_trip)
 {
     struct json_object *params = json_tokener_parse("{\"name\": \"flow\", \"min_score\": 1.0}");
@@ -1707,6 +1804,7 @@ static Suite *proto_suite(void)
     tcase_add_test(message, message_score_result_packs_like_its_json);
     tcase_add_test(message, message_request_wrong_shapes);
     tcase_add_test(message, message_request_depth_counts_envelope);
+    tcase_add_test(message, wire_price_holds_to_the_measurement);
     tcase_add_test(message, message_request_too_large);
     tcase_add_test(message, message_replies);
     tcase_add_test(message, message_reply_wrong_shapes);

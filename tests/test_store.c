@@ -84,6 +84,88 @@ static void save_ok(ts_store *store, const ts_snapshot *s)
     ck_assert_msg(ts_store_save(store, s, 0, &err) == 0, "%s", err.message);
 }
 
+/* Two names of one file name, found by brute force over 8 hex digits of
+ * SHA-1 (a birthday search: about 80,000 names). */
+static void colliding_pair(char *a, char *b, size_t sz)
+{
+    enum { SLOTS = 1 << 20 };
+    uint32_t *seen = calloc(SLOTS, sizeof(*seen)); /* hash -> index + 1 */
+    uint32_t *hashes = calloc(SLOTS, sizeof(*hashes));
+    char prefix[101];
+
+    ck_assert(seen != NULL && hashes != NULL);
+    memset(prefix, 'x', 100);
+    prefix[100] = '\0'; /* the whole stem: names differ after it */
+    for (uint32_t i = 0; i < 4000000; i++) {
+        char name[160];
+        char hex[9];
+        uint32_t h;
+
+        snprintf(name, sizeof(name), "%s-%u", prefix, i);
+        ts_name_hash8(name, strlen(name), hex);
+        h = (uint32_t)strtoul(hex, NULL, 16);
+        for (uint32_t slot = h & (SLOTS - 1);; slot = (slot + 1) & (SLOTS - 1)) {
+            if (seen[slot] == 0) {
+                seen[slot] = i + 1;
+                hashes[slot] = h;
+                break;
+            }
+            if (hashes[slot] == h) {
+                snprintf(a, sz, "%s-%u", prefix, seen[slot] - 1);
+                snprintf(b, sz, "%s", name);
+                free(seen);
+                free(hashes);
+                return;
+            }
+        }
+    }
+    ck_abort_msg("no colliding pair");
+}
+
+START_TEST(colliding_names_never_touch_each_others_file)
+{
+    ts_store *store = open_store();
+    char a[160], b[160], fa[TS_FILENAME_MAX], fb[TS_FILENAME_MAX], path[1200];
+    ts_snapshot *sa, *sb, *got = NULL;
+    char *before, *after;
+    ts_error err;
+
+    colliding_pair(a, b, sizeof(a));
+    ck_assert_int_eq(ts_name_to_filename(a, strlen(a), fa, sizeof(fa), &err), 0);
+    ck_assert_int_eq(ts_name_to_filename(b, strlen(b), fb, sizeof(fb), &err), 0);
+    ck_assert_str_eq(fa, fb);
+    sa = util_make_snapshot(a, 2, 0);
+    sb = util_make_snapshot(b, 3, 0);
+    save_ok(store, sa);
+    in_root(fa, path, sizeof(path));
+    before = util_read_file(path, NULL);
+    /* replacing, removing, reading it for the other name: "collision" */
+    ck_assert_int_eq(ts_store_save(store, sb, 0, &err), -EEXIST);
+    ck_assert_str_eq(err.code, "collision");
+    ck_assert_ptr_nonnull(strstr(err.message, a));
+    ck_assert_ptr_nonnull(strstr(err.message, b));
+    ck_assert_int_eq(ts_store_remove(store, b, 0, &err), -EEXIST);
+    ck_assert_str_eq(err.code, "collision");
+    ck_assert_int_eq(ts_store_load(store, b, &got, NULL, &err), -EEXIST);
+    ck_assert_str_eq(err.code, "collision");
+    ck_assert_int_eq(ts_store_approve(store, b, &err), -EEXIST);
+    after = util_read_file(path, NULL);
+    ck_assert_str_eq(before, after);
+    free(after);
+    /* a file moved under another file name is no collision: invalid_snapshot */
+    ck_assert_int_eq(ts_store_remove(store, "elsewhere", 0, &err), -ENOENT);
+    /* under its own name it goes, and then the other name may have it */
+    ck_assert_int_eq(ts_store_remove(store, a, 0, &err), 0);
+    save_ok(store, sb);
+    ck_assert_int_eq(ts_store_load(store, b, &got, NULL, &err), 0);
+    ts_snapshot_free(got);
+    free(before);
+    ts_snapshot_free(sa);
+    ts_snapshot_free(sb);
+    ts_store_close(store);
+}
+END_TEST
+
 START_TEST(absent_root_is_an_empty_store)
 {
     ts_store *store = open_store();
@@ -1156,6 +1238,7 @@ int main(void)
     tcase_add_test(tc, modes_of_planted_files_are_not_copied);
     tcase_add_test(tc, store_directories_and_exposure);
     tcase_add_test(tc, long_names);
+    tcase_add_test(tc, colliding_names_never_touch_each_others_file);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_fsize);
     tcase_add_test(tc, failed_save_leaves_old_file_intact_full_disk);
     tcase_add_test(tc, root_removed_and_recreated_while_open);

@@ -51,6 +51,8 @@ typedef struct tsctl_ctx {
     char socket_path[4096];   /* the socket in use (filled on connecting) */
     ts_error last_error;      /* the last failed request's error (tsctl_call) */
     bool unreachable;         /* the last failure was the daemon not answering */
+    bool timed_out;           /* a request's deadline passed: later ones fail at once */
+    ts_error timeout_error;   /* ... with this */
     bool no_json_diff;        /* --no-json-diff (check, record, run, eval) */
     bool build_noted;         /* a daemon of another build was said (or status shows it) */
 } tsctl_ctx;

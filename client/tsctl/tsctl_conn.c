@@ -180,6 +180,12 @@ const char *tsctl_socket_path(const tsctl_ctx *ctx)
 static int unreachable(tsctl_ctx *ctx, const ts_error *err, bool quiet)
 {
     ctx->unreachable = true;
+    /* a daemon that did not answer within the deadline is not asked again
+     * in this command (each ask would wait as long) */
+    if (strcmp(err->code, TS_CLIENT_ERR_TIMEOUT) == 0 && !ctx->timed_out) {
+        ctx->timed_out = true;
+        ctx->timeout_error = *err;
+    }
     if (strstr(err->message, ctx->socket_path) != NULL)
         ts_error_set(&ctx->last_error, 0, err->code, "cannot reach the daemon: %s", err->message);
     else
@@ -213,6 +219,8 @@ static int connect_daemon(tsctl_ctx *ctx, bool autostart, bool quiet)
 
     if (ctx->client != NULL)
         return 0;
+    if (ctx->timed_out)
+        return unreachable(ctx, &ctx->timeout_error, quiet);
     ts_client_options_init(&opt);
     opt.socket_path = ctx->socket;
     opt.client_name = "tsctl/" TS_VERSION;

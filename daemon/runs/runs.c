@@ -19,6 +19,9 @@
 #include "lib/json/ts_json.h"
 #include "lib/runreport/ts_runreport.h"
 
+/* Every partial reason about lost records starts so (one, kept current). */
+#define LOST_PREFIX "checks not recorded: "
+
 static void run_id(char out[TSD_RUN_ID_LEN + 1])
 {
     unsigned char raw[TSD_RUN_ID_LEN / 2];
@@ -307,6 +310,73 @@ int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err)
     return 0;
 }
 
+/*
+ * A run that could not record a check says so, as a partial reason that
+ * every report and the summary line show (run.json too, as soon as it can
+ * be written): one more check lost, for why.
+ */
+static void note_lost(tsd_runs *runs, tsd_run *run, const char *why)
+{
+    char reason[TSD_RUN_REASON_MAX];
+    ts_error werr;
+    size_t i;
+
+    run->lost++;
+    snprintf(reason, sizeof(reason),
+             LOST_PREFIX "%llu check(s) of this run could not be written to %s/runs/%s (%s); "
+                         "its counts and reports miss them",
+             (unsigned long long)run->lost, runs->state_path, run->id, why);
+    for (i = 0; i < run->nreasons && strncmp(run->reasons[i], LOST_PREFIX, strlen(LOST_PREFIX));
+         i++)
+        ;
+    char *copy = strdup(reason);
+    char **a = i < run->nreasons ? run->reasons
+                                 : realloc(run->reasons, (run->nreasons + 1) * sizeof(char *));
+    if (copy != NULL && a != NULL) {
+        run->reasons = a;
+        if (i < run->nreasons)
+            free(run->reasons[i]);
+        else
+            run->nreasons++;
+        run->reasons[i] = copy;
+    } else {
+        free(copy);
+        if (a != NULL)
+            run->reasons = a;
+    }
+    run->partial = true;
+    tsd_warn("run %s: %s", run->id, reason);
+    run->meta_stale = write_meta(runs, run, &werr) < 0;
+    if (run->meta_stale)
+        tsd_warn("run %s: %s (written again once there is room)", run->id, werr.message);
+}
+
+/* run.json again when it could not be written last time (a full disk):
+ * after a record went through, and when the daemon stops. */
+static void refresh_meta(tsd_runs *runs, tsd_run *run)
+{
+    ts_error werr;
+
+    if (run->meta_stale && run->dir >= 0)
+        run->meta_stale = write_meta(runs, run, &werr) < 0;
+}
+
+/* Append line to run's checks.jsonl, whole or not at all: a write that
+ * fails (a full disk) is cut back to the last whole line, so the next
+ * record starts a line of its own. 0, or -errno. */
+static int append_line(tsd_run *run, const ts_buf *line)
+{
+    int rc = ts_fd_write_all(run->fd, line->data, line->len);
+
+    if (rc == 0) {
+        run->bytes += line->len;
+        return 0;
+    }
+    while (ftruncate(run->fd, (off_t)run->bytes) < 0 && errno == EINTR)
+        ;
+    return rc;
+}
+
 int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run_observation *obs,
                    int64_t now_ms, ts_error *err)
 {
@@ -367,22 +437,25 @@ int tsd_run_record(tsd_runs *runs, tsd_run *run, const tsd_run_check *c, tsd_run
     rc = tsd_run_line_encode(&l, &line, err);
     written = false;
     if (rc == 0 && run->checks < TSD_RUN_MAX_CHECKS) {
-        int wrc = ts_fd_write_all(run->fd, line.data, line.len);
+        int wrc = append_line(run, &line);
 
-        if (wrc < 0)
-            tsd_warn("run %s: cannot append to %s/runs/%s/checks.jsonl: %s (the check counts "
-                     "until the daemon restarts)",
-                     run->id, runs->state_path, run->id, strerror(-wrc));
-        else
-            run->bytes += line.len;
-        keep_calls = keep_calls && wrc == 0;
-        keep_report = keep_report && wrc == 0;
-        keep_baseline = keep_baseline && wrc == 0;
+        if (wrc < 0) {
+            /* never acknowledged as recorded: not counted, the run marked
+             * partial, the check answered with the error */
+            note_lost(runs, run, strerror(-wrc));
+            rc = ts_error_set(err, wrc, TS_ERR_IO,
+                              "run %s could not record this check in %s/runs/%s/checks.jsonl: "
+                              "%s; the run is marked incomplete (its reports say so)",
+                              run->id, runs->state_path, run->id, strerror(-wrc));
+        }
         written = wrc == 0;
     }
     ts_buf_free(&line);
-    if (rc == 0 && run_count(run, c->name, c->test, c->outcome, c->unchanged, calls_id, keep_calls,
-                             report_id, keep_report, baseline_id, keep_baseline) < 0)
+    if (rc < 0)
+        goto out;
+    refresh_meta(runs, run);
+    if (run_count(run, c->name, c->test, c->outcome, c->unchanged, calls_id, keep_calls, report_id,
+                  keep_report, baseline_id, keep_baseline) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     if (rc == 0 && keep_rules && written && tsd_run_reports_add(run, rules_id) < 0)
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
@@ -541,6 +614,13 @@ struct json_object *tsd_run_summary(const tsd_run *run)
         json_object_array_add(reasons, json_object_new_string(run->reasons[i]));
     ts_buf_init(&line, 4096);
     ts_report_summary(&run->counts, &line);
+    /* lost records are said on the line every client prints */
+    for (size_t i = 0; i < run->nreasons; i++) {
+        if (strncmp(run->reasons[i], LOST_PREFIX, strlen(LOST_PREFIX)) != 0)
+            continue;
+        ts_buf_appends(&line, line.len > 0 ? "; incomplete: " : "toolscore: incomplete: ");
+        ts_buf_appends(&line, run->reasons[i] + strlen(LOST_PREFIX));
+    }
     json_object_object_add(o, "run", json_object_new_string(run->id));
     json_object_object_add(o, "store", json_object_new_string(run->store));
     json_object_object_add(o, "label", tsd_json_string_or_null(run->label));
@@ -716,12 +796,17 @@ static tsd_run *reload(tsd_runs *runs, const char *id, const int64_t *now_ms)
         rc = tsd_run_lines_read(run->dir, reload_line, run, &bad, &end, &err);
         if (rc == 0)
             rc = ts_state_append_open(run->dir, "checks.jsonl", &run->fd, &err);
-        /* Cut a torn last line off, so the next append starts a line. */
-        if (rc == 0 && fstat(run->fd, &st) == 0 && (uint64_t)st.st_size > end &&
-            ftruncate(run->fd, (off_t)end) < 0)
-            rc = ts_error_set(&err, -errno, TS_ERR_IO, "cannot cut the torn last line: %s",
-                              strerror(errno));
+        /* Cut a torn last line off, so the next append starts a line (its
+         * check was never acknowledged: the reply follows the append). */
         run->bytes = end;
+        if (rc == 0 && fstat(run->fd, &st) == 0 && (uint64_t)st.st_size > end) {
+            if (ftruncate(run->fd, (off_t)end) < 0)
+                rc = ts_error_set(&err, -errno, TS_ERR_IO, "cannot cut the torn last line: %s",
+                                  strerror(errno));
+            else
+                tsd_warn("run %s: a torn last record (%llu bytes) cut off", id,
+                         (unsigned long long)((uint64_t)st.st_size - end));
+        }
         if (fstat(run->fd, &st) == 0)
             run->active_ms = (int64_t)st.st_mtim.tv_sec * 1000 + st.st_mtim.tv_nsec / 1000000;
         if (bad > 0)
@@ -790,6 +875,7 @@ void tsd_runs_free(tsd_runs *runs)
         tsd_run *run = runs->list;
 
         runs->list = run->next;
+        refresh_meta(runs, run);
         run_free(run);
     }
     if (runs->dir >= 0)

@@ -106,9 +106,11 @@ typedef struct tsd_run {
     ts_summary_counts counts;
     int64_t checks;
     /* Open runs. */
-    int dir; /* runs/<id>, -1 when closed */
-    int fd;  /* its checks.jsonl, appending */
-    uint64_t bytes;
+    int dir;         /* runs/<id>, -1 when closed */
+    int fd;          /* its checks.jsonl, appending */
+    uint64_t bytes;  /* of its whole lines: where the next one starts */
+    uint64_t lost;   /* checks that could not be recorded (the run is partial) */
+    bool meta_stale; /* run.json could not be written: again after the next record */
     tsd_run_name **names;
     size_t nnames, capnames;
     size_t *slots; /* index + 1 into names by hash, 0 empty */

@@ -183,6 +183,7 @@ static void pause_reading(tsd_conn *conn)
     if (conn->paused)
         return;
     conn->paused = true;
+    conn->paused_ms = tsd_server_now_ms(conn->server);
     conn->server->budget.paused++;
     conn->server->budget.pauses++;
     uv_read_stop((uv_stream_t *)&conn->handle);
@@ -231,6 +232,19 @@ static void feed(tsd_conn *conn, const char *p, size_t len)
         rc = ts_frame_reader_feed(&conn->reader, p, len, &used, &err);
         p += used;
         len -= used;
+        if (rc >= 0 && conn->reserved && conn->reader.header_len == TS_FRAME_HEADER_SIZE &&
+            conn->reader.need > TSD_RESERVED_FRAME_MAX) {
+            char why[200];
+
+            snprintf(why, sizeof(why),
+                     "a frame of %zu bytes in a slot kept for status and stop (at most %u: "
+                     "all %d connection slots are taken)",
+                     conn->reader.need, TSD_RESERVED_FRAME_MAX, TSD_MAX_CONNECTIONS);
+            tsd_warn("connection %llu (pid %ld) closed: %s", (unsigned long long)conn->id,
+                     (long)conn->pid, why);
+            tsd_conn_kill(conn, TS_ERR_LIMIT, why);
+            break;
+        }
         if (rc < 0) {
             tsd_warn("connection %llu (pid %ld): %s", (unsigned long long)conn->id, (long)conn->pid,
                      err.message);
@@ -261,6 +275,9 @@ static void resume_reading(tsd_conn *conn)
 
     conn->paused = false;
     conn->server->budget.paused--;
+    /* a frame's deadline counts only the time it was read */
+    if (conn->frame_started_ms != 0)
+        conn->frame_started_ms += tsd_server_now_ms(conn->server) - conn->paused_ms;
     tsd_debug("connection %llu resumed", (unsigned long long)conn->id);
     conn->pending = NULL;
     conn->pending_len = 0;
@@ -280,6 +297,7 @@ static void account(tsd_conn *conn)
 
     srv->budget.held = srv->budget.held - conn->held + now;
     conn->held = now;
+    tsd_budget_publish(&srv->budget);
     if (conn->feeding || conn->closing)
         return;
     if (conn->paused && !tsd_conn_should_wait(srv, conn, true))

@@ -21,10 +21,13 @@ static void uncount(tsd_request *r)
 }
 
 /* The params of a large request are freed on the pool: freeing a million
- * values takes as long as decoding them. */
+ * values takes as long as decoding them. What they took from the budget is
+ * given back there, and the heap trimmed after a large one. */
 typedef struct put_job {
     uv_work_t work;
     struct json_object *value;
+    tsd_server *srv;
+    size_t charged;
 } put_job;
 
 static void put_work(uv_work_t *work)
@@ -32,6 +35,7 @@ static void put_work(uv_work_t *work)
     put_job *p = work->data;
 
     json_object_put(p->value);
+    tsd_budget_give(&p->srv->budget, p->charged);
 }
 
 static void put_done(uv_work_t *work, int status)
@@ -44,19 +48,25 @@ static void request_free(tsd_request *r)
 {
     put_job *p = NULL;
 
-    if (r->params != NULL && r->payload_len > TSD_DECODE_ON_LOOP_MAX)
+    if (r->params != NULL &&
+        (r->payload_len > TSD_DECODE_ON_LOOP_MAX || r->charged > TSD_MEMORY_FREE_PRICE))
         p = malloc(sizeof(*p));
     if (p != NULL) {
         p->value = r->params;
+        p->srv = r->server;
+        p->charged = r->charged;
         p->work.data = p;
-        if (uv_queue_work(r->server->loop, &p->work, put_work, put_done) == 0)
+        if (uv_queue_work(r->server->loop, &p->work, put_work, put_done) == 0) {
             r->params = NULL;
-        else
+            r->charged = 0;
+        } else {
             free(p);
+        }
     }
     free(r->frame);
     free(r->method);
     json_object_put(r->params);
+    tsd_budget_give(&r->server->budget, r->charged);
     free(r);
 }
 
@@ -213,6 +223,8 @@ static void complete(tsd_request *r, int rc, const ts_error *err)
         r->close_after = true;
     if (r->method != NULL) {
         srv->requests_served++;
+        if (r->conn != NULL && strcmp(r->method, "hello") != 0)
+            r->conn->served = true;
         if (ms >= TSD_SLOW_REQUEST_MS)
             tsd_warn("slow request: %s took %llu ms (pid %ld)", r->method, (unsigned long long)ms,
                      r->conn ? (long)r->conn->pid : 0L);
@@ -353,104 +365,232 @@ static void refuse_request(tsd_conn *conn, tsd_request *r, const ts_request *req
     tsd_request_finish(r, rc, NULL, err);
 }
 
-/* A large payload, decoded on the pool (its values may take long to build:
- * a map of a million keys); the connection is not read meanwhile, so its
- * requests are dispatched in arrival order. */
-typedef struct decode_job {
+/*
+ * A frame between its arrival and its dispatch: priced, admitted by the
+ * memory budget, decoded (on the pool when large). Its connection is not
+ * read meanwhile (conn->decoding), so its requests are dispatched in
+ * arrival order.
+ */
+typedef struct tsd_incoming {
     uv_work_t work;
     tsd_request *r;
     unsigned char *payload;
     size_t len;
+    size_t price;
+    uint64_t waiting_since; /* loop clock when it began to wait for room; 0: never */
     ts_request req;
     int rc;
     ts_error err;
-} decode_job;
+    struct tsd_incoming *next; /* waiting for room (the server's list) */
+} incoming;
+
+/* d is done with (its request answered or dispatched: r may be gone);
+ * conn, its request's connection as it was before, is read again. */
+static void incoming_free(incoming *d, tsd_conn *conn)
+{
+    if (conn != NULL) {
+        conn->decoding--;
+        if (!conn->closing)
+            tsd_conn_changed(conn);
+    }
+    ts_request_free(&d->req);
+    free(d->payload);
+    free(d);
+}
+
+/* The request's conn is gone: nobody to answer. */
+static void drop(incoming *d)
+{
+    ts_error_set(&d->err, -ECONNRESET, TS_ERR_INTERNAL, "connection closed");
+    tsd_request_finish(d->r, -ECONNRESET, NULL, &d->err);
+}
 
 static void decode_work(uv_work_t *work)
 {
-    decode_job *d = work->data;
+    incoming *d = work->data;
 
     d->rc = ts_message_decode_request(d->payload, d->len, &d->req, &d->err);
 }
 
 static void decode_done(uv_work_t *work, int status)
 {
-    decode_job *d = work->data;
+    incoming *d = work->data;
     tsd_request *r = d->r;
     tsd_conn *conn = r->conn;
 
     (void)status;
-    if (conn != NULL)
-        conn->decoding--;
     r->has_id = d->req.has_id;
     r->id = d->req.id;
-    if (conn == NULL) {
-        /* the connection is gone: nobody to answer */
-        ts_error_set(&d->err, -ECONNRESET, TS_ERR_INTERNAL, "connection closed");
-        tsd_request_finish(r, -ECONNRESET, NULL, &d->err);
-    } else if (d->rc < 0) {
+    if (conn == NULL)
+        drop(d);
+    else if (d->rc < 0)
         refuse_request(conn, r, &d->req, d->rc, &d->err);
-    } else {
+    else
         start_request(conn, r, &d->req, d->payload, d->len);
+    incoming_free(d, conn);
+}
+
+/* Decode the admitted frame d: on the loop, the method's member left as
+ * bytes (check's observed calls: a list equal to the baseline's is
+ * replayed without decoding it, check.c); large ones whole, on the pool. */
+static void decode(incoming *d)
+{
+    tsd_request *r = d->r;
+    tsd_conn *conn = r->conn;
+
+    if (d->len > TSD_DECODE_ON_LOOP_MAX) {
+        d->work.data = d;
+        if (uv_queue_work(conn->server->loop, &d->work, decode_work, decode_done) == 0)
+            return;
+        decode_work(&d->work); /* not expected: decode here then */
+        decode_done(&d->work, 0);
+        return;
     }
-    ts_request_free(&d->req);
-    free(d->payload);
-    free(d);
-    if (conn != NULL && !conn->closing)
-        tsd_conn_changed(conn);
+    d->rc = ts_message_decode_request_raw(d->payload, d->len, tsd_dispatch_raw_member, &d->req,
+                                          &d->err);
+    r->has_id = d->req.has_id;
+    r->id = d->req.id;
+    if (d->rc < 0)
+        refuse_request(conn, r, &d->req, d->rc, &d->err);
+    else
+        start_request(conn, r, &d->req, d->payload, d->len);
+    incoming_free(d, conn);
+}
+
+/* d's values cannot be taken (err): answered with its id when the payload
+ * has a readable one, else with id nil (the connection then closes). */
+static void refuse_unread(incoming *d, int rc, ts_error *err)
+{
+    tsd_request *r = d->r;
+    tsd_conn *conn = r->conn;
+
+    r->has_id = ts_message_peek_id(d->payload, d->len, &r->id);
+    r->close_after = !r->has_id;
+    tsd_warn("connection %llu (pid %ld): request of %zu bytes refused: %s",
+             (unsigned long long)conn->id, (long)conn->pid, d->len, err->message);
+    tsd_request_finish(r, rc, NULL, err);
+    incoming_free(d, conn);
+}
+
+static void wait_for_room(tsd_server *srv, incoming *d)
+{
+    d->next = NULL;
+    if (srv->waiting_tail != NULL)
+        srv->waiting_tail->next = d;
+    else
+        srv->waiting_head = d;
+    srv->waiting_tail = d;
+}
+
+/*
+ * Take d's price from the budget and decode it; false when there is no
+ * room yet and it may wait longer (the caller keeps it waiting).
+ */
+static bool admit(tsd_server *srv, incoming *d)
+{
+    uint64_t now = tsd_server_now_ms(srv);
+    ts_error err;
+    int rc;
+
+    if (d->r->conn == NULL) {
+        drop(d);
+        incoming_free(d, NULL);
+        return true;
+    }
+    if (srv->stopping) {
+        ts_error_set(&err, -ESHUTDOWN, TS_ERR_SHUTTING_DOWN, "the daemon is stopping");
+        refuse_unread(d, -ESHUTDOWN, &err);
+        return true;
+    }
+    rc = tsd_budget_take(&srv->budget, d->price, 0, d->price <= TSD_MEMORY_FREE_PRICE,
+                         "this request", &err);
+    if (rc == 0) {
+        d->r->charged = d->price;
+        decode(d);
+        return true;
+    }
+    if (rc == -EBUSY && (d->waiting_since == 0 || now - d->waiting_since < TSD_MEMORY_WAIT_MS)) {
+        if (d->waiting_since == 0)
+            d->waiting_since = now != 0 ? now : 1;
+        return false;
+    }
+    refuse_unread(d, rc, &err);
+    return true;
+}
+
+void tsd_requests_admit_waiting(tsd_server *srv)
+{
+    /* in arrival order: one that does not fit holds up the later ones, so
+     * a large request is not starved by small ones */
+    while (srv->waiting_head != NULL) {
+        incoming *d = srv->waiting_head;
+
+        srv->waiting_head = d->next;
+        if (srv->waiting_head == NULL)
+            srv->waiting_tail = NULL;
+        if (!admit(srv, d)) {
+            d->next = srv->waiting_head;
+            srv->waiting_head = d;
+            if (srv->waiting_tail == NULL)
+                srv->waiting_tail = d;
+            return;
+        }
+    }
+}
+
+/* A priced frame: admitted now when it may overtake those waiting (they
+ * wait for room it does not need), else waiting behind them. */
+static void arrive(tsd_server *srv, incoming *d)
+{
+    if ((d->price <= TSD_MEMORY_FREE_PRICE || srv->waiting_head == NULL) && admit(srv, d))
+        return;
+    wait_for_room(srv, d);
+}
+
+static void price_work(uv_work_t *work)
+{
+    incoming *d = work->data;
+    ts_error ignored;
+
+    /* a broken value is priced up to where it breaks: the decode says why */
+    (void)ts_wire_price(d->payload, d->len, 0, &d->price, &ignored);
+}
+
+static void price_done(uv_work_t *work, int status)
+{
+    incoming *d = work->data;
+    tsd_server *srv = d->r->server;
+
+    (void)status;
+    arrive(srv, d);
 }
 
 void tsd_request_handle(tsd_conn *conn, unsigned char *payload, size_t len)
 {
-    ts_request req;
-    ts_error err;
-    tsd_request *r;
-    int rc;
+    tsd_server *srv = conn->server;
+    incoming *d = calloc(1, sizeof(*d));
+    tsd_request *r = d != NULL ? request_new(conn, NULL) : NULL;
+    ts_error ignored;
 
-    if (len > TSD_DECODE_ON_LOOP_MAX) {
-        decode_job *d = calloc(1, sizeof(*d));
-
-        r = d != NULL ? request_new(conn, NULL) : NULL;
-        if (r == NULL) {
-            free(d);
-            free(payload);
-            tsd_conn_abort(conn);
-            return;
-        }
-        r->close_after = false; /* its id is read on the pool */
-        r->counted = len;
-        conn->request_bytes += len;
-        d->r = r;
-        d->payload = payload;
-        d->len = len;
-        d->work.data = d;
-        conn->decoding++;
-        if (uv_queue_work(conn->server->loop, &d->work, decode_work, decode_done) < 0) {
-            conn->decoding--;
-            decode_work(&d->work); /* not expected: decode here then */
-            decode_done(&d->work, 0);
-        }
-        return;
-    }
-    /* The member the method table names stays bytes until it is needed
-     * (check's observed calls: a list equal to the baseline's is replayed
-     * without decoding it, check.c). */
-    rc = ts_message_decode_request_raw(payload, len, tsd_dispatch_raw_member, &req, &err);
-    r = request_new(conn, req.has_id ? &req.id : NULL);
     if (r == NULL) {
-        ts_request_free(&req);
+        free(d);
         free(payload);
         tsd_conn_abort(conn);
         return;
     }
+    r->close_after = false; /* its id is read when it is decoded */
     r->counted = len;
     conn->request_bytes += len;
-    if (rc < 0)
-        refuse_request(conn, r, &req, rc, &err);
-    else
-        start_request(conn, r, &req, payload, len);
-    ts_request_free(&req);
-    free(payload);
+    conn->decoding++;
+    d->r = r;
+    d->payload = payload;
+    d->len = len;
+    d->work.data = d;
+    if (len > TSD_DECODE_ON_LOOP_MAX &&
+        uv_queue_work(srv->loop, &d->work, price_work, price_done) == 0)
+        return;
+    (void)ts_wire_price(payload, len, 0, &d->price, &ignored);
+    arrive(srv, d);
 }
 
 void tsd_requests_detach(tsd_conn *conn)

@@ -472,6 +472,20 @@ int tsd_server_refuse_heavy(const tsd_server *srv, size_t estimate, const char *
                             ts_error *err);
 
 /*
+ * Values a method builds (a snapshot file parsed): priced before they are
+ * built (lib/json ts_json_price) and taken from the memory budget while
+ * they live, given back when freed. Any thread (on the loop thread it
+ * never waits). 0 when taken; -E2BIG
+ * ("too_large") when more than one thing may ever take; -EBUSY ("busy")
+ * when there is no room after waiting wait_ms. what starts the message
+ * ("snapshot file /p/x.json"). Budget rules: server_internal.h.
+ */
+#define TSD_MEMORY_WAIT_POOL_MS 2000 /* how long a pool job waits for room */
+int tsd_server_memory_take(tsd_server *srv, size_t bytes, unsigned wait_ms, const char *what,
+                           ts_error *err);
+void tsd_server_memory_give(tsd_server *srv, size_t bytes);
+
+/*
  * request — one request between its frame and its reply, as a method sees
  * it: answered exactly once (at once by the method's return, or later
  * with tsd_request_finish from a job); the replies of a connection leave

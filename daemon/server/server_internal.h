@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <sys/types.h>
 
 #include <json-c/json.h>
@@ -96,14 +98,39 @@ void tsd_acceptor_close(tsd_acceptor *a);
  * of --memory-budget (half of it; the rest is for caches, runs, the work
  * of the pool and the allocator's slack), or the daemon's resident size,
  * sampled every TSD_BUDGET_SAMPLE_MS, is over 90% of the budget (until it
- * is back under 75%). What the modules hold in memory (the runs) counts in
- * that share too.
+ * is back under 75%). What the modules hold in memory (the runs) and the
+ * values (below) count in that share too.
+ *
+ * Values: a request's decoded params and a parsed snapshot file take what
+ * json-c allocates for them, up to 800 times their bytes (an empty map),
+ * so they are priced before they are built (ts_wire_price,
+ * ts_json_price) and taken from the budget (tsd_server_memory_take, any
+ * thread) for as long as they live: one can never take more than
+ * TSD_MEMORY_ONE_PERCENT of the budget (refused at once, "too_large"), and
+ * all together, with what connections and modules hold, no more than
+ * TSD_MEMORY_ROOM_PERCENT (one that does not fit now waits, then is
+ * refused "busy"). A request priced under TSD_MEMORY_FREE_PRICE is always
+ * admitted, so hello, ping, status and stop get in whatever the rest
+ * takes. What is given back is returned to the system (malloc_trim on a
+ * pool thread) once TSD_MEMORY_TRIM_BYTES were freed, or when the
+ * resident size is over the budget while little is held.
+ *
+ * A connection the budget pauses while a frame of it is under way is not
+ * kept waiting for that frame's deadline: after TSD_BUDGET_WAIT_MS it is
+ * answered "busy" (id nil) naming the daemon's state, and closed. The
+ * frame deadline counts only the time a connection is read.
  */
 #define TSD_BUDGET_SAMPLE_MS 100              /* resident size sampled this often */
 #define TSD_CONN_PAUSE_REQUESTS 64            /* unanswered requests that pause */
 #define TSD_CONN_PAUSE_REPLY_BYTES (1u << 20) /* unread reply bytes that pause */
 #define TSD_CONN_ALLOWANCE (256u << 10)       /* held while over budget, still read */
 #define TSD_CONN_READ_CHUNK (64u << 10)       /* bytes read at once per connection */
+#define TSD_MEMORY_ONE_PERCENT 60             /* one request or snapshot, at most */
+#define TSD_MEMORY_ROOM_PERCENT 85            /* everything counted, together */
+#define TSD_MEMORY_FREE_PRICE (256u << 10)    /* requests admitted whatever is taken */
+#define TSD_MEMORY_WAIT_MS 2000               /* a request waits this long for room */
+#define TSD_MEMORY_TRIM_BYTES (16u << 20)     /* freed values that call for a trim */
+#define TSD_BUDGET_WAIT_MS 1000               /* a frame paused by the budget waits */
 
 struct tsd_conn;
 struct tsd_server;
@@ -119,10 +146,45 @@ typedef struct tsd_budget {
     bool rss_over;       /* the resident size is over 90% of the limit */
     size_t paused;       /* connections paused now */
     uint64_t pauses;     /* times a connection was paused, since the start */
+    /* The values (above), shared with the pool's threads under lock: */
+    pthread_mutex_t lock;
+    pthread_cond_t given; /* values were given back */
+    atomic_size_t values; /* taken now (changed under lock, read anywhere) */
+    size_t values_peak;
+    size_t loop_held;      /* held + modules_held, as the loop last published it */
+    size_t freed;          /* values given back since the last trim */
+    uint64_t refused;      /* values refused (too large, or no room in time) */
+    bool trimming;         /* a malloc_trim is queued or running (loop) */
+    uint64_t trimmed_ms;   /* when the last one was queued (loop clock) */
+    pthread_t loop_thread; /* takes there never wait */
 } tsd_budget;
 
 /* Set the limit (bytes; 0: the default). */
 void tsd_budget_init(tsd_budget *b, size_t limit);
+void tsd_budget_done(tsd_budget *b);
+
+/* The values taken now (any thread). */
+size_t tsd_budget_values(const tsd_budget *b);
+
+/*
+ * Take bytes of values for what (the start of a message: "this request",
+ * "snapshot file /p/x.json"): 0 when taken; -E2BIG ("too_large") when
+ * they could never be (over TSD_MEMORY_ONE_PERCENT); -EBUSY ("busy") when
+ * there is no room now and wait_ms passed without any (0: do not wait).
+ * force takes them whatever is taken. Messages name the budget. Any thread.
+ */
+int tsd_budget_take(tsd_budget *b, size_t bytes, unsigned wait_ms, bool force, const char *what,
+                    ts_error *err);
+void tsd_budget_give(tsd_budget *b, size_t bytes);
+
+/* Publish what connections and modules hold to the threads that take
+ * values (the loop, after a change). */
+void tsd_budget_publish(tsd_budget *b);
+
+/* Queue a malloc_trim on the pool when enough was given back or the
+ * resident size is over the budget while little is held (the tick; now:
+ * the loop's clock). */
+void tsd_budget_trim(struct tsd_server *srv, uint64_t now);
 
 /* What conn holds now (see above), in bytes. */
 size_t tsd_conn_holdings(const struct tsd_conn *conn);
@@ -136,6 +198,10 @@ bool tsd_budget_over(const tsd_budget *b);
  * one must be under to be read again.
  */
 bool tsd_conn_should_wait(const struct tsd_server *srv, const struct tsd_conn *conn, bool resuming);
+
+/* True when conn is paused only because the daemon is over its budget
+ * (its own marks would let it be read). */
+bool tsd_conn_waits_for_budget(const struct tsd_server *srv, const struct tsd_conn *conn);
 
 /*
  * The memory of heavy jobs (server.h): one of estimate bytes may start while
@@ -164,20 +230,28 @@ void tsd_budget_sample(tsd_budget *b, size_t modules_held);
  * Slots: TSD_MAX_CONNECTIONS connections, plus TSD_RESERVED_SLOTS kept for
  * an operator. A newcomer that finds the general slots full takes a
  * reserved one, where only hello, ping, status and stop are served
- * (anything else: "limit"); a reserved connection is closed once it has
- * been idle (nothing unanswered, no frame arriving) for
- * TSD_RESERVED_IDLE_MS, and a newcomer that finds the reserved slots full
- * too evicts the one idle longest, if it has been idle
- * TSD_EVICT_AFTER_MS. So connections flooding in hold the general slots
- * at most until their hello deadline, never the reserved ones against a
- * `tsctl status` or `tsctl stop`; a newcomer is refused ("limit") only
- * while all reserved slots are busy answering.
+ * (anything else: "limit") and a slot is lent for one short exchange:
+ * frames of at most TSD_RESERVED_FRAME_MAX bytes, hello and each frame
+ * complete within TSD_RESERVED_FRAME_MS, closed once idle for
+ * TSD_RESERVED_IDLE_MS. A newcomer that finds the reserved slots full too
+ * takes the place of one that has had its turn or is holding it up, in
+ * this order: one answered (a request other than hello, nothing
+ * unanswered), then one with a frame under way (an operator's client
+ * writes each frame whole) or without hello TSD_EVICT_GRACE_MS after it
+ * connected, then one idle that long after hello (the oldest first
+ * within each). So idle connections, half frames, ping spam and reconnect
+ * loops cannot keep `tsctl status` or `tsctl stop` out: a newcomer never
+ * evicts a connection whose request is being answered, nor one within
+ * TSD_EVICT_GRACE_MS of connecting or of its hello's answer, and is
+ * refused ("limit") only when all eight are such.
  */
-#define TSD_MAX_CONNECTIONS 512   /* general connection slots */
-#define TSD_RESERVED_SLOTS 8      /* more, for status and stop */
-#define TSD_RESERVED_IDLE_MS 1000 /* a reserved slot idle this long is closed */
-#define TSD_EVICT_AFTER_MS 50     /* ... and may be taken by a newcomer */
-#define TSD_LIMITS_TICK_MS 100    /* deadlines are checked this often */
+#define TSD_MAX_CONNECTIONS 512           /* general connection slots */
+#define TSD_RESERVED_SLOTS 8              /* more, for status and stop */
+#define TSD_RESERVED_IDLE_MS 1000         /* a reserved slot idle this long is closed */
+#define TSD_RESERVED_FRAME_MS 500         /* hello, and each frame, within this */
+#define TSD_RESERVED_FRAME_MAX (4u << 10) /* largest frame in a reserved slot */
+#define TSD_EVICT_GRACE_MS 5   /* a reserved slot's newcomer has this long to say hello, ... */
+#define TSD_LIMITS_TICK_MS 100 /* deadlines are checked this often */
 
 struct tsd_conn;
 struct tsd_server;
@@ -202,10 +276,11 @@ bool tsd_limits_method_allowed(const struct tsd_conn *conn, const char *method, 
                                size_t whysz);
 
 /* status's members about these limits and the memory budget: connections
- * in reserved slots and paused, the budget, what connections and runs
- * hold, the resident size. */
+ * in reserved slots and paused, the budget, what connections, runs and
+ * values hold (but own: the status request's own values), the resident
+ * size. */
 struct json_object;
-void tsd_status_limits(const struct tsd_server *srv, struct json_object *o);
+void tsd_status_limits(const struct tsd_server *srv, size_t own, struct json_object *o);
 
 /*
  * server — the event loop: accepting connections, reading frames, replying,
@@ -238,7 +313,9 @@ struct tsd_conn {
     bool hello_done;
     bool closing;               /* no more reading; close once writes drain */
     bool reserved;              /* in a slot kept for status and stop (limits) */
+    bool served;                /* a request other than hello was answered (limits) */
     bool paused;                /* not read for now: back-pressure (budget) */
+    uint64_t paused_ms;         /* since then (loop clock) */
     bool feeding;               /* frames are being fed (no re-entry) */
     size_t queued_replies;      /* replies the socket did not take yet (in flight) */
     char client[128];           /* identity from hello */
@@ -250,7 +327,7 @@ struct tsd_conn {
     uint64_t frame_started_ms; /* a frame began arriving then; 0 while none is partial */
     unsigned char *pending;    /* bytes read, not fed yet (the connection paused) */
     size_t pending_len;
-    size_t decoding;      /* requests being decoded on the pool */
+    size_t decoding;      /* requests being priced, waiting for memory or decoded */
     size_t request_bytes; /* payload bytes of the requests not answered yet */
     size_t waiting_bytes; /* encoded replies waiting for an earlier one */
     size_t queued_bytes;  /* reply bytes the socket did not take yet */
@@ -299,6 +376,9 @@ struct tsd_server {
     void *module_states[TSD_MODULES_MAX];
     size_t module_count;
     const tsd_request *dispatching; /* the request dispatch runs for, or NULL */
+    /* frames waiting for the budget to have room for their values, in
+     * arrival order (request.c) */
+    struct tsd_incoming *waiting_head, *waiting_tail;
 };
 
 /*
@@ -364,6 +444,7 @@ struct tsd_request {
     ts_wire_raw_member raw;
     const unsigned char *raw_data;
     size_t counted;   /* payload bytes counted in its connection's request_bytes */
+    size_t charged;   /* values taken from the budget for its params (budget) */
     bool done;        /* the reply is encoded in frame */
     bool close_after; /* close the connection after this reply */
     char *frame;      /* the encoded reply frame */
@@ -375,19 +456,27 @@ struct tsd_request {
 #define TSD_DECODE_ON_LOOP_MAX (64u << 10)
 
 /*
- * One complete frame payload read on conn (malloc'd; taken over). A
- * request whose envelope is broken after its id was read is answered with
- * that id and the connection stays; one without a readable id is answered
- * with id nil and the connection is closed. A payload over
- * TSD_DECODE_ON_LOOP_MAX is decoded on the pool, whole (no member left as
- * bytes), while conn is not read (budget), so that the requests of a
- * connection are still dispatched in arrival order.
+ * One complete frame payload read on conn (malloc'd; taken over). Its
+ * values are priced first (ts_wire_price) and taken from the memory
+ * budget (server_internal.h, "Values"): a request that could never fit is
+ * answered "too_large", one that finds no room within TSD_MEMORY_WAIT_MS
+ * "busy", both with its id when it can be read and without decoding
+ * anything. A request whose envelope is broken after its id was read is
+ * answered with that id and the connection stays; one without a readable
+ * id is answered with id nil and the connection is closed. A payload over
+ * TSD_DECODE_ON_LOOP_MAX is priced and decoded on the pool, whole (no
+ * member left as bytes). conn is not read meanwhile (budget), so that the
+ * requests of a connection are still dispatched in arrival order.
  */
 void tsd_request_handle(tsd_conn *conn, unsigned char *payload, size_t len);
 
 /* Answer conn with an error of id nil (code, message), then close it: the
  * connection is beyond repair (a broken frame, a refused peer). */
 void tsd_request_connection_error(tsd_conn *conn, const char *code, const char *message);
+
+/* Frames waiting for room in the memory budget: admitted in arrival order
+ * when there is room, refused "busy" after TSD_MEMORY_WAIT_MS (the tick). */
+void tsd_requests_admit_waiting(tsd_server *srv);
 
 /* Write the finished replies at the head of conn's queue, in request order
  * (conn.c calls it once a connection can take them). */

@@ -80,7 +80,7 @@ static int do_status(void *state, tsd_request *req, const struct json_object *pa
     json_object_object_add(o, "connections", json_object_new_int64((int64_t)srv->connection_count));
     json_object_object_add(o, "refused_busy",
                            json_object_new_int64((int64_t)srv->acceptor.refused_total));
-    tsd_status_limits(srv, o);
+    tsd_status_limits(srv, req->charged, o);
     for (size_t i = 0; i < srv->module_count; i++)
         if (srv->modules[i]->status != NULL)
             srv->modules[i]->status(srv->module_states[i], o);

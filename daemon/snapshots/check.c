@@ -458,8 +458,13 @@ static void check_done(tsd_job *job)
                                  ts_rules_object(c->rules)};
             ts_error rerr;
 
-            if (tsd_run_record(c->sn->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr) < 0)
-                tsd_warn("run %s: %s", run->id, rerr.message);
+            /* a check its run could not record is not answered as if it
+             * were: the run is marked incomplete, the caller told */
+            c->rc = tsd_run_record(c->sn->runs, run, &rec, &c->obs, tsd_runs_now_ms(), &rerr);
+            if (c->rc < 0)
+                ts_error_set(&c->err, c->rc, rerr.code,
+                             "the check of '%.200s' was done (%s) but %s", c->rq.name,
+                             ts_check_outcome_name(outcome), rerr.message);
         }
     }
     tsd_stores_note_busy(&c->sn->stores, c->busy);

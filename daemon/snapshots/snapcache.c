@@ -159,17 +159,23 @@ static size_t tree_bytes(const struct json_object *v)
     }
 }
 
-/* Keep snap (taken over) for name: its weight is its tree, the entry with
- * what replays work out from it (packed calls, their text and self score:
- * about the file's size and 4 KB more). */
+/* Keep snap (taken over) for name: its weight is what its values cost, the
+ * entry, and what replays work out from it (packed calls, their text and
+ * self score: about the file's size and 4 KB more). */
 static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapshot *snap,
                  const ts_file_stamp *stamp, int64_t read_ns, size_t max_bytes)
 {
+    /* the price the read was charged (the whole document parsed, lib/json's
+     * prices), else the calls' tree counted here */
+    size_t parsed = snap->charge > 0 ? snap->charge : tree_bytes(snap->calls);
     size_t weight = sizeof(tsd_snapcache_entry) + 2 * strlen(path) + (size_t)stamp->size +
-                    TSD_SNAPCACHE_ENTRY_EXTRA + tree_bytes(snap->calls);
-    size_t max = c->budget != NULL ? TSD_SNAPCACHE_BYTES : 0;
+                    TSD_SNAPCACHE_ENTRY_EXTRA + parsed;
+    size_t max =
+        c->budget != NULL ? (c->budget->max > 0 ? c->budget->max : TSD_SNAPCACHE_BYTES) : 0;
     tsd_snapcache_entry **link;
     tsd_snapcache_entry *e;
+
+    ts_snapshot_uncharge(snap); /* counted here from now on */
 
     while (c->lru_tail != NULL &&
            (c->count >= TSD_SNAPCACHE_MAX || (max > 0 && c->budget->used + weight > max)))

@@ -7,6 +7,7 @@
 #include "snapshots_internal.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +139,19 @@ static int run_store(void *arg, const char *root, char **key, ts_error *err)
     return rc < 0 ? rc : tsd_stores_normalize(&sn->stores, root, key, err);
 }
 
+static int gate_take(void *arg, size_t bytes, const char *path, ts_error *err)
+{
+    char what[PATH_MAX + 16];
+
+    snprintf(what, sizeof(what), "snapshot file %s", path);
+    return tsd_server_memory_take(arg, bytes, TSD_MEMORY_WAIT_POOL_MS, what, err);
+}
+
+static void gate_give(void *arg, size_t bytes)
+{
+    tsd_server_memory_give(arg, bytes);
+}
+
 static int snapshots_open(tsd_server *srv, void **state, ts_error *err)
 {
     tsd_snapshots *sn = calloc(1, sizeof(*sn));
@@ -153,6 +167,14 @@ static int snapshots_open(tsd_server *srv, void **state, ts_error *err)
     sn->server = srv;
     sn->loop = tsd_server_loop(srv);
     sn->stores.pinned = tsd_server_options(srv)->store_root;
+    /* what the store's files take parsed is priced and taken from the
+     * memory budget; the caches keep to an eighth of it */
+    sn->stores.gate.take = gate_take;
+    sn->stores.gate.give = gate_give;
+    sn->stores.gate.arg = srv;
+    sn->stores.caches_max = (size_t)(tsd_server_options(srv)->memory_budget / 8);
+    sn->stores.snap_budget.max =
+        sn->stores.caches_max < TSD_SNAPCACHE_BYTES ? sn->stores.caches_max : TSD_SNAPCACHE_BYTES;
     sn->stores.state = tsd_server_state(srv);
     sn->stores.socket = tsd_server_socket(srv);
     tsd_runs_set_store(sn->runs, run_store, sn);

@@ -171,11 +171,15 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
  * back by more than the margin.
  *
  * Loop thread only. At most TSD_SNAPCACHE_MAX entries per store, and
- * about TSD_SNAPCACHE_BYTES for the entries of every store together (a
- * budget the caches share: an entry weighs what its calls take parsed,
- * counted on its tree, its file's size and TSD_SNAPCACHE_ENTRY_EXTRA), the
- * store's least recently used dropped first; only small files are kept
- * (the fast path's limit). Owns its entries' snapshots.
+ * about TSD_SNAPCACHE_BYTES (an eighth of a smaller --memory-budget) for
+ * the entries of every store together (a budget the caches share: an
+ * entry weighs what its parsed values cost, the price its read was charged
+ * or its calls' tree counted, with its file's size and
+ * TSD_SNAPCACHE_ENTRY_EXTRA for the packed calls, their text and self
+ * score), the store's least recently used dropped first; only small files
+ * are kept (the fast path's limit). An entry's values are counted there,
+ * not in the memory budget's values (the read's charge is given back once
+ * it is kept). Owns its entries' snapshots.
  */
 #define TSD_SNAPCACHE_MAX 16384
 #define TSD_SNAPCACHE_BUCKETS 4096
@@ -184,7 +188,8 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
 
 /* Bytes the caches sharing it hold together (loop thread only). */
 typedef struct tsd_snapcache_budget {
-    size_t used; /* at most TSD_SNAPCACHE_BYTES */
+    size_t used; /* at most max */
+    size_t max;  /* TSD_SNAPCACHE_BYTES, or an eighth of a smaller memory budget */
 } tsd_snapcache_budget;
 
 typedef struct tsd_snapcache_entry tsd_snapcache_entry;
@@ -311,6 +316,15 @@ typedef struct tsd_store {
     struct tsd_store *next;
 } tsd_store;
 
+/* Roots whose "cannot open" was logged lately (stores.c, log_open_failure). */
+#define TSD_STORES_LOG_SLOTS 16
+#define TSD_STORES_LOG_EVERY_MS 60000
+typedef struct tsd_store_log_slot {
+    uint64_t hash;      /* of the root's key; 0: unused */
+    uint64_t logged_ms; /* monotonic clock of its last line */
+    uint64_t left_out;  /* failures not logged since */
+} tsd_store_log_slot;
+
 typedef struct tsd_stores {
     const char *pinned;    /* borrowed: --store, or NULL */
     const ts_state *state; /* borrowed: the state directory (kept observations) */
@@ -320,6 +334,9 @@ typedef struct tsd_stores {
     size_t count;
     ts_list_budget list_budget;       /* shared by every store's list_cache */
     tsd_snapcache_budget snap_budget; /* shared by every store's cache */
+    ts_store_gate gate;               /* every store's parses priced against the memory budget */
+    size_t caches_max;                /* an eighth of the memory budget: each cache's most */
+    tsd_store_log_slot open_failures[TSD_STORES_LOG_SLOTS];
 } tsd_stores;
 
 /*

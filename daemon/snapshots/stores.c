@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -272,6 +273,47 @@ const char *tsd_stores_busy_socket(tsd_stores *stores)
     return stores->busy_socket;
 }
 
+/*
+ * "cannot open store" once a minute per root (TSD_STORES_LOG_EVERY_MS), not
+ * once a request: a client retrying a broken root in a loop would fill the
+ * log. The next line says how many were left out.
+ */
+static void log_open_failure(tsd_stores *stores, const char *key, const ts_error *err)
+{
+    struct timespec ts;
+    uint64_t now, h = 1469598103934665603ull;
+    tsd_store_log_slot *slot = &stores->open_failures[0];
+
+    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+    for (const char *p = key; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ull;
+    /* the root's slot, else the one used least recently */
+    for (size_t i = 0; i < TSD_STORES_LOG_SLOTS; i++) {
+        tsd_store_log_slot *s = &stores->open_failures[i];
+
+        if (s->hash == h) {
+            slot = s;
+            break;
+        }
+        if (s->logged_ms < slot->logged_ms)
+            slot = s;
+    }
+    if (slot->hash == h && slot->logged_ms != 0 &&
+        now - slot->logged_ms < TSD_STORES_LOG_EVERY_MS) {
+        slot->left_out++;
+        return;
+    }
+    if (slot->hash == h && slot->left_out > 0)
+        tsd_warn("cannot open store %s: %s (and %llu more times in the last minute)", key,
+                 err ? err->message : "", (unsigned long long)slot->left_out);
+    else
+        tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
+    slot->hash = h;
+    slot->logged_ms = now != 0 ? now : 1;
+    slot->left_out = 0;
+}
+
 int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_error *err)
 {
     char *key = NULL;
@@ -323,12 +365,14 @@ int tsd_stores_get(tsd_stores *stores, const char *root, tsd_store **out, ts_err
     atomic_init(&st->lock, lock);
     pthread_mutex_init(&st->lock_mutex, NULL);
     rc = ts_store_open(key, &st->store, err);
+    if (rc == 0)
+        ts_store_set_gate(st->store, &stores->gate);
     if (rc == 0 && tsd_rulescache_init(&st->rules, key) < 0) {
         ts_store_close(st->store);
         rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     }
     if (rc < 0) {
-        tsd_warn("cannot open store %s: %s", key, err ? err->message : "");
+        log_open_failure(stores, key, err);
         ts_store_lock_release(lock);
         pthread_mutex_destroy(&st->lock_mutex);
         free(st->root);
@@ -355,7 +399,8 @@ ts_list_cache *tsd_store_list_cache(tsd_stores *stores, tsd_store *st)
     if (st->list_cache != NULL)
         return st->list_cache;
     if (stores->list_budget.max == 0)
-        stores->list_budget.max = TSD_LIST_CACHE_BYTES;
+        stores->list_budget.max =
+            stores->caches_max < TSD_LIST_CACHE_BYTES ? stores->caches_max : TSD_LIST_CACHE_BYTES;
     if (ts_list_cache_new(&stores->list_budget, TS_CHECK_RACY_NS, &st->list_cache) < 0)
         st->list_cache = NULL;
     return st->list_cache;

@@ -179,7 +179,9 @@ void ts_report_options_default(ts_report_options *opt);
  * The one entry point every caller uses (the daemon's check reply, tsctl
  * eval, diff and accept). Errors: an invalid list ("invalid_calls", as
  * scoring says it), out's maximum passed ("too_large": out is left failed
- * and empty, as ts_buf leaves it), no memory.
+ * and empty, as ts_buf leaves it), no memory. A value too long for the
+ * report (past TS_REPORT_VALUE_MAX) is shown cut, saying its size: its
+ * own limit is not the report's.
  */
 int ts_report_drift(const struct json_object *expected, const struct json_object *actual,
                     const ts_score_result *r, const ts_report_options *opt, ts_buf *out,

@@ -299,11 +299,15 @@ static void repr_of(ts_buf *out, const struct json_object *v)
     ts_buf tmp;
 
     ts_buf_init(&tmp, TS_REPORT_VALUE_MAX);
+    /* a value past what one value may take is shown cut: its own buffer's
+     * limit is not the report's */
     if (ts_repr_value(v, &tmp) == -E2BIG)
         ts_buf_appends(out, TS_REPORT_ELLIPSIS);
+    else if (ts_buf_error(&tmp) < 0)
+        ts_buf_fail(out, ts_buf_error(&tmp));
     else
         ts_buf_append(out, tmp.data ? tmp.data : "", tmp.len);
-    ts_report__drop(out, &tmp);
+    ts_buf_free(&tmp);
 }
 
 /* Status line s of row it, fitted to width cells (TS_REPORT_WIDTH_MAX: as

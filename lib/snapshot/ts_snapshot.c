@@ -94,6 +94,14 @@ int ts_snapshot_validate_calls(const struct json_object *calls, ts_error *err)
 
 /* ---- construction ------------------------------------------------------- */
 
+void ts_snapshot_uncharge(ts_snapshot *s)
+{
+    if (s != NULL && s->charge > 0 && s->give != NULL)
+        s->give(s->give_arg, s->charge);
+    if (s != NULL)
+        s->charge = 0;
+}
+
 void ts_snapshot_free(ts_snapshot *s)
 {
     if (s == NULL)
@@ -102,6 +110,7 @@ void ts_snapshot_free(ts_snapshot *s)
     free(s->toolscore_version);
     free(s->source);
     json_object_put(s->calls);
+    ts_snapshot_uncharge(s); /* after the values are freed */
     free(s);
 }
 
@@ -201,6 +210,9 @@ ts_snapshot *ts_snapshot_copy(const ts_snapshot *s)
     if (c == NULL)
         return NULL;
     *c = *s;
+    c->charge = 0; /* the copy took nothing from a budget */
+    c->give = NULL;
+    c->give_arg = NULL;
     c->name = strdup(s->name);
     c->toolscore_version = strdup(s->toolscore_version);
     c->source = strdup(s->source);

@@ -69,7 +69,16 @@ typedef struct ts_snapshot {
     char *source;              /* owned: what made it (ts_snapshot_source_known), or any
                                 * string a file holds */
     struct json_object *calls; /* owned reference: an array of call objects */
+    /* What reading it took from its reader's memory budget (lib/store's
+     * gate), given back through give(give_arg, charge) when it is freed;
+     * 0 when nothing was taken. Copies carry none. */
+    size_t charge;
+    void (*give)(void *arg, size_t bytes);
+    void *give_arg;
 } ts_snapshot;
+
+/* Give back s's charge now (its memory is counted elsewhere from now). */
+void ts_snapshot_uncharge(ts_snapshot *s);
 
 /*
  * The sources this product writes, what made a snapshot: "pytest" (the

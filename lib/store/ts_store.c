@@ -43,36 +43,82 @@ int ts_store__no_memory(ts_error *err)
     return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
 }
 
-/* Create path and its missing parents (mkdir -p); *made_last: this call
- * made path itself. */
-static int mkdir_parents(const char *path, bool *made_last, ts_error *err)
+/* fsync the directory at path[0..len) (NUL at len); 0 or -errno. */
+static int fsync_dir_at(char *path, size_t len)
 {
-    char *copy = strdup(path);
-    size_t len;
+    char keep = path[len];
+    int fd;
     int rc = 0;
 
-    if (copy == NULL)
-        return ts_store__no_memory(err);
-    len = strlen(copy);
-    while (len > 1 && copy[len - 1] == '/')
-        copy[--len] = '\0';
+    path[len] = '\0';
+    fd = open(len > 0 ? path : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0 || fsync(fd) < 0)
+        rc = -errno;
+    if (fd >= 0)
+        close(fd);
+    path[len] = keep;
+    return rc;
+}
+
+int ts_store__make_dirs(const char *path, bool *made_last, char *failed, size_t failedsz)
+{
+    char buf[PATH_MAX];
+    size_t len = strlen(path);
+    size_t made[64];
+    size_t nmade = 0;
+    int rc = 0;
+
+    if (len >= sizeof(buf))
+        return -ENAMETOOLONG;
+    memcpy(buf, path, len + 1);
+    while (len > 1 && buf[len - 1] == '/')
+        buf[--len] = '\0';
     for (size_t i = 1; i <= len && rc == 0; i++) {
-        if (copy[i] != '/' && copy[i] != '\0')
+        if (buf[i] != '/' && buf[i] != '\0')
             continue;
-        copy[i] = '\0';
+        buf[i] = '\0';
         /* 0755 minus the umask: a store others can write is no baseline
          * (ts_store_exposure) */
-        if (mkdir(copy, 0755) < 0) {
-            if (errno != EEXIST)
-                rc = ts_store__sys_error(err, -errno, copy, "cannot create directory");
-        } else if (i == len) {
-            *made_last = true;
+        if (mkdir(buf, 0755) == 0) {
+            if (nmade < sizeof(made) / sizeof(made[0]))
+                made[nmade++] = i;
+            if (i == len && made_last != NULL)
+                *made_last = true;
+        } else if (errno != EEXIST) {
+            rc = -errno;
+            snprintf(failed, failedsz, "%s", buf);
         }
         if (i < len)
-            copy[i] = '/';
+            buf[i] = '/';
     }
-    free(copy);
+    /* a new directory is there after a power loss only once the directory
+     * holding its entry is synced: each new one's parent */
+    for (size_t k = 0; k < nmade && rc == 0; k++) {
+        size_t slash = made[k];
+
+        while (slash > 0 && buf[slash - 1] != '/')
+            slash--;
+        if (slash > 0)
+            slash--; /* the parent: up to its last slash */
+        rc = fsync_dir_at(buf, slash);
+        if (rc < 0)
+            snprintf(failed, failedsz, "%.*s", (int)(slash > 0 ? slash : 1), slash > 0 ? buf : "/");
+    }
     return rc;
+}
+
+/* Create path and its missing parents (mkdir -p), durably; *made_last:
+ * this call made path itself. */
+static int mkdir_parents(const char *path, bool *made_last, ts_error *err)
+{
+    char failed[PATH_MAX] = "";
+    int rc = ts_store__make_dirs(path, made_last, failed, sizeof(failed));
+
+    if (rc == -ENAMETOOLONG && failed[0] == '\0')
+        return ts_store__sys_error(err, rc, path, "cannot create directory");
+    if (rc < 0)
+        return ts_store__sys_error(err, rc, failed, "cannot create directory");
+    return 0;
 }
 
 /* Open the root by its path (making it first with create). */
@@ -364,16 +410,50 @@ static int read_file(int dirfd, const char *file, const char *path, size_t small
     return rc;
 }
 
+void ts_store_set_gate(ts_store *store, const ts_store_gate *gate)
+{
+    if (gate != NULL)
+        store->gate = *gate;
+    else
+        memset(&store->gate, 0, sizeof(store->gate));
+}
+
+int ts_store__parse(const ts_store *store, const ts_buf *data, const char *path, ts_snapshot **out,
+                    bool *timestamps_given, ts_error *err)
+{
+    const char *text = data->data ? data->data : "";
+    const ts_store_gate *gate = &store->gate;
+    size_t price = 0;
+    int rc;
+
+    if (gate->take != NULL) {
+        price = ts_json_price(text, data->len);
+        rc = gate->take(gate->arg, price, path, err);
+        if (rc < 0)
+            return rc;
+    }
+    rc = ts_snapshot_parse_ex(text, data->len, path, out, timestamps_given, err);
+    if (rc < 0 || gate->take == NULL) {
+        if (gate->give != NULL)
+            gate->give(gate->arg, price);
+        return rc;
+    }
+    (*out)->charge = price;
+    (*out)->give = gate->give;
+    (*out)->give_arg = gate->arg;
+    return 0;
+}
+
 /* Read and parse dirfd/file (at most small_max bytes, else -EFBIG). */
-static int load_file_max(int dirfd, const char *file, const char *path, size_t small_max,
-                         ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
+static int load_file_max(const ts_store *store, int dirfd, const char *file, const char *path,
+                         size_t small_max, ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
 {
     ts_buf data;
     int rc = read_file(dirfd, file, path, small_max, &data, stamp, err);
 
     if (rc < 0)
         return rc;
-    rc = ts_snapshot_parse(data.data ? data.data : "", data.len, path, out, err);
+    rc = ts_store__parse(store, &data, path, out, NULL, err);
     ts_buf_free(&data);
     return rc;
 }
@@ -382,13 +462,6 @@ int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *o
                         ts_file_stamp *stamp, ts_error *err)
 {
     return read_file(dirfd, file, path, SIZE_MAX, out, stamp, err);
-}
-
-/* Read and parse dirfd/file; path names it in messages. */
-int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
-                        ts_file_stamp *stamp, ts_error *err)
-{
-    return load_file_max(dirfd, file, path, SIZE_MAX, out, stamp, err);
 }
 
 /* The error of a name that has no snapshot file. */
@@ -414,6 +487,64 @@ static int open_named(ts_store *store, const char *name, char *file, int *dirfd,
     return rc;
 }
 
+/*
+ * The error of a file (path, named file in the root) that holds the
+ * snapshot held where name was asked for, refusing doing (e.g. "removing
+ * it"): "collision" when held's file name is this one too, else
+ * "invalid_snapshot".
+ */
+static int name_mismatch(const char *path, const char *file, const char *held, const char *name,
+                         const char *doing, ts_error *err)
+{
+    char held_file[TS_FILENAME_MAX];
+    ts_error ignored;
+
+    if (ts_name_to_filename(held, strlen(held), held_file, sizeof(held_file), &ignored) == 0 &&
+        strcmp(held_file, file) == 0)
+        return ts_error_set(err, -EEXIST, TS_ERR_COLLISION,
+                            "%s holds snapshot '%.300s', and '%.300s' maps to the same file name "
+                            "(the same stem and 8 hex digits of SHA-1, as the reference tool "
+                            "names files): the two names collide; %s refused, '%.300s' is kept "
+                            "(rename one of the two snapshots)",
+                            path, held, name, doing, held);
+    return ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT,
+                        "%s: holds snapshot '%.300s', not '%.300s'; %s refused", path, held, name,
+                        doing);
+}
+
+/*
+ * Before dirfd/file is replaced or removed for name (doing says which):
+ * 0 when it is absent, holds name or no readable snapshot; else the
+ * mismatch's error (ts_store.h, "collision").
+ */
+static int holds_name(const ts_store *store, int dirfd, const char *file, const char *path,
+                      const char *name, const char *doing, ts_error *err)
+{
+    char held[TS_NAME_MAX_BYTES + 1];
+    ts_snapshot_scan m;
+    ts_snapshot *s = NULL;
+    ts_error ignored;
+    ts_buf data;
+    int rc = read_file(dirfd, file, path, SIZE_MAX, &data, NULL, &ignored);
+
+    if (rc < 0)
+        return 0; /* absent, or nothing readable to keep */
+    if (ts_snapshot_scan_summary(data.data ? data.data : "", data.len, &m) &&
+        m.name_len <= TS_NAME_MAX_BYTES) {
+        memcpy(held, m.name, m.name_len);
+        held[m.name_len] = '\0';
+        rc = 1;
+    } else if (ts_store__parse(store, &data, path, &s, NULL, &ignored) == 0) {
+        snprintf(held, sizeof(held), "%s", s->name);
+        ts_snapshot_free(s);
+        rc = 1;
+    }
+    ts_buf_free(&data);
+    if (rc != 1 || strcmp(held, name) == 0)
+        return 0;
+    return name_mismatch(path, file, held, name, doing, err);
+}
+
 /* Load name from the root dirfd (see ts_store_load). */
 static int load_in(ts_store *store, int dirfd, const char *name, const char *file, size_t small_max,
                    ts_snapshot **out, ts_file_stamp *stamp, ts_error *err)
@@ -423,14 +554,13 @@ static int load_in(ts_store *store, int dirfd, const char *name, const char *fil
     int rc;
 
     ts_store__join_path(store, file, path, sizeof(path));
-    rc = load_file_max(dirfd, file, path, small_max, &s, stamp, err);
+    rc = load_file_max(store, dirfd, file, path, small_max, &s, stamp, err);
     if (rc == -ENOENT)
         return no_snapshot(err, name);
     if (rc < 0)
         return rc;
     if (strcmp(s->name, name) != 0) {
-        rc = ts_error_set(err, -EINVAL, TS_ERR_INVALID_SNAPSHOT,
-                          "%s: holds snapshot '%s', not '%s'", path, s->name, name);
+        rc = name_mismatch(path, file, s->name, name, "reading it", err);
         ts_snapshot_free(s);
         return rc;
     }
@@ -560,8 +690,8 @@ static int create_temp(int dirfd, const char *file, const char *path, char *temp
 
 /* Temp file, fsynced, renamed into place (*placed), the root fsynced
  * (unless TS_STORE_NO_DIRSYNC): the durable part of ts_store_save. */
-static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *data, int flags,
-                   bool *placed, ts_error *err)
+static int save_in(ts_store *store, int dirfd, const char *file, const char *name,
+                   const ts_buf *data, int flags, bool *placed, ts_error *err)
 {
     char temp[TS_STORE_FILE_NAME_LIMIT + 1];
     char path[PATH_MAX];
@@ -570,6 +700,9 @@ static int save_in(ts_store *store, int dirfd, const char *file, const ts_buf *d
     int rc;
 
     ts_store__join_path(store, file, path, sizeof(path));
+    rc = holds_name(store, dirfd, file, path, name, "replacing it", err);
+    if (rc < 0)
+        return rc;
     rc = create_temp(dirfd, file, path, temp, sizeof(temp), &fd, err);
     if (rc < 0)
         return rc;
@@ -610,7 +743,7 @@ int ts_store_save_placed(ts_store *store, const ts_snapshot *s, int flags, bool 
     if (rc == 0)
         rc = ts_store__dir(store, true, &dirfd, err);
     if (rc == 0) {
-        rc = save_in(store, dirfd, file, &data, flags, placed, err);
+        rc = save_in(store, dirfd, file, s->name, &data, flags, placed, err);
         ts_store__dir_release(store, dirfd);
     }
     ts_buf_free(&data);
@@ -634,6 +767,11 @@ int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err)
     if (rc < 0)
         return rc;
     ts_store__join_path(store, file, path, sizeof(path));
+    rc = holds_name(store, dirfd, file, path, name, "removing it", err);
+    if (rc < 0) {
+        ts_store__dir_release(store, dirfd);
+        return rc;
+    }
     if (unlinkat(dirfd, file, 0) < 0) {
         if (errno == ENOENT)
             rc = no_snapshot(err, name);

@@ -299,6 +299,23 @@ bool ts_store_take_root_made(ts_store *store);
  */
 bool ts_store_root_is(const ts_store *store, uint64_t dev, uint64_t ino);
 
+/*
+ * A gate on what parsing the store's files may take: before a file is
+ * parsed, take(arg, bytes, path, err) is asked for its price (what its
+ * values will take, lib/json ts_json_price); a refusal (< 0, err filled)
+ * is the read's error and nothing is parsed. A snapshot handed back holds
+ * the price (its charge, given back through give when it is freed); one
+ * the store frees itself (a listing's) gives it back at once. Set once,
+ * before the store is used from other threads; NULL: no gate.
+ */
+typedef struct ts_store_gate {
+    int (*take)(void *arg, size_t bytes, const char *path, ts_error *err);
+    void (*give)(void *arg, size_t bytes);
+    void *arg;
+} ts_store_gate;
+
+void ts_store_set_gate(ts_store *store, const ts_store_gate *gate);
+
 /* The file path (root + "/" + file name) for name into out. */
 int ts_store_path(const ts_store *store, const char *name, char *out, size_t outsz, ts_error *err);
 
@@ -333,6 +350,18 @@ int ts_store_save_placed(ts_store *store, const ts_snapshot *s, int flags, bool 
 
 /* Durably remove the snapshot name. -ENOENT when there is none. */
 int ts_store_remove(ts_store *store, const char *name, int flags, ts_error *err);
+
+/*
+ * File names keep 32 bits of the name's SHA-1 (the reference tool's
+ * scheme), so two names can map to one file name. A file is never
+ * removed or replaced, nor read, for a name it does not hold: saves,
+ * removals and loads look at the name inside an existing file first and
+ * refuse with "collision" (-EEXIST) when it holds another name that maps
+ * to the same file name, naming both, or with "invalid_snapshot" when it
+ * holds a name that maps elsewhere. A file that holds no readable snapshot
+ * may be replaced or removed.
+ */
+#define TS_ERR_COLLISION "collision"
 
 /*
  * fsync the root directory (after saves made with TS_STORE_NO_DIRSYNC):

@@ -50,6 +50,7 @@ struct ts_store {
     pthread_mutex_t sync_lock;
     bool sync_running;                  /* a leader owns the current round */
     ts_store_sync_waiter *sync_waiting; /* waiting for the next round */
+    ts_store_gate gate;                 /* what parsing may take (ts_store_set_gate) */
 };
 
 /*
@@ -80,9 +81,13 @@ int ts_store__file_of(const char *name, char *file, ts_error *err);
 /* root + "/" + file into out. */
 void ts_store__join_path(const ts_store *store, const char *file, char *out, size_t outsz);
 
-/* Read and parse dirfd/file (never through a link); path names it in errors. */
-int ts_store__load_file(int dirfd, const char *file, const char *path, ts_snapshot **out,
-                        ts_file_stamp *stamp, ts_error *err);
+/*
+ * Parse data (a file's bytes; path names it in errors) as ts_snapshot_parse_ex
+ * does, its price taken from the store's gate first (ts_store_set_gate):
+ * the snapshot holds it until it is freed.
+ */
+int ts_store__parse(const ts_store *store, const ts_buf *data, const char *path, ts_snapshot **out,
+                    bool *timestamps_given, ts_error *err);
 
 /* Read the regular file dirfd/file (never through a link) into out (a
  * ts_buf of its own, freed on error), with the stamp of what was read. */
@@ -91,6 +96,15 @@ int ts_store__read_file(int dirfd, const char *file, const char *path, ts_buf *o
 
 /* "<path>: <what>: <strerror(-rc)>" with code "io"; returns rc. */
 int ts_store__sys_error(ts_error *err, int rc, const char *path, const char *what);
+
+/*
+ * mkdir -p path (0755 minus the umask for the parts it makes), then fsync
+ * the parent of every directory it made, so that they survive a power loss
+ * as the files written in them do. 0 or -errno, with the path that failed
+ * in failed; *made_last (when not NULL) is set when this call made path
+ * itself.
+ */
+int ts_store__make_dirs(const char *path, bool *made_last, char *failed, size_t failedsz);
 int ts_store__no_memory(ts_error *err);
 
 #endif

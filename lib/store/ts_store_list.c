@@ -161,8 +161,8 @@ typedef struct read_result {
 
 /* A summary listing: the summary of the file's bytes, scanned or (when the
  * scan is not sure) parsed; 1, or 0 when it was reported as a problem. */
-static int summarize(list_state *st, const char *file, const char *path, const ts_buf *data,
-                     const ts_file_stamp *stamp, read_result *out)
+static int summarize(const ts_store *store, list_state *st, const char *file, const char *path,
+                     const ts_buf *data, const ts_file_stamp *stamp, read_result *out)
 {
     char name[TS_NAME_MAX_BYTES + 1];
     ts_snapshot_scan m;
@@ -175,8 +175,7 @@ static int summarize(list_state *st, const char *file, const char *path, const t
         name[m.name_len] = '\0';
         out->timestamps_given = true;
     } else {
-        rc = ts_snapshot_parse_ex(data->data ? data->data : "", data->len, path, &s,
-                                  &out->timestamps_given, &err);
+        rc = ts_store__parse(store, data, path, &s, &out->timestamps_given, &err);
         if (rc == -ENOMEM)
             return rc;
         if (rc < 0)
@@ -195,11 +194,11 @@ static int summarize(list_state *st, const char *file, const char *path, const t
 }
 
 /* A full listing: the parsed snapshot; 1, or 0 when it was reported. */
-static int parse_full(list_state *st, const char *file, const char *path, const ts_buf *data,
-                      read_result *out)
+static int parse_full(const ts_store *store, list_state *st, const char *file, const char *path,
+                      const ts_buf *data, read_result *out)
 {
     ts_error err;
-    int rc = ts_snapshot_parse(data->data ? data->data : "", data->len, path, &out->snapshot, &err);
+    int rc = ts_store__parse(store, data, path, &out->snapshot, NULL, &err);
 
     if (rc == -ENOMEM)
         return rc;
@@ -234,9 +233,9 @@ static int read_one(ts_store *store, int dirfd, const char *file, list_state *st
     if (rc < 0)
         return add_problem(st, file, err.message);
     if (st->summaries)
-        rc = summarize(st, file, path, &data, stamp, out);
+        rc = summarize(store, st, file, path, &data, stamp, out);
     else
-        rc = parse_full(st, file, path, &data, out);
+        rc = parse_full(store, st, file, path, &data, out);
     ts_buf_free(&data);
     return rc;
 }

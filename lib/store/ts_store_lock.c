@@ -2,6 +2,7 @@
  * ts_store_lock — the single-daemon lock of a store (see ts_store.h).
  */
 #include "lib/store/ts_store.h"
+#include "ts_store_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,27 +59,6 @@ int ts_store_lock_where(const char *root, char *dir, size_t dirsz, char *name, s
         return -ENAMETOOLONG;
     n = snprintf(name, namesz, "%s", LOCK_NAME_IN_ROOT);
     return n < 0 || (size_t)n >= namesz ? -ENAMETOOLONG : 0;
-}
-
-/* mkdir -p dir, 0755 minus the umask for the parts it makes. */
-static int make_dirs(const char *dir)
-{
-    char buf[4096];
-    size_t len = strlen(dir);
-
-    if (len >= sizeof(buf))
-        return -ENAMETOOLONG;
-    memcpy(buf, dir, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (buf[i] != '/' && buf[i] != '\0')
-            continue;
-        buf[i] = '\0';
-        if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-            return -errno;
-        if (i < len)
-            buf[i] = '/';
-    }
-    return 0;
 }
 
 static void sleep_ms(int ms)
@@ -175,7 +155,9 @@ int ts_store_lock_take(const char *root, const char *socket, bool create, ts_sto
                             "snapshot root path is too long: %s", root);
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     if (create) {
-        rc = make_dirs(dir);
+        char failed[4096] = "";
+
+        rc = ts_store__make_dirs(dir, NULL, failed, sizeof(failed));
         if (no_permission(rc)) {
             ts_error_set(err, rc, TS_ERR_IO, "cannot create %s for the store's lock: %s", dir,
                          strerror(-rc));

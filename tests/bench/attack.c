@@ -3,8 +3,8 @@
  * client measuring what it still gets (tests/test_bounds.sh, make stress).
  *
  *   attack --socket S --seconds T [--slow N] [--nonread N] [--partial N]
- *          [--partial-bytes B] [--idle N] [--probe] [--status]
- *          [--store DIR --name NAME --calls FILE] [--pid P]
+ *          [--partial-bytes B] [--idle N] [--half N] [--ping N] [--churn N]
+ *          [--probe] [--status] [--store DIR --name NAME --calls FILE] [--pid P]
  *
  * slow:     N connections sending their hello one byte a second; one the
  *           daemon closes is opened again at once.
@@ -14,18 +14,25 @@
  *           of one frame announcing B bytes (default 16 MiB - 1) and stall;
  *           one the daemon closes is opened again.
  * idle:     N connections that say hello and then hold still.
+ * half:     N connections that say hello, then write half of a ping frame
+ *           and stall; one the daemon closes is opened again.
+ * ping:     N connections that say hello, then ping every 20 ms (reading
+ *           the answers); one the daemon closes is opened again.
+ * churn:    N connections that say hello, close after 30 ms and connect
+ *           again at once, over and over.
  * probe:    one client (the C library), connected before the attack starts,
  *           replaying NAME back to back; latency of every round trip once
  *           the attackers have been at it for 300 ms.
  * status:   every 200 ms a fresh connection asks for the status (must
- *           succeed whatever the others do).
+ *           succeed whatever the others do), timed from connect to answer.
  * pid:      the daemon, whose resident memory is sampled every 20 ms.
  *
  * Prints one line of key=value fields: seconds, probe_ops probe_errors
  * probe_p50_us probe_p99_us probe_max_us, status_ok status_failed,
- * rss_peak_kb, conns_max (the most connections the daemon reported in a
- * status), slow_reconnects partial_reconnects (connections the daemon
- * closed and that were opened again), nonread_bytes (request bytes the
+ * status_max_us, rss_peak_kb, conns_max (the most connections the daemon
+ * reported in a status), slow_reconnects partial_reconnects
+ * reserved_reconnects (connections the daemon closed and that were opened
+ * again; reserved: half, ping and churn), nonread_bytes (request bytes the
  * non-readers got written: bounded when the daemon stops reading them).
  * The last status error, if any, goes to stderr.
  */
@@ -52,7 +59,7 @@
 #include "lib/base/ts_base.h"
 #include "proto/ts_proto.h"
 
-enum kind { SLOW, NONREAD, PARTIAL, IDLE };
+enum kind { SLOW, NONREAD, PARTIAL, IDLE, HALF, PING, CHURN, KINDS };
 
 typedef struct attacker {
     enum kind kind;
@@ -78,7 +85,8 @@ static atomic_bool placed;          /* every attacker connected, all but the slo
 static _Atomic long rss_peak_kb, conns_max;
 static _Atomic long status_ok, status_failed;
 static _Atomic uint64_t nonread_bytes;
-static _Atomic long slow_reconnects, partial_reconnects;
+static _Atomic long slow_reconnects, partial_reconnects, reserved_reconnects;
+static _Atomic uint64_t status_max_ns;
 static char status_error[1200];
 static char *partial_frame; /* the one frame every partial attacker sends */
 static pthread_mutex_t status_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -165,6 +173,12 @@ static void attacker_next(attacker *a)
     } else if (a->kind == PARTIAL) {
         a->out = partial_frame;
         a->out_len = 4 + partial_bytes - 1;
+    } else if (a->kind == HALF || a->kind == PING) {
+        a->out = frame(2, "ping", json_object_new_object(), &len);
+        a->out_len = a->kind == HALF ? len / 2 : len;
+        a->next_ns = bench_now_ns() + 20000000ull;
+    } else if (a->kind == CHURN) {
+        a->next_ns = bench_now_ns() + 30000000ull; /* when it leaves */
     }
 }
 
@@ -177,6 +191,8 @@ static void attacker_reopen(attacker *a)
         slow_reconnects++;
     if (a->kind == PARTIAL)
         partial_reconnects++;
+    if (a->kind == HALF || a->kind == PING || a->kind == CHURN)
+        reserved_reconnects++;
     attacker_open(a);
 }
 
@@ -191,6 +207,8 @@ static void attacker_read(attacker *a)
         attacker_reopen(a);
         return;
     }
+    if (n > 0 && a->said_hello && a->kind == PING)
+        return; /* a ping's answer */
     if (n < 0 || a->said_hello || a->kind == SLOW)
         return;
     a->got += (size_t)n;
@@ -214,6 +232,10 @@ static void attacker_write(attacker *a, uint64_t now)
     if (want == 0) {
         if (a->kind == NONREAD && a->said_hello)
             a->sent = 0; /* the same check again */
+        if (a->kind == PING && a->said_hello && now >= a->next_ns) {
+            a->sent = 0; /* the next ping */
+            a->next_ns = now + 20000000ull;
+        }
         return;
     }
     n = send(a->fd, a->out + a->sent, want, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -235,15 +257,30 @@ static void *attackers_run(void *arg)
     while (list[n].kind != (enum kind) - 1)
         n++;
     pfd = calloc(n ? n : 1, sizeof(*pfd));
+    /* the kinds meant for the reserved slots connect once the others hold
+     * the general ones */
+    bool general_placed = false;
+
     for (size_t i = 0; i < n; i++)
-        attacker_open(&list[i]);
+        if (list[i].kind < HALF)
+            attacker_open(&list[i]);
     while (!stopping) {
         uint64_t now = bench_now_ns();
 
+        if (!general_placed) {
+            general_placed = true;
+            for (size_t i = 0; i < n && general_placed; i++)
+                general_placed = list[i].kind >= HALF || list[i].kind == SLOW ||
+                                 (list[i].fd >= 0 && list[i].said_hello);
+        }
         for (size_t i = 0; i < n; i++) {
             attacker *a = &list[i];
-            bool writing =
-                a->kind != IDLE && a->sent < a->out_len && (a->kind != SLOW || now >= a->next_ns);
+
+            if (a->kind >= HALF && !general_placed) {
+                pfd[i].fd = -1;
+                continue;
+            }
+            bool writing = a->sent < a->out_len && (a->kind != SLOW || now >= a->next_ns);
 
             if (a->kind == NONREAD && a->said_hello)
                 writing = true;
@@ -252,6 +289,13 @@ static void *attackers_run(void *arg)
                 pfd[i].fd = -1;
                 continue;
             }
+            if (a->kind == CHURN && a->said_hello && now >= a->next_ns) {
+                attacker_reopen(a); /* leaves, and comes back at once */
+                pfd[i].fd = -1;
+                continue;
+            }
+            if (a->kind == PING && a->said_hello && a->sent == a->out_len && now >= a->next_ns)
+                writing = true;
             pfd[i].fd = a->fd;
             pfd[i].events = (short)((a->kind == NONREAD && a->said_hello ? 0 : POLLIN) |
                                     (writing && a->kind != SLOW ? POLLOUT : 0));
@@ -263,10 +307,11 @@ static void *attackers_run(void *arg)
             bool all = true;
 
             for (size_t i = 0; i < n && all; i++)
-                all = list[i].fd >= 0 && (list[i].kind == SLOW || list[i].said_hello);
+                all = (list[i].kind >= HALF && general_placed) || /* they come and go */
+                      (list[i].fd >= 0 && (list[i].kind == SLOW || list[i].said_hello));
             placed = all;
         }
-        if (poll(pfd, n, 50) < 0 && errno != EINTR)
+        if (poll(pfd, n, 5) < 0 && errno != EINTR)
             break;
         now = bench_now_ns();
         for (size_t i = 0; i < n; i++) {
@@ -355,6 +400,8 @@ static void *status_run(void *arg)
         struct json_object *r = NULL;
         ts_error e;
 
+        uint64_t t0 = bench_now_ns();
+
         ts_client_options_init(&o);
         o.socket_path = socket_path;
         o.autostart = false;
@@ -362,7 +409,10 @@ static void *status_run(void *arg)
         o.request_timeout_ms = 5000;
         if (ts_client_connect(&o, &c, &e) == 0 && ts_client_status(c, &r, &e) == 0) {
             struct json_object *v = NULL;
+            uint64_t took = bench_now_ns() - t0;
 
+            if (took > status_max_ns)
+                status_max_ns = took;
             status_ok++;
             if (json_object_object_get_ex(r, "connections", &v) &&
                 json_object_get_int64(v) > conns_max)
@@ -429,9 +479,10 @@ int main(int argc, char **argv)
         {"nonread", 1, 0, 'n'}, {"partial", 1, 0, 'p'}, {"partial-bytes", 1, 0, 'b'},
         {"idle", 1, 0, 'i'},    {"probe", 0, 0, 'P'},   {"status", 0, 0, 'S'},
         {"store", 1, 0, 'd'},   {"name", 1, 0, 'N'},    {"calls", 1, 0, 'c'},
-        {"pid", 1, 0, 'k'},     {0, 0, 0, 0},
+        {"pid", 1, 0, 'k'},     {"half", 1, 0, 'h'},    {"ping", 1, 0, 'g'},
+        {"churn", 1, 0, 'r'},   {0, 0, 0, 0},
     };
-    int counts[4] = {0, 0, 0, 0};
+    int counts[KINDS] = {0};
     bool probe = false, status = false;
     pthread_t attackers_t, probe_t, status_t, rss_t;
     attacker *list;
@@ -480,6 +531,15 @@ int main(int argc, char **argv)
         case 'k':
             daemon_pid = (pid_t)atol(optarg);
             break;
+        case 'h':
+            counts[HALF] = atoi(optarg);
+            break;
+        case 'g':
+            counts[PING] = atoi(optarg);
+            break;
+        case 'r':
+            counts[CHURN] = atoi(optarg);
+            break;
         default:
             bench_die("usage: see the comment at the top of tests/bench/attack.c");
         }
@@ -505,13 +565,16 @@ int main(int argc, char **argv)
         partial_frame[3] = (char)partial_bytes;
         memset(partial_frame + 4, 0xc0, partial_bytes); /* nils: never completed anyway */
     }
-    total = (size_t)counts[0] + (size_t)counts[1] + (size_t)counts[2] + (size_t)counts[3];
+    total = 0;
+    for (int kind = 0; kind < KINDS; kind++)
+        total += (size_t)counts[kind];
     list = calloc(total + 1, sizeof(*list));
     if (list == NULL)
         bench_die("out of memory");
-    /* the trickling hellos last: the others must hold their slots */
-    static const enum kind order[] = {NONREAD, PARTIAL, IDLE, SLOW};
-    for (int o = 0; o < 4; o++)
+    /* the trickling hellos last: the others must hold their slots; the
+     * kinds meant for the reserved slots after the ones filling the rest */
+    static const enum kind order[] = {NONREAD, PARTIAL, IDLE, SLOW, HALF, PING, CHURN};
+    for (int o = 0; o < (int)(sizeof(order) / sizeof(order[0])); o++)
         for (int i = 0, kind = order[o]; i < counts[kind]; i++) {
             list[k].kind = (enum kind)kind;
             list[k++].fd = -1;
@@ -542,14 +605,16 @@ int main(int argc, char **argv)
     if (status_error[0] != '\0')
         fprintf(stderr, "attack: last status error: %s\n", status_error);
     bench_result("seconds=%d probe_ops=%ld probe_errors=%ld probe_p50_us=%llu probe_p99_us=%llu "
-                 "probe_max_us=%llu status_ok=%ld status_failed=%ld rss_peak_kb=%ld "
-                 "conns_max=%ld slow_reconnects=%ld partial_reconnects=%ld nonread_bytes=%llu",
+                 "probe_max_us=%llu status_ok=%ld status_failed=%ld status_max_us=%llu "
+                 "rss_peak_kb=%ld conns_max=%ld slow_reconnects=%ld partial_reconnects=%ld "
+                 "reserved_reconnects=%ld nonread_bytes=%llu",
                  seconds, (long)probe_ops, (long)probe_errors,
                  (unsigned long long)(bench_lat_pct(&probe_lat, 50) / 1000),
                  (unsigned long long)(bench_lat_pct(&probe_lat, 99) / 1000),
                  (unsigned long long)(bench_lat_pct(&probe_lat, 100) / 1000), (long)status_ok,
-                 (long)status_failed, (long)rss_peak_kb, (long)conns_max, (long)slow_reconnects,
-                 (long)partial_reconnects, (unsigned long long)nonread_bytes);
+                 (long)status_failed, (unsigned long long)(status_max_ns / 1000), (long)rss_peak_kb,
+                 (long)conns_max, (long)slow_reconnects, (long)partial_reconnects,
+                 (long)reserved_reconnects, (unsigned long long)nonread_bytes);
     bench_lat_free(&probe_lat);
     free(partial_frame);
     free(list);

@@ -10,13 +10,17 @@
 // its reason unless a daemon answers (none is started again). The
 // socket holds the event loop only while replies are awaited, and the
 // client's timers come from node:timers, out of reach of a test's fake
-// timers.
+// timers. Every request has a deadline (docs/protocol.md, "Deadlines"):
+// 10 s for hello, ping, status and stop, 60 s for the rest, or the seconds
+// of TOOLSCORE_TIMEOUT for all (0: none); when it passes the connection is
+// given up and what was outstanding fails with `timeout`, naming the
+// daemon (socket, pid) and what to do.
 
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
-import { setTimeout as timer } from 'node:timers';
+import { clearTimeout, setTimeout as timer } from 'node:timers';
 import { ConnectionError, DaemonError, ToolscoreError } from './errors.js';
 import { envValue } from './env.js';
 import { defaultSocketPath } from './paths.js';
@@ -29,6 +33,42 @@ export const PROTOCOL = 1;
 const DEFAULT_MAX_FRAME = 16 * 1024 * 1024;
 const CODE_RE = /^[\x21-\x7e]{1,39}$/;
 const REDIRECTS_MAX = 3; // store_busy hops one request follows
+export const SHORT_TIMEOUT_MS = 10000; // hello, ping, status, stop
+export const LONG_TIMEOUT_MS = 60000; // every other request
+const SHORT_METHODS = new Set(['hello', 'ping', 'status', 'stop']);
+
+/**
+ * The request deadlines in ms (0: none): TOOLSCORE_TIMEOUT, in seconds, for
+ * every request, else each request's own. Throws a ToolscoreError
+ * (`invalid_argument`) for a value that is not a number of seconds.
+ */
+export function deadlinesFromEnv(env = process.env) {
+  const v = envValue('TOOLSCORE_TIMEOUT', env);
+  if (v === undefined) return { short: SHORT_TIMEOUT_MS, long: LONG_TIMEOUT_MS };
+  if (!/^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(v) || Number(v) > 86400)
+    throw new ToolscoreError(
+      'invalid_argument',
+      `TOOLSCORE_TIMEOUT is '${v.slice(0, 60)}': a number of seconds up to 86400 was expected, e.g. 30 or 2.5 (0: no deadline)`,
+    );
+  const seconds = Number(v);
+  const ms = seconds > 0 ? Math.max(1, Math.round(seconds * 1000)) : 0;
+  return { short: ms, long: ms };
+}
+
+/** The pid a daemon wrote into the lock file beside its socket, or 0. */
+function lockPid(socketPath) {
+  try {
+    const text = fs.readFileSync(`${socketPath}.lock`, { encoding: 'utf8', flag: fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW });
+    const pid = Number.parseInt(text, 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function seconds(ms) {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${(ms / 1000).toFixed(3)} s`;
+}
 
 function nowMs() {
   return Number(process.hrtime.bigint() / 1000000n);
@@ -79,11 +119,17 @@ export class Connection {
    * @param {boolean} [options.autoStart] start toolscored when none answers (default true)
    * @param {number} [options.connectTimeoutMs] the connect budget (default 5000)
    * @param {string} [options.client] the name sent in hello
+   * @param {number} [options.timeoutMs] every request's deadline (0: none);
+   *   default: TOOLSCORE_TIMEOUT, else 10 s for hello, ping, status and stop
+   *   and 60 s for the rest
    */
   constructor(options = {}) {
     this.socketPath = options.socketPath ?? defaultSocketPath();
     this.autoStart = options.autoStart ?? true;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 5000;
+    this.timeoutMs = options.timeoutMs;
+    this.deadlines = null;
+    this.serverPid = 0;
     this.clientName = options.client ?? `toolscored-node/${VERSION ?? 'source'}`;
     this.pid = process.pid;
     this.socket = null;
@@ -399,6 +445,7 @@ export class Connection {
 
   attach(sock) {
     this.socket = sock;
+    this.serverPid = 0; // its hello says
     this.chunks = [];
     this.buffered = 0;
     this.nextId = 1;
@@ -415,6 +462,7 @@ export class Connection {
       throw this.fail(new ConnectionError('bad_reply', 'hello reply without protocol 1', this.socketPath));
     if (Number.isSafeInteger(r.max_frame) && r.max_frame > 0) this.maxFrame = r.max_frame;
     this.server = r.server;
+    this.serverPid = Number.isSafeInteger(r.pid) ? r.pid : 0;
     this.serverVersion = serverVersion(r);
     this.serverAutoStarted = r.auto_started === true;
     if (this.child) {
@@ -423,12 +471,46 @@ export class Connection {
     }
   }
 
+  /** The deadline of a reply to method, in ms (0: none). */
+  deadlineFor(method) {
+    if (this.deadlines === null) {
+      if (this.timeoutMs !== undefined) {
+        const ms = Math.max(0, Math.round(Number(this.timeoutMs) || 0));
+        this.deadlines = { short: ms, long: ms };
+      } else {
+        this.deadlines = deadlinesFromEnv();
+      }
+    }
+    return SHORT_METHODS.has(method) ? this.deadlines.short : this.deadlines.long;
+  }
+
+  /** No reply to method within ms: the connection is given up (a late
+   * reply would be taken for the next request's). */
+  timedOut(method, ms) {
+    const pid = this.socket !== null && this.serverPid > 0 ? this.serverPid : lockPid(this.socketPath);
+    const who = pid > 0 ? `pid ${pid}, ` : '';
+    const kill = pid > 0 ? `, or kill ${pid}` : '';
+    this.fail(
+      new ConnectionError(
+        'timeout',
+        `toolscored (${who}socket ${this.socketPath}) did not answer ${method} within ${seconds(ms)}: it may be stopped (SIGSTOP), hung or overloaded; look at it with \`tsctl status\` and its log, restart it (\`tsctl stop\`${kill}), or set TOOLSCORE_TIMEOUT to the seconds to wait (0: no deadline)`,
+        this.socketPath,
+      ),
+    );
+  }
+
   send(method, params) {
     const sock = this.socket;
     if (sock === null)
       return Promise.reject(
         new ConnectionError('disconnected', `not connected to toolscored at ${this.socketPath}`, this.socketPath),
       );
+    let deadline;
+    try {
+      deadline = this.deadlineFor(method);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     const id = this.nextId++;
     let frame;
     try {
@@ -445,7 +527,12 @@ export class Connection {
       );
     const idle = this.pending.size === 0;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, method, idle });
+      let clock = null;
+      if (deadline > 0) {
+        clock = timer(() => this.timedOut(method, deadline), deadline);
+        clock.unref(); // the socket holds the loop while a reply is awaited
+      }
+      this.pending.set(id, { resolve, reject, method, idle, clock });
       sock.ref();
       const flowing = sock.write(frame); // the header and payload: one write
       if (!flowing && this.drained === null) {
@@ -540,6 +627,7 @@ export class Connection {
     if (p === undefined || this.pending.keys().next().value !== id)
       return bad(`reply to request ${msg.id}, which is not the oldest outstanding`);
     this.pending.delete(id);
+    if (p.clock !== null) clearTimeout(p.clock);
     if (this.pending.size === 0) this.socket?.unref();
     if (error) p.reject(new DaemonError(error[0], error[1], p.method, error[2]));
     else if (!('result' in msg)) p.reject(new ConnectionError('bad_reply', `ok reply to ${p.method} without result`, this.socketPath));
@@ -561,7 +649,10 @@ export class Connection {
   rejectAll(err) {
     const pending = [...this.pending.values()];
     this.pending.clear();
-    for (const p of pending) p.reject(err);
+    for (const p of pending) {
+      if (p.clock !== null) clearTimeout(p.clock);
+      p.reject(err);
+    }
     this.settled();
   }
 

@@ -8,7 +8,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { Decoder } from '@msgpack/msgpack';
-import { Connection, findDaemon } from '../src/connection.js';
+import { Connection, deadlinesFromEnv, findDaemon } from '../src/connection.js';
 import { ConnectionError, DaemonError } from '../src/errors.js';
 import { fakeServer, frame, helloOk, tempDir } from './helpers.js';
 
@@ -294,6 +294,49 @@ test('store_busy: the request and the connection go to the daemon holding the st
   c.close();
   await a.close();
   await b.close();
+});
+
+test('a reply past its deadline: timeout naming the daemon and what to do, the next request connects again', async () => {
+  let hellos = 0;
+  const srv = await fakeServer((req, conn) => {
+    if (req.method === 'hello') {
+      hellos++;
+      return conn.reply(helloOk(req, { pid: 4243 }));
+    }
+    if (req.method === 'check') return; // never answered: a stopped daemon
+    conn.reply({ id: req.id, ok: true, result: {} });
+  });
+  const c = new Connection({ socketPath: srv.socketPath, autoStart: false, timeoutMs: 200 });
+  const start = Date.now();
+  await assert.rejects(
+    c.request('check', {}),
+    (e) =>
+      e instanceof ConnectionError &&
+      e.code === 'timeout' &&
+      e.message.includes(`pid 4243, socket ${srv.socketPath}`) &&
+      e.message.includes('did not answer check within 0.200 s') &&
+      e.message.includes('TOOLSCORE_TIMEOUT'),
+  );
+  assert.ok(Date.now() - start >= 190);
+  assert.deepEqual(await c.request('ping'), {});
+  assert.equal(hellos, 2);
+  c.close();
+  await srv.close();
+});
+
+test('deadlines: 10 s for hello, ping, status and stop, 60 s for the rest, TOOLSCORE_TIMEOUT for all', () => {
+  assert.deepEqual(deadlinesFromEnv({}), { short: 10000, long: 60000 });
+  assert.deepEqual(deadlinesFromEnv({ TOOLSCORE_TIMEOUT: '2.5' }), { short: 2500, long: 2500 });
+  assert.deepEqual(deadlinesFromEnv({ TOOLSCORE_TIMEOUT: ' 3 ' }), { short: 3000, long: 3000 });
+  assert.deepEqual(deadlinesFromEnv({ TOOLSCORE_TIMEOUT: '0' }), { short: 0, long: 0 });
+  for (const bad of ['abc', '-1', '1e3', '90000'])
+    assert.throws(
+      () => deadlinesFromEnv({ TOOLSCORE_TIMEOUT: bad }),
+      (e) => e.code === 'invalid_argument' && e.message.includes('TOOLSCORE_TIMEOUT'),
+    );
+  const c = new Connection({ socketPath: '/nowhere/s.sock', autoStart: false });
+  assert.equal(c.deadlineFor('status'), 10000);
+  assert.equal(c.deadlineFor('check'), 60000);
 });
 
 test('findDaemon: $TOOLSCORED, then the platform package, then PATH; the error names the three', () => {

@@ -78,6 +78,8 @@ export interface ConnectionOptions {
   autoStart?: boolean;
   connectTimeoutMs?: number;
   client?: string;
+  /** Every request's deadline in ms (0: none); default: TOOLSCORE_TIMEOUT (seconds), else 10 s for hello, ping, status and stop and 60 s for the rest. */
+  timeoutMs?: number;
 }
 /** One connection to toolscored (docs/protocol.md). */
 export class Connection {

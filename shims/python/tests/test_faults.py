@@ -1,18 +1,19 @@
 """Hostile and broken situations: values that are not JSON, a daemon that
-cannot be reached, one killed or restarted mid-session, a test that forks,
+cannot be reached, one killed, stopped or restarted mid-session, a test that forks,
 threads sharing the connection, and the reference's plugin installed too."""
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
-import time
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
 
-from conftest import DAEMON, TSCTL, WAIT_GONE, Daemon, Project, summary_lines
+from conftest import DAEMON, TSCTL, WAIT_GONE, WAIT_SECONDS, Daemon, Project, summary_lines
 
 
 def test_values_that_are_not_json_raise_naming_them(project: Project) -> None:
@@ -193,6 +194,41 @@ def test_daemon_killed_mid_session(project: Project, own_daemon: Daemon,
     r.stdout.fnmatch_lines(["*ERROR*test_kill.py::test_3_after*"])
     assert own_daemon.socket in r.stdout.str()
     own_daemon.proc.wait()
+
+
+def test_daemon_stopped_mid_session_is_a_test_error_not_a_hang(
+        project: Project, own_daemon: Daemon, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A daemon that stops answering (SIGSTOP) fails the check at its
+    deadline (TOOLSCORE_TIMEOUT, 2 s here) with an error naming the daemon
+    and what to do; the other tests run and the session ends."""
+    monkeypatch.setenv("TOOLSCORE_SOCKET", own_daemon.socket)
+    monkeypatch.setenv("TSPY_DAEMON_PID", str(own_daemon.pid))
+    monkeypatch.setenv("TOOLSCORE_TIMEOUT", "2")
+    project.pt.makepyfile(test_stop="""
+        import os, signal
+        def test_1_before(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+        def test_2_stop():
+            os.kill(int(os.environ["TSPY_DAEMON_PID"]), signal.SIGSTOP)
+        def test_3_after(toolscore_snapshot):
+            toolscore_snapshot([{"tool": "t", "args": {}}])
+        def test_4_plain():
+            pass
+    """)
+    try:
+        start = time.monotonic()
+        r = project.run()
+        took = time.monotonic() - start
+    finally:
+        os.kill(own_daemon.pid, signal.SIGCONT)
+    r.assert_outcomes(passed=3, errors=1)
+    r.stdout.fnmatch_lines(["*ERROR*test_stop.py::test_3_after*"])
+    out = r.stdout.str()
+    assert f"pid {own_daemon.pid}, socket {own_daemon.socket}" in out
+    assert "did not answer check within 2 s" in out
+    assert "TOOLSCORE_TIMEOUT" in out
+    # the check's deadline, then closing the run's: seconds, not a hang
+    assert took < WAIT_SECONDS * 3
 
 
 def test_daemon_restarted_mid_session(project: Project, own_daemon: Daemon,
