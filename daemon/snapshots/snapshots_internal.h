@@ -176,8 +176,8 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
  * entry weighs what its parsed values cost, the price its read was charged
  * or its calls' tree counted, with its file's size and
  * TSD_SNAPCACHE_ENTRY_EXTRA for the packed calls, their text and self
- * score), the store's least recently used dropped first; only small files
- * are kept (the fast path's limit). An entry's values are counted there,
+ * score), one of the store's at random dropped to make room (see
+ * snapcache.c, victim); only small files are kept (the fast path's limit). An entry's values are counted there,
  * not in the memory budget's values (the read's charge is given back once
  * it is kept). Owns its entries' snapshots.
  */
@@ -198,6 +198,7 @@ typedef struct tsd_snapcache {
     tsd_snapcache_entry *buckets[TSD_SNAPCACHE_BUCKETS];
     tsd_snapcache_entry *lru_head, *lru_tail; /* most recently used first */
     size_t count;
+    uint64_t random; /* the state of the choice of entries to drop */
     tsd_snapcache_budget *budget; /* shared; NULL: only the count bounds it */
 } tsd_snapcache;
 
