@@ -22,6 +22,7 @@ worker setting:
 
 Usage: pytest_bench.py --build DIR --socket SOCK --echo SOCK --calls FILE
        [--tests N] [--repeat R] [--workers "0 2 8"] [--syrupy-python PY]
+       [--work DIR]
 (a daemon must answer on --socket, the echo server on --echo).
 """
 
@@ -141,8 +142,11 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--workers", default="0 2 8")
     ap.add_argument("--syrupy-python", default="")
+    ap.add_argument("--work", default=None,
+                    help="where the suites go (left for the caller to remove once the daemon "
+                         "stopped); default: a new temporary directory")
     o = ap.parse_args()
-    base = tempfile.mkdtemp(prefix="tspy-bench-")
+    base = tempfile.mkdtemp(prefix="tspy-bench-", dir=o.work)
     projects = {
         "noop": make_project(base, "noop", NOOP_FIXTURE, TEST, o.tests),
         "floor": make_project(base, "floor", FLOOR_FIXTURE, TEST, o.tests),
@@ -186,7 +190,6 @@ def main() -> None:
                 best[name] = min(best.get(name, t), t)
         fields = " ".join(f"{k}_s={v:.4f}" for k, v in best.items())
         print(f"workers={workers} n={o.tests} {fields}", flush=True)
-    subprocess.run(["rm", "-rf", base])
 
 
 if __name__ == "__main__":

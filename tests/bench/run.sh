@@ -477,7 +477,7 @@ bench_python() {
 	start_echo "$work/py-echo.sock" || { stop_daemon; return 1; }
 	out=$("$py" tests/bench/pytest_bench.py --build "$(cd "$BUILD" && pwd)" --socket "$work/py.sock" \
 		--echo "$work/py-echo.sock" --calls tests/bench/calls10.json --tests "$n" \
-		--repeat "$SHIM_RUNS" --workers "0 2 8" --syrupy-python "$syrupy_py")
+		--repeat "$SHIM_RUNS" --workers "0 2 8" --syrupy-python "$syrupy_py" --work "$work")
 	rc=$?
 	stop_daemon
 	stop_echo
