@@ -80,7 +80,7 @@ int ts_client__timeout_for(const ts_client *c, const char *method);
 struct ts_check_args {
     char *store, *name, *format, *run, *test, *source; /* owned copies, or NULL */
     const struct json_object *actual;                  /* borrowed, or NULL */
-    const void *actual_packed; /* borrowed msgpack, in place of actual */
+    const void *actual_packed;                         /* borrowed msgpack, in place of actual */
     size_t actual_packed_len;
     const struct json_object *weights;
     const struct json_object *rules;

@@ -177,9 +177,10 @@ int tsd_rulescache_get(tsd_rulescache *cache, ts_rules **out, ts_error *err);
  * or its calls' tree counted, with its file's size and
  * TSD_SNAPCACHE_ENTRY_EXTRA for the packed calls, their text and self
  * score), one of the store's at random dropped to make room (see
- * snapcache.c, victim); only small files are kept (the fast path's limit). An entry's values are counted there,
- * not in the memory budget's values (the read's charge is given back once
- * it is kept). Owns its entries' snapshots.
+ * snapcache.c, victim); only small files are kept (the fast path's
+ * limit). An entry's values are counted there, not in the memory budget's
+ * values (the read's charge is given back once it is kept). Owns its
+ * entries' snapshots.
  */
 #define TSD_SNAPCACHE_MAX 16384
 #define TSD_SNAPCACHE_BUCKETS 4096
@@ -198,7 +199,7 @@ typedef struct tsd_snapcache {
     tsd_snapcache_entry *buckets[TSD_SNAPCACHE_BUCKETS];
     tsd_snapcache_entry *lru_head, *lru_tail; /* most recently used first */
     size_t count;
-    uint64_t random; /* the state of the choice of entries to drop */
+    uint64_t random;              /* the state of the choice of entries to drop */
     tsd_snapcache_budget *budget; /* shared; NULL: only the count bounds it */
 } tsd_snapcache;
 
