@@ -78,8 +78,8 @@ int ts_client__timeout_for(const ts_client *c, const char *method);
 
 /* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */
 struct ts_check_args {
-    char *store, *name, *format, *run, *test, *source; /* owned copies, or NULL */
-    const struct json_object *actual;                  /* borrowed, or NULL */
+    char *store, *name, *format, *run, *test, *source, *tsctl; /* owned copies, or NULL */
+    const struct json_object *actual;                          /* borrowed, or NULL */
     const struct json_object *weights;
     const struct json_object *rules;
     double min_score;
