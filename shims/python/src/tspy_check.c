@@ -31,6 +31,7 @@ int tspy_check_call(ts_client *c, const tspy_check_params *p, struct json_object
     ts_check_args_set_rules(a, p->rules);
     ts_check_args_set_width(a, p->width);
     ts_check_args_set_json_diff(a, p->json_diff);
+    ts_check_args_set_tsctl(a, p->tsctl);
     rc = ts_client_check(c, a, result, err);
     ts_check_args_free(a);
     return rc;

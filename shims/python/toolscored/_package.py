@@ -81,6 +81,54 @@ def drop_pytest_pycs() -> None:
             pass  # another process removed it, or the directory is read-only
 
 
+def console_script(name: str) -> Optional[str]:
+    """The absolute path of the console script ``name`` that pip installed
+    with this package, read from the distribution's RECORD (so whatever the
+    install scheme: a venv's ``bin/``, ``~/.local/bin``), or None (a copy
+    without one: ``make install``, the build tree)."""
+    try:
+        from importlib import metadata
+    except ImportError:  # pragma: no cover - Python 3.9 has it
+        return None
+    try:
+        for dist in metadata.distributions(path=[os.path.dirname(PACKAGE_DIR)]):
+            if (dist.metadata["Name"] or "").lower() != "toolscored":
+                continue
+            for f in dist.files or []:
+                if f.name == name and tuple(f.parts[:2]) != ("toolscored", "bin"):
+                    return os.path.normpath(str(dist.locate_file(f)))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def tsctl_command(path: Optional[str] = None) -> Optional[str]:
+    """How this package's user runs its tsctl, as shell text, for the
+    commands the checks print (``tsctl accept 'NAME'``): None when ``tsctl``
+    on PATH (``path``, else $PATH) is this package's console script (an
+    activated venv), or there is no console script (a system install,
+    whose tsctl is on PATH); else the console script's absolute path,
+    quoted for a shell, so that the printed command pastes into a shell
+    where the venv is not activated (IDEs and CI run
+    ``.venv/bin/python -m pytest``)."""
+    import shlex
+    import shutil
+
+    script = console_script("tsctl")
+    if script is None:
+        return None
+    found = shutil.which("tsctl", path=path)
+    if found is not None:
+        try:
+            if os.path.samefile(found, script):
+                return None
+        except OSError:
+            pass
+    if not script.isprintable():
+        return None  # it would not show as itself: the daemon prints "tsctl"
+    return shlex.quote(script)
+
+
 def _exec(name: str) -> NoReturn:
     path = os.path.join(BIN_DIR, name)
     try:
