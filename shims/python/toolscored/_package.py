@@ -59,6 +59,16 @@ def native_problem() -> Optional[str]:
     return _problem
 
 
+def require_native() -> None:
+    """Raise ImportError with native_problem()'s one line when the C
+    extension does not load: the modules that need it (toolscored.api,
+    toolscored.snapshots, toolscored.plugin) call it before importing it,
+    so that importing them directly says what is wrong and what to do."""
+    problem = native_problem()
+    if problem is not None:
+        raise ImportError(problem)
+
+
 def missing(name: str, api: List[str]) -> NoReturn:
     """The package's attributes when the C extension does not load: its
     API names raise ImportError with the one line of native_problem()."""

@@ -11,7 +11,11 @@ import os
 import warnings
 from typing import Any, Dict, Mapping, Optional
 
-from . import _native, _package
+from . import _package
+
+_package.require_native()
+
+from . import _native  # noqa: E402 - after the check above
 from ._errors import (SnapshotError, SnapshotMismatchError, SnapshotMissingInCIError,
                       SnapshotPendingInCIError, SnapshotWarning)
 from .result import EvaluationResult
