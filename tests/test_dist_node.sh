@@ -156,4 +156,10 @@ has "toolscored not found: TOOLSCORED is not set, the platform package $PLATFORM
 t 127 inp npx tsctl --version
 same "$ERR" "tsctl: tsctl not found: the platform package $PLATFORM is not installed (npm installs it with toolscored, as an optional dependency, unless optional dependencies are omitted or no package exists for this platform), and PATH has no tsctl (reinstall toolscored)" "npx tsctl without the platform package"
 mv "$WORK/platform.moved" "$P/node_modules/$PLATFORM"
+
+# ---- npm uninstall of both packages leaves nothing of them -------------------
+t 0 inp npm uninstall --no-audit --no-fund --prefer-offline --loglevel=error toolscored "$PLATFORM"
+CHECKS=$((CHECKS + 1))
+left=$(cd "$P" && ls -d node_modules/toolscored* node_modules/.bin/tsctl node_modules/.bin/toolscored 2>/dev/null)
+[ -z "$left" ] || fail "npm uninstall left: $left"
 finish
