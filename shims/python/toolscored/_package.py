@@ -15,6 +15,7 @@ import glob
 import importlib
 import importlib.machinery
 import os
+import pathlib
 import platform
 import sys
 from typing import List, NoReturn, Optional
@@ -100,10 +101,12 @@ def console_script(name: str) -> Optional[str]:
         from importlib import metadata
     except ImportError:  # pragma: no cover - Python 3.9 has it
         return None
+    site = os.path.dirname(PACKAGE_DIR)
     try:
-        for dist in metadata.distributions(path=[os.path.dirname(PACKAGE_DIR)]):
-            if (dist.metadata["Name"] or "").lower() != "toolscored":
-                continue
+        # (its own .dist-info only: reading every distribution's metadata
+        # costs each test process time in a large site)
+        for info in glob.glob(os.path.join(glob.escape(site), "toolscored-*.dist-info")):
+            dist = metadata.PathDistribution(pathlib.Path(info))
             for f in dist.files or []:
                 if f.name == name and tuple(f.parts[:2]) != ("toolscored", "bin"):
                     return os.path.normpath(str(dist.locate_file(f)))
