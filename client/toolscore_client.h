@@ -301,6 +301,11 @@ int ts_check_args_set_test(ts_check_args *a, const char *test); /* test claiming
 /* What makes the check ("tsctl", "vitest", ...: the snapshot file's source
  * when it writes one); NULL: "pytest". */
 int ts_check_args_set_source(ts_check_args *a, const char *source);
+/* How the caller's user runs tsctl, as shell text ("npx tsctl", a venv's
+ * "/p/.venv/bin/tsctl"): the commands the check's texts print start with
+ * it instead of "tsctl", so they paste into a shell where tsctl is not on
+ * PATH; NULL: "tsctl". */
+int ts_check_args_set_tsctl(ts_check_args *a, const char *tsctl);
 int ts_check_args_set_color(ts_check_args *a, bool color); /* ANSI colours in the report */
 /* The report's width in terminal columns (a caller passes its terminal's:
  * COLUMNS, else the tty's width, else 100); 0: the daemon's default (100);

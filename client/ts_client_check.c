@@ -72,7 +72,7 @@ static bool min_score_given(const ts_check_args *a)
  * The params of check, in the order the typed helpers have always sent
  * them (they were a json-c object packed in insertion order, then actual):
  * store, name, format, min_score (a float), weights, strict, ci, update,
- * allow_pending, run, test, source, color, width, json_diff, rules, actual, each
+ * allow_pending, run, test, source, tsctl, color, width, json_diff, rules, actual, each
  * member other than store, name and actual only when not at its default
  * (format "auto", min_score 1.0, false, NULL, width 0, json_diff true).
  * Fewer members are less work on both ends of every replay.
@@ -91,8 +91,8 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
                  {"allow_pending", a->allow_pending}};
     size_t n = 3 + format_given(a) + min_score_given(a) + (a->weights != NULL) + a->strict + a->ci +
                a->update + a->allow_pending + (a->run != NULL) + (a->test != NULL) +
-               (a->source != NULL) + a->color + (a->width != 0) + a->no_json_diff +
-               (a->rules != NULL);
+               (a->source != NULL) + (a->tsctl != NULL) + a->color + (a->width != 0) +
+               a->no_json_diff + (a->rules != NULL);
 
     ts_wire_pack_map(w, n, err);
     pack_string_member(w, "store", r->store, err);
@@ -114,6 +114,8 @@ static int pack_check_params(ts_wire_writer *w, const void *arg, ts_error *err)
         pack_string_member(w, "test", a->test, err);
     if (a->source != NULL)
         pack_string_member(w, "source", a->source, err);
+    if (a->tsctl != NULL)
+        pack_string_member(w, "tsctl", a->tsctl, err);
     if (a->color)
         pack_bool_member(w, "color", true, err);
     if (a->width != 0) {

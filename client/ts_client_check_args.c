@@ -28,6 +28,7 @@ void ts_check_args_free(ts_check_args *a)
     free(a->run);
     free(a->test);
     free(a->source);
+    free(a->tsctl);
     free(a);
 }
 
@@ -143,6 +144,11 @@ int ts_check_args_set_test(ts_check_args *a, const char *test)
 int ts_check_args_set_source(ts_check_args *a, const char *source)
 {
     return set_string(a, &a->source, source);
+}
+
+int ts_check_args_set_tsctl(ts_check_args *a, const char *tsctl)
+{
+    return set_string(a, &a->tsctl, tsctl);
 }
 
 int ts_check_args_set_color(ts_check_args *a, bool color)

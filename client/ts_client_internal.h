@@ -78,9 +78,9 @@ int ts_client__timeout_for(const ts_client *c, const char *method);
 
 /* The arguments of a check (ts_client_check_args.c; toolscore_client.h). */
 struct ts_check_args {
-    char *store, *name, *format, *run, *test, *source; /* owned copies, or NULL */
-    const struct json_object *actual;                  /* borrowed, or NULL */
-    const void *actual_packed;                         /* borrowed msgpack, in place of actual */
+    char *store, *name, *format, *run, *test, *source, *tsctl; /* owned copies, or NULL */
+    const struct json_object *actual;                          /* borrowed, or NULL */
+    const void *actual_packed; /* borrowed msgpack, in place of actual */
     size_t actual_packed_len;
     const struct json_object *weights;
     const struct json_object *rules;

@@ -271,6 +271,75 @@ START_TEST(commands_name_the_snapshot_quoted)
 }
 END_TEST
 
+/* A client whose user runs tsctl otherwise (npx, a venv not activated)
+ * gets every printed command starting with its own words. */
+START_TEST(commands_start_with_the_clients_tsctl)
+{
+    ts_snapshot *pending = snapshot_of("p", "ab", false);
+    ts_snapshot *approved = snapshot_of("p", "ab", true);
+    struct json_object *other = util_calls_of_letters("ba");
+    ts_score_options opt;
+    ts_score_result score;
+    ts_check_input in;
+    ts_check_decision d;
+    ts_buf b;
+    char *msg;
+
+    ts_score_options_default(&opt);
+    ts_check_input_init(&in, "p", &opt);
+    in.tsctl = "'/my venv/bin/tsctl'";
+    in.calls = other;
+    in.state = TS_CHECK_MISSING;
+    ts_check_decide(&in, &d);
+    msg = ts_check_message(&in, &d);
+    ck_assert_str_eq(msg, "snapshot 'p' created - review it, then approve with "
+                          "`'/my venv/bin/tsctl' approve 'p'`");
+    free(msg);
+
+    in.tsctl = "npx tsctl";
+    in.state = TS_CHECK_UNAPPROVED;
+    in.snapshot = pending;
+    ts_check_decide(&in, &d);
+    msg = ts_check_message(&in, &d);
+    ck_assert_str_eq(msg, "snapshot 'p' pending approval; the calls observed now differ from "
+                          "the recording - `npx tsctl accept 'p'` records them");
+    free(msg);
+    in.ci = true;
+    ts_check_decide(&in, &d);
+    msg = ts_check_message(&in, &d);
+    ck_assert_ptr_nonnull(strstr(msg, "Accept it locally with `npx tsctl accept 'p'` (or review "
+                                      "everything with `npx tsctl review`)."));
+    free(msg);
+    in.state = TS_CHECK_MISSING;
+    in.snapshot = NULL;
+    ts_check_decide(&in, &d);
+    msg = ts_check_message(&in, &d);
+    ck_assert_ptr_nonnull(strstr(msg, "then accept it with `npx tsctl accept 'p'` (or review "
+                                      "everything with `npx tsctl review`)."));
+    free(msg);
+
+    in.ci = false;
+    in.state = TS_CHECK_APPROVED;
+    in.snapshot = approved;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(ts_check_evaluate(&in, &score, NULL, NULL), 0);
+    in.score = &score;
+    ts_check_decide(&in, &d);
+    ck_assert_int_eq(d.outcome, TS_CHECK_FAILED);
+    ts_buf_init(&b, TS_BUF_UNLIMITED);
+    ck_assert_int_eq(ts_check_next_steps(&in, &d, &b), 0);
+    ck_assert_str_eq(b.data, "To accept the observed calls:\n"
+                             "  npx tsctl accept 'p'\n"
+                             "To review everything:\n"
+                             "  npx tsctl review\n");
+    ts_buf_free(&b);
+    ts_score_result_free(&score);
+    json_object_put(other);
+    ts_snapshot_free(pending);
+    ts_snapshot_free(approved);
+}
+END_TEST
+
 START_TEST(update_reads_then_overwrites)
 {
     ts_snapshot *pending = snapshot_of("u", "ab", false);
@@ -635,6 +704,7 @@ int main(void)
     tcase_add_test(tc, pending_is_never_evaluated);
     tcase_add_test(tc, approved_passes_or_fails_by_score);
     tcase_add_test(tc, commands_name_the_snapshot_quoted);
+    tcase_add_test(tc, commands_start_with_the_clients_tsctl);
     tcase_add_test(tc, update_reads_then_overwrites);
     tcase_add_test(tc, update_of_approved_calls_writes_nothing);
     tcase_add_test(tc, pending_with_the_recorded_calls_drops_the_observation);

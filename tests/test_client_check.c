@@ -344,6 +344,10 @@ static int tree_check_frame(ts_buf *out, uint64_t id, const ts_check_args *a, co
         json_object_object_add(p, "run", json_object_new_string(a->run));
     if (a->test != NULL)
         json_object_object_add(p, "test", json_object_new_string(a->test));
+    if (a->source != NULL)
+        json_object_object_add(p, "source", json_object_new_string(a->source));
+    if (a->tsctl != NULL)
+        json_object_object_add(p, "tsctl", json_object_new_string(a->tsctl));
     if (a->color)
         json_object_object_add(p, "color", json_object_new_boolean(1));
     if (a->width != 0)
@@ -435,7 +439,11 @@ START_TEST(check_request_bytes_unchanged)
     ts_check_args_set_color(a, true);
     ts_check_args_set_width(a, 132);
     ts_check_args_set_json_diff(a, false);
+    ts_check_args_set_source(a, "vitest");
+    ts_check_args_set_tsctl(a, "'/home/user/my project/.venv/bin/tsctl'");
     same_check_bytes(a, "/home/user/my project/.toolscore/snapshots", 7, 0, "everything");
+    ts_check_args_set_source(a, NULL);
+    ts_check_args_set_tsctl(a, NULL);
     ts_check_args_set_width(a, 65535); /* the widest: a uint16 in msgpack */
     same_check_bytes(a, "/s", 7, 0, "widest report");
     ts_check_args_set_rules(a, rules);

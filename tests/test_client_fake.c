@@ -607,6 +607,7 @@ START_TEST(typed_helpers_send_documented_params)
                       defaults[i]);
     ck_assert(!json_object_object_get_ex(e->params, "width", NULL));
     ck_assert(!json_object_object_get_ex(e->params, "json_diff", NULL));
+    ck_assert(!json_object_object_get_ex(e->params, "tsctl", NULL));
     /* and every other value is sent as given */
     ts_check_args_set_format(a, "openai");
     ts_check_args_set_min_score(a, 0.5);
@@ -616,9 +617,11 @@ START_TEST(typed_helpers_send_documented_params)
     ts_check_args_set_color(a, true);
     ts_check_args_set_width(a, 80);
     ts_check_args_set_json_diff(a, false);
+    ts_check_args_set_tsctl(a, "npx tsctl");
     ck_assert_int_eq(ts_client_check(c, a, &res, &err), 0);
     json_object_put(res);
     e = fake_last(&f, "check");
+    ck_assert_str_eq(json_object_get_string(fake_param(e, "tsctl")), "npx tsctl");
     ck_assert(json_object_is_type(fake_param(e, "width"), json_type_int));
     ck_assert_int_eq(json_object_get_int64(fake_param(e, "width")), 80);
     ck_assert(json_object_is_type(fake_param(e, "json_diff"), json_type_boolean));

@@ -427,6 +427,59 @@ START_TEST(the_source_of_a_check)
 }
 END_TEST
 
+/* A check's "tsctl" starts every command its texts print (the message,
+ * the failure's last lines); the run's record keeps the report alone. Text
+ * that would not show as itself, or none, is refused. */
+START_TEST(the_tsctl_of_a_check)
+{
+    struct json_object *p, *r;
+    char *hidden;
+
+    start();
+    p = check_params("n", CALLS_A, false);
+    json_object_object_add(p, "tsctl", json_object_new_string("npx tsctl"));
+    r = tdaemon_ok(conn, "check", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "CREATED");
+    ck_assert_ptr_nonnull(strstr(tstr(r, "message"), "then approve with `npx tsctl approve 'n'`"));
+    json_object_put(r);
+    json_object_put(p);
+    call_ok("approve", names_params("n"));
+    p = check_params("n", CALLS_B, false);
+    json_object_object_add(p, "tsctl", json_object_new_string("'/p/my venv/bin/tsctl'"));
+    r = tdaemon_ok(conn, "check", p);
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    ck_assert_ptr_nonnull(strstr(tstr(r, "report"), "\nTo accept the observed calls:\n"
+                                                    "  '/p/my venv/bin/tsctl' accept 'n'\n"
+                                                    "To review everything:\n"
+                                                    "  '/p/my venv/bin/tsctl' review\n"));
+    json_object_put(r);
+    json_object_put(p);
+    /* without one: tsctl */
+    p = check_params("n", CALLS_B, false);
+    r = tdaemon_ok(conn, "check", p);
+    ck_assert_ptr_nonnull(strstr(tstr(r, "report"), "\n  tsctl accept 'n'\n"));
+    json_object_put(r);
+    json_object_put(p);
+    const char *bad[] = {"", "tsctl\n; rm -rf ~", "\x1b[2Jtsctl"};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        p = check_params("n", CALLS_B, false);
+        json_object_object_add(p, "tsctl", json_object_new_string(bad[i]));
+        refused("check", p, "invalid_argument");
+    }
+    hidden = calloc(1, 5000);
+    ck_assert_ptr_nonnull(hidden);
+    memset(hidden, 'x', 4999);
+    p = check_params("n", CALLS_B, false);
+    json_object_object_add(p, "tsctl", json_object_new_string(hidden));
+    refused("check", p, "invalid_argument");
+    free(hidden);
+    p = check_params("n", CALLS_B, false);
+    json_object_object_add(p, "tsctl", json_object_new_int(3));
+    refused("check", p, "invalid_argument");
+    stop();
+}
+END_TEST
+
 START_TEST(bad_params)
 {
     struct json_object *p;
@@ -501,6 +554,7 @@ int main(void)
     tcase_add_test(tc, diff_is_the_checks_report);
     tcase_add_test(tc, bad_params);
     tcase_add_test(tc, the_source_of_a_check);
+    tcase_add_test(tc, the_tsctl_of_a_check);
     tcase_add_test(tc, state_dir_refused_at_start);
     suite_add_tcase(s, tc);
     return util_run_suite(s);

@@ -7,7 +7,9 @@
 # runners from its lock file and the two tarballs, and records, approves
 # (`npx tsctl approve --all`), replays and drifts with Vitest on 3 workers
 # and with Jest, served by the platform package's daemon, with PATH free of
-# the build and of any installed toolscored; a missing, non-executable or
+# the build and of any installed toolscored, and the failure's accept
+# command (`npx tsctl accept '...'`) pasted into a shell accepts the drift;
+# a missing, non-executable or
 # mismatched platform package and $TOOLSCORED pointing at nothing each say
 # in one line what was tried.
 . "$(dirname "$0")/tsctl_helpers.sh"
@@ -111,6 +113,15 @@ for runner in vitest jest; do
 	summary "toolscore: 3 passed, 1 failed"
 	case "$OUT$ERR" in *"Expected vs Actual Tool Calls"*) ;; *) fail "$runner: no drift report" ;; esac
 	case "$OUT$ERR" in *"CJS build of Vite's Node API is deprecated"*) fail "Vite warned about its CommonJS API" ;; esac
+	# the accept command it prints, pasted into a shell in the project, accepts it
+	line=$(paste_line "$OUT$ERR" "To accept the observed calls:")
+	case "$line" in "npx tsctl accept '"*) ;; *) fail "$runner: the accept command: $line" ;; esac
+	t 0 inp bash -c "$line"
+	out_has "Accepted 1 snapshot(s)."
+	AGENT_DRIFT=1 t 0 $runner
+	summary "toolscore: 4 passed"
+	TOOLSCORE_RECORD_UPDATE=1 t 0 $runner
+	summary "toolscore: 1 updated, 3 unchanged"
 done
 t 0 inp npx tsctl --version
 same "$OUT" "tsctl $VERSION" "npx tsctl --version"
@@ -145,4 +156,10 @@ has "toolscored not found: TOOLSCORED is not set, the platform package $PLATFORM
 t 127 inp npx tsctl --version
 same "$ERR" "tsctl: tsctl not found: the platform package $PLATFORM is not installed (npm installs it with toolscored, as an optional dependency, unless optional dependencies are omitted or no package exists for this platform), and PATH has no tsctl (reinstall toolscored)" "npx tsctl without the platform package"
 mv "$WORK/platform.moved" "$P/node_modules/$PLATFORM"
+
+# ---- npm uninstall of both packages leaves nothing of them -------------------
+t 0 inp npm uninstall --no-audit --no-fund --prefer-offline --loglevel=error toolscored "$PLATFORM"
+CHECKS=$((CHECKS + 1))
+left=$(cd "$P" && ls -d node_modules/toolscored* node_modules/.bin/tsctl node_modules/.bin/toolscored 2>/dev/null)
+[ -z "$left" ] || fail "npm uninstall left: $left"
 finish

@@ -89,6 +89,12 @@ if [ "$WTAG" != "$TAG" ]; then
 	err_has "install toolscored for this Python (pip install the wheel made for it, or the sdist, into this environment)"
 	t 1 env PYTHONPATH="$WORK/forced" "$VENV_PY" -c 'from toolscored import SnapshotStore'
 	err_has "ImportError: toolscored $VERSION in $WORK/forced/toolscored was built for another Python"
+	# and so do the modules a migrating user imports (toolscored.snapshots
+	# for toolscore.snapshots)
+	for mod in toolscored.snapshots toolscored.api; do
+		t 1 env PYTHONPATH="$WORK/forced" "$VENV_PY" -c "import $mod"
+		err_has "ImportError: toolscored $VERSION in $WORK/forced/toolscored was built for another Python"
+	done
 else
 	echo "$NAME: this Python is the wheel's ($TAG): the refusal of another Python's wheel is not tested here"
 fi

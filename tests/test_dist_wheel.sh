@@ -6,7 +6,8 @@
 # --no-index; the plugin's own tests pass there, served by the package's own
 # daemon; a project records, approves (the venv's tsctl), replays and
 # drifts under `python -m pytest -n 2` from a venv that is not activated,
-# with PATH free of the build and of any installed toolscored; bad
+# with PATH free of the build and of any installed toolscored, and the
+# accept command the failure prints, pasted into a shell, accepts it; bad
 # installations say in one line what is wrong; pip uninstall leaves nothing.
 . "$(dirname "$0")/tsctl_helpers.sh"
 . "$(dirname "$0")/dist/lib.sh"
@@ -38,7 +39,16 @@ VENV="$WORK/venv"
 make_venv "$PY" "$VENV" "$S/tests/dist/requirements-pytest-current.txt" || finish
 SITE=$("$VENV_PY" -c 'import sysconfig; print(sysconfig.get_paths()["platlib"])')
 venv_files "$VENV" >"$WORK/before"
-t 0 "$VENV_PY" -m pip install --no-index "$WHEEL" || finish
+# as the README says: --find-links over dist/ takes this Python's wheel, also
+# beside another interpreter's wheel and the sdist (nothing is built)
+mkdir "$WORK/links"
+cp "$WHEEL" "$(dist_file "toolscored-$VERSION.tar.gz")" "$WORK/links/"
+OTHER=cp39
+[ "$TAG" = cp39 ] && OTHER=cp310
+cp "$WHEEL" "$WORK/links/$(basename "$WHEEL" | sed "s/-$TAG-$TAG-/-$OTHER-$OTHER-/")"
+t 0 "$VENV_PY" -m pip install --no-index --find-links "$WORK/links" toolscored || finish
+out_has "$(basename "$WHEEL")"
+out_lacks "Building wheel"
 trap 'stop_autostarted "$VENV/bin/tsctl"; cleanup' EXIT
 t 0 "$VENV/bin/tsctl" --version && same "$OUT" "tsctl $VERSION" "the console script tsctl"
 t 0 "$VENV/bin/toolscored" --version && same "$OUT" "toolscored $VERSION" "the console script toolscored"
@@ -69,6 +79,8 @@ git -C "$P" init -q
 pyt() { (cd "$P" && env PATH="$CLEAN_PATH" "$VENV_PY" -m pytest -n 2 "$@"); }
 t 0 pyt
 out_has "toolscore: 4 snapshots created (pending approval)"
+# the commands it prints name the venv's tsctl, which PATH has not
+out_has "then approve with \`$VENV/bin/tsctl approve 'test_agent.py::test_books_a_flight[NYC]'\`"
 same "$(served_by "$VENV/bin/tsctl")" "$(realpath "$SITE/toolscored/bin/toolscored")" "the auto-started daemon"
 t 0 sh -c "cd '$P' && PATH='$CLEAN_PATH' '$VENV/bin/tsctl' approve --all"
 out_has "Approved 4 snapshot(s)."
@@ -79,6 +91,15 @@ out_has "toolscore: 3 passed, 1 failed"
 out_has "Expected vs Actual Tool Calls"
 out_has "destination: \"LA\" → \"SFO\""
 out_lacks "Traceback"
+# the accept command, pasted into a shell whose PATH has no tsctl, accepts it
+line=$(paste_line "$OUT" "To accept the observed calls:")
+same "$line" "$VENV/bin/tsctl accept 'test_agent.py::test_books_a_flight[LA]'" "the accept command"
+t 0 env -C "$P" PATH="$CLEAN_PATH" bash -c "$line"
+out_has "Accepted 'test_agent.py::test_books_a_flight[LA]'"
+AGENT_DRIFT=1 t 0 pyt
+out_has "toolscore: 4 passed"
+TOOLSCORE_RECORD_UPDATE=1 t 0 pyt
+out_has "toolscore: 1 updated, 3 unchanged"
 # the venv's own pytest script, too (one with pytest installed in it)
 if [ -x "$VENV/bin/pytest" ]; then
 	t 0 sh -c "cd '$P' && PATH='$CLEAN_PATH' '$VENV/bin/pytest' -q"

@@ -77,7 +77,7 @@ t 0 vitest
 one_summary "toolscore: 6 snapshots created (pending approval)"
 all_has "toolscore: snapshots in $VSTORE (\$TOOLSCORE_DIR; not created yet)"
 all_has "snapshot 'tests/booking.test.js::booking > books a flight' created: $VSTORE/tests__booking.test.js__booking______books__a__flight-"
-all_has ".json - review it, then approve with \`tsctl approve 'tests/booking.test.js::booking > books a flight'\`"
+all_has ".json - review it, then approve with \`npx tsctl approve 'tests/booking.test.js::booking > books a flight'\`"
 all_has "snapshot 'tests/booking.test.js::booking > two checks in one test-2' created"
 t 0 "$TSCTL" --dir "$VSTORE" snapshots list
 out_has "tests/agents.test.js::refunds an order"
@@ -104,8 +104,9 @@ all_has "Expected vs Actual Tool Calls"
 all_has '  calls[0] searchFlights  args.to: "NYC" → "LA"'
 all_has "score 0.95 < 1.00 required"
 # the failure names the snapshot before its table and ends with the commands
-# that accept it and review everything; the accept command, pasted into bash
-# and then zsh, accepts exactly that snapshot (its name holds '>', which
+# that accept it and review everything, through npx (node_modules/.bin is
+# on no shell's PATH); the accept command, pasted into bash and then zsh in
+# the project, accepts exactly that snapshot (its name holds '>', which
 # unquoted redirects) and makes no file
 drifted="snapshot 'tests/booking.test.js::booking > books a flight' drifted from its approved baseline"
 named_first() {
@@ -117,15 +118,16 @@ named_first() {
 named_first "$drifted" "Expected vs Actual Tool Calls"
 all_has "To review everything:"
 line=$(paste_line "$OUT$ERR" "To accept the observed calls:")
-same "$line" "tsctl accept 'tests/booking.test.js::booking > books a flight'" "the accept command"
+same "$line" "npx tsctl accept 'tests/booking.test.js::booking > books a flight'" "the accept command"
+all_has "  npx tsctl review"
 export TOOLSCORE_DIR="$VSTORE"
-paste_into bash "$line"
+paste_into bash "$line" "$VDIR"
 same "$PASTE_RC" 0 "bash: $line"
 t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
 out_has '"to": "LA"'
 t 1 vitest tests/booking.test.js
 all_has "$drifted"
-paste_into zsh "$(paste_line "$OUT$ERR" "To accept the observed calls:")"
+paste_into zsh "$(paste_line "$OUT$ERR" "To accept the observed calls:")" "$VDIR"
 same "$PASTE_RC" 0 "zsh: $line"
 t 0 stored "$VSTORE" "tests/booking.test.js::booking > books a flight"
 out_has '"to": "NYC"'
@@ -215,7 +217,7 @@ one_summary "toolscore: 5 passed, 1 failed"
 all_has '  calls[0] lookupOrder  args.id: "A-1" → "B-2"'
 named_first "snapshot 'tests/orders.test.js::orders looks up an order' drifted" "Expected vs Actual Tool Calls"
 same "$(paste_line "$OUT$ERR" "To accept the observed calls:")" \
-	"tsctl accept 'tests/orders.test.js::orders looks up an order'" "Jest's accept command"
+	"npx tsctl accept 'tests/orders.test.js::orders looks up an order'" "Jest's accept command"
 AGENT_DRIFT=1 t 0 jest -u
 one_summary "toolscore: 1 updated, 5 unchanged"
 all_lacks "its calls are already the approved ones"

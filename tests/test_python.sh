@@ -31,6 +31,10 @@ export PYTHONDONTWRITEBYTECODE=1
 unset PYTEST_ADDOPTS PYTEST_PLUGINS
 tmp=$(mktemp -d /tmp/tspy-tests.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-exec "$PY" -m pytest -q -p no:cacheprovider --basetemp="$tmp/base" \
+trap 'exit 130' INT TERM
+# not exec: the trap removes the directory once pytest is done
+rc=0
+"$PY" -m pytest -q -p no:cacheprovider --basetemp="$tmp/base" \
 	-o cache_dir="$tmp/cache" "${TS_SOURCE_DIR:-.}/shims/python/tests${TSPY_TESTS:+/$TSPY_TESTS}" \
-	${TS_PYTEST_ARGS:-}
+	${TS_PYTEST_ARGS:-} || rc=$?
+exit "$rc"

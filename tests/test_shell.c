@@ -145,6 +145,21 @@ START_TEST(the_forms)
 }
 END_TEST
 
+/* What ts_shell_quote writes between plain single quotes shows as itself. */
+START_TEST(text_that_shows_as_itself)
+{
+    ck_assert(ts_shell_shows("npx tsctl", 9));
+    ck_assert(
+        ts_shell_shows("'/p/my venv/bin/tsctl' \u2708", strlen("'/p/my venv/bin/tsctl' \u2708")));
+    ck_assert(ts_shell_shows("", 0));
+    ck_assert(!ts_shell_shows("a\nb", 3));
+    ck_assert(!ts_shell_shows("x\x1b[2J", 6));
+    ck_assert(!ts_shell_shows("bidi \xe2\x80\xae", 8));
+    ck_assert(!ts_shell_shows("bad \xff", 5));
+    ck_assert(!ts_shell_shows("nul\0x", 5));
+}
+END_TEST
+
 START_TEST(a_command_with_a_name)
 {
     ts_buf b;
@@ -168,6 +183,7 @@ int main(void)
     tcase_add_loop_test(tc, hostile_names_read_back_exactly, 0,
                         (int)(sizeof(hostile) / sizeof(hostile[0])));
     tcase_add_test(tc, the_forms);
+    tcase_add_test(tc, text_that_shows_as_itself);
     tcase_add_test(tc, a_command_with_a_name);
     suite_add_tcase(s, tc);
     return util_run_suite(s);

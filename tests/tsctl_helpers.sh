@@ -229,29 +229,33 @@ PY
 	chmod +x "$WORK/py"
 }
 
-# paste_line SHELL TEXT LABEL: the line of TEXT that follows a line ending
-# in LABEL (the command a failure prints under "To accept the observed
-# calls:"), from its "tsctl " on (a runner's prefix, pytest's "E   ", cut).
+# paste_line TEXT LABEL: the line of TEXT that follows a line ending in
+# LABEL (the command a failure prints under "To accept the observed
+# calls:"), as a person copies it: its indentation and a runner's prefix
+# (pytest's "E   ") cut.
 paste_line() {
-	printf '%s\n' "$1" | awk -v label="$2" 'found { i = index($0, "tsctl "); if (i) print substr($0, i); exit }
+	printf '%s\n' "$1" | awk -v label="$2" 'found { sub(/^(E )?[ \t]*/, ""); print; exit }
 		{ n = length(label); if (n && substr($0, length($0) - n + 1) == label) found = 1 }'
 }
 
-# paste_into SHELL LINE: LINE typed (pasted) into an interactive SHELL (bash
-# -i or zsh -i: history expansion on), in an empty directory, with tsctl on
-# PATH and TOOLSCORE_SOCKET / TOOLSCORE_DIR as exported by the caller. The
-# shell's status is $PASTE_RC; a file the line made in the directory (a
+# paste_into SHELL LINE [WHERE]: LINE typed (pasted) into an interactive
+# SHELL (bash -i or zsh -i: history expansion on), in an empty directory
+# made in WHERE (default $WORK; a Node project, for `npx tsctl`), with tsctl
+# on PATH and TOOLSCORE_SOCKET / TOOLSCORE_DIR as exported by the caller.
+# The shell's status is $PASTE_RC; a file the line made in the directory (a
 # redirection, a glob, an injection) fails the check.
 paste_into() {
 	CHECKS=$((CHECKS + 1))
-	rm -rf "$WORK/paste" "$WORK/home"
-	mkdir "$WORK/paste" "$WORK/home"
+	pdir="${3:-$WORK}/.paste"
+	rm -rf "$pdir" "$WORK/home"
+	mkdir "$pdir" "$WORK/home"
 	: >"$WORK/home/.zshrc"
-	(cd "$WORK/paste" && printf '%s\n' "$2" |
+	(cd "$pdir" && printf '%s\n' "$2" |
 		env HOME="$WORK/home" HISTFILE=/dev/null PATH="$TS_BUILD_DIR:$PATH" "$1" -i \
 			>"$WORK/paste.out" 2>&1)
 	PASTE_RC=$?
-	stray=$(ls -A "$WORK/paste")
+	stray=$(ls -A "$pdir")
+	rm -rf "$pdir"
 	[ -z "$stray" ] && return 0
 	fail "pasting into $1 made files: $stray (line: $2)"
 	return 1

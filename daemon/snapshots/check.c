@@ -63,6 +63,7 @@ typedef struct check_request {
     const char *run;
     const char *test;
     const char *source;         /* the written snapshot's source ("pytest" when not given) */
+    const char *tsctl;          /* how the client's user runs tsctl (NULL: "tsctl") */
     struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
     ts_rules *rules;            /* the "rules" param compiled, or NULL */
     ts_score_options score;
@@ -115,6 +116,19 @@ typedef struct check_job {
     ts_error keep_err;
 } check_job;
 
+/* The longest "tsctl" param: a path (PATH_MAX) and a few words. */
+#define TSCTL_MAX 4200
+
+/* Whether a "tsctl" param is printable into the check's texts: not empty,
+ * not too long, and every character showing as itself (a control
+ * character would reach the user's terminal). */
+static bool tsctl_valid(const char *tsctl)
+{
+    size_t len = strlen(tsctl);
+
+    return len > 0 && len <= TSCTL_MAX && ts_shell_shows(tsctl, len);
+}
+
 /* The params of a check. raw: "actual" is still bytes (decoded later). */
 static int parse_check(const struct json_object *params, bool raw, check_request *rq, ts_error *err)
 {
@@ -151,6 +165,12 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     else if (tsd_params_error(&p) == 0 && !ts_snapshot_source_known(rq->source))
         tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
                                          "'source' must be one of " TS_SNAPSHOT_SOURCES));
+    rq->tsctl = tsd_params_string(&p, "tsctl", false);
+    if (rq->tsctl != NULL && tsd_params_error(&p) == 0 && !tsctl_valid(rq->tsctl))
+        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                                         "'tsctl' must be the command that runs tsctl, 1 to %d "
+                                         "bytes that show as themselves on a terminal",
+                                         TSCTL_MAX));
     rules = tsd_params_object(&p, "rules");
     if (rules != NULL && tsd_params_error(&p) == 0)
         tsd_params_fail(&p, ts_rules_from_json(rules, "rules", &rq->rules, err));
@@ -227,6 +247,7 @@ static void check_input(const check_request *rq, const char *file, const ts_rule
     in->update = rq->update;
     in->allow_pending = rq->allow_pending;
     in->calls = calls;
+    in->tsctl = rq->tsctl;
 }
 
 /*

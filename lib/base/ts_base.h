@@ -175,6 +175,10 @@ int ts_fd_write_all(int fd, const void *data, size_t len);
 /* Append s[0..len) quoted. 0, or out's error. */
 int ts_shell_quote(ts_buf *out, const char *s, size_t len);
 
+/* Whether s[0..len) is valid UTF-8 whose every character shows as itself
+ * on a terminal (what ts_shell_quote puts between plain single quotes). */
+bool ts_shell_shows(const char *s, size_t len);
+
 /* Append "COMMAND 'WORD'" (command as it is, word quoted; "COMMAND --
  * '-WORD'" when the word starts with '-', which tsctl would read as an
  * option). 0, or out's error. */

@@ -103,6 +103,11 @@ static int ansi_c_quoted(ts_buf *out, const char *s, size_t len)
     return ts_buf_error(out);
 }
 
+bool ts_shell_shows(const char *s, size_t len)
+{
+    return !needs_escapes(s, len);
+}
+
 int ts_shell_quote(ts_buf *out, const char *s, size_t len)
 {
     return needs_escapes(s, len) ? ansi_c_quoted(out, s, len) : single_quoted(out, s, len);

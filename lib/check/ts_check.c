@@ -139,6 +139,18 @@ int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_a
     return rc;
 }
 
+/* "TSCTL VERB 'NAME'": the command that runs tsctl for the check's reader,
+ * the verb, and the name quoted for a shell (ts_shell_command). */
+static void command(ts_buf *b, const ts_check_input *in, const char *verb, const char *name)
+{
+    ts_buf_appends(b, in->tsctl != NULL ? in->tsctl : "tsctl");
+    ts_buf_appendc(b, ' ');
+    if (name == NULL)
+        ts_buf_appends(b, verb);
+    else
+        ts_shell_command(b, verb, name);
+}
+
 /* The decided check's message into b (the commands in it name the snapshot
  * quoted for a shell, lib/base's ts_shell). 0, -ENOMEM, or 1 when there is
  * no message. */
@@ -152,7 +164,7 @@ static int write_message(const ts_check_input *in, const ts_check_decision *d, t
         if (in->file != NULL)
             ts_buf_appendf(b, ": %s", in->file);
         ts_buf_appends(b, " - review it, then approve with `");
-        ts_shell_command(b, "tsctl approve", n);
+        command(b, in, "approve", n);
         ts_buf_appends(b, "`");
         break;
     case TS_CHECK_UPDATED:
@@ -168,11 +180,11 @@ static int write_message(const ts_check_input *in, const ts_check_decision *d, t
                            "snapshot '%s' pending approval; the calls observed now differ from "
                            "the recording - `",
                            n);
-            ts_shell_command(b, "tsctl accept", n);
+            command(b, in, "accept", n);
             ts_buf_appends(b, "` records them");
         } else {
             ts_buf_appendf(b, "snapshot '%s' pending approval - run `", n);
-            ts_shell_command(b, "tsctl approve", n);
+            command(b, in, "approve", n);
             ts_buf_appends(b, "` to use it as a baseline");
         }
         break;
@@ -181,16 +193,20 @@ static int write_message(const ts_check_input *in, const ts_check_decision *d, t
                        "snapshot '%s' does not exist; snapshots cannot be created in CI. Run the "
                        "test locally to record it, then accept it with `",
                        n);
-        ts_shell_command(b, "tsctl accept", n);
-        ts_buf_appends(b, "` (or review everything with `tsctl review`).");
+        command(b, in, "accept", n);
+        ts_buf_appends(b, "` (or review everything with `");
+        command(b, in, "review", NULL);
+        ts_buf_appends(b, "`).");
         break;
     case TS_CHECK_ERROR_PENDING_IN_CI:
         ts_buf_appendf(b,
                        "snapshot '%s' is pending approval; an unapproved snapshot cannot be used "
                        "as a baseline in CI. Accept it locally with `",
                        n);
-        ts_shell_command(b, "tsctl accept", n);
-        ts_buf_appends(b, "` (or review everything with `tsctl review`).");
+        command(b, in, "accept", n);
+        ts_buf_appends(b, "` (or review everything with `");
+        command(b, in, "review", NULL);
+        ts_buf_appends(b, "`).");
         break;
     case TS_CHECK_PASSED:
         if (in->score == NULL)
@@ -236,8 +252,10 @@ int ts_check_next_steps(const ts_check_input *in, const ts_check_decision *d, ts
     /* labels of at most 40 columns, the report's narrowest width */
     ts_buf_appends(out, in->ci ? "Run the test locally, then accept with:\n  "
                                : "To accept the observed calls:\n  ");
-    ts_shell_command(out, "tsctl accept", in->name);
-    ts_buf_appends(out, "\nTo review everything:\n  tsctl review\n");
+    command(out, in, "accept", in->name);
+    ts_buf_appends(out, "\nTo review everything:\n  ");
+    command(out, in, "review", NULL);
+    ts_buf_appendc(out, '\n');
     return ts_buf_error(out);
 }
 

@@ -291,6 +291,10 @@ typedef struct ts_check_input {
     const struct json_object *calls; /* the observed calls, extracted and validated */
     const ts_score_result *score;    /* with APPROVED: calls scored against the baseline */
     const ts_rules *rules;           /* comparison rules for evaluating (NULL: none) */
+    /* the command the reader runs tsctl with, as shell text printed before
+     * each command's verb ("npx tsctl", a venv's "/p/.venv/bin/tsctl";
+     * NULL: "tsctl") */
+    const char *tsctl;
 } ts_check_input;
 
 /* What the caller does next. */
@@ -357,7 +361,8 @@ int ts_check_evaluate(const ts_check_input *in, ts_score_result *out, ts_rules_a
  * commands it gives name the snapshot quoted for a shell (ts_shell_command):
  * CREATED `tsctl approve 'N'` (and in->file, when set, as the file written),
  * PENDING `tsctl approve 'N'` or `tsctl accept 'N'`, the CI refusals
- * `tsctl accept 'N'` and `tsctl review`.
+ * `tsctl accept 'N'` and `tsctl review`; each starts with in->tsctl when set
+ * instead of `tsctl`.
  */
 char *ts_check_message(const ts_check_input *in, const ts_check_decision *d);
 
@@ -365,7 +370,8 @@ char *ts_check_message(const ts_check_input *in, const ts_check_decision *d);
  * The lines that end a FAILED check's text, after its drift report: the
  * command that accepts the observed calls as the baseline (`tsctl accept
  * 'N'`, quoted for a shell; in CI, after running the test locally) and the
- * one that reviews everything (`tsctl review`), each on a line of its own
+ * one that reviews everything (`tsctl review`; both start with in->tsctl
+ * when set instead of `tsctl`), each on a line of its own
  * so that it copies whole, under a label of at most 40 columns (the
  * report's narrowest width; a command is never cut, as a single
  * unbreakable word of the report is not). Appends nothing for other

@@ -160,6 +160,9 @@ export function checkParams(actual, options = {}, state) {
   if (run !== undefined && !lostRuns.has(run)) params.run = run;
   if (id !== undefined) params.test = id;
   params.source = runnerName();
+  // the commands a check prints (`tsctl accept 'NAME'`) as a project's user
+  // runs this package's tsctl: node_modules/.bin is on no shell's PATH
+  params.tsctl = 'npx tsctl';
   return { params, test };
 }
 

@@ -114,8 +114,9 @@ test('a hello refused with version_mismatch is a DaemonError', async () => {
   await srv.close();
 });
 
-test('no daemon: the error names the socket and the reason', async () => {
+test('no daemon: the error names the socket and the reason', async (t) => {
   const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const socketPath = `${dir}/none.sock`;
   const off = new Connection({ socketPath, autoStart: false, connectTimeoutMs: 50 });
   await assert.rejects(off.request('ping'), (e) => e.code === 'unavailable' && e.message.includes(socketPath) && /no socket/.test(e.message));
@@ -339,8 +340,9 @@ test('deadlines: 10 s for hello, ping, status and stop, 60 s for the rest, TOOLS
   assert.equal(c.deadlineFor('check'), 60000);
 });
 
-test('findDaemon: $TOOLSCORED, then the platform package, then PATH; the error names the three', () => {
+test('findDaemon: $TOOLSCORED, then the platform package, then PATH; the error names the three', (t) => {
   const dir = tempDir();
+  t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
   const none = findDaemon({ PATH: `${dir}/empty` });
   assert.match(
     none.error,

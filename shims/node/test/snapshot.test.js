@@ -27,8 +27,9 @@ test('params: defaults left out, flags from the environment and the runner', () 
   for (const k of ['TOOLSCORE_REPORT_WIDTH', 'COLUMNS', 'TOOLSCORE_NO_JSON_DIFF']) delete process.env[k];
   const s = state('/proj/a.test.js', 't', false);
   let p = checkParams([{ tool: 'x' }], { minScore: 0.9, strict: true, format: 'vercel-ai' }, s).params;
-  assert.deepEqual(Object.keys(p), ['store', 'name', 'actual', 'format', 'min_score', 'strict', 'test', 'source']);
+  assert.deepEqual(Object.keys(p), ['store', 'name', 'actual', 'format', 'min_score', 'strict', 'test', 'source', 'tsctl']);
   assert.equal(p.source, 'node'); // no runner registered here: the snapshot's source
+  assert.equal(p.tsctl, 'npx tsctl'); // the printed commands, as a project's user runs tsctl
   process.env.CI = 'false';
   process.env.TOOLSCORE_RUN = 'r1';
   p = checkParams([], {}, state('/proj/a.test.js', 't', true)).params;

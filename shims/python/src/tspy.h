@@ -76,8 +76,9 @@ typedef struct tspy_check_params {
     const char *run;  /* NULL: no run */
     const char *test; /* NULL: no claim */
     bool color;
-    unsigned width; /* the report's width; 0: the daemon's default */
-    bool json_diff; /* the report ends with the JSON diff */
+    unsigned width;    /* the report's width; 0: the daemon's default */
+    bool json_diff;    /* the report ends with the JSON diff */
+    const char *tsctl; /* how the user runs tsctl (printed commands); NULL: "tsctl" */
 } tspy_check_params;
 
 /*

@@ -38,5 +38,6 @@ int tspy_check_call(ts_client *c, ts_check_args *a, const tspy_check_params *p, 
     ts_check_args_set_rules(a, p->rules);
     ts_check_args_set_width(a, p->width);
     ts_check_args_set_json_diff(a, p->json_diff);
+    ts_check_args_set_tsctl(a, p->tsctl);
     return ts_client_check_bytes(c, a, keep_bytes, result, err);
 }

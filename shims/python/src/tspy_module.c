@@ -27,6 +27,7 @@ typedef struct tspy_client {
     PyObject_HEAD ts_client *client;
     char *socket; /* asked for, or NULL: $TOOLSCORE_SOCKET or the default */
     char *client_name;
+    char *tsctl; /* how the user runs tsctl, for the commands checks print; NULL: "tsctl" */
     bool autostart;
     int connect_timeout_ms;
     pid_t pid;              /* the process that made lock */
@@ -123,14 +124,16 @@ static PyObject *run_op(tspy_client *self, tspy_op_fn fn, void *arg)
 
 static int client_init(tspy_client *self, PyObject *args, PyObject *kwds)
 {
-    static char *kwlist[] = {"socket", "autostart", "connect_timeout_ms", "client_name", NULL};
+    static char *kwlist[] = {"socket",      "autostart", "connect_timeout_ms",
+                             "client_name", "tsctl",     NULL};
     const char *socket = NULL;
     const char *name = "toolscored-python/" TS_VERSION;
+    const char *tsctl = NULL;
     int autostart = 1;
     int timeout = 5000;
 
-    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z$piz:Client", kwlist, &socket, &autostart,
-                                     &timeout, &name))
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "|z$pizz:Client", kwlist, &socket, &autostart,
+                                     &timeout, &name, &tsctl))
         return -1;
     if (socket != NULL && socket[0] == '\0')
         socket = NULL;
@@ -140,9 +143,12 @@ static int client_init(tspy_client *self, PyObject *args, PyObject *kwds)
     }
     free(self->socket);
     free(self->client_name);
+    free(self->tsctl);
     self->socket = socket != NULL ? strdup(socket) : NULL;
     self->client_name = name != NULL ? strdup(name) : NULL;
-    if ((socket != NULL && self->socket == NULL) || (name != NULL && self->client_name == NULL)) {
+    self->tsctl = tsctl != NULL ? strdup(tsctl) : NULL;
+    if ((socket != NULL && self->socket == NULL) || (name != NULL && self->client_name == NULL) ||
+        (tsctl != NULL && self->tsctl == NULL)) {
         PyErr_NoMemory();
         return -1;
     }
@@ -173,6 +179,7 @@ static void client_dealloc(tspy_client *self)
     ts_check_args_free(self->check_args);
     free(self->socket);
     free(self->client_name);
+    free(self->tsctl);
     pthread_mutex_destroy(&self->lock);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -284,6 +291,7 @@ static PyObject *client_check(tspy_client *self, PyObject *args, PyObject *kwds)
     p.json_diff = json_diff;
     op.self = self;
     op.p = &p;
+    p.tsctl = self->tsctl;
     ts_buf_init(&op.result, TS_BUF_UNLIMITED);
     out = run_op(self, op_check, &op);
     if (out == Py_None) {
@@ -697,8 +705,10 @@ static PyTypeObject client_type = {
     .tp_basicsize = sizeof(tspy_client),
     .tp_dealloc = (destructor)client_dealloc,
     .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "Client(socket=None, *, autostart=True, connect_timeout_ms=5000, client_name=None)\n"
-              "One connection to toolscored, made on first use.",
+    .tp_doc = "Client(socket=None, *, autostart=True, connect_timeout_ms=5000, client_name=None, "
+              "tsctl=None)\n"
+              "One connection to toolscored, made on first use. tsctl: how the user runs tsctl "
+              "(shell text), which the commands its checks print start with.",
     .tp_methods = client_methods,
     .tp_getset = client_getset,
     .tp_init = (initproc)client_init,

@@ -40,6 +40,12 @@ else:
     DAEMON = Path(_package.BIN_DIR) / "toolscored"
     TSCTL = Path(_package.BIN_DIR) / "tsctl"
 
+# How the commands the checks print start: "tsctl" in the build tree (no
+# console script) and in an activated venv, else the venv's console script
+# (an installed package run from a venv that is not activated, as
+# tests/test_dist_wheel.sh runs this suite).
+TSCTL_WORD = _package.tsctl_command() or "tsctl"
+
 
 # How long a test waits for a condition (a daemon answering, a process
 # gone): only a test whose condition never comes reaches it; on a loaded

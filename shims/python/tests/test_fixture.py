@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Project, summary_lines
+from conftest import TSCTL_WORD, Project, summary_lines
 
 CALLS = '[{"tool": "search_flights", "args": {"destination": "NYC"}}]'
 
@@ -29,7 +29,7 @@ def test_first_run_creates_warns_and_summarizes(project: Project) -> None:
     r.stdout.fnmatch_lines([
         f"*SnapshotWarning: snapshot 'test_booking.py::test_books_a_flight' created: {project.root}/"
         "test_booking.py__test_books_a_flight-*.json - review it, then approve with "
-        "`tsctl approve 'test_booking.py::test_books_a_flight'`*",
+        f"`{TSCTL_WORD} approve 'test_booking.py::test_books_a_flight'`*",
     ])
     assert "RESULT None" in r.stdout.str()
     assert summary_lines(r) == ["toolscore: 1 snapshot created (pending approval)"]
@@ -42,8 +42,8 @@ def test_first_run_creates_warns_and_summarizes(project: Project) -> None:
     r = project.run("-s")
     r.assert_outcomes(passed=1, warnings=1)
     r.stdout.fnmatch_lines(["*snapshot 'test_booking.py::test_books_a_flight' pending approval"
-                            " - run `tsctl approve 'test_booking.py::test_books_a_flight'` to use"
-                            " it as a baseline*"])
+                            f" - run `{TSCTL_WORD} approve 'test_booking.py::test_books_a_flight'`"
+                            " to use it as a baseline*"])
     assert summary_lines(r) == ["toolscore: 1 pending"]
 
 
@@ -189,8 +189,8 @@ def test_ci_missing_fails_and_writes_nothing(project: Project, monkeypatch: pyte
     r.stdout.fnmatch_lines([
         "E   *toolscored.SnapshotMissingInCIError: snapshot 'test_booking.py::test_books_a_flight' "
         "does not exist; snapshots cannot be created in CI. Run the test locally to record it, "
-        "then accept it with `tsctl accept 'test_booking.py::test_books_a_flight'` (or review "
-        "everything with `tsctl review`)."])
+        f"then accept it with `{TSCTL_WORD} accept 'test_booking.py::test_books_a_flight'` (or review "
+        f"everything with `{TSCTL_WORD} review`)."])
     assert not project.root.exists() or not list(project.root.iterdir())
     assert summary_lines(r) == ["toolscore: 1 failed"]
 
@@ -205,8 +205,8 @@ def test_ci_pending_fails_and_changes_nothing(project: Project, monkeypatch: pyt
     r.stdout.fnmatch_lines([
         "E   *toolscored.SnapshotPendingInCIError: snapshot 'test_booking.py::test_books_a_flight' is "
         "pending approval; an unapproved snapshot cannot be used as a baseline in CI. Accept it "
-        "locally with `tsctl accept 'test_booking.py::test_books_a_flight'` (or review "
-        "everything with `tsctl review`)."])
+        f"locally with `{TSCTL_WORD} accept 'test_booking.py::test_books_a_flight'` (or review "
+        f"everything with `{TSCTL_WORD} review`)."])
     assert {p.name: p.read_bytes() for p in project.root.iterdir()} == before
 
 

@@ -17,7 +17,8 @@ class Client:
     server_version: Optional[str]
     started_elsewhere: Optional[str]
     def __init__(self, socket: Optional[str] = ..., *, autostart: bool = ...,
-                 connect_timeout_ms: int = ..., client_name: Optional[str] = ...) -> None: ...
+                 connect_timeout_ms: int = ..., client_name: Optional[str] = ...,
+                 tsctl: Optional[str] = ...) -> None: ...
     def check(self, store: str, name: str, actual: Any, *, format: Optional[str] = ...,
               min_score: float = ..., weights: Optional[Mapping[str, float]] = ...,
               strict: bool = ..., ci: bool = ..., update: bool = ...,

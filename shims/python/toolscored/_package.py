@@ -15,6 +15,7 @@ import glob
 import importlib
 import importlib.machinery
 import os
+import pathlib
 import platform
 import sys
 from typing import List, NoReturn, Optional
@@ -59,6 +60,16 @@ def native_problem() -> Optional[str]:
     return _problem
 
 
+def require_native() -> None:
+    """Raise ImportError with native_problem()'s one line when the C
+    extension does not load: the modules that need it (toolscored.api,
+    toolscored.snapshots, toolscored.plugin) call it before importing it,
+    so that importing them directly says what is wrong and what to do."""
+    problem = native_problem()
+    if problem is not None:
+        raise ImportError(problem)
+
+
 def missing(name: str, api: List[str]) -> NoReturn:
     """The package's attributes when the C extension does not load: its
     API names raise ImportError with the one line of native_problem()."""
@@ -79,6 +90,56 @@ def drop_pytest_pycs() -> None:
             os.unlink(pyc)
         except OSError:
             pass  # another process removed it, or the directory is read-only
+
+
+def console_script(name: str) -> Optional[str]:
+    """The absolute path of the console script ``name`` that pip installed
+    with this package, read from the distribution's RECORD (so whatever the
+    install scheme: a venv's ``bin/``, ``~/.local/bin``), or None (a copy
+    without one: ``make install``, the build tree)."""
+    try:
+        from importlib import metadata
+    except ImportError:  # pragma: no cover - Python 3.9 has it
+        return None
+    site = os.path.dirname(PACKAGE_DIR)
+    try:
+        # (its own .dist-info only: reading every distribution's metadata
+        # costs each test process time in a large site)
+        for info in glob.glob(os.path.join(glob.escape(site), "toolscored-*.dist-info")):
+            dist = metadata.PathDistribution(pathlib.Path(info))
+            for f in dist.files or []:
+                if f.name == name and tuple(f.parts[:2]) != ("toolscored", "bin"):
+                    return os.path.normpath(str(dist.locate_file(f)))
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def tsctl_command(path: Optional[str] = None) -> Optional[str]:
+    """How this package's user runs its tsctl, as shell text, for the
+    commands the checks print (``tsctl accept 'NAME'``): None when ``tsctl``
+    on PATH (``path``, else $PATH) is this package's console script (an
+    activated venv), or there is no console script (a system install,
+    whose tsctl is on PATH); else the console script's absolute path,
+    quoted for a shell, so that the printed command pastes into a shell
+    where the venv is not activated (IDEs and CI run
+    ``.venv/bin/python -m pytest``)."""
+    import shlex
+    import shutil
+
+    script = console_script("tsctl")
+    if script is None:
+        return None
+    found = shutil.which("tsctl", path=path)
+    if found is not None:
+        try:
+            if os.path.samefile(found, script):
+                return None
+        except OSError:
+            pass
+    if not script.isprintable():
+        return None  # it would not show as itself: the daemon prints "tsctl"
+    return shlex.quote(script)
 
 
 def _exec(name: str) -> NoReturn:

@@ -11,7 +11,11 @@ import os
 import warnings
 from typing import Any, Dict, Mapping, Optional
 
-from . import _native
+from . import _package
+
+_package.require_native()
+
+from . import _native  # noqa: E402 - after the check above
 from ._errors import (SnapshotError, SnapshotMismatchError, SnapshotMissingInCIError,
                       SnapshotPendingInCIError, SnapshotWarning)
 from .result import EvaluationResult
@@ -74,11 +78,12 @@ def env_json_diff() -> bool:
 
 def client() -> "_native.Client":
     """This process's connection to toolscored (TOOLSCORE_SOCKET, else the
-    default socket; the daemon is started when none answers)."""
+    default socket; the daemon is started when none answers). Its checks'
+    texts name tsctl as this package's user runs it (_package.tsctl_command)."""
     socket = os.environ.get("TOOLSCORE_SOCKET") or None
     c = _clients.get(socket)
     if c is None:
-        c = _clients[socket] = _native.Client(socket)
+        c = _clients[socket] = _native.Client(socket, tsctl=_package.tsctl_command())
     return c
 
 

@@ -27,7 +27,11 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Dict, List, Mapping, Optional, Union
 
-from . import _native
+from . import _package
+
+_package.require_native()
+
+from . import _native  # noqa: E402 - after the check above
 from ._errors import InvalidSnapshotError, NotFoundError, NotJSONSerializableError, ToolscoreError
 from .api import (DEFAULT_ROOT, _outcome_to_python, check_args, client, default_root, env_ci,
                   env_json_diff, env_update, report_width)
