@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/snapshot/ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
 
@@ -46,44 +45,6 @@ static unsigned char *bomb_frame(const char *store, size_t n, size_t *len)
     memset(f + 9 + hl, 0x80, n);
     *len = 4 + payload;
     return f;
-}
-
-/* Two names of one file name (a birthday search over 8 hex digits). */
-static void colliding_pair(char *a, char *b, size_t sz)
-{
-    enum { SLOTS = 1 << 20 };
-    uint32_t *seen = calloc(SLOTS, sizeof(*seen));
-    uint32_t *hashes = calloc(SLOTS, sizeof(*hashes));
-
-    ck_assert(seen != NULL && hashes != NULL);
-    char stem[101];
-
-    memset(stem, 'v', 100);
-    stem[100] = '\0'; /* the whole stem: the names differ after it */
-    for (uint32_t i = 0; i < 4000000; i++) {
-        char name[160];
-        char hex[9];
-        uint32_t h;
-
-        snprintf(name, sizeof(name), "%s-%u", stem, i);
-        ts_name_hash8(name, strlen(name), hex);
-        h = (uint32_t)strtoul(hex, NULL, 16);
-        for (uint32_t slot = h & (SLOTS - 1);; slot = (slot + 1) & (SLOTS - 1)) {
-            if (seen[slot] == 0) {
-                seen[slot] = i + 1;
-                hashes[slot] = h;
-                break;
-            }
-            if (hashes[slot] == h) {
-                snprintf(a, sz, "%s-%u", stem, seen[slot] - 1);
-                snprintf(b, sz, "%s", name);
-                free(seen);
-                free(hashes);
-                return;
-            }
-        }
-    }
-    ck_abort_msg("no colliding pair");
 }
 
 START_TEST(valgrind_clean_through_the_budget)
@@ -142,7 +103,7 @@ START_TEST(valgrind_clean_through_the_budget)
     ck_assert_str_eq(tdaemon_fx_outcome("vg", big, NULL), "FAILED");
     free(big);
     /* colliding names: the other name's check, rm and save refused */
-    colliding_pair(a, b, sizeof(a));
+    util_colliding_names(a, b, sizeof(a));
     ck_assert_str_eq(tdaemon_fx_outcome(a, calls, NULL), "CREATED");
     p = tdaemon_fx_check_params(NULL, b, calls, NULL);
     tdaemon_err(tdaemon_fx_conn, "check", p, "collision");

@@ -420,19 +420,6 @@ END_TEST
 
 /* ---- prices -------------------------------------------------------------- */
 
-#if !defined(__SANITIZE_ADDRESS__)
-#include <malloc.h>
-
-/* Bytes of heap in use now (glibc: every arena's chunks, mapped ones too;
- * this test process has one thread, so one arena). */
-static size_t heap_in_use(void)
-{
-    struct mallinfo2 m = mallinfo2();
-
-    return m.uordblks + m.hblkhd;
-}
-#endif
-
 /* "[" item "," item ... "]" with n items. */
 static char *repeat_text(const char *item, size_t n, size_t *len)
 {
@@ -490,9 +477,9 @@ START_TEST(prices_hold_to_the_measurement)
         ts_error err;
 
 #if !defined(__SANITIZE_ADDRESS__)
-        size_t before = heap_in_use();
+        size_t before = util_heap_in_use();
         ck_assert_int_eq(ts_json_parse(text, len, 0, &v, &err), 0);
-        size_t used = heap_in_use() - before;
+        size_t used = util_heap_in_use() - before;
 
         ck_assert_msg(price >= used, "%s x 20000: priced %zu, takes %zu", items[i], price, used);
         ck_assert_msg(price <= used + used / 4 + 4096, "%s x 20000: priced %zu, takes only %zu",
