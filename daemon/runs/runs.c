@@ -59,24 +59,6 @@ static uint64_t id_value(const char *hex)
     return v != 0 ? v : 1;
 }
 
-static void count_outcome(ts_summary_counts *c, const char *outcome, bool unchanged)
-{
-    if (strcmp(outcome, "CREATED") == 0) {
-        c->created++;
-    } else if (strcmp(outcome, "UPDATED") == 0) {
-        c->updated++;
-        c->unchanged += unchanged;
-    } else if (strcmp(outcome, "PENDING") == 0) {
-        c->pending++;
-    } else if (strcmp(outcome, "PASSED") == 0) {
-        c->passed++;
-    } else if (strcmp(outcome, "FAILED") == 0) {
-        c->failed++;
-    } else {
-        c->errors++;
-    }
-}
-
 /* Count one check in memory (a new one, or one read back). */
 static int run_count(tsd_run *run, const char *name, const char *test, const char *outcome,
                      bool unchanged, uint64_t calls_id, bool calls_kept, uint64_t report_id,
@@ -94,7 +76,7 @@ static int run_count(tsd_run *run, const char *name, const char *test, const cha
     if (baseline_id != 0 && baseline_kept && tsd_run_reports_add(run, baseline_id) < 0)
         return -ENOMEM;
     n->last_failed = strcmp(outcome, "FAILED") == 0;
-    count_outcome(&run->counts, outcome, unchanged);
+    ts_runreport_count(&run->counts, ts_runreport_outcome_of(outcome), unchanged);
     run->checks++;
     return 0;
 }

@@ -167,7 +167,7 @@ size_t *rr_sorted_names(const ts_runreport *r)
 
 /* ---- checks ---------------------------------------------------------- */
 
-void rr_count(ts_summary_counts *c, ts_runreport_outcome o, bool unchanged)
+void ts_runreport_count(ts_summary_counts *c, int o, bool unchanged)
 {
     switch (o) {
     case TS_RUNREPORT_CREATED:
@@ -305,8 +305,8 @@ int ts_runreport_add_check(ts_runreport *r, const ts_runreport_check *c, ts_erro
     if (r->nchecks > listed && rr_calls_of_check(r, &r->checks[r->nchecks - 1], c->calls,
                                                  baseline_id ? c->baseline : NULL, false) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    rr_count(&r->counts, (ts_runreport_outcome)o, c->unchanged);
-    rr_count(&r->runs[run].counts, (ts_runreport_outcome)o, c->unchanged);
+    ts_runreport_count(&r->counts, o, c->unchanged);
+    ts_runreport_count(&r->runs[run].counts, o, c->unchanged);
     r->runs[run].checks++;
     r->counted++;
     return 0;
