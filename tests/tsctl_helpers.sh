@@ -10,6 +10,7 @@ export TOOLSCORED
 DATA="$TS_SOURCE_DIR/tests/data/tsctl"
 COMPAT="$TS_SOURCE_DIR/tests/data/compat"
 unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE TOOLSCORE_TEST NO_COLOR
+unset TOOLSCORE_TIMEOUT
 unset COLUMNS TOOLSCORE_REPORT_WIDTH TOOLSCORE_NO_JSON_DIFF
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsctl-test.XXXXXX")
 SOCK="$WORK/d.sock"
@@ -20,6 +21,8 @@ CHECKS=0
 
 cleanup() {
 	if [ -n "$DAEMON_PID" ]; then
+		# (CONT first: a test may have stopped it, test_deadlines.sh)
+		kill -CONT "$DAEMON_PID" 2>/dev/null
 		kill "$DAEMON_PID" 2>/dev/null
 		i=0
 		while kill -0 "$DAEMON_PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
