@@ -260,6 +260,25 @@ paste_into() {
 	return 1
 }
 
+# start_other EXE TSCTL SOCKET [auto]: EXE (another build's daemon,
+# other_build) on SOCKET, as if a client had started it with "auto", until
+# TSCTL's status is answered there; OTHER_PID is its pid. A daemon that
+# exits instead fails the test (return 1), its output shown.
+start_other() {
+	if [ "${4:-}" = auto ]; then
+		TOOLSCORED_AUTO_STARTED=1 "$1" --socket "$3" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
+	else
+		"$1" --socket "$3" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
+	fi
+	OTHER_PID=$!
+	i=0
+	while ! "$2" --socket "$3" status >/dev/null 2>&1 && [ $i -lt 200 ]; do
+		kill -0 "$OTHER_PID" 2>/dev/null || { fail "the other build did not start: $(cat "$WORK/other.log")"; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
+}
+
 # other_build FILE DEST VERSION: DEST is FILE (an executable of this build)
 # with its version string VERSION rewritten in place to one of the same
 # length that differs in its last character, printed: "another build" for
