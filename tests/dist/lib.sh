@@ -109,6 +109,25 @@ venv_files() {
 	(cd "$1" && find . -name __pycache__ -prune -o -print | LC_ALL=C sort)
 }
 
+# plugin_tests SITE: the plugin's own tests (shims/python/tests) pass with
+# $VENV_PY, the package installed in SITE, from $WORK with PATH clean
+# (TS_BUILD_DIR unset: conftest.py takes the package's bin/), and every
+# daemon their fixtures start (each writes its executable into a log) is
+# the package's own.
+plugin_tests() {
+	: >"$WORK/served"
+	(cd "$WORK" && env -u TS_BUILD_DIR PATH="$CLEAN_PATH" TSPY_SERVED_LOG="$WORK/served" \
+		"$VENV_PY" -m pytest -q -p no:cacheprovider --basetemp="$WORK/pt" "$S/shims/python/tests") \
+		>"$WORK/suite.out" 2>&1
+	rc=$?
+	tail -3 "$WORK/suite.out"
+	CHECKS=$((CHECKS + 1))
+	[ "$rc" = 0 ] || { fail "the plugin's tests failed in the venv (exit $rc)"; tail -60 "$WORK/suite.out" >&2; }
+	served=$(sort -u "$WORK/served")
+	echo "the plugin's tests were served by: $served"
+	same "$served" "$(realpath "$1/toolscored/bin/toolscored")" "the daemon of the plugin's tests"
+}
+
 # another_build_round RUN TSCTL DAEMON: the session RUN (a command) replaces
 # an idle daemon of another build that a client started, and uses one
 # started by hand, saying so once (in $OUT/$ERR).
