@@ -390,6 +390,12 @@ START_TEST(utf8_validation)
     ck_assert(!ts_utf8_valid("\xed\xbf\xbf", 3)); /* surrogate */
     ck_assert(!ts_utf8_valid("\xf4\x90\x80\x80", 4));
     ck_assert(!ts_utf8_valid("\xf0\x9f\x98", 3)); /* truncated */
+    /* cuts at a character boundary: "a" U+00E9 U+20AC */
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 6), 6);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 5), 3);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 3), 3);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 2), 1);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 0), 0);
 }
 END_TEST
 

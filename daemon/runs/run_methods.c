@@ -84,13 +84,7 @@ typedef struct report_job {
  * bytes, at a UTF-8 character boundary. */
 static size_t page_end(const char *text, size_t len, size_t offset)
 {
-    size_t end = offset + TSD_RUN_REPORT_PAGE;
-
-    if (end >= len)
-        return len;
-    while (end > offset && ((unsigned char)text[end] & 0xC0) == 0x80)
-        end--;
-    return end;
+    return offset + ts_utf8_cut(text + offset, len - offset, TSD_RUN_REPORT_PAGE);
 }
 
 static void report_work(uv_work_t *w)

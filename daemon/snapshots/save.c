@@ -76,13 +76,8 @@ typedef struct save_job {
 static void snapshot_what(const char *name, char *out, size_t outsz)
 {
     size_t len = strlen(name);
-    size_t cut = len;
+    size_t cut = ts_utf8_cut(name, len, 60);
 
-    if (len > 60) {
-        cut = 60;
-        while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
-            cut--; /* not inside a UTF-8 sequence */
-    }
     snprintf(out, outsz, "snapshot '%.*s%s'", (int)cut, name, cut < len ? "..." : "");
 }
 

@@ -147,6 +147,11 @@ size_t ts_utf8_first_invalid(const char *s, size_t len);
 /* True when s[0..len) is valid UTF-8. */
 bool ts_utf8_valid(const char *s, size_t len);
 
+/* How much of s[0..len) to keep to cut it to at most max bytes without
+ * splitting a character: len when it fits, else max or less, backed off
+ * over continuation bytes. */
+size_t ts_utf8_cut(const char *s, size_t len, size_t max);
+
 /*
  * ts_fd — writing to a file descriptor whole: the one write loop the
  * store's temp files, the state directory's files and the daemon's run

@@ -508,11 +508,8 @@ int ts_runreport_cut(const char *report, size_t len, size_t max, ts_buf *out)
     keep = max;
     while (keep > 0 && report[keep - 1] != '\n')
         keep--;
-    if (keep == 0) {
-        keep = max;
-        while (keep > 0 && ((unsigned char)report[keep] & 0xC0) == 0x80)
-            keep--;
-    }
+    if (keep == 0)
+        keep = ts_utf8_cut(report, len, max);
     if (ts_buf_append(out, report, keep) < 0)
         return -ENOMEM;
     return ts_buf_appendf(out, "%s... report cut: %zu of its %zu bytes not kept\n",
