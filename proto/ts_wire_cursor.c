@@ -260,10 +260,9 @@ static int scalar_size(unsigned char b)
 }
 
 /* Skip a variable-size payload (bin, ext, str) whose type byte b was
- * consumed: length field, ext type byte, payload. */
-static int skip_sized(ts_wire_cursor *c, unsigned char b, size_t at, ts_error *err)
+ * consumed: length field, ext type byte, payload (*n bytes). */
+static int skip_sized(ts_wire_cursor *c, unsigned char b, size_t at, uint64_t *n, ts_error *err)
 {
-    uint64_t n;
     size_t width;
     size_t extra = 0;
     int rc;
@@ -276,101 +275,28 @@ static int skip_sized(ts_wire_cursor *c, unsigned char b, size_t at, ts_error *e
         width = (size_t)1 << (b - 0xc7); /* ext8/16/32, then one type byte */
         extra = 1;
     }
-    rc = read_uint(c, width, "a length", &n, err);
+    rc = read_uint(c, width, "a length", n, err);
     if (rc < 0)
         return rc;
-    if (ts_wire_cursor_left(c) < extra || ts_wire_cursor_left(c) - extra < n)
+    if (ts_wire_cursor_left(c) < extra || ts_wire_cursor_left(c) - extra < *n)
         return truncated(c, at, "a value", err);
-    c->p += extra + n;
+    c->p += extra + *n;
     return 0;
 }
 
 /*
- * Skip one value, iteratively: pending counts the values still to skip at
- * each open container level (maps count keys and values).
+ * Walk one value, iteratively: pending counts the values still to walk at
+ * each open container level (maps count keys and values). With cost, what
+ * ts_wire_decode builds for it is added there as it goes: each map, array,
+ * str and scalar at what json-c allocates for it (lib/json's prices), a
+ * str in a key's place as a key.
  */
-int ts_wire_cursor_skip(ts_wire_cursor *c, int max_depth, ts_error *err)
-{
-    uint64_t pending[TS_WIRE_MAX_DEPTH + 1];
-    int depth = 0;
-
-    if (max_depth <= 0 || max_depth > TS_WIRE_MAX_DEPTH)
-        max_depth = TS_WIRE_MAX_DEPTH;
-    pending[0] = 1;
-    for (;;) {
-        size_t at = ts_wire_cursor_offset(c);
-        uint32_t count = 0;
-        unsigned char b;
-        int rc;
-
-        while (pending[depth] == 0) {
-            if (depth == 0)
-                return 0;
-            depth--;
-        }
-        pending[depth]--;
-        if (c->p >= c->end)
-            return truncated(c, at, "a value", err);
-        b = *c->p;
-        if (b <= 0x7f || b >= 0xe0) {
-            c->p++;
-            continue;
-        }
-        if (b <= 0x9f || (b >= 0xdc && b <= 0xdf)) {
-            bool map = b <= 0x8f || b >= 0xde;
-            rc = container(c, map ? TS_WIRE_KIND_MAP : TS_WIRE_KIND_ARRAY, &count, err);
-            if (rc < 0)
-                return rc;
-            if (depth + 1 > max_depth)
-                return ts_error_set(err, -E2BIG, TS_ERR_LIMIT,
-                                    "value nested deeper than %d levels at byte %zu", max_depth,
-                                    at);
-            pending[++depth] = map ? 2 * (uint64_t)count : count;
-            /* each member takes at least one byte: a count past the bytes
-             * left is truncated now, not after a long walk */
-            if (pending[depth] > ts_wire_cursor_left(c))
-                return truncated(c, at, map ? "a map" : "an array", err);
-            continue;
-        }
-        c->p++;
-        if (b <= 0xbf) {
-            size_t n = b & 0x1f;
-            if (ts_wire_cursor_left(c) < n)
-                return truncated(c, at, "a str", err);
-            c->p += n;
-            continue;
-        }
-        int size = scalar_size(b);
-        if (size == -2)
-            return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME,
-                                "byte 0xc1 at byte %zu is never used in msgpack", at);
-        if (size < 0) {
-            rc = skip_sized(c, b, at, err);
-            if (rc < 0)
-                return rc;
-            continue;
-        }
-        if (ts_wire_cursor_left(c) < (size_t)size)
-            return truncated(c, at, "a value", err);
-        c->p += size;
-    }
-}
-
-/*
- * What ts_wire_decode builds for one value, priced by the walk of
- * ts_wire_cursor_skip: each map, array, str and scalar at what json-c
- * allocates for it (lib/json's prices), a str in a key's place as a key.
- */
-int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_error *err)
+static int walk(ts_wire_cursor *c, int max_depth, size_t *cost, ts_error *err)
 {
     uint64_t pending[TS_WIRE_MAX_DEPTH + 1];
     bool map[TS_WIRE_MAX_DEPTH + 1];
-    ts_wire_cursor cur;
-    ts_wire_cursor *c = &cur;
     int depth = 0;
 
-    ts_wire_cursor_init(c, data, len);
-    *cost = 0;
     if (max_depth <= 0 || max_depth > TS_WIRE_MAX_DEPTH)
         max_depth = TS_WIRE_MAX_DEPTH;
     pending[0] = 1;
@@ -378,6 +304,7 @@ int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_
     for (;;) {
         size_t at = ts_wire_cursor_offset(c);
         uint32_t count = 0;
+        uint64_t n;
         bool key;
         unsigned char b;
         int rc;
@@ -395,7 +322,8 @@ int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_
         b = *c->p;
         if (b <= 0x7f || b >= 0xe0) {
             c->p++;
-            *cost += TS_JSON_COST_SCALAR;
+            if (cost != NULL)
+                *cost += TS_JSON_COST_SCALAR;
             continue;
         }
         if (b <= 0x9f || (b >= 0xdc && b <= 0xdf)) {
@@ -409,31 +337,55 @@ int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_
                                     at);
             pending[++depth] = is_map ? 2 * (uint64_t)count : count;
             map[depth] = is_map;
+            /* each member takes at least one byte: a count past the bytes
+             * left is truncated now, not after a long walk */
             if (pending[depth] > ts_wire_cursor_left(c))
                 return truncated(c, at, is_map ? "a map" : "an array", err);
-            *cost += is_map ? ts_json_cost_object(count) : ts_json_cost_array_sized(count);
+            if (cost != NULL)
+                *cost += is_map ? ts_json_cost_object(count) : ts_json_cost_array_sized(count);
             continue;
         }
-        if (b == 0xc0) {
-            c->p++; /* json-c's null is no allocation */
-            continue;
-        }
-        if (b <= 0xbf || (b >= 0xd9 && b <= 0xdb)) {
-            uint64_t n;
-
-            c->p++;
-            rc = str_length(c, b, &n, err);
-            if (rc < 0)
-                return rc;
+        c->p++;
+        if (b <= 0xbf) {
+            n = b & 0x1f;
             if (ts_wire_cursor_left(c) < n)
                 return truncated(c, at, "a str", err);
             c->p += n;
-            *cost += key ? ts_json_cost_key((size_t)n) : ts_json_cost_string((size_t)n);
-            continue;
+        } else {
+            int size = scalar_size(b);
+
+            if (size == -2)
+                return ts_error_set(err, -EBADMSG, TS_ERR_BAD_FRAME,
+                                    "byte 0xc1 at byte %zu is never used in msgpack", at);
+            if (size < 0) {
+                rc = skip_sized(c, b, at, &n, err);
+                if (rc < 0)
+                    return rc;
+            } else {
+                if (ts_wire_cursor_left(c) < (size_t)size)
+                    return truncated(c, at, "a value", err);
+                c->p += size;
+            }
         }
-        rc = ts_wire_cursor_skip(c, 1, err);
-        if (rc < 0)
-            return rc;
-        *cost += TS_JSON_COST_SCALAR;
+        if (cost == NULL || b == 0xc0) /* json-c's null is no allocation */
+            continue;
+        if (b <= 0xbf || b >= 0xd9) /* str: fixstr, str8/16/32 */
+            *cost += key ? ts_json_cost_key((size_t)n) : ts_json_cost_string((size_t)n);
+        else
+            *cost += TS_JSON_COST_SCALAR;
     }
+}
+
+int ts_wire_cursor_skip(ts_wire_cursor *c, int max_depth, ts_error *err)
+{
+    return walk(c, max_depth, NULL, err);
+}
+
+int ts_wire_price(const void *data, size_t len, int max_depth, size_t *cost, ts_error *err)
+{
+    ts_wire_cursor c;
+
+    ts_wire_cursor_init(&c, data, len);
+    *cost = 0;
+    return walk(&c, max_depth, cost, err);
 }

@@ -40,19 +40,10 @@ wait_gone() { # PID
 	while kill -0 "$1" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
 	kill -0 "$1" 2>/dev/null && fail "process $1 is still running"
 }
-# start_other [auto]: the other build on $SOCK, as if a client had started it
-start_other() {
-	if [ "${1:-}" = auto ]; then
-		TOOLSCORED_AUTO_STARTED=1 "$OTHER" --socket "$SOCK" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
-	else
-		"$OTHER" --socket "$SOCK" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
-	fi
-	DAEMON_PID=$!
-	i=0
-	while ! "$OTHER_TSCTL" --socket "$SOCK" status >/dev/null 2>&1 && [ $i -lt 200 ]; do
-		sleep 0.05
-		i=$((i + 1))
-	done
+# other [auto]: the other build on $SOCK (start_other), stopped on exit
+other() {
+	start_other "$OTHER" "$OTHER_TSCTL" "$SOCK" "$@"
+	DAEMON_PID=$OTHER_PID
 }
 
 # ---- this build, started by hand, then by a client --------------------------
@@ -72,7 +63,7 @@ out_lacks "tsctl version:"
 t 0 ts stop
 
 # ---- another build a client started, idle: replaced -------------------------
-start_other auto
+other auto
 old_pid=$DAEMON_PID
 same "$(status_field version)" "$OTHER_VERSION" "the other build serves"
 same "$(status_field auto_started)" "true" "the other build, as if a client started it"
@@ -85,7 +76,7 @@ t 0 ts stop
 DAEMON_PID=""
 
 # ---- another build a client started, in use (a run open): kept, said once ---
-start_other auto
+other auto
 old_pid=$DAEMON_PID
 printf '#!/bin/sh\n"%s" --socket "%s" --dir "%s" snapshots list 2>"%s"\n' "$TSCTL" "$SOCK" "$STORE" "$WORK/inner.err" >"$WORK/inner.sh"
 t 0 "$OTHER_TSCTL" --socket "$SOCK" --dir "$STORE" run -- sh "$WORK/inner.sh"
@@ -97,7 +88,7 @@ err_one_line
 # ---- another build started by hand: kept, said once; status shows both ------
 t 0 "$OTHER_TSCTL" --socket "$SOCK" stop
 wait_gone "$old_pid"
-start_other
+other
 t 0 ts snapshots list
 err_has "note: the daemon at $SOCK is toolscored $OTHER_VERSION, this tsctl is $VERSION (another build; \`tsctl stop\` lets the next command start this build's)"
 err_one_line

@@ -7,32 +7,11 @@
 # SnapshotStore.save) of the other name are each refused with "collision",
 # the message naming both names; the file keeps its bytes throughout; once the first
 # snapshot is removed under its own name, the other gets the file.
-set -u
-B=${TS_BUILD_DIR:-$(pwd)/build}
-DAEMON=$B/toolscored
-TSCTL=$B/tsctl
-work=$(mktemp -d "${TMPDIR:-/tmp}/ts-collision.XXXXXX") || exit 1
-daemon_pid=""
-cleanup() {
-	[ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-failures=0
-fail() {
-	echo "test_collision: FAIL: $*" >&2
-	failures=$((failures + 1))
-}
-export TOOLSCORE_SOCKET="$work/d.sock"
-export TOOLSCORE_DIR="$work/store"
-export TOOLSCORED=/bin/false
-unset CI TOOLSCORE_RUN TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE TOOLSCORE_TIMEOUT
-
+. "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
+export TOOLSCORE_SOCKET="$SOCK" TOOLSCORE_DIR="$STORE"
 # Two names with one stem (the first 100 characters) whose SHA-1s begin
 # with the same 8 hex digits.
-python3 - "$work" <<'PY' || { fail "no colliding pair found"; exit 1; }
+python3 - "$WORK" <<'PY' || { fail "no colliding pair found"; exit 1; }
 import hashlib, sys
 prefix = "collide-" + "x" * 92
 seen = {}
@@ -47,43 +26,37 @@ for i in range(2000000):
 else:
     sys.exit(1)
 PY
-A=$(cat "$work/a")
-Bn=$(cat "$work/b")
+A=$(cat "$WORK/a")
+Bn=$(cat "$WORK/b")
 fa=$("$TSCTL" snapshots path "$A")
 fb=$("$TSCTL" snapshots path "$Bn")
 [ "$fa" = "$fb" ] || fail "the pair does not collide: $fa, $fb"
 echo "test_collision: '$A' and '$Bn' both map to $(basename "$fa")"
 
-"$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn >"$work/daemon.log" 2>&1 &
-daemon_pid=$!
-i=0
-until "$TSCTL" status >/dev/null 2>&1; do
-	i=$((i + 1))
-	[ $i -gt 1000 ] && { fail "the daemon did not answer within 20 s"; exit 1; }
-	sleep 0.02
-done
-printf '[{"tool": "search", "args": {"q": "a"}}]\n' >"$work/a.json"
-printf '[{"tool": "book", "args": {"id": 2}}]\n' >"$work/b.json"
-"$TSCTL" check "$A" --calls "$work/a.json" >/dev/null 2>&1 || fail "creating '$A'"
+start_daemon
+export TOOLSCORED=/bin/false # a daemon that died is not started again behind the test
+printf '[{"tool": "search", "args": {"q": "a"}}]\n' >"$WORK/a.json"
+printf '[{"tool": "book", "args": {"id": 2}}]\n' >"$WORK/b.json"
+"$TSCTL" check "$A" --calls "$WORK/a.json" >/dev/null 2>&1 || fail "creating '$A'"
 "$TSCTL" approve "$A" >/dev/null 2>&1 || fail "approving '$A'"
-cp "$fa" "$work/a.before"
+cp "$fa" "$WORK/a.before"
 
 # refused WHAT COMMAND...: the command fails with a collision naming both
 # names, and the file of A keeps its bytes
 refused() {
 	what=$1
 	shift
-	if "$@" >"$work/out" 2>&1; then
-		fail "$what succeeded: $(cat "$work/out")"
+	if "$@" >"$WORK/out" 2>&1; then
+		fail "$what succeeded: $(cat "$WORK/out")"
 	fi
-	grep -q "collide" "$work/out" && grep -qF "'$A'" "$work/out" && grep -qF "'$Bn'" "$work/out" ||
-		fail "$what: not reported as a collision of both names: $(cat "$work/out")"
-	cmp -s "$fa" "$work/a.before" || fail "$what changed the file of '$A'"
-	echo "test_collision: $what: $(head -c 400 "$work/out")"
+	grep -q "collide" "$WORK/out" && grep -qF "'$A'" "$WORK/out" && grep -qF "'$Bn'" "$WORK/out" ||
+		fail "$what: not reported as a collision of both names: $(cat "$WORK/out")"
+	cmp -s "$fa" "$WORK/a.before" || fail "$what changed the file of '$A'"
+	echo "test_collision: $what: $(head -c 400 "$WORK/out")"
 }
-refused "check" "$TSCTL" check "$Bn" --calls "$work/b.json"
-refused "check --update" "$TSCTL" check "$Bn" --calls "$work/b.json" --update
-refused "record --update" "$TSCTL" record --from-trace "$work/b.json" --name "$Bn" --format calls --update
+refused "check" "$TSCTL" check "$Bn" --calls "$WORK/b.json"
+refused "check --update" "$TSCTL" check "$Bn" --calls "$WORK/b.json" --update
+refused "record --update" "$TSCTL" record --from-trace "$WORK/b.json" --name "$Bn" --format calls --update
 refused "approve" "$TSCTL" approve "$Bn"
 refused "accept" "$TSCTL" accept "$Bn"
 refused "rm" "$TSCTL" snapshots rm --yes "$Bn"
@@ -95,9 +68,9 @@ refused "save" sh -c 'python3 "$1" call "$2" save "$3" | tee /dev/stderr | grep 
 	"${TS_SOURCE_DIR:-.}/tests/memory_client.py" "$TOOLSCORE_SOCKET" "$params"
 
 # under its own name the file goes, and then the other name may have it
-"$TSCTL" snapshots rm --yes "$A" >"$work/out" 2>&1 || fail "rm '$A': $(cat "$work/out")"
-"$TSCTL" check "$Bn" --calls "$work/b.json" >"$work/out" 2>&1 || fail "check '$Bn' once free: $(cat "$work/out")"
-grep -q CREATED "$work/out" || fail "check '$Bn' once free: $(cat "$work/out")"
+"$TSCTL" snapshots rm --yes "$A" >"$WORK/out" 2>&1 || fail "rm '$A': $(cat "$WORK/out")"
+"$TSCTL" check "$Bn" --calls "$WORK/b.json" >"$WORK/out" 2>&1 || fail "check '$Bn' once free: $(cat "$WORK/out")"
+grep -q CREATED "$WORK/out" || fail "check '$Bn' once free: $(cat "$WORK/out")"
 
-[ "$failures" = 0 ] || exit 1
+[ "$FAILURES" = 0 ] || exit 1
 echo "test_collision: ok"

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/snapshot/ts_snapshot.h"
 #include "util_daemon.h"
 #include "util_test.h"
 
@@ -48,57 +47,17 @@ static unsigned char *bomb_frame(const char *store, size_t n, size_t *len)
     return f;
 }
 
-/* Two names of one file name (a birthday search over 8 hex digits). */
-static void colliding_pair(char *a, char *b, size_t sz)
-{
-    enum { SLOTS = 1 << 20 };
-    uint32_t *seen = calloc(SLOTS, sizeof(*seen));
-    uint32_t *hashes = calloc(SLOTS, sizeof(*hashes));
-
-    ck_assert(seen != NULL && hashes != NULL);
-    char stem[101];
-
-    memset(stem, 'v', 100);
-    stem[100] = '\0'; /* the whole stem: the names differ after it */
-    for (uint32_t i = 0; i < 4000000; i++) {
-        char name[160];
-        char hex[9];
-        uint32_t h;
-
-        snprintf(name, sizeof(name), "%s-%u", stem, i);
-        ts_name_hash8(name, strlen(name), hex);
-        h = (uint32_t)strtoul(hex, NULL, 16);
-        for (uint32_t slot = h & (SLOTS - 1);; slot = (slot + 1) & (SLOTS - 1)) {
-            if (seen[slot] == 0) {
-                seen[slot] = i + 1;
-                hashes[slot] = h;
-                break;
-            }
-            if (hashes[slot] == h) {
-                snprintf(a, sz, "%s-%u", stem, seen[slot] - 1);
-                snprintf(b, sz, "%s", name);
-                free(seen);
-                free(hashes);
-                return;
-            }
-        }
-    }
-    ck_abort_msg("no colliding pair");
-}
-
 START_TEST(valgrind_clean_through_the_budget)
 {
-    const char *prefix[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1", NULL};
     /* the default budget: valgrind's own memory is resident too */
     const char *calls = "[{\"tool\": \"s\", \"args\": {\"q\": \"x\"}}]";
     struct json_object *p, *reply = NULL, *error = NULL;
-    char a[160], b[160], path[1200], *out, *big;
+    char a[160], b[160], path[1200], *big;
     unsigned char *frame;
     size_t len;
     FILE *f;
-    int status;
 
-    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 30000);
+    tdaemon_start_wrapped(&tdaemon_fx, tdaemon_valgrind, NULL, 30000);
     tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
     /* 1 MB of empty maps (800 MB decoded, over 60% of 512 MiB): too_large,
      * with its id, nothing decoded */
@@ -142,7 +101,7 @@ START_TEST(valgrind_clean_through_the_budget)
     ck_assert_str_eq(tdaemon_fx_outcome("vg", big, NULL), "FAILED");
     free(big);
     /* colliding names: the other name's check, rm and save refused */
-    colliding_pair(a, b, sizeof(a));
+    util_colliding_names(a, b, sizeof(a));
     ck_assert_str_eq(tdaemon_fx_outcome(a, calls, NULL), "CREATED");
     p = tdaemon_fx_check_params(NULL, b, calls, NULL);
     tdaemon_err(tdaemon_fx_conn, "check", p, "collision");
@@ -179,10 +138,7 @@ START_TEST(valgrind_clean_through_the_budget)
     json_object_put(tdaemon_ok(tdaemon_fx_conn, "status", NULL));
     close(tdaemon_fx_conn);
     tdaemon_fx_conn = -1;
-    status = tdaemon_stop(&tdaemon_fx, 60000);
-    out = tdaemon_slurp(tdaemon_fx.out);
-    ck_assert_msg(status == 0, "valgrind exit %d: %s", status, out);
-    free(out);
+    tdaemon_stop_ok_within(&tdaemon_fx, 60000);
 }
 END_TEST
 #endif

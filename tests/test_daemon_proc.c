@@ -541,9 +541,7 @@ END_TEST
 #ifndef __SANITIZE_ADDRESS__
 START_TEST(valgrind_clean)
 {
-    const char *prefix[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1", NULL};
-
-    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 30000);
+    tdaemon_start_wrapped(&tdaemon_fx, tdaemon_valgrind, NULL, 30000);
     int fd = tdaemon_connect(tdaemon_fx.socket);
     for (int i = 0; i < 60; i++) {
         char name[32];
@@ -627,10 +625,7 @@ START_TEST(valgrind_clean)
     tdaemon_closed(bad, 5000);
     close(bad);
     close(fd);
-    int status = tdaemon_stop(&tdaemon_fx, 30000);
-    char *out = tdaemon_slurp(tdaemon_fx.out);
-    ck_assert_msg(status == 0, "valgrind exit %d: %s", status, out);
-    free(out);
+    tdaemon_stop_ok_within(&tdaemon_fx, 30000);
 }
 END_TEST
 #endif

@@ -20,7 +20,6 @@
  * same with LSan at each fixture's clean stop). */
 START_TEST(valgrind_clean_with_rules)
 {
-    const char *prefix[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1", NULL};
     const char *calls = "[{\"tool\": \"s\", \"args\": {\"q\": \"weather in x\", \"id\": 1, "
                         "\"key\": \"k1\", \"t\": 0.5, \"l\": [1, 2]}}, {\"tool\": \"log\"}, "
                         "{\"tool\": \"b\", \"args\": {\"n\": 1}}]";
@@ -28,15 +27,13 @@ START_TEST(valgrind_clean_with_rules)
                           "{\"q\": \"weather in y\", \"id\": 2, \"key\": \"k2\", \"t\": 0.55, "
                           "\"l\": [2, 1]}}]";
     struct json_object *p;
-    int status;
-    char *out;
 
     tdaemon_fx_write_config(
         "{\"ignore\": [\"*.args.id\"], \"redact\": [\"*.args.key\"], \"order\": "
         "\"unordered\", \"match\": {\"s.args.q\": {\"regex\": \"^weather in \"}, "
         "\"*.args.t\": {\"approx\": 0.1}, \"*.args.l\": {\"set\": true}}, \"tools\": "
         "{\"log\": {\"ignore\": true}}}");
-    tdaemon_start_wrapped(&tdaemon_fx, prefix, NULL, 30000);
+    tdaemon_start_wrapped(&tdaemon_fx, tdaemon_valgrind, NULL, 30000);
     tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
     ck_assert_str_eq(tdaemon_fx_outcome("vg", calls, NULL), "CREATED");
     tdaemon_fx_approve("vg");
@@ -64,10 +61,7 @@ START_TEST(valgrind_clean_with_rules)
     ck_assert_str_eq(tdaemon_fx_outcome("vg", drifted, NULL), "FAILED");
     close(tdaemon_fx_conn);
     tdaemon_fx_conn = -1;
-    status = tdaemon_stop(&tdaemon_fx, 30000);
-    out = tdaemon_slurp(tdaemon_fx.out);
-    ck_assert_msg(status == 0, "valgrind exit %d: %s", status, out);
-    free(out);
+    tdaemon_stop_ok_within(&tdaemon_fx, 30000);
 }
 END_TEST
 #endif

@@ -57,15 +57,7 @@ ext=$(ls "$SITE"/toolscored/_native*.so)
 glibc_only "$SITE/toolscored/bin/toolscored" "$ext"
 same "$(nm -D --defined-only "$ext" | awk '{print $3}')" "PyInit__native" "the sdist build's exported symbols"
 
-: >"$WORK/served"
-(cd "$WORK" && env -u TS_BUILD_DIR PATH="$CLEAN_PATH" TSPY_SERVED_LOG="$WORK/served" \
-	"$VENV_PY" -m pytest -q -p no:cacheprovider --basetemp="$WORK/pt" "$S/shims/python/tests") \
-	>"$WORK/suite.out" 2>&1
-rc=$?
-tail -3 "$WORK/suite.out"
-CHECKS=$((CHECKS + 1))
-[ "$rc" = 0 ] || { fail "the plugin's tests failed in the venv (exit $rc)"; tail -60 "$WORK/suite.out" >&2; }
-same "$(sort -u "$WORK/served")" "$(realpath "$SITE/toolscored/bin/toolscored")" "the daemon of the plugin's tests"
+plugin_tests "$SITE"
 
 # ---- the wheel of another Python ---------------------------------------------
 WTAG=$(/usr/bin/python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')

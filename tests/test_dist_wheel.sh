@@ -57,19 +57,7 @@ t 0 "$VENV_PY" -m pip show toolscored && out_has "Version: $VERSION"
 "$VENV_PY" -m pytest --version
 
 # ---- the plugin's own tests, on the installed package -------------------------
-# (TS_BUILD_DIR unset: conftest.py takes the package's bin/; each daemon the
-# fixtures start writes its executable into the log)
-: >"$WORK/served"
-(cd "$WORK" && env -u TS_BUILD_DIR PATH="$CLEAN_PATH" TSPY_SERVED_LOG="$WORK/served" \
-	"$VENV_PY" -m pytest -q -p no:cacheprovider --basetemp="$WORK/pt" "$S/shims/python/tests") \
-	>"$WORK/suite.out" 2>&1
-rc=$?
-tail -3 "$WORK/suite.out"
-CHECKS=$((CHECKS + 1))
-[ "$rc" = 0 ] || { fail "the plugin's tests failed in the venv (exit $rc)"; tail -60 "$WORK/suite.out" >&2; }
-served=$(sort -u "$WORK/served")
-echo "the plugin's tests were served by: $served"
-same "$served" "$(realpath "$SITE/toolscored/bin/toolscored")" "the daemon of the plugin's tests"
+plugin_tests "$SITE"
 
 # ---- a user's project: record -> approve -> replay -> drift under -n 2 -------
 # The venv is not activated (PATH has no venv/bin), as IDEs and CI run it.

@@ -390,6 +390,12 @@ START_TEST(utf8_validation)
     ck_assert(!ts_utf8_valid("\xed\xbf\xbf", 3)); /* surrogate */
     ck_assert(!ts_utf8_valid("\xf4\x90\x80\x80", 4));
     ck_assert(!ts_utf8_valid("\xf0\x9f\x98", 3)); /* truncated */
+    /* cuts at a character boundary: "a" U+00E9 U+20AC */
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 6), 6);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 5), 3);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 3), 3);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 2), 1);
+    ck_assert_uint_eq(ts_utf8_cut("a\xc3\xa9\xe2\x82\xac", 6, 0), 0);
 }
 END_TEST
 
@@ -419,19 +425,6 @@ START_TEST(garbage_never_crashes)
 END_TEST
 
 /* ---- prices -------------------------------------------------------------- */
-
-#if !defined(__SANITIZE_ADDRESS__)
-#include <malloc.h>
-
-/* Bytes of heap in use now (glibc: every arena's chunks, mapped ones too;
- * this test process has one thread, so one arena). */
-static size_t heap_in_use(void)
-{
-    struct mallinfo2 m = mallinfo2();
-
-    return m.uordblks + m.hblkhd;
-}
-#endif
 
 /* "[" item "," item ... "]" with n items. */
 static char *repeat_text(const char *item, size_t n, size_t *len)
@@ -490,9 +483,9 @@ START_TEST(prices_hold_to_the_measurement)
         ts_error err;
 
 #if !defined(__SANITIZE_ADDRESS__)
-        size_t before = heap_in_use();
+        size_t before = util_heap_in_use();
         ck_assert_int_eq(ts_json_parse(text, len, 0, &v, &err), 0);
-        size_t used = heap_in_use() - before;
+        size_t used = util_heap_in_use() - before;
 
         ck_assert_msg(price >= used, "%s x 20000: priced %zu, takes %zu", items[i], price, used);
         ck_assert_msg(price <= used + used / 4 + 4096, "%s x 20000: priced %zu, takes only %zu",

@@ -19,72 +19,46 @@
 #      worst, or served).
 # Under a sanitizer the allocator is not glibc's: resident sizes are not
 # bounded there (the prices and refusals are the same).
-set -u
-B=${TS_BUILD_DIR:-$(pwd)/build}
-SRC=${TS_SOURCE_DIR:-$(pwd)}
-DAEMON=$B/toolscored
-TSCTL=$B/tsctl
-ATTACK=$B/bench/attack
-CLIENT="python3 $SRC/tests/memory_client.py"
+. "${TS_SOURCE_DIR:-.}/tests/tsctl_helpers.sh"
+ATTACK=$TS_BUILD_DIR/bench/attack
+CLIENT="python3 $TS_SOURCE_DIR/tests/memory_client.py"
 [ -x "$ATTACK" ] || { echo "test_memory: FAIL: $ATTACK missing (make check builds it)" >&2; exit 1; }
-SANITIZED=""
-nm -D "$DAEMON" 2>/dev/null | grep -q "__asan_" && SANITIZED=1
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/ts-memory.XXXXXX") || exit 1
-daemon_pid=""
 sampler_pid=""
-cleanup() {
-	[ -n "$sampler_pid" ] && kill "$sampler_pid" 2>/dev/null
-	[ -n "$daemon_pid" ] && kill -9 "$daemon_pid" 2>/dev/null
-	wait 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM HUP
-failures=0
-fail() {
-	echo "test_memory: FAIL: $*" >&2
-	failures=$((failures + 1))
-}
+trap 'kill "$sampler_pid" 2>/dev/null; cleanup' EXIT
 die() {
 	fail "$*"
-	[ -f "$work/daemon.log" ] && tail -20 "$work/daemon.log" >&2
+	[ -f "$WORK/daemon.log" ] && tail -20 "$WORK/daemon.log" >&2
 	exit 1
 }
-export TOOLSCORE_SOCKET="$work/d.sock"
-export TOOLSCORE_DIR="$work/store"
+export TOOLSCORE_SOCKET="$SOCK" TOOLSCORE_DIR="$STORE"
+mkdir -p "$STORE"
+store=$(cd "$STORE" && pwd -P)
+# a daemon that died is not started again behind the test: TOOLSCORED
+# names the daemon only while start starts it
+DAEMON=$TOOLSCORED
 export TOOLSCORED=/bin/false
-unset CI TOOLSCORE_RUN TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE
-mkdir -p "$work/store"
-store=$(cd "$work/store" && pwd -P)
 
 # start [daemon options...]; the resident size sampled every 20 ms
 start() {
-	"$DAEMON" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn \
-		--state-dir "$work/state" "$@" >"$work/daemon.log" 2>&1 &
-	daemon_pid=$!
-	i=0
-	until "$TSCTL" status >/dev/null 2>&1; do
-		i=$((i + 1))
-		[ $i -gt 1000 ] && die "the daemon did not answer within 20 s"
-		sleep 0.02
-	done
-	: >"$work/rss"
-	(while kill -0 "$daemon_pid" 2>/dev/null; do
-		sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$daemon_pid/status" >>"$work/rss"
+	TOOLSCORED=$DAEMON
+	start_daemon --state-dir "$WORK/state" "$@"
+	TOOLSCORED=/bin/false
+	: >"$WORK/rss"
+	(while kill -0 "$DAEMON_PID" 2>/dev/null; do
+		sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$DAEMON_PID/status" >>"$WORK/rss"
 		sleep 0.02
 	done) 2>/dev/null &
 	sampler_pid=$!
 }
 stop() {
 	kill "$sampler_pid" 2>/dev/null
-	kill "$daemon_pid" 2>/dev/null
-	wait "$daemon_pid" 2>/dev/null
-	daemon_pid=""
+	kill "$DAEMON_PID" 2>/dev/null
+	wait "$DAEMON_PID" 2>/dev/null
+	DAEMON_PID=""
 	sampler_pid=""
 }
-rss_peak_kb() { sort -n "$work/rss" | tail -1; }
-rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$daemon_pid/status"; }
+rss_peak_kb() { sort -n "$WORK/rss" | tail -1; }
+rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$DAEMON_PID/status"; }
 now_ms() { date +%s%3N; }
 # field NAME FILE: a key=value field of a client's line
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" "$2" | head -1; }
@@ -115,20 +89,20 @@ EOF
 # --- A: 4 MB frames of one-byte values, a 64 MiB budget --------------------------------
 start --memory-budget 64M
 for byte in 80 00; do
-	$CLIENT bomb "$TOOLSCORE_SOCKET" "$store" "$byte" 4194304 >"$work/bomb.out" 2>&1 ||
-		die "A: the client failed: $(cat "$work/bomb.out")"
-	echo "test_memory: A: 4 MB of 0x$byte: $(cat "$work/bomb.out")"
-	[ "$(field code "$work/bomb.out")" = too_large ] || fail "A: 0x$byte: not too_large"
-	[ "$(field id "$work/bomb.out")" = 7 ] || fail "A: 0x$byte: not answered with its id"
-	grep -q -- "--memory-budget of 64 MiB" "$work/bomb.out" || fail "A: 0x$byte: the budget is not named"
+	$CLIENT bomb "$TOOLSCORE_SOCKET" "$store" "$byte" 4194304 >"$WORK/bomb.out" 2>&1 ||
+		die "A: the client failed: $(cat "$WORK/bomb.out")"
+	echo "test_memory: A: 4 MB of 0x$byte: $(cat "$WORK/bomb.out")"
+	[ "$(field code "$WORK/bomb.out")" = too_large ] || fail "A: 0x$byte: not too_large"
+	[ "$(field id "$WORK/bomb.out")" = 7 ] || fail "A: 0x$byte: not answered with its id"
+	grep -q -- "--memory-budget of 64 MiB" "$WORK/bomb.out" || fail "A: 0x$byte: the budget is not named"
 done
-kill -0 "$daemon_pid" 2>/dev/null || die "A: the daemon died"
-calls "$work/normal.json" 600000 normal
-printf '[{"tool": "search", "args": {"q": "x"}}]\n' >"$work/tiny.json"
+kill -0 "$DAEMON_PID" 2>/dev/null || die "A: the daemon died"
+calls "$WORK/normal.json" 600000 normal
+printf '[{"tool": "search", "args": {"q": "x"}}]\n' >"$WORK/tiny.json"
 if [ -z "$SANITIZED" ]; then
 	t0=$(now_ms)
-	"$TSCTL" check normal --calls "$work/normal.json" >"$work/check.out" 2>&1 ||
-		fail "A: the 600 KB check after the frames failed: $(cat "$work/check.out")"
+	"$TSCTL" check normal --calls "$WORK/normal.json" >"$WORK/check.out" 2>&1 ||
+		fail "A: the 600 KB check after the frames failed: $(cat "$WORK/check.out")"
 	t1=$(now_ms)
 	peak=$(rss_peak_kb)
 	echo "test_memory: A: the 600 KB check right after: $((t1 - t0)) ms; resident peak $((peak / 1024)) MiB (budget 64 MiB)"
@@ -139,8 +113,8 @@ else
 	# the sanitizer's own memory is resident too: against 64 MiB the daemon
 	# may be over its budget by its resident size alone, and then stops
 	# reading a large request (busy); a small one is served
-	"$TSCTL" check normal --calls "$work/tiny.json" >"$work/check.out" 2>&1 ||
-		fail "A: a check after the frames failed: $(cat "$work/check.out")"
+	"$TSCTL" check normal --calls "$WORK/tiny.json" >"$WORK/check.out" 2>&1 ||
+		fail "A: a check after the frames failed: $(cat "$WORK/check.out")"
 fi
 
 # --- B: a snapshot file of small values -------------------------------------------------
@@ -153,32 +127,32 @@ d = {"schema_version": 1, "name": "dense", "created_at": "2025-06-01T12:00:00+00
 name = "dense-" + hashlib.sha1(b"dense").hexdigest()[:8] + ".json"
 open(sys.argv[1] + "/" + name, "w").write(json.dumps(d, separators=(",", ":")) + "\n")
 EOF
-: >"$work/rss"
-if "$TSCTL" snapshots show dense >"$work/show.out" 2>&1; then
+: >"$WORK/rss"
+if "$TSCTL" snapshots show dense >"$WORK/show.out" 2>&1; then
 	fail "B: show of a file of a gigabyte parsed succeeded"
 fi
-echo "test_memory: B: show: $(head -c 400 "$work/show.out")"
-grep -q "memory-budget of 64 MiB" "$work/show.out" || fail "B: show: the budget is not named"
-if "$TSCTL" check dense --calls "$work/tiny.json" >"$work/check.out" 2>&1; then
+echo "test_memory: B: show: $(head -c 400 "$WORK/show.out")"
+grep -q "memory-budget of 64 MiB" "$WORK/show.out" || fail "B: show: the budget is not named"
+if "$TSCTL" check dense --calls "$WORK/tiny.json" >"$WORK/check.out" 2>&1; then
 	fail "B: a check against that file succeeded"
 fi
-grep -q "memory-budget of 64 MiB" "$work/check.out" || fail "B: check: the budget is not named: $(cat "$work/check.out")"
+grep -q "memory-budget of 64 MiB" "$WORK/check.out" || fail "B: check: the budget is not named: $(cat "$WORK/check.out")"
 peak=$(rss_peak_kb)
 echo "test_memory: B: resident peak $((peak / 1024)) MiB (budget 64 MiB)"
 [ -n "$SANITIZED" ] || [ "$peak" -lt $((128 * 1024)) ] || fail "B: resident peak $peak KiB, over twice the budget"
-"$TSCTL" check normal --calls "$work/tiny.json" >/dev/null 2>&1 || fail "B: the daemon stopped serving"
+"$TSCTL" check normal --calls "$WORK/tiny.json" >/dev/null 2>&1 || fail "B: the daemon stopped serving"
 stop
 
 # --- C: check, approve, check of small values, a default daemon --------------------------
 # (under a sanitizer, whose quarantine keeps freed memory resident, a larger
 # budget: the prices and refusals are the same, glibc's giving back is not)
 if [ -n "$SANITIZED" ]; then start --memory-budget 2G; else start; fi
-calls "$work/small.json" 1000000 small
+calls "$WORK/small.json" 1000000 small
 for round in 1 2 3; do
-	"$TSCTL" check small --calls "$work/small.json" >"$work/check.out" 2>&1 ||
-		fail "C: round $round: check: $(cat "$work/check.out")"
-	"$TSCTL" approve small >"$work/approve.out" 2>&1 ||
-		fail "C: round $round: approve: $(cat "$work/approve.out")"
+	"$TSCTL" check small --calls "$WORK/small.json" >"$WORK/check.out" 2>&1 ||
+		fail "C: round $round: check: $(cat "$WORK/check.out")"
+	"$TSCTL" approve small >"$WORK/approve.out" 2>&1 ||
+		fail "C: round $round: approve: $(cat "$WORK/approve.out")"
 done
 peak=$(rss_peak_kb)
 i=0
@@ -197,7 +171,7 @@ stop
 # --- D: a large request while the daemon is over its budget --------------------------------
 start --memory-budget 64M
 "$ATTACK" --socket "$TOOLSCORE_SOCKET" --partial 8 --partial-bytes 8388608 --seconds 8 \
-	>"$work/attack.out" 2>"$work/attack.err" &
+	>"$WORK/attack.out" 2>"$WORK/attack.err" &
 attack_pid=$!
 # the stalled frames hold the connections' share of the budget (or, under a
 # sanitizer, its resident memory alone is over it): connections are paused
@@ -211,20 +185,20 @@ until over; do
 	[ $i -gt 200 ] && { fail "D: the stalled frames did not fill the budget within 10 s"; break; }
 	sleep 0.05
 done
-$CLIENT large "$TOOLSCORE_SOCKET" "$store" victim 2000000 >"$work/victim.out" 2>&1
-echo "test_memory: D: a 2 MB check among 8 stalled 8 MiB frames: $(cat "$work/victim.out")"
-wait "$attack_pid" || fail "D: the attack failed: $(cat "$work/attack.err")"
-code=$(field code "$work/victim.out")
-secs=$(field seconds "$work/victim.out" | cut -d. -f1)
+$CLIENT large "$TOOLSCORE_SOCKET" "$store" victim 2000000 >"$WORK/victim.out" 2>&1
+echo "test_memory: D: a 2 MB check among 8 stalled 8 MiB frames: $(cat "$WORK/victim.out")"
+wait "$attack_pid" || fail "D: the attack failed: $(cat "$WORK/attack.err")"
+code=$(field code "$WORK/victim.out")
+secs=$(field seconds "$WORK/victim.out" | cut -d. -f1)
 case "$code" in
 ok) ;;
-busy) grep -q "over its memory budget" "$work/victim.out" || fail "D: busy without the budget named" ;;
+busy) grep -q "over its memory budget" "$WORK/victim.out" || fail "D: busy without the budget named" ;;
 *) fail "D: the large check got $code" ;;
 esac
 # the frame deadline is 30 s: an answer well before it
 [ -n "$secs" ] && [ "$secs" -lt 15 ] || fail "D: answered after $secs s"
-kill -0 "$daemon_pid" 2>/dev/null || die "D: the daemon died"
+kill -0 "$DAEMON_PID" 2>/dev/null || die "D: the daemon died"
 stop
 
-[ "$failures" = 0 ] || exit 1
+[ "$FAILURES" = 0 ] || exit 1
 echo "test_memory: ok"

@@ -941,17 +941,6 @@ static void frame_payload(const ts_buf *frame, const unsigned char **payload, si
     *payload = (const unsigned char *)frame->data + 4;
 }
 
-#if !defined(__SANITIZE_ADDRESS__)
-#include <malloc.h>
-
-static size_t heap_in_use(void)
-{
-    struct mallinfo2 m = mallinfo2();
-
-    return m.uordblks + m.hblkhd;
-}
-#endif
-
 /* The price of a msgpack value is what decoding it really takes, measured
  * (never less, not much more), whatever its shape; a broken value is
  * priced up to where it breaks. */
@@ -992,9 +981,9 @@ START_TEST(wire_price_holds_to_the_measurement)
         json_object_put(item);
         ck_assert_int_eq(ts_wire_price(b.data, b.len, 0, &price, &err), 0);
 #if !defined(__SANITIZE_ADDRESS__)
-        size_t before = heap_in_use();
+        size_t before = util_heap_in_use();
         ck_assert_int_eq(ts_wire_decode(b.data, b.len, 0, &v, &err), 0);
-        size_t used = heap_in_use() - before;
+        size_t used = util_heap_in_use() - before;
 
         ck_assert_msg(price >= used, "%s x 20000: priced %zu, takes %zu", items[i], price, used);
         ck_assert_msg(price <= used + used / 4 + 4096, "%s x 20000: priced %zu, takes only %zu",

@@ -84,44 +84,6 @@ static void save_ok(ts_store *store, const ts_snapshot *s)
     ck_assert_msg(ts_store_save(store, s, 0, &err) == 0, "%s", err.message);
 }
 
-/* Two names of one file name, found by brute force over 8 hex digits of
- * SHA-1 (a birthday search: about 80,000 names). */
-static void colliding_pair(char *a, char *b, size_t sz)
-{
-    enum { SLOTS = 1 << 20 };
-    uint32_t *seen = calloc(SLOTS, sizeof(*seen)); /* hash -> index + 1 */
-    uint32_t *hashes = calloc(SLOTS, sizeof(*hashes));
-    char prefix[101];
-
-    ck_assert(seen != NULL && hashes != NULL);
-    memset(prefix, 'x', 100);
-    prefix[100] = '\0'; /* the whole stem: names differ after it */
-    for (uint32_t i = 0; i < 4000000; i++) {
-        char name[160];
-        char hex[9];
-        uint32_t h;
-
-        snprintf(name, sizeof(name), "%s-%u", prefix, i);
-        ts_name_hash8(name, strlen(name), hex);
-        h = (uint32_t)strtoul(hex, NULL, 16);
-        for (uint32_t slot = h & (SLOTS - 1);; slot = (slot + 1) & (SLOTS - 1)) {
-            if (seen[slot] == 0) {
-                seen[slot] = i + 1;
-                hashes[slot] = h;
-                break;
-            }
-            if (hashes[slot] == h) {
-                snprintf(a, sz, "%s-%u", prefix, seen[slot] - 1);
-                snprintf(b, sz, "%s", name);
-                free(seen);
-                free(hashes);
-                return;
-            }
-        }
-    }
-    ck_abort_msg("no colliding pair");
-}
-
 START_TEST(colliding_names_never_touch_each_others_file)
 {
     ts_store *store = open_store();
@@ -130,7 +92,7 @@ START_TEST(colliding_names_never_touch_each_others_file)
     char *before, *after;
     ts_error err;
 
-    colliding_pair(a, b, sizeof(a));
+    util_colliding_names(a, b, sizeof(a));
     ck_assert_int_eq(ts_name_to_filename(a, strlen(a), fa, sizeof(fa), &err), 0);
     ck_assert_int_eq(ts_name_to_filename(b, strlen(b), fb, sizeof(fb), &err), 0);
     ck_assert_str_eq(fa, fb);

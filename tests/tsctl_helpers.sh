@@ -10,6 +10,7 @@ export TOOLSCORED
 DATA="$TS_SOURCE_DIR/tests/data/tsctl"
 COMPAT="$TS_SOURCE_DIR/tests/data/compat"
 unset CI TOOLSCORE_RUN TOOLSCORE_SOCKET TOOLSCORE_DIR TOOLSCORE_RECORD TOOLSCORE_RECORD_UPDATE TOOLSCORE_TEST NO_COLOR
+unset TOOLSCORE_TIMEOUT
 unset COLUMNS TOOLSCORE_REPORT_WIDTH TOOLSCORE_NO_JSON_DIFF
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/tsctl-test.XXXXXX")
 SOCK="$WORK/d.sock"
@@ -20,6 +21,8 @@ CHECKS=0
 
 cleanup() {
 	if [ -n "$DAEMON_PID" ]; then
+		# (CONT first: a test may have stopped it, test_deadlines.sh)
+		kill -CONT "$DAEMON_PID" 2>/dev/null
 		kill "$DAEMON_PID" 2>/dev/null
 		i=0
 		while kill -0 "$DAEMON_PID" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
@@ -259,6 +262,25 @@ paste_into() {
 	[ -z "$stray" ] && return 0
 	fail "pasting into $1 made files: $stray (line: $2)"
 	return 1
+}
+
+# start_other EXE TSCTL SOCKET [auto]: EXE (another build's daemon,
+# other_build) on SOCKET, as if a client had started it with "auto", until
+# TSCTL's status is answered there; OTHER_PID is its pid. A daemon that
+# exits instead fails the test (return 1), its output shown.
+start_other() {
+	if [ "${4:-}" = auto ]; then
+		TOOLSCORED_AUTO_STARTED=1 "$1" --socket "$3" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
+	else
+		"$1" --socket "$3" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
+	fi
+	OTHER_PID=$!
+	i=0
+	while ! "$2" --socket "$3" status >/dev/null 2>&1 && [ $i -lt 200 ]; do
+		kill -0 "$OTHER_PID" 2>/dev/null || { fail "the other build did not start: $(cat "$WORK/other.log")"; return 1; }
+		sleep 0.05
+		i=$((i + 1))
+	done
 }
 
 # other_build FILE DEST VERSION: DEST is FILE (an executable of this build)

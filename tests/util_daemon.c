@@ -209,9 +209,17 @@ int tdaemon_stop(tdaemon *d, int timeout_ms)
     return status;
 }
 
+const char *const tdaemon_valgrind[] = {"valgrind", "-q", "--leak-check=full", "--error-exitcode=1",
+                                        NULL};
+
 void tdaemon_stop_ok(tdaemon *d)
 {
-    int status = tdaemon_stop(d, 20000);
+    tdaemon_stop_ok_within(d, 20000);
+}
+
+void tdaemon_stop_ok_within(tdaemon *d, int timeout_ms)
+{
+    int status = tdaemon_stop(d, timeout_ms);
 
     if (status != 0) {
         char *out = tdaemon_slurp(d->out);

@@ -49,8 +49,15 @@ int tdaemon_run(const char *const *argv, char *out, size_t outsz, int timeout_ms
 int tdaemon_stop(tdaemon *d, int timeout_ms);
 
 /* SIGTERM and require a clean exit 0 (under a sanitizer build this also
- * fails on leaks); the daemon's output is shown on failure. */
+ * fails on leaks); the daemon's output is shown on failure. _within waits
+ * timeout_ms for it (a daemon under valgrind stops slowly), not 20 s. */
 void tdaemon_stop_ok(tdaemon *d);
+void tdaemon_stop_ok_within(tdaemon *d, int timeout_ms);
+
+/* The prefix (tdaemon_start_wrapped) that runs the daemon under valgrind,
+ * whose exit status is then 1 on any error or leak: stopped with
+ * tdaemon_stop_ok_within, the test fails with valgrind's report. */
+extern const char *const tdaemon_valgrind[];
 
 /* SIGKILL and reap. */
 void tdaemon_kill(tdaemon *d);

@@ -5,6 +5,8 @@
 
 #include <dirent.h>
 #include <limits.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +130,51 @@ struct json_object *util_calls_of_letters(const char *s)
         json_object_array_add(list, c);
     }
     return list;
+}
+
+void util_colliding_names(char *a, char *b, size_t sz)
+{
+    enum { SLOTS = 1 << 20 };
+    uint32_t *seen = calloc(SLOTS, sizeof(*seen)); /* hash -> index + 1 */
+    uint32_t *hashes = calloc(SLOTS, sizeof(*hashes));
+    char prefix[101];
+
+    ck_assert(seen != NULL && hashes != NULL);
+    memset(prefix, 'x', 100);
+    prefix[100] = '\0'; /* the whole stem: names differ after it */
+    for (uint32_t i = 0; i < 4000000; i++) {
+        char name[160];
+        char hex[9];
+        uint32_t h;
+
+        snprintf(name, sizeof(name), "%s-%u", prefix, i);
+        ts_name_hash8(name, strlen(name), hex);
+        h = (uint32_t)strtoul(hex, NULL, 16);
+        for (uint32_t slot = h & (SLOTS - 1);; slot = (slot + 1) & (SLOTS - 1)) {
+            if (seen[slot] == 0) {
+                seen[slot] = i + 1;
+                hashes[slot] = h;
+                break;
+            }
+            if (hashes[slot] == h) {
+                snprintf(a, sz, "%s-%u", prefix, seen[slot] - 1);
+                snprintf(b, sz, "%s", name);
+                free(seen);
+                free(hashes);
+                return;
+            }
+        }
+    }
+    ck_abort_msg("no colliding pair");
+}
+
+/* glibc: every arena's chunks, mapped ones too (a test process with one
+ * thread has one arena) */
+size_t util_heap_in_use(void)
+{
+    struct mallinfo2 m = mallinfo2();
+
+    return m.uordblks + m.hblkhd;
 }
 
 static long long monotonic_ms(void)

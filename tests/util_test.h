@@ -79,6 +79,15 @@ int util_count_entries(const char *dir, const char *prefix);
  * its character: "abc" is [{"tool": "a"}, {"tool": "b"}, {"tool": "c"}]. */
 struct json_object *util_calls_of_letters(const char *s);
 
+/* Two names of one file name (the same stem and 8 hex digits of SHA-1),
+ * found by brute force (a birthday search: about 80,000 names), into a
+ * and b (sz bytes each, 160 are enough). */
+void util_colliding_names(char *a, char *b, size_t sz);
+
+/* Bytes of glibc's heap in use (mallinfo2), for measuring what building a
+ * value takes; meaningless under a sanitizer, whose allocator is not glibc's. */
+size_t util_heap_in_use(void);
+
 /*
  * Waiting for a condition: poll holds(arg) every 5 ms until it returns true
  * (then true) or timeout_ms passed (then false, for the test to fail saying

@@ -12,23 +12,31 @@
 static int summary_answer(tsd_runs *runs, tsd_request *req, tsd_run *run,
                           struct json_object **result, ts_error *err);
 
+/* The run named by params["run"] (required). */
+static tsd_run *param_run(tsd_runs *runs, tsd_params *p)
+{
+    const char *id = tsd_params_string(p, "run", true);
+    tsd_run *run = NULL;
+
+    if (id != NULL)
+        tsd_params_fail(p, tsd_runs_get(runs, id, &run, p->err));
+    return tsd_params_error(p) < 0 ? NULL : run;
+}
+
 static int run_partial(void *state, tsd_request *req, const struct json_object *params,
                        struct json_object **result, ts_error *err)
 {
     tsd_runs *runs = state;
     const char *reasons[TS_RUNREPORT_MAX_REASONS];
     struct json_object *list = NULL;
-    tsd_run *run = NULL;
+    tsd_run *run;
     size_t n = 0;
     tsd_params p;
-    const char *id;
     int rc;
 
     (void)req;
     tsd_params_init(&p, params, err);
-    id = tsd_params_string(&p, "run", true);
-    if (id != NULL)
-        tsd_params_fail(&p, tsd_runs_get(runs, id, &run, err));
+    run = param_run(runs, &p);
     rc = tsd_params_error(&p);
     if (rc == 0 && (!json_object_object_get_ex(params, "reasons", &list) ||
                     !json_object_is_type(list, json_type_array)))
@@ -76,13 +84,7 @@ typedef struct report_job {
  * bytes, at a UTF-8 character boundary. */
 static size_t page_end(const char *text, size_t len, size_t offset)
 {
-    size_t end = offset + TSD_RUN_REPORT_PAGE;
-
-    if (end >= len)
-        return len;
-    while (end > offset && ((unsigned char)text[end] & 0xC0) == 0x80)
-        end--;
-    return end;
+    return offset + ts_utf8_cut(text + offset, len - offset, TSD_RUN_REPORT_PAGE);
 }
 
 static void report_work(uv_work_t *w)
@@ -255,17 +257,6 @@ static int summary_answer(tsd_runs *runs, tsd_request *req, tsd_run *run,
 }
 
 /* ---- run.open, run.join, run.close, run.summary ------------------------ */
-
-/* The run named by params["run"] (required). */
-static tsd_run *param_run(tsd_runs *runs, tsd_params *p)
-{
-    const char *id = tsd_params_string(p, "run", true);
-    tsd_run *run = NULL;
-
-    if (id != NULL)
-        tsd_params_fail(p, tsd_runs_get(runs, id, &run, p->err));
-    return tsd_params_error(p) < 0 ? NULL : run;
-}
 
 /* A method on one run: params["run"] and nothing else. */
 static int param_run_only(tsd_runs *runs, const struct json_object *params, tsd_run **run,

@@ -21,20 +21,12 @@ typedef struct texts {
     size_t n, cap;
 } texts;
 
-static uint64_t text_hash(const char *id)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (; *id; id++)
-        h = (h ^ (unsigned char)*id) * 1099511628211ULL;
-    return h;
-}
-
 static const char *texts_get(const texts *t, const char *id)
 {
     if (t->cap == 0)
         return NULL;
-    for (size_t s = text_hash(id) & (t->cap - 1); t->ids[s] != NULL; s = (s + 1) & (t->cap - 1)) {
+    for (size_t s = ts_hash_string(id) & (t->cap - 1); t->ids[s] != NULL;
+         s = (s + 1) & (t->cap - 1)) {
         if (strcmp(t->ids[s], id) == 0)
             return t->values[s];
     }
@@ -60,7 +52,7 @@ static int texts_put(texts *t, const char *id, const char *value)
         for (size_t i = 0; i < t->cap; i++) {
             if (t->ids[i] == NULL)
                 continue;
-            for (s = text_hash(t->ids[i]) & (bigger.cap - 1); bigger.ids[s] != NULL;
+            for (s = ts_hash_string(t->ids[i]) & (bigger.cap - 1); bigger.ids[s] != NULL;
                  s = (s + 1) & (bigger.cap - 1))
                 ;
             bigger.ids[s] = t->ids[i];
@@ -71,7 +63,7 @@ static int texts_put(texts *t, const char *id, const char *value)
         bigger.n = t->n;
         *t = bigger;
     }
-    for (s = text_hash(id) & (t->cap - 1); t->ids[s] != NULL; s = (s + 1) & (t->cap - 1))
+    for (s = ts_hash_string(id) & (t->cap - 1); t->ids[s] != NULL; s = (s + 1) & (t->cap - 1))
         ;
     t->ids[s] = strdup(id);
     t->values[s] = strdup(value);

@@ -59,24 +59,6 @@ static uint64_t id_value(const char *hex)
     return v != 0 ? v : 1;
 }
 
-static void count_outcome(ts_summary_counts *c, const char *outcome, bool unchanged)
-{
-    if (strcmp(outcome, "CREATED") == 0) {
-        c->created++;
-    } else if (strcmp(outcome, "UPDATED") == 0) {
-        c->updated++;
-        c->unchanged += unchanged;
-    } else if (strcmp(outcome, "PENDING") == 0) {
-        c->pending++;
-    } else if (strcmp(outcome, "PASSED") == 0) {
-        c->passed++;
-    } else if (strcmp(outcome, "FAILED") == 0) {
-        c->failed++;
-    } else {
-        c->errors++;
-    }
-}
-
 /* Count one check in memory (a new one, or one read back). */
 static int run_count(tsd_run *run, const char *name, const char *test, const char *outcome,
                      bool unchanged, uint64_t calls_id, bool calls_kept, uint64_t report_id,
@@ -94,7 +76,7 @@ static int run_count(tsd_run *run, const char *name, const char *test, const cha
     if (baseline_id != 0 && baseline_kept && tsd_run_reports_add(run, baseline_id) < 0)
         return -ENOMEM;
     n->last_failed = strcmp(outcome, "FAILED") == 0;
-    count_outcome(&run->counts, outcome, unchanged);
+    ts_runreport_count(&run->counts, ts_runreport_outcome_of(outcome), unchanged);
     run->checks++;
     return 0;
 }
@@ -310,6 +292,28 @@ int tsd_runs_get(tsd_runs *runs, const char *id, tsd_run **out, ts_error *err)
     return 0;
 }
 
+/* reason (a copy, owned from here; NULL: none could be made) as the run's
+ * partial reason i, replacing it, or a new one when i is nreasons; -ENOMEM
+ * when it cannot be kept. */
+static int set_reason(tsd_run *run, size_t i, char *reason)
+{
+    if (reason != NULL && i == run->nreasons) {
+        char **a = realloc(run->reasons, (run->nreasons + 1) * sizeof(char *));
+
+        if (a != NULL) {
+            run->reasons = a;
+            run->reasons[run->nreasons++] = NULL;
+        }
+    }
+    if (reason == NULL || i >= run->nreasons) {
+        free(reason);
+        return -ENOMEM;
+    }
+    free(run->reasons[i]);
+    run->reasons[i] = reason;
+    return 0;
+}
+
 /*
  * A run that could not record a check says so, as a partial reason that
  * every report and the summary line show (run.json too, as soon as it can
@@ -329,21 +333,7 @@ static void note_lost(tsd_runs *runs, tsd_run *run, const char *why)
     for (i = 0; i < run->nreasons && strncmp(run->reasons[i], LOST_PREFIX, strlen(LOST_PREFIX));
          i++)
         ;
-    char *copy = strdup(reason);
-    char **a = i < run->nreasons ? run->reasons
-                                 : realloc(run->reasons, (run->nreasons + 1) * sizeof(char *));
-    if (copy != NULL && a != NULL) {
-        run->reasons = a;
-        if (i < run->nreasons)
-            free(run->reasons[i]);
-        else
-            run->nreasons++;
-        run->reasons[i] = copy;
-    } else {
-        free(copy);
-        if (a != NULL)
-            run->reasons = a;
-    }
+    (void)set_reason(run, i, strdup(reason));
     run->partial = true;
     tsd_warn("run %s: %s", run->id, reason);
     run->meta_stale = write_meta(runs, run, &werr) < 0;
@@ -476,22 +466,13 @@ int tsd_run_mark_partial(tsd_runs *runs, tsd_run *run, const char *const *reason
                             "run '%s' is closed; mark it partial before closing it", run->id);
     for (size_t i = 0; i < n; i++) {
         bool seen = false;
-        char *r;
 
         for (size_t j = 0; j < run->nreasons && !seen; j++)
             seen = strncmp(run->reasons[j], reasons[i], TSD_RUN_REASON_MAX) == 0;
         if (seen || run->nreasons >= TS_RUNREPORT_MAX_REASONS)
             continue;
-        r = strndup(reasons[i], TSD_RUN_REASON_MAX);
-        char **a = realloc(run->reasons, (run->nreasons + 1) * sizeof(char *));
-        if (r == NULL || a == NULL) {
-            free(r);
-            if (a != NULL)
-                run->reasons = a;
+        if (set_reason(run, run->nreasons, strndup(reasons[i], TSD_RUN_REASON_MAX)) < 0)
             return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-        }
-        run->reasons = a;
-        run->reasons[run->nreasons++] = r;
     }
     run->partial = true;
     if (write_meta(runs, run, &werr) < 0)

@@ -93,6 +93,19 @@ const char *tsd_params_format(tsd_params *p, const char *key)
     return format;
 }
 
+const char *tsd_params_source(tsd_params *p, const char *fallback)
+{
+    const char *source = tsd_params_string(p, "source", false);
+
+    if (tsd_params_error(p) < 0 || source == NULL)
+        return fallback;
+    if (!ts_snapshot_source_known(source))
+        tsd_params_fail(
+            p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
+                            "'source' must be one of " TS_SNAPSHOT_SOURCES ", got \"%s\"", source));
+    return source;
+}
+
 bool tsd_params_bool(tsd_params *p, const char *key, bool def)
 {
     struct json_object *v = lookup(p, key);

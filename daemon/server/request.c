@@ -435,26 +435,16 @@ static void decode_done(uv_work_t *work, int status)
  * replayed without decoding it, check.c); large ones whole, on the pool. */
 static void decode(incoming *d)
 {
-    tsd_request *r = d->r;
-    tsd_conn *conn = r->conn;
-
+    d->work.data = d;
     if (d->len > TSD_DECODE_ON_LOOP_MAX) {
-        d->work.data = d;
-        if (uv_queue_work(conn->server->loop, &d->work, decode_work, decode_done) == 0)
+        if (uv_queue_work(d->r->conn->server->loop, &d->work, decode_work, decode_done) == 0)
             return;
         decode_work(&d->work); /* not expected: decode here then */
-        decode_done(&d->work, 0);
-        return;
+    } else {
+        d->rc = ts_message_decode_request_raw(d->payload, d->len, tsd_dispatch_raw_member, &d->req,
+                                              &d->err);
     }
-    d->rc = ts_message_decode_request_raw(d->payload, d->len, tsd_dispatch_raw_member, &d->req,
-                                          &d->err);
-    r->has_id = d->req.has_id;
-    r->id = d->req.id;
-    if (d->rc < 0)
-        refuse_request(conn, r, &d->req, d->rc, &d->err);
-    else
-        start_request(conn, r, &d->req, d->payload, d->len);
-    incoming_free(d, conn);
+    decode_done(&d->work, 0);
 }
 
 /* d's values cannot be taken (err): answered with its id when the payload

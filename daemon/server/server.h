@@ -240,6 +240,10 @@ const char *tsd_params_name(tsd_params *p, const char *key);
  * "format" naming the supported ones. */
 const char *tsd_params_format(tsd_params *p, const char *key);
 
+/* The snapshot source params["source"] names (one of TS_SNAPSHOT_SOURCES,
+ * else "invalid_argument" naming them), or fallback when absent. */
+const char *tsd_params_source(tsd_params *p, const char *fallback);
+
 /* A boolean; def when absent. */
 bool tsd_params_bool(tsd_params *p, const char *key, bool def);
 

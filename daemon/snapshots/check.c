@@ -159,12 +159,7 @@ static int parse_check(const struct json_object *params, bool raw, check_request
     rq->json_diff = tsd_params_bool(&p, "json_diff", true);
     rq->run = tsd_params_string(&p, "run", false);
     rq->test = tsd_params_string(&p, "test", false);
-    rq->source = tsd_params_string(&p, "source", false);
-    if (rq->source == NULL)
-        rq->source = "pytest";
-    else if (tsd_params_error(&p) == 0 && !ts_snapshot_source_known(rq->source))
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "'source' must be one of " TS_SNAPSHOT_SOURCES));
+    rq->source = tsd_params_source(&p, "pytest");
     rq->tsctl = tsd_params_string(&p, "tsctl", false);
     if (rq->tsctl != NULL && tsd_params_error(&p) == 0 && !tsctl_valid(rq->tsctl))
         tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,

@@ -113,20 +113,6 @@ static void record_done(tsd_job *job)
     free(c);
 }
 
-/* The source of an imported snapshot: "trace" unless given. */
-static const char *param_source(tsd_params *p)
-{
-    const char *source = tsd_params_string(p, "source", false);
-
-    if (tsd_params_error(p) < 0 || source == NULL)
-        return "trace";
-    if (!ts_snapshot_source_known(source))
-        tsd_params_fail(
-            p, ts_error_set(p->err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                            "'source' must be one of " TS_SNAPSHOT_SOURCES ", got \"%s\"", source));
-    return source;
-}
-
 int tsd_record(void *state, tsd_request *req, const struct json_object *params,
                struct json_object **result, ts_error *err)
 {
@@ -143,7 +129,7 @@ int tsd_record(void *state, tsd_request *req, const struct json_object *params,
     root = tsd_params_string(&p, "store", true);
     c->name = tsd_params_name(&p, "name");
     c->raw = tsd_params_value(&p, "calls");
-    c->source = param_source(&p);
+    c->source = tsd_params_source(&p, "trace"); /* an imported snapshot's */
     c->update = tsd_params_bool(&p, "update", false);
     c->format = tsd_params_format(&p, "format");
     rc = tsd_params_error(&p);

@@ -11,13 +11,27 @@
 
 #include "lib/snapshot/ts_snapshot.h"
 
+/* Write snap; a file renamed into place whose root's fsync failed is a
+ * success here, answered by tsd_save_not_durable in the job's done. */
+static int save_placed(ts_store *store, const ts_snapshot *snap, tsd_job *job, ts_error *err)
+{
+    bool placed = false;
+    int rc = ts_store_save_placed(store, snap, 0, &placed, err);
+
+    if (rc < 0 && placed) {
+        job->sync_rc = rc;
+        job->sync_err = *err;
+        rc = 0;
+    }
+    return rc;
+}
+
 int tsd_save(ts_store *store, const char *name, struct json_object *calls, const char *source,
              bool approved, bool may_exist, tsd_job *job, ts_error *err)
 {
     ts_snapshot *old = NULL;
     ts_snapshot *snap = NULL;
     ts_error ignored;
-    bool placed;
     int rc = ts_snapshot_new(name, calls, source, &snap, err);
 
     if (rc < 0)
@@ -27,12 +41,7 @@ int tsd_save(ts_store *store, const char *name, struct json_object *calls, const
         memcpy(snap->created_at, old->created_at, sizeof(snap->created_at));
         ts_snapshot_free(old);
     }
-    rc = ts_store_save_placed(store, snap, 0, &placed, err);
-    if (rc < 0 && placed) {
-        job->sync_rc = rc; /* answered by tsd_save_not_durable */
-        job->sync_err = *err;
-        rc = 0;
-    }
+    rc = save_placed(store, snap, job, err);
     ts_snapshot_free(snap);
     return rc;
 }
@@ -67,13 +76,8 @@ typedef struct save_job {
 static void snapshot_what(const char *name, char *out, size_t outsz)
 {
     size_t len = strlen(name);
-    size_t cut = len;
+    size_t cut = ts_utf8_cut(name, len, 60);
 
-    if (len > 60) {
-        cut = 60;
-        while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
-            cut--; /* not inside a UTF-8 sequence */
-    }
     snprintf(out, outsz, "snapshot '%.*s%s'", (int)cut, name, cut < len ? "..." : "");
 }
 
@@ -82,7 +86,6 @@ static void save_work(tsd_job *job)
     save_job *j = (save_job *)job;
     ts_snapshot *snap = NULL;
     char what[96];
-    bool placed = false;
     int rc;
 
     snapshot_what(j->name, what, sizeof(what));
@@ -90,14 +93,8 @@ static void save_work(tsd_job *job)
     /* the first write of a store not on disk yet: its lock first */
     if (rc == 0)
         rc = tsd_store_lock_for_write(j->srv, j->st, &j->busy, &j->err);
-    if (rc == 0) {
-        rc = ts_store_save_placed(j->st->store, snap, 0, &placed, &j->err);
-        if (rc < 0 && placed) {
-            j->job.sync_rc = rc; /* answered by tsd_save_not_durable */
-            j->job.sync_err = j->err;
-            rc = 0;
-        }
-    }
+    if (rc == 0)
+        rc = save_placed(j->st->store, snap, &j->job, &j->err);
     /* only a check says that it made its store (check.c, note_new_store) */
     (void)ts_store_take_root_made(j->st->store);
     /* a file written: the observation kept against the old one is stale */

@@ -52,11 +52,7 @@ static int64_t realtime_ns(void)
 
 static size_t bucket_of(const char *name)
 {
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return (size_t)(h % TSD_SNAPCACHE_BUCKETS);
+    return (size_t)(ts_hash_string(name) % TSD_SNAPCACHE_BUCKETS);
 }
 
 /* Old enough that a later change must show in the stamp. */

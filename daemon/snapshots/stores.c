@@ -281,13 +281,11 @@ const char *tsd_stores_busy_socket(tsd_stores *stores)
 static void log_open_failure(tsd_stores *stores, const char *key, const ts_error *err)
 {
     struct timespec ts;
-    uint64_t now, h = 1469598103934665603ull;
+    uint64_t now, h = ts_hash_string(key);
     tsd_store_log_slot *slot = &stores->open_failures[0];
 
     clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
     now = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-    for (const char *p = key; *p != '\0'; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ull;
     /* the root's slot, else the one used least recently */
     for (size_t i = 0; i < TSD_STORES_LOG_SLOTS; i++) {
         tsd_store_log_slot *s = &stores->open_failures[i];

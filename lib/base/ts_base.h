@@ -3,9 +3,9 @@
  * else: one error convention (ts_error: 0 or a negative errno-style code,
  * with a stable code and a message), one growable buffer whose errors stick
  * (ts_buf), one definition of valid UTF-8 (ts_utf8), one whole-write loop
- * for file descriptors (ts_fd) and one way to quote a word for a shell
- * (ts_shell). Depends on nothing of ours; every other
- * folder may include it. Nothing here prints, exits or aborts.
+ * for file descriptors (ts_fd), one way to quote a word for a shell
+ * (ts_shell) and one string hash for in-memory tables (ts_hash). Depends
+ * on nothing of ours; every other folder may include it. Nothing here prints, exits or aborts.
  */
 #ifndef TS_BASE_H
 #define TS_BASE_H
@@ -147,6 +147,11 @@ size_t ts_utf8_first_invalid(const char *s, size_t len);
 /* True when s[0..len) is valid UTF-8. */
 bool ts_utf8_valid(const char *s, size_t len);
 
+/* How much of s[0..len) to keep to cut it to at most max bytes without
+ * splitting a character: len when it fits, else max or less, backed off
+ * over continuation bytes. */
+size_t ts_utf8_cut(const char *s, size_t len, size_t max);
+
 /*
  * ts_fd — writing to a file descriptor whole: the one write loop the
  * store's temp files, the state directory's files and the daemon's run
@@ -157,6 +162,32 @@ bool ts_utf8_valid(const char *s, size_t len);
  * O_APPEND). 0, or -errno of the write that failed (part may be written).
  */
 int ts_fd_write_all(int fd, const void *data, size_t len);
+
+/*
+ * ts_hash — FNV-1a (64 bits), the hash of the in-memory tables keyed by
+ * names, file names and texts (run reports, the list cache, the snapshot
+ * cache, the daemon's logging slots). Not for anything on disk or on the
+ * wire, and no defence against chosen keys.
+ */
+static inline uint64_t ts_hash(const void *data, size_t len)
+{
+    const unsigned char *p = data;
+    uint64_t h = 1469598103934665603ULL;
+
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ULL;
+    return h;
+}
+
+/* ts_hash of the NUL-terminated s (one pass, no strlen first). */
+static inline uint64_t ts_hash_string(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL;
+
+    for (; *s != '\0'; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+    return h;
+}
 
 /*
  * ts_shell — a word quoted for a POSIX shell: every command toolscored

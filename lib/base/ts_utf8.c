@@ -75,3 +75,12 @@ bool ts_utf8_valid(const char *s, size_t len)
 {
     return first_invalid(s, len) == len;
 }
+
+size_t ts_utf8_cut(const char *s, size_t len, size_t max)
+{
+    if (len <= max)
+        return len;
+    while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+        max--;
+    return max;
+}

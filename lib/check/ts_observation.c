@@ -63,12 +63,8 @@ static char *copy_label(const char *label, bool *failed)
 
     if (label == NULL)
         return NULL;
-    len = strnlen(label, TS_OBSERVATION_MAX_LABEL + 1);
-    if (len > TS_OBSERVATION_MAX_LABEL) {
-        len = TS_OBSERVATION_MAX_LABEL;
-        while (len > 0 && ((unsigned char)label[len] & 0xC0) == 0x80)
-            len--;
-    }
+    len =
+        ts_utf8_cut(label, strnlen(label, TS_OBSERVATION_MAX_LABEL + 1), TS_OBSERVATION_MAX_LABEL);
     out = strndup(label, len);
     if (out == NULL)
         *failed = true;

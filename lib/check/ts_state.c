@@ -515,13 +515,11 @@ void ts_state_names_free(char **names, size_t count)
     free(names);
 }
 
-int ts_state_list(int dir, char ***names, size_t *count, ts_error *err)
+/* A listing of dir from its start (on a copy of the descriptor). */
+static int open_listing(int dir, DIR **out, ts_error *err)
 {
-    DIR *d;
-    struct dirent *e;
-    char **list = NULL;
-    size_t n = 0, cap = 0;
     int fd = dup(dir);
+    DIR *d;
 
     if (fd < 0)
         return ts_error_set(err, -errno, TS_ERR_IO, "cannot list state directory: %s",
@@ -534,6 +532,20 @@ int ts_state_list(int dir, char ***names, size_t *count, ts_error *err)
         return ts_error_set(err, rc, TS_ERR_IO, "cannot list state directory: %s", strerror(-rc));
     }
     rewinddir(d);
+    *out = d;
+    return 0;
+}
+
+int ts_state_list(int dir, char ***names, size_t *count, ts_error *err)
+{
+    DIR *d;
+    struct dirent *e;
+    char **list = NULL;
+    size_t n = 0, cap = 0;
+    int rc = open_listing(dir, &d, err);
+
+    if (rc < 0)
+        return rc;
     while ((e = readdir(d)) != NULL) {
         if (!ts_state_name_valid(e->d_name))
             continue;
@@ -567,19 +579,10 @@ int ts_state_clean_temps(int dir, ts_error *err)
 {
     DIR *d;
     struct dirent *e;
-    int fd = dup(dir);
+    int rc = open_listing(dir, &d, err);
 
-    if (fd < 0)
-        return ts_error_set(err, -errno, TS_ERR_IO, "cannot list state directory: %s",
-                            strerror(errno));
-    d = fdopendir(fd);
-    if (d == NULL) {
-        int rc = -errno;
-
-        close(fd);
-        return ts_error_set(err, rc, TS_ERR_IO, "cannot list state directory: %s", strerror(-rc));
-    }
-    rewinddir(d);
+    if (rc < 0)
+        return rc;
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
 

@@ -104,16 +104,11 @@ static void path_text(ts_buf *out, const ts_flaky_path *p)
 static void name_text(ts_buf *out, const char *name)
 {
     size_t len = strlen(name);
+    size_t keep = ts_utf8_cut(name, len, TS_FLAKY_NAME_MAX);
 
-    if (len <= TS_FLAKY_NAME_MAX) {
-        ts_buf_append(out, name, len);
-        return;
-    }
-    len = TS_FLAKY_NAME_MAX;
-    while (len > 0 && ((unsigned char)name[len] & 0xC0) == 0x80)
-        len--;
-    ts_buf_append(out, name, len);
-    ts_buf_appends(out, "...");
+    ts_buf_append(out, name, keep);
+    if (keep < len)
+        ts_buf_appends(out, "...");
 }
 
 int fl_line(ts_flaky *f)

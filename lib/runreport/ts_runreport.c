@@ -167,7 +167,7 @@ size_t *rr_sorted_names(const ts_runreport *r)
 
 /* ---- checks ---------------------------------------------------------- */
 
-void rr_count(ts_summary_counts *c, ts_runreport_outcome o, bool unchanged)
+void ts_runreport_count(ts_summary_counts *c, int o, bool unchanged)
 {
     switch (o) {
     case TS_RUNREPORT_CREATED:
@@ -305,8 +305,8 @@ int ts_runreport_add_check(ts_runreport *r, const ts_runreport_check *c, ts_erro
     if (r->nchecks > listed && rr_calls_of_check(r, &r->checks[r->nchecks - 1], c->calls,
                                                  baseline_id ? c->baseline : NULL, false) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    rr_count(&r->counts, (ts_runreport_outcome)o, c->unchanged);
-    rr_count(&r->runs[run].counts, (ts_runreport_outcome)o, c->unchanged);
+    ts_runreport_count(&r->counts, o, c->unchanged);
+    ts_runreport_count(&r->runs[run].counts, o, c->unchanged);
     r->runs[run].checks++;
     r->counted++;
     return 0;
@@ -508,11 +508,8 @@ int ts_runreport_cut(const char *report, size_t len, size_t max, ts_buf *out)
     keep = max;
     while (keep > 0 && report[keep - 1] != '\n')
         keep--;
-    if (keep == 0) {
-        keep = max;
-        while (keep > 0 && ((unsigned char)report[keep] & 0xC0) == 0x80)
-            keep--;
-    }
+    if (keep == 0)
+        keep = ts_utf8_cut(report, len, max);
     if (ts_buf_append(out, report, keep) < 0)
         return -ENOMEM;
     return ts_buf_appendf(out, "%s... report cut: %zu of its %zu bytes not kept\n",

@@ -73,6 +73,11 @@ int ts_runreport_outcome_of(const char *s);
 /* The name of outcome o ("PASSED", ...). */
 const char *ts_runreport_outcome_name(ts_runreport_outcome o);
 
+/* Count one check of outcome o (a ts_runreport_outcome, or -1 from
+ * ts_runreport_outcome_of: an error) in c; unchanged: an UPDATED that wrote
+ * nothing. */
+void ts_runreport_count(ts_summary_counts *c, int o, bool unchanged);
+
 /* One run, as added (strings borrowed for the call). */
 typedef struct ts_runreport_run {
     const char *id;             /* required, 1 to 255 bytes */

@@ -102,9 +102,6 @@ int rr_name_claim(rr_name *n, const char *test);
 int rr_name_observe(rr_name *n, ts_runreport_outcome o, const char *id,
                     const struct json_object *calls, int64_t count);
 
-/* Count one check of outcome o in c (unchanged: an UPDATED that wrote nothing). */
-void rr_count(ts_summary_counts *c, ts_runreport_outcome o, bool unchanged);
-
 /* Add the counts b to a. */
 void rr_counts_add(ts_summary_counts *a, const ts_summary_counts *b);
 

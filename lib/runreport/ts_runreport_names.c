@@ -53,15 +53,6 @@ void rr_name_free(rr_name *n)
 
 /* ---- the names table ------------------------------------------------- */
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
-
 static int rehash(ts_runreport *r, size_t nslots)
 {
     size_t *slots = calloc(nslots, sizeof(size_t));
@@ -69,7 +60,7 @@ static int rehash(ts_runreport *r, size_t nslots)
     if (slots == NULL)
         return -ENOMEM;
     for (size_t i = 0; i < r->nnames; i++) {
-        size_t s = hash_name(r->names[i]->name) & (nslots - 1);
+        size_t s = ts_hash_string(r->names[i]->name) & (nslots - 1);
 
         while (slots[s] != 0)
             s = (s + 1) & (nslots - 1);
@@ -87,7 +78,7 @@ rr_name *rr_name_get(ts_runreport *r, const char *name, bool create)
     rr_name *n;
 
     if (r->nslots > 0) {
-        s = hash_name(name) & (r->nslots - 1);
+        s = ts_hash_string(name) & (r->nslots - 1);
         while (r->slots[s] != 0) {
             n = r->names[r->slots[s] - 1];
             if (strcmp(n->name, name) == 0)
@@ -107,7 +98,7 @@ rr_name *rr_name_get(ts_runreport *r, const char *name, bool create)
         return NULL;
     }
     r->names[r->nnames++] = n;
-    s = hash_name(name) & (r->nslots - 1);
+    s = ts_hash_string(name) & (r->nslots - 1);
     while (r->slots[s] != 0)
         s = (s + 1) & (r->nslots - 1);
     r->slots[s] = r->nnames;

@@ -11,15 +11,6 @@
 #include "lib/json/ts_json.h"
 #include "ts_runreport_internal.h"
 
-static uint64_t text_hash(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ULL;
-
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
-}
-
 static int rules_rehash(ts_runreport *r, size_t cap)
 {
     rr_rules *slots = calloc(cap, sizeof(*slots));
@@ -55,7 +46,7 @@ int rr_rules_intern(ts_runreport *r, const struct json_object *obj, struct json_
         ts_buf_free(&text);
         return -ENOMEM;
     }
-    h = text_hash(text.data, text.len);
+    h = ts_hash(text.data, text.len);
     ts_buf_free(&text);
     if ((r->nrules + 1) * 2 > r->rules_cap &&
         rules_rehash(r, r->rules_cap ? r->rules_cap * 2 : 16) < 0)

@@ -53,15 +53,6 @@ static size_t summary_size(const ts_list_summary *sum)
     return align8(offsetof(ts_list_summary, text) + text_len(sum));
 }
 
-static uint64_t hash_name(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-
-    for (const unsigned char *p = (const unsigned char *)s; *p != '\0'; p++)
-        h = (h ^ *p) * 1099511628211ull;
-    return h;
-}
-
 int ts_list_cache_new(ts_list_budget *budget, int64_t racy_ns, ts_list_cache **out)
 {
     ts_list_cache *c = calloc(1, sizeof(*c));
@@ -236,7 +227,7 @@ const ts_list_summary *ts_list_cache__find(const ts_list_cache *cache, const cha
 
     if (cache->count == 0)
         return NULL;
-    for (i = hash_name(file) & cache->slot_mask; cache->slots[i] != SLOT_EMPTY;
+    for (i = ts_hash_string(file) & cache->slot_mask; cache->slots[i] != SLOT_EMPTY;
          i = (i + 1) & cache->slot_mask) {
         const ts_list_summary *sum = (const ts_list_summary *)(cache->block + cache->slots[i]);
 
@@ -310,7 +301,7 @@ static void fill(char *block, uint32_t *slots, size_t mask, const ts_list_summar
         slots[i] = SLOT_EMPTY;
     for (size_t k = 0; k < n; k++) {
         size_t size = summary_size(keep[k]);
-        size_t i = hash_name(ts_list_summary_file(keep[k])) & mask;
+        size_t i = ts_hash_string(ts_list_summary_file(keep[k])) & mask;
 
         memcpy(block + off, keep[k], offsetof(ts_list_summary, text) + text_len(keep[k]));
         while (slots[i] != SLOT_EMPTY)

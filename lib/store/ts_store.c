@@ -644,11 +644,7 @@ static int temp_name(const char *file, char *out, size_t outsz)
     }
     for (size_t i = 0; i < sizeof(random); i++)
         snprintf(hex + 2 * i, 3, "%02x", random[i]);
-    if (keep > room) {
-        keep = room;
-        while (keep > 0 && ((unsigned char)file[keep] & 0xC0) == 0x80)
-            keep--;
-    }
+    keep = ts_utf8_cut(file, keep, room);
     if ((size_t)snprintf(out, outsz, ".%.*s.%s.tmp", (int)keep, file, hex) >= outsz)
         return -ENAMETOOLONG;
     return 0;

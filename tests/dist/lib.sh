@@ -109,34 +109,37 @@ venv_files() {
 	(cd "$1" && find . -name __pycache__ -prune -o -print | LC_ALL=C sort)
 }
 
-# start_other EXE TSCTL [auto]: EXE (another build's daemon, other_build) on
-# our socket, as if a client had started it with "auto"; OTHER_PID is its pid.
-start_other() {
-	if [ "${3:-}" = auto ]; then
-		TOOLSCORED_AUTO_STARTED=1 "$1" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
-	else
-		"$1" --socket "$TOOLSCORE_SOCKET" --foreground --log-level warn >"$WORK/other.log" 2>&1 &
-	fi
-	OTHER_PID=$!
-	i=0
-	while ! "$2" --socket "$TOOLSCORE_SOCKET" status >/dev/null 2>&1 && [ $i -lt 200 ]; do
-		kill -0 "$OTHER_PID" 2>/dev/null || { fail "the other build did not start: $(cat "$WORK/other.log")"; return 1; }
-		sleep 0.05
-		i=$((i + 1))
-	done
+# plugin_tests SITE: the plugin's own tests (shims/python/tests) pass with
+# $VENV_PY, the package installed in SITE, from $WORK with PATH clean
+# (TS_BUILD_DIR unset: conftest.py takes the package's bin/), and every
+# daemon their fixtures start (each writes its executable into a log) is
+# the package's own.
+plugin_tests() {
+	: >"$WORK/served"
+	(cd "$WORK" && env -u TS_BUILD_DIR PATH="$CLEAN_PATH" TSPY_SERVED_LOG="$WORK/served" \
+		"$VENV_PY" -m pytest -q -p no:cacheprovider --basetemp="$WORK/pt" "$S/shims/python/tests") \
+		>"$WORK/suite.out" 2>&1
+	rc=$?
+	tail -3 "$WORK/suite.out"
+	CHECKS=$((CHECKS + 1))
+	[ "$rc" = 0 ] || { fail "the plugin's tests failed in the venv (exit $rc)"; tail -60 "$WORK/suite.out" >&2; }
+	served=$(sort -u "$WORK/served")
+	echo "the plugin's tests were served by: $served"
+	same "$served" "$(realpath "$1/toolscored/bin/toolscored")" "the daemon of the plugin's tests"
 }
+
 # another_build_round RUN TSCTL DAEMON: the session RUN (a command) replaces
 # an idle daemon of another build that a client started, and uses one
 # started by hand, saying so once (in $OUT/$ERR).
 another_build_round() {
 	OTHER_VERSION=$(other_build "$3" "$WORK/other-toolscored" "$VERSION")
-	start_other "$WORK/other-toolscored" "$2" auto || return
+	start_other "$WORK/other-toolscored" "$2" "$TOOLSCORE_SOCKET" auto || return
 	t 0 $1
 	case "$OUT$ERR" in *"another build"*) fail "a replaced daemon was said" ;; esac
 	same "$(served_by "$2")" "$(realpath "$3")" "the daemon after the replacement"
 	kill -0 "$OTHER_PID" 2>/dev/null && fail "the idle daemon of another build still runs"
 	stop_autostarted "$2"
-	start_other "$WORK/other-toolscored" "$2" || return
+	start_other "$WORK/other-toolscored" "$2" "$TOOLSCORE_SOCKET" || return
 	t 0 $1
 	CHECKS=$((CHECKS + 1))
 	n=$(printf '%s\n%s\n' "$OUT" "$ERR" | grep -c "^toolscore: note: the daemon at $TOOLSCORE_SOCKET is toolscored $OTHER_VERSION, this package is $VERSION (another build;")
