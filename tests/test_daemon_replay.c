@@ -9,6 +9,7 @@
  * daemon's debug log tells which path a check took.
  */
 #include <check.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,16 +334,149 @@ START_TEST(cache_holds_a_large_suite)
 }
 END_TEST
 
+/* Calls whose parsed tree is large for their file (nested objects), so a
+ * few dozen snapshots fill the cache of a 32 MiB daemon; tagged by i. */
+static void nested_calls(char *out, size_t outsz, int i)
+{
+    size_t n = (size_t)snprintf(out, outsz, "[");
+
+    for (int c = 0; c < 32; c++) {
+        n += (size_t)snprintf(out + n, outsz - n, "%s{\"tool\": \"t%d\", \"args\": {",
+                              c ? ", " : "", i);
+        for (int k = 0; k < 8; k++)
+            n +=
+                (size_t)snprintf(out + n, outsz - n, "%s\"a%d\": {\"v\": %d}", k ? ", " : "", k, c);
+        n += (size_t)snprintf(out + n, outsz - n, "}}");
+    }
+    snprintf(out + n, outsz - n, "]");
+}
+
+/* The check of name with calls, sent on fd (its answer read later). */
+static void send_check(int fd, const char *name, const char *calls, const char *extra)
+{
+    struct json_object *p = tdaemon_fx_check_params(NULL, name, calls, extra);
+
+    tdaemon_send(fd, 7, "check", p);
+    json_object_put(p);
+}
+
+/*
+ * A FAILED replay answered from the cache keeps its observation by a job
+ * of its file (here made slow: creating the file takes 3 s). While that job
+ * is pending, other checks fill the cache and evict the snapshot; the run
+ * then still records the failure against the baseline it was compared with
+ * (the check holds its own reference to it).
+ */
+START_TEST(failed_replay_outlives_its_cache_entry)
+{
+    enum { N = 200 };
+    char shim[600], preload[1400], asan[600], calls[16384], name[32], extra[128], run[64];
+    char control[600], control_env[700];
+    const char *build = getenv("TS_BUILD_DIR");
+    struct json_object *p, *r, *victim;
+    struct pollfd pfd;
+    int other, before;
+
+    snprintf(shim, sizeof(shim), "%s/tests/shim_open.so", build != NULL ? build : "build");
+    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
+    tdaemon_asan_runtime(asan, sizeof(asan));
+    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    snprintf(control, sizeof(control), "%s/slow", tdaemon_fx.dir);
+    snprintf(control_env, sizeof(control_env), "TS_SHIM_OPEN_SLOW_CONTROL=%s", control);
+    const char *prefix[] = {
+        "env", preload, control_env, "TS_SHIM_OPEN_SLOW_NAME=victim", "TS_SHIM_OPEN_SLOW_MS=3000",
+        NULL};
+    const char *args[] = {"--memory-budget", "32M", NULL};
+    /* the fixture's daemon again, with the shim and a small budget */
+    close(tdaemon_fx_conn);
+    tdaemon_stop_ok(&tdaemon_fx);
+    tdaemon_start_wrapped(&tdaemon_fx, prefix, args, 10000);
+    tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
+    other = tdaemon_connect(tdaemon_fx.socket);
+
+    for (int i = 0; i <= N; i++) {
+        snprintf(name, sizeof(name), i == N ? "victim" : "filler_%03d", i);
+        nested_calls(calls, sizeof(calls), i);
+        update(name, calls);
+    }
+    struct stat sb;
+    ck_assert_int_eq(stat(snapshot_path("victim"), &sb), 0);
+    ck_assert_msg(sb.st_size < 16384, "a %lld-byte file is not replayed on the loop",
+                  (long long)sb.st_size);
+    victim = file_calls("victim");
+    sleep(4); /* past the snapshot cache's 3 s margin */
+
+    p = json_object_new_object();
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.open", p);
+    snprintf(run, sizeof(run), "%s", tstr(r, "run"));
+    json_object_put(r);
+    json_object_put(p);
+    snprintf(extra, sizeof(extra), "{\"run\": \"%s\"}", run);
+
+    /* cached, then failed on the loop: its observation's job waits 3 s */
+    nested_calls(calls, sizeof(calls), N);
+    ck_assert_str_eq(tdaemon_fx_outcome("victim", calls, NULL), "PASSED");
+    nested_calls(calls, sizeof(calls), 0);
+    util_write_file(control, "", 0);
+    send_check(tdaemon_fx_conn, "victim", calls, extra);
+    before = tdaemon_fx_log_count("victim read from its file");
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof(name), "filler_%03d", i);
+        nested_calls(calls, sizeof(calls), i);
+        send_check(other, name, calls, NULL);
+        r = NULL;
+        ck_assert_int_eq(tdaemon_read(other, &r, 10000), 0);
+        ck_assert_msg(strstr(json_object_to_json_string(r), "\"PASSED\"") != NULL, "%s: %s", name,
+                      json_object_to_json_string(r));
+        json_object_put(r);
+    }
+    pfd.fd = tdaemon_fx_conn;
+    pfd.events = POLLIN;
+    ck_assert_msg(poll(&pfd, 1, 0) == 0, "the failed check was answered before the others ran");
+    r = NULL;
+    ck_assert_int_eq(tdaemon_read(tdaemon_fx_conn, &r, 20000), 0);
+    ck_assert_msg(strstr(json_object_to_json_string(r), "\"FAILED\"") != NULL, "%s",
+                  json_object_to_json_string(r));
+    json_object_put(r);
+    unlink(control);
+
+    /* the snapshot was evicted meanwhile: checking it reads its file again */
+    nested_calls(calls, sizeof(calls), N);
+    ck_assert_str_eq(tdaemon_fx_outcome("victim", calls, NULL), "PASSED");
+    ck_assert_int_eq(tdaemon_fx_log_count("victim read from its file"), before + 1);
+
+    /* the run's record of the failure names the baseline it was compared with */
+    char want_id[TS_RUNREPORT_CALLS_ID_LEN + 1];
+    ck_assert_int_eq(ts_runreport_calls_id(victim, want_id, NULL), 0);
+    p = json_object_new_object();
+    json_object_object_add(p, "run", json_object_new_string(run));
+    json_object_object_add(p, "format", json_object_new_string("json"));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.report", p);
+    struct json_object *report = tjson(tstr(r, "text")), *checks = NULL;
+    json_object_object_get_ex(report, "checks", &checks);
+    ck_assert_int_eq(json_object_array_length(checks), 1);
+    ck_assert_str_eq(tstr(json_object_array_get_idx(checks, 0), "outcome"), "FAILED");
+    ck_assert_str_eq(tstr(json_object_array_get_idx(checks, 0), "baseline_id"), want_id);
+    json_object_put(report);
+    json_object_put(r);
+    json_object_put(p);
+    json_object_put(victim);
+    close(other);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("daemon_replay");
-    TCase *tc = tdaemon_fixture_case("replay", true, NULL, 60);
+    TCase *tc = tdaemon_fixture_case("replay", true, NULL, 120);
 
     tcase_add_test(tc, same_answer_for_every_option);
     tcase_add_test(tc, follows_the_file);
     tcase_add_test(tc, explicit_format_goes_the_usual_way);
     tcase_add_test(tc, counts_in_runs);
     tcase_add_test(tc, cache_holds_a_large_suite);
+    tcase_add_test(tc, failed_replay_outlives_its_cache_entry);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }

@@ -106,9 +106,10 @@ typedef struct check_job {
     int rc;
     char *busy;              /* store_busy from the pool: the holder's socket */
     tsd_run_observation obs; /* the run's record, prepared on the pool (runs.h) */
-    /* A loop replay's baseline (its cached snapshot's calls, borrowed while
-     * the check is answered); NULL on the pool, where obs holds it. */
-    const struct json_object *baseline;
+    /* A loop replay's baseline: a reference to its cached snapshot's calls,
+     * which a job keeping its observation outlives when other checks evict
+     * the entry meanwhile; NULL on the pool, where obs holds it. */
+    struct json_object *baseline;
     /* Not zeroed when made (check_new): clearing 5 KiB was a fifth of a
      * replay's work on the loop. */
     char file[PATH_MAX];
@@ -407,6 +408,7 @@ static void check_free(check_job *c)
     ts_observation_free(c->keep);
     free(c->busy);
     json_object_put(c->calls);
+    json_object_put(c->baseline);
     if (c->out.decision.evaluated)
         ts_score_result_free(&c->out.scored);
     ts_buf_free(&c->out.scored_packed);
@@ -737,7 +739,7 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
         in.snapshot = snap;
         rc = settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out, &c->err);
     }
-    c->baseline = snap->calls;
+    c->baseline = json_object_get(snap->calls);
     c->rc = rc;
     if (rc == 0) {
         prepare_keep(c, snap, true);
