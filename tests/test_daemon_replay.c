@@ -335,20 +335,32 @@ START_TEST(cache_holds_a_large_suite)
 END_TEST
 
 /* Calls whose parsed tree is large for their file (nested objects), so a
- * few dozen snapshots fill the cache of a 32 MiB daemon; tagged by i. */
-static void nested_calls(char *out, size_t outsz, int i)
+ * few dozen snapshots fill the cache of a 32 MiB daemon; tagged by i.
+ * args_first: each call's keys in the other order (equal JSON, other
+ * bytes: a replay of them takes the usual way and leaves its entry whole). */
+static void nested_calls_as(char *out, size_t outsz, int i, bool args_first)
 {
     size_t n = (size_t)snprintf(out, outsz, "[");
 
     for (int c = 0; c < 32; c++) {
-        n += (size_t)snprintf(out + n, outsz - n, "%s{\"tool\": \"t%d\", \"args\": {",
-                              c ? ", " : "", i);
+        n += (size_t)snprintf(out + n, outsz - n, "%s{", c ? ", " : "");
+        if (!args_first)
+            n += (size_t)snprintf(out + n, outsz - n, "\"tool\": \"t%d\", ", i);
+        n += (size_t)snprintf(out + n, outsz - n, "\"args\": {");
         for (int k = 0; k < 8; k++)
             n +=
                 (size_t)snprintf(out + n, outsz - n, "%s\"a%d\": {\"v\": %d}", k ? ", " : "", k, c);
-        n += (size_t)snprintf(out + n, outsz - n, "}}");
+        n += (size_t)snprintf(out + n, outsz - n, "}");
+        if (args_first)
+            n += (size_t)snprintf(out + n, outsz - n, ", \"tool\": \"t%d\"", i);
+        n += (size_t)snprintf(out + n, outsz - n, "}");
     }
     snprintf(out + n, outsz - n, "]");
+}
+
+static void nested_calls(char *out, size_t outsz, int i)
+{
+    nested_calls_as(out, outsz, i, false);
 }
 
 /* The check of name with calls, sent on fd (its answer read later). */
@@ -414,16 +426,17 @@ START_TEST(failed_replay_outlives_its_cache_entry)
     json_object_put(p);
     snprintf(extra, sizeof(extra), "{\"run\": \"%s\"}", run);
 
-    /* cached, then failed on the loop: its observation's job waits 3 s */
+    /* cached (slim after passing), then failed on the loop (the file read
+     * again for its tree): its observation's job waits 3 s */
     nested_calls(calls, sizeof(calls), N);
     ck_assert_str_eq(tdaemon_fx_outcome("victim", calls, NULL), "PASSED");
+    before = tdaemon_fx_log_count("victim read from its file");
     nested_calls(calls, sizeof(calls), 0);
     util_write_file(control, "", 0);
     send_check(tdaemon_fx_conn, "victim", calls, extra);
-    before = tdaemon_fx_log_count("victim read from its file");
     for (int i = 0; i < N; i++) {
         snprintf(name, sizeof(name), "filler_%03d", i);
-        nested_calls(calls, sizeof(calls), i);
+        nested_calls_as(calls, sizeof(calls), i, true);
         send_check(other, name, calls, NULL);
         r = NULL;
         ck_assert_int_eq(tdaemon_read(other, &r, 10000), 0);
@@ -444,7 +457,7 @@ START_TEST(failed_replay_outlives_its_cache_entry)
     /* the snapshot was evicted meanwhile: checking it reads its file again */
     nested_calls(calls, sizeof(calls), N);
     ck_assert_str_eq(tdaemon_fx_outcome("victim", calls, NULL), "PASSED");
-    ck_assert_int_eq(tdaemon_fx_log_count("victim read from its file"), before + 1);
+    ck_assert_int_eq(tdaemon_fx_log_count("victim read from its file"), before + 2);
 
     /* the run's record of the failure names the baseline it was compared with */
     char want_id[TS_RUNREPORT_CALLS_ID_LEN + 1];
@@ -466,6 +479,57 @@ START_TEST(failed_replay_outlives_its_cache_entry)
 }
 END_TEST
 
+/*
+ * Slim entries: a replay that passed keeps only what answers the next one
+ * (packed calls, self score, text), so a 32 MiB daemon, whose cache holds
+ * about 20 of these snapshots parsed, holds 150 for a suite replaying
+ * them again: the second pass reads no file. A replay that is not the
+ * same (other options, other calls) reads the file again and answers as
+ * before, the drift reported against the baseline.
+ */
+START_TEST(slim_entries_hold_a_suite)
+{
+    enum { N = 150 };
+    const char *args[] = {"--memory-budget", "32M", NULL};
+    char calls[16384], name[32];
+    int before;
+
+    close(tdaemon_fx_conn);
+    tdaemon_stop_ok(&tdaemon_fx);
+    tdaemon_start(&tdaemon_fx, args);
+    tdaemon_fx_conn = tdaemon_connect(tdaemon_fx.socket);
+    for (int i = 0; i < N; i++) {
+        snprintf(name, sizeof(name), "slim_%03d", i);
+        nested_calls(calls, sizeof(calls), i);
+        update(name, calls);
+    }
+    sleep(4); /* past the snapshot cache's 3 s margin */
+    for (int pass = 0; pass < 2; pass++) {
+        int reads = tdaemon_fx_log_count(CACHE_READ_LINE);
+        int slim = tdaemon_fx_log_count("own bytes (slim)");
+
+        for (int i = 0; i < N; i++) {
+            snprintf(name, sizeof(name), "slim_%03d", i);
+            nested_calls(calls, sizeof(calls), i);
+            ck_assert_str_eq(tdaemon_fx_outcome(name, calls, NULL), "PASSED");
+        }
+        ck_assert_int_eq(tdaemon_fx_log_count(CACHE_READ_LINE) - reads, pass == 0 ? N : 0);
+        ck_assert_int_eq(tdaemon_fx_log_count("own bytes (slim)") - slim, pass == 0 ? 0 : N);
+    }
+    /* other options: the file is read again, the answer the same */
+    before = tdaemon_fx_log_count(CACHE_READ_LINE);
+    nested_calls(calls, sizeof(calls), 7);
+    ck_assert_str_eq(tdaemon_fx_outcome("slim_007", calls, "{\"min_score\": 0.5}"), "PASSED");
+    ck_assert_int_eq(tdaemon_fx_log_count(CACHE_READ_LINE), before + 1);
+    /* slimmed again, then other calls: FAILED, the drift against the baseline */
+    struct json_object *r = tdaemon_fx_check_ok("slim_008", calls, NULL);
+    ck_assert_str_eq(tstr(r, "outcome"), "FAILED");
+    ck_assert_msg(strstr(tstr(r, "report"), "t8") != NULL && strstr(tstr(r, "report"), "t7"),
+                  "the drift names both lists' tools: %s", tstr(r, "report"));
+    json_object_put(r);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("daemon_replay");
@@ -477,6 +541,7 @@ int main(void)
     tcase_add_test(tc, counts_in_runs);
     tcase_add_test(tc, cache_holds_a_large_suite);
     tcase_add_test(tc, failed_replay_outlives_its_cache_entry);
+    tcase_add_test(tc, slim_entries_hold_a_suite);
     suite_add_tcase(s, tc);
     return util_run_suite(s);
 }

@@ -16,7 +16,9 @@
  * 3. The observed calls, on the loop: when the client sent the baseline's
  *    own bytes (the usual passing replay) they are neither decoded nor
  *    scored: the snapshot's calls stand for them and the cache keeps their
- *    score against themselves; otherwise the raw value is decoded, then
+ *    score against themselves; a replay that passed so leaves the entry
+ *    slim, answering the next one of those bytes without the snapshot's
+ *    tree (answer_slim); otherwise the raw value is decoded, then
  *    extracted and validated.
  * 4. The state machine (ts_check_decide): outcome, message, report, and
  *    what becomes of the name's kept observation (snapshots_internal.h): a
@@ -46,8 +48,6 @@
 #include "lib/snapshot/ts_snapshot.h"
 #include "lib/store/ts_store.h"
 
-#define REPORT_MAX (4u << 20)
-
 /* Checks answered on the loop thread come in a request of at most
  * TSD_LOOP_MAX_BYTES, read a snapshot file of at most that size and score
  * at most TSD_LOOP_MAX_CALLS observed calls (about 0.3 ms of loop time);
@@ -56,52 +56,22 @@
 #define TSD_LOOP_MAX_BYTES (16u << 10)
 #define TSD_LOOP_MAX_CALLS 64
 
-typedef struct check_request {
-    const char *store;
-    const char *name;
-    const char *format;
-    const char *run;
-    const char *test;
-    const char *source;         /* the written snapshot's source ("pytest" when not given) */
-    const char *tsctl;          /* how the client's user runs tsctl (NULL: "tsctl") */
-    struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
-    ts_rules *rules;            /* the "rules" param compiled, or NULL */
-    ts_score_options score;
-    bool ci, update, allow_pending, color, json_diff;
-    int64_t width; /* the report's width; 0: its default */
-} check_request;
-
-/* What one pass of the state machine produced. */
-typedef struct check_outcome {
-    ts_check_decision decision; /* outcome, what to write, whether evaluated, what to keep */
-    bool written;               /* the snapshot file was written */
-    char *message;
-    ts_score_result scored;   /* the scoring keys, when evaluated */
-    char *report;             /* drift report, or NULL */
-    char *next_steps;         /* FAILED: the lines that end the reply's report (the
-                               * commands that accept it and review everything); the
-                               * run keeps the report alone, stored once per text */
-    double score;             /* < 0 when not evaluated */
-    ts_buf scored_packed;     /* scored already packed (the cache's self score), or empty */
-    ts_rules_applied applied; /* what the rules did, when evaluated under rules */
-    ts_buf rules_packed;      /* or that, packed (the cache's self score), or empty */
-} check_outcome;
-
 /* A check between the loop thread (parse, plan, answer) and, when the plan
  * says so, a pool thread (extract, read, evaluate, write). */
 typedef struct check_job {
     tsd_job job;
     tsd_snapshots *sn;
     tsd_request *req;
-    check_request rq; /* points into tsd_request_params(req) */
+    tsd_check_request rq; /* points into tsd_request_params(req) */
     tsd_store *st;
     ts_rules *rules;           /* in force: the project's with rq.rules merged over (NULL: none) */
     size_t *redacted;          /* per redact pattern: values redacted in the observed calls */
     struct json_object *calls; /* the observed calls, once extracted */
-    check_outcome out;
+    tsd_check_outcome out;
     ts_observation *keep; /* the observation to write (decision keep WRITE), or NULL */
     size_t kept_bytes;    /* its file's size, once written */
     bool kept, dropped;   /* the pool wrote it / removed the name's observation */
+    bool slim_after;      /* passed as a replay of the baseline's own bytes: slim its entry */
     int keep_rc;          /* < 0: it was not kept, keep_err says why (logged on the loop) */
     int rc;
     char *busy;              /* store_busy from the pool: the holder's socket */
@@ -116,63 +86,6 @@ typedef struct check_job {
     ts_error err;
     ts_error keep_err;
 } check_job;
-
-/* The longest "tsctl" param: a path (PATH_MAX) and a few words. */
-#define TSCTL_MAX 4200
-
-/* Whether a "tsctl" param is printable into the check's texts: not empty,
- * not too long, and every character showing as itself (a control
- * character would reach the user's terminal). */
-static bool tsctl_valid(const char *tsctl)
-{
-    size_t len = strlen(tsctl);
-
-    return len > 0 && len <= TSCTL_MAX && ts_shell_shows(tsctl, len);
-}
-
-/* The params of a check. raw: "actual" is still bytes (decoded later). */
-static int parse_check(const struct json_object *params, bool raw, check_request *rq, ts_error *err)
-{
-    struct json_object *weights, *rules;
-    tsd_params p;
-    int rc;
-
-    memset(rq, 0, sizeof(*rq));
-    ts_score_options_default(&rq->score);
-    tsd_params_init(&p, params, err);
-    rq->store = tsd_params_string(&p, "store", true);
-    rq->name = tsd_params_name(&p, "name");
-    if (!raw)
-        rq->actual = tsd_params_value(&p, "actual");
-    rq->format = tsd_params_format(&p, "format");
-    rq->score.min_score = tsd_params_number(&p, "min_score", 1.0);
-    if (tsd_params_error(&p) == 0)
-        tsd_params_fail(&p, ts_score_check_min(rq->score.min_score, err));
-    weights = tsd_params_object(&p, "weights");
-    if (weights != NULL)
-        tsd_params_fail(&p, ts_weights_from_json(weights, &rq->score.weights, err));
-    rq->score.strict = tsd_params_bool(&p, "strict", false);
-    rq->ci = tsd_params_bool(&p, "ci", false);
-    rq->update = tsd_params_bool(&p, "update", false);
-    rq->allow_pending = tsd_params_bool(&p, "allow_pending", false);
-    rq->color = tsd_params_bool(&p, "color", false);
-    rq->width = tsd_params_width(&p, "width");
-    rq->json_diff = tsd_params_bool(&p, "json_diff", true);
-    rq->run = tsd_params_string(&p, "run", false);
-    rq->test = tsd_params_string(&p, "test", false);
-    rq->source = tsd_params_source(&p, "pytest");
-    rq->tsctl = tsd_params_string(&p, "tsctl", false);
-    if (rq->tsctl != NULL && tsd_params_error(&p) == 0 && !tsctl_valid(rq->tsctl))
-        tsd_params_fail(&p, ts_error_set(err, -EINVAL, TS_ERR_INVALID_ARGUMENT,
-                                         "'tsctl' must be the command that runs tsctl, 1 to %d "
-                                         "bytes that show as themselves on a terminal",
-                                         TSCTL_MAX));
-    rules = tsd_params_object(&p, "rules");
-    if (rules != NULL && tsd_params_error(&p) == 0)
-        tsd_params_fail(&p, ts_rules_from_json(rules, "rules", &rq->rules, err));
-    rc = tsd_params_error(&p);
-    return rc;
-}
 
 /*
  * The rules in force for c: the store's project file with the check's
@@ -230,93 +143,6 @@ static int find_run(tsd_snapshots *sn, const char *id, ts_error *err)
     return rc;
 }
 
-/* ---- the state machine ------------------------------------------------ */
-
-/* The state machine's input for rq, its rules and the observed calls. */
-static void check_input(const check_request *rq, const char *file, const ts_rules *rules,
-                        const struct json_object *calls, ts_check_input *in)
-{
-    ts_check_input_init(in, rq->name, &rq->score);
-    in->file = file;
-    in->rules = rules;
-    in->ci = rq->ci;
-    in->update = rq->update;
-    in->allow_pending = rq->allow_pending;
-    in->calls = calls;
-    in->tsctl = rq->tsctl;
-}
-
-/*
- * Take in (the file read, or update on) to its outcome: evaluate when the
- * state machine asks, then the message and, for FAILED, the report, all
- * into out; what to write is left in out->decision. known: the score of
- * these calls, already worked out (taken over: released when not used),
- * or NULL. redacted: the values the redact rules replaced in the observed
- * calls before (per pattern), counted in what the rules did.
- */
-static int settle(const check_request *rq, ts_check_input *in, ts_score_result *known,
-                  const size_t *redacted, check_outcome *out, ts_error *err)
-{
-    ts_check_decision *d = &out->decision;
-    ts_report_options ropt;
-    struct json_object *expected = in->snapshot != NULL ? in->snapshot->calls : NULL;
-    const struct json_object *actual = in->calls;
-    char **notes = NULL;
-    ts_buf report;
-    int rc = 0;
-
-    ts_report_options_default(&ropt);
-    ropt.color = rq->color;
-
-    ts_check_decide(in, d);
-    if (d->step == TS_CHECK_EVALUATE) {
-        if (known != NULL) {
-            out->scored = *known; /* owned by out from here */
-            known = NULL;
-        } else {
-            rc = ts_check_evaluate(in, &out->scored, &out->applied, err);
-            /* the observed calls' secrets, redacted before the comparison saw them */
-            ts_rules_applied_add_redacted(&out->applied, redacted);
-        }
-        if (rc < 0)
-            return rc;
-        out->score = out->scored.score;
-        in->score = &out->scored;
-        ts_check_decide(in, d);
-    }
-    if (known != NULL)
-        ts_score_result_free(known);
-    out->message = ts_check_message(in, d);
-    if (out->message == NULL)
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    if (d->report) {
-        ropt.width = (size_t)rq->width;
-        ropt.json_diff = rq->json_diff;
-        if (out->applied.rules != NULL) { /* the lists as compared, and what was hidden */
-            expected = out->applied.expected;
-            actual = out->applied.actual;
-            ropt.compare = ts_rules_applied_compare(&out->applied);
-            rc = ts_rules_applied_note_lines(&out->applied, &notes, &ropt.n_notes);
-            ropt.notes = (const char *const *)notes;
-        }
-        ts_buf_init(&report, REPORT_MAX);
-        if (rc == 0)
-            rc = ts_report_drift(expected, actual, in->score, &ropt, &report, err);
-        out->report = rc == 0 ? ts_buf_detach(&report, NULL) : NULL;
-        /* the failure's text ends with the commands that accept it and review all */
-        ts_buf_init(&report, TS_BUF_UNLIMITED);
-        if (rc == 0 && ts_check_next_steps(in, d, &report) == 0 && report.len > 0)
-            out->next_steps = ts_buf_detach(&report, NULL);
-        if (rc == 0 && ts_buf_error(&report) < 0)
-            rc = ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-        ts_buf_free(&report);
-        free(notes);
-        if (rc == -ENOMEM && err != NULL && err->code[0] == '\0')
-            ts_error_set(err, rc, TS_ERR_NO_MEMORY, "out of memory");
-    }
-    return rc;
-}
-
 /* ---- the answer ------------------------------------------------------- */
 
 /* What the rules did: packed already (the cache's self score), from this
@@ -324,7 +150,7 @@ static int settle(const check_request *rq, ts_check_input *in, ts_score_result *
  * counts. */
 static void pack_rules(ts_wire_writer *w, const check_job *c, ts_error *err)
 {
-    const check_outcome *out = &c->out;
+    const tsd_check_outcome *out = &c->out;
     ts_rules_applied none;
     struct json_object *did = NULL;
 
@@ -352,7 +178,7 @@ static void pack_rules(ts_wire_writer *w, const check_job *c, ts_error *err)
 static int pack_check_reply(ts_wire_writer *w, void *arg, ts_error *err)
 {
     const check_job *c = arg;
-    const check_outcome *out = &c->out;
+    const tsd_check_outcome *out = &c->out;
     const char *strings[][2] = {{"outcome", ts_check_outcome_name(out->decision.outcome)},
                                 {"name", c->rq.name},
                                 {"file", c->file},
@@ -485,6 +311,9 @@ static void check_done(tsd_job *job)
                              ts_check_outcome_name(outcome), rerr.message);
         }
     }
+    /* what answered it stays cached without its trees */
+    if (c->rc == 0 && c->slim_after && c->out.decision.outcome == TS_CHECK_PASSED)
+        tsd_snapcache_slim(&c->st->cache, c->rq.name);
     tsd_stores_note_busy(&c->sn->stores, c->busy);
     tsd_request_finish_packed(c->req, c->rc, pack_check_reply, c, &c->err);
     check_free(c);
@@ -617,13 +446,13 @@ static void check_work(tsd_job *job)
             rc = redact_calls(c, &c->err);
     }
     if (rc == 0) {
-        check_input(&c->rq, c->file, c->rules, c->calls, &in);
+        tsd_check_input(&c->rq, c->file, c->rules, c->calls, &in);
         ts_check_decide(&in, &c->out.decision);
     }
     if (rc == 0 && d->step == TS_CHECK_READ)
         rc = read_snapshot(c, &in, &snap);
     if (rc == 0)
-        rc = settle(&c->rq, &in, NULL, c->redacted, &c->out, &c->err);
+        rc = tsd_check_settle(&c->rq, &in, NULL, c->redacted, &c->out, &c->err);
     /* the first write of a store not on disk yet: its lock first */
     if (rc == 0 && d->write)
         rc = tsd_store_lock_for_write(&c->sn->stores, c->st, &c->busy, &c->err);
@@ -718,6 +547,25 @@ static void submit(check_job *c, void (*work)(tsd_job *job))
     tsd_jobs_submit(&c->job);
 }
 
+/* The end of a check answered on the loop with snap (rc: how settling
+ * went): answered now, or by a job of its file writing or dropping its
+ * observation (c is the job's then). True. */
+static bool finish_on_loop(check_job *c, const ts_snapshot *snap, int rc)
+{
+    c->baseline = json_object_get(snap->calls);
+    c->rc = rc;
+    if (rc == 0) {
+        prepare_keep(c, snap, true);
+        if (c->keep != NULL || (c->out.decision.keep == TS_CHECK_KEEP_DROP &&
+                                tsd_obs_has(&c->st->obs, tsd_obs_file_of(c->file)))) {
+            submit(c, keep_work);
+            return true;
+        }
+    }
+    check_done(&c->job);
+    return true;
+}
+
 /*
  * Steps 3 and 4 of the plan for snap, found in the cache just now: true
  * when the check was answered, or is finished by a job of its file writing
@@ -734,39 +582,69 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
     if (rc > 0)
         return false;
     if (rc == 0) {
-        check_input(&c->rq, c->file, c->rules, c->calls, &in);
+        tsd_check_input(&c->rq, c->file, c->rules, c->calls, &in);
         in.state = ts_check_state_of(snap);
         in.snapshot = snap;
-        rc = settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out, &c->err);
+        rc = tsd_check_settle(&c->rq, &in, have_known ? &known : NULL, c->redacted, &c->out,
+                              &c->err);
     }
-    c->baseline = json_object_get(snap->calls);
-    c->rc = rc;
-    if (rc == 0) {
-        prepare_keep(c, snap, true);
-        if (c->keep != NULL || (c->out.decision.keep == TS_CHECK_KEEP_DROP &&
-                                tsd_obs_has(&c->st->obs, tsd_obs_file_of(c->file)))) {
-            submit(c, keep_work);
-            return true;
-        }
+    c->slim_after = have_known;
+    return finish_on_loop(c, snap, rc);
+}
+
+/*
+ * Steps 3 and 4 for snap's slim entry (snapshots_internal.h): the replay of
+ * the bytes it was slimmed for, under the same options and rules, passes
+ * with the kept score and text (true: answered); anything else goes the
+ * usual way (false, nothing kept in c).
+ */
+static bool answer_slim(check_job *c, const ts_snapshot *snap)
+{
+    size_t len = 0;
+    const void *raw = tsd_request_raw(c->req, &len);
+    tsd_snapcache_text text;
+    ts_score_result known;
+    ts_check_input in;
+    int rc;
+
+    if (raw == NULL || (c->rq.format != NULL && strcmp(c->rq.format, "auto") != 0))
+        return false;
+    if (tsd_snapcache_known(&c->st->cache, c->rq.name, raw, len, &c->rq.score, c->rules, &known,
+                            &c->out.scored_packed, &c->out.rules_packed, &text) < 0)
+        return false;
+    tsd_debug("check %s: the observed calls are the baseline's own bytes (slim)", c->rq.name);
+    /* the run's record: the calls' text is the cache's */
+    rc = c->rq.run != NULL ? tsd_run_observe_text(&c->obs, text.text, text.len, text.id, NULL, NULL,
+                                                  ts_rules_object(c->rules), &c->err)
+                           : 0;
+    if (rc < 0) {
+        ts_score_result_free(&known);
+        return finish_on_loop(c, snap, rc);
     }
-    check_done(&c->job);
-    return true;
+    tsd_check_input(&c->rq, c->file, c->rules, NULL, &in);
+    in.state = TS_CHECK_APPROVED;
+    in.snapshot = snap;
+    rc = tsd_check_settle(&c->rq, &in, &known, c->redacted, &c->out, &c->err);
+    return finish_on_loop(c, snap, rc);
 }
 
 /* Step 2 the quick way: the store open under this very key, nothing of the
  * file queued, and name's snapshot cached and unchanged (one lstat of its
- * path, no lookup of the store); the file's path into c. NULL otherwise. */
-static const ts_snapshot *cached_quick(check_job *c)
+ * path, no lookup of the store; *slim: its entry is slim); the file's path
+ * into c. NULL otherwise. */
+static const ts_snapshot *cached_quick(check_job *c, bool *slim)
 {
     const ts_snapshot *snap = NULL;
+    int rc;
 
     c->st = tsd_stores_peek(&c->sn->stores, c->rq.store);
     if (c->st == NULL || !tsd_snapcache_path(&c->st->cache, c->rq.name, c->file, sizeof(c->file)))
         return NULL;
-    if (!tsd_jobs_idle(&c->st->jobs, c->file) ||
-        tsd_snapcache_load_quick(&c->st->cache, c->rq.name, &snap) < 0)
+    if (!tsd_jobs_idle(&c->st->jobs, c->file))
         return NULL;
-    return snap;
+    rc = tsd_snapcache_load_quick(&c->st->cache, c->rq.name, &snap);
+    *slim = rc == 1;
+    return rc < 0 ? NULL : snap;
 }
 
 /* Step 2 the usual way, after the store lookup: name's small snapshot
@@ -802,7 +680,8 @@ static int find_store(check_job *c, ts_error *err)
 static int try_loop(check_job *c, ts_error *err)
 {
     bool may = !c->rq.update && tsd_request_payload_len(c->req) <= TSD_LOOP_MAX_BYTES;
-    const ts_snapshot *snap = may ? cached_quick(c) : NULL;
+    bool slim = false;
+    const ts_snapshot *snap = may ? cached_quick(c, &slim) : NULL;
     int rc;
 
     if (snap == NULL) {
@@ -813,7 +692,9 @@ static int try_loop(check_job *c, ts_error *err)
     rc = check_rules(c, err);
     if (rc < 0)
         return rc;
-    if (snap == NULL)
+    if (slim && answer_slim(c, snap))
+        return 1;
+    if (snap == NULL || slim) /* a slim entry's file is read again */
         snap = may ? cached_snapshot(c) : NULL;
     return snap != NULL && answer_on_loop(c, snap) ? 1 : 0;
 }
@@ -863,7 +744,7 @@ int tsd_check(void *state, tsd_request *req, const struct json_object *params,
     (void)result;
     if (c == NULL)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    rc = parse_check(params, tsd_request_raw(req, &raw_len) != NULL, &c->rq, err);
+    rc = tsd_check_parse(params, tsd_request_raw(req, &raw_len) != NULL, &c->rq, err);
     if (rc == 0)
         rc = find_run(sn, c->rq.run, err);
     /* a run unknown here, of a store another daemon holds: the run is that

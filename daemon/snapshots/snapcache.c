@@ -38,8 +38,12 @@ struct tsd_snapcache_entry {
     ts_buf calls_text;                            /* compact JSON of self_calls, when worked out */
     char calls_id[TS_RUNREPORT_CALLS_ID_LEN + 1]; /* its text id; "" until then */
     size_t weight;                                /* its share of the budget */
-    tsd_snapcache_entry *chain;                   /* in its bucket */
-    tsd_snapcache_entry *prev, *next;             /* in the LRU list */
+    size_t parsed;                                /* what of it the trees weigh */
+    /* The trees (snap->calls, self_calls) dropped: only a replay of the
+     * wire bytes under self_opt and self_rules is answered from it. */
+    bool slim;
+    tsd_snapcache_entry *chain;       /* in its bucket */
+    tsd_snapcache_entry *prev, *next; /* in the LRU list */
 };
 
 static int64_t realtime_ns(void)
@@ -230,6 +234,7 @@ static void keep(tsd_snapcache *c, const char *name, const char *path, ts_snapsh
     e->read_ns = read_ns;
     e->snap = snap;
     e->weight = weight;
+    e->parsed = parsed;
     if (c->budget != NULL)
         c->budget->used += weight;
     (void)find(c, name, &link);
@@ -252,7 +257,8 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, 
 
     if (e != NULL) {
         rc = ts_store_stat(store, name, &now, err);
-        if (rc == 0 && ts_file_stamp_equal(&now, &e->stamp) && trusted(&e->stamp, e->read_ns)) {
+        if (rc == 0 && !e->slim && ts_file_stamp_equal(&now, &e->stamp) &&
+            trusted(&e->stamp, e->read_ns)) {
             lru_unlink(cache, e);
             lru_push(cache, e);
             *out = e->snap;
@@ -376,7 +382,7 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
     tsd_snapcache_entry *e = find(cache, name, &link);
     int rc;
 
-    if (e == NULL)
+    if (e == NULL || e->slim)
         return ts_error_set(err, -ENOENT, TS_ERR_INTERNAL, "snapshot '%s' is not cached", name);
     if (ts_rules_empty(rules))
         rules = NULL;
@@ -395,6 +401,18 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
     return 0;
 }
 
+/* e's self_calls as compact JSON text, and its id, worked out once. */
+static int work_out_text(tsd_snapcache_entry *e)
+{
+    if (e->calls_id[0] != '\0')
+        return 0;
+    ts_buf_reset(&e->calls_text);
+    if (ts_json_write_compact(e->self_calls, &e->calls_text, NULL) < 0)
+        return -ENOMEM;
+    ts_runreport_text_id(e->calls_text.data, e->calls_text.len, e->calls_id);
+    return 0;
+}
+
 int tsd_snapcache_calls_text(tsd_snapcache *cache, const char *name,
                              const struct json_object *calls, const char **text, size_t *len,
                              const char **id)
@@ -404,12 +422,8 @@ int tsd_snapcache_calls_text(tsd_snapcache *cache, const char *name,
 
     if (e == NULL || e->self_calls == NULL || calls != e->self_calls)
         return -ENOENT;
-    if (e->calls_id[0] == '\0') {
-        ts_buf_reset(&e->calls_text);
-        if (ts_json_write_compact(e->self_calls, &e->calls_text, NULL) < 0)
-            return -ENOMEM;
-        ts_runreport_text_id(e->calls_text.data, e->calls_text.len, e->calls_id);
-    }
+    if (work_out_text(e) < 0)
+        return -ENOMEM;
     *text = e->calls_text.data != NULL ? e->calls_text.data : "";
     *len = e->calls_text.len;
     *id = e->calls_id;
@@ -433,6 +447,52 @@ int tsd_snapcache_load_quick(tsd_snapcache *cache, const char *name, const ts_sn
     lru_unlink(cache, e);
     lru_push(cache, e);
     *out = e->snap;
+    return e->slim ? 1 : 0;
+}
+
+void tsd_snapcache_slim(tsd_snapcache *cache, const char *name)
+{
+    tsd_snapcache_entry **link;
+    tsd_snapcache_entry *e = find(cache, name, &link);
+
+    if (e == NULL || e->slim || !e->snap->approved || e->wire_state != 1 || !e->has_self ||
+        !e->self.passed || e->self_calls == NULL || work_out_text(e) < 0)
+        return;
+    json_object_put(e->snap->calls);
+    e->snap->calls = NULL;
+    json_object_put(e->self_calls);
+    e->self_calls = NULL;
+    e->slim = true;
+    e->weight -= e->parsed;
+    if (cache->budget != NULL)
+        cache->budget->used -= e->parsed;
+    e->parsed = 0;
+}
+
+int tsd_snapcache_known(tsd_snapcache *cache, const char *name, const void *bytes, size_t len,
+                        const ts_score_options *opt, ts_rules *rules, ts_score_result *out,
+                        ts_buf *packed, ts_buf *rules_packed, tsd_snapcache_text *text)
+{
+    tsd_snapcache_entry **link;
+    tsd_snapcache_entry *e = find(cache, name, &link);
+
+    if (ts_rules_empty(rules))
+        rules = NULL;
+    if (e == NULL || !e->slim || e->self_rules != rules ||
+        !ts_score_options_equal(&e->self_opt, opt) || e->wire.len != len ||
+        memcmp(e->wire.data, bytes, len) != 0)
+        return -EAGAIN;
+    if ((e->self_rules_packed.len > 0 &&
+         ts_buf_append(rules_packed, e->self_rules_packed.data, e->self_rules_packed.len) < 0) ||
+        ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0) {
+        ts_buf_reset(rules_packed);
+        ts_buf_reset(packed);
+        return -ENOMEM;
+    }
+    ts_score_result_share(out, &e->self);
+    text->text = e->calls_text.data != NULL ? e->calls_text.data : "";
+    text->len = e->calls_text.len;
+    text->id = e->calls_id;
     return 0;
 }
 

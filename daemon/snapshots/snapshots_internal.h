@@ -216,7 +216,8 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, 
 /*
  * name's cached snapshot when one lstat() of its file's whole path (the
  * store's key, then the file name) finds the very stamp it was read with,
- * and that stamp is trusted; -EAGAIN for anything else (no entry, a stat
+ * and that stamp is trusted (1 when the entry is slim, below); -EAGAIN
+ * for anything else (no entry, a stat
  * failing, another stamp), with nothing dropped or read: the caller then
  * takes the usual way (tsd_stores_get, tsd_snapcache_load).
  *
@@ -231,6 +232,41 @@ int tsd_snapcache_load(tsd_snapcache *cache, ts_store *store, const char *name, 
  * usual way (which refuses, reopens or re-reads as before).
  */
 int tsd_snapcache_load_quick(tsd_snapcache *cache, const char *name, const ts_snapshot **out);
+
+/*
+ * Slim entries. A replay that passed with the snapshot's own bytes needs
+ * none of the json-c trees again while the file, the options and the rules
+ * stay the same: the packed calls, their self score (packed) and their
+ * text answer it. tsd_snapcache_slim drops name's trees (snap->calls and
+ * the redacted copy; the budget gets their weight back, about three
+ * quarters of an entry) when the entry holds all of that for an approved
+ * snapshot whose self score passed. A slim entry's snapshot has NULL
+ * calls: tsd_snapcache_load_quick returns 1 for it (0 for a full one),
+ * tsd_snapcache_load reads its file again, and tsd_snapcache_known answers
+ * the replay it was slimmed for.
+ */
+void tsd_snapcache_slim(tsd_snapcache *cache, const char *name);
+
+/* The compact JSON text of calls and its text id (borrowed). */
+typedef struct tsd_snapcache_text {
+    const char *text;
+    size_t len;
+    const char *id;
+} tsd_snapcache_text;
+
+/*
+ * For name's slim entry, just proved current (tsd_snapcache_load_quick
+ * returned 1): when bytes[0..len) are its packed calls and opt and rules
+ * (NULL or empty: none) those of its self score, the score shared into
+ * *out, packed as a check reply's result appended to packed, what the
+ * rules did appended to rules_packed (as tsd_snapcache_self_score), and the
+ * redacted calls' text into *text (borrowed until the next call on this
+ * cache). -EAGAIN for anything else (the caller reads the file the usual
+ * way), -ENOMEM (nothing appended).
+ */
+int tsd_snapcache_known(tsd_snapcache *cache, const char *name, const void *bytes, size_t len,
+                        const ts_score_options *opt, ts_rules *rules, ts_score_result *out,
+                        ts_buf *packed, ts_buf *rules_packed, tsd_snapcache_text *text);
 
 /*
  * The compact JSON text of calls and its text id (ts_runreport_text_id),
@@ -544,6 +580,62 @@ int tsd_queue_drift(const tsd_queue_item *item, size_t width, bool color, bool j
  * report}. */
 int tsd_check(void *state, tsd_request *req, const struct json_object *params,
               struct json_object **result, ts_error *err);
+
+/*
+ * check_settle — a check's params and its pass through lib/check's state
+ * machine, shared by the loop and the pool sides of check.c.
+ */
+/* A check's params (tsd_check_parse); strings borrowed from the request. */
+typedef struct tsd_check_request {
+    const char *store;
+    const char *name;
+    const char *format;
+    const char *run;
+    const char *test;
+    const char *source;         /* the written snapshot's source ("pytest" when not given) */
+    const char *tsctl;          /* how the client's user runs tsctl (NULL: "tsctl") */
+    struct json_object *actual; /* borrowed raw value (NULL while it is bytes) */
+    ts_rules *rules;            /* the "rules" param compiled, or NULL */
+    ts_score_options score;
+    bool ci, update, allow_pending, color, json_diff;
+    int64_t width; /* the report's width; 0: its default */
+} tsd_check_request;
+
+/* What one pass of the state machine produced. */
+typedef struct tsd_check_outcome {
+    ts_check_decision decision; /* outcome, what to write, whether evaluated, what to keep */
+    bool written;               /* the snapshot file was written */
+    char *message;
+    ts_score_result scored;   /* the scoring keys, when evaluated */
+    char *report;             /* drift report, or NULL */
+    char *next_steps;         /* FAILED: the lines that end the reply's report (the
+                               * commands that accept it and review everything); the
+                               * run keeps the report alone, stored once per text */
+    double score;             /* < 0 when not evaluated */
+    ts_buf scored_packed;     /* scored already packed (the cache's self score), or empty */
+    ts_rules_applied applied; /* what the rules did, when evaluated under rules */
+    ts_buf rules_packed;      /* or that, packed (the cache's self score), or empty */
+} tsd_check_outcome;
+
+/* The params of a check into rq. raw: "actual" is still bytes (decoded
+ * later, into rq->actual). A param error names the param. */
+int tsd_check_parse(const struct json_object *params, bool raw, tsd_check_request *rq,
+                    ts_error *err);
+
+/* The state machine's input for rq, its rules and the observed calls. */
+void tsd_check_input(const tsd_check_request *rq, const char *file, const ts_rules *rules,
+                     const struct json_object *calls, ts_check_input *in);
+
+/*
+ * Take in (the file read, or update on) to its outcome: evaluate when the
+ * state machine asks, then the message and, for FAILED, the report, all
+ * into out; what to write is left in out->decision. known: the score of
+ * these calls, already worked out (taken over: released when not used),
+ * or NULL. redacted: the values the redact rules replaced in the observed
+ * calls before (per pattern), counted in what the rules did.
+ */
+int tsd_check_settle(const tsd_check_request *rq, ts_check_input *in, ts_score_result *known,
+                     const size_t *redacted, tsd_check_outcome *out, ts_error *err);
 
 /*
  * record — method "record": a trace imported as a snapshot (tsctl record
