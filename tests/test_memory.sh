@@ -57,8 +57,10 @@ stop() {
 	DAEMON_PID=""
 	sampler_pid=""
 }
-rss_peak_kb() { sort -n "$WORK/rss" | tail -1; }
 rss_kb() { sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\).*/\1/p' "/proc/$DAEMON_PID/status"; }
+# the largest sample, and the size now (a phase shorter than one sampling
+# interval has no sample of its own)
+rss_peak_kb() { { cat "$WORK/rss"; rss_kb; } | sort -n | tail -1; }
 now_ms() { date +%s%3N; }
 # field NAME FILE: a key=value field of a client's line
 field() { sed -n "s/.*\\b$1=\\([^ ]*\\).*/\\1/p" "$2" | head -1; }
