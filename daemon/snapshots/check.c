@@ -494,6 +494,15 @@ static int take_actual(check_job *c, ts_error *err)
     return tsd_params_error(&p);
 }
 
+/* The raw value of "actual" when it may be the baseline's own bytes (no
+ * format but "auto" asked for), else NULL. */
+static const void *raw_auto(const check_job *c, size_t *len)
+{
+    if (c->rq.format != NULL && strcmp(c->rq.format, "auto") != 0)
+        return NULL;
+    return tsd_request_raw(c->req, len);
+}
+
 /*
  * The observed calls of a loop replay of snap: the snapshot's own when the
  * client sent their bytes (*known then holds their score against
@@ -505,12 +514,11 @@ static int loop_calls(check_job *c, const ts_snapshot *snap, ts_score_result *kn
                       bool *have_known)
 {
     size_t len = 0;
-    const void *raw = tsd_request_raw(c->req, &len);
+    const void *raw = raw_auto(c, &len);
     int rc;
 
     *have_known = false;
-    if (raw != NULL && (c->rq.format == NULL || strcmp(c->rq.format, "auto") == 0) &&
-        tsd_snapcache_same_calls(&c->st->cache, c->rq.name, raw, len)) {
+    if (raw != NULL && tsd_snapcache_same_calls(&c->st->cache, c->rq.name, raw, len)) {
         tsd_debug("check %s: the observed calls are the baseline's own bytes", c->rq.name);
         if (!snap->approved) {
             c->calls = json_object_get(snap->calls);
@@ -601,15 +609,14 @@ static bool answer_on_loop(check_job *c, const ts_snapshot *snap)
 static bool answer_slim(check_job *c, const ts_snapshot *snap)
 {
     size_t len = 0;
-    const void *raw = tsd_request_raw(c->req, &len);
+    const void *raw = raw_auto(c, &len);
     tsd_snapcache_text text;
     ts_score_result known;
     ts_check_input in;
     int rc;
 
-    if (raw == NULL || (c->rq.format != NULL && strcmp(c->rq.format, "auto") != 0))
-        return false;
-    if (tsd_snapcache_known(&c->st->cache, c->rq.name, raw, len, &c->rq.score, c->rules, &known,
+    if (raw == NULL ||
+        tsd_snapcache_known(&c->st->cache, c->rq.name, raw, len, &c->rq.score, c->rules, &known,
                             &c->out.scored_packed, &c->out.rules_packed, &text) < 0)
         return false;
     tsd_debug("check %s: the observed calls are the baseline's own bytes (slim)", c->rq.name);

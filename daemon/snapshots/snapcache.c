@@ -315,6 +315,12 @@ bool tsd_snapcache_path(tsd_snapcache *cache, const char *name, char *out, size_
     return true;
 }
 
+/* Whether bytes[0..len) are e's packed calls (worked out already). */
+static bool same_wire(const tsd_snapcache_entry *e, const void *bytes, size_t len)
+{
+    return e->wire_state == 1 && e->wire.len == len && memcmp(e->wire.data, bytes, len) == 0;
+}
+
 bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void *bytes, size_t len)
 {
     tsd_snapcache_entry **link;
@@ -324,7 +330,21 @@ bool tsd_snapcache_same_calls(tsd_snapcache *cache, const char *name, const void
         return false;
     if (e->wire_state == 0)
         work_out_wire(e);
-    return e->wire_state == 1 && e->wire.len == len && memcmp(e->wire.data, bytes, len) == 0;
+    return same_wire(e, bytes, len);
+}
+
+/* e's self score, packed, appended to packed, and what its rules did to
+ * rules_packed (nothing when none applied); -ENOMEM with both emptied. */
+static int append_self(const tsd_snapcache_entry *e, ts_buf *packed, ts_buf *rules_packed)
+{
+    if ((e->self_rules_packed.len > 0 &&
+         ts_buf_append(rules_packed, e->self_rules_packed.data, e->self_rules_packed.len) < 0) ||
+        ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0) {
+        ts_buf_reset(rules_packed);
+        ts_buf_reset(packed);
+        return -ENOMEM;
+    }
+    return 0;
 }
 
 /* Score e's calls against themselves with opt under rules, and pack the
@@ -391,10 +411,7 @@ int tsd_snapcache_self_score(tsd_snapcache *cache, const char *name, const ts_sc
         if (rc < 0)
             return rc;
     }
-    if (e->self_rules_packed.len > 0 &&
-        ts_buf_append(rules_packed, e->self_rules_packed.data, e->self_rules_packed.len) < 0)
-        return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
-    if (ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0)
+    if (append_self(e, packed, rules_packed) < 0)
         return ts_error_set(err, -ENOMEM, TS_ERR_NO_MEMORY, "out of memory");
     ts_score_result_share(out, &e->self);
     *calls = json_object_get(e->self_calls);
@@ -479,16 +496,10 @@ int tsd_snapcache_known(tsd_snapcache *cache, const char *name, const void *byte
     if (ts_rules_empty(rules))
         rules = NULL;
     if (e == NULL || !e->slim || e->self_rules != rules ||
-        !ts_score_options_equal(&e->self_opt, opt) || e->wire.len != len ||
-        memcmp(e->wire.data, bytes, len) != 0)
+        !ts_score_options_equal(&e->self_opt, opt) || !same_wire(e, bytes, len))
         return -EAGAIN;
-    if ((e->self_rules_packed.len > 0 &&
-         ts_buf_append(rules_packed, e->self_rules_packed.data, e->self_rules_packed.len) < 0) ||
-        ts_buf_append(packed, e->self_packed.data, e->self_packed.len) < 0) {
-        ts_buf_reset(rules_packed);
-        ts_buf_reset(packed);
+    if (append_self(e, packed, rules_packed) < 0)
         return -ENOMEM;
-    }
     ts_score_result_share(out, &e->self);
     text->text = e->calls_text.data != NULL ? e->calls_text.data : "";
     text->len = e->calls_text.len;
