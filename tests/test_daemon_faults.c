@@ -19,7 +19,8 @@
  *
  * Under a sanitizer build the daemon needs the ASan runtime first in the
  * preload list: the test finds the runtime it runs with itself (the same
- * one the daemon links) in /proc/self/maps and puts it in front.
+ * one the daemon links) in /proc/self/maps and puts it in front
+ * (tdaemon_preload).
  */
 #include <check.h>
 #include <errno.h>
@@ -83,14 +84,10 @@ static bool file_named(const char *dir, const char *name)
  * paths into control and log. data: the fault hits data syncs. */
 static void start_with_fsync_shim(bool data, char *control, char *log, size_t sz)
 {
-    char shim[600], preload[1400], asan[600];
+    char preload[1400];
     char env_control[700], env_log[700];
-    const char *build = getenv("TS_BUILD_DIR");
 
-    snprintf(shim, sizeof(shim), "%s/tests/shim_fsync.so", build != NULL ? build : "build");
-    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    tdaemon_asan_runtime(asan, sizeof(asan));
-    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    tdaemon_preload("shim_fsync.so", preload, sizeof(preload));
     snprintf(control, sz, "%s/fault-on", tdaemon_fx.dir);
     snprintf(log, sz, "%s/fault.log", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_FSYNC_CONTROL=%s", control);
@@ -335,17 +332,13 @@ static bool reply_ok(struct json_object *reply)
 START_TEST(out_of_descriptors_without_reserve)
 {
     enum { MAX_HELD = 200 };
-    char shim[600], preload[1400], asan[600], control[600], env_control[700];
-    const char *build = getenv("TS_BUILD_DIR");
+    char preload[1400], control[600], env_control[700];
     int held[MAX_HELD];
     int n = 0;
     int waiting = -1;
     struct json_object *reply;
 
-    snprintf(shim, sizeof(shim), "%s/tests/shim_open.so", build != NULL ? build : "build");
-    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    tdaemon_asan_runtime(asan, sizeof(asan));
-    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    tdaemon_preload("shim_open.so", preload, sizeof(preload));
     snprintf(control, sizeof(control), "%s/no-dev-null", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_OPEN_CONTROL=%s", control);
     set_fault(control, true); /* the reserve is never opened */
@@ -407,16 +400,12 @@ END_TEST
 
 START_TEST(system_out_of_descriptors_answers_busy)
 {
-    char shim[600], preload[1400], asan[600], control[600], log[600];
+    char preload[1400], control[600], log[600];
     char env_control[700], env_log[700];
-    const char *build = getenv("TS_BUILD_DIR");
     struct json_object *reply;
     int fd;
 
-    snprintf(shim, sizeof(shim), "%s/tests/shim_accept.so", build != NULL ? build : "build");
-    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    tdaemon_asan_runtime(asan, sizeof(asan));
-    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    tdaemon_preload("shim_accept.so", preload, sizeof(preload));
     snprintf(control, sizeof(control), "%s/enfile", tdaemon_fx.dir);
     snprintf(log, sizeof(log), "%s/accept.log", tdaemon_fx.dir);
     snprintf(env_control, sizeof(env_control), "TS_SHIM_ACCEPT_CONTROL=%s", control);

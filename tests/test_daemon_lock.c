@@ -28,8 +28,7 @@ static const char calls_text[] = "[{\"tool\": \"pay\", \"args\": {\"to\": \"alic
 
 static void setup(void)
 {
-    char proj[600], shim[600], preload[1400], asan[600];
-    const char *build = getenv("TS_BUILD_DIR");
+    char proj[600], preload[1400];
 
     tdaemon_prepare(&a);
     tdaemon_prepare(&b);
@@ -37,10 +36,7 @@ static void setup(void)
     /* b's disk is slow (every file sync takes 30 ms): without the lock, a
      * CREATED it decided before a created and approved the file would
      * land after the approval and undo it */
-    snprintf(shim, sizeof(shim), "%s/tests/shim_fsync.so", build != NULL ? build : "build");
-    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    tdaemon_asan_runtime(asan, sizeof(asan));
-    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    tdaemon_preload("shim_fsync.so", preload, sizeof(preload));
     const char *prefix[] = {"env", preload, "TS_SHIM_FSYNC_SLOW_MS=30", NULL};
     tdaemon_start_wrapped(&b, prefix, NULL, 10000);
     snprintf(proj, sizeof(proj), "%s/proj", a.dir);

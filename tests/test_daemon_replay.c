@@ -255,20 +255,28 @@ START_TEST(explicit_format_goes_the_usual_way)
 }
 END_TEST
 
+/* A run opened on the fixture's store; its id into run. */
+static void open_run(char *run, size_t runsz)
+{
+    struct json_object *p = json_object_new_object(), *r;
+
+    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
+    r = tdaemon_ok(tdaemon_fx_conn, "run.open", p);
+    snprintf(run, runsz, "%s", tstr(r, "run"));
+    json_object_put(r);
+    json_object_put(p);
+}
+
 /* A check that took the shortcut counts in its run like any other. */
 START_TEST(counts_in_runs)
 {
-    struct json_object *p = json_object_new_object(), *r, *m;
+    struct json_object *p, *r, *m;
     char run[64], extra[128];
     int before;
 
     update("inrun", CALLS_M);
     m = file_calls("inrun");
-    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
-    r = tdaemon_ok(tdaemon_fx_conn, "run.open", p);
-    snprintf(run, sizeof(run), "%s", tstr(r, "run"));
-    json_object_put(r);
-    json_object_put(p);
+    open_run(run, sizeof(run));
 
     snprintf(extra, sizeof(extra), "{\"run\": \"%s\", \"test\": \"t::one\"}", run);
     before = tdaemon_fx_log_count(SHORTCUT_LINE);
@@ -382,17 +390,13 @@ static void send_check(int fd, const char *name, const char *calls, const char *
 START_TEST(failed_replay_outlives_its_cache_entry)
 {
     enum { N = 200 };
-    char shim[600], preload[1400], asan[600], calls[16384], name[32], extra[128], run[64];
+    char preload[1400], calls[16384], name[32], extra[128], run[64];
     char control[600], control_env[700];
-    const char *build = getenv("TS_BUILD_DIR");
     struct json_object *p, *r, *victim;
     struct pollfd pfd;
     int other, before;
 
-    snprintf(shim, sizeof(shim), "%s/tests/shim_open.so", build != NULL ? build : "build");
-    ck_assert_msg(access(shim, R_OK) == 0, "%s missing (make builds it)", shim);
-    tdaemon_asan_runtime(asan, sizeof(asan));
-    snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", shim);
+    tdaemon_preload("shim_open.so", preload, sizeof(preload));
     snprintf(control, sizeof(control), "%s/slow", tdaemon_fx.dir);
     snprintf(control_env, sizeof(control_env), "TS_SHIM_OPEN_SLOW_CONTROL=%s", control);
     const char *prefix[] = {
@@ -418,12 +422,7 @@ START_TEST(failed_replay_outlives_its_cache_entry)
     victim = file_calls("victim");
     sleep(4); /* past the snapshot cache's 3 s margin */
 
-    p = json_object_new_object();
-    json_object_object_add(p, "store", json_object_new_string(tdaemon_fx.store));
-    r = tdaemon_ok(tdaemon_fx_conn, "run.open", p);
-    snprintf(run, sizeof(run), "%s", tstr(r, "run"));
-    json_object_put(r);
-    json_object_put(p);
+    open_run(run, sizeof(run));
     snprintf(extra, sizeof(extra), "{\"run\": \"%s\"}", run);
 
     /* cached (slim after passing), then failed on the loop (the file read

@@ -648,3 +648,14 @@ void tdaemon_asan_runtime(char *out, size_t outsz)
     }
     fclose(fp);
 }
+
+void tdaemon_preload(const char *shim, char *out, size_t outsz)
+{
+    const char *build = getenv("TS_BUILD_DIR");
+    char path[600], asan[600];
+
+    snprintf(path, sizeof(path), "%s/tests/%s", build != NULL ? build : "build", shim);
+    ck_assert_msg(access(path, R_OK) == 0, "%s missing (make builds it)", path);
+    tdaemon_asan_runtime(asan, sizeof(asan));
+    snprintf(out, outsz, "LD_PRELOAD=%s%s%s", asan, asan[0] ? " " : "", path);
+}

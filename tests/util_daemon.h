@@ -125,6 +125,12 @@ const char *tdaemon_snapshot_path(const char *dir, const char *name);
  * program preloaded under the daemon (LD_PRELOAD) must come after. */
 void tdaemon_asan_runtime(char *out, size_t outsz);
 
+/* "LD_PRELOAD=..." for the test shim $TS_BUILD_DIR/tests/<shim> (after the
+ * ASan runtime when this process runs with one), into out: an argument of
+ * env in tdaemon_start_wrapped's prefix. The test fails when the shim is
+ * not built. */
+void tdaemon_preload(const char *shim, char *out, size_t outsz);
+
 /*
  * Write name's snapshot file into dir by hand, as an editor or a checkout
  * would: unlink, then write (a new inode, often with the same number) an
